@@ -1,0 +1,128 @@
+// Bindings of the fused accuracy pass (rankmeter/ranking.hpp).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <stdexcept>
+
+#include "rankmeter/ranking.hpp"
+
+namespace py = pybind11;
+using namespace rankmeter::core;
+
+namespace {
+
+using I64 = py::array_t<int64_t, py::array::c_style>;
+using F64 = py::array_t<double, py::array::c_style>;
+
+template <class A>
+const typename A::value_type* ptr_or_null(const std::optional<A>& a) {
+  return a ? a->data() : nullptr;
+}
+
+py::tuple ranking_pass(const I64& t_indptr, const I64& t_items, const std::optional<F64>& t_grades,
+                       const std::optional<I64>& r_indptr, const I64& r_items, int64_t r_stride, int64_t r_pad,
+                       const std::optional<I64>& r_rowmap, const I64& col_ints, const F64& col_floats,
+                       std::optional<double> min_relevance, int empty, bool dup_first, int64_t max_items,
+                       int threads) {
+  // Shapes are validated here too: the Python layer checks them with friendly
+  // messages first, this is the memory-safety net.
+  if (t_indptr.ndim() != 1 || t_indptr.shape(0) < 1) throw std::invalid_argument("t_indptr must be 1-D, non-empty");
+  const int64_t n_users = t_indptr.shape(0) - 1;
+  if (t_items.ndim() != 1) throw std::invalid_argument("t_items must be 1-D");
+  if (t_grades && (t_grades->ndim() != 1 || t_grades->shape(0) != t_items.shape(0)))
+    throw std::invalid_argument("t_grades must match t_items");
+  if (col_ints.ndim() != 2 || col_ints.shape(1) != 5) throw std::invalid_argument("col_ints must be n x 5");
+  if (col_floats.ndim() != 2 || col_floats.shape(1) != 2 || col_floats.shape(0) != col_ints.shape(0))
+    throw std::invalid_argument("col_floats must be n x 2");
+  if (empty < 0 || empty > 3) throw std::invalid_argument("bad empty policy");
+
+  RankingData d;
+  d.n_users = n_users;
+  d.t_indptr = t_indptr.data();
+  d.t_items = t_items.data();
+  d.t_grades = ptr_or_null(t_grades);
+  d.t_nnz = t_items.shape(0);
+  d.r_items = r_items.data();
+  d.r_nnz = r_items.size();
+  if (r_indptr) {
+    if (r_indptr->ndim() != 1 || r_indptr->shape(0) < 1) throw std::invalid_argument("r_indptr must be 1-D");
+    if (r_items.ndim() != 1) throw std::invalid_argument("r_items must be 1-D with r_indptr");
+    d.r_indptr = r_indptr->data();
+    d.r_rows = r_indptr->shape(0) - 1;
+  } else {
+    if (r_items.ndim() != 2 || r_items.shape(1) != r_stride) throw std::invalid_argument("r_items must be 2-D");
+    d.r_padded = true;
+    d.r_stride = r_stride;
+    d.r_pad = r_pad;
+    d.r_rows = r_items.shape(0);
+  }
+  if (r_rowmap) {
+    if (r_rowmap->ndim() != 1 || r_rowmap->shape(0) != n_users) throw std::invalid_argument("rowmap length");
+    d.r_rowmap = r_rowmap->data();
+  } else if (d.r_rows != n_users) {
+    throw std::invalid_argument("recs rows must equal truth users without a rowmap");
+  }
+
+  std::vector<Column> cols(col_ints.shape(0));
+  auto ci = col_ints.unchecked<2>();
+  auto cf = col_floats.unchecked<2>();
+  for (size_t i = 0; i < cols.size(); ++i) {
+    const auto kind = ci(i, 0);
+    if (kind < 0 || kind > static_cast<int64_t>(Kind::num_rel)) throw std::invalid_argument("bad metric kind");
+    if (ci(i, 1) < 0) throw std::invalid_argument("cutoff must be >= 0");
+    if (ci(i, 2) < 0 || ci(i, 2) > 3 || ci(i, 3) < 0 || ci(i, 3) > 2 || ci(i, 4) < 0 || ci(i, 4) > 2)
+      throw std::invalid_argument("bad metric option code");
+    cols[i].kind = static_cast<Kind>(kind);
+    cols[i].cutoff = ci(i, 1);
+    cols[i].denom = static_cast<Denominator>(ci(i, 2));
+    cols[i].gain = static_cast<GainKind>(ci(i, 3));
+    cols[i].ideal = static_cast<Ideal>(ci(i, 4));
+    cols[i].log_base = cf(i, 0);
+    cols[i].beta = cf(i, 1);
+  }
+
+  RankingOptions opt;
+  opt.has_min_relevance = min_relevance.has_value();
+  opt.min_relevance = min_relevance.value_or(0.0);
+  opt.empty = static_cast<EmptyPolicy>(empty);
+  opt.dup_first = dup_first;
+  opt.max_items = max_items;
+  opt.threads = threads;
+
+  const auto n_cols = static_cast<py::ssize_t>(cols.size());
+  F64 values({n_cols, static_cast<py::ssize_t>(n_users)});
+  py::array_t<int64_t> limbs({n_cols, static_cast<py::ssize_t>(ExactSum::kLimbs)});
+  py::array_t<int64_t> counts(n_cols);
+  double* vptr = values.mutable_data();
+  int64_t* lptr = limbs.mutable_data();
+  int64_t* cptr = counts.mutable_data();
+  int64_t n_skipped = 0;
+  Status st;
+  {
+    // Safe: the kernel touches only the raw buffers above, whose owners (the
+    // argument arrays and the fresh outputs) stay referenced by this frame.
+    py::gil_scoped_release release;
+    std::vector<ExactSum> sums(cols.size());
+    st = evaluate_ranking(d, cols, opt, vptr, sums.data(), cptr, &n_skipped);
+    if (st.ok())
+      for (size_t i = 0; i < cols.size(); ++i)
+        for (int j = 0; j < ExactSum::kLimbs; ++j) lptr[i * ExactSum::kLimbs + j] = sums[i].limb[j];
+  }
+  py::tuple status = py::make_tuple(static_cast<int>(st.code), st.user, st.item);
+  return py::make_tuple(values, limbs, counts, n_skipped, status);
+}
+
+}  // namespace
+
+void bind_ranking(py::module_& m) {
+  m.def("ranking_pass", &ranking_pass, py::arg("t_indptr").noconvert(), py::arg("t_items").noconvert(),
+        py::arg("t_grades").noconvert(), py::arg("r_indptr").noconvert(), py::arg("r_items").noconvert(),
+        py::arg("r_stride"), py::arg("r_pad"), py::arg("r_rowmap").noconvert(), py::arg("col_ints").noconvert(),
+        py::arg("col_floats").noconvert(), py::arg("min_relevance"), py::arg("empty"), py::arg("dup_first"),
+        py::arg("max_items"), py::arg("threads"),
+        "Fused accuracy pass. Returns (values[n_cols, n_users], limbs[n_cols, 68], counts, n_skipped, status).");
+  m.attr("exact_limbs") = ExactSum::kLimbs;
+  m.attr("exact_shift") = 1074;
+}

@@ -1,0 +1,418 @@
+"""Input containers (:class:`Truth`, :class:`Recs`) and conversion of every accepted
+form into contiguous CSR buffers.
+
+Everything here runs once per evaluation, before the C++ pass. Forms that are
+already buffers (CSR triples, padded 2-D arrays) are used in place: nothing is
+copied when the dtype is already int64/float64 and the array is contiguous.
+Forms made of Python objects (dicts, lists) are flattened once with
+``itertools.chain``; that walk over the caller's objects is the price of the
+form itself, the metrics never loop over users in Python.
+"""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Optional
+
+import numpy as np
+
+__all__ = ["Truth", "Recs"]
+
+_INT64_MAX = np.iinfo(np.int64).max
+
+
+# --------------------------------------------------------------------------- ids
+def as_id_array(values: Any, what: str) -> np.ndarray:
+    """Turn a sequence of ids into an int64 array (ints) or an object array (anything else).
+
+    Ints stay ints (no factorisation needed); strings and other hashables are
+    kept as objects and factorised jointly with the other side later. Floats,
+    bools and None are rejected: ids must be ints or strings.
+    """
+    arr = values if isinstance(values, np.ndarray) else None
+    if arr is None:
+        if not isinstance(values, (list, tuple)):
+            values = list(values)
+        if len(values) == 0:
+            return np.zeros(0, dtype=np.int64)
+        try:
+            arr = np.asarray(values)
+        except (ValueError, OverflowError):
+            arr = np.empty(len(values), dtype=object)
+            arr[:] = values
+    if arr.ndim != 1:
+        raise ValueError(f"`{what}` must be one-dimensional, got shape {arr.shape}")
+    kind = arr.dtype.kind
+    if kind == "i":
+        return arr.astype(np.int64, copy=False)
+    if kind == "u":
+        if arr.size and int(arr.max()) > _INT64_MAX:
+            out = np.empty(arr.size, dtype=object)
+            out[:] = arr.tolist()
+            return out
+        return arr.astype(np.int64, copy=False)
+    if kind in "US":
+        if isinstance(values, (list, tuple)) and not all(isinstance(x, str) for x in values):
+            # numpy turned a mix of ints and strings into strings: keep the originals apart.
+            out = np.empty(len(values), dtype=object)
+            out[:] = values
+            return _check_object_ids(out, what)
+        return arr.astype(object)
+    if kind == "O":
+        return _check_object_ids(arr, what)
+    raise TypeError(
+        f"`{what}` must hold integer or string ids, got dtype {arr.dtype}"
+        + (" (float ids are ambiguous: convert them to int)" if kind == "f" else "")
+    )
+
+
+def _check_object_ids(arr: np.ndarray, what: str) -> np.ndarray:
+    for i, x in enumerate(arr.tolist()):
+        if x is None or isinstance(x, (bool, float, np.floating)) or not _hashable(x):
+            raise TypeError(f"`{what}` must hold integer or string ids, got {x!r} at position {i}")
+    ints = [isinstance(x, numbers.Integral) for x in arr.tolist()]
+    if all(ints) and arr.size and all(-(2**63) <= int(x) <= _INT64_MAX for x in arr.tolist()):
+        return arr.astype(np.int64)
+    return arr
+
+
+def _hashable(x: Any) -> bool:
+    try:
+        hash(x)
+    except TypeError:
+        return False
+    return True
+
+
+def factorize_items(*arrays: np.ndarray) -> tuple[list[np.ndarray], Optional[np.ndarray]]:
+    """Give every array a shared int64 item code.
+
+    When all arrays are int64 the ids are their own codes (returned unchanged,
+    labels None). Otherwise all ids are coded jointly and ``labels[code]`` is
+    the original id.
+    """
+    if all(a.dtype == np.int64 for a in arrays):
+        return list(arrays), None
+    objs = [a.astype(object) if a.dtype != object else a for a in arrays]
+    if all(all(isinstance(x, str) for x in a.tolist()) for a in objs):
+        allv = np.concatenate([a.astype(str) for a in objs]) if objs else np.zeros(0, dtype=str)
+        labels, inv = np.unique(allv, return_inverse=True)
+        labels = labels.astype(object)
+    else:
+        table: dict[Any, int] = {}
+        allv_list = list(itertools.chain.from_iterable(a.tolist() for a in objs))
+        inv = np.fromiter((table.setdefault(x, len(table)) for x in allv_list), dtype=np.int64, count=len(allv_list))
+        labels = np.empty(len(table), dtype=object)
+        labels[:] = list(table.keys())
+    inv = inv.astype(np.int64, copy=False)
+    out, start = [], 0
+    for a in arrays:
+        out.append(inv[start : start + a.size])
+        start += a.size
+    return out, labels
+
+
+def _as_int64_1d(a: Any, what: str) -> np.ndarray:
+    arr = np.asarray(a)
+    if arr.ndim != 1:
+        raise ValueError(f"`{what}` must be one-dimensional, got shape {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        if arr.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        raise TypeError(f"`{what}` must be an integer array, got dtype {arr.dtype}")
+    return np.ascontiguousarray(arr, dtype=np.int64)
+
+
+def _as_float64_1d(a: Any, what: str, n: int) -> np.ndarray:
+    arr = np.asarray(a)
+    if arr.ndim != 1:
+        raise ValueError(f"`{what}` must be one-dimensional, got shape {arr.shape}")
+    if arr.dtype.kind not in "iuf" or arr.dtype.kind == "b":
+        if arr.size == 0:
+            return np.zeros(0, dtype=np.float64)
+        raise TypeError(f"`{what}` must be numeric, got dtype {arr.dtype}")
+    if arr.size != n:
+        raise ValueError(f"`{what}` has {arr.size} values but there are {n} items")
+    return np.ascontiguousarray(arr, dtype=np.float64)
+
+
+def _check_indptr(indptr: np.ndarray, nnz: int, what: str) -> None:
+    if indptr.size < 1:
+        raise ValueError(f"`{what}` indptr must have n_users + 1 >= 1 entries")
+    if indptr[0] != 0:
+        raise ValueError(f"`{what}` indptr must start at 0, got {indptr[0]}")
+    if indptr[-1] != nnz:
+        raise ValueError(f"`{what}` indptr must end at len(items) = {nnz}, got {indptr[-1]}")
+    d = np.diff(indptr)
+    if d.size and d.min() < 0:
+        bad = int(np.argmax(d < 0))
+        raise ValueError(f"`{what}` indptr must be non-decreasing; it decreases at user row {bad}")
+
+
+def _users(users: Any, n: int, what: str) -> Optional[np.ndarray]:
+    if users is None:
+        return None
+    u = as_id_array(users, f"{what} users")
+    if u.size != n:
+        raise ValueError(f"`{what}` has {n} users but `users` has {u.size} ids")
+    return u
+
+
+# --------------------------------------------------------------------------- Truth
+class Truth:
+    """Ground truth (qrels): per user a set of items with a relevance grade.
+
+    Use the ``from_*`` constructors; :func:`rankmeter.evaluate` also accepts
+    the raw forms (dicts, lists) directly. ``users`` is None for positional
+    truth (users 0..n-1). Items are relevant when their grade is > 0 (or >=
+    ``min_relevance``); grade <= 0 items are judged non-relevant.
+    """
+
+    __slots__ = ("users", "indptr", "items", "grades")
+
+    def __init__(self, indptr: np.ndarray, items: np.ndarray, grades: Optional[np.ndarray], users: Optional[np.ndarray]):
+        self.indptr = indptr
+        self.items = items
+        self.grades = grades
+        self.users = users
+
+    @property
+    def n_users(self) -> int:
+        return int(self.indptr.size - 1)
+
+    def __len__(self) -> int:
+        return self.n_users
+
+    def __repr__(self) -> str:
+        return f"Truth(n_users={self.n_users}, n_items={self.items.size}, keyed={self.users is not None})"
+
+    @classmethod
+    def from_csr(cls, indptr: Any, items: Any, grades: Any = None, users: Any = None) -> "Truth":
+        """CSR triple: ``items[indptr[u]:indptr[u+1]]`` are user u's truth items."""
+        indptr = _as_int64_1d(indptr, "truth indptr")
+        items_arr = np.asarray(items)
+        items_arr = (
+            np.ascontiguousarray(items_arr, dtype=np.int64)
+            if items_arr.ndim == 1 and items_arr.dtype.kind in "iu" and (items_arr.dtype.kind == "i" or items_arr.dtype.itemsize < 8)
+            else as_id_array(items_arr, "truth items")
+        )
+        _check_indptr(indptr, items_arr.size, "truth")
+        g = None if grades is None else _as_float64_1d(grades, "truth grades", items_arr.size)
+        return cls(indptr, items_arr, g, _users(users, indptr.size - 1, "truth"))
+
+    @classmethod
+    def from_lists(cls, items: Sequence[Iterable[Any]], grades: Optional[Sequence[Iterable[float]]] = None) -> "Truth":
+        """``items[u]`` is user u's truth; ``grades[u]`` (optional) the matching grades."""
+        if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
+            raise TypeError(f"`truth` lists must be a list of lists, got {type(items).__name__}")
+        rows = [list(r) for r in items]
+        lens = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(lens, out=indptr[1:])
+        flat = as_id_array(list(itertools.chain.from_iterable(rows)), "truth items")
+        g = None
+        if grades is not None:
+            grows = [list(r) for r in grades]
+            if len(grows) != len(rows) or any(len(a) != len(b) for a, b in zip(grows, rows)):
+                raise ValueError("`grades` must have the same shape as the truth `items` lists")
+            g = _as_float64_1d(list(itertools.chain.from_iterable(grows)), "truth grades", flat.size)
+        return cls(indptr, flat, g, None)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[Any, Any]) -> "Truth":
+        """``{user: {item: grade}}`` or ``{user: iterable_of_items}`` (grade 1)."""
+        if not isinstance(d, Mapping):
+            raise TypeError(f"`truth` must be a dict, got {type(d).__name__}")
+        users = as_id_array(list(d.keys()), "truth users")
+        values = list(d.values())
+        graded = [isinstance(v, Mapping) for v in values]
+        rows: list[Any] = []
+        for user, v, is_map in zip(d.keys(), values, graded):
+            if is_map:
+                rows.append(v.keys())
+            elif isinstance(v, (str, bytes)) or not isinstance(v, Iterable):
+                raise TypeError(
+                    f"`truth` for user {user!r} must be a dict of item -> grade or an iterable of items, "
+                    f"got {type(v).__name__}"
+                )
+            else:
+                rows.append(v if isinstance(v, (list, tuple)) else list(v))
+        lens = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(lens, out=indptr[1:])
+        flat = as_id_array(list(itertools.chain.from_iterable(rows)), "truth items")
+        g = None
+        if any(graded):
+            gl = itertools.chain.from_iterable(v.values() if m else itertools.repeat(1.0, len(r)) for v, m, r in zip(values, graded, rows))
+            try:
+                g = np.fromiter(gl, dtype=np.float64, count=flat.size)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"`truth` grades must be numbers: {e}") from None
+        return cls(indptr, flat, g, users)
+
+
+# --------------------------------------------------------------------------- Recs
+class Recs:
+    """Ranked recommendations (a run): per user an ordered list of items, best first.
+
+    Either CSR (``indptr`` + ``items``) or a padded 2-D array (``items_2d`` with
+    ``pad``). ``scores`` ride along; when ``by_score`` is true the lists are
+    ranked by score (descending) at evaluation time, with the ``ties=`` policy.
+    """
+
+    __slots__ = ("users", "indptr", "items", "scores", "pad", "by_score")
+
+    def __init__(self, indptr, items, scores, users, pad=None, by_score=False):
+        self.indptr = indptr  # None for a padded 2-D array
+        self.items = items
+        self.scores = scores
+        self.users = users
+        self.pad = pad
+        self.by_score = by_score
+
+    @property
+    def n_users(self) -> int:
+        return int(self.items.shape[0]) if self.indptr is None else int(self.indptr.size - 1)
+
+    def __len__(self) -> int:
+        return self.n_users
+
+    def __repr__(self) -> str:
+        form = "padded" if self.indptr is None else "csr"
+        return f"Recs(n_users={self.n_users}, form={form}, keyed={self.users is not None}, by_score={self.by_score})"
+
+    @classmethod
+    def from_csr(cls, indptr: Any, items: Any, scores: Any = None, users: Any = None, *, by_score: bool = False) -> "Recs":
+        """CSR pair/triple: ``items[indptr[u]:indptr[u+1]]`` is user u's list, best first.
+
+        With ``by_score=True`` the order is ignored and each list is ranked by
+        ``scores`` (descending, ties per ``evaluate(ties=...)``).
+        """
+        indptr = _as_int64_1d(indptr, "recs indptr")
+        items_arr = np.asarray(items)
+        if items_arr.ndim == 1 and items_arr.dtype.kind in "iu" and (items_arr.dtype.kind == "i" or items_arr.dtype.itemsize < 8):
+            items_arr = np.ascontiguousarray(items_arr, dtype=np.int64)
+        else:
+            items_arr = as_id_array(items_arr, "recs items")
+        _check_indptr(indptr, items_arr.size, "recs")
+        s = None if scores is None else _as_float64_1d(scores, "recs scores", items_arr.size)
+        if by_score and s is None:
+            raise ValueError("`by_score=True` needs `scores`")
+        if s is not None and not np.isfinite(s).all():
+            bad = int(np.argmax(~np.isfinite(s)))
+            row = int(np.searchsorted(indptr, bad, side="right") - 1)
+            raise ValueError(f"`recs` scores must be finite; got {s[bad]} at user row {row}")
+        return cls(indptr, items_arr, s, _users(users, indptr.size - 1, "recs"), by_score=by_score)
+
+    @classmethod
+    def from_array(cls, items_2d: Any, pad: int = -1, users: Any = None) -> "Recs":
+        """A 2-D integer array ``n_users x k`` of item ids, each row best first,
+        shorter lists padded at the end with ``pad``."""
+        arr = np.asarray(items_2d)
+        if arr.ndim != 2:
+            raise ValueError(f"`recs` array must be 2-D (n_users x k), got shape {arr.shape}")
+        if arr.dtype.kind == "f":
+            raise TypeError(
+                "`recs` is a 2-D float array: that looks like a score matrix. "
+                "Use rankmeter.Recs.from_scores(matrix, k) to rank it (a 2-D integer array is taken as item ids)."
+            )
+        if arr.dtype.kind not in "iu":
+            raise TypeError(f"`recs` 2-D array must hold integer item ids, got dtype {arr.dtype}")
+        if arr.dtype.kind == "u" and arr.dtype.itemsize == 8 and arr.size and int(arr.max()) > _INT64_MAX:
+            raise ValueError("`recs` item ids must fit in int64")
+        if not isinstance(pad, numbers.Integral) or isinstance(pad, bool):
+            raise TypeError(f"`pad` must be an integer, got {pad!r}")
+        arr = np.ascontiguousarray(arr, dtype=np.int64)
+        return cls(None, arr, None, _users(users, arr.shape[0], "recs"), pad=int(pad))
+
+    @classmethod
+    def from_lists(cls, items: Sequence[Iterable[Any]], scores: Optional[Sequence[Iterable[float]]] = None) -> "Recs":
+        """``items[u]`` is user u's list, best first (users are positions 0..n-1)."""
+        if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
+            raise TypeError(f"`recs` lists must be a list of lists, got {type(items).__name__}")
+        rows = [list(r) for r in items]
+        lens = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(lens, out=indptr[1:])
+        flat = as_id_array(list(itertools.chain.from_iterable(rows)), "recs items")
+        s = None
+        if scores is not None:
+            srows = [list(r) for r in scores]
+            if len(srows) != len(rows) or any(len(a) != len(b) for a, b in zip(srows, rows)):
+                raise ValueError("`scores` must have the same shape as the recs `items` lists")
+            s = _as_float64_1d(list(itertools.chain.from_iterable(srows)), "recs scores", flat.size)
+        return cls(indptr, flat, s, None)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[Any, Any]) -> "Recs":
+        """``{user: [items best first]}`` or ``{user: {item: score}}`` (ranked by score)."""
+        if not isinstance(d, Mapping):
+            raise TypeError(f"`recs` must be a dict, got {type(d).__name__}")
+        users = as_id_array(list(d.keys()), "recs users")
+        values = list(d.values())
+        scored = [isinstance(v, Mapping) for v in values]
+        if any(scored) and not all(scored):
+            raise TypeError("`recs` dict mixes {item: score} dicts and ordered lists; use one form for every user")
+        rows: list[Any] = []
+        for user, v in zip(d.keys(), values):
+            if isinstance(v, Mapping):
+                rows.append(v.keys())
+            elif isinstance(v, (str, bytes)) or not isinstance(v, Iterable) or isinstance(v, (set, frozenset)):
+                raise TypeError(
+                    f"`recs` for user {user!r} must be an ordered list of items or a dict of item -> score, "
+                    f"got {type(v).__name__}"
+                )
+            else:
+                rows.append(v if isinstance(v, (list, tuple)) else list(v))
+        lens = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(lens, out=indptr[1:])
+        flat = as_id_array(list(itertools.chain.from_iterable(rows)), "recs items")
+        if all(scored) and values:
+            try:
+                s = np.fromiter(itertools.chain.from_iterable(v.values() for v in values), dtype=np.float64, count=flat.size)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"`recs` scores must be numbers: {e}") from None
+            return cls.from_csr(indptr, flat, s, users, by_score=True)
+        return cls(indptr, flat, None, users)
+
+
+# --------------------------------------------------------------------------- coercion
+def to_truth(x: Any) -> Truth:
+    if isinstance(x, Truth):
+        return x
+    if isinstance(x, Recs):
+        raise TypeError("`truth` is a Recs object; pass the ground truth as `truth` and the ranked lists as `recs`")
+    if isinstance(x, Mapping):
+        return Truth.from_dict(x)
+    if isinstance(x, tuple) and len(x) in (2, 3) and all(isinstance(a, np.ndarray) for a in x):
+        return Truth.from_csr(*x)
+    if isinstance(x, (list, tuple)):
+        return Truth.from_lists(x)
+    raise TypeError(
+        f"`truth` must be a dict, a list of lists, a CSR tuple (indptr, items[, grades]) or a rankmeter.Truth, "
+        f"got {type(x).__name__}"
+    )
+
+
+def to_recs(x: Any) -> Recs:
+    if isinstance(x, Recs):
+        return x
+    if isinstance(x, Truth):
+        raise TypeError("`recs` is a Truth object; pass the ranked lists as `recs`")
+    if isinstance(x, Mapping):
+        return Recs.from_dict(x)
+    if isinstance(x, np.ndarray):
+        if x.ndim == 2:
+            return Recs.from_array(x)
+        raise ValueError(f"`recs` numpy array must be 2-D (n_users x k), got shape {x.shape}")
+    if isinstance(x, tuple) and len(x) in (2, 3) and all(isinstance(a, np.ndarray) for a in x):
+        return Recs.from_csr(*x)
+    if isinstance(x, (list, tuple)):
+        return Recs.from_lists(x)
+    raise TypeError(
+        f"`recs` must be a dict, a list of lists, a 2-D array of item ids, a CSR tuple (indptr, items[, scores]) "
+        f"or a rankmeter.Recs, got {type(x).__name__}"
+    )

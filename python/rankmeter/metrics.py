@@ -1,0 +1,325 @@
+"""Metric objects and the metric-name grammar.
+
+A metric is written ``name``, ``name@k`` or ``name(option=value, ...)@k``, e.g.
+``"ndcg(gain=exponential)@10"`` or ``"ap(denominator=hits)@20"``. Without
+``@k`` the whole list counts (k = the list's length). The same metrics exist
+as objects, whose ``str()`` is the canonical name::
+
+    >>> from rankmeter import metrics
+    >>> str(metrics.NDCG(k=10, gain="exponential"))
+    'ndcg(gain=exponential)@10'
+    >>> str(metrics.parse("map@5"))
+    'ap@5'
+
+Formulas, defaults and the library each default agrees with are in
+``docs/metrics.md``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Union
+
+__all__ = [
+    "Metric",
+    "Hits",
+    "Precision",
+    "Recall",
+    "FBeta",
+    "F1",
+    "AP",
+    "MAP",
+    "AR",
+    "MAR",
+    "CG",
+    "DCG",
+    "NDCG",
+    "HitRate",
+    "RR",
+    "MRR",
+    "ARHR",
+    "RPrecision",
+    "NumRel",
+    "parse",
+    "list",
+]
+
+_list = list  # `list` is also the name of a public function of this module
+
+_GAINS = ("linear", "exponential", "binary")
+
+
+def _choice(*values: str) -> Callable[[Any, str], str]:
+    def check(v: Any, where: str) -> str:
+        s = str(v).strip()
+        if s not in values:
+            raise ValueError(f"{where} must be one of {', '.join(values)}; got {v!r}")
+        return s
+
+    return check
+
+
+def _positive_float(v: Any, where: str) -> float:
+    if isinstance(v, str):
+        s = v.strip()
+        try:
+            f = math.e if s == "e" else float(s)
+        except ValueError:
+            raise ValueError(f"{where} must be a positive number, got {v!r}") from None
+    elif isinstance(v, numbers.Real) and not isinstance(v, bool):
+        f = float(v)
+    else:
+        raise TypeError(f"{where} must be a positive number, got {v!r}")
+    if not (math.isfinite(f) and f > 0):
+        raise ValueError(f"{where} must be a positive finite number, got {v!r}")
+    return f
+
+
+def _log_base(v: Any, where: str) -> float:
+    f = _positive_float(v, where)
+    if f == 1.0:
+        raise ValueError(f"{where} must not be 1 (log base 1 is undefined)")
+    return f
+
+
+@dataclass(frozen=True)
+class _Spec:
+    kind: int
+    options: dict  # option name -> (default, checker)
+    cutoff: bool = True
+    doc: str = ""
+
+
+_SPECS: dict[str, _Spec] = {
+    "hits": _Spec(0, {}, doc="number of relevant items in the top k (trec_eval num_rel_ret)"),
+    "precision": _Spec(1, {}, doc="hits@k / k"),
+    "recall": _Spec(2, {"denominator": ("relevant", _choice("relevant", "min_relevant_k"))}, doc="hits@k / |R|"),
+    "fbeta": _Spec(3, {"beta": (1.0, _positive_float)}, doc="(1+b^2) P R / (b^2 P + R)"),
+    "ap": _Spec(
+        4,
+        {"denominator": ("relevant", _choice("relevant", "min_relevant_k", "hits", "k"))},
+        doc="sum_{j<=k} P@j h_j / |R|",
+    ),
+    "ar": _Spec(5, {"denominator": ("relevant", _choice("relevant", "hits"))}, doc="sum_{j<=k} R@j h_j / |R|"),
+    "cg": _Spec(6, {"gain": ("linear", _choice(*_GAINS))}, doc="sum_{j<=k} g(rel_j)"),
+    "dcg": _Spec(
+        7,
+        {"gain": ("linear", _choice(*_GAINS)), "log_base": (2.0, _log_base)},
+        doc="sum_{j<=k} g(rel_j) / log_b(j+1)",
+    ),
+    "ndcg": _Spec(
+        8,
+        {"gain": ("linear", _choice(*_GAINS)), "ideal": ("cut", _choice("cut", "all", "k_slots"))},
+        doc="dcg@k / idcg@k",
+    ),
+    "hit_rate": _Spec(9, {}, doc="1 if hits@k >= 1"),
+    "rr": _Spec(10, {}, doc="1 / rank of the first hit within k"),
+    "arhr": _Spec(11, {}, doc="sum_{j<=k} h_j / j"),
+    "r_precision": _Spec(12, {}, cutoff=False, doc="hits@|R| / |R|"),
+    "num_rel": _Spec(13, {}, cutoff=False, doc="|R|, the number of relevant items"),
+}
+
+# alias -> (canonical name, fixed options)
+_ALIASES: dict[str, tuple[str, dict]] = {
+    "map": ("ap", {}),
+    "mar": ("ar", {}),
+    "mrr": ("rr", {}),
+    "f1": ("fbeta", {"beta": 1.0}),
+    "success": ("hit_rate", {}),
+    "hitrate": ("hit_rate", {}),
+    "rprec": ("r_precision", {}),
+    "num_rel_ret": ("hits", {}),
+}
+
+_ENUM_CODES = {
+    "denominator": {"relevant": 0, "min_relevant_k": 1, "hits": 2, "k": 3},
+    "gain": {"linear": 0, "exponential": 1, "binary": 2},
+    "ideal": {"cut": 0, "all": 1, "k_slots": 2},
+}
+
+
+def _check_k(k: Any, where: str = "`k`") -> Optional[int]:
+    if k is None:
+        return None
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        if isinstance(k, float) and k.is_integer() and k >= 1:
+            return int(k)
+        raise TypeError(f"{where} must be a positive integer, got {k!r}")
+    if k < 1:
+        raise ValueError(f"{where} must be a positive integer, got {k}")
+    return int(k)
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return repr(int(v)) if v.is_integer() else repr(v)
+    return str(v)
+
+
+class Metric:
+    """One metric column: a name, options and an optional cutoff ``k``.
+
+    ``str(metric)`` is the canonical name; two metrics with the same canonical
+    name are equal. Build one with the named classes (``NDCG(k=10)``) or from a
+    string with :func:`parse`.
+    """
+
+    __slots__ = ("name", "k", "options")
+
+    def __init__(self, name: str, k: Optional[int] = None, **options: Any):
+        name = name.strip().lower()
+        fixed: dict = {}
+        if name in _ALIASES:
+            name, fixed = _ALIASES[name]
+        if name not in _SPECS:
+            raise ValueError(f"unknown metric {name!r}; known metrics: {', '.join(list())}")
+        spec = _SPECS[name]
+        for key in options:
+            if key not in spec.options:
+                allowed = ", ".join(spec.options) or "none"
+                hint = " (log_base changes DCG, never NDCG)" if name == "ndcg" and key == "log_base" else ""
+                raise ValueError(f"unknown option {key!r} for metric {name!r}{hint}; allowed options: {allowed}")
+        for key, val in fixed.items():
+            if key in options and spec.options[key][1](options[key], key) != val:
+                raise ValueError(f"option {key!r} is fixed to {val!r} for this alias")
+        opts = {}
+        for key, (default, check) in spec.options.items():
+            value = check(options[key], f"option {key!r} of {name!r}") if key in options else fixed.get(key, default)
+            opts[key] = value
+        k = _check_k(k, f"cutoff of {name!r}")
+        if k is not None and not spec.cutoff:
+            raise ValueError(f"metric {name!r} takes no cutoff (it is defined at |R|); got @{k}")
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "k", k)
+        object.__setattr__(self, "options", opts)
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError("Metric objects are immutable")
+
+    # canonical text
+    def __str__(self) -> str:
+        spec = _SPECS[self.name]
+        non_default = [(key, v) for key, v in self.options.items() if v != spec.options[key][0]]
+        if self.name == "fbeta" and self.options["beta"] == 1.0:
+            base = "f1"
+        else:
+            base = self.name
+            if non_default:
+                base += "(" + ",".join(f"{key}={_fmt(v)}" for key, v in non_default) + ")"
+        return base + (f"@{self.k}" if self.k is not None else "")
+
+    def __repr__(self) -> str:
+        return f"rankmeter.metrics.parse({str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Metric) and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+    def with_options(self, **options: Any) -> "Metric":
+        """A copy with some options (or ``k``) changed."""
+        k = options.pop("k", self.k)
+        merged = dict(self.options)
+        merged.update(options)
+        return Metric(self.name, k, **merged)
+
+    # what the C++ pass needs
+    def _column(self) -> tuple[tuple[int, int, int, int, int], tuple[float, float]]:
+        o = self.options
+        return (
+            (
+                _SPECS[self.name].kind,
+                self.k or 0,
+                _ENUM_CODES["denominator"][o.get("denominator", "relevant")],
+                _ENUM_CODES["gain"][o.get("gain", "linear")],
+                _ENUM_CODES["ideal"][o.get("ideal", "cut")],
+            ),
+            (float(o.get("log_base", 2.0)), float(o.get("beta", 1.0))),
+        )
+
+
+def _cls(cls_name: str, name: str, doc: str, params: str) -> type:
+    def __init__(self: Metric, k: Optional[int] = None, **options: Any) -> None:
+        Metric.__init__(self, name, k, **options)
+
+    return type(cls_name, (Metric,), {
+        "__init__": __init__,
+        "__slots__": (),
+        "__doc__": f"{doc}\n\nParameters\n----------\nk : int, optional\n    Cutoff; None means the whole list.\n{params}",
+    })
+
+
+Hits = _cls("Hits", "hits", "Number of relevant items in the top k.", "")
+Precision = _cls("Precision", "precision", "hits@k / k (k even when the list is shorter).", "")
+Recall = _cls("Recall", "recall", "hits@k / |R|.", "denominator : {'relevant', 'min_relevant_k'}\n")
+FBeta = _cls("FBeta", "fbeta", "F-beta of precision@k and recall@k.", "beta : float, default 1\n")
+AP = _cls("AP", "ap", "Average precision at k.", "denominator : {'relevant', 'min_relevant_k', 'hits', 'k'}\n")
+AR = _cls("AR", "ar", "Average recall at k.", "denominator : {'relevant', 'hits'}\n")
+CG = _cls("CG", "cg", "Cumulative gain at k.", "gain : {'linear', 'exponential', 'binary'}\n")
+DCG = _cls("DCG", "dcg", "Discounted cumulative gain at k.", "gain : str\nlog_base : float, default 2\n")
+NDCG = _cls("NDCG", "ndcg", "Normalised DCG at k.", "gain : str\nideal : {'cut', 'all', 'k_slots'}\n")
+HitRate = _cls("HitRate", "hit_rate", "1 when at least one relevant item is in the top k.", "")
+RR = _cls("RR", "rr", "Reciprocal rank of the first relevant item within k.", "")
+ARHR = _cls("ARHR", "arhr", "Average reciprocal hit rank: sum of 1/j over every hit j <= k.", "")
+RPrecision = _cls("RPrecision", "r_precision", "Precision at |R|.", "")
+NumRel = _cls("NumRel", "num_rel", "|R|, the number of relevant items of the user.", "")
+MAP, MAR, MRR = AP, AR, RR
+
+
+def F1(k: Optional[int] = None) -> Metric:
+    """F1 = F-beta with beta = 1."""
+    return Metric("fbeta", k, beta=1.0)
+
+
+_GRAMMAR = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*(?:\((.*)\))?\s*(?:@\s*(.*?))?\s*$")
+
+
+def parse(text: Union[str, Metric], preset_options: Optional[Callable[[str, Optional[int]], dict]] = None) -> Metric:
+    """Parse ``name``, ``name@k`` or ``name(option=value, ...)@k`` into a :class:`Metric`.
+
+    ``preset_options(name, k)`` (used by presets) gives option defaults that
+    apply unless the text sets the option itself.
+    """
+    if isinstance(text, Metric):
+        return text
+    if not isinstance(text, str):
+        raise TypeError(f"a metric must be a string like 'ndcg@10' or a rankmeter.metrics.Metric, got {text!r}")
+    m = _GRAMMAR.match(text)
+    if not m:
+        raise ValueError(f"cannot parse metric {text!r}; expected 'name', 'name@k' or 'name(option=value)@k'")
+    name, opt_text, k_text = m.group(1).lower(), m.group(2), m.group(3)
+    k: Optional[int] = None
+    if k_text is not None:
+        if not re.fullmatch(r"\d+", k_text.strip()):
+            raise ValueError(f"the cutoff in {text!r} must be a positive integer, got {k_text!r}")
+        k = int(k_text)
+        if k < 1:
+            raise ValueError(f"the cutoff in {text!r} must be a positive integer, got {k}")
+    options: dict[str, Any] = {}
+    if opt_text is not None and opt_text.strip():
+        for part in opt_text.split(","):
+            if "=" not in part:
+                raise ValueError(f"cannot parse option {part.strip()!r} in metric {text!r}; expected option=value")
+            key, val = part.split("=", 1)
+            key = key.strip()
+            if key in options:
+                raise ValueError(f"option {key!r} given twice in metric {text!r}")
+            options[key] = val.strip()
+    canonical = _ALIASES.get(name, (name, {}))[0]
+    if preset_options is not None and canonical in _SPECS:
+        for key, val in preset_options(canonical, k).items():
+            if key in _SPECS[canonical].options and key not in options and key not in _ALIASES.get(name, ("", {}))[1]:
+                options[key] = val
+    try:
+        return Metric(name, k, **options)
+    except (ValueError, TypeError) as e:
+        raise type(e)(f"{e} (in metric {text!r})") from None
+
+
+def list() -> _list[str]:  # noqa: A001 - public name required by the spec
+    """Every metric name rankmeter knows, aliases included."""
+    return sorted(_list(_SPECS) + _list(_ALIASES))
