@@ -2,25 +2,38 @@
 //
 // Every finite double is an integer multiple of 2^-1074. The accumulator keeps
 // the sum of such integers as a fixed-point number in 32-bit digits stored in
-// signed 64-bit limbs (limb i weighs 2^(32 i - 1074)); an addition touches three
-// limbs and never rounds. Sums of disjoint sets of values can be merged by
-// adding limbs, so the total is the same for any thread count, any order of
-// values and any split into batches. The caller turns the limbs into a
-// correctly rounded double (Python does it with its exact integers).
+// signed 64-bit limbs (limb i weighs 2^(32 i - 1074)); nothing is ever rounded.
+//
+// Hot path: add() only adds the value's 53-bit signed mantissa to a bin of its
+// biased exponent (one integer add). At most 1023 mantissas (< 2^53 each) fit
+// in an int64 bin, so every 1023 additions the touched bins are flushed into
+// the limbs. Sums of disjoint sets of values merge by adding limbs, so the
+// total is the same for any thread count, any order of values and any split
+// into batches. The caller turns the limbs into a correctly rounded double
+// (Python does it with its exact integers).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
 namespace rankmeter::core {
 
 struct ExactSum {
-  static constexpr int kLimbs = 68;  // (2046 exponent bits + 85 bit span) / 32, rounded up
+  static constexpr int kLimbs = 68;  // (2046 exponent bits + 96 bit span) / 32, rounded up
+  static constexpr int kBins = 2048;
   int64_t limb[kLimbs];
-  int64_t pending = 0;  // additions since the last normalisation
+  int64_t bin[kBins];
+  int lo = kBins, hi = -1;  // range of touched bins
+  int32_t binned = 0;       // additions since the last flush
+  int64_t pending = 0;      // limb updates since the last normalisation
 
   ExactSum() { clear(); }
   void clear() {
     std::memset(limb, 0, sizeof(limb));
+    std::memset(bin, 0, sizeof(bin));
+    lo = kBins;
+    hi = -1;
+    binned = 0;
     pending = 0;
   }
 
@@ -28,22 +41,62 @@ struct ExactSum {
   inline void add(double x) {
     uint64_t bits;
     std::memcpy(&bits, &x, sizeof(bits));
-    const bool neg = bits >> 63;
     int be = static_cast<int>((bits >> 52) & 0x7FF);
-    uint64_t m = bits & ((uint64_t(1) << 52) - 1);
-    if (be == 0) {
-      if (m == 0) return;  // +-0
-      be = 1;              // subnormal: m * 2^-1074
-    } else {
-      m |= uint64_t(1) << 52;
+    int64_t m = static_cast<int64_t>(bits & ((uint64_t(1) << 52) - 1));
+    m |= static_cast<int64_t>(be != 0) << 52;
+    // +-0 adds nothing; send it to the bin of 1.0 (usually in use) so that it
+    // does not widen the flushed range. Branch-free: zeros are frequent and random.
+    be = (bits << 1) == 0 ? 1023 : be;
+    const int64_t neg = -static_cast<int64_t>(bits >> 63);  // 0 or -1
+    bin[be] += (m ^ neg) - neg;
+    lo = std::min(lo, be);
+    hi = std::max(hi, be);
+    if (++binned == 1023) flush();
+  }
+
+  // Move the bins into the limbs.
+  void flush() {
+    for (int e = lo; e <= hi; ++e) {
+      if (bin[e] != 0) {
+        add_scaled(bin[e], e);
+        bin[e] = 0;
+      }
     }
-    const int p = be - 1;  // value = m * 2^(p - 1074)
+    lo = kBins;
+    hi = -1;
+    binned = 0;
+  }
+
+  // Carry so that limbs 0..kLimbs-2 hold digits in [0, 2^32); the top limb keeps the sign.
+  void normalize() {
+    flush();
+    for (int i = 0; i + 1 < kLimbs; ++i) {
+      const int64_t carry = limb[i] >> 32;  // arithmetic shift: floor division
+      limb[i] -= carry * (int64_t(1) << 32);
+      limb[i + 1] += carry;
+    }
+    pending = 0;
+  }
+
+  void merge(ExactSum& o) {
+    o.normalize();
+    normalize();
+    for (int i = 0; i < kLimbs; ++i) limb[i] += o.limb[i];
+    normalize();
+  }
+
+ private:
+  // Add v * 2^(p - 1074), p = max(be, 1) - 1, with |v| < 2^63.
+  void add_scaled(int64_t v, int be) {
+    const int p = (be > 0 ? be : 1) - 1;
     const int i = p >> 5;
     const int s = p & 31;
-    const unsigned __int128 v = static_cast<unsigned __int128>(m) << s;
-    const int64_t d0 = static_cast<int64_t>(static_cast<uint64_t>(v) & 0xFFFFFFFFu);
-    const int64_t d1 = static_cast<int64_t>(static_cast<uint64_t>(v >> 32) & 0xFFFFFFFFu);
-    const int64_t d2 = static_cast<int64_t>(static_cast<uint64_t>(v >> 64));
+    const bool neg = v < 0;
+    const uint64_t a = neg ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+    const unsigned __int128 w = static_cast<unsigned __int128>(a) << s;  // < 2^95
+    const int64_t d0 = static_cast<int64_t>(static_cast<uint64_t>(w) & 0xFFFFFFFFu);
+    const int64_t d1 = static_cast<int64_t>(static_cast<uint64_t>(w >> 32) & 0xFFFFFFFFu);
+    const int64_t d2 = static_cast<int64_t>(static_cast<uint64_t>(w >> 64));
     if (neg) {
       limb[i] -= d0;
       limb[i + 1] -= d1;
@@ -53,25 +106,16 @@ struct ExactSum {
       limb[i + 1] += d1;
       limb[i + 2] += d2;
     }
-    // Each limb moves by < 2^32 per addition; normalising every 2^29 additions
+    // Each limb moves by < 2^32 per update; normalising every 2^29 updates
     // keeps every limb far below 2^63.
-    if (++pending == (int64_t(1) << 29)) normalize();
-  }
-
-  // Carry so that limbs 0..kLimbs-2 hold digits in [0, 2^32); the top limb keeps the sign.
-  void normalize() {
-    for (int i = 0; i + 1 < kLimbs; ++i) {
-      const int64_t carry = limb[i] >> 32;  // arithmetic shift: floor division
-      limb[i] -= carry * (int64_t(1) << 32);
-      limb[i + 1] += carry;
+    if (++pending == (int64_t(1) << 29)) {
+      for (int k = 0; k + 1 < kLimbs; ++k) {
+        const int64_t carry = limb[k] >> 32;
+        limb[k] -= carry * (int64_t(1) << 32);
+        limb[k + 1] += carry;
+      }
+      pending = 0;
     }
-    pending = 0;
-  }
-
-  void merge(const ExactSum& o) {
-    normalize();
-    for (int i = 0; i < kLimbs; ++i) limb[i] += o.limb[i];
-    normalize();
   }
 };
 

@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "exact_sum.hpp"
@@ -118,8 +119,9 @@ struct Snap {
   double dcg[kMaxVariants] = {};
 };
 
-inline uint64_t hash_key(int64_t key) {
-  return static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull;
+// Fibonacci hashing: the HIGH bits of key * 2^64/phi index a table of 2^(64 - shift) slots.
+inline uint64_t hash_key(int64_t key, int shift) {
+  return (static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> shift;
 }
 
 inline double gain_of(GainKind g, double grade, bool relevant) {
@@ -145,6 +147,120 @@ inline int64_t next_pow2(int64_t x) {
   while (c < x) c <<= 1;
   return c;
 }
+
+enum class Probe { miss, find, dup };
+
+// Per-user set of the truth items and the list items seen so far, as an
+// open-addressing hash table (any int64 ids). Slots carry the stamp of the
+// user that wrote them, so the table is never cleared between users.
+class HashLookup {
+ public:
+  explicit HashLookup(int64_t cap_max) : tab_(static_cast<size_t>(cap_max), Slot{0, 0, 0}) {}
+
+  // `entries`: truth size + list length of the user (an upper bound of inserts).
+  void begin(int64_t entries) {
+    const int64_t cap = next_pow2(4 * entries + 2);  // load <= 1/4: short probe chains
+    mask_ = static_cast<uint64_t>(cap - 1);
+    shift_ = 64 - __builtin_ctzll(static_cast<uint64_t>(cap));
+    if (++stamp_ == 0) {  // wrapped after 2^32 users: clear once
+      for (auto& sl : tab_) sl.stamp = 0;
+      stamp_ = 1;
+    }
+  }
+  bool add_truth(int64_t key, int32_t idx) {
+    uint64_t h = hash_key(key, shift_);
+    while (tab_[h].stamp == stamp_) {
+      if (tab_[h].key == key) return false;
+      h = (h + 1) & mask_;
+    }
+    tab_[h] = Slot{key, stamp_, idx};
+    return true;
+  }
+  Probe probe(int64_t key, int32_t& idx) {
+    uint64_t h = hash_key(key, shift_);
+    for (;;) {
+      Slot& sl = tab_[h];
+      if (sl.stamp != stamp_) {
+        sl = Slot{key, stamp_, -1};
+        return Probe::miss;
+      }
+      if (sl.key == key) {
+        if (sl.tag >= 0 && !(sl.tag & kSeen)) {
+          idx = sl.tag;
+          sl.tag |= kSeen;
+          return Probe::find;
+        }
+        return Probe::dup;
+      }
+      h = (h + 1) & mask_;
+    }
+  }
+
+ private:
+  std::vector<Slot> tab_;
+  uint32_t stamp_ = 0;
+  uint64_t mask_ = 0;
+  int shift_ = 60;
+};
+
+// The same set as a direct-addressed array over item ids 0..n-1 (used when
+// every truth id is small and non-negative): one access to a 2-byte mark per
+// list item, so the marks of a 100k-item catalog (200 KB) stay in L2. Each
+// user owns two mark values (truth, seen); after 2^15 users the marks wrap and
+// are cleared. The truth index lives in a separate array read only on a find.
+// List ids outside the array go to a small HashLookup, where they can only be
+// misses or duplicates.
+class DenseLookup {
+ public:
+  DenseLookup(int64_t n_ids, int64_t cap_max)
+      : mark_(static_cast<size_t>(n_ids), 0), tidx_(static_cast<size_t>(n_ids), 0), n_(n_ids), other_(cap_max) {}
+
+  void begin(int64_t entries) {
+    truth_ = static_cast<uint16_t>(truth_ + 2);
+    if (truth_ == 0) {  // wrapped: clear once every 2^15 users
+      std::fill(mark_.begin(), mark_.end(), uint16_t(0));
+      truth_ = 2;
+    }
+    seen_ = static_cast<uint16_t>(truth_ + 1);
+    entries_ = entries;
+    other_started_ = false;
+  }
+  bool add_truth(int64_t key, int32_t idx) {
+    uint16_t& mk = mark_[static_cast<size_t>(key)];
+    if (mk == truth_) return false;
+    mk = truth_;
+    tidx_[static_cast<size_t>(key)] = idx;
+    return true;
+  }
+  Probe probe(int64_t key, int32_t& idx) {
+    if (static_cast<uint64_t>(key) >= static_cast<uint64_t>(n_)) return probe_other(key);
+    uint16_t& mk = mark_[static_cast<size_t>(key)];
+    const uint16_t old = mk;
+    mk = seen_;
+    if (old == truth_) {
+      idx = tidx_[static_cast<size_t>(key)];
+      return Probe::find;
+    }
+    return old == seen_ ? Probe::dup : Probe::miss;
+  }
+
+ private:
+  Probe probe_other(int64_t key) {
+    if (!other_started_) {
+      other_.begin(entries_);
+      other_started_ = true;
+    }
+    int32_t unused;
+    return other_.probe(key, unused);
+  }
+  std::vector<uint16_t> mark_;
+  std::vector<int32_t> tidx_;
+  int64_t n_;
+  uint16_t truth_ = 0, seen_ = 1;
+  int64_t entries_ = 0;
+  bool other_started_ = false;
+  HashLookup other_;
+};
 
 }  // namespace detail
 
@@ -262,10 +378,37 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
 
   // ---- Parallel pass over users.
   const int T = effective_threads(opt.threads, n_users);
-  const int64_t cap_max = next_pow2(2 * max_sum + 2);
-  std::vector<std::vector<Slot>> tables(T, std::vector<Slot>(cap_max, Slot{0, 0, 0}));
+  const int64_t cap_max = next_pow2(4 * max_sum + 2);
+  // Direct addressing when every truth id is small and non-negative and the
+  // per-thread array stays small next to the input (8 bytes per id).
+  int64_t tmin = 0, tmax = -1;
+  if (d.t_nnz > 0) {
+    tmin = std::numeric_limits<int64_t>::max();
+    tmax = std::numeric_limits<int64_t>::min();
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel for num_threads(T) reduction(min : tmin) reduction(max : tmax) schedule(static)
+#endif
+    for (int64_t i = 0; i < d.t_nnz; ++i) {
+      tmin = std::min(tmin, d.t_items[i]);
+      tmax = std::max(tmax, d.t_items[i]);
+    }
+  }
+  const int64_t dense_limit =
+      std::max<int64_t>(int64_t(1) << 21, (d.t_nnz + d.r_nnz) / (2 * static_cast<int64_t>(T)));
+  const bool dense = tmin >= 0 && tmax < dense_limit;
+  std::vector<DenseLookup> dense_look;
+  std::vector<HashLookup> hash_look;
+  for (int t = 0; t < T; ++t) {
+    if (dense)
+      dense_look.emplace_back(tmax + 1, cap_max);
+    else
+      hash_look.emplace_back(cap_max);
+  }
   std::vector<std::vector<double>> grade_buf(T, std::vector<double>(max_m + 1));
-  std::vector<std::vector<Snap>> snaps(T, std::vector<Snap>(nc + 1));
+  std::vector<std::vector<double>> ideal_prefix(T, std::vector<double>(static_cast<size_t>(std::max(nv, 1) * (max_m + 1))));
+  std::vector<char> ideal_variant(std::max(nv, 1), 0);
+  for (int i = 0; i < n_cols; ++i)
+    if (cols[i].kind == Kind::ndcg) ideal_variant[variant_of[i]] = 1;
   std::vector<std::vector<ExactSum>> tsums(T, std::vector<ExactSum>(n_cols));
   std::vector<std::vector<int64_t>> tcounts(T, std::vector<int64_t>(n_cols, 0));
   std::vector<int64_t> tskipped(T, 0);
@@ -276,171 +419,240 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
   const double min_rel = opt.min_relevance;
   const int64_t limit = opt.max_items > 0 ? opt.max_items : std::numeric_limits<int64_t>::max();
   const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double* grades = d.t_grades;
+  const int64_t* r_items = d.r_items;
+  const bool padded = d.r_padded;
+  const int64_t pad = d.r_pad;
+  auto relevant = [&](double g) { return has_min ? g >= min_rel : g > 0.0; };
+  auto grade_at = [&](int64_t i) { return grades ? grades[i] : 1.0; };
 
-#ifdef RANKMETER_HAVE_OPENMP
-#pragma omp parallel num_threads(T)
-#endif
-  {
-    const int tid = thread_id();
-    Slot* tab = tables[tid].data();
+  // Per-column ideal DCG slots (one per NDCG column) kept per user of a block.
+  std::vector<int> ndcg_slot(n_cols, -1);
+  int n_ndcg = 0;
+  for (int i = 0; i < n_cols; ++i)
+    if (cols[i].kind == Kind::ndcg) ndcg_slot[i] = n_ndcg++;
+
+  struct UserRec {
+    int64_t nrel;
+    int64_t n_eff;
+    int64_t hits_at_R;
+  };
+  constexpr int64_t kBlock = 64;  // users scanned before their columns are written
+  std::vector<std::vector<Snap>> block_snaps(T, std::vector<Snap>(static_cast<size_t>(kBlock * (nc + 1))));
+  std::vector<std::vector<UserRec>> block_users(T, std::vector<UserRec>(kBlock));
+  std::vector<std::vector<double>> block_idcg(T, std::vector<double>(static_cast<size_t>(kBlock * std::max(n_ndcg, 1))));
+  const int64_t n_blocks = (n_users + kBlock - 1) / kBlock;
+
+  auto body = [&](auto& look, int tid, auto padded_tag) {
+    constexpr bool kPadded = decltype(padded_tag)::value;
     double* gbuf = grade_buf[tid].data();
-    Snap* snap = snaps[tid].data();
+    double* ipre = ideal_prefix[tid].data();
+    Snap* bsnap = block_snaps[tid].data();
+    UserRec* brec = block_users[tid].data();
+    double* bidcg = block_idcg[tid].data();
     ExactSum* my_sums = tsums[tid].data();
     int64_t* my_counts = tcounts[tid].data();
     Status& st = tstatus[tid];
     int64_t skipped = 0;
-    uint32_t stamp = 0;
 
 #ifdef RANKMETER_HAVE_OPENMP
-#pragma omp for schedule(dynamic, 512)
+#pragma omp for schedule(dynamic, 4)
 #endif
-    for (int64_t u = 0; u < n_users; ++u) {
+    for (int64_t blk = 0; blk < n_blocks; ++blk) {
       if (failed.load(std::memory_order_relaxed)) continue;
-      const int64_t t0 = d.t_indptr[u], t1 = d.t_indptr[u + 1];
-      const int64_t m = t1 - t0;
-      int64_t b = 0, e = 0;
-      const int64_t row = d.r_rowmap ? d.r_rowmap[u] : u;
-      if (row >= 0) {
-        if (d.r_padded) {
-          b = row * d.r_stride;
-          e = b + d.r_stride;
-        } else {
-          b = d.r_indptr[row];
-          e = d.r_indptr[row + 1];
-        }
-      }
-      const uint64_t mask = static_cast<uint64_t>(next_pow2(2 * (m + (e - b)) + 2) - 1);
-      if (++stamp == 0) {  // wrapped: clear once every 2^32 users
-        for (int64_t i = 0; i < cap_max; ++i) tab[i].stamp = 0;
-        stamp = 1;
-      }
-
-      // Truth into the table.
-      int64_t nrel = 0;
+      const int64_t u0 = blk * kBlock;
+      const int64_t u1 = std::min(n_users, u0 + kBlock);
       bool bad = false;
-      for (int64_t i = 0; i < m; ++i) {
-        const int64_t key = d.t_items[t0 + i];
-        uint64_t h = hash_key(key) & mask;
-        while (tab[h].stamp == stamp) {
-          if (tab[h].key == key) {
+
+      // Phase 1: scan every user of the block once.
+      for (int64_t u = u0; u < u1 && !bad; ++u) {
+        const int64_t j = u - u0;
+        Snap* snap = bsnap + j * (nc + 1);
+        const int64_t t0 = d.t_indptr[u], t1 = d.t_indptr[u + 1];
+        const int64_t m = t1 - t0;
+        int64_t b = 0, e = 0;
+        const int64_t row = d.r_rowmap ? d.r_rowmap[u] : u;
+        if (row >= 0) {
+          if (padded) {
+            b = row * d.r_stride;
+            e = b + d.r_stride;
+          } else {
+            b = d.r_indptr[row];
+            e = d.r_indptr[row + 1];
+          }
+        }
+        look.begin(m + (e - b));
+
+        // Truth into the set.
+        int64_t nrel = 0;
+        for (int64_t i = 0; i < m; ++i) {
+          const int64_t key = d.t_items[t0 + i];
+          if (!look.add_truth(key, static_cast<int32_t>(i))) {
+            st.record(Code::duplicate_truth, u, key);
             bad = true;
             break;
           }
-          h = (h + 1) & mask;
+          nrel += relevant(grade_at(t0 + i));
         }
-        if (bad) {
-          st.record(Code::duplicate_truth, u, key);
-          break;
-        }
-        tab[h] = Slot{key, stamp, static_cast<int32_t>(i)};
-        const double g = d.t_grades ? d.t_grades[t0 + i] : 1.0;
-        nrel += has_min ? (g >= min_rel) : (g > 0.0);
-      }
-      if (bad) {
-        failed.store(true, std::memory_order_relaxed);
-        continue;
-      }
-      if (nrel == 0 && opt.empty == EmptyPolicy::error) {
-        st.record(Code::empty_truth, u, 0);
-        failed.store(true, std::memory_order_relaxed);
-        continue;
-      }
-
-      // One scan of the list.
-      Snap cur;
-      int ci = 0;
-      int64_t hits_at_R = -1;
-      for (int64_t idx = b; idx < e; ++idx) {
-        const int64_t key = d.r_items[idx];
-        if (d.r_padded && key == d.r_pad) {
-          for (int64_t j = idx + 1; j < e; ++j)
-            if (d.r_items[j] != d.r_pad) {
-              st.record(Code::pad_inside, u, j - b);
-              bad = true;
-              break;
-            }
-          break;
-        }
-        uint64_t h = hash_key(key) & mask;
-        bool dup = false;
-        for (;;) {
-          Slot& s = tab[h];
-          if (s.stamp != stamp) {  // not in truth, not seen: a miss
-            s = Slot{key, stamp, -1};
-            ++cur.pos;
-            break;
-          }
-          if (s.key == key) {
-            if (s.tag >= 0 && !(s.tag & kSeen)) {  // a truth item, found for the first time
-              const int32_t ti = s.tag;
-              s.tag |= kSeen;
-              const int64_t p = ++cur.pos;
-              const double g = d.t_grades ? d.t_grades[t0 + ti] : 1.0;
-              const bool rel = has_min ? (g >= min_rel) : (g > 0.0);
-              if (rel || g > 0.0) {
-                for (int v = 0; v < nv; ++v) {
-                  const double gv = gain_of(var_gain[v], g, rel);
-                  cur.dcg[v] += gv * disc[v][p];
-                }
-                for (int gk = 0; gk < 3; ++gk)
-                  if (need_cg[gk]) cur.cg[gk] += gain_of(static_cast<GainKind>(gk), g, rel);
-              }
-              if (rel) {
-                ++cur.hits;
-                cur.ap += static_cast<double>(cur.hits) / static_cast<double>(p);
-                cur.ar += static_cast<double>(cur.hits);
-                cur.arhr += 1.0 / static_cast<double>(p);
-                if (cur.first == 0) cur.first = p;
-              }
-            } else {
-              dup = true;
-            }
-            break;
-          }
-          h = (h + 1) & mask;
-        }
-        if (dup) {
-          if (opt.dup_first) continue;
-          st.record(Code::duplicate_recs, u, key);
+        if (bad) break;
+        if (nrel == 0 && opt.empty == EmptyPolicy::error) {
+          st.record(Code::empty_truth, u, 0);
           bad = true;
           break;
         }
-        if (cur.pos == nrel) hits_at_R = cur.hits;
-        while (ci < nc && cutoffs[ci] == cur.pos) snap[ci++] = cur;
-        if (cur.pos >= limit) break;
+
+        // One scan of the list. The counters live in locals (registers); a
+        // snapshot is written only when the position reaches a cutoff.
+        int64_t pos = 0, hits = 0, first = 0;
+        double ap = 0.0, ar = 0.0, arhr = 0.0;
+        double dcg[kMaxVariants];
+        double cgs[3] = {0.0, 0.0, 0.0};
+        for (int v = 0; v < nv; ++v) dcg[v] = 0.0;
+        auto take = [&](Snap& sn) {
+          sn.pos = pos;
+          sn.hits = hits;
+          sn.first = first;
+          sn.ap = ap;
+          sn.ar = ar;
+          sn.arhr = arhr;
+          for (int gk = 0; gk < 3; ++gk) sn.cg[gk] = cgs[gk];
+          for (int v = 0; v < nv; ++v) sn.dcg[v] = dcg[v];
+        };
+        int ci = 0;
+        constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+        int64_t next_cut = nc > 0 ? cutoffs[0] : kNever;
+        int64_t hits_at_R = -1;
+        // One compare per item: the next position where something happens
+        // (a cutoff, position |R| for R-precision, or max_items).
+        auto next_event = [&]() {
+          int64_t ev = std::min(next_cut, limit);
+          if (pos < nrel) ev = std::min(ev, nrel);
+          return ev;
+        };
+        int64_t event = next_event();
+        const int64_t* it = r_items + b;
+        const int64_t* it_end = r_items + e;
+        for (; it != it_end; ++it) {
+          const int64_t key = *it;
+          if (kPadded && key == pad) {
+            for (const int64_t* q = it + 1; q != it_end; ++q)
+              if (*q != pad) {
+                st.record(Code::pad_inside, u, q - (r_items + b));
+                bad = true;
+                break;
+              }
+            break;
+          }
+          int32_t ti = 0;
+          const Probe pr = look.probe(key, ti);
+          if (pr == Probe::miss) {
+            ++pos;
+          } else if (pr == Probe::find) {
+            ++pos;
+            const double g = grade_at(t0 + ti);
+            const bool rel = relevant(g);
+            if (g > 0.0 || rel) {
+              for (int v = 0; v < nv; ++v) dcg[v] += gain_of(var_gain[v], g, rel) * disc[v][pos];
+              for (int gk = 0; gk < 3; ++gk)
+                if (need_cg[gk]) cgs[gk] += gain_of(static_cast<GainKind>(gk), g, rel);
+            }
+            if (rel) {
+              ++hits;
+              ap += static_cast<double>(hits) / static_cast<double>(pos);
+              ar += static_cast<double>(hits);
+              arhr += 1.0 / static_cast<double>(pos);
+              if (first == 0) first = pos;
+            }
+          } else {  // a duplicate
+            if (opt.dup_first) continue;
+            st.record(Code::duplicate_recs, u, key);
+            bad = true;
+            break;
+          }
+          if (pos == event) {
+            if (pos == nrel) hits_at_R = hits;
+            while (ci < nc && cutoffs[ci] == pos) take(snap[ci++]);
+            next_cut = ci < nc ? cutoffs[ci] : kNever;
+            if (pos >= limit) break;
+            event = next_event();
+          }
+        }
+        if (bad) break;
+        while (ci < nc) take(snap[ci++]);
+        take(snap[nc]);
+        brec[j] = UserRec{nrel, pos, hits_at_R < 0 ? hits : hits_at_R};
+
+        // Ideal DCG of every NDCG column: the truth grades sorted descending,
+        // one prefix sum of gain * discount per gain variant, read at each cut.
+        if (need_ideal) {
+          // Fast path: grades that are integers 0..15 (the usual 0-3 or 1-5
+          // scales) are ordered by a counting sort; comparison sorts
+          // mispredict constantly on such random small values. Grade 0 gives
+          // gain 0 and is never relevant unless min_relevance <= 0, which
+          // takes the general path.
+          bool small = !(has_min && min_rel <= 0.0);
+          int32_t count[16] = {0};
+          for (int64_t i = 0; i < m && small; ++i) {
+            const double g = grade_at(t0 + i);
+            const bool in = g >= 0.0 && g <= 15.0;
+            const int gi = static_cast<int>(in ? g : 0.0);
+            small = in && static_cast<double>(gi) == g;
+            count[gi & 15] += 1;
+          }
+          if (small) {
+            int64_t w = 0;
+            for (int v = 15; v >= 0; --v)
+              for (int32_t c = 0; c < count[v]; ++c) gbuf[w++] = static_cast<double>(v);
+          } else {
+            for (int64_t i = 0; i < m; ++i) gbuf[i] = grade_at(t0 + i);
+            std::sort(gbuf, gbuf + m, std::greater<double>());
+          }
+          for (int v = 0; v < nv; ++v) {
+            if (!ideal_variant[v]) continue;
+            double* pre = ipre + static_cast<int64_t>(v) * (max_m + 1);
+            pre[0] = 0.0;
+            for (int64_t q = 0; q < m; ++q) pre[q + 1] = pre[q] + gain_of(var_gain[v], gbuf[q], relevant(gbuf[q])) * disc[v][q + 1];
+          }
+          for (int i = 0; i < n_cols; ++i) {
+            const int q = ndcg_slot[i];
+            if (q < 0) continue;
+            const Column& c = cols[i];
+            const int v = variant_of[i];
+            const int64_t kk = c.cutoff > 0 ? c.cutoff : pos;
+            double idcg;
+            if (c.ideal == Ideal::k_slots) {
+              const double gmax = m > 0 ? gain_of(c.gain, gbuf[0], relevant(gbuf[0])) : 0.0;
+              idcg = gmax * (c.cutoff > 0 ? slot_sum[i] : disc_prefix[v][kk]);
+            } else {
+              idcg = ipre[static_cast<int64_t>(v) * (max_m + 1) + (c.ideal == Ideal::all ? m : std::min(kk, m))];
+            }
+            bidcg[q * kBlock + j] = idcg;
+          }
+        }
       }
       if (bad) {
         failed.store(true, std::memory_order_relaxed);
         continue;
       }
-      while (ci < nc) snap[ci++] = cur;
-      snap[nc] = cur;
-      if (hits_at_R < 0) hits_at_R = cur.hits;
-      const int64_t n_eff = cur.pos;
 
-      // Ideal ordering of the truth grades (only when an NDCG column needs it).
-      if (need_ideal) {
-        for (int64_t i = 0; i < m; ++i) gbuf[i] = d.t_grades ? d.t_grades[t0 + i] : 1.0;
-        std::sort(gbuf, gbuf + m, std::greater<double>());
-      }
-
-      const bool empty_user = nrel == 0;
-      if (empty_user && opt.empty == EmptyPolicy::skip) ++skipped;
-      const double dn_rel = static_cast<double>(nrel);
+      // Phase 2: every column over the block (one branch per column, not per value).
+      const int64_t nb = u1 - u0;
+      for (int64_t j = 0; j < nb; ++j)
+        if (brec[j].nrel == 0 && opt.empty == EmptyPolicy::skip) ++skipped;
       for (int i = 0; i < n_cols; ++i) {
         const Column& c = cols[i];
-        const Snap& s = snap[snap_of[i]];
-        const int64_t kk = c.cutoff > 0 ? c.cutoff : n_eff;
-        const double dk = static_cast<double>(kk);
-        const double H = static_cast<double>(s.hits);
-        double val = 0.0;
-        const bool count_like = c.kind == Kind::hits || c.kind == Kind::cg || c.kind == Kind::dcg ||
-                                c.kind == Kind::num_rel;
-        if (empty_user && opt.empty == EmptyPolicy::skip) {
-          val = nan;
-        } else if (empty_user && opt.empty == EmptyPolicy::one && !count_like) {
-          val = 1.0;
-        } else {
+        const int si = snap_of[i];
+        double* out = values + static_cast<int64_t>(i) * n_users + u0;
+        const bool count_like =
+            c.kind == Kind::hits || c.kind == Kind::cg || c.kind == Kind::dcg || c.kind == Kind::num_rel;
+        for (int64_t j = 0; j < nb; ++j) {
+          const Snap& s = bsnap[j * (nc + 1) + si];
+          const int64_t nrel = brec[j].nrel;
+          const int64_t kk = c.cutoff > 0 ? c.cutoff : brec[j].n_eff;
+          const double dk = static_cast<double>(kk);
+          const double H = static_cast<double>(s.hits);
+          const double dn_rel = static_cast<double>(nrel);
+          double val = 0.0;
           switch (c.kind) {
             case Kind::hits:
               val = H;
@@ -482,21 +694,8 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
               val = s.dcg[variant_of[i]];
               break;
             case Kind::ndcg: {
-              const int v = variant_of[i];
-              double idcg = 0.0;
-              if (c.ideal == Ideal::k_slots) {
-                const double gmax = m > 0 ? gain_of(c.gain, gbuf[0], has_min ? gbuf[0] >= min_rel : gbuf[0] > 0.0)
-                                          : 0.0;
-                idcg = gmax * (c.cutoff > 0 ? slot_sum[i] : disc_prefix[v][kk]);
-              } else {
-                const int64_t L = c.ideal == Ideal::all ? m : std::min(kk, m);
-                for (int64_t j = 0; j < L; ++j) {
-                  const double g = gbuf[j];
-                  const bool rel = has_min ? (g >= min_rel) : (g > 0.0);
-                  idcg += gain_of(c.gain, g, rel) * disc[v][j + 1];
-                }
-              }
-              val = idcg > 0 ? s.dcg[v] / idcg : 0.0;
+              const double idcg = bidcg[ndcg_slot[i] * kBlock + j];
+              val = idcg > 0 ? s.dcg[variant_of[i]] / idcg : 0.0;
               break;
             }
             case Kind::hit_rate:
@@ -509,21 +708,46 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
               val = s.arhr;
               break;
             case Kind::r_precision:
-              val = nrel > 0 ? static_cast<double>(hits_at_R) / dn_rel : 0.0;
+              val = nrel > 0 ? static_cast<double>(brec[j].hits_at_R) / dn_rel : 0.0;
               break;
             case Kind::num_rel:
               val = dn_rel;
               break;
           }
-        }
-        values[static_cast<int64_t>(i) * n_users + u] = val;
-        if (!std::isnan(val)) {
+          if (nrel == 0) {
+            if (opt.empty == EmptyPolicy::skip) {
+              out[j] = nan;
+              continue;
+            }
+            if (opt.empty == EmptyPolicy::one && !count_like) val = 1.0;
+          }
+          out[j] = val;
           my_sums[i].add(val);
           ++my_counts[i];
         }
       }
     }
     tskipped[tid] = skipped;
+  };
+
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T)
+#endif
+  {
+    const int tid = thread_id();
+    using Yes = std::true_type;
+    using No = std::false_type;
+    if (dense) {
+      if (padded)
+        body(dense_look[tid], tid, Yes{});
+      else
+        body(dense_look[tid], tid, No{});
+    } else {
+      if (padded)
+        body(hash_look[tid], tid, Yes{});
+      else
+        body(hash_look[tid], tid, No{});
+    }
   }
 
   for (int t = 0; t < T; ++t) status.merge(tstatus[t]);
