@@ -132,6 +132,8 @@ _ALIASES: dict[str, tuple[str, dict]] = {
     "hitrate": ("hit_rate", {}),
     "rprec": ("r_precision", {}),
     "num_rel_ret": ("hits", {}),
+    "p": ("precision", {}),  # trec_eval's P_k
+    "recip_rank": ("rr", {}),
 }
 
 _ENUM_CODES = {
