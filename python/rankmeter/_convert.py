@@ -40,8 +40,11 @@ def as_id_array(values: Any, what: str) -> np.ndarray:
         try:
             arr = np.asarray(values)
         except (ValueError, OverflowError):
+            arr = None
+        if arr is None or arr.ndim != 1:  # e.g. tuple ids: keep each id whole
             arr = np.empty(len(values), dtype=object)
-            arr[:] = values
+            for i, v in enumerate(values):
+                arr[i] = v
     if arr.ndim != 1:
         raise ValueError(f"`{what}` must be one-dimensional, got shape {arr.shape}")
     kind = arr.dtype.kind
@@ -151,10 +154,21 @@ def _check_indptr(indptr: np.ndarray, nnz: int, what: str) -> None:
         raise ValueError(f"`{what}` indptr must be non-decreasing; it decreases at user row {bad}")
 
 
+def _check_scores(scores: np.ndarray, indptr: np.ndarray, users: Optional[np.ndarray]) -> None:
+    """Scores must be finite; the message names the user of the first bad one."""
+    if scores.size and not np.isfinite(scores).all():
+        bad = int(np.argmax(~np.isfinite(scores)))
+        row = int(np.searchsorted(indptr, bad, side="right") - 1)
+        user = users[row] if users is not None else row
+        if isinstance(user, np.generic):
+            user = user.item()
+        raise ValueError(f"`recs` scores must be finite; user {user!r} has score {scores[bad]} at list position {bad - int(indptr[row])}")
+
+
 def _users(users: Any, n: int, what: str) -> Optional[np.ndarray]:
     if users is None:
         return None
-    u = as_id_array(users, f"{what} users")
+    u = np.array(as_id_array(users, f"{what} users"), copy=True)  # never alias the caller's array
     if u.size != n:
         raise ValueError(f"`{what}` has {n} users but `users` has {u.size} ids")
     return u
@@ -300,11 +314,10 @@ class Recs:
         s = None if scores is None else _as_float64_1d(scores, "recs scores", items_arr.size)
         if by_score and s is None:
             raise ValueError("`by_score=True` needs `scores`")
-        if s is not None and not np.isfinite(s).all():
-            bad = int(np.argmax(~np.isfinite(s)))
-            row = int(np.searchsorted(indptr, bad, side="right") - 1)
-            raise ValueError(f"`recs` scores must be finite; got {s[bad]} at user row {row}")
-        return cls(indptr, items_arr, s, _users(users, indptr.size - 1, "recs"), by_score=by_score)
+        u = _users(users, indptr.size - 1, "recs")
+        if s is not None:
+            _check_scores(s, indptr, u)
+        return cls(indptr, items_arr, s, u, by_score=by_score)
 
     @classmethod
     def from_array(cls, items_2d: Any, pad: int = -1, users: Any = None) -> "Recs":
@@ -328,6 +341,87 @@ class Recs:
         return cls(None, arr, None, _users(users, arr.shape[0], "recs"), pad=int(pad))
 
     @classmethod
+    def from_scores(cls, matrix: Any, k: int, items: Any = None, exclude: Any = None, users: Any = None,
+                    *, chunk_rows: int = 1024) -> "Recs":
+        """Top-``k`` lists from a dense ``n_users x n_items`` score matrix.
+
+        Higher score first; equal scores keep column order (``ties="input"``).
+        ``items`` names the columns (default: the column index). ``exclude``
+        (a scipy.sparse matrix of the same shape, or a CSR pair
+        ``(indptr, item_columns)``) lists items never to recommend to a user,
+        e.g. their training items; a user with fewer than ``k`` eligible items
+        gets a shorter list. NaN or infinite scores are errors.
+
+        Vectorised numpy, one block of ``chunk_rows`` users at a time (memory
+        stays O(chunk_rows x n_items)). The chosen scores ride along.
+        """
+        from .metrics import _check_k
+
+        S = np.asarray(matrix)
+        if S.ndim != 2:
+            raise ValueError(f"`matrix` must be 2-D (n_users x n_items), got shape {S.shape}")
+        if S.dtype.kind not in "fiu" or S.dtype.kind == "b":
+            raise TypeError(f"`matrix` must hold numeric scores, got dtype {S.dtype}")
+        k = _check_k(k, "`k`")
+        n_users, n_items = S.shape
+        u = _users(users, n_users, "recs")
+        ids = np.arange(n_items, dtype=np.int64) if items is None else as_id_array(items, "items")
+        if ids.size != n_items:
+            raise ValueError(f"`items` has {ids.size} ids but `matrix` has {n_items} columns")
+        ex_indptr = ex_cols = None
+        if exclude is not None:
+            if hasattr(exclude, "tocsr"):
+                ex = exclude.tocsr()
+                if ex.shape != S.shape:
+                    raise ValueError(f"`exclude` has shape {ex.shape} but `matrix` has shape {S.shape}")
+                ex_indptr, ex_cols = ex.indptr.astype(np.int64), ex.indices.astype(np.int64)
+            elif isinstance(exclude, tuple) and len(exclude) == 2:
+                ex_indptr = _as_int64_1d(exclude[0], "exclude indptr")
+                ex_cols = _as_int64_1d(exclude[1], "exclude item columns")
+                _check_indptr(ex_indptr, ex_cols.size, "exclude")
+                if ex_indptr.size != n_users + 1:
+                    raise ValueError(f"`exclude` has {ex_indptr.size - 1} users but `matrix` has {n_users}")
+                if ex_cols.size and (ex_cols.min() < 0 or ex_cols.max() >= n_items):
+                    raise ValueError(f"`exclude` item columns must be in [0, {n_items})")
+            else:
+                raise TypeError("`exclude` must be a scipy.sparse matrix or a pair (indptr, item_columns)")
+        kk = min(k, n_items)
+        out_cols, out_scores, counts = [], [], np.zeros(n_users, dtype=np.int64)
+        for r0 in range(0, n_users, max(1, chunk_rows)):
+            r1 = min(n_users, r0 + max(1, chunk_rows))
+            w = np.array(S[r0:r1], dtype=np.float64)  # a copy: the caller's matrix is never written
+            finite = np.isfinite(w)
+            if not finite.all():
+                br, bc = np.argwhere(~finite)[0]
+                user = u[r0 + br] if u is not None else r0 + br
+                raise ValueError(f"`matrix` scores must be finite; user {user!r} has {w[br, bc]} for item column {bc}")
+            if ex_indptr is not None:
+                rows = np.repeat(np.arange(r1 - r0), np.diff(ex_indptr[r0 : r1 + 1]))
+                w[rows, ex_cols[ex_indptr[r0] : ex_indptr[r1]]] = -np.inf
+            if kk == 0:
+                continue
+            thr = np.partition(w, n_items - kk, axis=1)[:, n_items - kk][:, None]
+            gt = w > thr
+            eq = w == thr
+            need = kk - gt.sum(axis=1)
+            take = gt | (eq & (np.cumsum(eq, axis=1) <= need[:, None]))  # ties at the boundary: lowest columns
+            rr, cc = np.nonzero(take)  # exactly kk per row, in column order
+            cc = cc.reshape(r1 - r0, kk)
+            vals = np.take_along_axis(w, cc, axis=1)
+            order = np.argsort(-vals, axis=1, kind="stable")  # score descending, column order on ties
+            cc = np.take_along_axis(cc, order, axis=1)
+            vals = np.take_along_axis(vals, order, axis=1)
+            keep = np.isfinite(vals)  # drop excluded items (-inf)
+            counts[r0:r1] = keep.sum(axis=1)
+            out_cols.append(cc[keep])
+            out_scores.append(vals[keep])
+        indptr = np.zeros(n_users + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        cols = np.concatenate(out_cols) if out_cols else np.zeros(0, dtype=np.int64)
+        sc = np.concatenate(out_scores) if out_scores else np.zeros(0, dtype=np.float64)
+        return cls(indptr, ids[cols], sc, u)
+
+    @classmethod
     def from_lists(cls, items: Sequence[Iterable[Any]], scores: Optional[Sequence[Iterable[float]]] = None) -> "Recs":
         """``items[u]`` is user u's list, best first (users are positions 0..n-1)."""
         if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
@@ -343,6 +437,7 @@ class Recs:
             if len(srows) != len(rows) or any(len(a) != len(b) for a, b in zip(srows, rows)):
                 raise ValueError("`scores` must have the same shape as the recs `items` lists")
             s = _as_float64_1d(list(itertools.chain.from_iterable(srows)), "recs scores", flat.size)
+            _check_scores(s, indptr, None)
         return cls(indptr, flat, s, None)
 
     @classmethod

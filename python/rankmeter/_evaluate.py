@@ -72,7 +72,7 @@ class _Plan:
     """Everything the C++ pass needs, validated."""
 
     __slots__ = (
-        "keys", "metrics", "columns", "key_to_col", "users", "truth", "recs", "rowmap", "labels",
+        "keys", "metrics", "columns", "key_to_col", "canon_to_col", "users", "truth", "recs", "rowmap", "labels",
         "t_items", "r_items", "r_indptr", "meta", "min_relevance", "empty", "dup_first", "max_items",
     )
 
@@ -139,8 +139,6 @@ def _natural_rank(ids: np.ndarray) -> np.ndarray:
 def _rank_by_score(recs: Recs, ties: str) -> tuple[np.ndarray, np.ndarray]:
     """Order every list by score (descending); equal scores per `ties`. Vectorised."""
     indptr, items, scores = recs.indptr, recs.items, recs.scores
-    if ties == "average":
-        raise ValueError("ties='average' (tie-averaged gains) is not implemented yet; use 'input', 'trec' or 'item_desc'")
     row = np.repeat(np.arange(indptr.size - 1, dtype=np.int64), np.diff(indptr))
     if ties == "input":
         order = np.lexsort((-scores, row))
@@ -176,6 +174,8 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, *, preset, empty, duplicat
     _choice(empty, tuple(_EMPTY), "empty")
     _choice(duplicates, _DUPLICATES, "duplicates")
     _choice(ties, _TIES, "ties")
+    if ties == "average":
+        raise ValueError("ties='average' (tie-averaged gains) is not implemented yet; use 'input', 'trec' or 'item_desc'")
     if min_relevance is not None:
         if isinstance(min_relevance, bool) or not isinstance(min_relevance, numbers.Real):
             raise TypeError(f"`min_relevance` must be a number or None, got {min_relevance!r}")
@@ -195,22 +195,28 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, *, preset, empty, duplicat
 
     p = _Plan()
     p.keys, p.metrics = keys, parsed
+    # Columns are deduplicated by canonical name; keys as passed map to them
+    # separately (with a preset, "ndcg" may mean "ndcg(ideal=all)", whose
+    # canonical name differs from the text).
     columns: list[Metric] = []
+    canon_to_col: dict[str, int] = {}
     key_to_col: dict[str, int] = {}
     for key, m in zip(keys, parsed):
         name = str(m)
-        if name not in key_to_col:
-            key_to_col[name] = len(columns)
+        if name not in canon_to_col:
+            canon_to_col[name] = len(columns)
             columns.append(m)
-        key_to_col[key] = key_to_col[name]
-    p.columns, p.key_to_col = columns, key_to_col
+        key_to_col[key] = canon_to_col[name]
+    p.columns, p.key_to_col, p.canon_to_col = columns, key_to_col, canon_to_col
 
     # Every grade must be finite (checked here, vectorised, before any work).
     if t.grades is not None and t.grades.size and not np.isfinite(t.grades).all():
         bad = int(np.argmax(~np.isfinite(t.grades)))
         row = int(np.searchsorted(t.indptr, bad, side="right") - 1)
         user = t.users[row] if t.users is not None else row
-        raise ValueError(f"`truth` grades must be finite; user {user!r} has grade {t.grades[bad]} for item {t.items[bad]!r}")
+        item = t.items[bad]
+        user, item = (x.item() if isinstance(x, np.generic) else x for x in (user, item))
+        raise ValueError(f"`truth` grades must be finite; user {user!r} has grade {t.grades[bad]} for item {item!r}")
 
     rowmap, n_missing, n_ignored = _align(t, r)
 
@@ -293,12 +299,14 @@ class Result:
     ``res.meta`` the user counts; ``res.state`` the mergeable exact state.
     """
 
-    __slots__ = ("_values", "_key_to_col", "_names", "_means", "users", "meta", "state", "per_user")
+    __slots__ = ("_values", "_key_to_col", "_canon_to_col", "_names", "_means", "users", "meta", "state", "per_user")
 
-    def __init__(self, values: np.ndarray, names: list[str], key_to_col: dict, state: State, users, meta: dict):
+    def __init__(self, values: np.ndarray, names: list[str], key_to_col: dict, canon_to_col: dict, state: State,
+                 users, meta: dict):
         self._values = values
         self._names = names
         self._key_to_col = key_to_col
+        self._canon_to_col = canon_to_col
         self.state = state
         self._means = [exact_mean(s, c) for s, c in zip(state.sums, state.counts)]
         self.users = users
@@ -306,15 +314,18 @@ class Result:
         self.per_user = _PerUser(self)
 
     def _col(self, key: Any) -> int:
-        k = str(key) if isinstance(key, Metric) else key
-        if k in self._key_to_col:
-            return self._key_to_col[k]
-        try:
-            canon = str(parse(k))
-        except (ValueError, TypeError):
-            canon = None
-        if canon in self._key_to_col:
-            return self._key_to_col[canon]
+        """A name as passed to evaluate(), else the canonical form of a name or Metric."""
+        if isinstance(key, Metric):
+            canon = str(key)
+        else:
+            if key in self._key_to_col:
+                return self._key_to_col[key]
+            try:
+                canon = str(parse(key))
+            except (ValueError, TypeError):
+                canon = None
+        if canon in self._canon_to_col:
+            return self._canon_to_col[canon]
         raise KeyError(f"{key!r} was not evaluated; available: {', '.join(self._names)}")
 
     def __getitem__(self, key: Any) -> float:
@@ -455,7 +466,7 @@ def evaluate(
     names_by_col = [str(m) for m in p.columns]
     state = State(names_by_col, sums, counts, p.meta)
     users = p.users
-    return Result(values, list(dict.fromkeys(p.keys)), p.key_to_col, state, users, dict(p.meta))
+    return Result(values, list(dict.fromkeys(p.keys)), p.key_to_col, p.canon_to_col, state, users, dict(p.meta))
 
 
 def partial(

@@ -11,6 +11,7 @@ in ``.gz`` (or starting with the gzip magic bytes) are decompressed.
 from __future__ import annotations
 
 import gzip
+import math
 import os
 from typing import Union
 
@@ -61,6 +62,8 @@ def read_trec_qrels(path: PathLike) -> Truth:
             g = float(parts[3])
         except ValueError:
             raise ValueError(f"{path}: line {n}: grade {parts[3]!r} is not a number") from None
+        if not math.isfinite(g):
+            raise ValueError(f"{path}: line {n}: grade {parts[3]!r} must be finite")
         qs.append(parts[0])
         docs.append(parts[2])
         grades.append(g)
@@ -82,6 +85,8 @@ def read_trec_run(path: PathLike) -> Recs:
             s = float(parts[4])
         except ValueError:
             raise ValueError(f"{path}: line {n}: score {parts[4]!r} is not a number") from None
+        if not math.isfinite(s):
+            raise ValueError(f"{path}: line {n}: score {parts[4]!r} must be finite")
         qs.append(parts[0])
         docs.append(parts[2])
         scores.append(s)

@@ -143,6 +143,9 @@ _ENUM_CODES = {
 }
 
 
+_MAX_K = 2**62
+
+
 def _check_k(k: Any, where: str = "`k`") -> Optional[int]:
     if k is None:
         return None
@@ -152,6 +155,8 @@ def _check_k(k: Any, where: str = "`k`") -> Optional[int]:
         raise TypeError(f"{where} must be a positive integer, got {k!r}")
     if k < 1:
         raise ValueError(f"{where} must be a positive integer, got {k}")
+    if k > _MAX_K:
+        raise ValueError(f"{where} must be at most 2**62, got {k}")
     return int(k)
 
 
@@ -299,8 +304,8 @@ def parse(text: Union[str, Metric], preset_options: Optional[Callable[[str, Opti
         if not re.fullmatch(r"\d+", k_text.strip()):
             raise ValueError(f"the cutoff in {text!r} must be a positive integer, got {k_text!r}")
         k = int(k_text)
-        if k < 1:
-            raise ValueError(f"the cutoff in {text!r} must be a positive integer, got {k}")
+        if k < 1 or k > _MAX_K:
+            raise ValueError(f"the cutoff in {text!r} must be a positive integer of at most 2**62, got {k}")
     options: dict[str, Any] = {}
     if opt_text is not None and opt_text.strip():
         for part in opt_text.split(","):

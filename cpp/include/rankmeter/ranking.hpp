@@ -573,7 +573,21 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
             if (pos == nrel) hits_at_R = hits;
             while (ci < nc && cutoffs[ci] == pos) take(snap[ci++]);
             next_cut = ci < nc ? cutoffs[ci] : kNever;
-            if (pos >= limit) break;
+            if (pos >= limit) {
+              // max_items reached. duplicates="error" still rejects a
+              // duplicate anywhere in the list (trec_eval does the same).
+              if (!opt.dup_first) {
+                for (++it; it != it_end && !bad; ++it) {
+                  if (kPadded && *it == pad) break;
+                  int32_t unused = 0;
+                  if (look.probe(*it, unused) == Probe::dup) {
+                    st.record(Code::duplicate_recs, u, *it);
+                    bad = true;
+                  }
+                }
+              }
+              break;
+            }
             event = next_event();
           }
         }

@@ -1,0 +1,486 @@
+"""Naive pure-Python reference for rankmeter's accuracy metrics.
+
+Written directly from SPEC.md section 3 (and sections 2 and 4 for the input
+handling), never from the implementation.  Everything here is deliberately
+slow and obvious: plain loops, ``sum``, ``sorted``, ``math.log``.
+
+Per-user functions share one signature::
+
+    f(ranked, truth, k, min_relevance, **options) -> float
+
+* ``ranked``  -- list of item ids, best first (already ordered, truncated to
+  ``max_items`` and de-duplicated);
+* ``truth``   -- dict ``{item: grade}`` for this user;
+* ``k``       -- the cutoff, or ``None`` for "the whole list" (k = len(ranked));
+* ``min_relevance`` -- ``None`` (relevant <=> grade > 0) or a threshold
+  (relevant <=> grade >= min_relevance).
+
+The per-user functions compute the metric "normally" with the x/0 = 0
+convention.  The ``empty=`` policy (what to do with users that have no
+relevant item) is applied by :func:`reference_evaluate`.
+
+:func:`reference_evaluate` mirrors ``rankmeter.evaluate`` and returns
+``(means, per_user, meta)``.
+"""
+
+import math
+
+NAN = float("nan")
+
+
+# ---------------------------------------------------------------------------
+# small helpers
+# ---------------------------------------------------------------------------
+
+def safe_div(num, den):
+    """x / 0 = 0 (trec_eval's convention)."""
+    if den == 0:
+        return 0.0
+    return num / den
+
+
+def is_relevant_grade(grade, min_relevance):
+    if min_relevance is None:
+        return grade > 0
+    return grade >= min_relevance
+
+
+def relevant_set(truth, min_relevance):
+    """R: the truth items that are relevant."""
+    return {item for item, grade in truth.items() if is_relevant_grade(grade, min_relevance)}
+
+
+def cutoff(ranked, k):
+    """Resolve the cutoff: None -> the whole list."""
+    if k is None:
+        return len(ranked)
+    return k
+
+
+def hit_flags(ranked, truth, k, min_relevance):
+    """h_1 .. h_min(k, n): 1 when l_j is relevant."""
+    R = relevant_set(truth, min_relevance)
+    kk = cutoff(ranked, k)
+    return [1 if item in R else 0 for item in ranked[:kk]]
+
+
+def gain_of_grade(grade, gain, relevant):
+    """Gain of one item.  Gains use the grade itself (negative -> 0),
+    whatever min_relevance; binary gain is 1 for relevant items."""
+    if gain == "binary":
+        return 1.0 if relevant else 0.0
+    g = max(float(grade), 0.0)
+    if gain == "linear":
+        return g
+    if gain == "exponential":
+        return 2.0 ** g - 1.0
+    raise ValueError("unknown gain %r" % (gain,))
+
+
+def item_gain(item, truth, gain, min_relevance):
+    if item not in truth:
+        return 0.0  # rel(i) = 0 when not in truth; not relevant either
+    grade = truth[item]
+    return gain_of_grade(grade, gain, is_relevant_grade(grade, min_relevance))
+
+
+# ---------------------------------------------------------------------------
+# per-user metrics
+# ---------------------------------------------------------------------------
+
+def hits(ranked, truth, k, min_relevance):
+    return float(sum(hit_flags(ranked, truth, k, min_relevance)))
+
+
+def precision(ranked, truth, k, min_relevance):
+    # hits@k / k, with k the nominal cutoff even when the list is shorter;
+    # no cutoff: hits / n, 0 for an empty list.
+    kk = cutoff(ranked, k)
+    return safe_div(hits(ranked, truth, k, min_relevance), kk)
+
+
+def recall(ranked, truth, k, min_relevance, denominator="relevant"):
+    n_rel = len(relevant_set(truth, min_relevance))
+    h = hits(ranked, truth, k, min_relevance)
+    if denominator == "relevant":
+        return safe_div(h, n_rel)
+    if denominator == "min_relevant_k":
+        return safe_div(h, min(n_rel, cutoff(ranked, k)))
+    raise ValueError("unknown recall denominator %r" % (denominator,))
+
+
+def fbeta(ranked, truth, k, min_relevance, beta=1.0):
+    p = precision(ranked, truth, k, min_relevance)
+    r = recall(ranked, truth, k, min_relevance)
+    if p == 0 and r == 0:
+        return 0.0
+    b2 = beta * beta
+    return (1 + b2) * p * r / (b2 * p + r)
+
+
+def ap(ranked, truth, k, min_relevance, denominator="relevant"):
+    flags = hit_flags(ranked, truth, k, min_relevance)
+    total = 0.0
+    hits_so_far = 0
+    for j, h in enumerate(flags, start=1):
+        if h:
+            hits_so_far += 1
+            total += hits_so_far / j  # P@j * h_j
+    n_rel = len(relevant_set(truth, min_relevance))
+    kk = cutoff(ranked, k)
+    if denominator == "relevant":
+        den = n_rel
+    elif denominator == "min_relevant_k":
+        den = min(n_rel, kk)
+    elif denominator == "hits":
+        den = hits_so_far
+    elif denominator == "k":
+        den = kk
+    else:
+        raise ValueError("unknown ap denominator %r" % (denominator,))
+    return safe_div(total, den)
+
+
+def ar(ranked, truth, k, min_relevance, denominator="relevant"):
+    n_rel = len(relevant_set(truth, min_relevance))
+    flags = hit_flags(ranked, truth, k, min_relevance)
+    total = 0.0
+    hits_so_far = 0
+    for j, h in enumerate(flags, start=1):
+        if h:
+            hits_so_far += 1
+            total += safe_div(hits_so_far, n_rel)  # R@j * h_j
+    if denominator == "relevant":
+        return safe_div(total, n_rel)
+    if denominator == "hits":
+        return safe_div(total, hits_so_far)
+    raise ValueError("unknown ar denominator %r" % (denominator,))
+
+
+def cg(ranked, truth, k, min_relevance, gain="linear"):
+    kk = cutoff(ranked, k)
+    return sum(item_gain(item, truth, gain, min_relevance) for item in ranked[:kk])
+
+
+def dcg(ranked, truth, k, min_relevance, gain="linear", log_base=2.0):
+    kk = cutoff(ranked, k)
+    total = 0.0
+    for j, item in enumerate(ranked[:kk], start=1):
+        discount = math.log(j + 1) / math.log(log_base)  # log_b(j + 1)
+        total += item_gain(item, truth, gain, min_relevance) / discount
+    return total
+
+
+def ideal_dcg(ranked, truth, k, min_relevance, gain="linear", ideal="cut"):
+    kk = cutoff(ranked, k)
+    gains = sorted(
+        (gain_of_grade(g, gain, is_relevant_grade(g, min_relevance)) for g in truth.values()),
+        reverse=True,
+    )
+    if ideal == "cut":
+        gains = gains[:kk]
+    elif ideal == "all":
+        pass
+    elif ideal == "k_slots":
+        g_max = max(gains) if gains else 0.0
+        return g_max * sum(1.0 / math.log2(j + 1) for j in range(1, kk + 1))
+    else:
+        raise ValueError("unknown ideal %r" % (ideal,))
+    return sum(g / math.log2(j + 1) for j, g in enumerate(gains, start=1))
+
+
+def ndcg(ranked, truth, k, min_relevance, gain="linear", ideal="cut"):
+    # NDCG always uses log2 (log_base never changes NDCG).
+    d = dcg(ranked, truth, k, min_relevance, gain=gain, log_base=2.0)
+    i = ideal_dcg(ranked, truth, k, min_relevance, gain=gain, ideal=ideal)
+    return safe_div(d, i)
+
+
+def hit_rate(ranked, truth, k, min_relevance):
+    return 1.0 if hits(ranked, truth, k, min_relevance) >= 1 else 0.0
+
+
+def rr(ranked, truth, k, min_relevance):
+    for j, h in enumerate(hit_flags(ranked, truth, k, min_relevance), start=1):
+        if h:
+            return 1.0 / j
+    return 0.0
+
+
+def arhr(ranked, truth, k, min_relevance):
+    return sum(h / j for j, h in enumerate(hit_flags(ranked, truth, k, min_relevance), start=1))
+
+
+def r_precision(ranked, truth, k, min_relevance):
+    # hits@|R| / |R|; the metric takes no cutoff of its own.
+    n_rel = len(relevant_set(truth, min_relevance))
+    return safe_div(hits(ranked, truth, n_rel, min_relevance), n_rel)
+
+
+# ---------------------------------------------------------------------------
+# metric strings
+# ---------------------------------------------------------------------------
+
+# name -> (function, {option: (default, parser)})
+def _float(v):
+    return float(v)
+
+
+def _choice(*allowed):
+    def parse(v):
+        if v not in allowed:
+            raise ValueError("option value %r not in %r" % (v, allowed))
+        return v
+    return parse
+
+
+METRICS = {
+    "hits": (hits, {}),
+    "precision": (precision, {}),
+    "recall": (recall, {"denominator": ("relevant", _choice("relevant", "min_relevant_k"))}),
+    "fbeta": (fbeta, {"beta": (1.0, _float)}),
+    "ap": (ap, {"denominator": ("relevant", _choice("relevant", "min_relevant_k", "hits", "k"))}),
+    "ar": (ar, {"denominator": ("relevant", _choice("relevant", "hits"))}),
+    "cg": (cg, {"gain": ("linear", _choice("linear", "exponential", "binary"))}),
+    "dcg": (dcg, {"gain": ("linear", _choice("linear", "exponential", "binary")),
+                  "log_base": (2.0, _float)}),
+    "ndcg": (ndcg, {"gain": ("linear", _choice("linear", "exponential", "binary")),
+                    "ideal": ("cut", _choice("cut", "all", "k_slots"))}),
+    "hit_rate": (hit_rate, {}),
+    "rr": (rr, {}),
+    "arhr": (arhr, {}),
+    "r_precision": (r_precision, {}),
+}
+
+ALIASES = {
+    "map": ("ap", {}),
+    "mar": ("ar", {}),
+    "mrr": ("rr", {}),
+    "f1": ("fbeta", {"beta": 1.0}),
+    "success": ("hit_rate", {}),
+}
+
+# Metrics computed normally under empty="one" (count-like ones).
+COUNT_LIKE = {"hits", "cg", "dcg"}
+
+
+def parse_metric(text):
+    """'ap(denominator=hits)@10' -> ('ap', {'denominator': 'hits'}, 10).
+
+    Returns (canonical name, full options dict with defaults, k or None)."""
+    s = text.strip()
+    k = None
+    if "@" in s:
+        s, k_text = s.rsplit("@", 1)
+        k = int(k_text)
+        if k < 1:
+            raise ValueError("k must be >= 1: %r" % (text,))
+    opts_text = None
+    if "(" in s:
+        if not s.endswith(")"):
+            raise ValueError("bad metric string %r" % (text,))
+        s, opts_text = s[:-1].split("(", 1)
+    name = s.strip()
+    fixed = {}
+    if name in ALIASES:
+        name, fixed = ALIASES[name]
+    if name not in METRICS:
+        raise ValueError("unknown metric %r" % (text,))
+    func, spec = METRICS[name]
+    options = {opt: default for opt, (default, _) in spec.items()}
+    options.update(fixed)
+    if opts_text is not None and opts_text.strip():
+        for part in opts_text.split(","):
+            key, value = part.split("=", 1)
+            key, value = key.strip(), value.strip()
+            if key not in spec:
+                raise ValueError("unknown option %r for %r" % (key, text))
+            options[key] = spec[key][1](value)
+    return name, options, k
+
+
+def metric_value(text, ranked, truth, min_relevance):
+    name, options, k = parse_metric(text)
+    func = METRICS[name][0]
+    return func(ranked, truth, k, min_relevance, **options)
+
+
+# ---------------------------------------------------------------------------
+# inputs
+# ---------------------------------------------------------------------------
+
+def normalize_truth(truth):
+    """-> list of (user, {item: grade}) in truth order."""
+    if isinstance(truth, dict):
+        pairs = list(truth.items())
+    elif isinstance(truth, (list, tuple)):
+        pairs = list(enumerate(truth))  # positional users 0..n-1
+    else:
+        raise TypeError("reference: unsupported truth form %r" % (type(truth),))
+    out = []
+    for user, items in pairs:
+        if isinstance(items, dict):
+            grades = {item: float(g) for item, g in items.items()}
+        else:
+            grades = {}
+            for item in items:
+                if item in grades:
+                    raise ValueError("duplicate truth item for user %r" % (user,))
+                grades[item] = 1.0
+        out.append((user, grades))
+    return out
+
+
+def str_desc_key(item):
+    return str(item)
+
+
+def order_scored(scores, ties):
+    """{item: score} -> items by score descending, ties per `ties`."""
+    items = list(scores.items())  # insertion order = input order
+    if ties == "input":
+        # stable sort: equal scores keep input order
+        return [it for it, _ in sorted(items, key=lambda p: -p[1])]
+    if ties == "trec":
+        # equal scores: item id descending, compared as strings
+        by_id = sorted(items, key=lambda p: str(p[0]), reverse=True)
+        return [it for it, _ in sorted(by_id, key=lambda p: -p[1])]
+    if ties == "item_desc":
+        by_id = sorted(items, key=lambda p: p[0], reverse=True)
+        return [it for it, _ in sorted(by_id, key=lambda p: -p[1])]
+    raise ValueError("unknown ties %r" % (ties,))
+
+
+def normalize_recs(recs, ties):
+    """-> dict user -> ordered list (before truncation / de-duplication)."""
+    if isinstance(recs, dict):
+        pairs = list(recs.items())
+    elif isinstance(recs, (list, tuple)):
+        pairs = list(enumerate(recs))
+    else:
+        raise TypeError("reference: unsupported recs form %r" % (type(recs),))
+    out = {}
+    for user, lst in pairs:
+        if isinstance(lst, dict):
+            out[user] = order_scored(lst, ties)
+        else:
+            out[user] = list(lst)
+    return out
+
+
+# Project decision (docs/metrics.md): duplicates are handled on the whole list
+# first (duplicates="error" rejects a duplicate anywhere, as trec_eval rejects
+# one anywhere in a run even with -M; "first" drops later occurrences and the
+# list closes up), then max_items keeps the first N items.
+# tests/test_reference.py::test_duplicates_with_max_items pins the behaviour.
+TRUNCATE_BEFORE_DEDUP = False
+
+
+def prepare_list(user, ranked, duplicates, max_items):
+    """max_items truncation, then the duplicates policy (see TRUNCATE_BEFORE_DEDUP)."""
+    if max_items is not None and TRUNCATE_BEFORE_DEDUP:
+        ranked = ranked[:max_items]
+    seen = set()
+    out = []
+    for item in ranked:
+        if item in seen:
+            if duplicates == "error":
+                raise ValueError("duplicate item %r in the recommendations of user %r" % (item, user))
+            if duplicates == "first":
+                continue
+            raise ValueError("unknown duplicates policy %r" % (duplicates,))
+        seen.add(item)
+        out.append(item)
+    if max_items is not None and not TRUNCATE_BEFORE_DEDUP:
+        out = out[:max_items]
+    return out
+
+
+# ---------------------------------------------------------------------------
+# evaluate
+# ---------------------------------------------------------------------------
+
+def reference_evaluate(truth, recs, metrics, empty="skip", duplicates="error", ties="input",
+                       min_relevance=None, max_items=None):
+    """Returns (means, per_user, meta).
+
+    means:    {metric string: float}  (math.fsum(non-NaN) / count, NaN if count 0)
+    per_user: {metric string: list of floats aligned with the truth users}
+    meta:     {"users": [...], "n_users", "n_skipped", "n_missing_recs", "n_ignored_recs"}
+    """
+    if empty not in ("skip", "zero", "one", "error"):
+        raise ValueError("unknown empty policy %r" % (empty,))
+    if duplicates not in ("error", "first"):
+        raise ValueError("unknown duplicates policy %r" % (duplicates,))
+    if max_items is not None and max_items < 1:
+        raise ValueError("max_items must be >= 1")
+    parsed = {m: parse_metric(m) for m in metrics}
+
+    truth_rows = normalize_truth(truth)
+    recs_lists = normalize_recs(recs, ties)
+    truth_users = [u for u, _ in truth_rows]
+    truth_user_set = set(truth_users)
+
+    lists = {}
+    for user, ranked in recs_lists.items():
+        lists[user] = prepare_list(user, ranked, duplicates, max_items)
+
+    per_user = {m: [] for m in metrics}
+    n_skipped = 0
+    n_missing = 0
+    for user, grades in truth_rows:
+        if user in lists:
+            ranked = lists[user]
+        else:
+            ranked = []
+            n_missing += 1
+        no_relevant = len(relevant_set(grades, min_relevance)) == 0
+        if no_relevant and empty == "error":
+            raise ValueError("user %r has no relevant item" % (user,))
+        if no_relevant and empty == "skip":
+            n_skipped += 1
+            for m in metrics:
+                per_user[m].append(NAN)
+            continue
+        for m in metrics:
+            name, _, _ = parsed[m]
+            if no_relevant and empty == "one" and name not in COUNT_LIKE:
+                per_user[m].append(1.0)
+            else:
+                per_user[m].append(float(metric_value(m, ranked, grades, min_relevance)))
+
+    means = {}
+    for m in metrics:
+        values = [v for v in per_user[m] if not math.isnan(v)]
+        means[m] = math.fsum(values) / len(values) if values else NAN
+
+    meta = {
+        "users": truth_users,
+        "n_users": len(truth_users),
+        "n_skipped": n_skipped,
+        "n_missing_recs": n_missing,
+        "n_ignored_recs": sum(1 for u in recs_lists if u not in truth_user_set),
+    }
+    return means, per_user, meta
+
+
+# Every metric string variant the contract names (without a cutoff).
+ALL_METRIC_BASES = (
+    ["hits", "precision", "recall", "recall(denominator=relevant)",
+     "recall(denominator=min_relevant_k)",
+     "fbeta", "f1", "fbeta(beta=0.5)", "fbeta(beta=2)", "fbeta(beta=1)",
+     "ap", "map", "ar", "mar", "hit_rate", "success", "rr", "mrr", "arhr"]
+    + ["ap(denominator=%s)" % d for d in ("relevant", "min_relevant_k", "hits", "k")]
+    + ["map(denominator=%s)" % d for d in ("min_relevant_k", "hits")]
+    + ["ar(denominator=%s)" % d for d in ("relevant", "hits")]
+    + ["mar(denominator=hits)"]
+    + ["cg", "dcg", "ndcg"]
+    + ["cg(gain=%s)" % g for g in ("linear", "exponential", "binary")]
+    + ["dcg(gain=%s, log_base=%r)" % (g, b)
+       for g in ("linear", "exponential", "binary") for b in (2, math.e, 10)]
+    + ["dcg(log_base=%r)" % b for b in (2.0, math.e, 10.0)]
+    + ["ndcg(gain=%s,ideal=%s)" % (g, i)
+       for g in ("linear", "exponential", "binary") for i in ("cut", "all", "k_slots")]
+    + ["ndcg(ideal=%s)" % i for i in ("cut", "all", "k_slots")]
+    + ["ndcg(gain=%s)" % g for g in ("linear", "exponential", "binary")]
+)
