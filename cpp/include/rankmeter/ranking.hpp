@@ -213,7 +213,11 @@ class HashLookup {
 class DenseLookup {
  public:
   DenseLookup(int64_t n_ids, int64_t cap_max)
-      : mark_(static_cast<size_t>(n_ids), 0), tidx_(static_cast<size_t>(n_ids), 0), n_(n_ids), other_(cap_max) {}
+      // At least one slot: the branch-free scan touches slot 0 for ids outside the array.
+      : mark_(static_cast<size_t>(std::max<int64_t>(n_ids, 1)), 0),
+        tidx_(static_cast<size_t>(std::max<int64_t>(n_ids, 1)), 0),
+        n_(n_ids),
+        other_(cap_max) {}
 
   void begin(int64_t entries) {
     truth_ = static_cast<uint16_t>(truth_ + 2);
@@ -243,6 +247,44 @@ class DenseLookup {
     }
     return old == seen_ ? Probe::dup : Probe::miss;
   }
+
+  // Branch-free scan of a whole list for the common case: every id inside
+  // the array and no duplicate. Records the list position (1-based) and the
+  // id of every truth item found, up to position `limit`; `n_out` = positions
+  // kept. Returns false (nothing usable) when the list has an id outside the
+  // array or a duplicate: the caller then starts the user again with begin()
+  // and the general scan. A padded row ends at the first `pad` (kPadded).
+  template <bool kPadded>
+  bool fast_scan(const int64_t* it, const int64_t* end, int64_t pad, int64_t limit, int64_t* fpos, int64_t* fkey,
+                 int64_t& nf_out, int64_t& n_out, bool& pad_ok) {
+    const uint16_t t = truth_, sn = seen_;
+    uint16_t* mk = mark_.data();
+    const uint64_t n = static_cast<uint64_t>(n_);
+    int64_t nf = 0, pos = 0;
+    uint32_t bad = 0;
+    pad_ok = true;
+    for (; it != end; ++it) {
+      const int64_t key = *it;
+      if (kPadded && key == pad) {
+        for (const int64_t* q = it + 1; q != end; ++q) pad_ok &= (*q == pad);
+        break;
+      }
+      const bool in = static_cast<uint64_t>(key) < n;
+      const size_t kc = in ? static_cast<size_t>(key) : 0;
+      const uint16_t old = mk[kc];
+      mk[kc] = sn;
+      bad |= static_cast<uint32_t>(!in) | static_cast<uint32_t>(old == sn);
+      ++pos;
+      fpos[nf] = pos;
+      fkey[nf] = key;
+      nf += static_cast<int64_t>((old == t) & (pos <= limit));
+    }
+    if (bad) return false;
+    nf_out = nf;
+    n_out = std::min(pos, limit);
+    return true;
+  }
+  int32_t truth_index(int64_t key) const { return tidx_[static_cast<size_t>(key)]; }
 
  private:
   Probe probe_other(int64_t key) {
@@ -405,6 +447,9 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
       hash_look.emplace_back(cap_max);
   }
   std::vector<std::vector<double>> grade_buf(T, std::vector<double>(max_m + 1));
+  // Finds of one user: at most min(|truth|, list length) + 1 slots (the fast scan writes one past the last find).
+  std::vector<std::vector<int64_t>> find_pos(T, std::vector<int64_t>(max_m + 2)), find_key(T, std::vector<int64_t>(max_m + 2));
+  std::vector<std::vector<int32_t>> find_ti(T, std::vector<int32_t>(max_m + 2));
   std::vector<std::vector<double>> ideal_prefix(T, std::vector<double>(static_cast<size_t>(std::max(nv, 1) * (max_m + 1))));
   std::vector<char> ideal_variant(std::max(nv, 1), 0);
   for (int i = 0; i < n_cols; ++i)
@@ -447,6 +492,9 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
     constexpr bool kPadded = decltype(padded_tag)::value;
     double* gbuf = grade_buf[tid].data();
     double* ipre = ideal_prefix[tid].data();
+    int64_t* fpos = find_pos[tid].data();
+    int64_t* fkey = find_key[tid].data();
+    int32_t* fti = find_ti[tid].data();
     Snap* bsnap = block_snaps[tid].data();
     UserRec* brec = block_users[tid].data();
     double* bidcg = block_idcg[tid].data();
@@ -501,9 +549,70 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
           break;
         }
 
-        // One scan of the list. The counters live in locals (registers); a
-        // snapshot is written only when the position reaches a cutoff.
-        int64_t pos = 0, hits = 0, first = 0;
+        // Scan the list once, recording the truth items it finds: every
+        // accuracy metric at every cutoff is a function of their positions
+        // and grades, the list length and |R|.
+        int64_t nf = 0, pos = 0;
+        bool scanned = false;
+        if constexpr (std::is_same_v<std::decay_t<decltype(look)>, DenseLookup>) {
+          bool pad_ok = true;
+          if (look.template fast_scan<kPadded>(r_items + b, r_items + e, pad, limit, fpos, fkey, nf, pos, pad_ok)) {
+            for (int64_t f = 0; f < nf; ++f) fti[f] = look.truth_index(fkey[f]);
+            scanned = true;
+          } else {
+            // An id outside the array or a duplicate: start the user again.
+            look.begin(m + (e - b));
+            for (int64_t i = 0; i < m; ++i) look.add_truth(d.t_items[t0 + i], static_cast<int32_t>(i));
+          }
+          if (!pad_ok) {
+            const int64_t* q = r_items + b;
+            while (*q != pad) ++q;
+            while (*q == pad) ++q;
+            st.record(Code::pad_inside, u, q - (r_items + b));
+            bad = true;
+            break;
+          }
+        }
+        if (!scanned) {
+          // General scan: one probe per item, duplicates handled per policy.
+          nf = 0;
+          pos = 0;
+          for (const int64_t* it = r_items + b, *it_end = r_items + e; it != it_end; ++it) {
+            const int64_t key = *it;
+            if (kPadded && key == pad) {
+              for (const int64_t* q = it + 1; q != it_end; ++q)
+                if (*q != pad) {
+                  st.record(Code::pad_inside, u, q - (r_items + b));
+                  bad = true;
+                  break;
+                }
+              break;
+            }
+            int32_t ti = 0;
+            const Probe pr = look.probe(key, ti);
+            if (pr == Probe::dup) {
+              if (opt.dup_first) continue;
+              st.record(Code::duplicate_recs, u, key);
+              bad = true;
+              break;
+            }
+            if (pos >= limit) {
+              // Past max_items only duplicates matter (duplicates="error").
+              if (opt.dup_first) break;
+              continue;
+            }
+            ++pos;
+            if (pr == Probe::find) {
+              fpos[nf] = pos;
+              fti[nf] = ti;
+              ++nf;
+            }
+          }
+          if (bad) break;
+        }
+
+        // Walk the finds; a snapshot of the running sums at every cutoff.
+        int64_t hits = 0, first = 0;
         double ap = 0.0, ar = 0.0, arhr = 0.0;
         double dcg[kMaxVariants];
         double cgs[3] = {0.0, 0.0, 0.0};
@@ -519,79 +628,26 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
           for (int v = 0; v < nv; ++v) sn.dcg[v] = dcg[v];
         };
         int ci = 0;
-        constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
-        int64_t next_cut = nc > 0 ? cutoffs[0] : kNever;
         int64_t hits_at_R = -1;
-        // One compare per item: the next position where something happens
-        // (a cutoff, position |R| for R-precision, or max_items).
-        auto next_event = [&]() {
-          int64_t ev = std::min(next_cut, limit);
-          if (pos < nrel) ev = std::min(ev, nrel);
-          return ev;
-        };
-        int64_t event = next_event();
-        const int64_t* it = r_items + b;
-        const int64_t* it_end = r_items + e;
-        for (; it != it_end; ++it) {
-          const int64_t key = *it;
-          if (kPadded && key == pad) {
-            for (const int64_t* q = it + 1; q != it_end; ++q)
-              if (*q != pad) {
-                st.record(Code::pad_inside, u, q - (r_items + b));
-                bad = true;
-                break;
-              }
-            break;
+        for (int64_t f = 0; f < nf; ++f) {
+          const int64_t p = fpos[f];
+          while (ci < nc && cutoffs[ci] < p) take(snap[ci++]);
+          if (hits_at_R < 0 && p > nrel) hits_at_R = hits;
+          const double g = grade_at(t0 + fti[f]);
+          const bool rel = relevant(g);
+          if (g > 0.0 || rel) {
+            for (int v = 0; v < nv; ++v) dcg[v] += gain_of(var_gain[v], g, rel) * disc[v][p];
+            for (int gk = 0; gk < 3; ++gk)
+              if (need_cg[gk]) cgs[gk] += gain_of(static_cast<GainKind>(gk), g, rel);
           }
-          int32_t ti = 0;
-          const Probe pr = look.probe(key, ti);
-          if (pr == Probe::miss) {
-            ++pos;
-          } else if (pr == Probe::find) {
-            ++pos;
-            const double g = grade_at(t0 + ti);
-            const bool rel = relevant(g);
-            if (g > 0.0 || rel) {
-              for (int v = 0; v < nv; ++v) dcg[v] += gain_of(var_gain[v], g, rel) * disc[v][pos];
-              for (int gk = 0; gk < 3; ++gk)
-                if (need_cg[gk]) cgs[gk] += gain_of(static_cast<GainKind>(gk), g, rel);
-            }
-            if (rel) {
-              ++hits;
-              ap += static_cast<double>(hits) / static_cast<double>(pos);
-              ar += static_cast<double>(hits);
-              arhr += 1.0 / static_cast<double>(pos);
-              if (first == 0) first = pos;
-            }
-          } else {  // a duplicate
-            if (opt.dup_first) continue;
-            st.record(Code::duplicate_recs, u, key);
-            bad = true;
-            break;
-          }
-          if (pos == event) {
-            if (pos == nrel) hits_at_R = hits;
-            while (ci < nc && cutoffs[ci] == pos) take(snap[ci++]);
-            next_cut = ci < nc ? cutoffs[ci] : kNever;
-            if (pos >= limit) {
-              // max_items reached. duplicates="error" still rejects a
-              // duplicate anywhere in the list (trec_eval does the same).
-              if (!opt.dup_first) {
-                for (++it; it != it_end && !bad; ++it) {
-                  if (kPadded && *it == pad) break;
-                  int32_t unused = 0;
-                  if (look.probe(*it, unused) == Probe::dup) {
-                    st.record(Code::duplicate_recs, u, *it);
-                    bad = true;
-                  }
-                }
-              }
-              break;
-            }
-            event = next_event();
+          if (rel) {
+            ++hits;
+            ap += static_cast<double>(hits) / static_cast<double>(p);
+            ar += static_cast<double>(hits);
+            arhr += 1.0 / static_cast<double>(p);
+            if (first == 0) first = p;
           }
         }
-        if (bad) break;
         while (ci < nc) take(snap[ci++]);
         take(snap[nc]);
         brec[j] = UserRec{nrel, pos, hits_at_R < 0 ? hits : hits_at_R};
