@@ -1,0 +1,88 @@
+"""rankmeter's trec_eval preset against trec_eval itself (through pytrec_eval).
+
+Random qrels and runs (graded and negative judgments, queries without relevant
+documents, equal scores that trec_eval breaks by docno in reverse string order,
+docnos whose string order differs from their numeric order, runs with queries
+missing from the qrels and the other way round, relevance levels) are evaluated
+by both, and every per-query value must agree to 1e-9.
+
+pytrec_eval evaluates only the run's queries that have qrels (trec_eval without
+-c); rankmeter evaluates every qrels query (-c), so the comparison is on the
+queries both evaluate.
+"""
+
+import math
+import random
+
+import pytest
+
+import rankmeter as rm
+
+pytrec_eval = pytest.importorskip("pytrec_eval", reason="pytrec_eval (pip install pytrec-eval-terrier) is not installed")
+
+# trec_eval's default cutoffs: measures are requested without parameters,
+# because pytrec_eval slows down without bound when parameterised measures
+# ("P.1,2,3") are parsed again for every evaluator in one process.
+CUTS = (5, 10, 15, 20, 30, 100)
+SUCCESS_CUTS = (1, 5, 10)
+# trec_eval measure -> rankmeter metric
+MEASURES = {"map": "ap", "ndcg": "ndcg", "recip_rank": "rr", "Rprec": "r_precision", "num_rel_ret": "hits"}
+for _k in CUTS:
+    MEASURES.update({f"P_{_k}": f"precision@{_k}", f"recall_{_k}": f"recall@{_k}", f"map_cut_{_k}": f"ap@{_k}",
+                     f"ndcg_cut_{_k}": f"ndcg@{_k}"})
+for _k in SUCCESS_CUTS:
+    MEASURES[f"success_{_k}"] = f"hit_rate@{_k}"
+REQUEST = {"map", "ndcg", "recip_rank", "Rprec", "num_rel_ret", "P", "recall", "map_cut", "ndcg_cut", "success"}
+
+def _compare(qrels, run, level):
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, REQUEST, relevance_level=level)
+    expected = evaluator.evaluate(run)
+    assert expected, "pytrec_eval evaluated no query: the collection is degenerate"
+    res = rm.evaluate(qrels, run, list(MEASURES.values()), preset="trec_eval",
+                      min_relevance=level if level > 1 else None)
+    index = {u: i for i, u in enumerate(res.users)}
+    for qid, values in expected.items():
+        i = index[qid]
+        for measure, metric in MEASURES.items():
+            ours = float(res.per_user[metric][i])
+            theirs = values[measure]
+            assert math.isclose(ours, theirs, rel_tol=1e-9, abs_tol=1e-12), (
+                f"{measure} ({metric}) for {qid}: rankmeter {ours!r}, trec_eval {theirs!r}\nqrels={qrels[qid]!r}\n"
+                f"run={run.get(qid)!r}, relevance_level={level}")
+
+
+def collection(seed: int, n_queries: int = 1500):
+    """Random qrels and run: graded, negative and zero judgments, queries without
+    relevant documents, few distinct scores (ties), docnos whose string order is
+    not their numeric order, queries only in the run or only in the qrels."""
+    rng = random.Random(seed)
+    qrels, run = {}, {}
+    for q in range(n_queries):
+        qid = f"q{q}"
+        if q == 0 or rng.random() < 0.85:
+            judged = rng.sample(range(41), rng.randint(1, 15))
+            qrels[qid] = {f"d{d}": rng.choice([-1, 0, 0, 1, 1, 2, 3]) for d in judged}
+        if rng.random() < 0.85:
+            ranked = rng.sample(range(41), rng.randint(1, 30))
+            run[qid] = {f"d{d}": rng.choice([0.1, 0.5, 0.5, 1.0, 2.0, 3.25]) for d in ranked}
+    return qrels, run
+
+
+# One evaluator per collection: pytrec_eval was seen to hang after many
+# evaluators in one process, so the randomness is in large collections.
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_matches_trec_eval(seed):
+    _compare(*collection(seed), 1)
+
+
+@pytest.mark.parametrize("level", [2, 3])
+def test_matches_trec_eval_relevance_level(level):
+    _compare(*collection(10 + level), level)
+
+
+def test_ties_broken_by_docno_descending_as_strings():
+    qrels = {"q": {"d10": 1, "d9": 0, "d2": 1}}
+    run = {"q": {"d2": 1.0, "d9": 1.0, "d10": 1.0}}  # trec_eval order: d9, d2, d10
+    _compare(qrels, run, 1)
+    res = rm.evaluate(qrels, run, ["rr"], preset="trec_eval")
+    assert res["rr"] == 0.5
