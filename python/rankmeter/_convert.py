@@ -165,6 +165,13 @@ def _check_scores(scores: np.ndarray, indptr: np.ndarray, users: Optional[np.nda
         raise ValueError(f"`recs` scores must be finite; user {user!r} has score {scores[bad]} at list position {bad - int(indptr[row])}")
 
 
+def _indptr_of(rows: Sequence[Any]) -> np.ndarray:
+    """CSR row pointers of a list of sized rows."""
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows)), out=indptr[1:])
+    return indptr
+
+
 def _users(users: Any, n: int, what: str) -> Optional[np.ndarray]:
     if users is None:
         return None
@@ -222,9 +229,7 @@ class Truth:
         if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
             raise TypeError(f"`truth` lists must be a list of lists, got {type(items).__name__}")
         rows = [list(r) for r in items]
-        lens = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
-        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum(lens, out=indptr[1:])
+        indptr = _indptr_of(rows)
         flat = as_id_array(list(itertools.chain.from_iterable(rows)), "truth items")
         g = None
         if grades is not None:
@@ -253,9 +258,7 @@ class Truth:
                 )
             else:
                 rows.append(v if isinstance(v, (list, tuple)) else list(v))
-        lens = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
-        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum(lens, out=indptr[1:])
+        indptr = _indptr_of(rows)
         flat = as_id_array(list(itertools.chain.from_iterable(rows)), "truth items")
         g = None
         if any(graded):
@@ -427,9 +430,7 @@ class Recs:
         if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
             raise TypeError(f"`recs` lists must be a list of lists, got {type(items).__name__}")
         rows = [list(r) for r in items]
-        lens = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
-        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum(lens, out=indptr[1:])
+        indptr = _indptr_of(rows)
         flat = as_id_array(list(itertools.chain.from_iterable(rows)), "recs items")
         s = None
         if scores is not None:
@@ -461,9 +462,7 @@ class Recs:
                 )
             else:
                 rows.append(v if isinstance(v, (list, tuple)) else list(v))
-        lens = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
-        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum(lens, out=indptr[1:])
+        indptr = _indptr_of(rows)
         flat = as_id_array(list(itertools.chain.from_iterable(rows)), "recs items")
         if all(scored) and values:
             try:
