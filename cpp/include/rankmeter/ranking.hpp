@@ -12,13 +12,17 @@
 // Outputs: values[n_cols * n_users] (column-major), one ExactSum and one count
 // per column (NaN values, i.e. skipped users, are not summed), n_skipped.
 //
-// Per user u: the truth items go into a small open-addressing hash table
-// (per-thread scratch, stamped so it never needs clearing); the list is then
-// scanned once, each item probed once: a truth item found for the first time
-// is a "find" (its gain counts; it is a hit when relevant), an item seen before
-// in the list is a duplicate (an error, or skipped with dup_first), any other
-// item is inserted as a miss. Snapshots of the running sums are taken when the
-// position reaches a cutoff; every column is then a closed form of its snapshot.
+// Per user u: the truth items go into a per-thread set (a direct-addressed
+// marker array when every truth id is a small non-negative int, else a small
+// open-addressing hash table; both stamped per user, never cleared). The list
+// is scanned once and only the truth items it finds are recorded (position,
+// truth index): for dense ids with no duplicate this scan is branch-free, and
+// users with duplicates or ids outside the array are scanned again on the
+// general path, which applies the duplicates policy and max_items. Every
+// accuracy metric at every cutoff is a function of the finds, the list length
+// and |R|, so one walk over the (few) finds takes a snapshot of the running
+// sums at each cutoff. Columns are then computed block-wise over 64 users,
+// and each mean is summed exactly (ExactSum).
 //
 // Relevance: grade > 0, or grade >= min_relevance when given. Gains use the
 // grade itself (negative grades give 0): linear g, exponential 2^g - 1, binary
@@ -109,7 +113,6 @@ constexpr int64_t kMaxPerUser = int64_t(1) << 29;
 
 // Running sums over the list prefix scanned so far.
 struct Snap {
-  int64_t pos = 0;    // positions filled so far
   int64_t hits = 0;   // relevant items found
   int64_t first = 0;  // position of the first hit (0: none)
   double ap = 0.0;    // sum of P@j over hit positions j
@@ -618,7 +621,6 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
         double cgs[3] = {0.0, 0.0, 0.0};
         for (int v = 0; v < nv; ++v) dcg[v] = 0.0;
         auto take = [&](Snap& sn) {
-          sn.pos = pos;
           sn.hits = hits;
           sn.first = first;
           sn.ap = ap;
