@@ -117,6 +117,15 @@ def factorize_items(*arrays: np.ndarray) -> tuple[list[np.ndarray], Optional[np.
     return out, labels
 
 
+def _as_items(items: Any, what: str) -> np.ndarray:
+    """Item ids of a CSR form: signed ints (and unsigned below 2^63) as contiguous
+    int64, used in place when they already are; anything else through as_id_array."""
+    arr = np.asarray(items)
+    if arr.ndim == 1 and (arr.dtype.kind == "i" or (arr.dtype.kind == "u" and arr.dtype.itemsize < 8)):
+        return np.ascontiguousarray(arr, dtype=np.int64)
+    return as_id_array(arr, what)
+
+
 def _as_int64_1d(a: Any, what: str) -> np.ndarray:
     arr = np.asarray(a)
     if arr.ndim != 1:
@@ -213,12 +222,7 @@ class Truth:
     def from_csr(cls, indptr: Any, items: Any, grades: Any = None, users: Any = None) -> "Truth":
         """CSR triple: ``items[indptr[u]:indptr[u+1]]`` are user u's truth items."""
         indptr = _as_int64_1d(indptr, "truth indptr")
-        items_arr = np.asarray(items)
-        items_arr = (
-            np.ascontiguousarray(items_arr, dtype=np.int64)
-            if items_arr.ndim == 1 and items_arr.dtype.kind in "iu" and (items_arr.dtype.kind == "i" or items_arr.dtype.itemsize < 8)
-            else as_id_array(items_arr, "truth items")
-        )
+        items_arr = _as_items(items, "truth items")
         _check_indptr(indptr, items_arr.size, "truth")
         g = None if grades is None else _as_float64_1d(grades, "truth grades", items_arr.size)
         return cls(indptr, items_arr, g, _users(users, indptr.size - 1, "truth"))
@@ -308,11 +312,7 @@ class Recs:
         ``scores`` (descending, ties per ``evaluate(ties=...)``).
         """
         indptr = _as_int64_1d(indptr, "recs indptr")
-        items_arr = np.asarray(items)
-        if items_arr.ndim == 1 and items_arr.dtype.kind in "iu" and (items_arr.dtype.kind == "i" or items_arr.dtype.itemsize < 8):
-            items_arr = np.ascontiguousarray(items_arr, dtype=np.int64)
-        else:
-            items_arr = as_id_array(items_arr, "recs items")
+        items_arr = _as_items(items, "recs items")
         _check_indptr(indptr, items_arr.size, "recs")
         s = None if scores is None else _as_float64_1d(scores, "recs scores", items_arr.size)
         if by_score and s is None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import gzip
 import math
 import os
-from typing import Union
+from typing import Optional, Union
 
 import numpy as np
 
@@ -49,47 +49,37 @@ def _group(queries: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return uniq[by_first].astype(object), order, indptr
 
 
-def read_trec_qrels(path: PathLike) -> Truth:
-    """Read a TREC qrels file (``query iter docno grade``) into a :class:`Truth`."""
-    qs, docs, grades = [], [], []
+def _read_records(path: PathLike, n_min: int, n_max: Optional[int], value_field: int, layout: str,
+                  value_name: str) -> tuple[list[str], list[str], np.ndarray]:
+    """Query ids (field 0), docnos (field 2) and the finite number in `value_field` of every line."""
+    qs, docs, values = [], [], []
     for n, line in enumerate(_read_text(path, "path"), 1):
         parts = line.split()
         if not parts:
             continue
-        if len(parts) != 4:
-            raise ValueError(f"{path}: line {n}: a qrels line has 4 fields (query iter docno grade), got {len(parts)}")
+        if len(parts) < n_min or (n_max is not None and len(parts) > n_max):
+            raise ValueError(f"{path}: line {n}: {layout}, got {len(parts)}")
         try:
-            g = float(parts[3])
+            v = float(parts[value_field])
         except ValueError:
-            raise ValueError(f"{path}: line {n}: grade {parts[3]!r} is not a number") from None
-        if not math.isfinite(g):
-            raise ValueError(f"{path}: line {n}: grade {parts[3]!r} must be finite")
+            raise ValueError(f"{path}: line {n}: {value_name} {parts[value_field]!r} is not a number") from None
+        if not math.isfinite(v):
+            raise ValueError(f"{path}: line {n}: {value_name} {parts[value_field]!r} must be finite")
         qs.append(parts[0])
         docs.append(parts[2])
-        grades.append(g)
+        values.append(v)
+    return qs, docs, np.asarray(values, dtype=np.float64)
+
+
+def read_trec_qrels(path: PathLike) -> Truth:
+    """Read a TREC qrels file (``query iter docno grade``) into a :class:`Truth`."""
+    qs, docs, grades = _read_records(path, 4, 4, 3, "a qrels line has 4 fields (query iter docno grade)", "grade")
     users, order, indptr = _group(qs)
-    items = np.asarray(docs, dtype=object)[order]
-    return Truth.from_csr(indptr, items, np.asarray(grades, dtype=np.float64)[order], users=users)
+    return Truth.from_csr(indptr, np.asarray(docs, dtype=object)[order], grades[order], users=users)
 
 
 def read_trec_run(path: PathLike) -> Recs:
     """Read a TREC run file (``query Q0 docno rank score runid``) into a :class:`Recs` ranked by score."""
-    qs, docs, scores = [], [], []
-    for n, line in enumerate(_read_text(path, "path"), 1):
-        parts = line.split()
-        if not parts:
-            continue
-        if len(parts) < 5:
-            raise ValueError(f"{path}: line {n}: a run line has at least 5 fields (query Q0 docno rank score), got {len(parts)}")
-        try:
-            s = float(parts[4])
-        except ValueError:
-            raise ValueError(f"{path}: line {n}: score {parts[4]!r} is not a number") from None
-        if not math.isfinite(s):
-            raise ValueError(f"{path}: line {n}: score {parts[4]!r} must be finite")
-        qs.append(parts[0])
-        docs.append(parts[2])
-        scores.append(s)
+    qs, docs, scores = _read_records(path, 5, None, 4, "a run line has at least 5 fields (query Q0 docno rank score)", "score")
     users, order, indptr = _group(qs)
-    items = np.asarray(docs, dtype=object)[order]
-    return Recs.from_csr(indptr, items, np.asarray(scores, dtype=np.float64)[order], users=users, by_score=True)
+    return Recs.from_csr(indptr, np.asarray(docs, dtype=object)[order], scores[order], users=users, by_score=True)

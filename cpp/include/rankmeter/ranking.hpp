@@ -559,21 +559,16 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
         bool scanned = false;
         if constexpr (std::is_same_v<std::decay_t<decltype(look)>, DenseLookup>) {
           bool pad_ok = true;
-          if (look.template fast_scan<kPadded>(r_items + b, r_items + e, pad, limit, fpos, fkey, nf, pos, pad_ok)) {
+          if (look.template fast_scan<kPadded>(r_items + b, r_items + e, pad, limit, fpos, fkey, nf, pos, pad_ok) &&
+              pad_ok) {
             for (int64_t f = 0; f < nf; ++f) fti[f] = look.truth_index(fkey[f]);
             scanned = true;
           } else {
-            // An id outside the array or a duplicate: start the user again.
+            // An id outside the array, a duplicate or an item after the
+            // padding: start the user again on the general path, which
+            // applies the policies and reports errors.
             look.begin(m + (e - b));
             for (int64_t i = 0; i < m; ++i) look.add_truth(d.t_items[t0 + i], static_cast<int32_t>(i));
-          }
-          if (!pad_ok) {
-            const int64_t* q = r_items + b;
-            while (*q != pad) ++q;
-            while (*q == pad) ++q;
-            st.record(Code::pad_inside, u, q - (r_items + b));
-            bad = true;
-            break;
           }
         }
         if (!scanned) {
