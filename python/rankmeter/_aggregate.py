@@ -145,6 +145,8 @@ class State:
                 raise ValueError("`data` has trailing bytes")
         except struct.error:
             raise ValueError("`data` is truncated or corrupt") from None
+        except UnicodeDecodeError:
+            raise ValueError("`data` is corrupt (a metric name is not UTF-8)") from None
         return cls(names, sums, counts, meta)
 
     def __eq__(self, other: Any) -> bool:

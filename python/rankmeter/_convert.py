@@ -365,6 +365,8 @@ class Recs:
             raise ValueError(f"`matrix` must be 2-D (n_users x n_items), got shape {S.shape}")
         if S.dtype.kind not in "fiu" or S.dtype.kind == "b":
             raise TypeError(f"`matrix` must hold numeric scores, got dtype {S.dtype}")
+        if k is None:
+            raise TypeError("`k` must be a positive integer, got None")
         k = _check_k(k, "`k`")
         n_users, n_items = S.shape
         u = _users(users, n_users, "recs")

@@ -24,6 +24,8 @@ _EMPTY = {"skip": 0, "zero": 1, "one": 2, "error": 3}
 _DUPLICATES = ("error", "first")
 _TIES = ("input", "trec", "item_desc", "average")
 _DEFAULTS = {"empty": "skip", "duplicates": "error", "ties": "input"}
+MAX_THREADS = 4096
+_MAX_ITEMS_CAP = 2**62  # larger max_items values truncate nothing, like no max_items
 
 
 # --------------------------------------------------------------------------- options
@@ -37,13 +39,15 @@ def resolve_threads(threads: Optional[int]) -> int:
             threads = int(env)
         except ValueError:
             raise ValueError(f"RANKMETER_NUM_THREADS must be a positive integer, got {env!r}") from None
-        if threads < 1:
-            raise ValueError(f"RANKMETER_NUM_THREADS must be a positive integer, got {env!r}")
+        if threads < 1 or threads > MAX_THREADS:
+            raise ValueError(f"RANKMETER_NUM_THREADS must be a positive integer of at most {MAX_THREADS}, got {env!r}")
         return threads
     if isinstance(threads, bool) or not isinstance(threads, numbers.Integral):
         raise TypeError(f"`threads` must be a positive integer or None, got {threads!r}")
     if threads < 1:
         raise ValueError(f"`threads` must be a positive integer or None, got {threads}")
+    if threads > MAX_THREADS:
+        raise ValueError(f"`threads` must be at most {MAX_THREADS}, got {threads}")
     return int(threads)
 
 
@@ -187,7 +191,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, *, preset, empty, duplicat
             raise TypeError(f"`max_items` must be a positive integer or None, got {max_items!r}")
         if max_items < 1:
             raise ValueError(f"`max_items` must be a positive integer or None, got {max_items}")
-        max_items = int(max_items)
+        max_items = int(min(max_items, _MAX_ITEMS_CAP))
 
     keys, parsed = _parse_metrics(metrics, pre.metric_options if pre is not None else None)
     t = to_truth(truth)

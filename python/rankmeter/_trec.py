@@ -30,8 +30,13 @@ def _read_text(path: PathLike, what: str) -> list[str]:
     with open(path, "rb") as f:
         head = f.read(2)
     opener = gzip.open if head == b"\x1f\x8b" else open
-    with opener(path, "rt", encoding="utf-8", errors="strict") as f:  # type: ignore[operator]
-        return f.read().splitlines()
+    try:
+        with opener(path, "rt", encoding="utf-8", errors="strict") as f:  # type: ignore[operator]
+            return f.read().splitlines()
+    except UnicodeDecodeError as e:
+        raise ValueError(f"`path` {path}: not UTF-8 text (byte {e.start}: {e.reason})") from None
+    except (EOFError, gzip.BadGzipFile) as e:
+        raise ValueError(f"`path` {path}: corrupt gzip file ({e})") from None
 
 
 def _group(queries: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
