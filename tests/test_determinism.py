@@ -483,3 +483,11 @@ def test_exact_sum_dcg_log_base():
     a = rm.partial({u: truth[u] for u in range(0, n, 2)}, recs, [metric])
     b = rm.partial({u: truth[u] for u in range(1, n, 2)}, recs, [metric])
     assert a.merge(b).finalize()[metric] == res[metric]
+
+
+def test_issue6_every_metric_is_covered():
+    """Every metric the package knows (aliases resolved) is in METRICS above, so a new
+    metric cannot land without its thread-count and merge determinism being tested."""
+    covered = {rm.metrics.parse(m).name for m in METRICS}
+    known = {rm.metrics.parse(n).name for n in rm.metrics.list()}
+    assert known <= covered, f"metrics missing from the determinism test: {sorted(known - covered)}"
