@@ -57,7 +57,8 @@ def close(a, b) -> bool:
 
 def check_against_reference(res, truth_py, recs_py, metrics, opts):
     """rankmeter accepted the input: the reference must agree number for number."""
-    ref_opts = {k: v for k, v in opts.items() if k not in ("threads", "preset")}
+    # None means "the default" to rankmeter; the reference wants the default spelled out
+    ref_opts = {k: v for k, v in opts.items() if k not in ("threads", "preset") and v is not None}
     if "preset" in opts:
         ref_opts.setdefault("ties", "trec")
         ref_opts.setdefault("empty", "zero")
