@@ -12,6 +12,7 @@ import numpy as np
 
 from . import _core
 from ._aggregate import State, exact_mean, limbs_to_int
+from ._beyond import Context, check_context, run_beyond
 from ._convert import Recs, Truth, factorize_items, to_recs, to_truth
 from ._presets import get_preset
 from .metrics import Metric, parse
@@ -78,6 +79,7 @@ class _Plan:
     __slots__ = (
         "keys", "metrics", "columns", "key_to_col", "canon_to_col", "users", "truth", "recs", "rowmap", "labels",
         "t_items", "r_items", "r_indptr", "meta", "min_relevance", "empty", "dup_first", "max_items",
+        "ctx", "b_indptr", "b_items", "b_scores",
     )
 
 
@@ -140,7 +142,7 @@ def _natural_rank(ids: np.ndarray) -> np.ndarray:
     raise TypeError("ties='item_desc' needs item ids of one kind (all ints or all strings)")
 
 
-def _rank_by_score(recs: Recs, ties: str) -> tuple[np.ndarray, np.ndarray]:
+def _rank_by_score(recs: Recs, ties: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Order every list by score (descending); equal scores per `ties`. Vectorised."""
     indptr, items, scores = recs.indptr, recs.items, recs.scores
     row = np.repeat(np.arange(indptr.size - 1, dtype=np.int64), np.diff(indptr))
@@ -149,7 +151,7 @@ def _rank_by_score(recs: Recs, ties: str) -> tuple[np.ndarray, np.ndarray]:
     else:
         key = _string_rank(items) if ties == "trec" else _natural_rank(items)
         order = np.lexsort((-key, -scores, row))
-    return indptr, items[order]
+    return indptr, items[order], scores[order]
 
 
 def _padded_to_csr(recs: Recs) -> tuple[np.ndarray, np.ndarray]:
@@ -167,7 +169,8 @@ def _padded_to_csr(recs: Recs) -> tuple[np.ndarray, np.ndarray]:
     return indptr, arr[valid]
 
 
-def _plan(truth: Any, recs: Any, metrics: MetricsArg, *, preset, empty, duplicates, ties, min_relevance, max_items) -> _Plan:
+def _plan(truth: Any, recs: Any, metrics: MetricsArg, *, preset, empty, duplicates, ties, min_relevance, max_items,
+          context: Optional[dict] = None) -> _Plan:
     pre = get_preset(preset)
     defaults = dict(_DEFAULTS)
     if pre is not None:
@@ -194,10 +197,13 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, *, preset, empty, duplicat
         max_items = int(min(max_items, _MAX_ITEMS_CAP))
 
     keys, parsed = _parse_metrics(metrics, pre.metric_options if pre is not None else None)
+    ctx = Context(**(context or {}))
+    check_context([m for m in parsed if m.family != "accuracy"], ctx)
     t = to_truth(truth)
     r = to_recs(recs)
 
     p = _Plan()
+    p.ctx = ctx
     p.keys, p.metrics = keys, parsed
     # Columns are deduplicated by canonical name; keys as passed map to them
     # separately (with a preset, "ndcg" may mean "ndcg(ideal=all)", whose
@@ -225,9 +231,16 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, *, preset, empty, duplicat
     rowmap, n_missing, n_ignored = _align(t, r)
 
     # Recommendations as buffers: ranked by score when the form carries only scores.
-    r_indptr, r_items = r.indptr, r.items
+    r_indptr, r_items, r_scores = r.indptr, r.items, r.scores
     if r.by_score:
-        r_indptr, r_items = _rank_by_score(r, ties)
+        r_indptr, r_items, r_scores = _rank_by_score(r, ties)
+    p.b_indptr = p.b_items = p.b_scores = None
+    if any(m.family != "accuracy" for m in parsed):
+        # the beyond-accuracy kernels read the ordered lists as CSR of raw ids (+ scores)
+        if r_indptr is None:
+            p.b_indptr, p.b_items = _padded_to_csr(r)
+        else:
+            p.b_indptr, p.b_items, p.b_scores = r_indptr, r_items, r_scores
     needs_codes = t.items.dtype != np.int64 or r_items.dtype != np.int64
     if needs_codes and r_indptr is None:
         r_indptr, r_items = _padded_to_csr(r)
@@ -259,8 +272,44 @@ _MESSAGES = {
 
 
 def _run(p: _Plan, threads: Optional[int]):
-    col_ints = np.array([m._column()[0] for m in p.columns], dtype=np.int64).reshape(-1, 5)
-    col_floats = np.array([m._column()[1] for m in p.columns], dtype=np.float64).reshape(-1, 2)
+    """Every column: the fused accuracy pass for the accuracy family, the beyond kernels
+    for the rest. Returns (values per column (None: catalog-level), sums, counts, means)."""
+    n_threads = resolve_threads(threads)
+    n = len(p.columns)
+    values: list = [None] * n
+    sums, counts, means = [0] * n, [0] * n, [None] * n
+    acc = [(i, m) for i, m in enumerate(p.columns) if m.family == "accuracy"]
+    beyond = [(i, m) for i, m in enumerate(p.columns) if m.family != "accuracy"]
+    if acc or not beyond:
+        cols = [m for _, m in acc] or [parse("num_rel")]
+        v, s, c = _accuracy_pass(p, cols, n_threads)
+        for j, (i, _) in enumerate(acc):
+            values[i], sums[i], counts[i] = v[j], s[j], c[j]
+    else:
+        p.meta["n_skipped"] = _count_no_relevant(p)
+    if beyond:
+        for i, (vals, s_, c_, mean) in run_beyond(p, beyond, p.ctx, n_threads).items():
+            values[i], sums[i], counts[i], means[i] = vals, s_, c_, mean
+    return values, sums, counts, means
+
+
+def _count_no_relevant(p: _Plan) -> int:
+    """Truth users without a relevant item (meta n_skipped when no accuracy column ran)."""
+    t = p.truth
+    g = t.grades if t.grades is not None else np.ones(t.items.size)
+    rel = g >= p.min_relevance if p.min_relevance is not None else g > 0
+    row = np.repeat(np.arange(t.n_users), np.diff(t.indptr))
+    has = np.bincount(row[rel], minlength=t.n_users) > 0
+    if p.empty == "error" and not has.all():
+        u = int(np.argmin(has))
+        user = p.users[u].item() if isinstance(p.users[u], np.generic) else p.users[u]
+        raise ValueError(_MESSAGES[4].format(user=user, item=0))
+    return int(t.n_users - np.count_nonzero(has)) if p.empty == "skip" else 0
+
+
+def _accuracy_pass(p: _Plan, columns: list, threads: int):
+    col_ints = np.array([m._column()[0] for m in columns], dtype=np.int64).reshape(-1, 5)
+    col_floats = np.array([m._column()[1] for m in columns], dtype=np.float64).reshape(-1, 2)
     padded = p.r_indptr is None
     values, limbs, counts, n_skipped, status = _core.ranking_pass(
         p.truth.indptr,
@@ -277,7 +326,7 @@ def _run(p: _Plan, threads: Optional[int]):
         _EMPTY[p.empty],
         p.dup_first,
         p.max_items or 0,
-        resolve_threads(threads),
+        threads,
     )
     code, uidx, item = status
     if code != 0:
@@ -305,14 +354,14 @@ class Result:
 
     __slots__ = ("_values", "_key_to_col", "_canon_to_col", "_names", "_means", "users", "meta", "state", "per_user")
 
-    def __init__(self, values: np.ndarray, names: list[str], key_to_col: dict, canon_to_col: dict, state: State,
-                 users, meta: dict):
+    def __init__(self, values, names: list[str], key_to_col: dict, canon_to_col: dict, state: State,
+                 users, meta: dict, means: list):
         self._values = values
         self._names = names
         self._key_to_col = key_to_col
         self._canon_to_col = canon_to_col
         self.state = state
-        self._means = [exact_mean(s, c) for s, c in zip(state.sums, state.counts)]
+        self._means = means
         self.users = users
         self.meta = meta
         self.per_user = _PerUser(self)
@@ -367,7 +416,7 @@ class Result:
             raise ImportError("Result.to_pandas() needs pandas: pip install pandas") from None
         users = self.users
         return pd.DataFrame(
-            {n: self._values[self._col(n)] for n in self._names},
+            {n: self._values[self._col(n)] for n in self._names if self._values[self._col(n)] is not None},
             index=pd.Index(users if not isinstance(users, np.ndarray) or users.dtype != object else list(users), name="user"),
         )
 
@@ -386,7 +435,10 @@ class _PerUser(Mapping):
         self._res = res
 
     def __getitem__(self, key: Any) -> np.ndarray:
-        return self._res._values[self._res._col(key)]
+        v = self._res._values[self._res._col(key)]
+        if v is None:
+            raise KeyError(f"{key!r} is a catalog-level metric: one value (res[{key!r}]), no per-user values")
+        return v
 
     def __iter__(self):
         return iter(self._res._names)
@@ -411,6 +463,10 @@ def evaluate(
     ties: Optional[str] = None,
     min_relevance: Optional[float] = None,
     max_items: Optional[int] = None,
+    train: Any = None,
+    item_features: Any = None,
+    item_similarity: Any = None,
+    catalog: Any = None,
 ) -> Result:
     """Evaluate ranked recommendations against ground truth, every metric in one C++ pass.
 
@@ -445,6 +501,16 @@ def evaluate(
         Gains of the DCG family still use the grade itself.
     max_items : int, optional
         Truncate every list to its first ``max_items`` items (trec_eval -M).
+    train : any truth-like form, optional
+        Training interactions (user, item): item popularity, user histories and the
+        default catalog of the beyond-accuracy metrics (novelty, arp, serendipity,
+        coverage, gini, diversity with similarity=cooccurrence).
+    item_features : 2-D array (row = item id), dict, (ids, matrix) or DataFrame, optional
+        Item feature vectors for diversity (similarity=features) and serendipity.
+    item_similarity : square array or scipy.sparse (row/column = item id), or (ids, matrix), optional
+        Item x item similarity for diversity(similarity=matrix).
+    catalog : iterable of item ids, optional
+        The catalog of coverage and gini (default: the items seen in ``train``).
 
     Returns
     -------
@@ -464,13 +530,16 @@ def evaluate(
     >>> res["precision@2"], round(res["ap"], 4)
     (0.5, 0.8333)
     """
+    context = dict(train=train, item_features=item_features, item_similarity=item_similarity, catalog=catalog)
     p = _plan(truth, recs, metrics, preset=preset, empty=empty, duplicates=duplicates, ties=ties,
-              min_relevance=min_relevance, max_items=max_items)
-    values, sums, counts = _run(p, threads)
-    names_by_col = [str(m) for m in p.columns]
-    state = State(names_by_col, sums, counts, p.meta)
-    users = p.users
-    return Result(values, list(dict.fromkeys(p.keys)), p.key_to_col, p.canon_to_col, state, users, dict(p.meta))
+              min_relevance=min_relevance, max_items=max_items, context=context)
+    values, sums, counts, means = _run(p, threads)
+    mergeable = [i for i, m in enumerate(p.columns) if m.family != "catalog"]
+    state = State([str(p.columns[i]) for i in mergeable], [sums[i] for i in mergeable],
+                  [counts[i] for i in mergeable], p.meta)
+    means = [exact_mean(s, c) if mean is None else mean for s, c, mean in zip(sums, counts, means)]
+    return Result(values, list(dict.fromkeys(p.keys)), p.key_to_col, p.canon_to_col, state, p.users, dict(p.meta),
+                  means)
 
 
 def partial(
@@ -485,6 +554,10 @@ def partial(
     ties: Optional[str] = None,
     min_relevance: Optional[float] = None,
     max_items: Optional[int] = None,
+    train: Any = None,
+    item_features: Any = None,
+    item_similarity: Any = None,
+    catalog: Any = None,
 ) -> State:
     """Evaluate one batch of users and return its mergeable exact :class:`State`.
 
@@ -501,7 +574,12 @@ def partial(
     >>> a.merge(b).finalize()
     {'precision@2': 0.25}
     """
+    context = dict(train=train, item_features=item_features, item_similarity=item_similarity, catalog=catalog)
     p = _plan(truth, recs, metrics, preset=preset, empty=empty, duplicates=duplicates, ties=ties,
-              min_relevance=min_relevance, max_items=max_items)
-    _, sums, counts = _run(p, threads)
+              min_relevance=min_relevance, max_items=max_items, context=context)
+    catalog_level = [str(m) for m in p.columns if m.family == "catalog"]
+    if catalog_level:
+        raise ValueError(f"partial() cannot merge catalog-level metrics {catalog_level} yet (they need the item-count "
+                         "histograms of every batch); evaluate them in one evaluate() call")
+    _, sums, counts, _ = _run(p, threads)
     return State([str(m) for m in p.columns], sums, counts, p.meta)

@@ -43,6 +43,15 @@ __all__ = [
     "ARHR",
     "RPrecision",
     "NumRel",
+    "FCP",
+    "Diversity",
+    "Novelty",
+    "Serendipity",
+    "Personalization",
+    "Coverage",
+    "ARP",
+    "Gini",
+    "ScoreEntropy",
     "parse",
     "list",
 ]
@@ -91,6 +100,8 @@ class _Spec:
     options: dict  # option name -> (default, checker)
     cutoff: bool = True
     doc: str = ""
+    family: str = "accuracy"  # "accuracy" (the fused pass), "user" (per-user beyond kernels), "catalog" (one value)
+    needs: tuple = ()  # context arguments the metric needs (beyond-accuracy metrics)
 
 
 _SPECS: dict[str, _Spec] = {
@@ -120,6 +131,27 @@ _SPECS: dict[str, _Spec] = {
     "arhr": _Spec(11, {}, doc="sum_{j<=k} h_j / j"),
     "r_precision": _Spec(12, {}, cutoff=False, doc="hits@|R| / |R|"),
     "num_rel": _Spec(13, {}, cutoff=False, doc="|R|, the number of relevant items"),
+    # beyond-accuracy and pairwise metrics (rankmeter/beyond.hpp)
+    "fcp": _Spec(100, {"average": ("pairs", _choice("pairs", "users"))}, doc="fraction of concordant pairs",
+                 family="user"),
+    "diversity": _Spec(101, {"similarity": ("features", _choice("features", "matrix", "cooccurrence"))},
+                       doc="1 - mean pairwise similarity in the top k", family="user"),
+    "novelty": _Spec(102, {"unseen": ("skip", _choice("skip", "zero", "one_user")),
+                           "divide_by": ("items", _choice("items", "k"))},
+                     doc="mean -log2(popularity share) of the top-k items", family="user", needs=("train",)),
+    "serendipity": _Spec(103, {"relevance": ("relevant", _choice("relevant", "all"))},
+                         doc="mean unexpectedness of the relevant top-k items", family="user",
+                         needs=("train", "item_features")),
+    "personalization": _Spec(104, {"similarity": ("overlap", _choice("overlap", "cosine"))},
+                             doc="1 - mean list overlap between pairs of users", family="catalog"),
+    "coverage": _Spec(105, {}, doc="share of the catalog recommended in some top k", family="catalog"),
+    "arp": _Spec(106, {"popularity": ("users", _choice("users", "interactions")),
+                       "unseen": ("skip", _choice("skip", "zero")),
+                       "normalize": ("none", _choice("none", "max", "total"))},
+                 doc="average recommendation popularity", family="user", needs=("train",)),
+    "gini": _Spec(107, {"over": ("catalog", _choice("catalog", "recommended"))},
+                  doc="Gini index of how often items are recommended", family="catalog"),
+    "score_entropy": _Spec(108, {}, doc="entropy of the softmax of the pooled top-k scores", family="catalog"),
 }
 
 # alias -> (canonical name, fixed options)
@@ -134,6 +166,8 @@ _ALIASES: dict[str, tuple[str, dict]] = {
     "num_rel_ret": ("hits", {}),
     "p": ("precision", {}),  # trec_eval's P_k
     "recip_rank": ("rr", {}),
+    "arpu": ("arp", {}),
+    "entropy": ("score_entropy", {}),
 }
 
 _ENUM_CODES = {
@@ -234,6 +268,11 @@ class Metric:
         merged.update(options)
         return Metric(self.name, k, **merged)
 
+    @property
+    def family(self) -> str:
+        """'accuracy' (fused pass), 'user' (per-user beyond kernel) or 'catalog' (one value)."""
+        return _SPECS[self.name].family
+
     # what the C++ pass needs
     def _column(self) -> tuple[tuple[int, int, int, int, int], tuple[float, float]]:
         o = self.options
@@ -275,6 +314,20 @@ ARHR = _cls("ARHR", "arhr", "Average reciprocal hit rank: sum of 1/j over every 
 RPrecision = _cls("RPrecision", "r_precision", "Precision at |R|.", "")
 NumRel = _cls("NumRel", "num_rel", "|R|, the number of relevant items of the user.", "")
 MAP, MAR, MRR = AP, AR, RR
+FCP = _cls("FCP", "fcp", "Fraction of concordant pairs (Koren).", "average : {'pairs', 'users'}\n")
+Diversity = _cls("Diversity", "diversity", "Intra-list diversity: 1 - mean pairwise similarity in the top k.",
+                 "similarity : {'features', 'matrix', 'cooccurrence'}\n")
+Novelty = _cls("Novelty", "novelty", "Mean self-information -log2(users_with_item / train_users) of the top k.",
+               "unseen : {'skip', 'zero', 'one_user'}\ndivide_by : {'items', 'k'}\n")
+Serendipity = _cls("Serendipity", "serendipity", "Mean unexpectedness of the relevant top-k items.",
+                   "relevance : {'relevant', 'all'}\n")
+Personalization = _cls("Personalization", "personalization", "1 - mean overlap of two users' top k.",
+                       "similarity : {'overlap', 'cosine'}\n")
+Coverage = _cls("Coverage", "coverage", "Share of the catalog that appears in some top k.", "")
+ARP = _cls("ARP", "arp", "Average recommendation popularity.",
+           "popularity : {'users', 'interactions'}\nunseen : {'skip', 'zero'}\nnormalize : {'none', 'max', 'total'}\n")
+Gini = _cls("Gini", "gini", "Gini index of the recommendation counts of catalog items.", "over : {'catalog', 'recommended'}\n")
+ScoreEntropy = _cls("ScoreEntropy", "score_entropy", "Entropy of the softmax of all top-k scores pooled.", "")
 
 
 def F1(k: Optional[int] = None) -> Metric:

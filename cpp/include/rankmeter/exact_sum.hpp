@@ -14,6 +14,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <cmath>
 #include <cstring>
 
 namespace rankmeter::core {
@@ -76,6 +77,16 @@ struct ExactSum {
       limb[i + 1] += carry;
     }
     pending = 0;
+  }
+
+  // The sum as a double (after normalize()): the limbs added from the most
+  // significant down in long double. A function of the limbs only, so equal
+  // exact sums give equal doubles whatever the order of the additions.
+  double to_double() const {
+    long double r = 0.0L;
+    for (int i = kLimbs - 1; i >= 0; --i)
+      if (limb[i]) r += std::ldexp(static_cast<long double>(limb[i]), 32 * i - 1074);
+    return static_cast<double>(r);
   }
 
   void merge(ExactSum& o) {

@@ -19,6 +19,8 @@ enum class Code : int32_t {
   bad_rowmap = 6,          // a row index outside the recommendations
   too_large = 7,           // one user's truth + list longer than the scratch allows (2^29)
   too_many_variants = 8,   // more distinct (gain, log_base) pairs than one pass keeps
+  missing_feature = 9,     // a top-k item without a row in item_features
+  missing_similarity = 10, // a top-k item without a row in item_similarity
 };
 
 struct Status {

@@ -1,0 +1,679 @@
+// rankmeter/beyond.hpp — beyond-accuracy and pairwise kernels.
+//
+// Every kernel reads the evaluated users' lists as one clean CSR (built by
+// prepare_lists: aligned to the truth users, duplicates handled, max_items
+// applied), with item ids already coded densely as 0..n_items-1. The top-k of
+// user u is L[indptr[u] .. indptr[u] + min(k, len)) (k = 0: the whole list).
+//
+// Per-user kernels write one double per user (NaN = the user is skipped) and
+// never depend on the thread count: each user's value is computed by one
+// thread from its own data. Catalog-level kernels reduce integer item counts
+// (exact) or ExactSum accumulators (exact), so they do not depend on it either.
+//
+// Sum identities (SPEC §3.2) keep the pairwise metrics linear:
+//   personalization   Σ_{u<v} |L_u ∩ L_v| = Σ_i c_i (c_i - 1) / 2, c_i = #users listing i;
+//                     cosine: Σ_{u<v} |L_u ∩ L_v| / sqrt(|L_u||L_v|) = Σ_i (W_i^2 - Q_i) / 2
+//                     with W_i = Σ_{u∋i} |L_u|^-1/2 and Q_i = Σ_{u∋i} |L_u|^-1;
+//   diversity         with unit vectors x_a, Σ_{a<b} x_a·x_b = (|Σ x_a|^2 - Σ |x_a|^2) / 2;
+//   serendipity       mean_h cos(f_i, f_h) = x_i · (Σ_h x_h) / |H|.
+// FCP counts concordant/discordant pairs with a Fenwick tree: O(m log m) per user.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "exact_sum.hpp"
+#include "parallel.hpp"
+#include "status.hpp"
+
+namespace rankmeter::core {
+
+namespace beyond_detail {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+inline int64_t top_len(const int64_t* indptr, int64_t u, int64_t k) {
+  const int64_t n = indptr[u + 1] - indptr[u];
+  return k > 0 && k < n ? k : n;
+}
+
+// A per-thread item -> value map over dense codes, reset per user by stamping.
+struct Stamped {
+  std::vector<uint32_t> stamp;
+  std::vector<int64_t> value;
+  uint32_t now = 0;
+  explicit Stamped(int64_t n) : stamp(static_cast<size_t>(n), 0), value(static_cast<size_t>(n), 0) {}
+  void next() {
+    if (++now == 0) {
+      std::fill(stamp.begin(), stamp.end(), 0);
+      now = 1;
+    }
+  }
+  bool has(int64_t i) const { return stamp[i] == now; }
+  void set(int64_t i, int64_t v) {
+    stamp[i] = now;
+    value[i] = v;
+  }
+};
+}  // namespace beyond_detail
+
+// ---------------------------------------------------------------------------
+// prepare_lists: the evaluated users' lists, in truth-user order.
+//   rowmap[u] (nullable: identity): the recs row of truth user u, -1 = none (empty list).
+//   Duplicates: dup_first keeps the first occurrence, else the first duplicate is
+//   an error (Code::duplicate_recs, lowest user). max_items (0: none) truncates
+//   after duplicate removal; keep (0: all) keeps only the first `keep` items
+//   (the largest cutoff any requested metric reads).
+// Two passes: lengths, then copy. Output buffers are sized by the caller from
+// the returned total (call with out_items == nullptr first).
+struct ListsIn {
+  int64_t n_users = 0;
+  const int64_t* rowmap = nullptr;
+  const int64_t* indptr = nullptr;
+  const int64_t* items = nullptr;
+  const double* scores = nullptr;
+  int64_t n_items = 0;
+};
+
+inline Status prepare_lists(const ListsIn& in, bool dup_first, int64_t max_items, int64_t keep, int threads,
+                            int64_t* out_indptr, int64_t* out_items, double* out_scores) {
+  using namespace beyond_detail;
+  Status status;
+  const int64_t limit = [&] {
+    int64_t l = std::numeric_limits<int64_t>::max();
+    if (max_items > 0) l = std::min(l, max_items);
+    if (keep > 0) l = std::min(l, keep);
+    return l;
+  }();
+  const int T = effective_threads(threads, in.n_users);
+  std::vector<Status> tstatus(T);
+  const bool second = out_items != nullptr;
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T)
+#endif
+  {
+    const int tid = thread_id();
+    Stamped seen(in.n_items);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(dynamic, 1024)
+#endif
+    for (int64_t u = 0; u < in.n_users; ++u) {
+      const int64_t row = in.rowmap ? in.rowmap[u] : u;
+      int64_t n_out = 0;
+      if (row >= 0) {
+        seen.next();
+        const int64_t b = in.indptr[row], e = in.indptr[row + 1];
+        int64_t w = second ? out_indptr[u] : 0;
+        for (int64_t p = b; p < e && n_out < limit; ++p) {
+          const int64_t it = in.items[p];
+          if (seen.has(it)) {
+            if (!dup_first) {
+              tstatus[tid].record(Code::duplicate_recs, u, it);
+              break;
+            }
+            continue;
+          }
+          seen.set(it, 1);
+          if (second) {
+            out_items[w] = it;
+            if (out_scores) out_scores[w] = in.scores[p];
+            ++w;
+          }
+          ++n_out;
+        }
+      }
+      if (!second) out_indptr[u + 1] = n_out;
+    }
+  }
+  for (const auto& s : tstatus) status.merge(s);
+  if (!second && status.ok()) {
+    out_indptr[0] = 0;
+    for (int64_t u = 0; u < in.n_users; ++u) out_indptr[u + 1] += out_indptr[u];
+  }
+  return status;
+}
+
+// Lists after prepare_lists.
+struct Lists {
+  int64_t n_users = 0;
+  const int64_t* indptr = nullptr;
+  const int64_t* items = nullptr;
+  const double* scores = nullptr;
+  int64_t n_items = 0;
+};
+
+// ---------------------------------------------------------------------------
+// item_counts: c_i = number of users whose top-k holds item i (int64, exact).
+inline void item_counts(const Lists& L, int64_t k, int threads, int64_t* counts) {
+  using namespace beyond_detail;
+  const int T = effective_threads(threads, L.n_users);
+  std::vector<std::vector<int64_t>> part(T > 1 ? T : 0, std::vector<int64_t>(static_cast<size_t>(L.n_items), 0));
+  std::fill(counts, counts + L.n_items, 0);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T)
+#endif
+  {
+    int64_t* c = T > 1 ? part[thread_id()].data() : counts;
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (int64_t u = 0; u < L.n_users; ++u) {
+      const int64_t b = L.indptr[u], n = top_len(L.indptr, u, k);
+      for (int64_t p = b; p < b + n; ++p) ++c[L.items[p]];
+    }
+  }
+  for (int t = 0; t < (T > 1 ? T : 0); ++t)
+    for (int64_t i = 0; i < L.n_items; ++i) counts[i] += part[t][i];
+}
+
+// Σ_{u<v} |L_u ∩ L_v| / sqrt(|L_u| |L_v|) over users with a non-empty top-k (cosine personalization).
+inline double cosine_overlap_sum(const Lists& L, int64_t k, int threads) {
+  using namespace beyond_detail;
+  // Users are weighted by 1/sqrt(len); W_i is built from integer counts per
+  // distinct length, so it does not depend on the order of users.
+  std::vector<int64_t> lens;
+  int64_t max_len = 0;
+  for (int64_t u = 0; u < L.n_users; ++u) max_len = std::max(max_len, top_len(L.indptr, u, k));
+  std::vector<char> present(static_cast<size_t>(max_len + 1), 0);
+  for (int64_t u = 0; u < L.n_users; ++u) present[top_len(L.indptr, u, k)] = 1;
+  std::vector<int64_t> slot(static_cast<size_t>(max_len + 1), -1);
+  for (int64_t len = 1; len <= max_len; ++len)
+    if (present[len]) {
+      slot[len] = static_cast<int64_t>(lens.size());
+      lens.push_back(len);
+    }
+  const int64_t nl = static_cast<int64_t>(lens.size());
+  std::vector<double> W(static_cast<size_t>(L.n_items), 0.0), Q(static_cast<size_t>(L.n_items), 0.0);
+  if (nl == 0) return 0.0;
+  // counts[l * n_items + i]: users of length lens[l] listing i, in blocks of 16 lengths to bound memory.
+  const int64_t block = 16;
+  std::vector<int64_t> cnt;
+  for (int64_t l0 = 0; l0 < nl; l0 += block) {
+    const int64_t l1 = std::min(nl, l0 + block);
+    cnt.assign(static_cast<size_t>((l1 - l0) * L.n_items), 0);
+    const int T = effective_threads(threads, L.n_users);
+    std::vector<std::vector<int64_t>> part(T > 1 ? T : 0, std::vector<int64_t>(cnt.size(), 0));
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T)
+#endif
+    {
+      int64_t* c = T > 1 ? part[thread_id()].data() : cnt.data();
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(static)
+#endif
+      for (int64_t u = 0; u < L.n_users; ++u) {
+        const int64_t n = top_len(L.indptr, u, k);
+        if (n == 0) continue;
+        const int64_t s = slot[n];
+        if (s < l0 || s >= l1) continue;
+        int64_t* row = c + (s - l0) * L.n_items;
+        for (int64_t p = L.indptr[u]; p < L.indptr[u] + n; ++p) ++row[L.items[p]];
+      }
+    }
+    for (int t = 0; t < (T > 1 ? T : 0); ++t)
+      for (size_t j = 0; j < cnt.size(); ++j) cnt[j] += part[t][j];
+    for (int64_t l = l0; l < l1; ++l) {
+      const double len = static_cast<double>(lens[l]);
+      const double w = 1.0 / std::sqrt(len), q = 1.0 / len;
+      const int64_t* row = cnt.data() + (l - l0) * L.n_items;
+      for (int64_t i = 0; i < L.n_items; ++i)
+        if (row[i]) {
+          W[i] += static_cast<double>(row[i]) * w;
+          Q[i] += static_cast<double>(row[i]) * q;
+        }
+    }
+  }
+  ExactSum acc;
+  for (int64_t i = 0; i < L.n_items; ++i)
+    if (W[i] != 0.0) acc.add(0.5 * (W[i] * W[i] - Q[i]));
+  acc.normalize();
+  return acc.to_double();
+}
+
+// ---------------------------------------------------------------------------
+// mean_item_value: per user, the mean of table[i] over the top-k items i.
+//   NaN table entries are not counted (skip_nan) ; divide_by_k divides by k
+//   (or the list length without cutoff) instead of the number of counted items.
+//   A user with nothing counted (or an empty top-k) gets NaN.
+inline void mean_item_value(const Lists& L, int64_t k, const double* table, bool divide_by_k, int threads,
+                            double* out) {
+  using namespace beyond_detail;
+  const int T = effective_threads(threads, L.n_users);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel for num_threads(T) schedule(static)
+#endif
+  for (int64_t u = 0; u < L.n_users; ++u) {
+    const int64_t b = L.indptr[u], n = top_len(L.indptr, u, k);
+    double s = 0.0;
+    int64_t c = 0;
+    for (int64_t p = b; p < b + n; ++p) {
+      const double v = table[L.items[p]];
+      if (std::isnan(v)) continue;
+      s += v;
+      ++c;
+    }
+    const int64_t den = divide_by_k ? (k > 0 ? k : n) : c;
+    out[u] = (n == 0 || den == 0 || (c == 0 && !divide_by_k)) ? kNaN : s / static_cast<double>(den);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Diversity with unit feature rows X (n_items x d, zero rows stay zero):
+//   1 - (|Σ x|^2 - Σ |x|^2) / 2 / (n (n-1) / 2); lists of < 2 items: NaN.
+//   has[i] == 0 marks an item without a feature row: Code::missing_feature.
+inline Status diversity_features(const Lists& L, int64_t k, const double* X, int64_t d, const uint8_t* has,
+                                 int threads, double* out) {
+  using namespace beyond_detail;
+  const int T = effective_threads(threads, L.n_users);
+  std::vector<Status> tstatus(T);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T)
+#endif
+  {
+    std::vector<double> s(static_cast<size_t>(d));
+    const int tid = thread_id();
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (int64_t u = 0; u < L.n_users; ++u) {
+      const int64_t b = L.indptr[u], n = top_len(L.indptr, u, k);
+      std::fill(s.begin(), s.end(), 0.0);
+      double sq = 0.0;
+      bool bad = false;
+      for (int64_t p = b; p < b + n; ++p) {
+        const int64_t it = L.items[p];
+        if (!has[it]) {
+          tstatus[tid].record(Code::missing_feature, u, it);
+          bad = true;
+          break;
+        }
+        const double* x = X + it * d;
+        double nn = 0.0;
+        for (int64_t j = 0; j < d; ++j) {
+          s[j] += x[j];
+          nn += x[j] * x[j];
+        }
+        sq += nn;
+      }
+      if (bad || n < 2) {
+        out[u] = kNaN;
+        continue;
+      }
+      double ss = 0.0;
+      for (int64_t j = 0; j < d; ++j) ss += s[j] * s[j];
+      const double pairs = 0.5 * static_cast<double>(n) * static_cast<double>(n - 1);
+      out[u] = 1.0 - 0.5 * (ss - sq) / pairs;
+    }
+  }
+  Status st;
+  for (const auto& t : tstatus) st.merge(t);
+  return st;
+}
+
+// Diversity from a similarity matrix: 1 - mean over position pairs a < b of sim(a, b).
+//   Dense: M[idx[a] * m + idx[b]]; sparse CSR (sorted columns): binary search. idx[i] < 0:
+//   the item has no row (Code::missing_similarity).
+struct SimMatrix {
+  const int64_t* idx = nullptr;  // code -> matrix row/col, -1 none
+  const double* dense = nullptr;
+  int64_t m = 0;
+  const int64_t* sp_indptr = nullptr;
+  const int64_t* sp_indices = nullptr;
+  const double* sp_data = nullptr;
+  double at(int64_t a, int64_t b) const {
+    const int64_t ra = idx[a], rb = idx[b];
+    if (dense) return dense[ra * m + rb];
+    const int64_t* lo = sp_indices + sp_indptr[ra];
+    const int64_t* hi = sp_indices + sp_indptr[ra + 1];
+    const int64_t* f = std::lower_bound(lo, hi, rb);
+    return (f != hi && *f == rb) ? sp_data[f - sp_indices] : 0.0;
+  }
+};
+
+inline Status diversity_matrix(const Lists& L, int64_t k, const SimMatrix& S, int threads, double* out) {
+  using namespace beyond_detail;
+  const int T = effective_threads(threads, L.n_users);
+  std::vector<Status> tstatus(T);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel for num_threads(T) schedule(dynamic, 256)
+#endif
+  for (int64_t u = 0; u < L.n_users; ++u) {
+    const int64_t b = L.indptr[u], n = top_len(L.indptr, u, k);
+    bool bad = false;
+    for (int64_t p = b; p < b + n; ++p)
+      if (S.idx[L.items[p]] < 0) {
+        tstatus[thread_id()].record(Code::missing_similarity, u, L.items[p]);
+        bad = true;
+        break;
+      }
+    if (bad || n < 2) {
+      out[u] = kNaN;
+      continue;
+    }
+    double s = 0.0;
+    for (int64_t p = b; p < b + n; ++p)
+      for (int64_t q = p + 1; q < b + n; ++q) s += S.at(L.items[p], L.items[q]);
+    out[u] = 1.0 - s / (0.5 * static_cast<double>(n) * static_cast<double>(n - 1));
+  }
+  Status st;
+  for (const auto& t : tstatus) st.merge(t);
+  return st;
+}
+
+// Diversity from train co-occurrence: sim(a, b) = n_ab / sqrt(n_a n_b), n_x = train users of x,
+//   n_ab = train users of both; 0 when either is 0. item_users: CSR item -> sorted distinct users.
+inline void diversity_cooccurrence(const Lists& L, int64_t k, const int64_t* iu_indptr, const int64_t* iu_users,
+                                   int threads, double* out) {
+  using namespace beyond_detail;
+  const int T = effective_threads(threads, L.n_users);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel for num_threads(T) schedule(dynamic, 64)
+#endif
+  for (int64_t u = 0; u < L.n_users; ++u) {
+    const int64_t b = L.indptr[u], n = top_len(L.indptr, u, k);
+    if (n < 2) {
+      out[u] = kNaN;
+      continue;
+    }
+    double s = 0.0;
+    for (int64_t p = b; p < b + n; ++p) {
+      const int64_t a = L.items[p];
+      const int64_t* a0 = iu_users + iu_indptr[a];
+      const int64_t* a1 = iu_users + iu_indptr[a + 1];
+      for (int64_t q = p + 1; q < b + n; ++q) {
+        const int64_t c = L.items[q];
+        const int64_t* c0 = iu_users + iu_indptr[c];
+        const int64_t* c1 = iu_users + iu_indptr[c + 1];
+        const int64_t na = a1 - a0, nc = c1 - c0;
+        if (na == 0 || nc == 0) continue;
+        int64_t both = 0;
+        const int64_t *x = a0, *y = c0;
+        while (x < a1 && y < c1) {
+          if (*x < *y) {
+            ++x;
+          } else if (*y < *x) {
+            ++y;
+          } else {
+            ++both;
+            ++x;
+            ++y;
+          }
+        }
+        s += static_cast<double>(both) / std::sqrt(static_cast<double>(na) * static_cast<double>(nc));
+      }
+    }
+    out[u] = 1.0 - s / (0.5 * static_cast<double>(n) * static_cast<double>(n - 1));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Truth of the evaluated users (row u = user u), item codes, grades (nullable: 1).
+struct TruthCodes {
+  const int64_t* indptr = nullptr;
+  const int64_t* items = nullptr;
+  const double* grades = nullptr;
+  bool has_min_relevance = false;
+  double min_relevance = 0.0;
+  bool relevant(double g) const { return has_min_relevance ? g >= min_relevance : g > 0.0; }
+  double grade(int64_t p) const { return grades ? grades[p] : 1.0; }
+};
+
+// empty policy codes, as in ranking.hpp: 0 skip, 1 zero, 2 one, 3 error.
+inline bool empty_value(int empty, double* v) {
+  if (empty == 1) {
+    *v = 0.0;
+    return true;
+  }
+  if (empty == 2) {
+    *v = 1.0;
+    return true;
+  }
+  *v = beyond_detail::kNaN;
+  return empty != 3;
+}
+
+// Serendipity: per top-k item i, unexpectedness 1 - x_i · (Σ_{h∈H} x_h) / |H| over the user's
+//   train history H (items with a feature row; others are left out of H).
+//   relevance_all == false: mean over the relevant top-k items; users with none, or with an
+//   empty H, are NaN. relevance_all: Σ_j rel_j · unexp_j / (top-k length), rel_j in {0, 1}.
+//   Users without a relevant truth item follow `empty`.
+inline Status serendipity(const Lists& L, int64_t k, const TruthCodes& t, const int64_t* h_indptr,
+                          const int64_t* h_items, const int64_t* h_rowmap, const double* X, int64_t d,
+                          const uint8_t* has, bool relevance_all, int empty, int threads, double* out) {
+  using namespace beyond_detail;
+  const int T = effective_threads(threads, L.n_users);
+  std::vector<Status> tstatus(T);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T)
+#endif
+  {
+    const int tid = thread_id();
+    Stamped rel(L.n_items), hseen(L.n_items);
+    std::vector<double> hs(static_cast<size_t>(d));
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(dynamic, 256)
+#endif
+    for (int64_t u = 0; u < L.n_users; ++u) {
+      rel.next();
+      bool any_rel = false;
+      for (int64_t p = t.indptr[u]; p < t.indptr[u + 1]; ++p)
+        if (t.relevant(t.grade(p))) {
+          rel.set(t.items[p], 1);
+          any_rel = true;
+        }
+      if (!any_rel) {
+        if (!empty_value(empty, &out[u])) tstatus[tid].record(Code::empty_truth, u);
+        continue;
+      }
+      const int64_t b = L.indptr[u], n = top_len(L.indptr, u, k);
+      bool bad = false;
+      for (int64_t p = b; p < b + n; ++p)
+        if (!has[L.items[p]]) {
+          tstatus[tid].record(Code::missing_feature, u, L.items[p]);
+          bad = true;
+          break;
+        }
+      if (bad) {
+        out[u] = kNaN;
+        continue;
+      }
+      std::fill(hs.begin(), hs.end(), 0.0);
+      int64_t nh = 0;
+      const int64_t hr = h_rowmap ? h_rowmap[u] : u;
+      if (hr >= 0) {
+        hseen.next();
+        for (int64_t p = h_indptr[hr]; p < h_indptr[hr + 1]; ++p) {
+          const int64_t it = h_items[p];
+          if (!has[it] || hseen.has(it)) continue;
+          hseen.set(it, 1);
+          const double* x = X + it * d;
+          for (int64_t j = 0; j < d; ++j) hs[j] += x[j];
+          ++nh;
+        }
+      }
+      if (nh == 0 || n == 0) {
+        out[u] = kNaN;
+        continue;
+      }
+      double s = 0.0;
+      int64_t c = 0;
+      for (int64_t p = b; p < b + n; ++p) {
+        const int64_t it = L.items[p];
+        if (!rel.has(it)) continue;
+        const double* x = X + it * d;
+        double dot = 0.0;
+        for (int64_t j = 0; j < d; ++j) dot += x[j] * hs[j];
+        s += 1.0 - dot / static_cast<double>(nh);
+        ++c;
+      }
+      if (relevance_all)
+        out[u] = s / static_cast<double>(n);
+      else
+        out[u] = c ? s / static_cast<double>(c) : kNaN;
+    }
+  }
+  Status st;
+  for (const auto& x : tstatus) st.merge(x);
+  return st;
+}
+
+// FCP per user: pairs (a, b) of truth items with grade(a) > grade(b); rank = position in the
+//   top-k (infinite beyond it or absent). Concordant: rank(a) < rank(b); discordant: rank(a) >
+//   rank(b); both infinite: ignored. Writes conc[u], disc[u]; users without a relevant item get
+//   -1 in both (the empty policy is applied by the caller). O(m log m) per user.
+inline Status fcp_counts(const Lists& L, int64_t k, const TruthCodes& t, int empty, int threads, int64_t* conc,
+                         int64_t* disc) {
+  using namespace beyond_detail;
+  const int T = effective_threads(threads, L.n_users);
+  std::vector<Status> tstatus(T);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T)
+#endif
+  {
+    const int tid = thread_id();
+    Stamped pos(L.n_items);
+    std::vector<std::pair<double, int64_t>> g;  // (grade, rank index)
+    std::vector<int64_t> ranks, bit;
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(dynamic, 256)
+#endif
+    for (int64_t u = 0; u < L.n_users; ++u) {
+      const int64_t t0 = t.indptr[u], t1 = t.indptr[u + 1], m = t1 - t0;
+      bool any_rel = false;
+      for (int64_t p = t0; p < t1; ++p) any_rel = any_rel || t.relevant(t.grade(p));
+      if (!any_rel) {
+        conc[u] = disc[u] = -1;
+        if (empty == 3) tstatus[tid].record(Code::empty_truth, u);
+        continue;
+      }
+      pos.next();
+      const int64_t b = L.indptr[u], n = top_len(L.indptr, u, k);
+      for (int64_t p = b; p < b + n; ++p) pos.set(L.items[p], p - b);
+      // Rank index among the m truth items: finite positions are distinct, infinity = m.
+      ranks.clear();
+      g.clear();
+      for (int64_t p = t0; p < t1; ++p) {
+        const int64_t it = t.items[p];
+        const int64_t r = pos.has(it) ? pos.value[it] : std::numeric_limits<int64_t>::max();
+        g.emplace_back(t.grade(p), r);
+        if (r != std::numeric_limits<int64_t>::max()) ranks.push_back(r);
+      }
+      std::sort(ranks.begin(), ranks.end());
+      const int64_t nf = static_cast<int64_t>(ranks.size());
+      for (auto& x : g)
+        x.second = x.second == std::numeric_limits<int64_t>::max()
+                       ? nf
+                       : std::lower_bound(ranks.begin(), ranks.end(), x.second) - ranks.begin();
+      // Descending grade; within a grade group, query before inserting (strict grade order).
+      std::sort(g.begin(), g.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+      bit.assign(static_cast<size_t>(nf + 2), 0);
+      int64_t inserted = 0, inserted_inf = 0, c = 0, dd = 0;
+      for (int64_t i = 0; i < m;) {
+        int64_t j = i;
+        while (j < m && g[j].first == g[i].first) ++j;
+        for (int64_t q = i; q < j; ++q) {
+          const int64_t r = g[q].second;
+          // higher-graded items with a smaller rank index: concordant; with a larger one: discordant
+          int64_t less = 0;
+          for (int64_t x = r; x > 0; x -= x & -x) less += bit[x];
+          const int64_t finite_ins = inserted - inserted_inf;
+          if (r == nf) {  // b at infinity: every finite a is concordant, infinite ones ignored
+            c += finite_ins;
+          } else {
+            c += less;
+            dd += (finite_ins - less) + inserted_inf;
+          }
+        }
+        for (int64_t q = i; q < j; ++q) {
+          const int64_t r = g[q].second;
+          ++inserted;
+          if (r == nf) {
+            ++inserted_inf;
+          } else {
+            for (int64_t x = r + 1; x <= nf + 1; x += x & -x) ++bit[x];
+          }
+        }
+        i = j;
+      }
+      conc[u] = c;
+      disc[u] = dd;
+    }
+  }
+  Status st;
+  for (const auto& x : tstatus) st.merge(x);
+  return st;
+}
+
+// Shannon entropy (natural log) of the softmax of every top-k score pooled:
+//   H = log Z - Σ e_j (s_j - max) / Z, Z = Σ e_j, e_j = exp(s_j - max). Exact sums.
+inline double score_entropy(const Lists& L, int64_t k, int threads) {
+  using namespace beyond_detail;
+  double mx = -std::numeric_limits<double>::infinity();
+  int64_t total = 0;
+  for (int64_t u = 0; u < L.n_users; ++u) {
+    const int64_t b = L.indptr[u], n = top_len(L.indptr, u, k);
+    total += n;
+    for (int64_t p = b; p < b + n; ++p) mx = std::max(mx, L.scores[p]);
+  }
+  if (total == 0) return kNaN;
+  const int T = effective_threads(threads, L.n_users);
+  std::vector<ExactSum> z(T), a(T);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T)
+#endif
+  {
+    const int tid = thread_id();
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (int64_t u = 0; u < L.n_users; ++u) {
+      const int64_t b = L.indptr[u], n = top_len(L.indptr, u, k);
+      for (int64_t p = b; p < b + n; ++p) {
+        const double x = L.scores[p] - mx;
+        const double e = std::exp(x);
+        z[tid].add(e);
+        a[tid].add(e * x);
+      }
+    }
+  }
+  for (int t = 1; t < T; ++t) {
+    z[0].merge(z[t]);
+    a[0].merge(a[t]);
+  }
+  z[0].normalize();
+  a[0].normalize();
+  const double Z = z[0].to_double(), A = a[0].to_double();
+  return std::log(Z) - A / Z;
+}
+
+// Exact sum of the non-NaN values (into `acc`) and their count.
+inline int64_t exact_sum_values(const double* v, int64_t n, int threads, ExactSum& acc) {
+  const int T = effective_threads(threads, n);
+  std::vector<ExactSum> part(T);
+  std::vector<int64_t> cnt(T, 0);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T)
+#endif
+  {
+    const int tid = thread_id();
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (int64_t i = 0; i < n; ++i)
+      if (!std::isnan(v[i])) {
+        part[tid].add(v[i]);
+        ++cnt[tid];
+      }
+  }
+  acc.clear();
+  int64_t c = 0;
+  for (int t = 0; t < T; ++t) {
+    acc.merge(part[t]);
+    c += cnt[t];
+  }
+  acc.normalize();
+  return c;
+}
+
+}  // namespace rankmeter::core

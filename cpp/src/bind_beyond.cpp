@@ -1,0 +1,304 @@
+// Bindings of the beyond-accuracy and pairwise kernels (rankmeter/beyond.hpp).
+//
+// The Python layer (python/rankmeter/_beyond.py) validates and codes every
+// input; the checks here are the memory-safety net: CSR pointers inside their
+// buffers and item codes inside [0, n_items) before any kernel indexes with them.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "rankmeter/beyond.hpp"
+
+namespace py = pybind11;
+using namespace rankmeter::core;
+
+namespace {
+
+using I64 = py::array_t<int64_t, py::array::c_style>;
+using F64 = py::array_t<double, py::array::c_style>;
+using U8 = py::array_t<uint8_t, py::array::c_style>;
+
+void check_csr(const I64& indptr, const I64& items, int64_t n_items, const char* what) {
+  if (indptr.ndim() != 1 || indptr.shape(0) < 1 || items.ndim() != 1)
+    throw std::invalid_argument(std::string(what) + ": bad CSR shape");
+  const int64_t* ip = indptr.data();
+  const int64_t n = indptr.shape(0) - 1, nnz = items.shape(0);
+  if (ip[0] != 0 || ip[n] != nnz) throw std::invalid_argument(std::string(what) + ": indptr does not span items");
+  for (int64_t u = 0; u < n; ++u)
+    if (ip[u + 1] < ip[u]) throw std::invalid_argument(std::string(what) + ": indptr decreases");
+  const int64_t* it = items.data();
+  for (int64_t p = 0; p < nnz; ++p)
+    if (it[p] < 0 || it[p] >= n_items) throw std::invalid_argument(std::string(what) + ": item code out of range");
+}
+
+Lists lists_of(const I64& indptr, const I64& items, const std::optional<F64>& scores, int64_t n_items) {
+  check_csr(indptr, items, n_items, "lists");
+  Lists L;
+  L.n_users = indptr.shape(0) - 1;
+  L.indptr = indptr.data();
+  L.items = items.data();
+  L.n_items = n_items;
+  if (scores) {
+    if (scores->ndim() != 1 || scores->shape(0) != items.shape(0)) throw std::invalid_argument("scores length");
+    L.scores = scores->data();
+  }
+  return L;
+}
+
+py::tuple status_tuple(const Status& st) { return py::make_tuple(static_cast<int>(st.code), st.user, st.item); }
+
+TruthCodes truth_of(const I64& t_indptr, const I64& t_items, const std::optional<F64>& t_grades,
+                    std::optional<double> min_rel, int64_t n_users, int64_t n_items) {
+  check_csr(t_indptr, t_items, n_items, "truth");
+  if (t_indptr.shape(0) - 1 != n_users) throw std::invalid_argument("truth users must match the lists");
+  if (t_grades && (t_grades->ndim() != 1 || t_grades->shape(0) != t_items.shape(0)))
+    throw std::invalid_argument("truth grades length");
+  TruthCodes t;
+  t.indptr = t_indptr.data();
+  t.items = t_items.data();
+  t.grades = t_grades ? t_grades->data() : nullptr;
+  t.has_min_relevance = min_rel.has_value();
+  t.min_relevance = min_rel.value_or(0.0);
+  return t;
+}
+
+void check_features(const F64& X, const U8& has, int64_t n_items) {
+  if (X.ndim() != 2 || X.shape(0) != n_items || has.ndim() != 1 || has.shape(0) != n_items)
+    throw std::invalid_argument("features must be n_items x d with a has-row mask of n_items");
+}
+
+py::tuple prepare_lists_py(int64_t n_users, const std::optional<I64>& rowmap, const I64& r_indptr, const I64& r_items,
+                           const std::optional<F64>& r_scores, int64_t n_items, bool dup_first, int64_t max_items,
+                           int64_t keep, int threads) {
+  check_csr(r_indptr, r_items, n_items, "recs");
+  const int64_t rows = r_indptr.shape(0) - 1;
+  if (rowmap) {
+    if (rowmap->ndim() != 1 || rowmap->shape(0) != n_users) throw std::invalid_argument("rowmap length");
+    for (int64_t u = 0; u < n_users; ++u)
+      if (rowmap->data()[u] < -1 || rowmap->data()[u] >= rows) throw std::invalid_argument("rowmap out of range");
+  } else if (rows != n_users) {
+    throw std::invalid_argument("recs rows must equal users without a rowmap");
+  }
+  if (r_scores && (r_scores->ndim() != 1 || r_scores->shape(0) != r_items.shape(0)))
+    throw std::invalid_argument("scores length");
+  ListsIn in;
+  in.n_users = n_users;
+  in.rowmap = rowmap ? rowmap->data() : nullptr;
+  in.indptr = r_indptr.data();
+  in.items = r_items.data();
+  in.scores = r_scores ? r_scores->data() : nullptr;
+  in.n_items = n_items;
+  I64 indptr(n_users + 1);
+  int64_t* ip = indptr.mutable_data();
+  Status st;
+  {
+    py::gil_scoped_release release;  // raw buffers only, owned by this frame's arguments and outputs
+    st = prepare_lists(in, dup_first, max_items, keep, threads, ip, nullptr, nullptr);
+  }
+  if (!st.ok()) return py::make_tuple(py::none(), py::none(), py::none(), status_tuple(st));
+  const int64_t nnz = ip[n_users];
+  I64 items(nnz);
+  std::optional<F64> scores;
+  if (r_scores) scores.emplace(nnz);
+  int64_t* it = items.mutable_data();
+  double* sc = scores ? scores->mutable_data() : nullptr;
+  {
+    py::gil_scoped_release release;
+    st = prepare_lists(in, dup_first, max_items, keep, threads, ip, it, sc);
+  }
+  return py::make_tuple(indptr, items, scores ? py::object(*scores) : py::object(py::none()), status_tuple(st));
+}
+
+I64 item_counts_py(const I64& indptr, const I64& items, int64_t n_items, int64_t k, int threads) {
+  Lists L = lists_of(indptr, items, std::nullopt, n_items);
+  I64 out(n_items);
+  int64_t* o = out.mutable_data();
+  py::gil_scoped_release release;
+  item_counts(L, k, threads, o);
+  return out;
+}
+
+double cosine_overlap_py(const I64& indptr, const I64& items, int64_t n_items, int64_t k, int threads) {
+  Lists L = lists_of(indptr, items, std::nullopt, n_items);
+  py::gil_scoped_release release;
+  return cosine_overlap_sum(L, k, threads);
+}
+
+F64 mean_item_value_py(const I64& indptr, const I64& items, const F64& table, int64_t k, bool divide_by_k,
+                       int threads) {
+  if (table.ndim() != 1) throw std::invalid_argument("table must be 1-D");
+  Lists L = lists_of(indptr, items, std::nullopt, table.shape(0));
+  F64 out(L.n_users);
+  double* o = out.mutable_data();
+  const double* tb = table.data();
+  py::gil_scoped_release release;
+  mean_item_value(L, k, tb, divide_by_k, threads, o);
+  return out;
+}
+
+py::tuple diversity_features_py(const I64& indptr, const I64& items, const F64& X, const U8& has, int64_t k,
+                                int threads) {
+  Lists L = lists_of(indptr, items, std::nullopt, X.ndim() == 2 ? X.shape(0) : 0);
+  check_features(X, has, L.n_items);
+  F64 out(L.n_users);
+  double* o = out.mutable_data();
+  Status st;
+  {
+    py::gil_scoped_release release;
+    st = diversity_features(L, k, X.data(), X.shape(1), has.data(), threads, o);
+  }
+  return py::make_tuple(out, status_tuple(st));
+}
+
+py::tuple diversity_matrix_py(const I64& indptr, const I64& items, const I64& idx, const std::optional<F64>& dense,
+                              const std::optional<I64>& sp_indptr, const std::optional<I64>& sp_indices,
+                              const std::optional<F64>& sp_data, int64_t k, int threads) {
+  if (idx.ndim() != 1) throw std::invalid_argument("idx must be 1-D");
+  Lists L = lists_of(indptr, items, std::nullopt, idx.shape(0));
+  SimMatrix S;
+  S.idx = idx.data();
+  int64_t m = 0;
+  if (dense) {
+    if (dense->ndim() != 2 || dense->shape(0) != dense->shape(1)) throw std::invalid_argument("dense must be square");
+    m = dense->shape(0);
+    S.dense = dense->data();
+    S.m = m;
+  } else {
+    if (!sp_indptr || !sp_indices || !sp_data) throw std::invalid_argument("sparse similarity needs three arrays");
+    m = sp_indptr->shape(0) - 1;
+    const int64_t* ip = sp_indptr->data();
+    const int64_t nnz = sp_indices->shape(0);
+    if (m < 0 || ip[0] != 0 || ip[m] != nnz || sp_data->shape(0) != nnz) throw std::invalid_argument("bad sparse");
+    for (int64_t r = 0; r < m; ++r)
+      if (ip[r + 1] < ip[r]) throw std::invalid_argument("bad sparse indptr");
+    S.sp_indptr = ip;
+    S.sp_indices = sp_indices->data();
+    S.sp_data = sp_data->data();
+  }
+  for (int64_t i = 0; i < idx.shape(0); ++i)
+    if (idx.data()[i] < -1 || idx.data()[i] >= m) throw std::invalid_argument("idx out of range");
+  F64 out(L.n_users);
+  double* o = out.mutable_data();
+  Status st;
+  {
+    py::gil_scoped_release release;
+    st = diversity_matrix(L, k, S, threads, o);
+  }
+  return py::make_tuple(out, status_tuple(st));
+}
+
+F64 diversity_cooccurrence_py(const I64& indptr, const I64& items, const I64& iu_indptr, const I64& iu_users,
+                              int64_t k, int threads) {
+  const int64_t n_items = iu_indptr.ndim() == 1 ? iu_indptr.shape(0) - 1 : 0;
+  Lists L = lists_of(indptr, items, std::nullopt, n_items);
+  check_csr(iu_indptr, iu_users, std::numeric_limits<int64_t>::max(), "item users");
+  F64 out(L.n_users);
+  double* o = out.mutable_data();
+  py::gil_scoped_release release;
+  diversity_cooccurrence(L, k, iu_indptr.data(), iu_users.data(), threads, o);
+  return out;
+}
+
+py::tuple serendipity_py(const I64& indptr, const I64& items, const I64& t_indptr, const I64& t_items,
+                         const std::optional<F64>& t_grades, std::optional<double> min_rel, const I64& h_indptr,
+                         const I64& h_items, const std::optional<I64>& h_rowmap, const F64& X, const U8& has,
+                         int64_t k, bool relevance_all, int empty, int threads) {
+  Lists L = lists_of(indptr, items, std::nullopt, X.ndim() == 2 ? X.shape(0) : 0);
+  check_features(X, has, L.n_items);
+  TruthCodes t = truth_of(t_indptr, t_items, t_grades, min_rel, L.n_users, L.n_items);
+  check_csr(h_indptr, h_items, L.n_items, "history");
+  const int64_t h_rows = h_indptr.shape(0) - 1;
+  if (h_rowmap) {
+    if (h_rowmap->ndim() != 1 || h_rowmap->shape(0) != L.n_users) throw std::invalid_argument("history rowmap");
+    for (int64_t u = 0; u < L.n_users; ++u)
+      if (h_rowmap->data()[u] < -1 || h_rowmap->data()[u] >= h_rows) throw std::invalid_argument("history rowmap");
+  } else if (h_rows != L.n_users) {
+    throw std::invalid_argument("history rows must equal users without a rowmap");
+  }
+  F64 out(L.n_users);
+  double* o = out.mutable_data();
+  Status st;
+  {
+    py::gil_scoped_release release;
+    st = serendipity(L, k, t, h_indptr.data(), h_items.data(), h_rowmap ? h_rowmap->data() : nullptr, X.data(),
+                     X.shape(1), has.data(), relevance_all, empty, threads, o);
+  }
+  return py::make_tuple(out, status_tuple(st));
+}
+
+py::tuple fcp_py(const I64& indptr, const I64& items, int64_t n_items, const I64& t_indptr, const I64& t_items,
+                 const std::optional<F64>& t_grades, std::optional<double> min_rel, int64_t k, int empty,
+                 int threads) {
+  Lists L = lists_of(indptr, items, std::nullopt, n_items);
+  TruthCodes t = truth_of(t_indptr, t_items, t_grades, min_rel, L.n_users, n_items);
+  I64 conc(L.n_users), disc(L.n_users);
+  int64_t* c = conc.mutable_data();
+  int64_t* d = disc.mutable_data();
+  Status st;
+  {
+    py::gil_scoped_release release;
+    st = fcp_counts(L, k, t, empty, threads, c, d);
+  }
+  return py::make_tuple(conc, disc, status_tuple(st));
+}
+
+double score_entropy_py(const I64& indptr, const I64& items, const F64& scores, int64_t n_items, int64_t k,
+                        int threads) {
+  Lists L = lists_of(indptr, items, scores, n_items);
+  py::gil_scoped_release release;
+  return score_entropy(L, k, threads);
+}
+
+py::tuple exact_sum_py(const F64& values, int threads) {
+  if (values.ndim() != 1) throw std::invalid_argument("values must be 1-D");
+  py::array_t<int64_t> limbs(ExactSum::kLimbs);
+  int64_t count = 0;
+  {
+    ExactSum acc;
+    const double* v = values.data();
+    const int64_t n = values.shape(0);
+    {
+      py::gil_scoped_release release;
+      count = exact_sum_values(v, n, threads, acc);
+    }
+    std::copy(acc.limb, acc.limb + ExactSum::kLimbs, limbs.mutable_data());
+  }
+  return py::make_tuple(limbs, count);
+}
+
+}  // namespace
+
+void bind_beyond(py::module_& m) {
+  m.def("prepare_lists", &prepare_lists_py, py::arg("n_users"), py::arg("rowmap").noconvert(),
+        py::arg("r_indptr").noconvert(), py::arg("r_items").noconvert(), py::arg("r_scores").noconvert(),
+        py::arg("n_items"), py::arg("dup_first"), py::arg("max_items"), py::arg("keep"), py::arg("threads"));
+  m.def("item_counts", &item_counts_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
+        py::arg("n_items"), py::arg("k"), py::arg("threads"));
+  m.def("cosine_overlap_sum", &cosine_overlap_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
+        py::arg("n_items"), py::arg("k"), py::arg("threads"));
+  m.def("mean_item_value", &mean_item_value_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
+        py::arg("table").noconvert(), py::arg("k"), py::arg("divide_by_k"), py::arg("threads"));
+  m.def("diversity_features", &diversity_features_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
+        py::arg("X").noconvert(), py::arg("has").noconvert(), py::arg("k"), py::arg("threads"));
+  m.def("diversity_matrix", &diversity_matrix_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
+        py::arg("idx").noconvert(), py::arg("dense").noconvert(), py::arg("sp_indptr").noconvert(),
+        py::arg("sp_indices").noconvert(), py::arg("sp_data").noconvert(), py::arg("k"), py::arg("threads"));
+  m.def("diversity_cooccurrence", &diversity_cooccurrence_py, py::arg("indptr").noconvert(),
+        py::arg("items").noconvert(), py::arg("iu_indptr").noconvert(), py::arg("iu_users").noconvert(),
+        py::arg("k"), py::arg("threads"));
+  m.def("serendipity", &serendipity_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
+        py::arg("t_indptr").noconvert(), py::arg("t_items").noconvert(), py::arg("t_grades").noconvert(),
+        py::arg("min_relevance"), py::arg("h_indptr").noconvert(), py::arg("h_items").noconvert(),
+        py::arg("h_rowmap").noconvert(), py::arg("X").noconvert(), py::arg("has").noconvert(), py::arg("k"),
+        py::arg("relevance_all"), py::arg("empty"), py::arg("threads"));
+  m.def("fcp_counts", &fcp_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(), py::arg("n_items"),
+        py::arg("t_indptr").noconvert(), py::arg("t_items").noconvert(), py::arg("t_grades").noconvert(),
+        py::arg("min_relevance"), py::arg("k"), py::arg("empty"), py::arg("threads"));
+  m.def("score_entropy", &score_entropy_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
+        py::arg("scores").noconvert(), py::arg("n_items"), py::arg("k"), py::arg("threads"));
+  m.def("exact_sum", &exact_sum_py, py::arg("values").noconvert(), py::arg("threads"));
+}
