@@ -1,0 +1,240 @@
+"""Beyond-accuracy and pairwise metrics against the naive quadratic references
+(tests/reference_beyond.py), on hypothesis-generated data, plus thread-count
+determinism, context errors and SPEC §7's FCP example."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference_beyond as rb  # noqa: E402
+
+import rankmeter as rm  # noqa: E402
+
+BEYOND_METRICS = [
+    "fcp", "fcp(average=users)", "fcp@3",
+    "diversity@3", "diversity(similarity=matrix)@3", "diversity(similarity=cooccurrence)@3",
+    "novelty@3", "novelty(unseen=zero,divide_by=k)@3", "novelty(unseen=one_user)",
+    "serendipity@3", "serendipity(relevance=all)@4",
+    "personalization@3", "personalization(similarity=cosine)@3", "personalization",
+    "coverage@3", "coverage",
+    "arp@3", "arp(popularity=interactions,unseen=zero)@3", "arp(normalize=max)@2", "arp(normalize=total)",
+    "gini@3", "gini(over=recommended)@3",
+    "score_entropy@3", "score_entropy",
+]
+SETTINGS = settings(max_examples=120, deadline=None, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def close(a, b) -> bool:
+    a, b = float(a), float(b)
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+ITEMS = list(range(12))
+
+
+@st.composite
+def workload(draw, string_ids=False):
+    conv = (lambda i: f"i{i}") if string_ids else (lambda i: i)
+    n_users = draw(st.integers(0, 6))
+    users = list(range(n_users))
+    truth, lists, scores = {}, {}, {}
+    for u in users:
+        items = draw(st.lists(st.sampled_from(ITEMS), max_size=6, unique=True))
+        truth[u] = {conv(i): draw(st.sampled_from([0.0, 1.0, 2.0, 3.0, -1.0])) for i in items}
+        if draw(st.integers(0, 5)):
+            lst = draw(st.lists(st.sampled_from(ITEMS), max_size=7, unique=True))
+            lists[u] = [conv(i) for i in lst]
+            scores[u] = [draw(st.floats(-5, 5, allow_nan=False)) for _ in lst]
+    train = {}
+    for u in draw(st.lists(st.integers(0, 8), max_size=7, unique=True)):
+        train[u] = [conv(i) for i in draw(st.lists(st.sampled_from(ITEMS), max_size=6))]
+    feats = {}
+    for i in ITEMS:
+        v = draw(st.sampled_from(["rand", "rand", "rand", "zero"]))
+        feats[conv(i)] = [0.0, 0.0, 0.0] if v == "zero" else [draw(st.floats(-3, 3, allow_nan=False)) for _ in range(3)]
+    sim = {}
+    for a in ITEMS:
+        for b in ITEMS:
+            if a < b:
+                x = draw(st.sampled_from([0.0, 0.25, 0.5, 1.0, -0.5]))
+                sim[(conv(a), conv(b))] = sim[(conv(b), conv(a))] = x
+    return truth, lists, scores, train, feats, sim, conv
+
+
+def _call(truth, lists, scores, train, feats, sim, conv, metrics, **kw):
+    users = list(truth)
+    r_users = [u for u in users if u in lists]
+    indptr = np.concatenate([[0], np.cumsum([len(lists[u]) for u in r_users])]).astype(np.int64)
+    items = [i for u in r_users for i in lists[u]]
+    items_arr = np.array(items, dtype=object) if items and isinstance(items[0], str) else np.array(items, dtype=np.int64)
+    recs = rm.Recs.from_csr(indptr, items_arr, np.array([s for u in r_users for s in scores[u]], dtype=np.float64),
+                            users=np.array(r_users, dtype=np.int64))
+    ids = [conv(i) for i in ITEMS]
+    S = np.array([[sim.get((a, b), 1.0 if a == b else 0.0) for b in ids] for a in ids])
+    return rm.evaluate(truth, recs, metrics, train=train, item_features={i: feats[i] for i in ids},
+                       item_similarity=(np.array(ids, dtype=object) if isinstance(ids[0], str) else np.array(ids), S),
+                       **kw)
+
+
+def _reference(truth, lists, scores, train, feats, sim, metric, empty="skip"):
+    m = rm.metrics.parse(metric)
+    k, o = m.k, m.options
+    users = list(truth)
+    L = {u: lists.get(u, []) for u in users}
+    no_rel = {u: not any(g > 0 for g in truth[u].values()) for u in users}
+    if m.name == "fcp":
+        per, cs, ts = [], 0, 0
+        for u in users:
+            if no_rel[u]:
+                per.append(rb.NAN)
+                continue
+            c, d = rb.fcp_counts(truth[u], L[u], k)
+            per.append(c / (c + d) if c + d else rb.NAN)
+            cs, ts = cs + c, ts + c + d
+        return per, (cs / ts if ts else rb.NAN) if o["average"] == "pairs" else rb.mean(per)
+    if m.name == "diversity":
+        if o["similarity"] == "features":
+            per = [rb.diversity_features(L[u], k, feats) for u in users]
+        elif o["similarity"] == "matrix":
+            per = [rb.diversity_matrix(L[u], k, sim) for u in users]
+        else:
+            per = [rb.diversity_cooccurrence(L[u], k, train) for u in users]
+        return per, rb.mean(per)
+    if m.name == "novelty":
+        per = [rb.novelty(L[u], k, train, o["unseen"], o["divide_by"]) for u in users]
+        return per, rb.mean(per)
+    if m.name == "arp":
+        per = [rb.arp(L[u], k, train, o["popularity"], o["unseen"], o["normalize"]) for u in users]
+        return per, rb.mean(per)
+    if m.name == "serendipity":
+        per = [rb.NAN if no_rel[u] else rb.serendipity(truth[u], L[u], k, train.get(u, []), feats, o["relevance"])
+               for u in users]
+        return per, rb.mean(per)
+    lists_all = [L[u] for u in users]
+    cat = rb.default_catalog(train, None)
+    if m.name == "personalization":
+        return None, rb.personalization(lists_all, k, o["similarity"])
+    if m.name == "coverage":
+        return None, rb.coverage(lists_all, k, cat)
+    if m.name == "gini":
+        return None, rb.gini(lists_all, k, cat, o["over"])
+    if m.name == "score_entropy":
+        return None, rb.score_entropy([scores.get(u, []) for u in users], k)
+    raise AssertionError(metric)
+
+
+def _check(data, metrics):
+    truth, lists, scores, train, feats, sim, conv = data
+    res = _call(truth, lists, scores, train, feats, sim, conv, metrics)
+    for metric in metrics:
+        per, mean = _reference(truth, lists, scores, train, feats, sim, metric)
+        assert close(res[metric], mean), (metric, res[metric], mean)
+        if per is not None:
+            got = res.per_user[metric].tolist()
+            assert len(got) == len(per)
+            assert all(close(a, b) for a, b in zip(got, per)), (metric, got, per)
+
+
+@SETTINGS
+@given(workload())
+def test_beyond_metrics_match_reference_int_ids(data):
+    _check(data, BEYOND_METRICS)
+
+
+@SETTINGS
+@given(workload(string_ids=True))
+def test_beyond_metrics_match_reference_string_ids(data):
+    _check(data, BEYOND_METRICS)
+
+
+def test_spec_fcp_worked_example():
+    """SPEC §7: preference A>B>C, system order B, A, C: FCP = 2/3."""
+    res = rm.evaluate({"u": {"A": 3, "B": 2, "C": 1}}, {"u": ["B", "A", "C"]}, ["fcp"])
+    assert res["fcp"] == 2 / 3
+
+
+def test_fcp_pairs_aggregation_is_koren():
+    truth = {1: {"a": 2, "b": 1}, 2: {"a": 3, "b": 2, "c": 1}}
+    recs = {1: ["b", "a"], 2: ["a", "b", "c"]}
+    res = rm.evaluate(truth, recs, ["fcp", "fcp(average=users)"])
+    assert res["fcp"] == 3 / 4  # (0 + 3) / (1 + 3)
+    assert res["fcp(average=users)"] == 0.5  # (0 + 1) / 2
+
+
+def test_missing_context_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"novelty@10.*needs `train`"):
+        rm.evaluate({1: [1]}, {1: [1]}, ["novelty@10"])
+    with pytest.raises(ValueError, match=r"needs `item_features`"):
+        rm.evaluate({1: [1]}, {1: [1]}, ["diversity@10"], train={1: [1]})
+    with pytest.raises(ValueError, match=r"needs `item_similarity`"):
+        rm.evaluate({1: [1]}, {1: [1]}, ["diversity(similarity=matrix)@10"])
+    with pytest.raises(ValueError, match=r"coverage@10.*needs `catalog`"):
+        rm.evaluate({1: [1]}, {1: [1]}, ["coverage@10"])
+    with pytest.raises(ValueError, match=r"needs scores"):
+        rm.evaluate({1: [1]}, {1: [1, 2]}, ["score_entropy@10"])
+
+
+def test_missing_feature_row_names_user_and_item():
+    with pytest.raises(ValueError, match=r"no row for item 'x'.*user 'u'"):
+        rm.evaluate({"u": ["a"]}, {"u": ["a", "x"]}, ["diversity@5"], item_features={"a": [1.0, 0.0]})
+
+
+def test_catalog_argument_and_catalog_level_values():
+    res = rm.evaluate({1: [1], 2: [2]}, {1: [1, 2], 2: [2, 3]}, ["coverage@2", "gini@2", "personalization@2"],
+                      catalog=[1, 2, 3, 4])
+    assert res["coverage@2"] == 3 / 4
+    # counts over the catalog (1, 2, 3, 4) -> sorted (0, 1, 1, 2): sum (2j - 5) c_j / (3 * 4)
+    assert res["gini@2"] == ((-1) * 1 + 1 * 1 + 3 * 2) / (3 * 4)
+    assert res["personalization@2"] == 1 - 1 / 2
+    with pytest.raises(KeyError, match="catalog-level"):
+        res.per_user["coverage@2"]
+    with pytest.raises(ValueError, match="catalog-level"):
+        rm.partial({1: [1]}, {1: [1]}, ["coverage@2"], catalog=[1])
+
+
+@pytest.fixture(scope="module")
+def medium():
+    w = rm.datasets.w1(6000, n_items=500, seed=4)
+    rng = np.random.default_rng(4)
+    feats = rng.normal(size=(500, 8))
+    feats[::37] = 0.0
+    train = (w.truth_indptr, (w.truth_items + 7) % 500)
+    scores = rng.random(w.recs_items.size)
+    recs = rm.Recs.from_csr(w.recs_indptr, w.recs_items, scores)
+    return w, feats, train, recs
+
+
+def test_beyond_bit_identical_across_threads(medium):
+    w, feats, train, recs = medium
+    sim = np.tanh(feats @ feats.T)
+    base = None
+    for threads in (1, 2, 3, 8):
+        res = rm.evaluate((w.truth_indptr, w.truth_items, w.truth_grades), recs, BEYOND_METRICS, train=train,
+                          item_features=feats, item_similarity=sim, threads=threads)
+        got = {m: (res[m], res.per_user[m].tobytes() if rm.metrics.parse(m).family == "user" else None)
+               for m in BEYOND_METRICS}
+        if base is None:
+            base = got
+        else:
+            for m in BEYOND_METRICS:
+                assert got[m][1] == base[m][1], m
+                assert got[m][0] == base[m][0] or (math.isnan(got[m][0]) and math.isnan(base[m][0])), m
+
+
+def test_beyond_fused_with_accuracy_in_one_call(medium):
+    w, feats, train, recs = medium
+    both = rm.evaluate(w.truth, recs, ["ndcg@10", "novelty@10", "coverage@10"], train=train)
+    alone = rm.evaluate(w.truth, recs, ["ndcg@10"])
+    assert both["ndcg@10"] == alone["ndcg@10"]
+    assert both.state.names == ("ndcg@10", "novelty@10")  # catalog-level values are not in the mergeable state
