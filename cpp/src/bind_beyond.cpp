@@ -30,6 +30,7 @@ void check_csr(const I64& indptr, const I64& items, int64_t n_items, const char*
   if (ip[0] != 0 || ip[n] != nnz) throw std::invalid_argument(std::string(what) + ": indptr does not span items");
   for (int64_t u = 0; u < n; ++u)
     if (ip[u + 1] < ip[u]) throw std::invalid_argument(std::string(what) + ": indptr decreases");
+  if (n_items < 0) return;  // raw ids: no range
   const int64_t* it = items.data();
   for (int64_t p = 0; p < nnz; ++p)
     if (it[p] < 0 || it[p] >= n_items) throw std::invalid_argument(std::string(what) + ": item code out of range");
@@ -72,9 +73,10 @@ void check_features(const F64& X, const U8& has, int64_t n_items) {
 }
 
 py::tuple prepare_lists_py(int64_t n_users, const std::optional<I64>& rowmap, const I64& r_indptr, const I64& r_items,
-                           const std::optional<F64>& r_scores, int64_t n_items, bool dup_first, int64_t max_items,
-                           int64_t keep, int threads) {
-  check_csr(r_indptr, r_items, n_items, "recs");
+                           const std::optional<F64>& r_scores, bool dup_first, int64_t max_items, int64_t keep,
+                           int threads) {
+  // raw ids: any int64 value is fine, only the pointers need checking
+  check_csr(r_indptr, r_items, -1, "recs");
   const int64_t rows = r_indptr.shape(0) - 1;
   if (rowmap) {
     if (rowmap->ndim() != 1 || rowmap->shape(0) != n_users) throw std::invalid_argument("rowmap length");
@@ -91,26 +93,30 @@ py::tuple prepare_lists_py(int64_t n_users, const std::optional<I64>& rowmap, co
   in.indptr = r_indptr.data();
   in.items = r_items.data();
   in.scores = r_scores ? r_scores->data() : nullptr;
-  in.n_items = n_items;
-  I64 indptr(n_users + 1);
-  int64_t* ip = indptr.mutable_data();
-  Status st;
-  {
-    py::gil_scoped_release release;  // raw buffers only, owned by this frame's arguments and outputs
-    st = prepare_lists(in, dup_first, max_items, keep, threads, ip, nullptr, nullptr);
-  }
-  if (!st.ok()) return py::make_tuple(py::none(), py::none(), py::none(), status_tuple(st));
-  const int64_t nnz = ip[n_users];
-  I64 items(nnz);
+  const int64_t limit = list_limit(max_items, keep);
+  std::vector<int64_t> ub(static_cast<size_t>(n_users + 1)), n_out(static_cast<size_t>(n_users));
+  prepare_bounds(in, limit, ub.data());
+  const int64_t cap = ub[n_users];
+  I64 indptr(n_users + 1), items(cap);
   std::optional<F64> scores;
-  if (r_scores) scores.emplace(nnz);
+  if (r_scores) scores.emplace(cap);
+  int64_t* ip = indptr.mutable_data();
   int64_t* it = items.mutable_data();
   double* sc = scores ? scores->mutable_data() : nullptr;
+  Status st;
+  int64_t nnz = 0;
   {
-    py::gil_scoped_release release;
-    st = prepare_lists(in, dup_first, max_items, keep, threads, ip, it, sc);
+    py::gil_scoped_release release;  // raw buffers only, owned by this frame's arguments and outputs
+    st = prepare_lists(in, dup_first, limit, threads, ub.data(), n_out.data(), it, sc);
+    if (st.ok()) nnz = compact_lists(n_users, ub.data(), n_out.data(), ip, it, sc);
   }
-  return py::make_tuple(indptr, items, scores ? py::object(*scores) : py::object(py::none()), status_tuple(st));
+  if (!st.ok()) return py::make_tuple(py::none(), py::none(), py::none(), status_tuple(st));
+  py::object items_out = items, scores_out = scores ? py::object(*scores) : py::object(py::none());
+  if (nnz != cap) {  // duplicates were dropped: hand out exact-size copies
+    items_out = items[py::slice(0, nnz, 1)].attr("copy")();
+    if (scores) scores_out = (*scores)[py::slice(0, nnz, 1)].attr("copy")();
+  }
+  return py::make_tuple(indptr, items_out, scores_out, status_tuple(st));
 }
 
 I64 item_counts_py(const I64& indptr, const I64& items, int64_t n_items, int64_t k, int threads) {
@@ -195,7 +201,7 @@ F64 diversity_cooccurrence_py(const I64& indptr, const I64& items, const I64& iu
                               int64_t k, int threads) {
   const int64_t n_items = iu_indptr.ndim() == 1 ? iu_indptr.shape(0) - 1 : 0;
   Lists L = lists_of(indptr, items, std::nullopt, n_items);
-  check_csr(iu_indptr, iu_users, std::numeric_limits<int64_t>::max(), "item users");
+  check_csr(iu_indptr, iu_users, -1, "item users");
   F64 out(L.n_users);
   double* o = out.mutable_data();
   py::gil_scoped_release release;
@@ -275,7 +281,7 @@ py::tuple exact_sum_py(const F64& values, int threads) {
 void bind_beyond(py::module_& m) {
   m.def("prepare_lists", &prepare_lists_py, py::arg("n_users"), py::arg("rowmap").noconvert(),
         py::arg("r_indptr").noconvert(), py::arg("r_items").noconvert(), py::arg("r_scores").noconvert(),
-        py::arg("n_items"), py::arg("dup_first"), py::arg("max_items"), py::arg("keep"), py::arg("threads"));
+        py::arg("dup_first"), py::arg("max_items"), py::arg("keep"), py::arg("threads"));
   m.def("item_counts", &item_counts_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
         py::arg("n_items"), py::arg("k"), py::arg("threads"));
   m.def("cosine_overlap_sum", &cosine_overlap_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),

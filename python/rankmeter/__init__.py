@@ -12,7 +12,30 @@ from ._convert import Recs, Truth
 from ._core import has_openmp
 from ._evaluate import Result, evaluate, partial
 from ._presets import PRESETS
-from ._shortcuts import arhr, cg, dcg, fbeta, hit_rate, hits, map, mar, mrr, ndcg, precision, r_precision, recall
+from ._shortcuts import (
+    arhr,
+    arp,
+    cg,
+    coverage,
+    dcg,
+    diversity,
+    fbeta,
+    fcp,
+    gini,
+    hit_rate,
+    hits,
+    map,
+    mar,
+    mrr,
+    ndcg,
+    novelty,
+    personalization,
+    precision,
+    r_precision,
+    recall,
+    score_entropy,
+    serendipity,
+)
 from ._trec import read_trec_qrels, read_trec_run
 
 __version__ = "0.1.0"
@@ -41,6 +64,15 @@ __all__ = [
     "hits",
     "cg",
     "r_precision",
+    "fcp",
+    "diversity",
+    "novelty",
+    "serendipity",
+    "personalization",
+    "coverage",
+    "arp",
+    "gini",
+    "score_entropy",
     "has_openmp",
     "PRESETS",
     "__version__",

@@ -174,42 +174,52 @@ def run_beyond(p, cols: list, ctx: Context, threads: int):
     if ctx.catalog is not None:
         catalog = as_id_array(ctx.catalog if not isinstance(ctx.catalog, (set, frozenset)) else list(ctx.catalog),
                               "catalog")
-    arrays = [t.items, r_items]
-    names = ["truth", "recs"]
-    if train is not None:
-        arrays.append(train.items)
-        names.append("train")
-    if feat is not None:
-        arrays.append(feat[0])
-        names.append("features")
-    if sim is not None:
-        arrays.append(sim[0])
-        names.append("similarity")
-    if catalog is not None:
-        arrays.append(catalog)
-        names.append("catalog")
-    coded, n_items, labels = _code(arrays)
-    code = dict(zip(names, coded))
-
-    # the evaluated users' lists, aligned with the truth users, duplicates and max_items applied
+    need_truth = any(m.name in ("fcp", "serendipity") for m in metrics)
+    need_train = train is not None and any(
+        "train" in _needs(m) or (m.name in ("coverage", "gini") and catalog is None) for m in metrics)
     # keep only what the largest cutoff reads (0: whole lists)
     keep = 0 if any(m.k is None for m in metrics) else max(m.k for m in metrics)
-    li, lt, ls, st = _core.prepare_lists(t.n_users, p.rowmap, r_indptr, code["recs"], r_scores, n_items,
-                                         p.dup_first, p.max_items or 0, keep, threads)
-    _raise(st, p, labels, "recs")
+
+    # The evaluated users' lists (aligned with the truth users, duplicates and max_items
+    # applied, cut to `keep`), read on raw int ids; other ids are coded first.
+    raw_ok = r_items.dtype == np.int64
+    extra = []  # (name, ids) coded together with the kept list items
+    if need_truth:
+        extra.append(("truth", t.items))
+    if need_train:
+        extra.append(("train", train.items))
+    if feat is not None:
+        extra.append(("features", feat[0]))
+    if sim is not None:
+        extra.append(("similarity", sim[0]))
+    if catalog is not None:
+        extra.append(("catalog", catalog))
+    if raw_ok:
+        li, lt_raw, ls, st = _core.prepare_lists(t.n_users, p.rowmap, r_indptr, r_items, r_scores, p.dup_first,
+                                                 p.max_items or 0, keep, threads)
+        _raise(st, p, None, "recs")
+        coded, n_items, labels = _code([lt_raw] + [a for _, a in extra])
+        lt = coded[0]
+    else:
+        coded, n_items, labels = _code([r_items] + [a for _, a in extra])
+        li, lt, ls, st = _core.prepare_lists(t.n_users, p.rowmap, r_indptr, coded[0], r_scores, p.dup_first,
+                                             p.max_items or 0, keep, threads)
+        _raise(st, p, labels, "recs")
+    code = {name: c for (name, _), c in zip(extra, coded[1:])}
 
     # train: distinct items per train user, popularity, histories aligned with the truth users
     pop_users = pop_inter = None
     h_rowmap = None
     n_train_users = 0
     tr_ip = tr_items = None
-    if train is not None:
-        tr_ip, tr_items, _, st = _core.prepare_lists(train.n_users, None, train.indptr, code["train"], None, n_items,
-                                                     True, 0, 0, threads)
+    if need_train:
+        tr_ip, tr_items, _, st = _core.prepare_lists(train.n_users, None, train.indptr, code["train"], None, True, 0, 0,
+                                                     threads)
         pop_users = _core.item_counts(tr_ip, tr_items, n_items, 0, threads)
         pop_inter = np.bincount(code["train"], minlength=n_items).astype(np.int64)
         n_train_users = int(np.count_nonzero(np.diff(tr_ip)))
-        h_rowmap = _train_rowmap(t, train)
+        if any(m.name == "serendipity" for m in metrics):
+            h_rowmap = _train_rowmap(t, train)
 
     # catalog: given, else the train items
     cat_mask = None
@@ -228,7 +238,7 @@ def run_beyond(p, cols: list, ctx: Context, threads: int):
         X[code["features"]] = unit
         has[code["features"]] = 1
 
-    t_codes = code["truth"]
+    t_codes = code.get("truth")
     out = {}
     counts_cache: dict = {}
 

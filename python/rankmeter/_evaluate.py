@@ -296,10 +296,14 @@ def _run(p: _Plan, threads: Optional[int]):
 def _count_no_relevant(p: _Plan) -> int:
     """Truth users without a relevant item (meta n_skipped when no accuracy column ran)."""
     t = p.truth
-    g = t.grades if t.grades is not None else np.ones(t.items.size)
-    rel = g >= p.min_relevance if p.min_relevance is not None else g > 0
-    row = np.repeat(np.arange(t.n_users), np.diff(t.indptr))
-    has = np.bincount(row[rel], minlength=t.n_users) > 0
+    if t.grades is None:
+        has = np.diff(t.indptr) > 0
+    else:
+        g = t.grades
+        rel = g >= p.min_relevance if p.min_relevance is not None else g > 0
+        c = np.zeros(rel.size + 1, dtype=np.int64)
+        np.cumsum(rel, out=c[1:])
+        has = c[t.indptr[1:]] > c[t.indptr[:-1]]
     if p.empty == "error" and not has.all():
         u = int(np.argmin(has))
         user = p.users[u].item() if isinstance(p.users[u], np.generic) else p.users[u]

@@ -15,9 +15,11 @@ from ._evaluate import evaluate
 from .metrics import Metric
 
 __all__ = ["precision", "recall", "fbeta", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr", "arhr",
-           "hits", "cg", "r_precision"]
+           "hits", "cg", "r_precision", "fcp", "diversity", "novelty", "serendipity", "personalization",
+           "coverage", "arp", "gini", "score_entropy"]
 
-_EVAL_KW = ("preset", "threads", "empty", "duplicates", "ties", "min_relevance", "max_items")
+_EVAL_KW = ("preset", "threads", "empty", "duplicates", "ties", "min_relevance", "max_items",
+            "train", "item_features", "item_similarity", "catalog")
 
 
 def _single(name: str, truth: Any, recs: Any, k: Optional[int], aggregate: Optional[str],
@@ -26,6 +28,8 @@ def _single(name: str, truth: Any, recs: Any, k: Optional[int], aggregate: Optio
         raise ValueError(f"`aggregate` must be 'mean' or None, got {aggregate!r}")
     eval_kw = {key: kwargs.pop(key) for key in _EVAL_KW if key in kwargs}
     metric = Metric(name, k, **kwargs)
+    if aggregate is None and metric.family == "catalog":
+        raise ValueError(f"`aggregate` must be 'mean' for {name!r}: a catalog-level metric has one value, no per-user values")
     res = evaluate(truth, recs, [metric], **eval_kw)
     return res[metric] if aggregate == "mean" else res.per_user[metric]
 
@@ -41,7 +45,8 @@ def _make(name: str, summary: str, options: str = ""):
         f"k : int, optional\n    Cutoff (None: the whole list).\n{options}"
         "aggregate : {'mean', None}\n    The mean over users (default) or the per-user float64 array.\n"
         "**kwargs\n    Options of :func:`rankmeter.evaluate` (preset, threads, empty, duplicates, ties,\n"
-        "    min_relevance, max_items).\n\nSee ``docs/metrics.md`` for the formula and conventions.\n"
+        "    min_relevance, max_items, and the context train, item_features, item_similarity, catalog).\n\n"
+        "See ``docs/metrics.md`` for the formula and conventions.\n"
     )
     return shortcut
 
@@ -61,3 +66,19 @@ cg = _make("cg", "Cumulative gain at k.", "gain : str\n")
 r_precision = _make("r_precision", "R-precision: precision at |R|.")
 mrr.__name__ = mrr.__qualname__ = "mrr"
 mar.__name__ = mar.__qualname__ = "mar"
+fcp = _make("fcp", "Fraction of concordant pairs (Koren 2008): truth pairs ordered like their grades.",
+            "average : {'pairs', 'users'}\n")
+diversity = _make("diversity", "Intra-list diversity: 1 - mean pairwise similarity of the top-k items.",
+                  "similarity : {'features', 'matrix', 'cooccurrence'}\n")
+novelty = _make("novelty", "Mean self-information -log2(users_with_item / train_users) of the top-k items.",
+                "unseen : {'skip', 'zero', 'one_user'}\ndivide_by : {'items', 'k'}\n")
+serendipity = _make("serendipity", "Mean unexpectedness (1 - mean cosine to the history) of relevant top-k items.",
+                    "relevance : {'relevant', 'all'}\n")
+personalization = _make("personalization", "1 - mean overlap of the top-k lists of two users (catalog-level).",
+                        "similarity : {'overlap', 'cosine'}\n")
+coverage = _make("coverage", "Share of the catalog recommended in some top k (catalog-level).")
+arp = _make("arp", "Average recommendation popularity of the top-k items.",
+            "popularity : {'users', 'interactions'}\nunseen : {'skip', 'zero'}\nnormalize : {'none', 'max', 'total'}\n")
+gini = _make("gini", "Gini index of how often catalog items are recommended (catalog-level).",
+             "over : {'catalog', 'recommended'}\n")
+score_entropy = _make("score_entropy", "Entropy of the softmax of all top-k scores pooled (catalog-level).")
