@@ -175,8 +175,9 @@ def run_beyond(p, cols: list, ctx: Context, threads: int):
         catalog = as_id_array(ctx.catalog if not isinstance(ctx.catalog, (set, frozenset)) else list(ctx.catalog),
                               "catalog")
     need_truth = any(m.name in ("fcp", "serendipity") for m in metrics)
-    need_train = train is not None and any(
-        "train" in _needs(m) or (m.name in ("coverage", "gini") and catalog is None) for m in metrics)
+    need_train = train is not None and any("train" in _needs(m) for m in metrics)
+    # coverage and gini only need the set of train items (the default catalog)
+    need_train_items = train is not None and catalog is None and any(m.name in ("coverage", "gini") for m in metrics)
     # keep only what the largest cutoff reads (0: whole lists)
     keep = 0 if any(m.k is None for m in metrics) else max(m.k for m in metrics)
 
@@ -186,7 +187,7 @@ def run_beyond(p, cols: list, ctx: Context, threads: int):
     extra = []  # (name, ids) coded together with the kept list items
     if need_truth:
         extra.append(("truth", t.items))
-    if need_train:
+    if need_train or need_train_items:
         extra.append(("train", train.items))
     if feat is not None:
         extra.append(("features", feat[0]))
@@ -212,6 +213,9 @@ def run_beyond(p, cols: list, ctx: Context, threads: int):
     h_rowmap = None
     n_train_users = 0
     tr_ip = tr_items = None
+    if need_train_items and not need_train:
+        pop_inter = np.bincount(code["train"], minlength=n_items).astype(np.int64)
+        pop_users = pop_inter  # only its non-zero entries are read (the default catalog)
     if need_train:
         tr_ip, tr_items, _, st = _core.prepare_lists(train.n_users, None, train.indptr, code["train"], None, True, 0, 0,
                                                      threads)

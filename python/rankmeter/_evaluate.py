@@ -301,9 +301,10 @@ def _count_no_relevant(p: _Plan) -> int:
     else:
         g = t.grades
         rel = g >= p.min_relevance if p.min_relevance is not None else g > 0
-        c = np.zeros(rel.size + 1, dtype=np.int64)
-        np.cumsum(rel, out=c[1:])
-        has = c[t.indptr[1:]] > c[t.indptr[:-1]]
+        nonempty = np.diff(t.indptr) > 0
+        has = np.zeros(t.n_users, dtype=bool)
+        if rel.size:
+            has[nonempty] = np.logical_or.reduceat(rel, t.indptr[:-1][nonempty])
     if p.empty == "error" and not has.all():
         u = int(np.argmin(has))
         user = p.users[u].item() if isinstance(p.users[u], np.generic) else p.users[u]
