@@ -99,7 +99,7 @@ def diversity_cooccurrence(lst, k, train):
     return 1.0 - sum(vals) / len(vals)
 
 
-def novelty(lst, k, train, unseen="skip", divide_by="items"):
+def novelty(lst, k, train, unseen="skip", divide_by="items", popularity="users"):
     t = top(lst, k)
     if not t:
         return NAN
@@ -107,7 +107,10 @@ def novelty(lst, k, train, unseen="skip", divide_by="items"):
     users = train_users_of(train)
     vals = []
     for i in t:
-        pop = len(users.get(i, ()))
+        if popularity == "users":
+            pop = len(users.get(i, ()))
+        else:
+            pop = sum(1 for items in train.values() for x in items if x == i)
         if pop > 0:
             vals.append(-math.log2(pop / n))
         elif unseen == "zero":

@@ -21,7 +21,7 @@ import rankmeter as rm  # noqa: E402
 BEYOND_METRICS = [
     "fcp", "fcp(average=users)", "fcp@3",
     "diversity@3", "diversity(similarity=matrix)@3", "diversity(similarity=cooccurrence)@3",
-    "novelty@3", "novelty(unseen=zero,divide_by=k)@3", "novelty(unseen=one_user)",
+    "novelty@3", "novelty(unseen=zero,divide_by=k)@3", "novelty(unseen=one_user)", "novelty(popularity=interactions,unseen=zero,divide_by=k)@4",
     "serendipity@3", "serendipity(relevance=all)@4",
     "personalization@3", "personalization(similarity=cosine)@3", "personalization",
     "coverage@3", "coverage",
@@ -112,7 +112,7 @@ def _reference(truth, lists, scores, train, feats, sim, metric, empty="skip"):
             per = [rb.diversity_cooccurrence(L[u], k, train) for u in users]
         return per, rb.mean(per)
     if m.name == "novelty":
-        per = [rb.novelty(L[u], k, train, o["unseen"], o["divide_by"]) for u in users]
+        per = [rb.novelty(L[u], k, train, o["unseen"], o["divide_by"], o["popularity"]) for u in users]
         return per, rb.mean(per)
     if m.name == "arp":
         per = [rb.arp(L[u], k, train, o["popularity"], o["unseen"], o["normalize"]) for u in users]
@@ -238,3 +238,58 @@ def test_beyond_fused_with_accuracy_in_one_call(medium):
     alone = rm.evaluate(w.truth, recs, ["ndcg@10"])
     assert both["ndcg@10"] == alone["ndcg@10"]
     assert both.state.names == ("ndcg@10", "novelty@10")  # catalog-level values are not in the mergeable state
+
+
+# --------------------------------------------------------------------------- CAPRI conventions
+# CAPRI's beyond-accuracy functions, restated from their definitions (CAPRI evaluation module):
+#   novelty:          sum over the list of -log2(occurrences(i) / train users), 0 for unseen items, / k
+#   catalogCoverage:  |distinct recommended items| / |catalog| * 100, rounded to 2 decimals
+#   personalization:  1 - mean over user pairs of the cosine of their binary item vectors
+#   listDiversity:    1 - mean over item pairs (a before b) of similarity[a, b]
+def _capri_novelty(lst, occurrences, n_users, k):
+    return sum(-math.log2(occurrences[i] / n_users) if i in occurrences else 0.0 for i in lst) / k
+
+
+def _capri_coverage(lists, catalog):
+    return round(len({i for lst in lists for i in lst}) / len(catalog) * 100, 2)
+
+
+def _capri_personalization(lists):
+    sims = []
+    for a in range(len(lists)):
+        for b in range(a + 1, len(lists)):
+            sims.append(len(set(lists[a]) & set(lists[b])) / math.sqrt(len(lists[a]) * len(lists[b])))
+    return 1 - sum(sims) / len(sims)
+
+
+def _capri_list_diversity(lst, S):
+    pairs = [(lst[a], lst[b]) for a in range(len(lst)) for b in range(a + 1, len(lst))]
+    return 1 - sum(S[x, y] for x, y in pairs) / len(pairs)
+
+
+@SETTINGS
+@given(st.integers(0, 2**32 - 1), st.integers(2, 6))
+def test_capri_conventions_reproduce_capri(seed, k):
+    rng = np.random.default_rng(seed)
+    n_users, n_items = int(rng.integers(2, 8)), 15
+    catalog = list(range(n_items))
+    lists = [rng.choice(n_items, k, replace=False).tolist() for _ in range(n_users)]
+    train = {100 + u: rng.choice(n_items, int(rng.integers(1, 9))).tolist() for u in range(int(rng.integers(1, 6)))}
+    occurrences: dict = {}
+    for items in train.values():
+        for i in items:
+            occurrences[i] = occurrences.get(i, 0) + 1
+    S = rng.random((n_items, n_items))
+    truth = {u: [lists[u][0]] for u in range(n_users)}
+    recs = {u: lists[u] for u in range(n_users)}
+    res = rm.evaluate(truth, recs, [
+        f"novelty(unseen=zero,divide_by=k,popularity=interactions)@{k}", f"coverage@{k}",
+        f"personalization(similarity=cosine)@{k}", f"diversity(similarity=matrix)@{k}",
+    ], train=train, catalog=catalog, item_similarity=S)
+    nov = [_capri_novelty(lst, occurrences, len(train), k) for lst in lists]
+    assert np.allclose(res.per_user[f"novelty(unseen=zero,divide_by=k,popularity=interactions)@{k}"], nov,
+                       rtol=1e-12, atol=0)
+    assert round(res[f"coverage@{k}"] * 100, 2) == _capri_coverage(lists, catalog)
+    assert math.isclose(res[f"personalization(similarity=cosine)@{k}"], _capri_personalization(lists), rel_tol=1e-12)
+    div = [_capri_list_diversity(lst, S) for lst in lists]
+    assert np.allclose(res.per_user[f"diversity(similarity=matrix)@{k}"], div, rtol=1e-12, atol=0)

@@ -378,8 +378,9 @@ def _uses_features(m) -> bool:
 def _item_table(m, pop_users, pop_inter, n_train_users) -> np.ndarray:
     o = m.options
     if m.name == "novelty":
+        pop = pop_users if o["popularity"] == "users" else pop_inter
         with np.errstate(divide="ignore"):
-            table = -np.log2(pop_users / n_train_users) if n_train_users else np.full(pop_users.size, np.nan)
+            table = -np.log2(pop / n_train_users) if n_train_users else np.full(pop.size, np.nan)
         cold = pop_users == 0
         if o["unseen"] == "skip":
             table[cold] = np.nan

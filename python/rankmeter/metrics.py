@@ -137,7 +137,8 @@ _SPECS: dict[str, _Spec] = {
     "diversity": _Spec(101, {"similarity": ("features", _choice("features", "matrix", "cooccurrence"))},
                        doc="1 - mean pairwise similarity in the top k", family="user"),
     "novelty": _Spec(102, {"unseen": ("skip", _choice("skip", "zero", "one_user")),
-                           "divide_by": ("items", _choice("items", "k"))},
+                           "divide_by": ("items", _choice("items", "k")),
+                           "popularity": ("users", _choice("users", "interactions"))},
                      doc="mean -log2(popularity share) of the top-k items", family="user", needs=("train",)),
     "serendipity": _Spec(103, {"relevance": ("relevant", _choice("relevant", "all"))},
                          doc="mean unexpectedness of the relevant top-k items", family="user",
@@ -318,7 +319,7 @@ FCP = _cls("FCP", "fcp", "Fraction of concordant pairs (Koren).", "average : {'p
 Diversity = _cls("Diversity", "diversity", "Intra-list diversity: 1 - mean pairwise similarity in the top k.",
                  "similarity : {'features', 'matrix', 'cooccurrence'}\n")
 Novelty = _cls("Novelty", "novelty", "Mean self-information -log2(users_with_item / train_users) of the top k.",
-               "unseen : {'skip', 'zero', 'one_user'}\ndivide_by : {'items', 'k'}\n")
+               "unseen : {'skip', 'zero', 'one_user'}\ndivide_by : {'items', 'k'}\npopularity : {'users', 'interactions'}\n")
 Serendipity = _cls("Serendipity", "serendipity", "Mean unexpectedness of the relevant top-k items.",
                    "relevance : {'relevant', 'all'}\n")
 Personalization = _cls("Personalization", "personalization", "1 - mean overlap of two users' top k.",
