@@ -36,6 +36,7 @@ from ._shortcuts import (
     score_entropy,
     serendipity,
 )
+from ._tables import item_bias, rec_cases, user_bias
 from ._trec import read_trec_qrels, read_trec_run
 
 __version__ = "0.1.0"
@@ -73,6 +74,9 @@ __all__ = [
     "arp",
     "gini",
     "score_entropy",
+    "item_bias",
+    "user_bias",
+    "rec_cases",
     "has_openmp",
     "PRESETS",
     "__version__",
