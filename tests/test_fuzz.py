@@ -376,3 +376,96 @@ def test_fuzz_counted_calls():
     fz.guarded(rm.evaluate, {1: [2]}, {1: [2]}, "ndcg@1")
     fz.guarded(rm.evaluate, {1: [2]}, {1: [2]}, "nope@1")
     assert fz.CALLS["total"] == before + 2
+
+
+# --------------------------------------------------------------------------- beyond-accuracy entry points
+BEYOND = ["fcp", "fcp(average=users)@3", "diversity@3", "diversity(similarity=matrix)@2",
+          "diversity(similarity=cooccurrence)@3", "novelty@3", "novelty(unseen=zero,divide_by=k)@2",
+          "serendipity@3", "serendipity(relevance=all)", "personalization@3", "personalization(similarity=cosine)",
+          "coverage@2", "arp(normalize=max)@3", "gini@3", "gini(over=recommended)", "score_entropy@3"]
+
+
+@st.composite
+def _features_arg(draw):
+    form = draw(st.sampled_from(["array", "dict", "pair", "bad"]))
+    d = draw(st.integers(0, 3))
+    if form == "array":
+        rows = draw(st.integers(0, 45))
+        vals = draw(st.lists(st.sampled_from([0.0, 1.0, -2.0, 0.5, math.nan]), min_size=rows * d, max_size=rows * d))
+        return np.array(vals, dtype=np.float64).reshape(rows, d)
+    if form == "dict":
+        return {i: [draw(st.sampled_from([0.0, 1.0, 3.0])) for _ in range(d)]
+                for i in draw(st.lists(fz.SMALL_INTS, max_size=12, unique=True))}
+    if form == "pair":
+        ids = draw(st.lists(fz.any_ids, max_size=8, unique=True))
+        return (ids, np.ones((len(ids) + draw(st.sampled_from([0, 0, 1])), d)))
+    return draw(st.sampled_from([None, "x", 5, np.zeros(4), [[1, "a"]]]))
+
+
+@st.composite
+def _similarity_arg(draw):
+    n = draw(st.integers(0, 45))
+    m = np.full((n, n), draw(st.sampled_from([0.0, 0.5, 1.0])))
+    form = draw(st.sampled_from(["square", "square", "rect", "pair", "object"]))
+    if form == "rect" and n:
+        return m[:, :-1]
+    if form == "pair":
+        return (list(range(n)), m)
+    if form == "object":
+        return m.astype(object)
+    return m
+
+
+@fz.FUZZ_SETTINGS
+@given(st.data())
+def test_fuzz_beyond_metrics_and_context(data):
+    ids = data.draw(st.sampled_from([fz.int_ids, fz.SMALL_INTS, fz.STR_IDS]))
+    malformed = data.draw(st.booleans())
+    truth = data.draw(fz.truth_python(ids, malformed=malformed))
+    recs = data.draw(fz.recs_python(ids, malformed=malformed))
+    metrics = data.draw(st.lists(st.sampled_from(BEYOND), min_size=1, max_size=3))
+    if data.draw(st.booleans()):
+        metrics.append(data.draw(st.sampled_from(fz.METRIC_NAMES)) + "@3")
+    ctx = {}
+    if data.draw(st.integers(0, 3)):
+        ctx["train"] = data.draw(fz.truth_python(ids, malformed=malformed))
+    if data.draw(st.booleans()):
+        ctx["item_features"] = data.draw(_features_arg())
+    if data.draw(st.booleans()):
+        ctx["item_similarity"] = data.draw(_similarity_arg())
+    if data.draw(st.booleans()):
+        ctx["catalog"] = data.draw(st.lists(ids, max_size=10))
+    opts = data.draw(fz.eval_options(malformed=malformed))
+    opts.pop("preset", None)
+    ok, res = fz.guarded(rm.evaluate, truth, recs, metrics, **opts, **ctx)
+    if ok:
+        for m in metrics:
+            v = res[m]
+            assert isinstance(v, float)
+            if rm.metrics.parse(m).family == "user":
+                assert res.per_user[m].shape == (res.meta["n_users"],)
+        # thread count never changes a value
+        ok2, res2 = fz.guarded(rm.evaluate, truth, recs, metrics, **{**opts, "threads": 3}, **ctx)
+        assert ok2
+        for m in metrics:
+            assert res2[m] == res[m] or (math.isnan(res2[m]) and math.isnan(res[m]))
+
+
+@fz.FUZZ_SETTINGS
+@given(st.data())
+def test_fuzz_tables(data):
+    recs = data.draw(fz.recs_python(fz.int_ids, malformed=data.draw(st.booleans())))
+    train = data.draw(fz.truth_python(fz.int_ids))
+    which = data.draw(st.sampled_from(["item", "user", "cases"]))
+    cats = data.draw(st.one_of(
+        st.dictionaries(fz.int_ids, st.sampled_from(["a", "b", None, 3]), max_size=8),
+        st.sampled_from([None, 5, "x", (1, 2, 3), ([1, 2], ["a"])])))
+    k = data.draw(st.sampled_from([None, 1, 3, 0, -1, 2.5]))
+    if which == "item":
+        fz.guarded(rm.item_bias, recs, train, cats, k=k)
+    elif which == "user":
+        fz.guarded(rm.user_bias, recs, train, cats)
+    else:
+        users = data.draw(st.one_of(st.none(), st.lists(fz.SMALL_INTS, max_size=3)))
+        fz.guarded(rm.rec_cases, recs, train, users=users, n=data.draw(st.sampled_from([0, 2, -1, 1.5])),
+                   k=data.draw(st.sampled_from([1, 3, 10])))
