@@ -35,16 +35,16 @@ class Context:
 
     __slots__ = ("train", "item_features", "item_similarity", "catalog")
 
-    def __init__(self, train=None, item_features=None, item_similarity=None, catalog=None):
-        self.train = None if train is None else to_truth_named(train, "train")
+    def __init__(self, train=None, item_features=None, item_similarity=None, catalog=None, table_kw=None):
+        self.train = None if train is None else to_truth_named(train, "train", table_kw or {})
         self.item_features = item_features
         self.item_similarity = item_similarity
         self.catalog = catalog
 
 
-def to_truth_named(x: Any, what: str) -> Truth:
+def to_truth_named(x: Any, what: str, table_kw: dict) -> Truth:
     try:
-        return to_truth(x)
+        return to_truth(x, what, **table_kw)
     except (TypeError, ValueError) as e:
         raise type(e)(str(e).replace("`truth`", f"`{what}`")) from None
 

@@ -273,6 +273,39 @@ class Truth:
                 raise TypeError(f"`truth` grades must be numbers: {e}") from None
         return cls(indptr, flat, g, users)
 
+    @classmethod
+    def from_frame(cls, frame: Any, *, user_col: str = "user_id", item_col: str = "item_id",
+                   relevance_col: str = "relevance") -> "Truth":
+        """A long table (pandas, polars or pyarrow Table/RecordBatch): one row per (user, item[, grade]).
+
+        Users keep their order of first appearance; without ``relevance_col`` every
+        row has grade 1. Nulls are errors naming the column and the row.
+        """
+        from ._frame import frame_to_truth, is_frame
+
+        if not is_frame(frame):
+            raise TypeError(f"`frame` must be a pandas/polars DataFrame or a pyarrow Table, got {type(frame).__name__}")
+        return frame_to_truth(frame, "truth", user_col=user_col, item_col=item_col, relevance_col=relevance_col)
+
+    @classmethod
+    def from_parquet(cls, path: Any, **columns: Any) -> "Truth":
+        """A parquet file or directory (read with pyarrow.dataset) as :meth:`from_frame`."""
+        from ._frame import read_parquet
+
+        return cls.from_frame(read_parquet(path), **columns)
+
+    @classmethod
+    def from_scipy(cls, matrix: Any) -> "Truth":
+        """A scipy.sparse users x items matrix of grades (explicit entries are the truth items,
+        zeros included): user u is row u, item i is column i."""
+        if not (hasattr(matrix, "tocsr") and hasattr(matrix, "shape")):
+            raise TypeError(f"`matrix` must be a scipy.sparse matrix, got {type(matrix).__name__}")
+        m = matrix.tocsr()
+        if len(m.shape) != 2:
+            raise ValueError(f"`matrix` must be 2-D, got shape {m.shape}")
+        m.sum_duplicates()
+        return cls.from_csr(m.indptr.astype(np.int64), m.indices.astype(np.int64), np.asarray(m.data, dtype=np.float64))
+
 
 # --------------------------------------------------------------------------- Recs
 class Recs:
@@ -427,6 +460,26 @@ class Recs:
         return cls(indptr, ids[cols], sc, u)
 
     @classmethod
+    def from_frame(cls, frame: Any, *, user_col: str = "user_id", item_col: str = "item_id", rank_col: str = "rank",
+                   score_col: str = "score") -> "Recs":
+        """A long table (pandas, polars or pyarrow): one row per (user, item) with a rank (1..n per
+        user, no gaps or repeats) or a score column (ranked by score at evaluation); rank decides
+        when both are present and the scores ride along."""
+        from ._frame import frame_to_recs, is_frame
+
+        if not is_frame(frame):
+            raise TypeError(f"`frame` must be a pandas/polars DataFrame or a pyarrow Table, got {type(frame).__name__}")
+        return frame_to_recs(frame, "recs", user_col=user_col, item_col=item_col, rank_col=rank_col,
+                             score_col=score_col)
+
+    @classmethod
+    def from_parquet(cls, path: Any, **columns: Any) -> "Recs":
+        """A parquet file or directory (read with pyarrow.dataset) as :meth:`from_frame`."""
+        from ._frame import read_parquet
+
+        return cls.from_frame(read_parquet(path), **columns)
+
+    @classmethod
     def from_lists(cls, items: Sequence[Iterable[Any]], scores: Optional[Sequence[Iterable[float]]] = None) -> "Recs":
         """``items[u]`` is user u's list, best first (users are positions 0..n-1)."""
         if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
@@ -476,9 +529,31 @@ class Recs:
 
 
 # --------------------------------------------------------------------------- coercion
-def to_truth(x: Any) -> Truth:
+def _from_table_or_path(x: Any, kind: str, what: str, kw: dict):
+    """Truth/Recs from a long table or a path (parquet file/directory, else a TREC file); None otherwise."""
+    import os
+
+    from . import _frame
+
+    if _frame.is_frame(x):
+        return (_frame.frame_to_truth if kind == "truth" else _frame.frame_to_recs)(x, what, **kw)
+    if isinstance(x, (str, os.PathLike)):
+        if _frame.is_table_path(x):
+            return _from_table_or_path(_frame.read_parquet(x), kind, what, kw)
+        from ._trec import read_trec_qrels, read_trec_run
+
+        return read_trec_qrels(x) if kind == "truth" else read_trec_run(x)
+    if hasattr(x, "tocsr") and hasattr(x, "shape") and kind == "truth":
+        return Truth.from_scipy(x)
+    return None
+
+
+def to_truth(x: Any, what: str = "truth", **table_kw: Any) -> Truth:
     if isinstance(x, Truth):
         return x
+    t = _from_table_or_path(x, "truth", what, table_kw)
+    if t is not None:
+        return t
     if isinstance(x, Recs):
         raise TypeError("`truth` is a Recs object; pass the ground truth as `truth` and the ranked lists as `recs`")
     if isinstance(x, Mapping):
@@ -493,9 +568,12 @@ def to_truth(x: Any) -> Truth:
     )
 
 
-def to_recs(x: Any) -> Recs:
+def to_recs(x: Any, **table_kw: Any) -> Recs:
     if isinstance(x, Recs):
         return x
+    r = _from_table_or_path(x, "recs", "recs", table_kw)
+    if r is not None:
+        return r
     if isinstance(x, Truth):
         raise TypeError("`recs` is a Truth object; pass the ranked lists as `recs`")
     if isinstance(x, Mapping):

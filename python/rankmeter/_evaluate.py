@@ -170,7 +170,7 @@ def _padded_to_csr(recs: Recs) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _plan(truth: Any, recs: Any, metrics: MetricsArg, *, preset, empty, duplicates, ties, min_relevance, max_items,
-          context: Optional[dict] = None) -> _Plan:
+          context: Optional[dict] = None, columns: Optional[dict] = None) -> _Plan:
     pre = get_preset(preset)
     defaults = dict(_DEFAULTS)
     if pre is not None:
@@ -197,10 +197,11 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, *, preset, empty, duplicat
         max_items = int(min(max_items, _MAX_ITEMS_CAP))
 
     keys, parsed = _parse_metrics(metrics, pre.metric_options if pre is not None else None)
-    ctx = Context(**(context or {}))
+    table_kw = {k: v for k, v in (columns or {}).items() if v is not None}
+    ctx = Context(**(context or {}), table_kw=table_kw)
     check_context([m for m in parsed if m.family != "accuracy"], ctx)
-    t = to_truth(truth)
-    r = to_recs(recs)
+    t = to_truth(truth, **table_kw)
+    r = to_recs(recs, **table_kw)
 
     p = _Plan()
     p.ctx = ctx
@@ -472,19 +473,27 @@ def evaluate(
     item_features: Any = None,
     item_similarity: Any = None,
     catalog: Any = None,
+    user_col: Optional[str] = None,
+    item_col: Optional[str] = None,
+    relevance_col: Optional[str] = None,
+    rank_col: Optional[str] = None,
+    score_col: Optional[str] = None,
 ) -> Result:
     """Evaluate ranked recommendations against ground truth, every metric in one C++ pass.
 
     Parameters
     ----------
-    truth : dict, list of lists, CSR tuple or rankmeter.Truth
+    truth : dict, list of lists, CSR tuple, long table, scipy.sparse, path or rankmeter.Truth
         Per user the relevant items with grades: ``{user: {item: grade}}``,
         ``{user: iterable_of_items}`` (grade 1), ``list[list[item]]`` (users
-        0..n-1), ``(indptr, items[, grades])`` or ``Truth.from_*``.
+        0..n-1), ``(indptr, items[, grades])``, a pandas/polars/pyarrow table
+        (user, item[, grade] columns), a users x items scipy.sparse matrix, a
+        parquet path or a TREC qrels path, or ``Truth.from_*``.
     recs : dict, list of lists, 2-D int array, CSR tuple or rankmeter.Recs
         Per user the ranked list, best first: ``{user: [items]}``,
         ``{user: {item: score}}`` (ranked by score), ``list[list[item]]``, a
-        padded ``n_users x k`` array (pad -1) or ``Recs.from_*``.
+        padded ``n_users x k`` array (pad -1), a table with user, item and rank
+        or score columns, a parquet or TREC run path, or ``Recs.from_*``.
     metrics : str, Metric or list of them
         ``"ndcg@10"``, ``"ap(denominator=hits)@20"``, ``"mrr"`` ...; see
         :func:`rankmeter.metrics.list`. All are computed in one pass.
@@ -516,6 +525,9 @@ def evaluate(
         Item x item similarity for diversity(similarity=matrix).
     catalog : iterable of item ids, optional
         The catalog of coverage and gini (default: the items seen in ``train``).
+    user_col, item_col, relevance_col, rank_col, score_col : str, optional
+        Column names of long tables (pandas, polars, pyarrow, parquet paths);
+        defaults ``user_id``, ``item_id``, ``relevance``, ``rank``, ``score``.
 
     Returns
     -------
@@ -536,8 +548,10 @@ def evaluate(
     (0.5, 0.8333)
     """
     context = dict(train=train, item_features=item_features, item_similarity=item_similarity, catalog=catalog)
+    columns = dict(user_col=user_col, item_col=item_col, relevance_col=relevance_col, rank_col=rank_col,
+                   score_col=score_col)
     p = _plan(truth, recs, metrics, preset=preset, empty=empty, duplicates=duplicates, ties=ties,
-              min_relevance=min_relevance, max_items=max_items, context=context)
+              min_relevance=min_relevance, max_items=max_items, context=context, columns=columns)
     values, sums, counts, means = _run(p, threads)
     mergeable = [i for i, m in enumerate(p.columns) if m.family != "catalog"]
     state = State([str(p.columns[i]) for i in mergeable], [sums[i] for i in mergeable],
@@ -563,6 +577,11 @@ def partial(
     item_features: Any = None,
     item_similarity: Any = None,
     catalog: Any = None,
+    user_col: Optional[str] = None,
+    item_col: Optional[str] = None,
+    relevance_col: Optional[str] = None,
+    rank_col: Optional[str] = None,
+    score_col: Optional[str] = None,
 ) -> State:
     """Evaluate one batch of users and return its mergeable exact :class:`State`.
 
@@ -580,8 +599,10 @@ def partial(
     {'precision@2': 0.25}
     """
     context = dict(train=train, item_features=item_features, item_similarity=item_similarity, catalog=catalog)
+    columns = dict(user_col=user_col, item_col=item_col, relevance_col=relevance_col, rank_col=rank_col,
+                   score_col=score_col)
     p = _plan(truth, recs, metrics, preset=preset, empty=empty, duplicates=duplicates, ties=ties,
-              min_relevance=min_relevance, max_items=max_items, context=context)
+              min_relevance=min_relevance, max_items=max_items, context=context, columns=columns)
     catalog_level = [str(m) for m in p.columns if m.family == "catalog"]
     if catalog_level:
         raise ValueError(f"partial() cannot merge catalog-level metrics {catalog_level} yet (they need the item-count "
