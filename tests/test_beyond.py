@@ -290,6 +290,7 @@ def test_capri_conventions_reproduce_capri(seed, k):
     assert np.allclose(res.per_user[f"novelty(unseen=zero,divide_by=k,popularity=interactions)@{k}"], nov,
                        rtol=1e-12, atol=0)
     assert round(res[f"coverage@{k}"] * 100, 2) == _capri_coverage(lists, catalog)
-    assert math.isclose(res[f"personalization(similarity=cosine)@{k}"], _capri_personalization(lists), rel_tol=1e-12)
+    assert math.isclose(res[f"personalization(similarity=cosine)@{k}"], _capri_personalization(lists), rel_tol=1e-12,
+                        abs_tol=1e-12)
     div = [_capri_list_diversity(lst, S) for lst in lists]
     assert np.allclose(res.per_user[f"diversity(similarity=matrix)@{k}"], div, rtol=1e-12, atol=0)

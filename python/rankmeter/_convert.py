@@ -538,6 +538,9 @@ def _from_table_or_path(x: Any, kind: str, what: str, kw: dict):
     if _frame.is_frame(x):
         return (_frame.frame_to_truth if kind == "truth" else _frame.frame_to_recs)(x, what, **kw)
     if isinstance(x, (str, os.PathLike)):
+        if not os.path.exists(x):
+            raise TypeError(f"`{what}` must be a dict, a list of lists, arrays, a table or the path of an existing "
+                            f"TREC or parquet file; got the string {os.fspath(x)!r}, which is no file")
         if _frame.is_table_path(x):
             return _from_table_or_path(_frame.read_parquet(x), kind, what, kw)
         from ._trec import read_trec_qrels, read_trec_run
