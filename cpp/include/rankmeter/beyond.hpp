@@ -134,6 +134,7 @@ inline void prepare_bounds(const ListsIn& in, int64_t limit, int64_t* ub) {
 inline Status prepare_lists(const ListsIn& in, bool dup_first, int64_t limit, int threads, const int64_t* ub,
                             int64_t* n_out, int64_t* out_items, double* out_scores) {
   using namespace beyond_detail;
+  constexpr int64_t kLinear = 48;
   Status status;
   int64_t longest = 0;
   for (int64_t u = 0; u < in.n_users; ++u) {
@@ -148,7 +149,7 @@ inline Status prepare_lists(const ListsIn& in, bool dup_first, int64_t limit, in
 #endif
   {
     const int tid = thread_id();
-    IdSet seen(cap > 32 ? cap : 0);
+    IdSet seen(cap > kLinear ? cap : 0);
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp for schedule(static)
 #endif
@@ -166,11 +167,13 @@ inline Status prepare_lists(const ListsIn& in, bool dup_first, int64_t limit, in
       if (row >= 0) {
         const int64_t b = in.indptr[row], e = in.indptr[row + 1];
         const int64_t room = ub[u + 1] - ub[u];
-        if (cap > 32) seen.next();
+        // short reads: a linear scan of what is kept so far beats hashing; long ones hash
+        const bool hashed = std::min(e - b, limit) > kLinear;
+        if (hashed) seen.next();
         for (int64_t p = b; p < e && w - w0 < room; ++p) {
           const int64_t it = in.items[p];
           bool fresh;
-          if (cap > 32) {
+          if (hashed) {
             fresh = seen.insert(it);
           } else {  // short prefixes: a linear scan of what is kept so far
             fresh = true;
