@@ -7,6 +7,7 @@ namespace py = pybind11;
 
 void bind_ranking(py::module_& m);
 void bind_beyond(py::module_& m);
+void bind_inputs(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "rankmeter's C++ core (private; use the rankmeter package)";
@@ -14,4 +15,5 @@ PYBIND11_MODULE(_core, m) {
   m.def("max_threads", &rankmeter::core::max_threads, "Number of processors OpenMP would use");
   bind_ranking(m);
   bind_beyond(m);
+  bind_inputs(m);
 }

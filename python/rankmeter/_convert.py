@@ -378,7 +378,7 @@ class Recs:
 
     @classmethod
     def from_scores(cls, matrix: Any, k: int, items: Any = None, exclude: Any = None, users: Any = None,
-                    *, chunk_rows: int = 1024) -> "Recs":
+                    *, threads: Optional[int] = None) -> "Recs":
         """Top-``k`` lists from a dense ``n_users x n_items`` score matrix.
 
         Higher score first; equal scores keep column order (``ties="input"``).
@@ -388,8 +388,9 @@ class Recs:
         e.g. their training items; a user with fewer than ``k`` eligible items
         gets a shorter list. NaN or infinite scores are errors.
 
-        Vectorised numpy, one block of ``chunk_rows`` users at a time (memory
-        stays O(chunk_rows x n_items)). The chosen scores ride along.
+        Selection runs in C++ (one pass per row keeping the k best in a heap,
+        OpenMP over users, GIL released); float32 and float64 matrices are read
+        in place. The chosen scores ride along (as float64).
         """
         from .metrics import _check_k
 
@@ -412,7 +413,8 @@ class Recs:
                 ex = exclude.tocsr()
                 if ex.shape != S.shape:
                     raise ValueError(f"`exclude` has shape {ex.shape} but `matrix` has shape {S.shape}")
-                ex_indptr, ex_cols = ex.indptr.astype(np.int64), ex.indices.astype(np.int64)
+                ex_indptr = np.ascontiguousarray(ex.indptr, dtype=np.int64)
+                ex_cols = np.ascontiguousarray(ex.indices, dtype=np.int64)
             elif isinstance(exclude, tuple) and len(exclude) == 2:
                 ex_indptr = _as_int64_1d(exclude[0], "exclude indptr")
                 ex_cols = _as_int64_1d(exclude[1], "exclude item columns")
@@ -423,40 +425,30 @@ class Recs:
                     raise ValueError(f"`exclude` item columns must be in [0, {n_items})")
             else:
                 raise TypeError("`exclude` must be a scipy.sparse matrix or a pair (indptr, item_columns)")
-        kk = min(k, n_items)
-        out_cols, out_scores, counts = [], [], np.zeros(n_users, dtype=np.int64)
-        for r0 in range(0, n_users, max(1, chunk_rows)):
-            r1 = min(n_users, r0 + max(1, chunk_rows))
-            w = np.array(S[r0:r1], dtype=np.float64)  # a copy: the caller's matrix is never written
-            finite = np.isfinite(w)
-            if not finite.all():
-                br, bc = np.argwhere(~finite)[0]
-                user = u[r0 + br] if u is not None else r0 + br
-                raise ValueError(f"`matrix` scores must be finite; user {user!r} has {w[br, bc]} for item column {bc}")
-            if ex_indptr is not None:
-                rows = np.repeat(np.arange(r1 - r0), np.diff(ex_indptr[r0 : r1 + 1]))
-                w[rows, ex_cols[ex_indptr[r0] : ex_indptr[r1]]] = -np.inf
-            if kk == 0:
-                continue
-            thr = np.partition(w, n_items - kk, axis=1)[:, n_items - kk][:, None]
-            gt = w > thr
-            eq = w == thr
-            need = kk - gt.sum(axis=1)
-            take = gt | (eq & (np.cumsum(eq, axis=1) <= need[:, None]))  # ties at the boundary: lowest columns
-            rr, cc = np.nonzero(take)  # exactly kk per row, in column order
-            cc = cc.reshape(r1 - r0, kk)
-            vals = np.take_along_axis(w, cc, axis=1)
-            order = np.argsort(-vals, axis=1, kind="stable")  # score descending, column order on ties
-            cc = np.take_along_axis(cc, order, axis=1)
-            vals = np.take_along_axis(vals, order, axis=1)
-            keep = np.isfinite(vals)  # drop excluded items (-inf)
-            counts[r0:r1] = keep.sum(axis=1)
-            out_cols.append(cc[keep])
-            out_scores.append(vals[keep])
+        from . import _core
+        from ._evaluate import resolve_threads
+
+        # float32 and float64 matrices are read in place when C-contiguous; others are converted once
+        if S.dtype == np.float32 or S.dtype == np.float64:
+            M = np.ascontiguousarray(S)
+        else:
+            M = np.ascontiguousarray(S, dtype=np.float64)
+        if M.dtype.byteorder not in ("=", "|"):
+            M = M.astype(M.dtype.newbyteorder("="))
+        kernel = _core.topk_f32 if M.dtype == np.float32 else _core.topk_f64
+        cols2, sc2, lens, status = kernel(M, int(min(k, 2**62)), ex_indptr, ex_cols, resolve_threads(threads))
+        code, br, bc = status
+        if code != 0:
+            user = u[br] if u is not None else br
+            user = user.item() if isinstance(user, np.generic) else user
+            raise ValueError(f"`matrix` scores must be finite; user {user!r} has {S[br, bc]} for item column {bc}")
         indptr = np.zeros(n_users + 1, dtype=np.int64)
-        np.cumsum(counts, out=indptr[1:])
-        cols = np.concatenate(out_cols) if out_cols else np.zeros(0, dtype=np.int64)
-        sc = np.concatenate(out_scores) if out_scores else np.zeros(0, dtype=np.float64)
+        np.cumsum(lens, out=indptr[1:])
+        if int(indptr[-1]) == cols2.size:
+            cols, sc = cols2.reshape(-1), sc2.reshape(-1)
+        else:
+            keep = np.arange(cols2.shape[1])[None, :] < lens[:, None]
+            cols, sc = cols2[keep], sc2[keep]
         return cls(indptr, ids[cols], sc, u)
 
     @classmethod

@@ -21,6 +21,7 @@ enum class Code : int32_t {
   too_many_variants = 8,   // more distinct (gain, log_base) pairs than one pass keeps
   missing_feature = 9,     // a top-k item without a row in item_features
   missing_similarity = 10, // a top-k item without a row in item_similarity
+  bad_score = 11,          // a non-finite score in a score matrix
 };
 
 struct Status {
