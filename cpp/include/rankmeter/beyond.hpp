@@ -264,8 +264,9 @@ inline double cosine_overlap_sum(const Lists& L, int64_t k, int threads) {
   const int64_t nl = static_cast<int64_t>(lens.size());
   std::vector<double> W(static_cast<size_t>(L.n_items), 0.0), Q(static_cast<size_t>(L.n_items), 0.0);
   if (nl == 0) return 0.0;
-  // counts[l * n_items + i]: users of length lens[l] listing i, in blocks of 16 lengths to bound memory.
-  const int64_t block = 16;
+  // counts[l * n_items + i]: users of length lens[l] listing i, in blocks of lengths so that one
+  // block holds at most 2^24 counts (128 MB) per thread, whatever the catalog size.
+  const int64_t block = std::max<int64_t>(1, std::min<int64_t>(16, (int64_t(1) << 24) / std::max<int64_t>(L.n_items, 1)));
   std::vector<int64_t> cnt;
   for (int64_t l0 = 0; l0 < nl; l0 += block) {
     const int64_t l1 = std::min(nl, l0 + block);
