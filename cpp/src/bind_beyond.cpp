@@ -128,6 +128,19 @@ I64 item_counts_py(const I64& indptr, const I64& items, int64_t n_items, int64_t
   return out;
 }
 
+py::tuple train_popularity_py(const I64& indptr, const I64& items, int64_t n_items, int threads) {
+  Lists L = lists_of(indptr, items, std::nullopt, n_items);
+  I64 users(n_items), inter(n_items);
+  int64_t* pu = users.mutable_data();
+  int64_t* pi = inter.mutable_data();
+  int64_t nonempty = 0;
+  {
+    py::gil_scoped_release release;
+    nonempty = train_popularity(L.n_users, L.indptr, L.items, n_items, threads, pu, pi);
+  }
+  return py::make_tuple(users, inter, nonempty);
+}
+
 double cosine_overlap_py(const I64& indptr, const I64& items, int64_t n_items, int64_t k, int threads) {
   Lists L = lists_of(indptr, items, std::nullopt, n_items);
   py::gil_scoped_release release;
@@ -279,6 +292,9 @@ py::tuple exact_sum_py(const F64& values, int threads) {
 }  // namespace
 
 void bind_beyond(py::module_& m) {
+  m.def("train_popularity", &train_popularity_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
+        py::arg("n_items"), py::arg("threads"),
+        "(distinct rows per item, entries per item, non-empty rows) of a CSR whose rows may repeat items");
   m.def("prepare_lists", &prepare_lists_py, py::arg("n_users"), py::arg("rowmap").noconvert(),
         py::arg("r_indptr").noconvert(), py::arg("r_items").noconvert(), py::arg("r_scores").noconvert(),
         py::arg("dup_first"), py::arg("max_items"), py::arg("keep"), py::arg("threads"));

@@ -162,7 +162,8 @@ def run_beyond(p, cols: list, ctx: Context, threads: int):
     check_context(metrics, ctx)
     t = p.truth
     # ordered lists as raw ids (+ scores)
-    r_indptr, r_items, r_scores = p.b_indptr, p.b_items, p.b_scores
+    r_indptr, r_items = p.b_indptr, p.b_items
+    r_scores = p.b_scores if any(m.name == "score_entropy" for m in metrics) else None
     train = ctx.train
     feat = _features(ctx.item_features) if ctx.item_features is not None and any(
         _uses_features(m) for m in metrics) else None
@@ -213,15 +214,14 @@ def run_beyond(p, cols: list, ctx: Context, threads: int):
     h_rowmap = None
     n_train_users = 0
     tr_ip = tr_items = None
-    if need_train_items and not need_train:
-        pop_inter = np.bincount(code["train"], minlength=n_items).astype(np.int64)
-        pop_users = pop_inter  # only its non-zero entries are read (the default catalog)
+    if need_train or need_train_items:
+        # popularity straight from the train rows (repeats counted once per user)
+        pop_users, pop_inter, n_train_users = _core.train_popularity(train.indptr, code["train"], n_items, threads)
     if need_train:
-        tr_ip, tr_items, _, st = _core.prepare_lists(train.n_users, None, train.indptr, code["train"], None, True, 0, 0,
-                                                     threads)
-        pop_users = _core.item_counts(tr_ip, tr_items, n_items, 0, threads)
-        pop_inter = np.bincount(code["train"], minlength=n_items).astype(np.int64)
-        n_train_users = int(np.count_nonzero(np.diff(tr_ip)))
+        if any(m.name == "serendipity" or (m.name == "diversity" and m.options["similarity"] == "cooccurrence")
+               for m in metrics):  # these read the de-duplicated histories themselves
+            tr_ip, tr_items, _, st = _core.prepare_lists(train.n_users, None, train.indptr, code["train"], None, True,
+                                                         0, 0, threads)
         if any(m.name == "serendipity" for m in metrics):
             h_rowmap = _train_rowmap(t, train)
 
