@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import signal
 import string
 from typing import Any, Callable
@@ -37,6 +38,7 @@ FUZZ_SETTINGS = settings(
 CALL_TIMEOUT_S = 20.0  # one call taking longer than this counts as a hang
 
 CALLS = {"total": 0, "ok": 0, "rejected": 0}
+BY_ENTRY: dict = {}  # entry point -> [ok, rejected]
 
 # Words a rejection message may use to name the argument it is about.
 ARG_WORDS = (
@@ -110,6 +112,8 @@ def guarded(fn: Callable, *args: Any, **kwargs: Any) -> tuple[bool, Any]:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
     assert _unchanged(snap), f"{getattr(fn, '__name__', fn)} modified a caller's array"
+    tally = BY_ENTRY.setdefault(getattr(fn, "__qualname__", str(fn)), [0, 0])
+    tally[0 if ok else 1] += 1
     if ok:
         CALLS["ok"] += 1
     else:
@@ -117,7 +121,9 @@ def guarded(fn: Callable, *args: Any, **kwargs: Any) -> tuple[bool, Any]:
         msg = str(out)
         assert msg.strip(), f"{type(out).__name__} with an empty message"
         low = msg.lower()
-        assert any(w in low for w in ARG_WORDS), f"message names no argument: {msg!r}"
+        named = re.search(r"`[^`]+`", msg) or any(
+            (re.search(rf"\b{w}\b", low) if len(w) <= 2 else w in low) for w in ARG_WORDS[1:])
+        assert named, f"message names no argument: {msg!r}"
         assert "incompatible function arguments" not in msg, f"raw binding error leaked: {msg!r}"
     return ok, out
 

@@ -39,7 +39,14 @@ def _mapping(x: Any, what: str) -> tuple[np.ndarray, np.ndarray]:
                         f"got {type(x).__name__}")
     if len(ids) != len(labels):
         raise ValueError(f"`{what}` has {len(ids)} ids but {len(labels)} categories")
-    return as_id_array(ids, f"{what} ids"), np.asarray(labels, dtype=object)
+    out = np.empty(len(labels), dtype=object)  # 1-D even when labels are sequences
+    for j, v in enumerate(labels):
+        if v is None or isinstance(v, (list, tuple, set, frozenset, dict, np.ndarray)) or (
+                isinstance(v, float) and v != v):
+            raise TypeError(f"`{what}` must map each id to one category (a string or a number), "
+                            f"got {v!r} for id {ids[j]!r}")
+        out[j] = v
+    return as_id_array(ids, f"{what} ids"), out
 
 
 def _lookup(ids: np.ndarray, keys: np.ndarray, values: np.ndarray, what: str) -> np.ndarray:
