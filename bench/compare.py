@@ -64,6 +64,8 @@ CONTENDERS = {
     "torchmetrics": ("torch", 20_000, {"precision": "precision@10", "recall": "recall@10",
                                        "map": "map(denominator=hits)@10", "ndcg": "ndcg@10", "mrr": "mrr@10",
                                        "hit_rate": "hit_rate@10"}, {}),
+    "evidently": ("evidently", 10_000, {"precision": "precision@10", "recall": "recall@10", "map": "map@10",
+                                        "ndcg": "ndcg(gain=binary)@10", "mrr": "mrr@10", "hit_rate": "hit_rate@10"}, {}),
     "ml_metrics": ("recm", 100_000, {"ml_metrics.mapk": "map(denominator=min_relevant_k)@10",
                                      "recmetrics.mark": "map@10"}, {}),
     "python_loops": (None, 100_000, {"precision": "precision@10", "recall": "recall@10", "map": "map@10",
@@ -73,7 +75,7 @@ CONTENDERS = {
 LABEL = {"rankmeter": "rankmeter.evaluate (20 columns)", "floor": "memory floor (np.add.reduce)",
          "implicit": "implicit.evaluation (stand-in model)", "numpy": "numpy (vectorised, 4 metrics)",
          "ranx": "ranx (warm numba)", "pytrec_eval": "pytrec_eval", "rectools": "RecTools calc_metrics",
-         "recommenders": "MS Recommenders python_evaluation", "torchmetrics": "torchmetrics retrieval",
+         "recommenders": "MS Recommenders python_evaluation", "torchmetrics": "torchmetrics retrieval", "evidently": "Evidently Report (recsys metrics)",
          "ml_metrics": "ml_metrics.mapk + recmetrics.mark", "python_loops": "per-user Python loops"}
 
 

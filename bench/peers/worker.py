@@ -313,6 +313,45 @@ def python_loops_peer():
     return convert, compute
 
 
+def evidently_peer():
+    import pandas as pd
+    from evidently import Dataset, DataDefinition, Recsys, Report
+    from evidently import metrics as M
+
+    def convert(w):
+        # one row per (user, listed item) with its rank, plus every relevant item missing
+        # from the list at rank 1000; target = 1 for relevant items
+        tp, ti, rp, ri = w["truth_indptr"], w["truth_items"], w["recs_indptr"], w["recs_items"]
+        n = tp.size - 1
+        n_items = int(max(ti.max(initial=0), ri.max(initial=0))) + 1
+        ru = np.repeat(np.arange(n), np.diff(rp))
+        rank = np.arange(ri.size) - np.repeat(rp[:-1], np.diff(rp)) + 1
+        tu = np.repeat(np.arange(n), np.diff(tp))
+        tkey, rkey = tu * n_items + ti, ru * n_items + ri
+        hit = np.isin(rkey, tkey)
+        missing = ~np.isin(tkey, rkey)
+        df = pd.DataFrame({"user_id": np.concatenate([ru, tu[missing]]),
+                           "item_id": np.concatenate([ri, ti[missing]]),
+                           "prediction": np.concatenate([rank, np.full(int(missing.sum()), 1000)]),
+                           "target": np.concatenate([hit, np.ones(int(missing.sum()), bool)]).astype(int)})
+        dd = DataDefinition(ranking=[Recsys(user_id="user_id", item_id="item_id", target="target",
+                                            prediction="prediction", recommendations_type="rank")])
+        return Dataset.from_pandas(df, data_definition=dd)
+
+    def compute(ds):
+        names = {"PrecisionTopK": "precision", "RecallTopK": "recall", "MAP": "map", "NDCG": "ndcg", "MRR": "mrr",
+                 "HitRate": "hit_rate"}
+        rep = Report([M.PrecisionTopK(k=K), M.RecallTopK(k=K), M.MAP(k=K), M.NDCG(k=K), M.MRR(k=K), M.HitRate(k=K)])
+        out = {}
+        for m in rep.run(current_data=ds).dict()["metrics"]:
+            v = m["value"]
+            key = next(j for j, r in v["rank"].items() if r == K)  # the value at rank K
+            out[names[m["config"]["type"].rsplit(":", 1)[-1]]] = float(v["value"][key])
+        return out
+
+    return convert, compute
+
+
 def rankmeter_peer():
     """rankmeter itself, in a process of its own like every contender (for its peak RSS)."""
     import rankmeter as rm
@@ -346,7 +385,7 @@ def floor_peer():
 
 PEERS = {"ranx": ranx_peer, "pytrec_eval": pytrec_eval_peer, "torchmetrics": torchmetrics_peer,
          "rectools": rectools_peer, "recommenders": msr_peer, "ml_metrics": ml_metrics_peer,
-         "implicit": implicit_peer, "numpy": numpy_peer, "python_loops": python_loops_peer,
+         "implicit": implicit_peer, "evidently": evidently_peer, "numpy": numpy_peer, "python_loops": python_loops_peer,
          "rankmeter": rankmeter_peer, "floor": floor_peer}
 
 
