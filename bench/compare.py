@@ -130,6 +130,8 @@ def main() -> int:
                                                           str(Path.home() / ".cache" / "rankmeter-peers")))
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per contender")
     ap.add_argument("--json", default="", help="also write the raw results here")
+    ap.add_argument("--reuse", default="", help="take the contenders' results from this --json file of an earlier "
+                    "run at the same --users (only rankmeter's same-metric timings are measured again)")
     args = ap.parse_args()
     peers_dir = Path(args.peers_dir)
     only = [x for x in args.only.split(",") if x]
@@ -143,11 +145,13 @@ def main() -> int:
           f"Python {platform.python_version()}, numpy {np.__version__}, rankmeter {rm.__version__}; "
           f"{args.repeats} repeats, medians", flush=True)
 
-    results = {}
+    results = json.loads(Path(args.reuse).read_text()) if args.reuse else {}
     with tempfile.TemporaryDirectory(prefix="rm-compare-") as tmp:
         tmp = Path(tmp)
         files = {}
         for name, (venv, n_default, mapping, kw) in CONTENDERS.items():
+            if args.reuse:
+                break
             if only and name not in only and name not in ("rankmeter", "floor"):
                 continue
             python = python_of(venv, peers_dir)
@@ -174,6 +178,21 @@ def main() -> int:
             msg = res.get("error") or f"compute {statistics.median(res['compute']):.4f} s on {n:,} users"
             print(f"  {name:<14} {msg}", flush=True)
 
+    # rankmeter on each peer's own metric set (its conventions), all users, in this process
+    truth = rm.Truth.from_csr(w.truth_indptr, w.truth_items, w.truth_grades)
+    recs = rm.Recs.from_csr(w.recs_indptr, w.recs_items)
+    for name, res in results.items():
+        _, _, mapping, kw = CONTENDERS[name]
+        if "error" in res or not mapping:
+            continue
+        ms = sorted(set(mapping.values()))
+        rm.evaluate(truth, recs, ms, **kw)
+        ts = []
+        for _ in range(args.repeats):
+            t1 = time.perf_counter()
+            rm.evaluate(truth, recs, ms, **kw)
+            ts.append(time.perf_counter() - t1)
+        res["rankmeter_same"] = statistics.median(ts)
     print_table(results, args.users)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
@@ -185,11 +204,11 @@ def print_table(results, users):
     base = statistics.median(rmk["compute"]) if "compute" in rmk else float("nan")
     print()
     print(f"| contender | users run | convert s | compute s | compute at {users:,} users | speed-up of rankmeter "
-          f"| peak RSS MB | max abs diff vs rankmeter |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+          f"(20 columns) | rankmeter, same metrics s | speed-up, same metrics | peak RSS MB | max abs diff |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, r in results.items():
         if "error" in r:
-            print(f"| {LABEL[name]} | | | | {r['error']} | | | |")
+            print(f"| {LABEL[name]} | | | | {r['error']} | | | | | |")
             continue
         n = r["n"]
         conv, comp = statistics.median(r["convert"]), statistics.median(r["compute"])
@@ -199,12 +218,15 @@ def print_table(results, users):
         ratio = full / base if name != "rankmeter" else 1.0
         diff = r.get("diff")
         dtxt = "" if diff is None else f"{diff:.1e}"
+        same = r.get("rankmeter_same")
+        stxt = f"{same:.4f} | {full / same:,.1f}x" if same else " | "
         print(f"| {LABEL[name]} | {n:,} | {conv:.3f} | {comp:.4f} | {mark}{full:.3f} | "
-              f"{ratio:,.1f}x | {r['rss_mb']:,.0f} | {dtxt} |")
+              f"{ratio:,.1f}x | {stxt} | {r['rss_mb']:,.0f} | {dtxt} |")
         if name == "ranx" and r.get("cold") is not None:
             cold = r["cold"] * scale
+            stxt = f"{same:.4f} | {cold / same:,.1f}x" if same else " | "
             print(f"| ranx (cold: first call, numba JIT) | {n:,} | | {r['cold']:.3f} | {mark}{cold:.3f} | "
-                  f"{cold / base:,.1f}x | | |")
+                  f"{cold / base:,.1f}x | {stxt} | | |")
     if "floor" in results and "compute" in results["floor"]:
         fl = statistics.median(results["floor"]["compute"])
         print(f"\nrankmeter / memory floor: {base / fl:.2f}x  (rankmeter {base:.4f} s, one read pass {fl:.4f} s)")

@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "rankmeter/group.hpp"
 #include "rankmeter/topk.hpp"
 
 namespace py = pybind11;
@@ -50,9 +51,47 @@ py::tuple topk_impl(const py::array_t<T, py::array::c_style>& S, int64_t k, cons
   return py::make_tuple(cols, scores, lens, py::make_tuple(static_cast<int>(st.code), st.user, st.item));
 }
 
+py::tuple factorize_int64_py(const I64& ids) {
+  if (ids.ndim() != 1) throw std::invalid_argument("ids must be 1-D");
+  const int64_t n = ids.shape(0);
+  I64 codes(n);
+  std::vector<int64_t> first;
+  {
+    py::gil_scoped_release release;
+    factorize_ids(ids.data(), n, codes.mutable_data(), first);
+  }
+  I64 first_row(static_cast<py::ssize_t>(first.size()));
+  std::copy(first.begin(), first.end(), first_row.mutable_data());
+  return py::make_tuple(codes, first_row);
+}
+
+py::tuple group_rows_py(const I64& codes, int64_t n_codes, const std::optional<I64>& rank) {
+  if (codes.ndim() != 1) throw std::invalid_argument("codes must be 1-D");
+  const int64_t n = codes.shape(0);
+  if (n_codes < 0) throw std::invalid_argument("n_codes must be >= 0");
+  const int64_t* c = codes.data();
+  for (int64_t r = 0; r < n; ++r)
+    if (c[r] < 0 || c[r] >= n_codes) throw std::invalid_argument("code out of range");
+  if (rank && (rank->ndim() != 1 || rank->shape(0) != n)) throw std::invalid_argument("rank length");
+  I64 indptr(n_codes + 1), order(n);
+  int64_t bad = -1;
+  {
+    py::gil_scoped_release release;
+    if (rank)
+      bad = group_by_rank(c, rank->data(), n, n_codes, indptr.mutable_data(), order.mutable_data());
+    else
+      group_stable(c, n, n_codes, indptr.mutable_data(), order.mutable_data());
+  }
+  return py::make_tuple(indptr, order, bad);
+}
+
 }  // namespace
 
 void bind_inputs(py::module_& m) {
+  m.def("factorize_int64", &factorize_int64_py, py::arg("ids").noconvert(),
+        "(codes, first_row): dense codes of int64 ids in order of first appearance (hash, no sort).");
+  m.def("group_rows", &group_rows_py, py::arg("codes").noconvert(), py::arg("n_codes"), py::arg("rank").noconvert(),
+        "(indptr, order, bad_row): rows grouped by code by a counting sort, placed by rank when given.");
   m.def("topk_f64", &topk_impl<double>, py::arg("scores").noconvert(), py::arg("k"), py::arg("ex_indptr").noconvert(),
         py::arg("ex_cols").noconvert(), py::arg("threads"), "Top-k columns per row of a float64 score matrix.");
   m.def("topk_f32", &topk_impl<float>, py::arg("scores").noconvert(), py::arg("k"), py::arg("ex_indptr").noconvert(),

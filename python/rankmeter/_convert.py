@@ -98,17 +98,12 @@ def factorize_items(*arrays: np.ndarray) -> tuple[list[np.ndarray], Optional[np.
     """
     if all(a.dtype == np.int64 for a in arrays):
         return list(arrays), None
+    from ._frame import _factorize
+
+    # one hash pass over all arrays together (pandas or pyarrow when present): no sort
     objs = [a.astype(object) if a.dtype != object else a for a in arrays]
-    if all(all(isinstance(x, str) for x in a.tolist()) for a in objs):
-        allv = np.concatenate([a.astype(str) for a in objs]) if objs else np.zeros(0, dtype=str)
-        labels, inv = np.unique(allv, return_inverse=True)
-        labels = labels.astype(object)
-    else:
-        table: dict[Any, int] = {}
-        allv_list = list(itertools.chain.from_iterable(a.tolist() for a in objs))
-        inv = np.fromiter((table.setdefault(x, len(table)) for x in allv_list), dtype=np.int64, count=len(allv_list))
-        labels = np.empty(len(table), dtype=object)
-        labels[:] = list(table.keys())
+    allv = np.concatenate(objs) if objs else np.zeros(0, dtype=object)
+    inv, labels = _factorize(allv)
     inv = inv.astype(np.int64, copy=False)
     out, start = [], 0
     for a in arrays:

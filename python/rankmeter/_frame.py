@@ -4,7 +4,8 @@ A table holds one row per (user, item): truth tables a user, an item and an
 optional grade column; recs tables a user, an item and a rank or a score
 column (rank decides when both are there; scores ride along). Columns are
 taken as numpy arrays (zero-copy where the dtype allows), users are grouped
-in order of first appearance with one stable sort, and nothing loops over
+in order of first appearance by hashing and a counting sort (C++, no
+comparison sort of the rows), and nothing loops over
 rows or users in Python. None of pandas, polars or pyarrow is imported unless
 the input is of that kind.
 """
@@ -15,6 +16,8 @@ import os
 from typing import Any, Optional
 
 import numpy as np
+
+from . import _core
 
 __all__ = ["is_frame", "frame_to_truth", "frame_to_recs", "read_parquet", "is_table_path"]
 
@@ -120,27 +123,66 @@ def _ids(arr: np.ndarray, name: str, what: str) -> np.ndarray:
         raise TypeError(f"`{what}` column {name!r} must hold integer or string ids, got dtype {arr.dtype}") from None
 
 
-def _group(users: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Users in order of first appearance, a stable row order grouped by user, and the CSR indptr."""
-    try:
-        uniq, first, inv = np.unique(users, return_index=True, return_inverse=True)
-    except TypeError:  # ids of mixed kinds (ints and strings): code them by first appearance
-        table: dict = {}
-        inv = np.fromiter((table.setdefault(x, len(table)) for x in users.tolist()), dtype=np.int64,
-                          count=users.size)
-        first = np.zeros(len(table), dtype=np.int64)
-        first[inv[::-1]] = np.arange(users.size - 1, -1, -1)
-        uniq = np.arange(len(table))
-    by_first = np.argsort(first, kind="stable")
-    rank = np.empty_like(by_first)
-    rank[by_first] = np.arange(by_first.size)
-    code = rank[inv.ravel()]
-    order = np.argsort(code, kind="stable")
-    counts = np.bincount(code, minlength=len(uniq))
-    indptr = np.zeros(len(uniq) + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr[1:])
-    u = users[first[by_first]]
-    return (u if u.dtype == object else u.astype(np.int64)), order, indptr
+def _factorize(users: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, labels): dense int64 codes in order of first appearance, by hashing (no sort).
+
+    int64 ids go to the C++ hash table; other ids (strings, mixed) to pandas' hash
+    factorizer when pandas is installed, else to a dict.
+    """
+    if users.dtype == np.int64:
+        codes, first_row = _core.factorize_int64(np.ascontiguousarray(users))
+        return codes, users[first_row]
+    import sys
+
+    pd = sys.modules.get("pandas")
+    pa = sys.modules.get("pyarrow")
+    if pd is None and pa is None:
+        try:
+            import pandas as pd
+        except ImportError:
+            pd = None
+    if pd is not None:
+        try:
+            codes, uniques = pd.factorize(users, sort=False, use_na_sentinel=False)
+        except TypeError:  # unhashable ids
+            codes = None
+        if codes is not None:
+            labels = np.empty(len(uniques), dtype=object)
+            labels[:] = list(uniques)
+            return np.asarray(codes, dtype=np.int64), labels
+    elif pa is not None:
+        try:
+            enc = pa.array(users).dictionary_encode()
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):  # mixed kinds: the dict below
+            enc = None
+        if enc is not None:
+            labels = np.empty(len(enc.dictionary), dtype=object)
+            labels[:] = enc.dictionary.to_pylist()
+            return enc.indices.to_numpy(zero_copy_only=False).astype(np.int64), labels
+    table: dict = {}
+    codes = np.fromiter((table.setdefault(x, len(table)) for x in users.tolist()), dtype=np.int64, count=users.size)
+    labels = np.empty(len(table), dtype=object)
+    labels[:] = list(table.keys())
+    return codes, labels
+
+
+def _group(users: np.ndarray, rank: Optional[np.ndarray] = None):
+    """Users in order of first appearance, the row order grouped by user (by rank within a
+    user when ``rank`` is given, else in table order), the CSR indptr, and the first row with
+    a bad rank (-1: none). Counting sort in C++: no comparison sort of the rows."""
+    codes, labels = _factorize(users)
+    indptr, order, bad = _core.group_rows(codes, labels.size, rank)
+    return labels, order, indptr, int(bad)
+
+
+def _code_of_row(users: np.ndarray, row: int) -> int:
+    codes, _ = _factorize(users[: row + 1])
+    return int(codes[row])
+
+
+def _user_of_row(users: np.ndarray, row: int):
+    v = users[row]
+    return v.item() if isinstance(v, np.generic) else v
 
 
 def _kw(kw: dict) -> dict:
@@ -164,7 +206,7 @@ def frame_to_truth(x: Any, what: str = "truth", **kw):
     grades = None
     if kw["relevance_col"] in _columns(x):
         grades = _numeric(_column(x, kw["relevance_col"], what), kw["relevance_col"], what)
-    u, order, indptr = _group(users)
+    u, order, indptr, _ = _group(users)
     return Truth(indptr, items[order], None if grades is None else grades[order], u)
 
 
@@ -181,7 +223,6 @@ def frame_to_recs(x: Any, what: str = "recs", **kw):
                          f"{kw['score_col']!r} (columns: {', '.join(map(repr, cols))}); name them with rank_col= / "
                          "score_col=")
     scores = _numeric(_column(x, kw["score_col"], what), kw["score_col"], what) if has_score else None
-    u, order, indptr = _group(users)
     if has_rank:
         rank = _column(x, kw["rank_col"], what)
         if rank.dtype.kind not in "iu":
@@ -189,24 +230,20 @@ def frame_to_recs(x: Any, what: str = "recs", **kw):
                 rank = rank.astype(np.int64)
             else:
                 raise TypeError(f"`{what}` column {kw['rank_col']!r} must hold integer ranks, got dtype {rank.dtype}")
-        rank = rank.astype(np.int64)
-        # within each user (rows grouped), order by rank; ranks must be exactly 1..n
-        row_user = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
-        r = rank[order]
-        o2 = np.lexsort((r, row_user))
-        order = order[o2]
-        expect = np.arange(order.size) - np.repeat(indptr[:-1], np.diff(indptr)) + 1
-        bad = np.flatnonzero(rank[order] != expect)
-        if bad.size:
-            b = int(bad[0])
-            row = int(order[b])
-            ru = u[row_user[b]]
-            ru = ru.item() if isinstance(ru, np.generic) else ru
+        rank = np.ascontiguousarray(rank, dtype=np.int64)
+        # each row goes to slot rank - 1 of its user: ranks must be exactly 1..n per user
+        u, order, indptr, bad = _group(users, rank)
+        if bad >= 0:
+            ru = _user_of_row(users, bad)
+            n_rows = int(np.diff(indptr)[_code_of_row(users, bad)])
+            k = int(rank[bad])
+            why = f"outside 1..{n_rows}" if not 1 <= k <= n_rows else "a repeat"
             raise ValueError(f"`{what}` column {kw['rank_col']!r}: ranks of user {ru!r} must be 1..n without gaps or "
-                             f"repeats; row {row} has rank {int(rank[row])} where {int(expect[b])} was expected")
+                             f"repeats (n = {n_rows} rows); row {bad} has rank {k}, {why}")
         return Recs(indptr, items[order], None if scores is None else scores[order], u)
     from ._convert import _check_scores
 
+    u, order, indptr, _ = _group(users)
     s = scores[order]
     _check_scores(s, indptr, u)
     return Recs(indptr, items[order], s, u, by_score=True)
