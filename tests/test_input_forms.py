@@ -145,7 +145,7 @@ def test_malformed_tables_name_column_and_row(lib):
         rm.evaluate(conv(truth.astype({"user_id": "float"}).assign(user_id=[1.0, None, 2.0])), conv(recs), ["ndcg@3"])
     with pytest.raises(TypeError, match=r"column 'relevance' must be numeric"):
         rm.evaluate(conv(truth.assign(relevance=["a", "b", "c"])), conv(recs), ["ndcg@3"])
-    with pytest.raises(ValueError, match=r"more than once for user 1"):
+    with pytest.raises(ValueError, match=r"column 'item_id': item 5 appears more than once for user 1 \(rows 0 and 1\)"):
         rm.evaluate(conv(truth.assign(item_id=[5, 5, 7])), conv(recs), ["ndcg@3"])
     with pytest.raises(ValueError, match=r"column 'rank'.*user 1.*\(n = 2 rows\); row 1 has rank 3, outside 1..2"):
         rm.evaluate(conv(truth), conv(recs.assign(rank=[1, 3, 1])), ["ndcg@3"])

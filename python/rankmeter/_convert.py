@@ -195,13 +195,16 @@ class Truth:
     ``min_relevance``); grade <= 0 items are judged non-relevant.
     """
 
-    __slots__ = ("users", "indptr", "items", "grades")
+    __slots__ = ("users", "indptr", "items", "grades", "source_rows", "source_col")
 
     def __init__(self, indptr: np.ndarray, items: np.ndarray, grades: Optional[np.ndarray], users: Optional[np.ndarray]):
         self.indptr = indptr
         self.items = items
         self.grades = grades
         self.users = users
+        # from a long table: the table row of every entry and the item column's name (error messages)
+        self.source_rows: Optional[np.ndarray] = None
+        self.source_col: Optional[str] = None
 
     @property
     def n_users(self) -> int:

@@ -342,6 +342,17 @@ def _accuracy_pass(p: _Plan, columns: list, threads: int):
         if code in (2, 3) and p.labels is not None:
             item = p.labels[item]
         side = "recs" if code == 1 and item == 1 else "truth"
+        t = p.truth
+        if code == 2 and t.source_rows is not None and 0 <= uidx < t.n_users:
+            b, e = int(t.indptr[uidx]), int(t.indptr[uidx + 1])
+            seg = t.items[b:e]
+            pos = np.flatnonzero(seg == item) if seg.dtype != object else np.array(
+                [j for j, x in enumerate(seg.tolist()) if x == item], dtype=np.int64)
+            rows = np.sort(t.source_rows[b + pos])
+            if rows.size >= 2:
+                raise ValueError(f"`truth` column {t.source_col!r}: item {item!r} appears more than once for user "
+                                 f"{user!r} (rows {int(rows[0])} and {int(rows[1])}); a user's truth items must be "
+                                 "unique")
         raise ValueError(_MESSAGES.get(code, "invalid input at user {user!r}").format(user=user, item=item, side=side))
     p.meta["n_skipped"] = int(n_skipped)
     sums = [limbs_to_int(limbs[i]) for i in range(limbs.shape[0])]

@@ -70,15 +70,21 @@ def _column(x: Any, name: str, what: str) -> np.ndarray:
         raise ValueError(f"`{what}` table has no column {name!r} (columns: {', '.join(map(repr, cols))}); "
                          f"name it with {_keyword(name)}")
     k = _kind(x)
+    # The null mask is only built when there is a null (or for pandas columns that can hold
+    # one): a 100M-row column is not scanned twice.
+    nulls = None
     if k == "pandas":
         s = x[name]
-        nulls = s.isna().to_numpy()
+        if not (isinstance(s.dtype, np.dtype) and s.dtype.kind in "iub"):  # numpy ints cannot be null
+            mask = s.isna().to_numpy()
+            nulls = mask if mask.any() else None
         if hasattr(s, "cat"):
             s = s.astype(object)
         arr = s.to_numpy()
     elif k == "polars":
         s = x.get_column(name)
-        nulls = s.is_null().to_numpy()
+        if s.null_count():
+            nulls = s.is_null().to_numpy()
         if str(s.dtype).startswith(("Categorical", "Enum")):
             s = s.cast(str)
         arr = s.to_numpy()
@@ -88,12 +94,13 @@ def _column(x: Any, name: str, what: str) -> np.ndarray:
         import pyarrow.compute as pc
 
         if isinstance(col, pa.ChunkedArray):
-            col = col.combine_chunks()
+            col = col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
         if pa.types.is_dictionary(col.type):
             col = col.cast(col.type.value_type)
-        nulls = pc.is_null(col).to_numpy(zero_copy_only=False)
+        if col.null_count:
+            nulls = pc.is_null(col).to_numpy(zero_copy_only=False)
         arr = col.to_numpy(zero_copy_only=False)
-    if nulls.any():
+    if nulls is not None:
         row = int(np.argmax(nulls))
         raise ValueError(f"`{what}` column {name!r} has a null at row {row}; ids, grades, ranks and scores must be set")
     if arr.dtype.kind in "US":
@@ -207,7 +214,9 @@ def frame_to_truth(x: Any, what: str = "truth", **kw):
     if kw["relevance_col"] in _columns(x):
         grades = _numeric(_column(x, kw["relevance_col"], what), kw["relevance_col"], what)
     u, order, indptr, _ = _group(users)
-    return Truth(indptr, items[order], None if grades is None else grades[order], u)
+    t = Truth(indptr, items[order], None if grades is None else grades[order], u)
+    t.source_rows, t.source_col = order, kw["item_col"]
+    return t
 
 
 def frame_to_recs(x: Any, what: str = "recs", **kw):
