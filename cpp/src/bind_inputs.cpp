@@ -8,6 +8,10 @@
 
 #include "rankmeter/group.hpp"
 #include "rankmeter/topk.hpp"
+#include "rankmeter/trec.hpp"
+
+#include <string_view>
+#include <unordered_map>
 
 namespace py = pybind11;
 using namespace rankmeter::core;
@@ -85,9 +89,71 @@ py::tuple group_rows_py(const I64& codes, int64_t n_codes, const std::optional<I
   return py::make_tuple(indptr, order, bad);
 }
 
+// A TREC qrels/run buffer to (queries in first-appearance order, indptr, docnos grouped by
+// query in file order, values, error). Error: (code, line, n_fields, byte, token).
+py::tuple parse_trec_py(const py::bytes& data, int n_min, int n_max, int value_field) {
+  if (value_field < 0 || value_field >= 8 || n_min <= value_field || n_min < 3) throw std::invalid_argument("layout");
+  char* buf = nullptr;
+  py::ssize_t len = 0;
+  if (PyBytes_AsStringAndSize(data.ptr(), &buf, &len) != 0) throw py::error_already_set();
+  TrecParse res;
+  std::vector<int64_t> codes, first;
+  std::vector<std::string_view> queries;
+  {
+    py::gil_scoped_release release;  // the bytes object is immutable and owned by the caller
+    res = parse_trec(buf, static_cast<int64_t>(len), n_min, n_max, value_field);
+    if (res.error == TrecError::ok) {
+      std::unordered_map<std::string_view, int64_t> index;
+      codes.resize(res.rows.size());
+      for (size_t r = 0; r < res.rows.size(); ++r) {
+        if (r > 0 && res.rows[r].query == res.rows[r - 1].query) {  // files are usually grouped by query
+          codes[r] = codes[r - 1];
+          continue;
+        }
+        auto it = index.emplace(res.rows[r].query, static_cast<int64_t>(queries.size()));
+        if (it.second) queries.push_back(res.rows[r].query);
+        codes[r] = it.first->second;
+      }
+    }
+  }
+  auto err = py::make_tuple(static_cast<int>(res.error), res.line, res.n_fields, res.byte,
+                            py::bytes(std::string(res.token)));
+  if (res.error != TrecError::ok) return py::make_tuple(py::none(), py::none(), py::none(), py::none(), err);
+  const int64_t n = static_cast<int64_t>(res.rows.size()), nq = static_cast<int64_t>(queries.size());
+  I64 indptr(nq + 1);
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  group_stable(codes.data(), n, nq, indptr.mutable_data(), order.data());
+  auto decode = [](std::string_view v) {
+    PyObject* o = PyUnicode_DecodeUTF8(v.data(), static_cast<py::ssize_t>(v.size()), "strict");
+    if (!o) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(o);
+  };
+  py::object np_empty = py::module_::import("numpy").attr("empty");
+  py::array users = np_empty(nq, py::arg("dtype") = "O");  // filled with None: safe to overwrite below
+  py::array docs = np_empty(n, py::arg("dtype") = "O");
+  py::array_t<double> values(n);
+  auto** up = static_cast<PyObject**>(users.mutable_data());
+  auto** dp = static_cast<PyObject**>(docs.mutable_data());
+  double* vp = values.mutable_data();
+  auto put = [](PyObject** slot, py::object v) {
+    PyObject* old = *slot;
+    *slot = v.release().ptr();
+    Py_XDECREF(old);
+  };
+  for (int64_t q = 0; q < nq; ++q) put(up + q, decode(queries[q]));
+  for (int64_t j = 0; j < n; ++j) {
+    const TrecRow& row = res.rows[order[j]];
+    put(dp + j, decode(row.doc));
+    vp[j] = row.value;
+  }
+  return py::make_tuple(users, indptr, docs, values, err);
+}
+
 }  // namespace
 
 void bind_inputs(py::module_& m) {
+  m.def("parse_trec", &parse_trec_py, py::arg("data"), py::arg("n_min"), py::arg("n_max"), py::arg("value_field"),
+        "Parse TREC qrels/run text: (queries, indptr, docnos, values, error).");
   m.def("factorize_int64", &factorize_int64_py, py::arg("ids").noconvert(),
         "(codes, first_row): dense codes of int64 ids in order of first appearance (hash, no sort).");
   m.def("group_rows", &group_rows_py, py::arg("codes").noconvert(), py::arg("n_codes"), py::arg("rank").noconvert(),

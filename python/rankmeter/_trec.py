@@ -5,18 +5,21 @@ score [runid ...]``. Query and document ids stay strings. trec_eval ignores the
 rank column and orders each query's documents by score, so a run is returned
 ranked by score (``ties=`` of :func:`rankmeter.evaluate` decides equal scores;
 the ``trec_eval`` preset uses docno descending, as trec_eval does). Files ending
-in ``.gz`` (or starting with the gzip magic bytes) are decompressed.
+in ``.gz`` (or starting with the gzip magic bytes) are decompressed. Parsing
+and grouping run in C++ (rankmeter/trec.hpp); fields are split on ASCII
+whitespace, as trec_eval splits them.
 """
 
 from __future__ import annotations
 
 import gzip
-import math
 import os
+import zlib
 from typing import Optional, Union
 
 import numpy as np
 
+from . import _core
 from ._convert import Recs, Truth
 
 __all__ = ["read_trec_qrels", "read_trec_run"]
@@ -24,67 +27,48 @@ __all__ = ["read_trec_qrels", "read_trec_run"]
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-def _read_text(path: PathLike, what: str) -> list[str]:
+def _read_bytes(path: PathLike, what: str) -> bytes:
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"`{what}` must be a path, got {type(path).__name__}")
     with open(path, "rb") as f:
-        head = f.read(2)
-    opener = gzip.open if head == b"\x1f\x8b" else open
-    try:
-        with opener(path, "rt", encoding="utf-8", errors="strict") as f:  # type: ignore[operator]
-            return f.read().splitlines()
-    except UnicodeDecodeError as e:
-        raise ValueError(f"`path` {path}: not UTF-8 text (byte {e.start}: {e.reason})") from None
-    except (EOFError, gzip.BadGzipFile) as e:
-        raise ValueError(f"`path` {path}: corrupt gzip file ({e})") from None
-
-
-def _group(queries: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Users in first-appearance order, and a stable order of rows grouped by user."""
-    q = np.asarray(queries, dtype=str)
-    uniq, first, inv = np.unique(q, return_index=True, return_inverse=True)
-    by_first = np.argsort(first, kind="stable")  # unique ids in order of appearance
-    rank = np.empty_like(by_first)
-    rank[by_first] = np.arange(by_first.size)
-    code = rank[inv]
-    order = np.argsort(code, kind="stable")
-    counts = np.bincount(code, minlength=uniq.size)
-    indptr = np.zeros(uniq.size + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr[1:])
-    return uniq[by_first].astype(object), order, indptr
-
-
-def _read_records(path: PathLike, n_min: int, n_max: Optional[int], value_field: int, layout: str,
-                  value_name: str) -> tuple[list[str], list[str], np.ndarray]:
-    """Query ids (field 0), docnos (field 2) and the finite number in `value_field` of every line."""
-    qs, docs, values = [], [], []
-    for n, line in enumerate(_read_text(path, "path"), 1):
-        parts = line.split()
-        if not parts:
-            continue
-        if len(parts) < n_min or (n_max is not None and len(parts) > n_max):
-            raise ValueError(f"{path}: line {n}: {layout}, got {len(parts)}")
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
         try:
-            v = float(parts[value_field])
-        except ValueError:
-            raise ValueError(f"{path}: line {n}: {value_name} {parts[value_field]!r} is not a number") from None
-        if not math.isfinite(v):
-            raise ValueError(f"{path}: line {n}: {value_name} {parts[value_field]!r} must be finite")
-        qs.append(parts[0])
-        docs.append(parts[2])
-        values.append(v)
-    return qs, docs, np.asarray(values, dtype=np.float64)
+            data = gzip.decompress(data)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as e:
+            raise ValueError(f"`path` {path}: corrupt gzip file ({e})") from None
+    return data
+
+
+def _parse(path: PathLike, n_min: int, n_max: Optional[int], value_field: int, layout: str, value_name: str):
+    """(queries in first-appearance order, indptr, docnos grouped by query in file order, values).
+
+    One C++ pass (rankmeter/trec.hpp): UTF-8 check, whitespace split, numbers,
+    grouping by query with a hash table and a counting sort."""
+    data = _read_bytes(path, "path")
+    users, indptr, docs, values, err = _core.parse_trec(data, n_min, n_max or 0, value_field)
+    code, line, n_fields, byte, token = err
+    if code == 1:
+        raise ValueError(f"{path}: line {line}: {layout}, got {n_fields}")
+    if code == 2:
+        raise ValueError(f"{path}: line {line}: {value_name} {token.decode('utf-8')!r} is not a number")
+    if code == 3:
+        raise ValueError(f"{path}: line {line}: {value_name} {token.decode('utf-8')!r} must be finite")
+    if code == 4:
+        raise ValueError(f"`path` {path}: not UTF-8 text (byte {byte}: invalid start or continuation byte)")
+    return users, indptr, docs, values
 
 
 def read_trec_qrels(path: PathLike) -> Truth:
     """Read a TREC qrels file (``query iter docno grade``) into a :class:`Truth`."""
-    qs, docs, grades = _read_records(path, 4, 4, 3, "a qrels line has 4 fields (query iter docno grade)", "grade")
-    users, order, indptr = _group(qs)
-    return Truth.from_csr(indptr, np.asarray(docs, dtype=object)[order], grades[order], users=users)
+    users, indptr, docs, grades = _parse(path, 4, 4, 3, "a qrels line has 4 fields (query iter docno grade)",
+                                         "grade")
+    # built by the parser (str ids, finite numbers, consistent indptr): no second validation pass
+    return Truth(indptr, docs, grades, users)
 
 
 def read_trec_run(path: PathLike) -> Recs:
     """Read a TREC run file (``query Q0 docno rank score runid``) into a :class:`Recs` ranked by score."""
-    qs, docs, scores = _read_records(path, 5, None, 4, "a run line has at least 5 fields (query Q0 docno rank score)", "score")
-    users, order, indptr = _group(qs)
-    return Recs.from_csr(indptr, np.asarray(docs, dtype=object)[order], scores[order], users=users, by_score=True)
+    users, indptr, docs, scores = _parse(path, 5, None, 4,
+                                         "a run line has at least 5 fields (query Q0 docno rank score)", "score")
+    return Recs(indptr, docs, scores, users, by_score=True)
