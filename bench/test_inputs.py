@@ -28,22 +28,20 @@ def csr_answer():
     return get
 
 
-@pytest.mark.benchmark(group="inputs")
-def test_pandas_long_tables(benchmark, w1, csr_answer):
-    pd = pytest.importorskip("pandas")
-    t_user, r_user, rank = _long(w1)
-    truth = pd.DataFrame({"user_id": t_user, "item_id": w1.truth_items, "relevance": w1.truth_grades})
-    recs = pd.DataFrame({"user_id": r_user, "item_id": w1.recs_items, "rank": rank})
-    res = benchmark(rm.evaluate, truth, recs, ["ndcg@10", "precision@10"])
-    assert res.means == csr_answer(w1).means
-
-
-@pytest.mark.benchmark(group="inputs")
-def test_pyarrow_long_tables(benchmark, w1, csr_answer):
+def _tables(lib, t, r):
+    if lib == "pandas":
+        pd = pytest.importorskip("pandas")
+        return pd.DataFrame(t), pd.DataFrame(r)
     pa = pytest.importorskip("pyarrow")
+    return pa.table(t), pa.table(r)
+
+
+@pytest.mark.benchmark(group="inputs")
+@pytest.mark.parametrize("lib", ["pandas", "pyarrow"])
+def test_long_tables(benchmark, w1, csr_answer, lib):
     t_user, r_user, rank = _long(w1)
-    truth = pa.table({"user_id": t_user, "item_id": w1.truth_items, "relevance": w1.truth_grades})
-    recs = pa.table({"user_id": r_user, "item_id": w1.recs_items, "rank": rank})
+    truth, recs = _tables(lib, {"user_id": t_user, "item_id": w1.truth_items, "relevance": w1.truth_grades},
+                          {"user_id": r_user, "item_id": w1.recs_items, "rank": rank})
     res = benchmark(rm.evaluate, truth, recs, ["ndcg@10", "precision@10"])
     assert res.means == csr_answer(w1).means
 

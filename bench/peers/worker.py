@@ -48,6 +48,19 @@ def rows(indptr, values):
     return np.split(values, indptr[1:-1])
 
 
+def trec_dicts(w):
+    """qrels {query: {doc: grade}} and run {query: {doc: score}} with string ids (ranx, pytrec_eval)."""
+    ti, tg, ri = w["truth_items"].tolist(), w["truth_grades"].tolist(), w["recs_items"].tolist()
+    tp, rp = w["truth_indptr"].tolist(), w["recs_indptr"].tolist()
+    qrels, run = {}, {}
+    for u in range(len(tp) - 1):
+        q = str(u)
+        qrels[q] = {str(ti[p]): int(tg[p]) for p in range(tp[u], tp[u + 1])}
+        b, e = rp[u], rp[u + 1]
+        run[q] = {str(ri[p]): float(e - p) for p in range(b, e)}
+    return qrels, run
+
+
 # --------------------------------------------------------------------------- peers
 # Each peer is (convert(w) -> state, compute(state) -> {metric: mean}).
 
@@ -55,14 +68,7 @@ def ranx_peer():
     import ranx
 
     def convert(w):
-        ti, tg, ri = w["truth_items"].tolist(), w["truth_grades"].tolist(), w["recs_items"].tolist()
-        tp, rp = w["truth_indptr"].tolist(), w["recs_indptr"].tolist()
-        qrels, run = {}, {}
-        for u in range(len(tp) - 1):
-            q = str(u)
-            qrels[q] = {str(ti[p]): int(tg[p]) for p in range(tp[u], tp[u + 1])}
-            b, e = rp[u], rp[u + 1]
-            run[q] = {str(ri[p]): float(e - p) for p in range(b, e)}
+        qrels, run = trec_dicts(w)
         return ranx.Qrels(qrels), ranx.Run(run)
 
     def compute(s):
@@ -78,14 +84,7 @@ def pytrec_eval_peer():
     measures = {f"P_{K}", f"recall_{K}", f"map_cut_{K}", f"ndcg_cut_{K}", "recip_rank", f"success_{K}"}
 
     def convert(w):
-        ti, tg, ri = w["truth_items"].tolist(), w["truth_grades"].tolist(), w["recs_items"].tolist()
-        tp, rp = w["truth_indptr"].tolist(), w["recs_indptr"].tolist()
-        qrels, run = {}, {}
-        for u in range(len(tp) - 1):
-            q = str(u)
-            qrels[q] = {str(ti[p]): int(tg[p]) for p in range(tp[u], tp[u + 1])}
-            b, e = rp[u], rp[u + 1]
-            run[q] = {str(ri[p]): float(e - p) for p in range(b, e)}
+        qrels, run = trec_dicts(w)
         return pytrec_eval.RelevanceEvaluator(qrels, measures), run
 
     def compute(s):
