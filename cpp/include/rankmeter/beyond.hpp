@@ -258,19 +258,26 @@ inline void item_counts(const Lists& L, int64_t k, int threads, int64_t* counts)
 inline int64_t train_popularity(int64_t n_rows, const int64_t* indptr, const int64_t* items, int64_t n_items,
                                 int threads, int64_t* users, int64_t* inter) {
   using namespace beyond_detail;
-  const int T = effective_threads(threads, n_rows);
-  std::vector<std::vector<int64_t>> pu(T), pi(T);
+  int T = effective_threads(threads, n_rows);
+  // Per-thread scratch is 3 arrays of n_items; past 1 GiB in all, one thread counts
+  // straight into the outputs (scratch: the `last` array only).
+  if (static_cast<double>(n_items) * 24.0 * T > static_cast<double>(int64_t(1) << 30)) T = 1;
+  std::vector<std::vector<int64_t>> pu(T > 1 ? T : 0), pi(T > 1 ? T : 0);
   std::vector<int64_t> nonempty(T, 0);
+  std::fill(users, users + n_items, 0);
+  std::fill(inter, inter + n_items, 0);
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp parallel num_threads(T)
 #endif
   {
     const int tid = thread_id();
-    pu[tid].assign(static_cast<size_t>(n_items), 0);
-    pi[tid].assign(static_cast<size_t>(n_items), 0);
+    if (T > 1) {
+      pu[tid].assign(static_cast<size_t>(n_items), 0);
+      pi[tid].assign(static_cast<size_t>(n_items), 0);
+    }
     std::vector<int64_t> last(static_cast<size_t>(n_items), -1);  // last row that counted i
-    int64_t* cu = pu[tid].data();
-    int64_t* ci = pi[tid].data();
+    int64_t* cu = T > 1 ? pu[tid].data() : users;
+    int64_t* ci = T > 1 ? pi[tid].data() : inter;
     int64_t ne = 0;
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp for schedule(static)
@@ -289,14 +296,13 @@ inline int64_t train_popularity(int64_t n_rows, const int64_t* indptr, const int
     }
     nonempty[tid] = ne;
   }
-  std::fill(users, users + n_items, 0);
-  std::fill(inter, inter + n_items, 0);
   int64_t total = 0;
   for (int t = 0; t < T; ++t) {
-    for (int64_t i = 0; i < n_items; ++i) {
-      users[i] += pu[t][i];
-      inter[i] += pi[t][i];
-    }
+    if (T > 1)
+      for (int64_t i = 0; i < n_items; ++i) {
+        users[i] += pu[t][i];
+        inter[i] += pi[t][i];
+      }
     total += nonempty[t];
   }
   return total;
