@@ -278,9 +278,13 @@ class DenseLookup {
       mk[kc] = sn;
       bad |= static_cast<uint32_t>(!in) | static_cast<uint32_t>(old == sn);
       ++pos;
-      fpos[nf] = pos;
-      fkey[nf] = key;
-      nf += static_cast<int64_t>((old == t) & (pos <= limit));
+      // A find is rare (a few per list), so this branch is predicted well and the
+      // common item costs no store besides its mark.
+      if ((old == t) & (pos <= limit)) {
+        fpos[nf] = pos;
+        fkey[nf] = key;
+        ++nf;
+      }
     }
     if (bad) return false;
     nf_out = nf;
