@@ -221,7 +221,10 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, *, preset, empty, duplicat
     p.columns, p.key_to_col, p.canon_to_col = columns, key_to_col, canon_to_col
 
     # Every grade must be finite (checked here, vectorised, before any work).
-    if t.grades is not None and t.grades.size and not np.isfinite(t.grades).all():
+    # (a sum is finite when every grade is, and costs no temporary array; only a
+    # non-finite sum, which huge finite grades can also give, pays for the mask)
+    if t.grades is not None and t.grades.size and not math.isfinite(float(np.add.reduce(t.grades))) \
+            and not np.isfinite(t.grades).all():
         bad = int(np.argmax(~np.isfinite(t.grades)))
         row = int(np.searchsorted(t.indptr, bad, side="right") - 1)
         user = t.users[row] if t.users is not None else row
