@@ -1,17 +1,14 @@
-// Bindings of the input kernels: top-k selection from score matrices (rankmeter/topk.hpp).
+// Bindings of the input kernels (rankmeter/inputs.hpp): score-matrix top-k, long tables, TREC files.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <optional>
 #include <stdexcept>
-
-#include "rankmeter/group.hpp"
-#include "rankmeter/topk.hpp"
-#include "rankmeter/trec.hpp"
-
 #include <string_view>
 #include <unordered_map>
+
+#include "rankmeter/inputs.hpp"
 
 namespace py = pybind11;
 using namespace rankmeter::core;

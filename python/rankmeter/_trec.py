@@ -6,7 +6,7 @@ rank column and orders each query's documents by score, so a run is returned
 ranked by score (``ties=`` of :func:`rankmeter.evaluate` decides equal scores;
 the ``trec_eval`` preset uses docno descending, as trec_eval does). Files ending
 in ``.gz`` (or starting with the gzip magic bytes) are decompressed. Parsing
-and grouping run in C++ (rankmeter/trec.hpp); fields are split on ASCII
+and grouping run in C++ (rankmeter/inputs.hpp); fields are split on ASCII
 whitespace, as trec_eval splits them.
 """
 
@@ -43,7 +43,7 @@ def _read_bytes(path: PathLike, what: str) -> bytes:
 def _parse(path: PathLike, n_min: int, n_max: Optional[int], value_field: int, layout: str, value_name: str):
     """(queries in first-appearance order, indptr, docnos grouped by query in file order, values).
 
-    One C++ pass (rankmeter/trec.hpp): UTF-8 check, whitespace split, numbers,
+    One C++ pass (rankmeter/inputs.hpp): UTF-8 check, whitespace split, numbers,
     grouping by query with a hash table and a counting sort."""
     data = _read_bytes(path, "path")
     users, indptr, docs, values, err = _core.parse_trec(data, n_min, n_max or 0, value_field)

@@ -1,0 +1,334 @@
+// rankmeter/inputs.hpp — the input kernels: score-matrix top-k, long tables to CSR,
+// TREC text to columns. Bound by cpp/src/bind_inputs.cpp.
+#pragma once
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "parallel.hpp"
+#include "status.hpp"
+
+namespace rankmeter::core {
+
+// ===========================================================================
+// top-k selection from a dense score matrix.
+//
+// Inputs: S (n_users x n_items, row-major, float or double), k, and an optional
+// exclusion CSR (ex_indptr[n_users+1], ex_cols: columns never to recommend to
+// that user, e.g. the training items). Output per user: up to k columns, best
+// first: higher score first, equal scores in column order (ties="input"), and
+// their scores as double. A user with fewer than k eligible columns gets a
+// shorter list (out_len). Any non-finite score in S is an error (the lowest
+// user, then column, is reported), checked before anything is written.
+//
+// Per row: one pass keeping the k best (score, column) pairs in a binary heap
+// whose top is the worst kept pair, so most columns cost one comparison;
+// then the heap is sorted. Parallel over users; per-thread scratch is the heap
+// and an exclusion stamp array of n_items.
+namespace topk_detail {
+struct Cand {
+  double s;
+  int64_t c;
+};
+// a is better than b: higher score, or equal score and lower column
+inline bool better(const Cand& a, const Cand& b) { return a.s > b.s || (a.s == b.s && a.c < b.c); }
+}  // namespace topk_detail
+
+template <class T>
+Status topk_rows(const T* S, int64_t n_users, int64_t n_items, int64_t k, const int64_t* ex_indptr,
+                 const int64_t* ex_cols, int threads, int64_t* out_cols, double* out_scores, int64_t* out_len) {
+  using namespace topk_detail;
+  const int T_ = effective_threads(threads, n_users);
+  std::vector<Status> tstatus(T_);
+  // Finite check first (no partial output on error).
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel for num_threads(T_) schedule(static)
+#endif
+  for (int64_t u = 0; u < n_users; ++u) {
+    const T* row = S + u * n_items;
+    for (int64_t c = 0; c < n_items; ++c)
+      if (!std::isfinite(static_cast<double>(row[c]))) {
+        tstatus[thread_id()].record(Code::bad_score, u, c);
+        break;
+      }
+  }
+  Status st;
+  for (const auto& x : tstatus) st.merge(x);
+  if (!st.ok()) return st;
+  const int64_t kk = std::min(k, n_items);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T_)
+#endif
+  {
+    std::vector<Cand> heap;
+    heap.reserve(static_cast<size_t>(kk) + 1);
+    std::vector<uint32_t> stamp(ex_indptr ? static_cast<size_t>(n_items) : 0, 0);
+    uint32_t now = 0;
+    // heap ordered so that the top is the WORST kept candidate
+    auto worse_first = [](const Cand& a, const Cand& b) { return better(a, b); };
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (int64_t u = 0; u < n_users; ++u) {
+      const T* row = S + u * n_items;
+      if (ex_indptr) {
+        if (++now == 0) {
+          std::fill(stamp.begin(), stamp.end(), 0);
+          now = 1;
+        }
+        for (int64_t p = ex_indptr[u]; p < ex_indptr[u + 1]; ++p) stamp[ex_cols[p]] = now;
+      }
+      heap.clear();
+      if (kk > 0) {
+        for (int64_t c = 0; c < n_items; ++c) {
+          if (ex_indptr && stamp[c] == now) continue;
+          const Cand x{static_cast<double>(row[c]), c};
+          if (static_cast<int64_t>(heap.size()) < kk) {
+            heap.push_back(x);
+            std::push_heap(heap.begin(), heap.end(), worse_first);
+          } else if (better(x, heap.front())) {
+            std::pop_heap(heap.begin(), heap.end(), worse_first);
+            heap.back() = x;
+            std::push_heap(heap.begin(), heap.end(), worse_first);
+          }
+        }
+      }
+      std::sort(heap.begin(), heap.end(), better);
+      int64_t* oc = out_cols + u * kk;
+      double* os = out_scores + u * kk;
+      for (size_t j = 0; j < heap.size(); ++j) {
+        oc[j] = heap[j].c;
+        os[j] = heap[j].s;
+      }
+      out_len[u] = static_cast<int64_t>(heap.size());
+    }
+  }
+  return st;
+}
+
+// ===========================================================================
+// long tables to CSR without sorting.
+//
+// A long table holds one row per (user, item); rankmeter wants the rows of each
+// user together, users in order of first appearance. Three O(rows) passes, no
+// comparison sort:
+//
+//   factorize_ids: int64 user ids -> dense codes 0..n-1 in order of first
+//     appearance (open addressing hash table, grown as needed; a row equal to
+//     the previous row's id reuses its code, so grouped tables cost one probe
+//     per user, not per row).
+//   group_stable: a counting sort of the rows by code (rows of one user keep
+//     their table order) -> indptr and the row order.
+//   group_by_rank: each row goes straight to slot indptr[code] + rank - 1; a
+//     rank outside 1..count(user) or a slot already taken is an error naming
+//     the first such row (ranks of a user that are 1..n without gaps or
+//     repeats are exactly a permutation, so this check is complete).
+// codes[i] for every row; first_row[c] = the first row holding code c. Returns the number of codes.
+inline int64_t factorize_ids(const int64_t* ids, int64_t n, int64_t* codes, std::vector<int64_t>& first_row) {
+  first_row.clear();
+  if (n == 0) return 0;
+  uint64_t cap = 1024;
+  std::vector<int64_t> keys(cap), vals(cap, -1);
+  uint64_t mask = cap - 1;
+  auto slot_of = [&](int64_t key) {
+    uint64_t h = (static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> 20;
+    for (;; h = (h + 1) & mask) {
+      const uint64_t i = h & mask;
+      if (vals[i] < 0 || keys[i] == key) return i;
+    }
+  };
+  int64_t prev_key = 0, prev_code = -1;
+  for (int64_t r = 0; r < n; ++r) {
+    const int64_t key = ids[r];
+    if (prev_code >= 0 && key == prev_key) {
+      codes[r] = prev_code;
+      continue;
+    }
+    uint64_t i = slot_of(key);
+    if (vals[i] < 0) {
+      if (static_cast<uint64_t>(first_row.size() + 1) * 2 > cap) {  // keep the load under 1/2
+        std::vector<int64_t> ok = std::move(keys), ov = std::move(vals);
+        cap <<= 1;
+        mask = cap - 1;
+        keys.assign(cap, 0);
+        vals.assign(cap, -1);
+        for (size_t j = 0; j < ok.size(); ++j)
+          if (ov[j] >= 0) {
+            const uint64_t t = slot_of(ok[j]);
+            keys[t] = ok[j];
+            vals[t] = ov[j];
+          }
+        i = slot_of(key);
+      }
+      keys[i] = key;
+      vals[i] = static_cast<int64_t>(first_row.size());
+      first_row.push_back(r);
+    }
+    prev_key = key;
+    prev_code = vals[i];
+    codes[r] = prev_code;
+  }
+  return static_cast<int64_t>(first_row.size());
+}
+
+// indptr[n_codes + 1] and order[n]: the rows of code 0 in table order, then code 1, ...
+inline void group_stable(const int64_t* codes, int64_t n, int64_t n_codes, int64_t* indptr, int64_t* order) {
+  std::vector<int64_t> cursor(static_cast<size_t>(n_codes) + 1, 0);
+  for (int64_t r = 0; r < n; ++r) ++cursor[static_cast<size_t>(codes[r]) + 1];
+  for (int64_t c = 0; c < n_codes; ++c) cursor[c + 1] += cursor[c];
+  for (int64_t c = 0; c <= n_codes; ++c) indptr[c] = cursor[c];
+  for (int64_t r = 0; r < n; ++r) order[cursor[codes[r]]++] = r;
+}
+
+// As group_stable, but each user's rows are placed by their rank (1-based).
+// Returns -1, or the first row whose rank is out of 1..count or repeats a rank.
+inline int64_t group_by_rank(const int64_t* codes, const int64_t* rank, int64_t n, int64_t n_codes, int64_t* indptr,
+                             int64_t* order) {
+  for (int64_t c = 0; c <= n_codes; ++c) indptr[c] = 0;
+  for (int64_t r = 0; r < n; ++r) ++indptr[codes[r] + 1];
+  for (int64_t c = 0; c < n_codes; ++c) indptr[c + 1] += indptr[c];
+  for (int64_t r = 0; r < n; ++r) order[r] = -1;
+  for (int64_t r = 0; r < n; ++r) {
+    const int64_t c = codes[r];
+    const int64_t count = indptr[c + 1] - indptr[c];
+    const int64_t k = rank[r];
+    if (k < 1 || k > count) return r;
+    int64_t& slot = order[indptr[c] + k - 1];
+    if (slot >= 0) return r;
+    slot = r;
+  }
+  return -1;
+}
+
+// ===========================================================================
+// TREC qrels / run text to columns, in one pass.
+//
+// Lines are split on ASCII whitespace (space, tab, CR, VT, FF), as trec_eval
+// does; blank lines are skipped. For each line the parser keeps field 0 (the
+// query), field 2 (the docno) and the number in `value_field` (qrels: grade,
+// field 3; run: score, field 4), and checks the field count. Numbers follow
+// Python's float() for decimal text (optional sign, digits, point, exponent,
+// inf/nan spelled out) and must be finite. The whole buffer must be UTF-8.
+// Errors report the 1-based line number.
+enum class TrecError : int { ok = 0, fields = 1, not_number = 2, not_finite = 3, not_utf8 = 4 };
+
+struct TrecRow {
+  std::string_view query, doc;
+  double value;
+};
+
+struct TrecParse {
+  std::vector<TrecRow> rows;
+  TrecError error = TrecError::ok;
+  int64_t line = 0;      // 1-based line of the error
+  int64_t n_fields = 0;  // fields on that line (fields error)
+  int64_t byte = 0;      // offset of the first bad byte (not_utf8)
+  std::string_view token;
+};
+
+namespace trec_detail {
+inline bool space(unsigned char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+// Offset of the first byte that is not part of valid UTF-8, or -1.
+inline int64_t utf8_invalid_at(const unsigned char* s, int64_t n) {
+  int64_t i = 0;
+  while (i < n) {
+    const unsigned char c = s[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    int len;
+    uint32_t cp;
+    if ((c & 0xE0) == 0xC0) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4;
+      cp = c & 0x07;
+    } else {
+      return i;
+    }
+    if (i + len > n) return i;
+    for (int j = 1; j < len; ++j) {
+      if ((s[i + j] & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (s[i + j] & 0x3F);
+    }
+    // overlong forms, surrogates and code points past U+10FFFF are not UTF-8
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+      return i;
+    i += len;
+  }
+  return -1;
+}
+
+inline bool parse_number(std::string_view t, double& out) {
+  const char* b = t.data();
+  const char* e = b + t.size();
+  if (b != e && *b == '+') {
+    ++b;
+    if (b != e && (*b == '-' || *b == '+')) return false;
+  }
+  if (b == e) return false;
+  auto r = std::from_chars(b, e, out, std::chars_format::general);
+  return r.ec == std::errc() && r.ptr == e;
+}
+}  // namespace trec_detail
+
+inline TrecParse parse_trec(const char* data, int64_t n, int n_min, int n_max, int value_field) {
+  using namespace trec_detail;
+  TrecParse out;
+  const int64_t bad = utf8_invalid_at(reinterpret_cast<const unsigned char*>(data), n);
+  if (bad >= 0) {
+    out.error = TrecError::not_utf8;
+    out.byte = bad;
+    return out;
+  }
+  int64_t line = 0, i = 0;
+  std::string_view f[8];
+  while (i < n) {
+    ++line;
+    int64_t nf = 0;
+    // fields of this line
+    while (i < n && data[i] != '\n') {
+      while (i < n && space(static_cast<unsigned char>(data[i]))) ++i;
+      if (i >= n || data[i] == '\n') break;
+      const int64_t s = i;
+      while (i < n && data[i] != '\n' && !space(static_cast<unsigned char>(data[i]))) ++i;
+      if (nf < 8) f[nf] = std::string_view(data + s, static_cast<size_t>(i - s));
+      ++nf;
+    }
+    if (i < n) ++i;  // the '\n'
+    if (nf == 0) continue;
+    if (nf < n_min || (n_max > 0 && nf > n_max)) {
+      out.error = TrecError::fields;
+      out.line = line;
+      out.n_fields = nf;
+      return out;
+    }
+    double v = 0.0;
+    if (!parse_number(f[value_field], v)) {
+      out.error = TrecError::not_number;
+      out.line = line;
+      out.token = f[value_field];
+      return out;
+    }
+    if (!std::isfinite(v)) {
+      out.error = TrecError::not_finite;
+      out.line = line;
+      out.token = f[value_field];
+      return out;
+    }
+    out.rows.push_back(TrecRow{f[0], f[2], v});
+  }
+  return out;
+}
+
+}  // namespace rankmeter::core
