@@ -236,16 +236,21 @@ def as_array(draw, values, kind="int", allow_odd=True):
     return arr
 
 
-@st.composite
-def csr_truth(draw, malformed=False):
-    """(indptr, items[, grades]) arrays, maybe with a broken indptr or lengths."""
+def _csr_rows(draw, max_len, malformed):
+    """Up to 6 rows of up to max_len int ids (unique per row unless malformed): (n, items, indptr)."""
     n = draw(st.integers(0, 6))
-    lens = [draw(st.integers(0, 6)) for _ in range(n)]
+    lens = [draw(st.integers(0, max_len)) for _ in range(n)]
     items: list = []
     for ln in lens:
         items += draw(st.lists(int_ids if draw(st.booleans()) else SMALL_INTS, min_size=ln, max_size=ln,
                                unique=not malformed or draw(st.booleans())))
-    indptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    return n, items, np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+
+
+@st.composite
+def csr_truth(draw, malformed=False):
+    """(indptr, items[, grades]) arrays, maybe with a broken indptr or lengths."""
+    n, items, indptr = _csr_rows(draw, 6, malformed)
     if malformed:
         what = draw(st.sampled_from(["none", "decreasing", "start", "end", "grades_len", "2d"]))
         if what == "decreasing" and n >= 2:
@@ -270,13 +275,7 @@ def csr_truth(draw, malformed=False):
 
 @st.composite
 def csr_recs(draw, malformed=False):
-    n = draw(st.integers(0, 6))
-    lens = [draw(st.integers(0, 8)) for _ in range(n)]
-    items: list = []
-    for ln in lens:
-        items += draw(st.lists(SMALL_INTS if draw(st.booleans()) else int_ids, min_size=ln, max_size=ln,
-                               unique=not malformed or draw(st.booleans())))
-    indptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    n, items, indptr = _csr_rows(draw, 8, malformed)
     if malformed and n >= 1 and draw(st.booleans()):
         indptr[-1] += draw(st.sampled_from([-1, 1, 7]))
     parts = [draw(as_array(indptr.tolist(), "int")), draw(as_array(items, "int"))]

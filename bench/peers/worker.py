@@ -61,6 +61,27 @@ def trec_dicts(w):
     return qrels, run
 
 
+def flat_pairs(w):
+    """One row per (user, listed item) and the relevant items missing from the lists.
+
+    Returns (user of each list row, 0-based rank, user of each truth row, whether each
+    list row is a truth item, its grade (0 when not), mask of truth rows absent from their list)."""
+    tp, ti, tg = w["truth_indptr"], w["truth_items"], w["truth_grades"]
+    rp, ri = w["recs_indptr"], w["recs_items"]
+    n = tp.size - 1
+    n_items = int(max(ti.max(initial=0), ri.max(initial=0))) + 1
+    ru = np.repeat(np.arange(n), np.diff(rp))
+    rank = np.arange(ri.size) - np.repeat(rp[:-1], np.diff(rp))
+    tu = np.repeat(np.arange(n), np.diff(tp))
+    tkey, rkey = tu * n_items + ti, ru * n_items + ri
+    order = np.argsort(tkey)
+    pos = np.searchsorted(tkey[order], rkey)
+    pos[pos >= tkey.size] = 0
+    hit = tkey[order][pos] == rkey
+    grade = np.where(hit, tg[order][pos], 0.0)
+    return ru, rank, tu, hit, grade, ~np.isin(tkey, rkey)
+
+
 # --------------------------------------------------------------------------- peers
 # Each peer is (convert(w) -> state, compute(state) -> {metric: mean}).
 
@@ -102,21 +123,8 @@ def torchmetrics_peer():
     def convert(w):
         # one row per (user, listed item), plus every relevant item missing from the
         # list with a score below the whole list (so recall sees all of |R|)
-        tp, ti, tg = w["truth_indptr"], w["truth_items"], w["truth_grades"]
-        rp, ri = w["recs_indptr"], w["recs_items"]
-        n = tp.size - 1
-        n_items = int(max(ti.max(initial=0), ri.max(initial=0))) + 1
-        ru = np.repeat(np.arange(n), np.diff(rp))
-        rank = np.arange(ri.size) - np.repeat(rp[:-1], np.diff(rp))
-        tu = np.repeat(np.arange(n), np.diff(tp))
-        tkey = tu * n_items + ti
-        rkey = ru * n_items + ri
-        order = np.argsort(tkey)
-        pos = np.searchsorted(tkey[order], rkey)
-        pos[pos >= tkey.size] = 0
-        hit = tkey[order][pos] == rkey
-        grade = np.where(hit, tg[order][pos], 0.0)
-        missing = ~np.isin(tkey, rkey)
+        tg = w["truth_grades"]
+        ru, rank, tu, _, grade, missing = flat_pairs(w)
         idx = np.concatenate([ru, tu[missing]])
         preds = np.concatenate([1000.0 - rank, np.full(int(missing.sum()), 0.5)])
         gr = np.concatenate([grade, tg[missing]])
@@ -320,18 +328,11 @@ def evidently_peer():
     def convert(w):
         # one row per (user, listed item) with its rank, plus every relevant item missing
         # from the list at rank 1000; target = 1 for relevant items
-        tp, ti, rp, ri = w["truth_indptr"], w["truth_items"], w["recs_indptr"], w["recs_items"]
-        n = tp.size - 1
-        n_items = int(max(ti.max(initial=0), ri.max(initial=0))) + 1
-        ru = np.repeat(np.arange(n), np.diff(rp))
-        rank = np.arange(ri.size) - np.repeat(rp[:-1], np.diff(rp)) + 1
-        tu = np.repeat(np.arange(n), np.diff(tp))
-        tkey, rkey = tu * n_items + ti, ru * n_items + ri
-        hit = np.isin(rkey, tkey)
-        missing = ~np.isin(tkey, rkey)
+        ti, ri = w["truth_items"], w["recs_items"]
+        ru, rank, tu, hit, _, missing = flat_pairs(w)
         df = pd.DataFrame({"user_id": np.concatenate([ru, tu[missing]]),
                            "item_id": np.concatenate([ri, ti[missing]]),
-                           "prediction": np.concatenate([rank, np.full(int(missing.sum()), 1000)]),
+                           "prediction": np.concatenate([rank + 1, np.full(int(missing.sum()), 1000)]),
                            "target": np.concatenate([hit, np.ones(int(missing.sum()), bool)]).astype(int)})
         dd = DataDefinition(ranking=[Recsys(user_id="user_id", item_id="item_id", target="target",
                                             prediction="prediction", recommendations_type="rank")])

@@ -116,8 +116,10 @@ def _code(arrays: list[np.ndarray]) -> tuple[list[np.ndarray], int, Optional[np.
         hi = max((int(a.max()) for a in arrays if a.size), default=-1)
         if lo >= 0 and hi < max(_ID_LIMIT, 4 * total):
             return [np.ascontiguousarray(a) for a in arrays], max(hi + 1, 1), None
+        # huge or negative ids: hash codes in order of first appearance (no sort)
         allv = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
-        labels, inv = np.unique(allv, return_inverse=True)
+        inv, first = _core.factorize_int64(allv)
+        labels = allv[first]
     else:
         from ._convert import factorize_items
 

@@ -182,11 +182,6 @@ def _group(users: np.ndarray, rank: Optional[np.ndarray] = None):
     return labels, order, indptr, int(bad)
 
 
-def _code_of_row(users: np.ndarray, row: int) -> int:
-    codes, _ = _factorize(users[: row + 1])
-    return int(codes[row])
-
-
 def _user_of_row(users: np.ndarray, row: int):
     v = users[row]
     return v.item() if isinstance(v, np.generic) else v
@@ -244,7 +239,7 @@ def frame_to_recs(x: Any, what: str = "recs", **kw):
         u, order, indptr, bad = _group(users, rank)
         if bad >= 0:
             ru = _user_of_row(users, bad)
-            n_rows = int(np.diff(indptr)[_code_of_row(users, bad)])
+            n_rows = int(np.count_nonzero(users == users[bad]))
             k = int(rank[bad])
             why = f"outside 1..{n_rows}" if not 1 <= k <= n_rows else "a repeat"
             raise ValueError(f"`{what}` column {kw['rank_col']!r}: ranks of user {ru!r} must be 1..n without gaps or "
