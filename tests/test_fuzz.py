@@ -36,7 +36,7 @@ import fuzz_strategies as fz  # noqa: E402
 from reference import reference_evaluate  # noqa: E402
 
 import rankmeter as rm  # noqa: E402
-from rankmeter._presets import get_preset  # noqa: E402
+from rankmeter.evaluation import get_preset  # noqa: E402
 
 
 @pytest.fixture(scope="module", autouse=True)

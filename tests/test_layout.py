@@ -29,3 +29,84 @@ def test_every_binding_has_a_stub():
     public = {n for n in dir(core) if not n.startswith("_")}
     assert public - declared == set()
     assert declared - public == set()
+
+
+PKG = ROOT / "python" / "rankmeter"
+# the layers, lowest first (STYLE.md): a module may import only its own layer or lower ones
+LAYERS = [
+    {"rankmeter._core", "rankmeter._options", "rankmeter.metrics", "rankmeter._aggregate"},
+    {"rankmeter.inputs"},
+    {"rankmeter.evaluation", "rankmeter.datasets"},
+    {"rankmeter", "rankmeter.cli", "rankmeter.compare", "rankmeter.compat", "rankmeter.stream", "rankmeter.spark",
+     "rankmeter.dask", "rankmeter.plot"},
+]
+
+
+def _module_imports() -> dict:
+    """Every module of the package -> the package modules it imports (lazy imports included)."""
+    import ast
+
+    mods = {}
+    for path in PKG.rglob("*.py"):
+        name = ".".join(path.relative_to(PKG.parent).with_suffix("").parts)
+        mods[name[: -len(".__init__")] if name.endswith(".__init__") else name] = path
+    graph = {m: set() for m in mods}
+    for m, path in mods.items():
+        base = m if path.name == "__init__.py" else m.rsplit(".", 1)[0]
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                typing_only.update(id(x) for x in ast.walk(node))
+        for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
+            targets = []
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    parts = base.split(".")[: len(base.split(".")) - node.level + 1]
+                    mod = ".".join(parts + ([node.module] if node.module else []))
+                else:
+                    mod = node.module or ""
+                targets = [mod] + [f"{mod}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            graph[m].update(t for t in targets if t in mods and t != m and not m.startswith(t + "."))
+    return graph
+
+
+@pytest.mark.skipif(not PKG.is_dir(), reason="needs the source tree")
+def test_issue11_no_import_cycle():
+    graph = _module_imports()
+    assert "rankmeter.inputs._containers" in graph  # the walk found the subpackages
+    state, stack, cycles = {}, [], []
+
+    def visit(u):
+        state[u] = 1
+        stack.append(u)
+        for v in sorted(graph[u]):
+            if state.get(v) == 1:
+                cycles.append(" -> ".join(stack[stack.index(v):] + [v]))
+            elif v not in state:
+                visit(v)
+        stack.pop()
+        state[u] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)
+    assert cycles == []
+
+
+@pytest.mark.skipif(not PKG.is_dir(), reason="needs the source tree")
+def test_issue11_layers_import_downward_only():
+    def layer(mod):
+        for i, names in enumerate(LAYERS):
+            if any(mod == n or mod.startswith(n + ".") for n in sorted(names, key=len, reverse=True)
+                   if n != "rankmeter"):
+                return i
+        return len(LAYERS) - 1  # the package root and anything new sits on top
+
+    bad = [f"{m} (layer {layer(m)}) imports {t} (layer {layer(t)})"
+           for m, targets in _module_imports().items() for t in targets if layer(t) > layer(m)]
+    assert bad == []

@@ -8,11 +8,9 @@
 
 from . import datasets, metrics
 from ._aggregate import State
-from ._convert import Recs, Truth
 from ._core import has_openmp
-from ._evaluate import Result, evaluate, partial
-from ._presets import PRESETS
-from ._shortcuts import (
+from .evaluation import PRESETS, Result, evaluate, partial
+from .evaluation._shortcuts import (
     arhr,
     arp,
     cg,
@@ -36,8 +34,8 @@ from ._shortcuts import (
     score_entropy,
     serendipity,
 )
-from ._tables import item_bias, rec_cases, user_bias
-from ._trec import read_trec_qrels, read_trec_run
+from .evaluation._tables import item_bias, rec_cases, user_bias
+from .inputs import Recs, Truth, read_trec_qrels, read_trec_run
 
 __version__ = "0.1.0"
 

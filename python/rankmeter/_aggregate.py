@@ -69,14 +69,12 @@ class State:
         self.counts = [int(c) for c in counts]
         self.meta = {k: int(meta.get(k, 0)) for k in META_KEYS}
 
-    def merge(self, other: "State") -> "State":
+    def merge(self, other: State) -> State:
         """A new state covering the users of both (they must be disjoint sets of users)."""
         if not isinstance(other, State):
             raise TypeError(f"`other` must be a rankmeter.State, got {type(other).__name__}")
         if other.names != self.names:
-            raise ValueError(
-                f"cannot merge states of different metrics: {list(self.names)} vs {list(other.names)}"
-            )
+            raise ValueError(f"cannot merge states of different metrics: {list(self.names)} vs {list(other.names)}")
         return State(
             self.names,
             [a + b for a, b in zip(self.sums, other.sums)],
@@ -85,7 +83,7 @@ class State:
         )
 
     @staticmethod
-    def merge_all(states: Iterable["State"]) -> "State":
+    def merge_all(states: Iterable[State]) -> State:
         """Merge any number of states (at least one)."""
         it = iter(states)
         try:
@@ -112,7 +110,7 @@ class State:
         return b"".join(out)
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> "State":
+    def from_bytes(cls, data: bytes) -> State:
         """Rebuild a state written by :meth:`to_bytes`."""
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"`data` must be bytes, got {type(data).__name__}")
@@ -122,7 +120,9 @@ class State:
                 raise ValueError("`data` is not a rankmeter state (bad magic)")
             version, n = struct.unpack_from("<HI", data, 4)
             if version != _VERSION:
-                raise ValueError(f"`data` is a rankmeter state of version {version}; this rankmeter reads version {_VERSION}")
+                raise ValueError(
+                    f"`data` is a rankmeter state of version {version}; this rankmeter reads version {_VERSION}"
+                )
             off = 10
             meta = {}
             for k in META_KEYS:

@@ -35,8 +35,15 @@ _Status = tuple[int, int, int]
 # ---- beyond-accuracy kernels (cpp/src/bind_beyond.cpp, rankmeter/beyond.hpp)
 def train_popularity(indptr: _I64, items: _I64, n_items: int, threads: int) -> tuple[_I64, _I64, int]: ...
 def prepare_lists(
-    n_users: int, rowmap: Optional[_I64], r_indptr: _I64, r_items: _I64, r_scores: Optional[_F64],
-    dup_first: bool, max_items: int, keep: int, threads: int,
+    n_users: int,
+    rowmap: Optional[_I64],
+    r_indptr: _I64,
+    r_items: _I64,
+    r_scores: Optional[_F64],
+    dup_first: bool,
+    max_items: int,
+    keep: int,
+    threads: int,
 ) -> tuple[Optional[_I64], Optional[_I64], Optional[_F64], _Status]: ...
 def item_counts(indptr: _I64, items: _I64, n_items: int, k: int, threads: int) -> _I64: ...
 def cosine_overlap_sum(indptr: _I64, items: _I64, n_items: int, k: int, threads: int) -> float: ...
@@ -45,18 +52,47 @@ def diversity_features(
     indptr: _I64, items: _I64, X: _F64, has: npt.NDArray[np.uint8], k: int, threads: int
 ) -> tuple[_F64, _Status]: ...
 def diversity_matrix(
-    indptr: _I64, items: _I64, idx: _I64, dense: Optional[_F64], sp_indptr: Optional[_I64],
-    sp_indices: Optional[_I64], sp_data: Optional[_F64], k: int, threads: int,
+    indptr: _I64,
+    items: _I64,
+    idx: _I64,
+    dense: Optional[_F64],
+    sp_indptr: Optional[_I64],
+    sp_indices: Optional[_I64],
+    sp_data: Optional[_F64],
+    k: int,
+    threads: int,
 ) -> tuple[_F64, _Status]: ...
-def diversity_cooccurrence(indptr: _I64, items: _I64, iu_indptr: _I64, iu_users: _I64, k: int, threads: int) -> _F64: ...
+def diversity_cooccurrence(
+    indptr: _I64, items: _I64, iu_indptr: _I64, iu_users: _I64, k: int, threads: int
+) -> _F64: ...
 def serendipity(
-    indptr: _I64, items: _I64, t_indptr: _I64, t_items: _I64, t_grades: Optional[_F64],
-    min_relevance: Optional[float], h_indptr: _I64, h_items: _I64, h_rowmap: Optional[_I64], X: _F64,
-    has: npt.NDArray[np.uint8], k: int, relevance_all: bool, empty: int, threads: int,
+    indptr: _I64,
+    items: _I64,
+    t_indptr: _I64,
+    t_items: _I64,
+    t_grades: Optional[_F64],
+    min_relevance: Optional[float],
+    h_indptr: _I64,
+    h_items: _I64,
+    h_rowmap: Optional[_I64],
+    X: _F64,
+    has: npt.NDArray[np.uint8],
+    k: int,
+    relevance_all: bool,
+    empty: int,
+    threads: int,
 ) -> tuple[_F64, _Status]: ...
 def fcp_counts(
-    indptr: _I64, items: _I64, n_items: int, t_indptr: _I64, t_items: _I64, t_grades: Optional[_F64],
-    min_relevance: Optional[float], k: int, empty: int, threads: int,
+    indptr: _I64,
+    items: _I64,
+    n_items: int,
+    t_indptr: _I64,
+    t_items: _I64,
+    t_grades: Optional[_F64],
+    min_relevance: Optional[float],
+    k: int,
+    empty: int,
+    threads: int,
 ) -> tuple[_I64, _I64, _Status]: ...
 def score_entropy(indptr: _I64, items: _I64, scores: _F64, n_items: int, k: int, threads: int) -> float: ...
 def exact_sum(values: _F64, threads: int) -> tuple[_I64, int]: ...
@@ -73,6 +109,9 @@ def group_rows(codes: _I64, n_codes: int, rank: Optional[_I64]) -> tuple[_I64, _
 def parse_trec(
     data: bytes, n_min: int, n_max: int, value_field: int
 ) -> tuple[
-    Optional[npt.NDArray[np.object_]], Optional[_I64], Optional[npt.NDArray[np.object_]], Optional[_F64],
+    Optional[npt.NDArray[np.object_]],
+    Optional[_I64],
+    Optional[npt.NDArray[np.object_]],
+    Optional[_F64],
     tuple[int, int, int, int, bytes],
 ]: ...

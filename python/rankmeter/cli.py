@@ -15,8 +15,6 @@ import sys
 import time
 from typing import Optional, Sequence
 
-import numpy as np
-
 from . import __version__, _core, datasets, evaluate, metrics, read_trec_qrels, read_trec_run
 
 DEMO_METRICS = ("precision", "recall", "f1", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr", "arhr")
@@ -64,8 +62,8 @@ def python_loop(truth: list[dict], lists: list[list], ks: Sequence[int]) -> dict
 def _sample_as_python(w: datasets.Workload, n: int) -> tuple[list[dict], list[list]]:
     ti, tit, tg = w.truth_indptr, w.truth_items.tolist(), w.truth_grades.tolist()
     ri, rit = w.recs_indptr, w.recs_items.tolist()
-    truth = [dict(zip(tit[ti[u]:ti[u + 1]], tg[ti[u]:ti[u + 1]])) for u in range(n)]
-    lists = [rit[ri[u]:ri[u + 1]] for u in range(n)]
+    truth = [dict(zip(tit[ti[u] : ti[u + 1]], tg[ti[u] : ti[u + 1]])) for u in range(n)]
+    lists = [rit[ri[u] : ri[u + 1]] for u in range(n)]
     return truth, lists
 
 
@@ -76,8 +74,10 @@ def demo(users: int, threads: Optional[int], loop_users: int, repeats: int, seed
     w = datasets.w1(users, seed=seed)
     build = time.perf_counter() - t0
     print(f"  {w.n_users:,} users x 100 ranked items, catalog 100,000 (Zipf 1.1), truth Poisson(10)+1, grades 1-3")
-    print(f"  built in {build:.1f} s: {w.nbytes / 1e6:,.0f} MB of CSR buffers; "
-          f"OpenMP: {'yes' if _core.has_openmp else 'no'}, cores: {_core.max_threads()}")
+    print(
+        f"  built in {build:.1f} s: {w.nbytes / 1e6:,.0f} MB of CSR buffers; "
+        f"OpenMP: {'yes' if _core.has_openmp else 'no'}, cores: {_core.max_threads()}"
+    )
     names = [f"{m}@{k}" for k in DEMO_KS for m in DEMO_METRICS]
     truth, recs = w.truth, w.recs
     times = []
@@ -101,22 +101,39 @@ def demo(users: int, threads: Optional[int], loop_users: int, repeats: int, seed
     extrapolated = t_loop * w.n_users / n
     head = evaluate(w.head(n).truth, w.head(n).recs, names, threads=threads)
     worst = max(abs(head[name] - slow[name]) / max(abs(slow[name]), 1e-300) for name in names)
-    print(f"\nplain per-user Python loop, same metrics, on {n:,} users: {t_loop:.2f} s "
-          f"-> {extrapolated:,.0f} s extrapolated to {w.n_users:,} users")
-    print(f"speed-up of rankmeter: {extrapolated / t_eval:,.0f}x   "
-          f"(agreement on the sample: max relative difference {worst:.1e})")
+    print(
+        f"\nplain per-user Python loop, same metrics, on {n:,} users: {t_loop:.2f} s "
+        f"-> {extrapolated:,.0f} s extrapolated to {w.n_users:,} users"
+    )
+    print(
+        f"speed-up of rankmeter: {extrapolated / t_eval:,.0f}x   "
+        f"(agreement on the sample: max relative difference {worst:.1e})"
+    )
     return 0
 
 
-def eval_files(qrels: str, run: str, metric_names: Sequence[str], preset: Optional[str],
-               max_items: Optional[int], min_relevance: Optional[float], per_query: bool) -> int:
-    res = evaluate(read_trec_qrels(qrels), read_trec_run(run), list(metric_names), preset=preset,
-                   max_items=max_items, min_relevance=min_relevance)
+def eval_files(
+    qrels: str,
+    run: str,
+    metric_names: Sequence[str],
+    preset: Optional[str],
+    max_items: Optional[int],
+    min_relevance: Optional[float],
+    per_query: bool,
+) -> int:
+    res = evaluate(
+        read_trec_qrels(qrels),
+        read_trec_run(run),
+        list(metric_names),
+        preset=preset,
+        max_items=max_items,
+        min_relevance=min_relevance,
+    )
     if per_query:
         for i, user in enumerate(res.users.tolist()):
-            for name in res.keys():
+            for name in res:
                 print(f"{name:<24}\t{user}\t{res.per_user[name][i]:.4f}")
-    for name in res.keys():
+    for name in res:
         print(f"{name:<24}\tall\t{res[name]:.4f}")
     return 0
 
@@ -151,8 +168,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 parser.error("--users must be >= 1")
             return demo(args.users, args.threads, args.loop_users, args.repeats, args.seed)
         if args.command == "eval":
-            return eval_files(args.qrels, args.run, args.metric, args.preset, args.max_items, args.min_relevance,
-                              args.per_query)
+            return eval_files(
+                args.qrels, args.run, args.metric, args.preset, args.max_items, args.min_relevance, args.per_query
+            )
         print("\n".join(metrics.list()))
         return 0
     except (ValueError, TypeError, OSError) as e:

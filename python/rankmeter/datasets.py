@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._convert import Recs, Truth
+from .inputs import Recs, Truth
 
 __all__ = ["Workload", "w1"]
 
@@ -43,16 +43,23 @@ class Workload:
 
     @property
     def nbytes(self) -> int:
-        return sum(a.nbytes for a in (self.truth_indptr, self.truth_items, self.truth_grades,
-                                      self.recs_indptr, self.recs_items))
+        return sum(
+            a.nbytes
+            for a in (self.truth_indptr, self.truth_items, self.truth_grades, self.recs_indptr, self.recs_items)
+        )
 
-    def head(self, n: int) -> "Workload":
+    def head(self, n: int) -> Workload:
         """The first ``n`` users (copies)."""
         n = min(n, self.n_users)
         t_end, r_end = int(self.truth_indptr[n]), int(self.recs_indptr[n])
-        return Workload(self.truth_indptr[: n + 1].copy(), self.truth_items[:t_end].copy(),
-                        self.truth_grades[:t_end].copy(), self.recs_indptr[: n + 1].copy(),
-                        self.recs_items[:r_end].copy(), self.n_items)
+        return Workload(
+            self.truth_indptr[: n + 1].copy(),
+            self.truth_items[:t_end].copy(),
+            self.truth_grades[:t_end].copy(),
+            self.recs_indptr[: n + 1].copy(),
+            self.recs_items[:r_end].copy(),
+            self.n_items,
+        )
 
 
 def _zipf_ranks(rng: np.random.Generator, shape, n_items: int, a: float = 1.1) -> np.ndarray:
@@ -69,8 +76,9 @@ def _zipf_ranks(rng: np.random.Generator, shape, n_items: int, a: float = 1.1) -
     return table[rng.integers(0, bins, shape, dtype=np.int32)]
 
 
-def w1(n_users: int = 1_000_000, n_items: int = 100_000, list_len: int = 100, mean_truth: float = 10.0,
-       seed: int = 0) -> Workload:
+def w1(
+    n_users: int = 1_000_000, n_items: int = 100_000, list_len: int = 100, mean_truth: float = 10.0, seed: int = 0
+) -> Workload:
     """Build workload W1 (SPEC §6) with ``n_users`` users."""
     if n_users < 0 or n_items < list_len or list_len < 1:
         raise ValueError("need n_users >= 0 and n_items >= list_len >= 1")

@@ -23,6 +23,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Union
 
+from ._options import MAX_K as _MAX_K
+from ._options import check_k as _check_k
+
 __all__ = [
     "Metric",
     "Hits",
@@ -104,7 +107,7 @@ class _Spec:
     needs: tuple = ()  # context arguments the metric needs (beyond-accuracy metrics)
 
 
-_SPECS: dict[str, _Spec] = {
+SPECS: dict[str, _Spec] = {
     "hits": _Spec(0, {}, doc="number of relevant items in the top k (trec_eval num_rel_ret)"),
     "precision": _Spec(1, {}, doc="hits@k / k"),
     "recall": _Spec(2, {"denominator": ("relevant", _choice("relevant", "min_relevant_k"))}, doc="hits@k / |R|"),
@@ -132,26 +135,57 @@ _SPECS: dict[str, _Spec] = {
     "r_precision": _Spec(12, {}, cutoff=False, doc="hits@|R| / |R|"),
     "num_rel": _Spec(13, {}, cutoff=False, doc="|R|, the number of relevant items"),
     # beyond-accuracy and pairwise metrics (rankmeter/beyond.hpp)
-    "fcp": _Spec(100, {"average": ("pairs", _choice("pairs", "users"))}, doc="fraction of concordant pairs",
-                 family="user"),
-    "diversity": _Spec(101, {"similarity": ("features", _choice("features", "matrix", "cooccurrence"))},
-                       doc="1 - mean pairwise similarity in the top k", family="user"),
-    "novelty": _Spec(102, {"unseen": ("skip", _choice("skip", "zero", "one_user")),
-                           "divide_by": ("items", _choice("items", "k")),
-                           "popularity": ("users", _choice("users", "interactions"))},
-                     doc="mean -log2(popularity share) of the top-k items", family="user", needs=("train",)),
-    "serendipity": _Spec(103, {"relevance": ("relevant", _choice("relevant", "all"))},
-                         doc="mean unexpectedness of the relevant top-k items", family="user",
-                         needs=("train", "item_features")),
-    "personalization": _Spec(104, {"similarity": ("overlap", _choice("overlap", "cosine"))},
-                             doc="1 - mean list overlap between pairs of users", family="catalog"),
+    "fcp": _Spec(
+        100, {"average": ("pairs", _choice("pairs", "users"))}, doc="fraction of concordant pairs", family="user"
+    ),
+    "diversity": _Spec(
+        101,
+        {"similarity": ("features", _choice("features", "matrix", "cooccurrence"))},
+        doc="1 - mean pairwise similarity in the top k",
+        family="user",
+    ),
+    "novelty": _Spec(
+        102,
+        {
+            "unseen": ("skip", _choice("skip", "zero", "one_user")),
+            "divide_by": ("items", _choice("items", "k")),
+            "popularity": ("users", _choice("users", "interactions")),
+        },
+        doc="mean -log2(popularity share) of the top-k items",
+        family="user",
+        needs=("train",),
+    ),
+    "serendipity": _Spec(
+        103,
+        {"relevance": ("relevant", _choice("relevant", "all"))},
+        doc="mean unexpectedness of the relevant top-k items",
+        family="user",
+        needs=("train", "item_features"),
+    ),
+    "personalization": _Spec(
+        104,
+        {"similarity": ("overlap", _choice("overlap", "cosine"))},
+        doc="1 - mean list overlap between pairs of users",
+        family="catalog",
+    ),
     "coverage": _Spec(105, {}, doc="share of the catalog recommended in some top k", family="catalog"),
-    "arp": _Spec(106, {"popularity": ("users", _choice("users", "interactions")),
-                       "unseen": ("skip", _choice("skip", "zero")),
-                       "normalize": ("none", _choice("none", "max", "total"))},
-                 doc="average recommendation popularity", family="user", needs=("train",)),
-    "gini": _Spec(107, {"over": ("catalog", _choice("catalog", "recommended"))},
-                  doc="Gini index of how often items are recommended", family="catalog"),
+    "arp": _Spec(
+        106,
+        {
+            "popularity": ("users", _choice("users", "interactions")),
+            "unseen": ("skip", _choice("skip", "zero")),
+            "normalize": ("none", _choice("none", "max", "total")),
+        },
+        doc="average recommendation popularity",
+        family="user",
+        needs=("train",),
+    ),
+    "gini": _Spec(
+        107,
+        {"over": ("catalog", _choice("catalog", "recommended"))},
+        doc="Gini index of how often items are recommended",
+        family="catalog",
+    ),
     "score_entropy": _Spec(108, {}, doc="entropy of the softmax of the pooled top-k scores", family="catalog"),
 }
 
@@ -178,23 +212,6 @@ _ENUM_CODES = {
 }
 
 
-_MAX_K = 2**62
-
-
-def _check_k(k: Any, where: str = "`k`") -> Optional[int]:
-    if k is None:
-        return None
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        if isinstance(k, float) and k.is_integer() and k >= 1:
-            return int(k)
-        raise TypeError(f"{where} must be a positive integer, got {k!r}")
-    if k < 1:
-        raise ValueError(f"{where} must be a positive integer, got {k}")
-    if k > _MAX_K:
-        raise ValueError(f"{where} must be at most 2**62, got {k}")
-    return int(k)
-
-
 def _fmt(v: Any) -> str:
     if isinstance(v, float):
         return repr(int(v)) if v.is_integer() else repr(v)
@@ -216,9 +233,9 @@ class Metric:
         fixed: dict = {}
         if name in _ALIASES:
             name, fixed = _ALIASES[name]
-        if name not in _SPECS:
+        if name not in SPECS:
             raise ValueError(f"unknown metric {name!r}; known metrics: {', '.join(list())}")
-        spec = _SPECS[name]
+        spec = SPECS[name]
         for key in options:
             if key not in spec.options:
                 allowed = ", ".join(spec.options) or "none"
@@ -243,7 +260,7 @@ class Metric:
 
     # canonical text
     def __str__(self) -> str:
-        spec = _SPECS[self.name]
+        spec = SPECS[self.name]
         non_default = [(key, v) for key, v in self.options.items() if v != spec.options[key][0]]
         if self.name == "fbeta" and self.options["beta"] == 1.0:
             base = "f1"
@@ -262,7 +279,7 @@ class Metric:
     def __hash__(self) -> int:
         return hash(str(self))
 
-    def with_options(self, **options: Any) -> "Metric":
+    def with_options(self, **options: Any) -> Metric:
         """A copy with some options (or ``k``) changed."""
         k = options.pop("k", self.k)
         merged = dict(self.options)
@@ -272,14 +289,14 @@ class Metric:
     @property
     def family(self) -> str:
         """'accuracy' (fused pass), 'user' (per-user beyond kernel) or 'catalog' (one value)."""
-        return _SPECS[self.name].family
+        return SPECS[self.name].family
 
     # what the C++ pass needs
     def _column(self) -> tuple[tuple[int, int, int, int, int], tuple[float, float]]:
         o = self.options
         return (
             (
-                _SPECS[self.name].kind,
+                SPECS[self.name].kind,
                 self.k or 0,
                 _ENUM_CODES["denominator"][o.get("denominator", "relevant")],
                 _ENUM_CODES["gain"][o.get("gain", "linear")],
@@ -293,11 +310,15 @@ def _cls(cls_name: str, name: str, doc: str, params: str) -> type:
     def __init__(self: Metric, k: Optional[int] = None, **options: Any) -> None:
         Metric.__init__(self, name, k, **options)
 
-    return type(cls_name, (Metric,), {
-        "__init__": __init__,
-        "__slots__": (),
-        "__doc__": f"{doc}\n\nParameters\n----------\nk : int, optional\n    Cutoff; None means the whole list.\n{params}",
-    })
+    return type(
+        cls_name,
+        (Metric,),
+        {
+            "__init__": __init__,
+            "__slots__": (),
+            "__doc__": f"{doc}\n\nParameters\n----------\nk : int, optional\n    Cutoff; None means the whole list.\n{params}",
+        },
+    )
 
 
 Hits = _cls("Hits", "hits", "Number of relevant items in the top k.", "")
@@ -316,18 +337,40 @@ RPrecision = _cls("RPrecision", "r_precision", "Precision at |R|.", "")
 NumRel = _cls("NumRel", "num_rel", "|R|, the number of relevant items of the user.", "")
 MAP, MAR, MRR = AP, AR, RR
 FCP = _cls("FCP", "fcp", "Fraction of concordant pairs (Koren).", "average : {'pairs', 'users'}\n")
-Diversity = _cls("Diversity", "diversity", "Intra-list diversity: 1 - mean pairwise similarity in the top k.",
-                 "similarity : {'features', 'matrix', 'cooccurrence'}\n")
-Novelty = _cls("Novelty", "novelty", "Mean self-information -log2(users_with_item / train_users) of the top k.",
-               "unseen : {'skip', 'zero', 'one_user'}\ndivide_by : {'items', 'k'}\npopularity : {'users', 'interactions'}\n")
-Serendipity = _cls("Serendipity", "serendipity", "Mean unexpectedness of the relevant top-k items.",
-                   "relevance : {'relevant', 'all'}\n")
-Personalization = _cls("Personalization", "personalization", "1 - mean overlap of two users' top k.",
-                       "similarity : {'overlap', 'cosine'}\n")
+Diversity = _cls(
+    "Diversity",
+    "diversity",
+    "Intra-list diversity: 1 - mean pairwise similarity in the top k.",
+    "similarity : {'features', 'matrix', 'cooccurrence'}\n",
+)
+Novelty = _cls(
+    "Novelty",
+    "novelty",
+    "Mean self-information -log2(users_with_item / train_users) of the top k.",
+    "unseen : {'skip', 'zero', 'one_user'}\ndivide_by : {'items', 'k'}\npopularity : {'users', 'interactions'}\n",
+)
+Serendipity = _cls(
+    "Serendipity",
+    "serendipity",
+    "Mean unexpectedness of the relevant top-k items.",
+    "relevance : {'relevant', 'all'}\n",
+)
+Personalization = _cls(
+    "Personalization",
+    "personalization",
+    "1 - mean overlap of two users' top k.",
+    "similarity : {'overlap', 'cosine'}\n",
+)
 Coverage = _cls("Coverage", "coverage", "Share of the catalog that appears in some top k.", "")
-ARP = _cls("ARP", "arp", "Average recommendation popularity.",
-           "popularity : {'users', 'interactions'}\nunseen : {'skip', 'zero'}\nnormalize : {'none', 'max', 'total'}\n")
-Gini = _cls("Gini", "gini", "Gini index of the recommendation counts of catalog items.", "over : {'catalog', 'recommended'}\n")
+ARP = _cls(
+    "ARP",
+    "arp",
+    "Average recommendation popularity.",
+    "popularity : {'users', 'interactions'}\nunseen : {'skip', 'zero'}\nnormalize : {'none', 'max', 'total'}\n",
+)
+Gini = _cls(
+    "Gini", "gini", "Gini index of the recommendation counts of catalog items.", "over : {'catalog', 'recommended'}\n"
+)
 ScoreEntropy = _cls("ScoreEntropy", "score_entropy", "Entropy of the softmax of all top-k scores pooled.", "")
 
 
@@ -371,9 +414,9 @@ def parse(text: Union[str, Metric], preset_options: Optional[Callable[[str, Opti
                 raise ValueError(f"option {key!r} given twice in metric {text!r}")
             options[key] = val.strip()
     canonical = _ALIASES.get(name, (name, {}))[0]
-    if preset_options is not None and canonical in _SPECS:
+    if preset_options is not None and canonical in SPECS:
         for key, val in preset_options(canonical, k).items():
-            if key in _SPECS[canonical].options and key not in options and key not in _ALIASES.get(name, ("", {}))[1]:
+            if key in SPECS[canonical].options and key not in options and key not in _ALIASES.get(name, ("", {}))[1]:
                 options[key] = val
     try:
         return Metric(name, k, **options)
@@ -381,6 +424,6 @@ def parse(text: Union[str, Metric], preset_options: Optional[Callable[[str, Opti
         raise type(e)(f"{e} (in metric {text!r})") from None
 
 
-def list() -> _list[str]:  # noqa: A001 - public name required by the spec
+def list() -> _list[str]:
     """Every metric name rankmeter knows, aliases included."""
-    return sorted(_list(_SPECS) + _list(_ALIASES))
+    return sorted(_list(SPECS) + _list(_ALIASES))

@@ -11,8 +11,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ._convert import as_id_array, to_recs, to_truth
-from ._evaluate import _padded_to_csr, _rank_by_score
+from .._options import check_k
+from ..inputs import as_id_array, code_ids, padded_to_csr, rank_by_score, to_recs, to_truth
 
 __all__ = ["item_bias", "user_bias", "rec_cases"]
 
@@ -35,26 +35,33 @@ def _mapping(x: Any, what: str) -> tuple[np.ndarray, np.ndarray]:
     elif isinstance(x, tuple) and len(x) == 2:
         ids, labels = list(x[0]), list(x[1])
     else:
-        raise TypeError(f"`{what}` must be a dict id -> category, a pandas Series or an (ids, categories) pair, "
-                        f"got {type(x).__name__}")
+        raise TypeError(
+            f"`{what}` must be a dict id -> category, a pandas Series or an (ids, categories) pair, "
+            f"got {type(x).__name__}"
+        )
     if len(ids) != len(labels):
         raise ValueError(f"`{what}` has {len(ids)} ids but {len(labels)} categories")
     out = np.empty(len(labels), dtype=object)  # 1-D even when labels are sequences
     for j, v in enumerate(labels):
-        if v is None or isinstance(v, (list, tuple, set, frozenset, dict, np.ndarray)) or (
-                isinstance(v, float) and v != v):
-            raise TypeError(f"`{what}` must map each id to one category (a string or a number), "
-                            f"got {v!r} for id {ids[j]!r}")
+        if (
+            v is None
+            or isinstance(v, (list, tuple, set, frozenset, dict, np.ndarray))
+            or (isinstance(v, float) and v != v)
+        ):
+            raise TypeError(
+                f"`{what}` must map each id to one category (a string or a number), got {v!r} for id {ids[j]!r}"
+            )
         out[j] = v
     return as_id_array(ids, f"{what} ids"), out
 
 
 def _lookup(ids: np.ndarray, keys: np.ndarray, values: np.ndarray, what: str) -> np.ndarray:
     """values[position of each id in keys], None where absent (one joint factorisation, no per-id loop)."""
-    from ._beyond import _code
-
-    (kc, ic), n, _ = _code([keys, ids]) if keys.dtype == ids.dtype == np.int64 else _code(
-        [keys.astype(object), ids.astype(object)])
+    (kc, ic), n, _ = (
+        code_ids([keys, ids])
+        if keys.dtype == ids.dtype == np.int64
+        else code_ids([keys.astype(object), ids.astype(object)])
+    )
     if np.unique(kc).size != kc.size:
         raise ValueError(f"`{what}` lists an id more than once")
     table = np.full(n, None, dtype=object)
@@ -66,9 +73,9 @@ def _top_items(recs: Any, k: Optional[int]) -> tuple[np.ndarray, np.ndarray, np.
     """(indptr, items, users) of every recs user's top k (ranked by score when the form carries only scores)."""
     r = to_recs(recs)
     if r.by_score:
-        indptr, items, _ = _rank_by_score(r, "input")
+        indptr, items, _ = rank_by_score(r, "input")
     elif r.indptr is None:
-        indptr, items = _padded_to_csr(r)
+        indptr, items = padded_to_csr(r)
     else:
         indptr, items = r.indptr, r.items
     users = r.users if r.users is not None else np.arange(r.n_users, dtype=np.int64)
@@ -82,22 +89,29 @@ def _top_items(recs: Any, k: Optional[int]) -> tuple[np.ndarray, np.ndarray, np.
 
 
 def _shares(cat_train: np.ndarray, cat_rec: np.ndarray, what: str):
-    labels = list(dict.fromkeys([c for c in cat_train.tolist()] + [c for c in cat_rec.tolist()]))
+    labels = list(dict.fromkeys(cat_train.tolist() + cat_rec.tolist()))
     index = {c: i for i, c in enumerate(labels)}
-    tc = np.bincount(np.fromiter((index[c] for c in cat_train.tolist()), dtype=np.int64, count=cat_train.size),
-                     minlength=len(labels))
-    rc = np.bincount(np.fromiter((index[c] for c in cat_rec.tolist()), dtype=np.int64, count=cat_rec.size),
-                     minlength=len(labels))
+    tc = np.bincount(
+        np.fromiter((index[c] for c in cat_train.tolist()), dtype=np.int64, count=cat_train.size), minlength=len(labels)
+    )
+    rc = np.bincount(
+        np.fromiter((index[c] for c in cat_rec.tolist()), dtype=np.int64, count=cat_rec.size), minlength=len(labels)
+    )
     ts = tc / tc.sum() if tc.sum() else np.full(len(labels), np.nan)
     rs = rc / rc.sum() if rc.sum() else np.full(len(labels), np.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = rs / ts
     order = np.argsort(-tc, kind="stable")
-    return _table({
-        what: np.array(labels, dtype=object)[order],
-        "train_count": tc[order], "train_share": ts[order],
-        "rec_count": rc[order], "rec_share": rs[order], "rec_to_train": ratio[order],
-    })
+    return _table(
+        {
+            what: np.array(labels, dtype=object)[order],
+            "train_count": tc[order],
+            "train_share": ts[order],
+            "rec_count": rc[order],
+            "rec_share": rs[order],
+            "rec_to_train": ratio[order],
+        }
+    )
 
 
 def item_bias(recs: Any, train: Any, item_categories: Any, k: Optional[int] = 10):
@@ -118,14 +132,13 @@ def item_bias(recs: Any, train: Any, item_categories: Any, k: Optional[int] = 10
         ``category, train_count, train_share, rec_count, rec_share, rec_to_train``,
         one row per category, most frequent in train first.
     """
-    from .metrics import _check_k
-
-    k = _check_k(k, "`k`")
+    k = check_k(k, "`k`")
     t = to_truth(train)
     ids, cats = _mapping(item_categories, "item_categories")
     _, items, _ = _top_items(recs, k)
-    return _shares(_lookup(t.items, ids, cats, "item_categories"), _lookup(items, ids, cats, "item_categories"),
-                   "category")
+    return _shares(
+        _lookup(t.items, ids, cats, "item_categories"), _lookup(items, ids, cats, "item_categories"), "category"
+    )
 
 
 def user_bias(truth_or_recs: Any, train: Any, user_categories: Any):
@@ -149,12 +162,14 @@ def user_bias(truth_or_recs: Any, train: Any, user_categories: Any):
         other = to_truth(truth_or_recs)
         o_users = other.users if other.users is not None else np.arange(other.n_users, dtype=np.int64)
         nonempty = np.diff(other.indptr) > 0
-    return _shares(_lookup(t_users, ids, cats, "user_categories"),
-                   _lookup(o_users[nonempty], ids, cats, "user_categories"), "category")
+    return _shares(
+        _lookup(t_users, ids, cats, "user_categories"),
+        _lookup(o_users[nonempty], ids, cats, "user_categories"),
+        "category",
+    )
 
 
-def rec_cases(recs: Any, train: Any, users: Any = None, n: int = 5, k: int = 10, truth: Any = None,
-              seed: int = 0):
+def rec_cases(recs: Any, train: Any, users: Any = None, n: int = 5, k: int = 10, truth: Any = None, seed: int = 0):
     """The recommendations of a few users next to their history, for eyeballing.
 
     ``users`` (ids) or ``n`` users drawn at random (``seed``) among the recs users.
@@ -162,9 +177,7 @@ def rec_cases(recs: Any, train: Any, users: Any = None, n: int = 5, k: int = 10,
     (1-based for recommendations, 0 for history) and ``relevance`` (the truth grade
     when ``truth`` is given, else NaN; 0 for recommended items not in the truth).
     """
-    from .metrics import _check_k
-
-    k = _check_k(k, "`k`")
+    k = check_k(k, "`k`")
     indptr, items, r_users = _top_items(recs, k)
     t = to_truth(train)
     tr_users = t.users if t.users is not None else np.arange(t.n_users, dtype=np.int64)
@@ -190,7 +203,9 @@ def rec_cases(recs: Any, train: Any, users: Any = None, n: int = 5, k: int = 10,
             pos = np.flatnonzero(tu == u) if tu.dtype != object else [i for i, x in enumerate(tu.tolist()) if x == u]
             for row in pos:
                 for j in range(int(tt.indptr[row]), int(tt.indptr[row + 1])):
-                    grades[(u, tt.items[j].item() if isinstance(tt.items[j], np.generic) else tt.items[j])] = float(g[j])
+                    grades[(u, tt.items[j].item() if isinstance(tt.items[j], np.generic) else tt.items[j])] = float(
+                        g[j]
+                    )
     out: dict = {"user": [], "kind": [], "item": [], "rank": [], "relevance": []}
 
     def add(u, kind, item, rank):
@@ -199,8 +214,11 @@ def rec_cases(recs: Any, train: Any, users: Any = None, n: int = 5, k: int = 10,
         out["kind"].append(kind)
         out["item"].append(item)
         out["rank"].append(rank)
-        out["relevance"].append(grades.get((u, item), 0.0 if truth is not None and kind == "rec" else np.nan)
-                                if truth is not None else np.nan)
+        out["relevance"].append(
+            grades.get((u, item), 0.0 if truth is not None and kind == "rec" else np.nan)
+            if truth is not None
+            else np.nan
+        )
 
     for u in chosen:
         if u in h_index:
@@ -211,7 +229,10 @@ def rec_cases(recs: Any, train: Any, users: Any = None, n: int = 5, k: int = 10,
             row = r_index[u]
             for j in range(int(indptr[row]), int(indptr[row + 1])):
                 add(u, "rec", items[j], j - int(indptr[row]) + 1)
-    cols = {key: np.array(v, dtype=object if key in ("user", "kind", "item") else
-                          (np.int64 if key == "rank" else np.float64)) for key, v in out.items()}
+    cols = {
+        key: np.array(
+            v, dtype=object if key in ("user", "kind", "item") else (np.int64 if key == "rank" else np.float64)
+        )
+        for key, v in out.items()
+    }
     return _table(cols)
-

@@ -18,171 +18,13 @@ from typing import Any, Optional
 
 import numpy as np
 
+from .. import _core
+from .._options import check_k, resolve_threads
+from . import _frame, _trec
+from ._arrays import as_float64_1d, as_int64_1d, as_items, check_indptr, check_scores, indptr_of, user_ids
+from ._ids import INT64_MAX, as_id_array
+
 __all__ = ["Truth", "Recs"]
-
-_INT64_MAX = np.iinfo(np.int64).max
-
-
-# --------------------------------------------------------------------------- ids
-def as_id_array(values: Any, what: str) -> np.ndarray:
-    """Turn a sequence of ids into an int64 array (ints) or an object array (anything else).
-
-    Ints stay ints (no factorisation needed); strings and other hashables are
-    kept as objects and factorised jointly with the other side later. Floats,
-    bools and None are rejected: ids must be ints or strings.
-    """
-    arr = values if isinstance(values, np.ndarray) else None
-    if arr is None:
-        if not isinstance(values, (list, tuple)):
-            values = list(values)
-        if len(values) == 0:
-            return np.zeros(0, dtype=np.int64)
-        try:
-            arr = np.asarray(values)
-        except (ValueError, OverflowError):
-            arr = None
-        if arr is None or arr.ndim != 1:  # e.g. tuple ids: keep each id whole
-            arr = np.empty(len(values), dtype=object)
-            for i, v in enumerate(values):
-                arr[i] = v
-    if arr.ndim != 1:
-        raise ValueError(f"`{what}` must be one-dimensional, got shape {arr.shape}")
-    kind = arr.dtype.kind
-    if kind == "i":
-        return arr.astype(np.int64, copy=False)
-    if kind == "u":
-        if arr.size and int(arr.max()) > _INT64_MAX:
-            out = np.empty(arr.size, dtype=object)
-            out[:] = arr.tolist()
-            return out
-        return arr.astype(np.int64, copy=False)
-    if kind in "US":
-        if isinstance(values, (list, tuple)) and not all(isinstance(x, str) for x in values):
-            # numpy turned a mix of ints and strings into strings: keep the originals apart.
-            out = np.empty(len(values), dtype=object)
-            out[:] = values
-            return _check_object_ids(out, what)
-        return arr.astype(object)
-    if kind == "O":
-        return _check_object_ids(arr, what)
-    raise TypeError(
-        f"`{what}` must hold integer or string ids, got dtype {arr.dtype}"
-        + (" (float ids are ambiguous: convert them to int)" if kind == "f" else "")
-    )
-
-
-def _check_object_ids(arr: np.ndarray, what: str) -> np.ndarray:
-    for i, x in enumerate(arr.tolist()):
-        if x is None or isinstance(x, (bool, float, np.floating)) or not _hashable(x):
-            raise TypeError(f"`{what}` must hold integer or string ids, got {x!r} at position {i}")
-    ints = [isinstance(x, numbers.Integral) for x in arr.tolist()]
-    if all(ints) and arr.size and all(-(2**63) <= int(x) <= _INT64_MAX for x in arr.tolist()):
-        return arr.astype(np.int64)
-    return arr
-
-
-def _hashable(x: Any) -> bool:
-    try:
-        hash(x)
-    except TypeError:
-        return False
-    return True
-
-
-def factorize_items(*arrays: np.ndarray) -> tuple[list[np.ndarray], Optional[np.ndarray]]:
-    """Give every array a shared int64 item code.
-
-    When all arrays are int64 the ids are their own codes (returned unchanged,
-    labels None). Otherwise all ids are coded jointly and ``labels[code]`` is
-    the original id.
-    """
-    if all(a.dtype == np.int64 for a in arrays):
-        return list(arrays), None
-    from ._frame import _factorize
-
-    # one hash pass over all arrays together (pandas or pyarrow when present): no sort
-    objs = [a.astype(object) if a.dtype != object else a for a in arrays]
-    allv = np.concatenate(objs) if objs else np.zeros(0, dtype=object)
-    inv, labels = _factorize(allv)
-    inv = inv.astype(np.int64, copy=False)
-    out, start = [], 0
-    for a in arrays:
-        out.append(inv[start : start + a.size])
-        start += a.size
-    return out, labels
-
-
-def _as_items(items: Any, what: str) -> np.ndarray:
-    """Item ids of a CSR form: signed ints (and unsigned below 2^63) as contiguous
-    int64, used in place when they already are; anything else through as_id_array."""
-    arr = np.asarray(items)
-    if arr.ndim == 1 and (arr.dtype.kind == "i" or (arr.dtype.kind == "u" and arr.dtype.itemsize < 8)):
-        return np.ascontiguousarray(arr, dtype=np.int64)
-    return as_id_array(arr, what)
-
-
-def _as_int64_1d(a: Any, what: str) -> np.ndarray:
-    arr = np.asarray(a)
-    if arr.ndim != 1:
-        raise ValueError(f"`{what}` must be one-dimensional, got shape {arr.shape}")
-    if arr.dtype.kind not in "iu":
-        if arr.size == 0:
-            return np.zeros(0, dtype=np.int64)
-        raise TypeError(f"`{what}` must be an integer array, got dtype {arr.dtype}")
-    return np.ascontiguousarray(arr, dtype=np.int64)
-
-
-def _as_float64_1d(a: Any, what: str, n: int) -> np.ndarray:
-    arr = np.asarray(a)
-    if arr.ndim != 1:
-        raise ValueError(f"`{what}` must be one-dimensional, got shape {arr.shape}")
-    if arr.dtype.kind not in "iuf" or arr.dtype.kind == "b":
-        if arr.size == 0:
-            return np.zeros(0, dtype=np.float64)
-        raise TypeError(f"`{what}` must be numeric, got dtype {arr.dtype}")
-    if arr.size != n:
-        raise ValueError(f"`{what}` has {arr.size} values but there are {n} items")
-    return np.ascontiguousarray(arr, dtype=np.float64)
-
-
-def _check_indptr(indptr: np.ndarray, nnz: int, what: str) -> None:
-    if indptr.size < 1:
-        raise ValueError(f"`{what}` indptr must have n_users + 1 >= 1 entries")
-    if indptr[0] != 0:
-        raise ValueError(f"`{what}` indptr must start at 0, got {indptr[0]}")
-    if indptr[-1] != nnz:
-        raise ValueError(f"`{what}` indptr must end at len(items) = {nnz}, got {indptr[-1]}")
-    d = np.diff(indptr)
-    if d.size and d.min() < 0:
-        bad = int(np.argmax(d < 0))
-        raise ValueError(f"`{what}` indptr must be non-decreasing; it decreases at user row {bad}")
-
-
-def _check_scores(scores: np.ndarray, indptr: np.ndarray, users: Optional[np.ndarray]) -> None:
-    """Scores must be finite; the message names the user of the first bad one."""
-    if scores.size and not np.isfinite(scores).all():
-        bad = int(np.argmax(~np.isfinite(scores)))
-        row = int(np.searchsorted(indptr, bad, side="right") - 1)
-        user = users[row] if users is not None else row
-        if isinstance(user, np.generic):
-            user = user.item()
-        raise ValueError(f"`recs` scores must be finite; user {user!r} has score {scores[bad]} at list position {bad - int(indptr[row])}")
-
-
-def _indptr_of(rows: Sequence[Any]) -> np.ndarray:
-    """CSR row pointers of a list of sized rows."""
-    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows)), out=indptr[1:])
-    return indptr
-
-
-def _users(users: Any, n: int, what: str) -> Optional[np.ndarray]:
-    if users is None:
-        return None
-    u = np.array(as_id_array(users, f"{what} users"), copy=True)  # never alias the caller's array
-    if u.size != n:
-        raise ValueError(f"`{what}` has {n} users but `users` has {u.size} ids")
-    return u
 
 
 # --------------------------------------------------------------------------- Truth
@@ -197,7 +39,9 @@ class Truth:
 
     __slots__ = ("users", "indptr", "items", "grades", "source_rows", "source_col")
 
-    def __init__(self, indptr: np.ndarray, items: np.ndarray, grades: Optional[np.ndarray], users: Optional[np.ndarray]):
+    def __init__(
+        self, indptr: np.ndarray, items: np.ndarray, grades: Optional[np.ndarray], users: Optional[np.ndarray]
+    ):
         self.indptr = indptr
         self.items = items
         self.grades = grades
@@ -217,32 +61,32 @@ class Truth:
         return f"Truth(n_users={self.n_users}, n_items={self.items.size}, keyed={self.users is not None})"
 
     @classmethod
-    def from_csr(cls, indptr: Any, items: Any, grades: Any = None, users: Any = None) -> "Truth":
+    def from_csr(cls, indptr: Any, items: Any, grades: Any = None, users: Any = None) -> Truth:
         """CSR triple: ``items[indptr[u]:indptr[u+1]]`` are user u's truth items."""
-        indptr = _as_int64_1d(indptr, "truth indptr")
-        items_arr = _as_items(items, "truth items")
-        _check_indptr(indptr, items_arr.size, "truth")
-        g = None if grades is None else _as_float64_1d(grades, "truth grades", items_arr.size)
-        return cls(indptr, items_arr, g, _users(users, indptr.size - 1, "truth"))
+        indptr = as_int64_1d(indptr, "truth indptr")
+        items_arr = as_items(items, "truth items")
+        check_indptr(indptr, items_arr.size, "truth")
+        g = None if grades is None else as_float64_1d(grades, "truth grades", items_arr.size)
+        return cls(indptr, items_arr, g, user_ids(users, indptr.size - 1, "truth"))
 
     @classmethod
-    def from_lists(cls, items: Sequence[Iterable[Any]], grades: Optional[Sequence[Iterable[float]]] = None) -> "Truth":
+    def from_lists(cls, items: Sequence[Iterable[Any]], grades: Optional[Sequence[Iterable[float]]] = None) -> Truth:
         """``items[u]`` is user u's truth; ``grades[u]`` (optional) the matching grades."""
         if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
             raise TypeError(f"`truth` lists must be a list of lists, got {type(items).__name__}")
         rows = [list(r) for r in items]
-        indptr = _indptr_of(rows)
+        indptr = indptr_of(rows)
         flat = as_id_array(list(itertools.chain.from_iterable(rows)), "truth items")
         g = None
         if grades is not None:
             grows = [list(r) for r in grades]
             if len(grows) != len(rows) or any(len(a) != len(b) for a, b in zip(grows, rows)):
                 raise ValueError("`grades` must have the same shape as the truth `items` lists")
-            g = _as_float64_1d(list(itertools.chain.from_iterable(grows)), "truth grades", flat.size)
+            g = as_float64_1d(list(itertools.chain.from_iterable(grows)), "truth grades", flat.size)
         return cls(indptr, flat, g, None)
 
     @classmethod
-    def from_dict(cls, d: Mapping[Any, Any]) -> "Truth":
+    def from_dict(cls, d: Mapping[Any, Any]) -> Truth:
         """``{user: {item: grade}}`` or ``{user: iterable_of_items}`` (grade 1)."""
         if not isinstance(d, Mapping):
             raise TypeError(f"`truth` must be a dict, got {type(d).__name__}")
@@ -260,11 +104,13 @@ class Truth:
                 )
             else:
                 rows.append(v if isinstance(v, (list, tuple)) else list(v))
-        indptr = _indptr_of(rows)
+        indptr = indptr_of(rows)
         flat = as_id_array(list(itertools.chain.from_iterable(rows)), "truth items")
         g = None
         if any(graded):
-            gl = itertools.chain.from_iterable(v.values() if m else itertools.repeat(1.0, len(r)) for v, m, r in zip(values, graded, rows))
+            gl = itertools.chain.from_iterable(
+                v.values() if m else itertools.repeat(1.0, len(r)) for v, m, r in zip(values, graded, rows)
+            )
             try:
                 g = np.fromiter(gl, dtype=np.float64, count=flat.size)
             except (TypeError, ValueError) as e:
@@ -272,28 +118,39 @@ class Truth:
         return cls(indptr, flat, g, users)
 
     @classmethod
-    def from_frame(cls, frame: Any, *, user_col: str = "user_id", item_col: str = "item_id",
-                   relevance_col: str = "relevance") -> "Truth":
+    def from_frame(
+        cls, frame: Any, *, user_col: str = "user_id", item_col: str = "item_id", relevance_col: str = "relevance"
+    ) -> Truth:
         """A long table (pandas, polars or pyarrow Table/RecordBatch): one row per (user, item[, grade]).
 
         Users keep their order of first appearance; without ``relevance_col`` every
         row has grade 1. Nulls are errors naming the column and the row.
         """
-        from ._frame import frame_to_truth, is_frame
-
-        if not is_frame(frame):
+        if not _frame.is_frame(frame):
             raise TypeError(f"`frame` must be a pandas/polars DataFrame or a pyarrow Table, got {type(frame).__name__}")
-        return frame_to_truth(frame, "truth", user_col=user_col, item_col=item_col, relevance_col=relevance_col)
+        return cls._of_frame(frame, "truth", dict(user_col=user_col, item_col=item_col, relevance_col=relevance_col))
 
     @classmethod
-    def from_parquet(cls, path: Any, **columns: Any) -> "Truth":
+    def _of_frame(cls, frame: Any, what: str, kw: dict) -> Truth:
+        indptr, items, grades, users, rows, col = _frame.frame_to_truth(frame, what, **kw)
+        t = cls(indptr, items, grades, users)
+        t.source_rows, t.source_col = rows, col
+        return t
+
+    @classmethod
+    def from_parquet(cls, path: Any, **columns: Any) -> Truth:
         """A parquet file or directory (read with pyarrow.dataset) as :meth:`from_frame`."""
-        from ._frame import read_parquet
-
-        return cls.from_frame(read_parquet(path), **columns)
+        return cls.from_frame(_frame.read_parquet(path), **columns)
 
     @classmethod
-    def from_scipy(cls, matrix: Any) -> "Truth":
+    def from_trec(cls, path: Any) -> Truth:
+        """A TREC qrels file (``query iter docno grade``; gzip allowed); ids stay strings."""
+        users, indptr, docs, grades = _trec.parse_qrels(path)
+        # built by the parser (str ids, finite numbers, consistent indptr): no second validation pass
+        return cls(indptr, docs, grades, users)
+
+    @classmethod
+    def from_scipy(cls, matrix: Any) -> Truth:
         """A scipy.sparse users x items matrix of grades (explicit entries are the truth items,
         zeros included): user u is row u, item i is column i."""
         if not (hasattr(matrix, "tocsr") and hasattr(matrix, "shape")):
@@ -336,25 +193,27 @@ class Recs:
         return f"Recs(n_users={self.n_users}, form={form}, keyed={self.users is not None}, by_score={self.by_score})"
 
     @classmethod
-    def from_csr(cls, indptr: Any, items: Any, scores: Any = None, users: Any = None, *, by_score: bool = False) -> "Recs":
+    def from_csr(
+        cls, indptr: Any, items: Any, scores: Any = None, users: Any = None, *, by_score: bool = False
+    ) -> Recs:
         """CSR pair/triple: ``items[indptr[u]:indptr[u+1]]`` is user u's list, best first.
 
         With ``by_score=True`` the order is ignored and each list is ranked by
         ``scores`` (descending, ties per ``evaluate(ties=...)``).
         """
-        indptr = _as_int64_1d(indptr, "recs indptr")
-        items_arr = _as_items(items, "recs items")
-        _check_indptr(indptr, items_arr.size, "recs")
-        s = None if scores is None else _as_float64_1d(scores, "recs scores", items_arr.size)
+        indptr = as_int64_1d(indptr, "recs indptr")
+        items_arr = as_items(items, "recs items")
+        check_indptr(indptr, items_arr.size, "recs")
+        s = None if scores is None else as_float64_1d(scores, "recs scores", items_arr.size)
         if by_score and s is None:
             raise ValueError("`by_score=True` needs `scores`")
-        u = _users(users, indptr.size - 1, "recs")
+        u = user_ids(users, indptr.size - 1, "recs")
         if s is not None:
-            _check_scores(s, indptr, u)
+            check_scores(s, indptr, u)
         return cls(indptr, items_arr, s, u, by_score=by_score)
 
     @classmethod
-    def from_array(cls, items_2d: Any, pad: int = -1, users: Any = None) -> "Recs":
+    def from_array(cls, items_2d: Any, pad: int = -1, users: Any = None) -> Recs:
         """A 2-D integer array ``n_users x k`` of item ids, each row best first,
         shorter lists padded at the end with ``pad``."""
         arr = np.asarray(items_2d)
@@ -367,16 +226,24 @@ class Recs:
             )
         if arr.dtype.kind not in "iu":
             raise TypeError(f"`recs` 2-D array must hold integer item ids, got dtype {arr.dtype}")
-        if arr.dtype.kind == "u" and arr.dtype.itemsize == 8 and arr.size and int(arr.max()) > _INT64_MAX:
+        if arr.dtype.kind == "u" and arr.dtype.itemsize == 8 and arr.size and int(arr.max()) > INT64_MAX:
             raise ValueError("`recs` item ids must fit in int64")
         if not isinstance(pad, numbers.Integral) or isinstance(pad, bool):
             raise TypeError(f"`pad` must be an integer, got {pad!r}")
         arr = np.ascontiguousarray(arr, dtype=np.int64)
-        return cls(None, arr, None, _users(users, arr.shape[0], "recs"), pad=int(pad))
+        return cls(None, arr, None, user_ids(users, arr.shape[0], "recs"), pad=int(pad))
 
     @classmethod
-    def from_scores(cls, matrix: Any, k: int, items: Any = None, exclude: Any = None, users: Any = None,
-                    *, threads: Optional[int] = None) -> "Recs":
+    def from_scores(
+        cls,
+        matrix: Any,
+        k: int,
+        items: Any = None,
+        exclude: Any = None,
+        users: Any = None,
+        *,
+        threads: Optional[int] = None,
+    ) -> Recs:
         """Top-``k`` lists from a dense ``n_users x n_items`` score matrix.
 
         Higher score first; equal scores keep column order (``ties="input"``).
@@ -390,8 +257,6 @@ class Recs:
         OpenMP over users, GIL released); float32 and float64 matrices are read
         in place. The chosen scores ride along (as float64).
         """
-        from .metrics import _check_k
-
         S = np.asarray(matrix)
         if S.ndim != 2:
             raise ValueError(f"`matrix` must be 2-D (n_users x n_items), got shape {S.shape}")
@@ -399,9 +264,9 @@ class Recs:
             raise TypeError(f"`matrix` must hold numeric scores, got dtype {S.dtype}")
         if k is None:
             raise TypeError("`k` must be a positive integer, got None")
-        k = _check_k(k, "`k`")
+        k = check_k(k, "`k`")
         n_users, n_items = S.shape
-        u = _users(users, n_users, "recs")
+        u = user_ids(users, n_users, "recs")
         ids = np.arange(n_items, dtype=np.int64) if items is None else as_id_array(items, "items")
         if ids.size != n_items:
             raise ValueError(f"`items` has {ids.size} ids but `matrix` has {n_items} columns")
@@ -414,18 +279,15 @@ class Recs:
                 ex_indptr = np.ascontiguousarray(ex.indptr, dtype=np.int64)
                 ex_cols = np.ascontiguousarray(ex.indices, dtype=np.int64)
             elif isinstance(exclude, tuple) and len(exclude) == 2:
-                ex_indptr = _as_int64_1d(exclude[0], "exclude indptr")
-                ex_cols = _as_int64_1d(exclude[1], "exclude item columns")
-                _check_indptr(ex_indptr, ex_cols.size, "exclude")
+                ex_indptr = as_int64_1d(exclude[0], "exclude indptr")
+                ex_cols = as_int64_1d(exclude[1], "exclude item columns")
+                check_indptr(ex_indptr, ex_cols.size, "exclude")
                 if ex_indptr.size != n_users + 1:
                     raise ValueError(f"`exclude` has {ex_indptr.size - 1} users but `matrix` has {n_users}")
                 if ex_cols.size and (ex_cols.min() < 0 or ex_cols.max() >= n_items):
                     raise ValueError(f"`exclude` item columns must be in [0, {n_items})")
             else:
                 raise TypeError("`exclude` must be a scipy.sparse matrix or a pair (indptr, item_columns)")
-        from . import _core
-        from ._evaluate import resolve_threads
-
         # float32 and float64 matrices are read in place when C-contiguous; others are converted once
         if S.dtype == np.float32 or S.dtype == np.float64:
             M = np.ascontiguousarray(S)
@@ -450,44 +312,59 @@ class Recs:
         return cls(indptr, ids[cols], sc, u)
 
     @classmethod
-    def from_frame(cls, frame: Any, *, user_col: str = "user_id", item_col: str = "item_id", rank_col: str = "rank",
-                   score_col: str = "score") -> "Recs":
+    def from_frame(
+        cls,
+        frame: Any,
+        *,
+        user_col: str = "user_id",
+        item_col: str = "item_id",
+        rank_col: str = "rank",
+        score_col: str = "score",
+    ) -> Recs:
         """A long table (pandas, polars or pyarrow): one row per (user, item) with a rank (1..n per
         user, no gaps or repeats) or a score column (ranked by score at evaluation); rank decides
         when both are present and the scores ride along."""
-        from ._frame import frame_to_recs, is_frame
-
-        if not is_frame(frame):
+        if not _frame.is_frame(frame):
             raise TypeError(f"`frame` must be a pandas/polars DataFrame or a pyarrow Table, got {type(frame).__name__}")
-        return frame_to_recs(frame, "recs", user_col=user_col, item_col=item_col, rank_col=rank_col,
-                             score_col=score_col)
+        return cls._of_frame(
+            frame, "recs", dict(user_col=user_col, item_col=item_col, rank_col=rank_col, score_col=score_col)
+        )
 
     @classmethod
-    def from_parquet(cls, path: Any, **columns: Any) -> "Recs":
+    def _of_frame(cls, frame: Any, what: str, kw: dict) -> Recs:
+        indptr, items, scores, users, by_score = _frame.frame_to_recs(frame, what, **kw)
+        return cls(indptr, items, scores, users, by_score=by_score)
+
+    @classmethod
+    def from_parquet(cls, path: Any, **columns: Any) -> Recs:
         """A parquet file or directory (read with pyarrow.dataset) as :meth:`from_frame`."""
-        from ._frame import read_parquet
-
-        return cls.from_frame(read_parquet(path), **columns)
+        return cls.from_frame(_frame.read_parquet(path), **columns)
 
     @classmethod
-    def from_lists(cls, items: Sequence[Iterable[Any]], scores: Optional[Sequence[Iterable[float]]] = None) -> "Recs":
+    def from_trec(cls, path: Any) -> Recs:
+        """A TREC run file (``query Q0 docno rank score runid``; gzip allowed), ranked by score."""
+        users, indptr, docs, scores = _trec.parse_run(path)
+        return cls(indptr, docs, scores, users, by_score=True)
+
+    @classmethod
+    def from_lists(cls, items: Sequence[Iterable[Any]], scores: Optional[Sequence[Iterable[float]]] = None) -> Recs:
         """``items[u]`` is user u's list, best first (users are positions 0..n-1)."""
         if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
             raise TypeError(f"`recs` lists must be a list of lists, got {type(items).__name__}")
         rows = [list(r) for r in items]
-        indptr = _indptr_of(rows)
+        indptr = indptr_of(rows)
         flat = as_id_array(list(itertools.chain.from_iterable(rows)), "recs items")
         s = None
         if scores is not None:
             srows = [list(r) for r in scores]
             if len(srows) != len(rows) or any(len(a) != len(b) for a, b in zip(srows, rows)):
                 raise ValueError("`scores` must have the same shape as the recs `items` lists")
-            s = _as_float64_1d(list(itertools.chain.from_iterable(srows)), "recs scores", flat.size)
-            _check_scores(s, indptr, None)
+            s = as_float64_1d(list(itertools.chain.from_iterable(srows)), "recs scores", flat.size)
+            check_scores(s, indptr, None)
         return cls(indptr, flat, s, None)
 
     @classmethod
-    def from_dict(cls, d: Mapping[Any, Any]) -> "Recs":
+    def from_dict(cls, d: Mapping[Any, Any]) -> Recs:
         """``{user: [items best first]}`` or ``{user: {item: score}}`` (ranked by score)."""
         if not isinstance(d, Mapping):
             raise TypeError(f"`recs` must be a dict, got {type(d).__name__}")
@@ -507,79 +384,14 @@ class Recs:
                 )
             else:
                 rows.append(v if isinstance(v, (list, tuple)) else list(v))
-        indptr = _indptr_of(rows)
+        indptr = indptr_of(rows)
         flat = as_id_array(list(itertools.chain.from_iterable(rows)), "recs items")
         if all(scored) and values:
             try:
-                s = np.fromiter(itertools.chain.from_iterable(v.values() for v in values), dtype=np.float64, count=flat.size)
+                s = np.fromiter(
+                    itertools.chain.from_iterable(v.values() for v in values), dtype=np.float64, count=flat.size
+                )
             except (TypeError, ValueError) as e:
                 raise TypeError(f"`recs` scores must be numbers: {e}") from None
             return cls.from_csr(indptr, flat, s, users, by_score=True)
         return cls(indptr, flat, None, users)
-
-
-# --------------------------------------------------------------------------- coercion
-def _from_table_or_path(x: Any, kind: str, what: str, kw: dict):
-    """Truth/Recs from a long table or a path (parquet file/directory, else a TREC file); None otherwise."""
-    import os
-
-    from . import _frame
-
-    if _frame.is_frame(x):
-        return (_frame.frame_to_truth if kind == "truth" else _frame.frame_to_recs)(x, what, **kw)
-    if isinstance(x, (str, os.PathLike)):
-        if not os.path.exists(x):
-            raise TypeError(f"`{what}` must be a dict, a list of lists, arrays, a table or the path of an existing "
-                            f"TREC or parquet file; got the string {os.fspath(x)!r}, which is no file")
-        if _frame.is_table_path(x):
-            return _from_table_or_path(_frame.read_parquet(x), kind, what, kw)
-        from ._trec import read_trec_qrels, read_trec_run
-
-        return read_trec_qrels(x) if kind == "truth" else read_trec_run(x)
-    if hasattr(x, "tocsr") and hasattr(x, "shape") and kind == "truth":
-        return Truth.from_scipy(x)
-    return None
-
-
-def to_truth(x: Any, what: str = "truth", **table_kw: Any) -> Truth:
-    if isinstance(x, Truth):
-        return x
-    t = _from_table_or_path(x, "truth", what, table_kw)
-    if t is not None:
-        return t
-    if isinstance(x, Recs):
-        raise TypeError("`truth` is a Recs object; pass the ground truth as `truth` and the ranked lists as `recs`")
-    if isinstance(x, Mapping):
-        return Truth.from_dict(x)
-    if isinstance(x, tuple) and len(x) in (2, 3) and all(isinstance(a, np.ndarray) for a in x):
-        return Truth.from_csr(*x)
-    if isinstance(x, (list, tuple)):
-        return Truth.from_lists(x)
-    raise TypeError(
-        f"`truth` must be a dict, a list of lists, a CSR tuple (indptr, items[, grades]) or a rankmeter.Truth, "
-        f"got {type(x).__name__}"
-    )
-
-
-def to_recs(x: Any, **table_kw: Any) -> Recs:
-    if isinstance(x, Recs):
-        return x
-    r = _from_table_or_path(x, "recs", "recs", table_kw)
-    if r is not None:
-        return r
-    if isinstance(x, Truth):
-        raise TypeError("`recs` is a Truth object; pass the ranked lists as `recs`")
-    if isinstance(x, Mapping):
-        return Recs.from_dict(x)
-    if isinstance(x, np.ndarray):
-        if x.ndim == 2:
-            return Recs.from_array(x)
-        raise ValueError(f"`recs` numpy array must be 2-D (n_users x k), got shape {x.shape}")
-    if isinstance(x, tuple) and len(x) in (2, 3) and all(isinstance(a, np.ndarray) for a in x):
-        return Recs.from_csr(*x)
-    if isinstance(x, (list, tuple)):
-        return Recs.from_lists(x)
-    raise TypeError(
-        f"`recs` must be a dict, a list of lists, a 2-D array of item ids, a CSR tuple (indptr, items[, scores]) "
-        f"or a rankmeter.Recs, got {type(x).__name__}"
-    )

@@ -17,12 +17,9 @@ import os
 import zlib
 from typing import Optional, Union
 
-import numpy as np
+from .. import _core
 
-from . import _core
-from ._convert import Recs, Truth
-
-__all__ = ["read_trec_qrels", "read_trec_run"]
+__all__ = ["parse_qrels", "parse_run"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -59,16 +56,11 @@ def _parse(path: PathLike, n_min: int, n_max: Optional[int], value_field: int, l
     return users, indptr, docs, values
 
 
-def read_trec_qrels(path: PathLike) -> Truth:
-    """Read a TREC qrels file (``query iter docno grade``) into a :class:`Truth`."""
-    users, indptr, docs, grades = _parse(path, 4, 4, 3, "a qrels line has 4 fields (query iter docno grade)",
-                                         "grade")
-    # built by the parser (str ids, finite numbers, consistent indptr): no second validation pass
-    return Truth(indptr, docs, grades, users)
+def parse_qrels(path: PathLike):
+    """(queries, indptr, docnos, grades) of a TREC qrels file (``query iter docno grade``)."""
+    return _parse(path, 4, 4, 3, "a qrels line has 4 fields (query iter docno grade)", "grade")
 
 
-def read_trec_run(path: PathLike) -> Recs:
-    """Read a TREC run file (``query Q0 docno rank score runid``) into a :class:`Recs` ranked by score."""
-    users, indptr, docs, scores = _parse(path, 5, None, 4,
-                                         "a run line has at least 5 fields (query Q0 docno rank score)", "score")
-    return Recs(indptr, docs, scores, users, by_score=True)
+def parse_run(path: PathLike):
+    """(queries, indptr, docnos, scores) of a TREC run file (``query Q0 docno rank score runid``)."""
+    return _parse(path, 5, None, 4, "a run line has at least 5 fields (query Q0 docno rank score)", "score")

@@ -21,9 +21,10 @@ from typing import Any, Optional
 
 import numpy as np
 
-from . import _core
-from ._aggregate import EXACT_SHIFT, limbs_to_int
-from ._convert import Truth, as_id_array, to_truth
+from .. import _core
+from .._aggregate import EXACT_SHIFT, limbs_to_int
+from ..inputs import Truth, align, as_id_array, code_ids, id_label, to_truth
+from ..metrics import SPECS
 
 __all__ = ["Context", "run_beyond"]
 
@@ -108,38 +109,6 @@ def _similarity(x: Any) -> tuple[np.ndarray, Any]:
 
 
 # --------------------------------------------------------------------------- coding
-def _code(arrays: list[np.ndarray]) -> tuple[list[np.ndarray], int, Optional[np.ndarray]]:
-    """Dense codes 0..n-1 shared by every array; labels[code] is the original id (None: ids are codes)."""
-    total = sum(a.size for a in arrays)
-    if all(a.dtype == np.int64 for a in arrays):
-        lo = min((int(a.min()) for a in arrays if a.size), default=0)
-        hi = max((int(a.max()) for a in arrays if a.size), default=-1)
-        if lo >= 0 and hi < max(_ID_LIMIT, 4 * total):
-            return [np.ascontiguousarray(a) for a in arrays], max(hi + 1, 1), None
-        # huge or negative ids: hash codes in order of first appearance (no sort)
-        allv = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
-        inv, first = _core.factorize_int64(allv)
-        labels = allv[first]
-    else:
-        from ._convert import factorize_items
-
-        coded, labels = factorize_items(*arrays)
-        if labels is None:  # pragma: no cover - all int64 handled above
-            return _code(coded)
-        return [np.ascontiguousarray(c) for c in coded], max(len(labels), 1), labels
-    out, start = [], 0
-    inv = inv.astype(np.int64, copy=False)
-    for a in arrays:
-        out.append(inv[start:start + a.size])
-        start += a.size
-    return out, max(labels.size, 1), labels.astype(object) if labels.dtype != np.int64 else labels
-
-
-def _label(labels: Optional[np.ndarray], code: int):
-    v = labels[code] if labels is not None and 0 <= code < len(labels) else code
-    return v.item() if isinstance(v, np.generic) else v
-
-
 def _exact(values: np.ndarray, threads: int) -> tuple[int, int]:
     limbs, count = _core.exact_sum(np.ascontiguousarray(values, dtype=np.float64), threads)
     return limbs_to_int(limbs), int(count)
@@ -167,16 +136,23 @@ def run_beyond(p, cols: list, ctx: Context, threads: int):
     r_indptr, r_items = p.b_indptr, p.b_items
     r_scores = p.b_scores if any(m.name == "score_entropy" for m in metrics) else None
     train = ctx.train
-    feat = _features(ctx.item_features) if ctx.item_features is not None and any(
-        _uses_features(m) for m in metrics) else None
-    sim = _similarity(ctx.item_similarity) if any(
-        m.name == "diversity" and m.options["similarity"] == "matrix" for m in metrics) else None
+    feat = (
+        _features(ctx.item_features)
+        if ctx.item_features is not None and any(_uses_features(m) for m in metrics)
+        else None
+    )
+    sim = (
+        _similarity(ctx.item_similarity)
+        if any(m.name == "diversity" and m.options["similarity"] == "matrix" for m in metrics)
+        else None
+    )
     if sim is None and any(m.name == "diversity" and m.options["similarity"] == "matrix" for m in metrics):
         raise _missing(next(m for m in metrics if m.name == "diversity"), "item_similarity", _WHY["item_similarity"])
     catalog = None
     if ctx.catalog is not None:
-        catalog = as_id_array(ctx.catalog if not isinstance(ctx.catalog, (set, frozenset)) else list(ctx.catalog),
-                              "catalog")
+        catalog = as_id_array(
+            ctx.catalog if not isinstance(ctx.catalog, (set, frozenset)) else list(ctx.catalog), "catalog"
+        )
     need_truth = any(m.name in ("fcp", "serendipity") for m in metrics)
     need_train = train is not None and any("train" in _needs(m) for m in metrics)
     # coverage and gini only need the set of train items (the default catalog)
@@ -199,15 +175,17 @@ def run_beyond(p, cols: list, ctx: Context, threads: int):
     if catalog is not None:
         extra.append(("catalog", catalog))
     if raw_ok:
-        li, lt_raw, ls, st = _core.prepare_lists(t.n_users, p.rowmap, r_indptr, r_items, r_scores, p.dup_first,
-                                                 p.max_items or 0, keep, threads)
+        li, lt_raw, ls, st = _core.prepare_lists(
+            t.n_users, p.rowmap, r_indptr, r_items, r_scores, p.dup_first, p.max_items or 0, keep, threads
+        )
         _raise(st, p, None, "recs")
-        coded, n_items, labels = _code([lt_raw] + [a for _, a in extra])
+        coded, n_items, labels = code_ids([lt_raw] + [a for _, a in extra])
         lt = coded[0]
     else:
-        coded, n_items, labels = _code([r_items] + [a for _, a in extra])
-        li, lt, ls, st = _core.prepare_lists(t.n_users, p.rowmap, r_indptr, coded[0], r_scores, p.dup_first,
-                                             p.max_items or 0, keep, threads)
+        coded, n_items, labels = code_ids([r_items] + [a for _, a in extra])
+        li, lt, ls, st = _core.prepare_lists(
+            t.n_users, p.rowmap, r_indptr, coded[0], r_scores, p.dup_first, p.max_items or 0, keep, threads
+        )
         _raise(st, p, labels, "recs")
     code = {name: c for (name, _), c in zip(extra, coded[1:])}
 
@@ -220,10 +198,13 @@ def run_beyond(p, cols: list, ctx: Context, threads: int):
         # popularity straight from the train rows (repeats counted once per user)
         pop_users, pop_inter, n_train_users = _core.train_popularity(train.indptr, code["train"], n_items, threads)
     if need_train:
-        if any(m.name == "serendipity" or (m.name == "diversity" and m.options["similarity"] == "cooccurrence")
-               for m in metrics):  # these read the de-duplicated histories themselves
-            tr_ip, tr_items, _, st = _core.prepare_lists(train.n_users, None, train.indptr, code["train"], None, True,
-                                                         0, 0, threads)
+        if any(
+            m.name == "serendipity" or (m.name == "diversity" and m.options["similarity"] == "cooccurrence")
+            for m in metrics
+        ):  # these read the de-duplicated histories themselves
+            tr_ip, tr_items, _, st = _core.prepare_lists(
+                train.n_users, None, train.indptr, code["train"], None, True, 0, 0, threads
+            )
         if any(m.name == "serendipity" for m in metrics):
             h_rowmap = _train_rowmap(t, train)
 
@@ -288,8 +269,10 @@ def run_beyond(p, cols: list, ctx: Context, threads: int):
                 out[col] = (None, 0, 0, 1.0 - total / pairs)
         elif m.name == "score_entropy":
             if ls is None:
-                raise ValueError(f"metric {str(m)!r} needs scores: pass recs with scores (a dict of item -> score, "
-                                 "a score column, Recs.from_scores or Recs.from_csr(..., scores))")
+                raise ValueError(
+                    f"metric {str(m)!r} needs scores: pass recs with scores (a dict of item -> score, "
+                    "a score column, Recs.from_scores or Recs.from_csr(..., scores))"
+                )
             out[col] = (None, 0, 0, _core.score_entropy(li, lt, ls, n_items, k, threads))
         elif m.name in ("novelty", "arp"):
             table = _item_table(m, pop_users, pop_inter, n_train_users)
@@ -306,12 +289,21 @@ def run_beyond(p, cols: list, ctx: Context, threads: int):
                 idx = np.full(n_items, -1, dtype=np.int64)
                 idx[ids_codes] = np.arange(ids_codes.size, dtype=np.int64)
                 if hasattr(mat, "tocsr"):
-                    vals, st = _core.diversity_matrix(li, lt, idx, None, mat.indptr.astype(np.int64),
-                                                      mat.indices.astype(np.int64), mat.data.astype(np.float64),
-                                                      k, threads)
+                    vals, st = _core.diversity_matrix(
+                        li,
+                        lt,
+                        idx,
+                        None,
+                        mat.indptr.astype(np.int64),
+                        mat.indices.astype(np.int64),
+                        mat.data.astype(np.float64),
+                        k,
+                        threads,
+                    )
                 else:
-                    vals, st = _core.diversity_matrix(li, lt, idx, np.ascontiguousarray(mat, dtype=np.float64),
-                                                      None, None, None, k, threads)
+                    vals, st = _core.diversity_matrix(
+                        li, lt, idx, np.ascontiguousarray(mat, dtype=np.float64), None, None, None, k, threads
+                    )
                 _raise(st, p, labels, "item_similarity")
             else:
                 if train is None:
@@ -320,13 +312,29 @@ def run_beyond(p, cols: list, ctx: Context, threads: int):
                 vals = _core.diversity_cooccurrence(li, lt, iu_ip, iu_users, k, threads)
             out[col] = (vals,) + _exact(vals, threads) + (None,)
         elif m.name == "serendipity":
-            vals, st = _core.serendipity(li, lt, t.indptr, t_codes, t.grades, p.min_relevance, tr_ip, tr_items,
-                                         h_rowmap, X, has, k, o["relevance"] == "all", empty, threads)
+            vals, st = _core.serendipity(
+                li,
+                lt,
+                t.indptr,
+                t_codes,
+                t.grades,
+                p.min_relevance,
+                tr_ip,
+                tr_items,
+                h_rowmap,
+                X,
+                has,
+                k,
+                o["relevance"] == "all",
+                empty,
+                threads,
+            )
             _raise(st, p, labels, "item_features")
             out[col] = (vals,) + _exact(vals, threads) + (None,)
         elif m.name == "fcp":
-            conc, disc, st = _core.fcp_counts(li, lt, n_items, t.indptr, t_codes, t.grades, p.min_relevance, k,
-                                              empty, threads)
+            conc, disc, st = _core.fcp_counts(
+                li, lt, n_items, t.indptr, t_codes, t.grades, p.min_relevance, k, empty, threads
+            )
             _raise(st, p, labels, "truth")
             tot = conc + disc
             no_rel = conc < 0
@@ -361,9 +369,7 @@ def check_context(metrics, ctx: Context) -> None:
 
 
 def _needs(m) -> tuple:
-    from .metrics import _SPECS
-
-    needs = list(_SPECS[m.name].needs)
+    needs = list(SPECS[m.name].needs)
     if m.name == "diversity" and m.options["similarity"] == "features":
         needs.append("item_features")
     if m.name == "diversity" and m.options["similarity"] == "matrix":
@@ -414,8 +420,9 @@ def _gini(counts: np.ndarray) -> float:
     if n < 2 or total == 0:
         return math.nan
     j = np.arange(1, n + 1, dtype=np.int64)
-    num = int(np.sum((2 * j - n - 1) * c, dtype=np.int64)) if n < (1 << 20) else sum(
-        int(x) for x in (2 * j - n - 1) * c)
+    num = (
+        int(np.sum((2 * j - n - 1) * c, dtype=np.int64)) if n < (1 << 20) else sum(int(x) for x in (2 * j - n - 1) * c)
+    )
     return num / ((n - 1) * total)
 
 
@@ -430,10 +437,8 @@ def _item_users(tr_ip: np.ndarray, tr_items: np.ndarray, n_items: int) -> tuple[
 
 def _train_rowmap(t: Truth, train: Truth) -> Optional[np.ndarray]:
     """Train row of every truth user (-1: no history); None when the rows already match."""
-    from ._evaluate import _align
-
     try:
-        rowmap, _, _ = _align(t, train)
+        rowmap, _, _ = align(t, train)
     except ValueError as e:
         raise ValueError(str(e).replace("`recs`", "`train`")) from None
     return rowmap
@@ -455,4 +460,4 @@ def _raise(status, p, labels, what: str) -> None:
     if isinstance(user, np.generic):
         user = user.item()
     msg = _MESSAGES.get(code, "invalid `" + what + "` input at user {user!r}")
-    raise ValueError(msg.format(user=user, item=_label(labels, int(item))))
+    raise ValueError(msg.format(user=user, item=id_label(labels, int(item))))

@@ -17,12 +17,19 @@ from typing import Any, Optional
 
 import numpy as np
 
-from . import _core
+from .. import _core
+from ._arrays import check_scores
+from ._ids import as_id_array, factorize
 
 __all__ = ["is_frame", "frame_to_truth", "frame_to_recs", "read_parquet", "is_table_path"]
 
-DEFAULTS = {"user_col": "user_id", "item_col": "item_id", "relevance_col": "relevance", "rank_col": "rank",
-            "score_col": "score"}
+DEFAULTS = {
+    "user_col": "user_id",
+    "item_col": "item_id",
+    "relevance_col": "relevance",
+    "rank_col": "rank",
+    "score_col": "score",
+}
 
 
 def _kind(x: Any) -> Optional[str]:
@@ -67,8 +74,10 @@ def _column(x: Any, name: str, what: str) -> np.ndarray:
     """One column as a numpy array; nulls are an error naming the column and the first row."""
     cols = _columns(x)
     if name not in cols:
-        raise ValueError(f"`{what}` table has no column {name!r} (columns: {', '.join(map(repr, cols))}); "
-                         f"name it with {_keyword(name)}")
+        raise ValueError(
+            f"`{what}` table has no column {name!r} (columns: {', '.join(map(repr, cols))}); "
+            f"name it with {_keyword(name)}"
+        )
     k = _kind(x)
     # The null mask is only built when there is a null (or for pandas columns that can hold
     # one): a 100M-row column is not scanned twice.
@@ -122,62 +131,17 @@ def _numeric(arr: np.ndarray, name: str, what: str) -> np.ndarray:
 
 
 def _ids(arr: np.ndarray, name: str, what: str) -> np.ndarray:
-    from ._convert import as_id_array
-
     try:
         return as_id_array(arr, f"{what} column {name!r}")
     except TypeError:
         raise TypeError(f"`{what}` column {name!r} must hold integer or string ids, got dtype {arr.dtype}") from None
 
 
-def _factorize(users: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(codes, labels): dense int64 codes in order of first appearance, by hashing (no sort).
-
-    int64 ids go to the C++ hash table; other ids (strings, mixed) to pandas' hash
-    factorizer when pandas is installed, else to a dict.
-    """
-    if users.dtype == np.int64:
-        codes, first_row = _core.factorize_int64(np.ascontiguousarray(users))
-        return codes, users[first_row]
-    import sys
-
-    pd = sys.modules.get("pandas")
-    pa = sys.modules.get("pyarrow")
-    if pd is None and pa is None:
-        try:
-            import pandas as pd
-        except ImportError:
-            pd = None
-    if pd is not None:
-        try:
-            codes, uniques = pd.factorize(users, sort=False, use_na_sentinel=False)
-        except TypeError:  # unhashable ids
-            codes = None
-        if codes is not None:
-            labels = np.empty(len(uniques), dtype=object)
-            labels[:] = list(uniques)
-            return np.asarray(codes, dtype=np.int64), labels
-    elif pa is not None:
-        try:
-            enc = pa.array(users).dictionary_encode()
-        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):  # mixed kinds: the dict below
-            enc = None
-        if enc is not None:
-            labels = np.empty(len(enc.dictionary), dtype=object)
-            labels[:] = enc.dictionary.to_pylist()
-            return enc.indices.to_numpy(zero_copy_only=False).astype(np.int64), labels
-    table: dict = {}
-    codes = np.fromiter((table.setdefault(x, len(table)) for x in users.tolist()), dtype=np.int64, count=users.size)
-    labels = np.empty(len(table), dtype=object)
-    labels[:] = list(table.keys())
-    return codes, labels
-
-
 def _group(users: np.ndarray, rank: Optional[np.ndarray] = None):
     """Users in order of first appearance, the row order grouped by user (by rank within a
     user when ``rank`` is given, else in table order), the CSR indptr, and the first row with
     a bad rank (-1: none). Counting sort in C++: no comparison sort of the rows."""
-    codes, labels = _factorize(users)
+    codes, labels = factorize(users)
     indptr, order, bad = _core.group_rows(codes, labels.size, rank)
     return labels, order, indptr, int(bad)
 
@@ -200,8 +164,7 @@ def _kw(kw: dict) -> dict:
 
 
 def frame_to_truth(x: Any, what: str = "truth", **kw):
-    from ._convert import Truth
-
+    """(indptr, items, grades or None, users, table row of every entry, item column name)."""
     kw = _kw(kw)
     users = _ids(_column(x, kw["user_col"], what), kw["user_col"], what)
     items = _ids(_column(x, kw["item_col"], what), kw["item_col"], what)
@@ -209,23 +172,22 @@ def frame_to_truth(x: Any, what: str = "truth", **kw):
     if kw["relevance_col"] in _columns(x):
         grades = _numeric(_column(x, kw["relevance_col"], what), kw["relevance_col"], what)
     u, order, indptr, _ = _group(users)
-    t = Truth(indptr, items[order], None if grades is None else grades[order], u)
-    t.source_rows, t.source_col = order, kw["item_col"]
-    return t
+    return indptr, items[order], None if grades is None else grades[order], u, order, kw["item_col"]
 
 
 def frame_to_recs(x: Any, what: str = "recs", **kw):
-    from ._convert import Recs
-
+    """(indptr, items, scores or None, users, by_score): ranked by rank, else by score at evaluation."""
     kw = _kw(kw)
     cols = _columns(x)
     users = _ids(_column(x, kw["user_col"], what), kw["user_col"], what)
     items = _ids(_column(x, kw["item_col"], what), kw["item_col"], what)
     has_rank, has_score = kw["rank_col"] in cols, kw["score_col"] in cols
     if not (has_rank or has_score):
-        raise ValueError(f"`{what}` table needs a rank column {kw['rank_col']!r} or a score column "
-                         f"{kw['score_col']!r} (columns: {', '.join(map(repr, cols))}); name them with rank_col= / "
-                         "score_col=")
+        raise ValueError(
+            f"`{what}` table needs a rank column {kw['rank_col']!r} or a score column "
+            f"{kw['score_col']!r} (columns: {', '.join(map(repr, cols))}); name them with rank_col= / "
+            "score_col="
+        )
     scores = _numeric(_column(x, kw["score_col"], what), kw["score_col"], what) if has_score else None
     if has_rank:
         rank = _column(x, kw["rank_col"], what)
@@ -242,12 +204,12 @@ def frame_to_recs(x: Any, what: str = "recs", **kw):
             n_rows = int(np.count_nonzero(users == users[bad]))
             k = int(rank[bad])
             why = f"outside 1..{n_rows}" if not 1 <= k <= n_rows else "a repeat"
-            raise ValueError(f"`{what}` column {kw['rank_col']!r}: ranks of user {ru!r} must be 1..n without gaps or "
-                             f"repeats (n = {n_rows} rows); row {bad} has rank {k}, {why}")
-        return Recs(indptr, items[order], None if scores is None else scores[order], u)
-    from ._convert import _check_scores
-
+            raise ValueError(
+                f"`{what}` column {kw['rank_col']!r}: ranks of user {ru!r} must be 1..n without gaps or "
+                f"repeats (n = {n_rows} rows); row {bad} has rank {k}, {why}"
+            )
+        return indptr, items[order], None if scores is None else scores[order], u, False
     u, order, indptr, _ = _group(users)
     s = scores[order]
-    _check_scores(s, indptr, u)
-    return Recs(indptr, items[order], s, u, by_score=True)
+    check_scores(s, indptr, u)
+    return indptr, items[order], s, u, True

@@ -1,0 +1,98 @@
+"""The fused accuracy pass: every accuracy column of one call in one C++ pass over the users."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .. import _core
+from .._aggregate import limbs_to_int
+
+if TYPE_CHECKING:
+    from ._evaluate import _Plan
+
+__all__ = ["accuracy_pass", "count_no_relevant", "EMPTY_CODES"]
+
+EMPTY_CODES = {"skip": 0, "zero": 1, "one": 2, "error": 3}
+
+_MESSAGES = {
+    1: "`{side}` indptr is inconsistent at user {user!r}",
+    2: "`truth` lists item {item!r} more than once for user {user!r}; a user's truth items must be unique",
+    3: "`recs` lists item {item!r} more than once for user {user!r}; pass duplicates='first' to keep the first occurrence",
+    4: "user {user!r} has no relevant item in `truth` and empty='error' (use empty='skip', 'zero' or 'one')",
+    5: "`recs` row of user {user!r} has an item after the padding value at position {item}; pad only at the end",
+    6: "internal error: recs row map out of range at user {user!r}",
+    7: "one user's truth plus list holds {item} items; at most 2^29 per user are supported",
+    8: "too many distinct (gain, log_base) combinations in one call (at most {item})",
+}
+
+
+def count_no_relevant(p: _Plan) -> int:
+    """Truth users without a relevant item (meta n_skipped when no accuracy column ran)."""
+    t = p.truth
+    if t.grades is None:
+        has = np.diff(t.indptr) > 0
+    else:
+        g = t.grades
+        rel = g >= p.min_relevance if p.min_relevance is not None else g > 0
+        nonempty = np.diff(t.indptr) > 0
+        has = np.zeros(t.n_users, dtype=bool)
+        if rel.size:
+            has[nonempty] = np.logical_or.reduceat(rel, t.indptr[:-1][nonempty])
+    if p.empty == "error" and not has.all():
+        u = int(np.argmin(has))
+        user = p.users[u].item() if isinstance(p.users[u], np.generic) else p.users[u]
+        raise ValueError(_MESSAGES[4].format(user=user, item=0))
+    return int(t.n_users - np.count_nonzero(has)) if p.empty == "skip" else 0
+
+
+def accuracy_pass(p: _Plan, columns: list, threads: int):
+    col_ints = np.array([m._column()[0] for m in columns], dtype=np.int64).reshape(-1, 5)
+    col_floats = np.array([m._column()[1] for m in columns], dtype=np.float64).reshape(-1, 2)
+    padded = p.r_indptr is None
+    values, limbs, counts, n_skipped, status = _core.ranking_pass(
+        p.truth.indptr,
+        p.t_items,
+        p.truth.grades,
+        p.r_indptr,
+        p.r_items,
+        p.r_items.shape[1] if padded else 0,
+        p.recs.pad if padded else -1,
+        p.rowmap,
+        col_ints,
+        col_floats,
+        p.min_relevance,
+        EMPTY_CODES[p.empty],
+        p.dup_first,
+        p.max_items or 0,
+        threads,
+    )
+    code, uidx, item = status
+    if code != 0:
+        user = p.users[uidx] if 0 <= uidx < p.users.size else uidx
+        if isinstance(user, np.generic):
+            user = user.item()
+        if code in (2, 3) and p.labels is not None:
+            item = p.labels[item]
+        side = "recs" if code == 1 and item == 1 else "truth"
+        t = p.truth
+        if code == 2 and t.source_rows is not None and 0 <= uidx < t.n_users:
+            b, e = int(t.indptr[uidx]), int(t.indptr[uidx + 1])
+            seg = t.items[b:e]
+            pos = (
+                np.flatnonzero(seg == item)
+                if seg.dtype != object
+                else np.array([j for j, x in enumerate(seg.tolist()) if x == item], dtype=np.int64)
+            )
+            rows = np.sort(t.source_rows[b + pos])
+            if rows.size >= 2:
+                raise ValueError(
+                    f"`truth` column {t.source_col!r}: item {item!r} appears more than once for user "
+                    f"{user!r} (rows {int(rows[0])} and {int(rows[1])}); a user's truth items must be "
+                    "unique"
+                )
+        raise ValueError(_MESSAGES.get(code, "invalid input at user {user!r}").format(user=user, item=item, side=side))
+    p.meta["n_skipped"] = int(n_skipped)
+    sums = [limbs_to_int(limbs[i]) for i in range(limbs.shape[0])]
+    return values, sums, [int(c) for c in counts]

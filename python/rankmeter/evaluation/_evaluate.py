@@ -1,0 +1,388 @@
+"""``evaluate`` / ``partial``: validate, convert to buffers, one C++ pass, aggregate."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, Iterable, Optional, Union
+
+import numpy as np
+
+from .._aggregate import State, exact_mean
+from .._options import choice, resolve_threads
+from ..inputs import align, factorize_items, padded_to_csr, rank_by_score, to_recs, to_truth
+from ..metrics import Metric, parse
+from ._accuracy import EMPTY_CODES, accuracy_pass, count_no_relevant
+from ._beyond import Context, check_context, run_beyond
+from ._presets import get_preset
+from ._result import Result
+
+__all__ = ["evaluate", "partial", "Result"]
+
+MetricsArg = Union[str, Metric, Iterable[Union[str, Metric]]]
+
+_DUPLICATES = ("error", "first")
+_TIES = ("input", "trec", "item_desc", "average")
+_DEFAULTS = {"empty": "skip", "duplicates": "error", "ties": "input"}
+_MAX_ITEMS_CAP = 2**62  # larger max_items values truncate nothing, like no max_items
+
+
+def _parse_metrics(metrics: MetricsArg, preset_options) -> tuple[list[str], list[Metric]]:
+    if isinstance(metrics, (str, Metric)):
+        metrics = [metrics]
+    if not isinstance(metrics, Iterable):
+        raise TypeError(f"`metrics` must be a metric name, a Metric or a list of them, got {type(metrics).__name__}")
+    keys, parsed = [], []
+    for m in metrics:
+        keys.append(m if isinstance(m, str) else str(m))
+        parsed.append(parse(m, preset_options))
+    if not parsed:
+        raise ValueError("`metrics` is empty: name at least one metric, e.g. ['ndcg@10']")
+    return keys, parsed
+
+
+# --------------------------------------------------------------------------- plan
+class _Plan:
+    """Everything the C++ pass needs, validated."""
+
+    __slots__ = (
+        "keys",
+        "metrics",
+        "columns",
+        "key_to_col",
+        "canon_to_col",
+        "users",
+        "truth",
+        "recs",
+        "rowmap",
+        "labels",
+        "t_items",
+        "r_items",
+        "r_indptr",
+        "meta",
+        "min_relevance",
+        "empty",
+        "dup_first",
+        "max_items",
+        "ctx",
+        "b_indptr",
+        "b_items",
+        "b_scores",
+    )
+
+
+def _plan(
+    truth: Any,
+    recs: Any,
+    metrics: MetricsArg,
+    *,
+    preset,
+    empty,
+    duplicates,
+    ties,
+    min_relevance,
+    max_items,
+    context: Optional[dict] = None,
+    columns: Optional[dict] = None,
+) -> _Plan:
+    pre = get_preset(preset)
+    defaults = dict(_DEFAULTS)
+    if pre is not None:
+        defaults.update(pre.defaults)
+    empty = defaults["empty"] if empty is None else empty
+    duplicates = defaults["duplicates"] if duplicates is None else duplicates
+    ties = defaults["ties"] if ties is None else ties
+    choice(empty, tuple(EMPTY_CODES), "empty")
+    choice(duplicates, _DUPLICATES, "duplicates")
+    choice(ties, _TIES, "ties")
+    if ties == "average":
+        raise ValueError(
+            "ties='average' (tie-averaged gains) is not implemented yet; use 'input', 'trec' or 'item_desc'"
+        )
+    if min_relevance is not None:
+        if isinstance(min_relevance, bool) or not isinstance(min_relevance, numbers.Real):
+            raise TypeError(f"`min_relevance` must be a number or None, got {min_relevance!r}")
+        if not math.isfinite(float(min_relevance)):
+            raise ValueError(f"`min_relevance` must be finite, got {min_relevance!r}")
+        min_relevance = float(min_relevance)
+    if max_items is not None:
+        if isinstance(max_items, bool) or not isinstance(max_items, numbers.Integral):
+            raise TypeError(f"`max_items` must be a positive integer or None, got {max_items!r}")
+        if max_items < 1:
+            raise ValueError(f"`max_items` must be a positive integer or None, got {max_items}")
+        max_items = int(min(max_items, _MAX_ITEMS_CAP))
+
+    keys, parsed = _parse_metrics(metrics, pre.metric_options if pre is not None else None)
+    table_kw = {k: v for k, v in (columns or {}).items() if v is not None}
+    ctx = Context(**(context or {}), table_kw=table_kw)
+    check_context([m for m in parsed if m.family != "accuracy"], ctx)
+    t = to_truth(truth, **table_kw)
+    r = to_recs(recs, **table_kw)
+
+    p = _Plan()
+    p.ctx = ctx
+    p.keys, p.metrics = keys, parsed
+    # Columns are deduplicated by canonical name; keys as passed map to them
+    # separately (with a preset, "ndcg" may mean "ndcg(ideal=all)", whose
+    # canonical name differs from the text).
+    columns: list[Metric] = []
+    canon_to_col: dict[str, int] = {}
+    key_to_col: dict[str, int] = {}
+    for key, m in zip(keys, parsed):
+        name = str(m)
+        if name not in canon_to_col:
+            canon_to_col[name] = len(columns)
+            columns.append(m)
+        key_to_col[key] = canon_to_col[name]
+    p.columns, p.key_to_col, p.canon_to_col = columns, key_to_col, canon_to_col
+
+    # Every grade must be finite (checked here, vectorised, before any work).
+    # (a sum is finite when every grade is, and costs no temporary array; only a
+    # non-finite sum, which huge finite grades can also give, pays for the mask)
+    if (
+        t.grades is not None
+        and t.grades.size
+        and not math.isfinite(float(np.add.reduce(t.grades)))
+        and not np.isfinite(t.grades).all()
+    ):
+        bad = int(np.argmax(~np.isfinite(t.grades)))
+        row = int(np.searchsorted(t.indptr, bad, side="right") - 1)
+        user = t.users[row] if t.users is not None else row
+        item = t.items[bad]
+        user, item = (x.item() if isinstance(x, np.generic) else x for x in (user, item))
+        raise ValueError(f"`truth` grades must be finite; user {user!r} has grade {t.grades[bad]} for item {item!r}")
+
+    rowmap, n_missing, n_ignored = align(t, r)
+
+    # Recommendations as buffers: ranked by score when the form carries only scores.
+    r_indptr, r_items, r_scores = r.indptr, r.items, r.scores
+    if r.by_score:
+        r_indptr, r_items, r_scores = rank_by_score(r, ties)
+    p.b_indptr = p.b_items = p.b_scores = None
+    if any(m.family != "accuracy" for m in parsed):
+        # the beyond-accuracy kernels read the ordered lists as CSR of raw ids (+ scores)
+        if r_indptr is None:
+            p.b_indptr, p.b_items = padded_to_csr(r)
+        else:
+            p.b_indptr, p.b_items, p.b_scores = r_indptr, r_items, r_scores
+    needs_codes = t.items.dtype != np.int64 or r_items.dtype != np.int64
+    if needs_codes and r_indptr is None:
+        r_indptr, r_items = padded_to_csr(r)
+    if needs_codes:
+        (t_items, r_codes), labels = factorize_items(t.items, r_items)
+        r_items = r_codes
+    else:
+        t_items, labels = t.items, None
+
+    p.truth, p.recs, p.rowmap, p.labels = t, r, rowmap, labels
+    p.t_items, p.r_items, p.r_indptr = t_items, r_items, r_indptr
+    p.users = t.users if t.users is not None else np.arange(t.n_users, dtype=np.int64)
+    p.meta = {"n_users": t.n_users, "n_skipped": 0, "n_missing_recs": n_missing, "n_ignored_recs": n_ignored}
+    p.min_relevance, p.empty = min_relevance, empty
+    p.dup_first, p.max_items = duplicates == "first", max_items
+    return p
+
+
+def _run(p: _Plan, threads: Optional[int]):
+    """Every column: the fused accuracy pass for the accuracy family, the beyond kernels
+    for the rest. Returns (values per column (None: catalog-level), sums, counts, means)."""
+    n_threads = resolve_threads(threads)
+    n = len(p.columns)
+    values: list = [None] * n
+    sums, counts, means = [0] * n, [0] * n, [None] * n
+    acc = [(i, m) for i, m in enumerate(p.columns) if m.family == "accuracy"]
+    beyond = [(i, m) for i, m in enumerate(p.columns) if m.family != "accuracy"]
+    if acc or not beyond:
+        cols = [m for _, m in acc] or [parse("num_rel")]
+        v, s, c = accuracy_pass(p, cols, n_threads)
+        for j, (i, _) in enumerate(acc):
+            values[i], sums[i], counts[i] = v[j], s[j], c[j]
+    else:
+        p.meta["n_skipped"] = count_no_relevant(p)
+    if beyond:
+        for i, (vals, s_, c_, mean) in run_beyond(p, beyond, p.ctx, n_threads).items():
+            values[i], sums[i], counts[i], means[i] = vals, s_, c_, mean
+    return values, sums, counts, means
+
+
+# --------------------------------------------------------------------------- public
+def evaluate(
+    truth: Any,
+    recs: Any,
+    metrics: MetricsArg,
+    *,
+    preset: Optional[str] = None,
+    threads: Optional[int] = None,
+    empty: Optional[str] = None,
+    duplicates: Optional[str] = None,
+    ties: Optional[str] = None,
+    min_relevance: Optional[float] = None,
+    max_items: Optional[int] = None,
+    train: Any = None,
+    item_features: Any = None,
+    item_similarity: Any = None,
+    catalog: Any = None,
+    user_col: Optional[str] = None,
+    item_col: Optional[str] = None,
+    relevance_col: Optional[str] = None,
+    rank_col: Optional[str] = None,
+    score_col: Optional[str] = None,
+) -> Result:
+    """Evaluate ranked recommendations against ground truth, every metric in one C++ pass.
+
+    Parameters
+    ----------
+    truth : dict, list of lists, CSR tuple, long table, scipy.sparse, path or rankmeter.Truth
+        Per user the relevant items with grades: ``{user: {item: grade}}``,
+        ``{user: iterable_of_items}`` (grade 1), ``list[list[item]]`` (users
+        0..n-1), ``(indptr, items[, grades])``, a pandas/polars/pyarrow table
+        (user, item[, grade] columns), a users x items scipy.sparse matrix, a
+        parquet path or a TREC qrels path, or ``Truth.from_*``.
+    recs : dict, list of lists, 2-D int array, CSR tuple or rankmeter.Recs
+        Per user the ranked list, best first: ``{user: [items]}``,
+        ``{user: {item: score}}`` (ranked by score), ``list[list[item]]``, a
+        padded ``n_users x k`` array (pad -1), a table with user, item and rank
+        or score columns, a parquet or TREC run path, or ``Recs.from_*``.
+    metrics : str, Metric or list of them
+        ``"ndcg@10"``, ``"ap(denominator=hits)@20"``, ``"mrr"`` ...; see
+        :func:`rankmeter.metrics.list`. All are computed in one pass.
+    preset : str, optional
+        A family of conventions matching another tool, e.g. ``"trec_eval"``.
+    threads : int, optional
+        Threads of the C++ pass; default ``RANKMETER_NUM_THREADS`` or all cores.
+        Results are bit-identical for any value.
+    empty : {'skip', 'zero', 'one', 'error'}
+        Users whose truth has no relevant item: excluded (NaN, default), 0,
+        1, or an error.
+    duplicates : {'error', 'first'}
+        The same item twice in one list: an error (default) or keep the first.
+    ties : {'input', 'trec', 'item_desc'}
+        Equal scores when ranking by score: input order (default), item id
+        descending as strings (trec_eval), item id descending.
+    min_relevance : float, optional
+        Items are relevant when grade >= min_relevance (default: grade > 0).
+        Gains of the DCG family still use the grade itself.
+    max_items : int, optional
+        Truncate every list to its first ``max_items`` items (trec_eval -M).
+    train : any truth-like form, optional
+        Training interactions (user, item): item popularity, user histories and the
+        default catalog of the beyond-accuracy metrics (novelty, arp, serendipity,
+        coverage, gini, diversity with similarity=cooccurrence).
+    item_features : 2-D array (row = item id), dict, (ids, matrix) or DataFrame, optional
+        Item feature vectors for diversity (similarity=features) and serendipity.
+    item_similarity : square array or scipy.sparse (row/column = item id), or (ids, matrix), optional
+        Item x item similarity for diversity(similarity=matrix).
+    catalog : iterable of item ids, optional
+        The catalog of coverage and gini (default: the items seen in ``train``).
+    user_col, item_col, relevance_col, rank_col, score_col : str, optional
+        Column names of long tables (pandas, polars, pyarrow, parquet paths);
+        defaults ``user_id``, ``item_id``, ``relevance``, ``rank``, ``score``.
+
+    Returns
+    -------
+    Result
+        ``res[name]`` means, ``res.per_user[name]``, ``res.users``, ``res.meta``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On malformed input, unknown metrics or options; the message names the
+        argument, the user and what was expected.
+
+    Examples
+    --------
+    >>> import rankmeter as rm
+    >>> res = rm.evaluate({"u1": {"a": 1, "b": 1}}, {"u1": ["a", "x", "b"]}, ["precision@2", "ap"])
+    >>> res["precision@2"], round(res["ap"], 4)
+    (0.5, 0.8333)
+    """
+    context = dict(train=train, item_features=item_features, item_similarity=item_similarity, catalog=catalog)
+    columns = dict(
+        user_col=user_col, item_col=item_col, relevance_col=relevance_col, rank_col=rank_col, score_col=score_col
+    )
+    p = _plan(
+        truth,
+        recs,
+        metrics,
+        preset=preset,
+        empty=empty,
+        duplicates=duplicates,
+        ties=ties,
+        min_relevance=min_relevance,
+        max_items=max_items,
+        context=context,
+        columns=columns,
+    )
+    values, sums, counts, means = _run(p, threads)
+    mergeable = [i for i, m in enumerate(p.columns) if m.family != "catalog"]
+    state = State(
+        [str(p.columns[i]) for i in mergeable], [sums[i] for i in mergeable], [counts[i] for i in mergeable], p.meta
+    )
+    means = [exact_mean(s, c) if mean is None else mean for s, c, mean in zip(sums, counts, means)]
+    return Result(
+        values, list(dict.fromkeys(p.keys)), p.key_to_col, p.canon_to_col, state, p.users, dict(p.meta), means
+    )
+
+
+def partial(
+    truth: Any,
+    recs: Any,
+    metrics: MetricsArg,
+    *,
+    preset: Optional[str] = None,
+    threads: Optional[int] = None,
+    empty: Optional[str] = None,
+    duplicates: Optional[str] = None,
+    ties: Optional[str] = None,
+    min_relevance: Optional[float] = None,
+    max_items: Optional[int] = None,
+    train: Any = None,
+    item_features: Any = None,
+    item_similarity: Any = None,
+    catalog: Any = None,
+    user_col: Optional[str] = None,
+    item_col: Optional[str] = None,
+    relevance_col: Optional[str] = None,
+    rank_col: Optional[str] = None,
+    score_col: Optional[str] = None,
+) -> State:
+    """Evaluate one batch of users and return its mergeable exact :class:`State`.
+
+    Same arguments as :func:`evaluate`. Merge the states of disjoint batches
+    (``a.merge(b)``) and ``finalize()`` to get the means of all users, bit for
+    bit equal to one :func:`evaluate` call. State names are canonical metric
+    names (``"ap@10"`` for ``"map@10"``).
+
+    Examples
+    --------
+    >>> import rankmeter as rm
+    >>> a = rm.partial({1: {5: 1}}, {1: [5, 6]}, ["precision@2"])
+    >>> b = rm.partial({2: {7: 1}}, {2: [8, 9]}, ["precision@2"])
+    >>> a.merge(b).finalize()
+    {'precision@2': 0.25}
+    """
+    context = dict(train=train, item_features=item_features, item_similarity=item_similarity, catalog=catalog)
+    columns = dict(
+        user_col=user_col, item_col=item_col, relevance_col=relevance_col, rank_col=rank_col, score_col=score_col
+    )
+    p = _plan(
+        truth,
+        recs,
+        metrics,
+        preset=preset,
+        empty=empty,
+        duplicates=duplicates,
+        ties=ties,
+        min_relevance=min_relevance,
+        max_items=max_items,
+        context=context,
+        columns=columns,
+    )
+    catalog_level = [str(m) for m in p.columns if m.family == "catalog"]
+    if catalog_level:
+        raise ValueError(
+            f"partial() cannot merge catalog-level metrics {catalog_level} yet (they need the item-count "
+            "histograms of every batch); evaluate them in one evaluate() call"
+        )
+    _, sums, counts, _ = _run(p, threads)
+    return State([str(m) for m in p.columns], sums, counts, p.meta)

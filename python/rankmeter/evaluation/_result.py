@@ -1,0 +1,131 @@
+"""The outcome of an evaluation: means, per-user values, users and counts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from .._aggregate import State
+from ..metrics import Metric, parse
+
+__all__ = ["Result"]
+
+
+class Result:
+    """The outcome of :func:`evaluate`.
+
+    ``res[name]`` is the mean of a metric over the evaluated users, for the
+    name as passed or its canonical form; ``res.per_user[name]`` the per-user
+    values (float64, aligned with ``res.users``, NaN for skipped users);
+    ``res.meta`` the user counts; ``res.state`` the mergeable exact state.
+    """
+
+    __slots__ = ("_values", "_key_to_col", "_canon_to_col", "_names", "_means", "users", "meta", "state", "per_user")
+
+    def __init__(
+        self,
+        values,
+        names: list[str],
+        key_to_col: dict,
+        canon_to_col: dict,
+        state: State,
+        users,
+        meta: dict,
+        means: list,
+    ):
+        self._values = values
+        self._names = names
+        self._key_to_col = key_to_col
+        self._canon_to_col = canon_to_col
+        self.state = state
+        self._means = means
+        self.users = users
+        self.meta = meta
+        self.per_user = _PerUser(self)
+
+    def _col(self, key: Any) -> int:
+        """A name as passed to evaluate(), else the canonical form of a name or Metric."""
+        if isinstance(key, Metric):
+            canon = str(key)
+        else:
+            if key in self._key_to_col:
+                return self._key_to_col[key]
+            try:
+                canon = str(parse(key))
+            except (ValueError, TypeError):
+                canon = None
+        if canon in self._canon_to_col:
+            return self._canon_to_col[canon]
+        raise KeyError(f"{key!r} was not evaluated; available: {', '.join(self._names)}")
+
+    def __getitem__(self, key: Any) -> float:
+        return self._means[self._col(key)]
+
+    def __contains__(self, key: Any) -> bool:
+        try:
+            self._col(key)
+        except KeyError:
+            return False
+        return True
+
+    def keys(self) -> list[str]:
+        """Metric names in the order they were asked for."""
+        return list(self._names)
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    @property
+    def means(self) -> dict[str, float]:
+        return {n: self[n] for n in self._names}
+
+    def to_dict(self) -> dict[str, float]:
+        return self.means
+
+    def to_pandas(self):
+        """One row per evaluated user (index: user id), one column per metric."""
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise ImportError("Result.to_pandas() needs pandas: pip install pandas") from None
+        users = self.users
+        return pd.DataFrame(
+            {n: self._values[self._col(n)] for n in self._names if self._values[self._col(n)] is not None},
+            index=pd.Index(
+                users if not isinstance(users, np.ndarray) or users.dtype != object else list(users), name="user"
+            ),
+        )
+
+    def __repr__(self) -> str:
+        width = max([len(n) for n in self._names] + [6])
+        lines = [f"rankmeter.Result ({self.meta['n_users']} users, {self.meta['n_skipped']} skipped)"]
+        for n in self._names:
+            lines.append(f"  {n:<{width}}  {self[n]:.6f}")
+        return "\n".join(lines)
+
+
+class _PerUser(Mapping):
+    __slots__ = ("_res",)
+
+    def __init__(self, res: Result):
+        self._res = res
+
+    def __getitem__(self, key: Any) -> np.ndarray:
+        v = self._res._values[self._res._col(key)]
+        if v is None:
+            raise KeyError(f"{key!r} is a catalog-level metric: one value (res[{key!r}]), no per-user values")
+        return v
+
+    def __iter__(self):
+        return iter(self._res._names)
+
+    def __len__(self) -> int:
+        return len(self._res._names)
+
+    def __contains__(self, key: Any) -> bool:
+        return key in self._res

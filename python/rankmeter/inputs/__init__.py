@@ -1,0 +1,32 @@
+"""Inputs: every accepted form of truth and recommendations into checked CSR buffers.
+
+Layer 2 of the package (it imports only the low layer: ``_options``,
+``_core``): the containers :class:`Truth` and :class:`Recs`, one module per
+source (dicts and lists and numpy in ``_containers``, tables and parquet in
+``_frame``, TREC files in ``_trec``), id coding (``_ids``), checked buffers
+(``_arrays``), the dispatcher that picks a reader (``_dispatch``) and user
+alignment (``_align``). Nothing here knows a metric.
+"""
+
+from ._align import align, padded_to_csr, rank_by_score, string_rank
+from ._containers import Recs, Truth
+from ._dispatch import read_trec_qrels, read_trec_run, to_recs, to_truth
+from ._ids import as_id_array, code_ids, factorize, factorize_items, id_label
+
+__all__ = [
+    "Truth",
+    "Recs",
+    "to_truth",
+    "to_recs",
+    "read_trec_qrels",
+    "read_trec_run",
+    "align",
+    "rank_by_score",
+    "padded_to_csr",
+    "string_rank",
+    "as_id_array",
+    "code_ids",
+    "factorize",
+    "factorize_items",
+    "id_label",
+]

@@ -1,0 +1,106 @@
+"""Joining truth and recs users, and turning every recs form into ordered CSR lists.
+
+``align`` maps each truth user to its recs row (by id when both sides carry
+ids, by position otherwise); ``rank_by_score`` orders score-only forms
+(descending score, ties per the ``ties=`` policy); ``padded_to_csr`` turns a
+padded 2-D array into CSR. All vectorised; nothing loops over users in Python
+except the dict join of non-integer ids.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from ._containers import Recs, Truth
+
+__all__ = ["align", "rank_by_score", "padded_to_csr", "string_rank"]
+
+
+def align(truth: Truth, recs: Recs) -> tuple[Optional[np.ndarray], int, int]:
+    """Row of recs for every truth user (None = identity), #missing, #ignored."""
+    n_t, n_r = truth.n_users, recs.n_users
+    if truth.users is None and recs.users is None:
+        if n_t != n_r:
+            raise ValueError(
+                f"`recs` has {n_r} users but `truth` has {n_t}: positional inputs must have the same number "
+                "of users (or carry user ids, e.g. dicts or users=)"
+            )
+        return None, 0, 0
+    tu = truth.users if truth.users is not None else np.arange(n_t, dtype=np.int64)
+    ru = recs.users if recs.users is not None else np.arange(n_r, dtype=np.int64)
+    if tu.dtype == np.int64 and ru.dtype == np.int64:
+        for arr, what in ((tu, "truth"), (ru, "recs")):
+            if arr.size > 1:
+                s = np.sort(arr)
+                d = np.flatnonzero(s[1:] == s[:-1])
+                if d.size:
+                    raise ValueError(f"`{what}` lists user {int(s[d[0]])!r} more than once; user ids must be unique")
+        sorter = np.argsort(ru, kind="stable")
+        rs = ru[sorter]
+        pos = np.searchsorted(rs, tu)
+        pos_c = np.minimum(pos, max(rs.size - 1, 0))
+        found = (rs[pos_c] == tu) if rs.size else np.zeros(n_t, dtype=bool)
+        rowmap = np.where(found, sorter[pos_c] if rs.size else 0, -1).astype(np.int64)
+    else:
+        index: dict[Any, int] = {}
+        for i, u in enumerate(ru.tolist()):
+            if index.setdefault(u, i) != i:
+                raise ValueError(f"`recs` lists user {u!r} more than once; user ids must be unique")
+        tl = tu.tolist()
+        if len(set(tl)) != len(tl):
+            seen: set = set()
+            dup = next(u for u in tl if u in seen or seen.add(u))
+            raise ValueError(f"`truth` lists user {dup!r} more than once; user ids must be unique")
+        rowmap = np.fromiter((index.get(u, -1) for u in tl), dtype=np.int64, count=n_t)
+        found = rowmap >= 0
+    n_found = int(np.count_nonzero(found))
+    n_missing = n_t - n_found
+    n_ignored = n_r - n_found
+    if n_t == n_r and n_missing == 0 and np.array_equal(rowmap, np.arange(n_t)):
+        rowmap = None
+    return rowmap, n_missing, n_ignored
+
+
+def string_rank(ids: np.ndarray) -> np.ndarray:
+    """Rank of every id in the order of the strings the ids print as (trec_eval's docno order)."""
+    strs = np.array([str(x) for x in ids.tolist()], dtype=object) if ids.dtype != object else ids.astype(str)
+    _, inv = np.unique(np.asarray(strs, dtype=str), return_inverse=True)
+    return inv.astype(np.int64)
+
+
+def natural_rank(ids: np.ndarray) -> np.ndarray:
+    if ids.dtype == np.int64 or all(isinstance(x, str) for x in ids.tolist()):
+        _, inv = np.unique(ids if ids.dtype == np.int64 else ids.astype(str), return_inverse=True)
+        return inv.astype(np.int64)
+    raise TypeError("ties='item_desc' needs item ids of one kind (all ints or all strings)")
+
+
+def rank_by_score(recs: Recs, ties: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Order every list by score (descending); equal scores per `ties`. Vectorised."""
+    indptr, items, scores = recs.indptr, recs.items, recs.scores
+    row = np.repeat(np.arange(indptr.size - 1, dtype=np.int64), np.diff(indptr))
+    if ties == "input":
+        order = np.lexsort((-scores, row))
+    else:
+        key = string_rank(items) if ties == "trec" else natural_rank(items)
+        order = np.lexsort((-key, -scores, row))
+    return indptr, items[order], scores[order]
+
+
+def padded_to_csr(recs: Recs) -> tuple[np.ndarray, np.ndarray]:
+    arr = recs.items
+    valid = arr != recs.pad
+    if arr.shape[1] > 1:
+        inside = np.flatnonzero((valid[:, 1:] & ~valid[:, :-1]).any(axis=1))
+        if inside.size:
+            r = int(inside[0])
+            user = recs.users[r] if recs.users is not None else r
+            raise ValueError(
+                f"`recs` row of user {user!r} has an item after the padding value {recs.pad}; pad only at the end"
+            )
+    lens = valid.sum(axis=1)
+    indptr = np.zeros(arr.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lens, out=indptr[1:])
+    return indptr, arr[valid]

@@ -1,0 +1,93 @@
+"""Any accepted input form -> :class:`Truth` / :class:`Recs` (SPEC §2.1 dispatch).
+
+``to_truth`` / ``to_recs`` pick the reader from the form: containers pass
+through, tables and paths go to the frame, parquet and TREC readers, dicts and
+lists to the ``from_*`` constructors.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any, Union
+
+import numpy as np
+
+from . import _frame
+from ._containers import Recs, Truth
+
+__all__ = ["to_truth", "to_recs", "read_trec_qrels", "read_trec_run"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def read_trec_qrels(path: PathLike) -> Truth:
+    """Read a TREC qrels file (``query iter docno grade``) into a :class:`Truth`."""
+    return Truth.from_trec(path)
+
+
+def read_trec_run(path: PathLike) -> Recs:
+    """Read a TREC run file (``query Q0 docno rank score runid``) into a :class:`Recs` ranked by score."""
+    return Recs.from_trec(path)
+
+
+def _from_table_or_path(x: Any, kind: str, what: str, kw: dict):
+    """Truth/Recs from a long table or a path (parquet file/directory, else a TREC file); None otherwise."""
+    if _frame.is_frame(x):
+        return (Truth if kind == "truth" else Recs)._of_frame(x, what, kw)
+    if isinstance(x, (str, os.PathLike)):
+        if not os.path.exists(x):
+            raise TypeError(
+                f"`{what}` must be a dict, a list of lists, arrays, a table or the path of an existing "
+                f"TREC or parquet file; got the string {os.fspath(x)!r}, which is no file"
+            )
+        if _frame.is_table_path(x):
+            return _from_table_or_path(_frame.read_parquet(x), kind, what, kw)
+        return read_trec_qrels(x) if kind == "truth" else read_trec_run(x)
+    if hasattr(x, "tocsr") and hasattr(x, "shape") and kind == "truth":
+        return Truth.from_scipy(x)
+    return None
+
+
+def to_truth(x: Any, what: str = "truth", **table_kw: Any) -> Truth:
+    if isinstance(x, Truth):
+        return x
+    t = _from_table_or_path(x, "truth", what, table_kw)
+    if t is not None:
+        return t
+    if isinstance(x, Recs):
+        raise TypeError("`truth` is a Recs object; pass the ground truth as `truth` and the ranked lists as `recs`")
+    if isinstance(x, Mapping):
+        return Truth.from_dict(x)
+    if isinstance(x, tuple) and len(x) in (2, 3) and all(isinstance(a, np.ndarray) for a in x):
+        return Truth.from_csr(*x)
+    if isinstance(x, (list, tuple)):
+        return Truth.from_lists(x)
+    raise TypeError(
+        f"`truth` must be a dict, a list of lists, a CSR tuple (indptr, items[, grades]) or a rankmeter.Truth, "
+        f"got {type(x).__name__}"
+    )
+
+
+def to_recs(x: Any, **table_kw: Any) -> Recs:
+    if isinstance(x, Recs):
+        return x
+    r = _from_table_or_path(x, "recs", "recs", table_kw)
+    if r is not None:
+        return r
+    if isinstance(x, Truth):
+        raise TypeError("`recs` is a Truth object; pass the ranked lists as `recs`")
+    if isinstance(x, Mapping):
+        return Recs.from_dict(x)
+    if isinstance(x, np.ndarray):
+        if x.ndim == 2:
+            return Recs.from_array(x)
+        raise ValueError(f"`recs` numpy array must be 2-D (n_users x k), got shape {x.shape}")
+    if isinstance(x, tuple) and len(x) in (2, 3) and all(isinstance(a, np.ndarray) for a in x):
+        return Recs.from_csr(*x)
+    if isinstance(x, (list, tuple)):
+        return Recs.from_lists(x)
+    raise TypeError(
+        f"`recs` must be a dict, a list of lists, a 2-D array of item ids, a CSR tuple (indptr, items[, scores]) "
+        f"or a rankmeter.Recs, got {type(x).__name__}"
+    )
