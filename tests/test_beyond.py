@@ -202,8 +202,9 @@ def test_catalog_argument_and_catalog_level_values():
     assert res["personalization@2"] == 1 - 1 / 2
     with pytest.raises(KeyError, match="catalog-level"):
         res.per_user["coverage@2"]
-    with pytest.raises(ValueError, match="catalog-level"):
-        rm.partial({1: [1]}, {1: [1]}, ["coverage@2"], catalog=[1])
+    # catalog-level metrics merge through the state's item-count histograms (issue 11)
+    st = rm.partial({1: [1]}, {1: [1]}, ["coverage@2"], catalog=[1])
+    assert st.finalize()["coverage@2"] == 1.0
 
 
 @pytest.fixture(scope="module")
@@ -240,7 +241,7 @@ def test_beyond_fused_with_accuracy_in_one_call(medium):
     both = rm.evaluate(w.truth, recs, ["ndcg@10", "novelty@10", "coverage@10"], train=train)
     alone = rm.evaluate(w.truth, recs, ["ndcg@10"])
     assert both["ndcg@10"] == alone["ndcg@10"]
-    assert both.state.names == ("ndcg@10", "novelty@10")  # catalog-level values are not in the mergeable state
+    assert both.state.names == ("ndcg@10", "novelty@10", "coverage@10")  # catalog-level values merge too (issue 11)
 
 
 # --------------------------------------------------------------------------- CAPRI conventions

@@ -16,19 +16,19 @@ is only read where the caller passed one.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from typing import Any, Optional
 
 import numpy as np
 
 from .. import _core
-from .._aggregate import EXACT_SHIFT, limbs_to_int
+from .._aggregate import EXACT_SHIFT, CatalogPart, entropy_part, limbs_to_int
 from ..inputs import Truth, align, as_id_array, code_ids, id_label, to_truth
 from ..metrics import SPECS
+from ._accuracy import EMPTY_CODES
 
-__all__ = ["Context", "run_beyond"]
-
-_ID_LIMIT = 1 << 22
+__all__ = ["Context", "run_beyond", "check_context"]
 
 
 class Context:
@@ -119,238 +119,313 @@ def _fraction_sum(num: int) -> int:
     return int(num) << EXACT_SHIFT
 
 
-# --------------------------------------------------------------------------- main entry
-_EMPTY = {"skip": 0, "zero": 1, "one": 2, "error": 3}
+# --------------------------------------------------------------------------- context, prepared once
+class Prepared:
+    """Everything the beyond-accuracy families read, prepared once per call.
+
+    ``li``/``lt``/``ls``: the evaluated users' lists (aligned with the truth users,
+    duplicates and ``max_items`` applied, cut to the largest cutoff) as CSR over one
+    dense item code (``labels[code]`` is the item id; None: ids are codes); train
+    popularity, histories, the catalog mask and unit feature vectors on the same code.
+    """
+
+    def __init__(self, p: Any, metrics: list, ctx: Context, threads: int):
+        self.p, self.ctx, self.threads = p, ctx, threads
+        t = p.truth
+        r_indptr, r_items = p.b_indptr, p.b_items
+        r_scores = p.b_scores if any(m.name == "score_entropy" for m in metrics) else None
+        train = ctx.train
+        feat = (
+            _features(ctx.item_features)
+            if ctx.item_features is not None and any(_uses_features(m) for m in metrics)
+            else None
+        )
+        sim = _similarity(ctx.item_similarity) if any(_uses_similarity(m) for m in metrics) else None
+        catalog = None
+        if ctx.catalog is not None:
+            catalog = as_id_array(
+                ctx.catalog if not isinstance(ctx.catalog, (set, frozenset)) else list(ctx.catalog), "catalog"
+            )
+        need_truth = any(m.name in ("fcp", "serendipity") for m in metrics)
+        need_train = train is not None and any("train" in _needs(m) for m in metrics)
+        # coverage and gini only need the set of train items (the default catalog)
+        need_train_items = (
+            train is not None and catalog is None and any(m.name in ("coverage", "gini") for m in metrics)
+        )
+        # keep only what the largest cutoff reads (0: whole lists)
+        keep = 0 if any(m.k is None for m in metrics) else max(m.k for m in metrics)
+
+        # read on raw int ids when possible; other ids are coded first
+        extra = []  # (name, ids) coded together with the kept list items
+        if need_truth:
+            extra.append(("truth", t.items))
+        if need_train or need_train_items:
+            extra.append(("train", train.items))
+        if feat is not None:
+            extra.append(("features", feat[0]))
+        if sim is not None:
+            extra.append(("similarity", sim[0]))
+        if catalog is not None:
+            extra.append(("catalog", catalog))
+        if r_items.dtype == np.int64:
+            li, lt_raw, ls, st = _core.prepare_lists(
+                t.n_users, p.rowmap, r_indptr, r_items, r_scores, p.dup_first, p.max_items or 0, keep, threads
+            )
+            _raise(st, p, None, "recs")
+            coded, n_items, labels = code_ids([lt_raw] + [a for _, a in extra])
+            lt = coded[0]
+        else:
+            coded, n_items, labels = code_ids([r_items] + [a for _, a in extra])
+            li, lt, ls, st = _core.prepare_lists(
+                t.n_users, p.rowmap, r_indptr, coded[0], r_scores, p.dup_first, p.max_items or 0, keep, threads
+            )
+            _raise(st, p, labels, "recs")
+        self.li, self.lt, self.ls, self.n_items, self.labels = li, lt, ls, n_items, labels
+        self.code = {name: c for (name, _), c in zip(extra, coded[1:])}
+        self.feat, self.sim, self.train = feat, sim, train
+
+        # train: popularity (repeats counted once per user), histories aligned with the truth users
+        self.pop_users = self.pop_inter = None
+        self.h_rowmap = self.tr_ip = self.tr_items = None
+        self.n_train_users = 0
+        if need_train or need_train_items:
+            self.pop_users, self.pop_inter, self.n_train_users = _core.train_popularity(
+                train.indptr, self.code["train"], n_items, threads
+            )
+        if need_train:
+            if any(m.name == "serendipity" or _uses_cooccurrence(m) for m in metrics):
+                # these read the de-duplicated histories themselves
+                self.tr_ip, self.tr_items, _, _ = _core.prepare_lists(
+                    train.n_users, None, train.indptr, self.code["train"], None, True, 0, 0, threads
+                )
+            if any(m.name == "serendipity" for m in metrics):
+                self.h_rowmap = _train_rowmap(t, train)
+
+        # catalog: given, else the train items
+        self.cat_mask = None
+        if catalog is not None:
+            self.cat_mask = np.zeros(n_items, dtype=bool)
+            self.cat_mask[self.code["catalog"]] = True
+        elif self.pop_users is not None:
+            self.cat_mask = self.pop_users > 0
+
+        self.X = self.has = None
+        if feat is not None:
+            self.X = np.zeros((n_items, feat[1].shape[1]), dtype=np.float64)
+            self.has = np.zeros(n_items, dtype=np.uint8)
+            norms = np.sqrt(np.einsum("ij,ij->i", feat[1], feat[1]))
+            unit = np.divide(feat[1], norms[:, None], out=np.zeros_like(feat[1]), where=norms[:, None] > 0)
+            self.X[self.code["features"]] = unit
+            self.has[self.code["features"]] = 1
+        self._counts: dict = {}
+
+    def counts_at(self, k: int) -> np.ndarray:
+        """How many users have each item (code) in their top k (0: whole lists)."""
+        if k not in self._counts:
+            self._counts[k] = _core.item_counts(self.li, self.lt, self.n_items, k, self.threads)
+        return self._counts[k]
+
+    def ids_of(self, codes: np.ndarray) -> np.ndarray:
+        """Item ids of codes, as a sorted-key array (int64 or str) with the codes' order."""
+        if self.labels is None:
+            return codes.astype(np.int64, copy=False)
+        ids = self.labels[codes]
+        return ids if ids.dtype == np.int64 else ids.astype(object)
+
+    def sorted_ids(self, codes: np.ndarray, *values: np.ndarray) -> tuple:
+        """Item ids of ``codes`` sorted by id, and ``values`` in the same order."""
+        ids = _sort_key(self.ids_of(codes))
+        if self.labels is None:
+            return (ids, *values)  # codes ascending are ids ascending
+        order = np.argsort(ids, kind="stable")
+        return (ids[order], *(v[order] for v in values))
+
+    def catalog_ids(self) -> np.ndarray:
+        return self.sorted_ids(np.flatnonzero(self.cat_mask))[0]
+
+    def top_lengths(self, k: int) -> np.ndarray:
+        lens = np.diff(self.li)
+        return lens if k == 0 else np.minimum(lens, k)
+
+    def popularity_fingerprint(self) -> str:
+        """A digest of the item popularity that arp/novelty read (so states of different train don't merge)."""
+        nz = np.flatnonzero(self.pop_users)
+        ids, pu, pi = self.sorted_ids(nz, self.pop_users[nz], self.pop_inter[nz])
+        h = hashlib.blake2b(digest_size=16)
+        h.update(str(self.n_train_users).encode())
+        h.update(ids.tobytes() if ids.dtype == np.int64 else "\x00".join(ids.tolist()).encode("utf-8"))
+        h.update(np.ascontiguousarray(pu, dtype=np.int64).tobytes())
+        h.update(np.ascontiguousarray(pi, dtype=np.int64).tobytes())
+        return h.hexdigest()
 
 
-def run_beyond(p, cols: list, ctx: Context, threads: int):
+def _sort_key(ids: np.ndarray) -> np.ndarray:
+    if ids.dtype == np.int64:
+        return ids
+    out = np.empty(ids.size, dtype=object)
+    out[:] = [x if isinstance(x, str) else repr(x) for x in ids.tolist()]
+    return out
+
+
+# --------------------------------------------------------------------------- one function per family
+# Per-user families return (values, exact sum, count); catalog-level ones are read from
+# the CatalogPart of their cutoff (built once per cutoff by `catalog_part`).
+
+
+def _popularity_mean(prep: Prepared, m: Any) -> tuple:
+    table = _item_table(m, prep.pop_users, prep.pop_inter, prep.n_train_users)
+    divide_by_k = m.name == "novelty" and m.options["divide_by"] == "k"
+    vals = _core.mean_item_value(prep.li, prep.lt, table, m.k or 0, divide_by_k, prep.threads)
+    return (vals, *_exact(vals, prep.threads))
+
+
+def _diversity(prep: Prepared, m: Any) -> tuple:
+    k, sim_kind, threads = m.k or 0, m.options["similarity"], prep.threads
+    if sim_kind == "features":
+        if prep.X is None:
+            raise _missing(m, "item_features", _WHY["item_features"])
+        vals, st = _core.diversity_features(prep.li, prep.lt, prep.X, prep.has, k, threads)
+        _raise(st, prep.p, prep.labels, "item_features")
+    elif sim_kind == "matrix":
+        ids_codes, mat = prep.code["similarity"], prep.sim[1]
+        idx = np.full(prep.n_items, -1, dtype=np.int64)
+        idx[ids_codes] = np.arange(ids_codes.size, dtype=np.int64)
+        if hasattr(mat, "tocsr"):
+            vals, st = _core.diversity_matrix(
+                prep.li, prep.lt, idx, None, mat.indptr.astype(np.int64), mat.indices.astype(np.int64),
+                mat.data.astype(np.float64), k, threads,
+            )
+        else:
+            vals, st = _core.diversity_matrix(
+                prep.li, prep.lt, idx, np.ascontiguousarray(mat, dtype=np.float64), None, None, None, k, threads
+            )
+        _raise(st, prep.p, prep.labels, "item_similarity")
+    else:
+        iu_ip, iu_users = _item_users(prep.tr_ip, prep.tr_items, prep.n_items)
+        vals = _core.diversity_cooccurrence(prep.li, prep.lt, iu_ip, iu_users, k, threads)
+    return (vals, *_exact(vals, threads))
+
+
+def _serendipity(prep: Prepared, m: Any) -> tuple:
+    p, t = prep.p, prep.p.truth
+    vals, st = _core.serendipity(
+        prep.li, prep.lt, t.indptr, prep.code.get("truth"), t.grades, p.min_relevance, prep.tr_ip, prep.tr_items,
+        prep.h_rowmap, prep.X, prep.has, m.k or 0, m.options["relevance"] == "all", EMPTY_CODES[p.empty],
+        prep.threads,
+    )
+    _raise(st, p, prep.labels, "item_features")
+    return (vals, *_exact(vals, prep.threads))
+
+
+def _fcp(prep: Prepared, m: Any) -> tuple:
+    p, t = prep.p, prep.p.truth
+    empty = EMPTY_CODES[p.empty]
+    conc, disc, st = _core.fcp_counts(
+        prep.li, prep.lt, prep.n_items, t.indptr, prep.code.get("truth"), t.grades, p.min_relevance, m.k or 0,
+        empty, prep.threads,
+    )
+    _raise(st, p, prep.labels, "truth")
+    tot = conc + disc
+    no_rel = conc < 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        vals = np.where(tot > 0, conc / np.where(tot > 0, tot, 1), np.nan)
+    if empty in (1, 2):
+        vals[no_rel] = 0.0 if empty == 1 else 1.0
+    if m.options["average"] == "pairs":
+        return vals, _fraction_sum(int(conc[~no_rel].sum())), int(tot[~no_rel].sum())
+    return (vals, *_exact(vals, prep.threads))
+
+
+PER_USER_FAMILIES = {
+    "novelty": _popularity_mean,
+    "arp": _popularity_mean,
+    "diversity": _diversity,
+    "serendipity": _serendipity,
+    "fcp": _fcp,
+}
+CATALOG_FAMILIES = ("coverage", "gini", "personalization", "score_entropy")
+
+
+def catalog_part(prep: Prepared, k: int, metrics: list) -> CatalogPart:
+    """The item-count histogram (and what else the metrics at cutoff ``k`` read) as a CatalogPart."""
+    c = prep.counts_at(k)
+    nz = np.flatnonzero(c)
+    ids, counts = prep.sorted_ids(nz, c[nz].astype(np.int64))
+    lens = prep.top_lengths(k)
+    part = CatalogPart(ids, counts, int(np.count_nonzero(lens)), int(lens.max()) if lens.size else 0)
+    if any(m.name == "personalization" and m.options["similarity"] == "cosine" for m in metrics):
+        part.len_ids, part.len_values, part.len_counts = _length_histogram(prep, k, lens)
+    if any(m.name == "score_entropy" for m in metrics):
+        if prep.ls is None:
+            m = next(m for m in metrics if m.name == "score_entropy")
+            raise ValueError(
+                f"metric {str(m)!r} needs scores: pass recs with scores (a dict of item -> score, "
+                "a score column, Recs.from_scores or Recs.from_csr(..., scores))"
+            )
+        part.entropy = entropy_part(prep.ls[_top_mask(prep.li, lens)])
+    return part
+
+
+def _top_mask(li: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    """Mask of the entries of every list that lie in its top ``lens[u]``."""
+    full = np.diff(li)
+    if np.array_equal(full, lens):
+        return np.ones(int(li[-1]), dtype=bool)
+    pos = np.arange(int(li[-1]), dtype=np.int64) - np.repeat(li[:-1], full)
+    return pos < np.repeat(lens, full)
+
+
+def _length_histogram(prep: Prepared, k: int, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per (item id, top-k length) user counts, sorted by id then length."""
+    mask = _top_mask(prep.li, lens)
+    codes = prep.lt[mask]
+    entry_len = np.repeat(lens, lens)
+    uniq_lens = np.unique(lens[lens > 0])
+    if uniq_lens.size == 0:
+        z = np.zeros(0, dtype=np.int64)
+        return prep.sorted_ids(z)[0], z, z
+    li_idx = np.searchsorted(uniq_lens, entry_len)
+    nl = uniq_lens.size
+    if prep.n_items * nl <= (1 << 26):
+        hist = np.bincount(codes * nl + li_idx, minlength=prep.n_items * nl)
+        keys = np.flatnonzero(hist)
+        cnt = hist[keys]
+    else:
+        keys, cnt = np.unique(codes * nl + li_idx, return_counts=True)
+    item_codes, len_vals = keys // nl, uniq_lens[keys % nl]
+    ids = _sort_key(prep.ids_of(item_codes))
+    order = np.lexsort((len_vals, ids)) if prep.labels is not None else np.arange(ids.size)
+    return ids[order], len_vals[order].astype(np.int64), cnt[order].astype(np.int64)
+
+
+def run_beyond(p: Any, cols: list, ctx: Context, threads: int) -> tuple[dict, dict, Optional[np.ndarray], dict]:
     """Compute the beyond-accuracy columns ``cols`` (list of (col index, Metric)).
 
-    Returns {col: (per-user values or None, exact sum, count, mean or None)}: per-user
-    columns give values and an exact sum/count; catalog columns give only a mean.
+    Returns ``(per_user, parts, catalog, context)``: per-user columns as
+    {col: (values, exact sum, count)}; the CatalogPart of every cutoff a catalog-level
+    column reads; the sorted catalog ids (None when no column needs them); and the
+    fingerprints of the context the values depend on (for safe merging).
     """
     metrics = [m for _, m in cols]
     check_context(metrics, ctx)
-    t = p.truth
-    # ordered lists as raw ids (+ scores)
-    r_indptr, r_items = p.b_indptr, p.b_items
-    r_scores = p.b_scores if any(m.name == "score_entropy" for m in metrics) else None
-    train = ctx.train
-    feat = (
-        _features(ctx.item_features)
-        if ctx.item_features is not None and any(_uses_features(m) for m in metrics)
-        else None
-    )
-    sim = (
-        _similarity(ctx.item_similarity)
-        if any(m.name == "diversity" and m.options["similarity"] == "matrix" for m in metrics)
-        else None
-    )
-    if sim is None and any(m.name == "diversity" and m.options["similarity"] == "matrix" for m in metrics):
-        raise _missing(next(m for m in metrics if m.name == "diversity"), "item_similarity", _WHY["item_similarity"])
-    catalog = None
-    if ctx.catalog is not None:
-        catalog = as_id_array(
-            ctx.catalog if not isinstance(ctx.catalog, (set, frozenset)) else list(ctx.catalog), "catalog"
-        )
-    need_truth = any(m.name in ("fcp", "serendipity") for m in metrics)
-    need_train = train is not None and any("train" in _needs(m) for m in metrics)
-    # coverage and gini only need the set of train items (the default catalog)
-    need_train_items = train is not None and catalog is None and any(m.name in ("coverage", "gini") for m in metrics)
-    # keep only what the largest cutoff reads (0: whole lists)
-    keep = 0 if any(m.k is None for m in metrics) else max(m.k for m in metrics)
-
-    # The evaluated users' lists (aligned with the truth users, duplicates and max_items
-    # applied, cut to `keep`), read on raw int ids; other ids are coded first.
-    raw_ok = r_items.dtype == np.int64
-    extra = []  # (name, ids) coded together with the kept list items
-    if need_truth:
-        extra.append(("truth", t.items))
-    if need_train or need_train_items:
-        extra.append(("train", train.items))
-    if feat is not None:
-        extra.append(("features", feat[0]))
-    if sim is not None:
-        extra.append(("similarity", sim[0]))
-    if catalog is not None:
-        extra.append(("catalog", catalog))
-    if raw_ok:
-        li, lt_raw, ls, st = _core.prepare_lists(
-            t.n_users, p.rowmap, r_indptr, r_items, r_scores, p.dup_first, p.max_items or 0, keep, threads
-        )
-        _raise(st, p, None, "recs")
-        coded, n_items, labels = code_ids([lt_raw] + [a for _, a in extra])
-        lt = coded[0]
-    else:
-        coded, n_items, labels = code_ids([r_items] + [a for _, a in extra])
-        li, lt, ls, st = _core.prepare_lists(
-            t.n_users, p.rowmap, r_indptr, coded[0], r_scores, p.dup_first, p.max_items or 0, keep, threads
-        )
-        _raise(st, p, labels, "recs")
-    code = {name: c for (name, _), c in zip(extra, coded[1:])}
-
-    # train: distinct items per train user, popularity, histories aligned with the truth users
-    pop_users = pop_inter = None
-    h_rowmap = None
-    n_train_users = 0
-    tr_ip = tr_items = None
-    if need_train or need_train_items:
-        # popularity straight from the train rows (repeats counted once per user)
-        pop_users, pop_inter, n_train_users = _core.train_popularity(train.indptr, code["train"], n_items, threads)
-    if need_train:
-        if any(
-            m.name == "serendipity" or (m.name == "diversity" and m.options["similarity"] == "cooccurrence")
-            for m in metrics
-        ):  # these read the de-duplicated histories themselves
-            tr_ip, tr_items, _, st = _core.prepare_lists(
-                train.n_users, None, train.indptr, code["train"], None, True, 0, 0, threads
-            )
-        if any(m.name == "serendipity" for m in metrics):
-            h_rowmap = _train_rowmap(t, train)
-
-    # catalog: given, else the train items
-    cat_mask = None
-    if catalog is not None:
-        cat_mask = np.zeros(n_items, dtype=bool)
-        cat_mask[code["catalog"]] = True
-    elif pop_users is not None:
-        cat_mask = pop_users > 0
-
-    X = has = None
-    if feat is not None:
-        X = np.zeros((n_items, feat[1].shape[1]), dtype=np.float64)
-        has = np.zeros(n_items, dtype=np.uint8)
-        norms = np.sqrt(np.einsum("ij,ij->i", feat[1], feat[1]))
-        unit = np.divide(feat[1], norms[:, None], out=np.zeros_like(feat[1]), where=norms[:, None] > 0)
-        X[code["features"]] = unit
-        has[code["features"]] = 1
-
-    t_codes = code.get("truth")
+    prep = Prepared(p, metrics, ctx, threads)
     out = {}
-    counts_cache: dict = {}
-
-    def counts_at(k):
-        if k not in counts_cache:
-            counts_cache[k] = _core.item_counts(li, lt, n_items, k, threads)
-        return counts_cache[k]
-
-    empty = _EMPTY[p.empty]
     for col, m in cols:
-        k = m.k or 0
-        o = m.options
-        if m.name == "coverage":
-            if cat_mask is None:
-                raise _missing(m, "catalog", "or `train`, whose items are the default catalog")
-            n_cat = int(np.count_nonzero(cat_mask))
-            c = counts_at(k)
-            out[col] = (None, 0, 0, (int(np.count_nonzero((c > 0) & cat_mask)) / n_cat) if n_cat else math.nan)
-        elif m.name == "gini":
-            c = counts_at(k)
-            if o["over"] == "catalog":
-                if cat_mask is None:
-                    raise _missing(m, "catalog", "or `train`, whose items are the default catalog")
-                v = c[cat_mask]
-            else:
-                v = c[c > 0]
-            out[col] = (None, 0, 0, _gini(v))
-        elif m.name == "personalization":
-            lens = np.diff(li) if k == 0 else np.minimum(np.diff(li), k)
-            n_users = int(np.count_nonzero(lens))
-            pairs = n_users * (n_users - 1) // 2
-            if pairs == 0:
-                out[col] = (None, 0, 0, math.nan)
-            elif o["similarity"] == "overlap":
-                c = counts_at(k)
-                same = int(np.sum(c * (c - 1) // 2, dtype=np.int64))
-                kk = k if k else int(lens.max())
-                out[col] = (None, 0, 0, 1.0 - same / (pairs * kk))
-            else:
-                total = _core.cosine_overlap_sum(li, lt, n_items, k, threads)
-                out[col] = (None, 0, 0, 1.0 - total / pairs)
-        elif m.name == "score_entropy":
-            if ls is None:
-                raise ValueError(
-                    f"metric {str(m)!r} needs scores: pass recs with scores (a dict of item -> score, "
-                    "a score column, Recs.from_scores or Recs.from_csr(..., scores))"
-                )
-            out[col] = (None, 0, 0, _core.score_entropy(li, lt, ls, n_items, k, threads))
-        elif m.name in ("novelty", "arp"):
-            table = _item_table(m, pop_users, pop_inter, n_train_users)
-            vals = _core.mean_item_value(li, lt, table, k, m.name == "novelty" and o["divide_by"] == "k", threads)
-            out[col] = (vals,) + _exact(vals, threads) + (None,)
-        elif m.name == "diversity":
-            if o["similarity"] == "features":
-                if X is None:
-                    raise _missing(m, "item_features", _WHY["item_features"])
-                vals, st = _core.diversity_features(li, lt, X, has, k, threads)
-                _raise(st, p, labels, "item_features")
-            elif o["similarity"] == "matrix":
-                ids_codes, mat = code["similarity"], sim[1]
-                idx = np.full(n_items, -1, dtype=np.int64)
-                idx[ids_codes] = np.arange(ids_codes.size, dtype=np.int64)
-                if hasattr(mat, "tocsr"):
-                    vals, st = _core.diversity_matrix(
-                        li,
-                        lt,
-                        idx,
-                        None,
-                        mat.indptr.astype(np.int64),
-                        mat.indices.astype(np.int64),
-                        mat.data.astype(np.float64),
-                        k,
-                        threads,
-                    )
-                else:
-                    vals, st = _core.diversity_matrix(
-                        li, lt, idx, np.ascontiguousarray(mat, dtype=np.float64), None, None, None, k, threads
-                    )
-                _raise(st, p, labels, "item_similarity")
-            else:
-                if train is None:
-                    raise _missing(m, "train", "co-occurrence of items in the train histories")
-                iu_ip, iu_users = _item_users(tr_ip, tr_items, n_items)
-                vals = _core.diversity_cooccurrence(li, lt, iu_ip, iu_users, k, threads)
-            out[col] = (vals,) + _exact(vals, threads) + (None,)
-        elif m.name == "serendipity":
-            vals, st = _core.serendipity(
-                li,
-                lt,
-                t.indptr,
-                t_codes,
-                t.grades,
-                p.min_relevance,
-                tr_ip,
-                tr_items,
-                h_rowmap,
-                X,
-                has,
-                k,
-                o["relevance"] == "all",
-                empty,
-                threads,
-            )
-            _raise(st, p, labels, "item_features")
-            out[col] = (vals,) + _exact(vals, threads) + (None,)
-        elif m.name == "fcp":
-            conc, disc, st = _core.fcp_counts(
-                li, lt, n_items, t.indptr, t_codes, t.grades, p.min_relevance, k, empty, threads
-            )
-            _raise(st, p, labels, "truth")
-            tot = conc + disc
-            no_rel = conc < 0
-            with np.errstate(invalid="ignore", divide="ignore"):
-                vals = np.where(tot > 0, conc / np.where(tot > 0, tot, 1), np.nan)
-            if empty in (1, 2):
-                vals[no_rel] = 0.0 if empty == 1 else 1.0
-            if o["average"] == "pairs":
-                c_sum = int(conc[~no_rel].sum())
-                t_sum = int(tot[~no_rel].sum())
-                out[col] = (vals, _fraction_sum(c_sum), t_sum, None)
-            else:
-                out[col] = (vals,) + _exact(vals, threads) + (None,)
-        else:  # pragma: no cover - every beyond metric is handled above
-            raise ValueError(f"metric {str(m)!r} is not a beyond-accuracy metric")
-    return out
+        if m.name in PER_USER_FAMILIES:
+            out[col] = PER_USER_FAMILIES[m.name](prep, m)
+    catalog_cols = [m for m in metrics if m.name in CATALOG_FAMILIES]
+    parts = {k: catalog_part(prep, k, [m for m in catalog_cols if (m.k or 0) == k])
+             for k in sorted({m.k or 0 for m in catalog_cols})}
+    catalog = None
+    if any(m.name == "coverage" or (m.name == "gini" and m.options["over"] == "catalog") for m in catalog_cols):
+        if prep.cat_mask is None:
+            m = next(m for m in catalog_cols if m.name in ("coverage", "gini"))
+            raise _missing(m, "catalog", "or `train`, whose items are the default catalog")
+        catalog = prep.catalog_ids()
+    context = {}
+    if prep.pop_users is not None and any(m.name in ("novelty", "arp") for m in metrics):
+        context["popularity"] = prep.popularity_fingerprint()
+    return out, parts, catalog, context
 
 
 _WHY = {
@@ -383,6 +458,14 @@ def _uses_features(m) -> bool:
     return "item_features" in _needs(m)
 
 
+def _uses_similarity(m) -> bool:
+    return m.name == "diversity" and m.options["similarity"] == "matrix"
+
+
+def _uses_cooccurrence(m) -> bool:
+    return m.name == "diversity" and m.options["similarity"] == "cooccurrence"
+
+
 def _item_table(m, pop_users, pop_inter, n_train_users) -> np.ndarray:
     o = m.options
     if m.name == "novelty":
@@ -410,20 +493,6 @@ def _item_table(m, pop_users, pop_inter, n_train_users) -> np.ndarray:
     else:
         pop[cold] = 0.0
     return pop
-
-
-def _gini(counts: np.ndarray) -> float:
-    """Σ_j (2j - n - 1) c_j / ((n - 1) Σ c), counts sorted ascending (exact integers, one division)."""
-    n = counts.size
-    c = np.sort(counts.astype(np.int64))
-    total = int(c.sum())
-    if n < 2 or total == 0:
-        return math.nan
-    j = np.arange(1, n + 1, dtype=np.int64)
-    num = (
-        int(np.sum((2 * j - n - 1) * c, dtype=np.int64)) if n < (1 << 20) else sum(int(x) for x in (2 * j - n - 1) * c)
-    )
-    return num / ((n - 1) * total)
 
 
 def _item_users(tr_ip: np.ndarray, tr_items: np.ndarray, n_items: int) -> tuple[np.ndarray, np.ndarray]:

@@ -8,9 +8,9 @@ from typing import Any, Iterable, Optional, Union
 
 import numpy as np
 
-from .._aggregate import State, exact_mean
+from .._aggregate import State
 from .._options import choice, resolve_threads
-from ..inputs import align, factorize_items, padded_to_csr, rank_by_score, to_recs, to_truth
+from ..inputs import align, factorize_items, padded_to_csr, rank_by_score, subset_users, to_recs, to_truth
 from ..metrics import Metric, parse
 from ._accuracy import EMPTY_CODES, accuracy_pass, count_no_relevant
 from ._beyond import Context, check_context, run_beyond
@@ -23,7 +23,8 @@ MetricsArg = Union[str, Metric, Iterable[Union[str, Metric]]]
 
 _DUPLICATES = ("error", "first")
 _TIES = ("input", "trec", "item_desc", "average")
-_DEFAULTS = {"empty": "skip", "duplicates": "error", "ties": "input"}
+_MISSING = ("zero", "skip")
+_DEFAULTS = {"empty": "skip", "duplicates": "error", "ties": "input", "missing": "zero"}
 _MAX_ITEMS_CAP = 2**62  # larger max_items values truncate nothing, like no max_items
 
 
@@ -82,6 +83,7 @@ def _plan(
     ties,
     min_relevance,
     max_items,
+    missing,
     context: Optional[dict] = None,
     columns: Optional[dict] = None,
 ) -> _Plan:
@@ -92,6 +94,8 @@ def _plan(
     empty = defaults["empty"] if empty is None else empty
     duplicates = defaults["duplicates"] if duplicates is None else duplicates
     ties = defaults["ties"] if ties is None else ties
+    missing = defaults["missing"] if missing is None else missing
+    choice(missing, _MISSING, "missing")
     choice(empty, tuple(EMPTY_CODES), "empty")
     choice(duplicates, _DUPLICATES, "duplicates")
     choice(ties, _TIES, "ties")
@@ -153,6 +157,11 @@ def _plan(
         raise ValueError(f"`truth` grades must be finite; user {user!r} has grade {t.grades[bad]} for item {item!r}")
 
     rowmap, n_missing, n_ignored = align(t, r)
+    if missing == "skip" and n_missing:
+        # only the users on both sides (trec_eval without -c): drop truth users without recs
+        keep_rows = np.flatnonzero(rowmap >= 0)
+        t = subset_users(t, keep_rows)
+        rowmap = rowmap[keep_rows]
 
     # Recommendations as buffers: ranked by score when the form carries only scores.
     r_indptr, r_items, r_scores = r.indptr, r.items, r.scores
@@ -183,13 +192,13 @@ def _plan(
     return p
 
 
-def _run(p: _Plan, threads: Optional[int]):
+def _run(p: _Plan, threads: Optional[int]) -> tuple[list, State]:
     """Every column: the fused accuracy pass for the accuracy family, the beyond kernels
-    for the rest. Returns (values per column (None: catalog-level), sums, counts, means)."""
+    for the rest. Returns (per-user values per column (None: catalog-level), the State)."""
     n_threads = resolve_threads(threads)
     n = len(p.columns)
     values: list = [None] * n
-    sums, counts, means = [0] * n, [0] * n, [None] * n
+    sums, counts = [0] * n, [0] * n
     acc = [(i, m) for i, m in enumerate(p.columns) if m.family == "accuracy"]
     beyond = [(i, m) for i, m in enumerate(p.columns) if m.family != "accuracy"]
     if acc or not beyond:
@@ -199,10 +208,31 @@ def _run(p: _Plan, threads: Optional[int]):
             values[i], sums[i], counts[i] = v[j], s[j], c[j]
     else:
         p.meta["n_skipped"] = count_no_relevant(p)
+    parts: dict = {}
+    catalog = None
+    fingerprints: dict = {}
     if beyond:
-        for i, (vals, s_, c_, mean) in run_beyond(p, beyond, p.ctx, n_threads).items():
-            values[i], sums[i], counts[i], means[i] = vals, s_, c_, mean
-    return values, sums, counts, means
+        per_user, parts, catalog, fingerprints = run_beyond(p, beyond, p.ctx, n_threads)
+        for i, (vals, s_, c_) in per_user.items():
+            values[i], sums[i], counts[i] = vals, s_, c_
+    state = State(
+        [str(m) for m in p.columns],
+        sums,
+        counts,
+        p.meta,
+        p.users,
+        keys=[(k, p.key_to_col[k]) for k in dict.fromkeys(p.keys)],
+        parts=parts,
+        catalog=catalog,
+        context=fingerprints,
+    )
+    return values, state
+
+
+def _call(truth, recs, metrics, threads, options: dict, context: dict, columns: dict) -> tuple[_Plan, list, State]:
+    p = _plan(truth, recs, metrics, **options, context=context, columns=columns)
+    values, state = _run(p, threads)
+    return p, values, state
 
 
 # --------------------------------------------------------------------------- public
@@ -218,6 +248,7 @@ def evaluate(
     ties: Optional[str] = None,
     min_relevance: Optional[float] = None,
     max_items: Optional[int] = None,
+    missing: Optional[str] = None,
     train: Any = None,
     item_features: Any = None,
     item_similarity: Any = None,
@@ -264,6 +295,10 @@ def evaluate(
         Gains of the DCG family still use the grade itself.
     max_items : int, optional
         Truncate every list to its first ``max_items`` items (trec_eval -M).
+    missing : {'zero', 'skip'}
+        Truth users without recommendations: scored as empty lists (default;
+        trec_eval ``-c``) or left out (only users on both sides: trec_eval's
+        default, and the per-shard recipe of :func:`partial`).
     train : any truth-like form, optional
         Training interactions (user, item): item popularity, user histories and the
         default catalog of the beyond-accuracy metrics (novelty, arp, serendipity,
@@ -296,32 +331,16 @@ def evaluate(
     >>> res["precision@2"], round(res["ap"], 4)
     (0.5, 0.8333)
     """
-    context = dict(train=train, item_features=item_features, item_similarity=item_similarity, catalog=catalog)
-    columns = dict(
-        user_col=user_col, item_col=item_col, relevance_col=relevance_col, rank_col=rank_col, score_col=score_col
+    p, values, state = _call(
+        truth, recs, metrics, threads,
+        dict(preset=preset, empty=empty, duplicates=duplicates, ties=ties, min_relevance=min_relevance,
+             max_items=max_items, missing=missing),
+        dict(train=train, item_features=item_features, item_similarity=item_similarity, catalog=catalog),
+        dict(user_col=user_col, item_col=item_col, relevance_col=relevance_col, rank_col=rank_col,
+             score_col=score_col),
     )
-    p = _plan(
-        truth,
-        recs,
-        metrics,
-        preset=preset,
-        empty=empty,
-        duplicates=duplicates,
-        ties=ties,
-        min_relevance=min_relevance,
-        max_items=max_items,
-        context=context,
-        columns=columns,
-    )
-    values, sums, counts, means = _run(p, threads)
-    mergeable = [i for i, m in enumerate(p.columns) if m.family != "catalog"]
-    state = State(
-        [str(p.columns[i]) for i in mergeable], [sums[i] for i in mergeable], [counts[i] for i in mergeable], p.meta
-    )
-    means = [exact_mean(s, c) if mean is None else mean for s, c, mean in zip(sums, counts, means)]
-    return Result(
-        values, list(dict.fromkeys(p.keys)), p.key_to_col, p.canon_to_col, state, p.users, dict(p.meta), means
-    )
+    return Result(values, list(dict.fromkeys(p.keys)), p.key_to_col, p.canon_to_col, state, p.users, dict(p.meta),
+                  state.values())
 
 
 def partial(
@@ -336,6 +355,7 @@ def partial(
     ties: Optional[str] = None,
     min_relevance: Optional[float] = None,
     max_items: Optional[int] = None,
+    missing: Optional[str] = None,
     train: Any = None,
     item_features: Any = None,
     item_similarity: Any = None,
@@ -358,31 +378,22 @@ def partial(
     >>> import rankmeter as rm
     >>> a = rm.partial({1: {5: 1}}, {1: [5, 6]}, ["precision@2"])
     >>> b = rm.partial({2: {7: 1}}, {2: [8, 9]}, ["precision@2"])
-    >>> a.merge(b).finalize()
-    {'precision@2': 0.25}
+    >>> a.merge(b).finalize()["precision@2"]
+    0.25
+
+    States answer to every name asked for (``partial(..., ["map@10"]).finalize()["map@10"]``),
+    carry catalog-level metrics (coverage, gini, personalization, score_entropy) as
+    integer item-count histograms, and hold their users: merging two states that share
+    a user raises a ``ValueError`` naming it. Recommendations sharded across files
+    against one truth: ``partial(truth, shard, ..., missing="skip")`` per shard, so
+    each shard evaluates only its own users (see docs/metrics.md, "Evaluating in pieces").
     """
-    context = dict(train=train, item_features=item_features, item_similarity=item_similarity, catalog=catalog)
-    columns = dict(
-        user_col=user_col, item_col=item_col, relevance_col=relevance_col, rank_col=rank_col, score_col=score_col
+    _, _, state = _call(
+        truth, recs, metrics, threads,
+        dict(preset=preset, empty=empty, duplicates=duplicates, ties=ties, min_relevance=min_relevance,
+             max_items=max_items, missing=missing),
+        dict(train=train, item_features=item_features, item_similarity=item_similarity, catalog=catalog),
+        dict(user_col=user_col, item_col=item_col, relevance_col=relevance_col, rank_col=rank_col,
+             score_col=score_col),
     )
-    p = _plan(
-        truth,
-        recs,
-        metrics,
-        preset=preset,
-        empty=empty,
-        duplicates=duplicates,
-        ties=ties,
-        min_relevance=min_relevance,
-        max_items=max_items,
-        context=context,
-        columns=columns,
-    )
-    catalog_level = [str(m) for m in p.columns if m.family == "catalog"]
-    if catalog_level:
-        raise ValueError(
-            f"partial() cannot merge catalog-level metrics {catalog_level} yet (they need the item-count "
-            "histograms of every batch); evaluate them in one evaluate() call"
-        )
-    _, sums, counts, _ = _run(p, threads)
-    return State([str(m) for m in p.columns], sums, counts, p.meta)
+    return state

@@ -8,7 +8,7 @@ source (dicts and lists and numpy in ``_containers``, tables and parquet in
 alignment (``_align``). Nothing here knows a metric.
 """
 
-from ._align import align, padded_to_csr, rank_by_score, string_rank
+from ._align import align, padded_to_csr, rank_by_score, string_rank, subset_users
 from ._containers import Recs, Truth
 from ._dispatch import read_trec_qrels, read_trec_run, to_recs, to_truth
 from ._ids import as_id_array, code_ids, factorize, factorize_items, id_label
@@ -24,6 +24,7 @@ __all__ = [
     "rank_by_score",
     "padded_to_csr",
     "string_rank",
+    "subset_users",
     "as_id_array",
     "code_ids",
     "factorize",

@@ -15,7 +15,7 @@ import numpy as np
 
 from ._containers import Recs, Truth
 
-__all__ = ["align", "rank_by_score", "padded_to_csr", "string_rank"]
+__all__ = ["align", "rank_by_score", "padded_to_csr", "string_rank", "subset_users"]
 
 
 def align(truth: Truth, recs: Recs) -> tuple[Optional[np.ndarray], int, int]:
@@ -104,3 +104,17 @@ def padded_to_csr(recs: Recs) -> tuple[np.ndarray, np.ndarray]:
     indptr = np.zeros(arr.shape[0] + 1, dtype=np.int64)
     np.cumsum(lens, out=indptr[1:])
     return indptr, arr[valid]
+
+
+def subset_users(truth: Truth, rows: np.ndarray) -> Truth:
+    """The truth of the users at ``rows`` (in that order), as a new Truth (vectorised gather)."""
+    lens = np.diff(truth.indptr)[rows]
+    indptr = np.zeros(rows.size + 1, dtype=np.int64)
+    np.cumsum(lens, out=indptr[1:])
+    starts = truth.indptr[:-1][rows]
+    take = np.repeat(starts - indptr[:-1], lens) + np.arange(int(indptr[-1]), dtype=np.int64)
+    users = truth.users[rows] if truth.users is not None else rows.astype(np.int64)
+    out = Truth(indptr, truth.items[take], None if truth.grades is None else truth.grades[take], users)
+    if truth.source_rows is not None:
+        out.source_rows, out.source_col = truth.source_rows[take], truth.source_col
+    return out
