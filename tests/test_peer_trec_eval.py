@@ -7,8 +7,8 @@ missing from the qrels and the other way round, relevance levels) are evaluated
 by both, and every per-query value must agree to 1e-9.
 
 pytrec_eval evaluates only the run's queries that have qrels (trec_eval without
--c); rankmeter evaluates every qrels query (-c), so the comparison is on the
-queries both evaluate.
+-c), as the preset does (missing="skip"): the evaluated queries and the means
+must be the same too.
 """
 
 import math
@@ -41,6 +41,10 @@ def _compare(qrels, run, level):
     res = rm.evaluate(qrels, run, list(MEASURES.values()), preset="trec_eval",
                       min_relevance=level if level > 1 else None)
     index = {u: i for i, u in enumerate(res.users)}
+    assert sorted(index) == sorted(expected)  # the same queries: only those in both qrels and run
+    for measure, metric in MEASURES.items():
+        mean = math.fsum(v[measure] for v in expected.values()) / len(expected)
+        assert math.isclose(res[metric], mean, rel_tol=1e-12, abs_tol=1e-12), (measure, res[metric], mean)
     for qid, values in expected.items():
         i = index[qid]
         for measure, metric in MEASURES.items():
@@ -86,3 +90,21 @@ def test_ties_broken_by_docno_descending_as_strings():
     _compare(qrels, run, 1)
     res = rm.evaluate(qrels, run, ["rr"], preset="trec_eval")
     assert res["rr"] == 0.5
+
+
+def test_issue11_trec_eval_default_skips_queries_without_results():
+    """A qrels query with no results: trec_eval (no -c) leaves it out of the means, and
+    so does preset="trec_eval"; missing="zero" is -c (the query counts as 0)."""
+    qrels = {"q1": {"d1": 1, "d2": 1}, "q2": {"d3": 1}, "q3": {"d4": 1}}
+    run = {"q1": {"d1": 2.0, "d9": 1.0}, "q2": {"d3": 1.0}}  # q3 has no results
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"P", "map"}).evaluate(run)
+    assert sorted(expected) == ["q1", "q2"]
+    res = rm.evaluate(qrels, run, ["precision@10", "ap"], preset="trec_eval")
+    assert res.meta["n_users"] == 2 and res.meta["n_missing_recs"] == 1
+    assert res["ap"] == pytest.approx((expected["q1"]["map"] + expected["q2"]["map"]) / 2, abs=1e-15)
+    assert res["precision@10"] == pytest.approx((expected["q1"]["P_10"] + expected["q2"]["P_10"]) / 2, abs=1e-15)
+    complete = rm.evaluate(qrels, run, ["ap"], preset="trec_eval", missing="zero")
+    assert complete.meta["n_users"] == 3
+    assert complete["ap"] == pytest.approx((expected["q1"]["map"] + expected["q2"]["map"] + 0.0) / 3, abs=1e-15)
+    # no preset: "none" and None are the same, and the default scores q3 as an empty list
+    assert rm.evaluate(qrels, run, ["ap"], preset="none")["ap"] == rm.evaluate(qrels, run, ["ap"])["ap"]

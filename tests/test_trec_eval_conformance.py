@@ -262,18 +262,10 @@ def _evaluate(rm: Any, directory: Path, file: str) -> Evaluated:
     truth = rm.read_trec_qrels(str(directory / case.qrels))
     recs = rm.read_trec_run(str(directory / case.run))
 
-    # Without -c trec_eval evaluates only the run's queries that have qrels, while
-    # rankmeter evaluates every truth user (a user without recs scores 0, like -c).
-    # So for such a file, when some qrels query has no results, the truth is cut down
-    # to the run's queries. With the shipped data this never triggers: results.test
-    # has all three qrels queries (see the module docstring and test_data_facts).
-    qrels_text = parse_qrels(directory / case.qrels)
-    run_text = parse_run(directory / case.run)
-    wanted = evaluated_queries(case, qrels_text, run_text)
-    if len(wanted) != len(qrels_text):
-        truth = rm.Truth.from_dict({query: qrels_text[query] for query in wanted})
-
-    result = rm.evaluate(truth, recs, metrics, preset="trec_eval", **case.options)
+    # Without -c trec_eval evaluates only the run's queries that have qrels: the
+    # preset's default (missing="skip"); -c is missing="zero".
+    options = dict(case.options, missing="zero") if case.complete else dict(case.options)
+    result = rm.evaluate(truth, recs, metrics, preset="trec_eval", **options)
     return Evaluated(expected, result)
 
 

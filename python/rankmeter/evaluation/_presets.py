@@ -31,12 +31,13 @@ def _trec_eval_options(name: str, k: Optional[int]) -> dict:
 PRESETS: dict[str, Preset] = {
     "trec_eval": Preset(
         "trec_eval",
-        defaults={"ties": "trec", "empty": "zero"},
+        defaults={"ties": "trec", "empty": "zero", "missing": "skip"},
         metric_options=_trec_eval_options,
         doc=(
             "trec_eval 10.0: lists ranked by score, equal scores by docno descending (string order); "
-            "queries without relevant documents score 0 (x/0 = 0); truth queries without results count as "
-            "empty lists (-c); `ndcg` without cutoff uses the ideal DCG of all relevant documents. "
+            "queries without relevant documents score 0 (x/0 = 0); only queries in both qrels and run are "
+            "evaluated (trec_eval's default; missing='zero' gives -c); `ndcg` without cutoff uses the ideal DCG "
+            "of all relevant documents; duplicates are looked for in whole lists. "
             "Use max_items=N for -M N and min_relevance=L for -l L."
         ),
     ),
@@ -44,11 +45,14 @@ PRESETS: dict[str, Preset] = {
 
 
 def get_preset(name: Optional[str]) -> Optional[Preset]:
+    """The preset of that name; None for no preset (``None`` or ``"none"``)."""
     if name is None:
         return None
     if not isinstance(name, str):
         raise TypeError(f"`preset` must be a string, got {type(name).__name__}")
     key = name.strip().lower().replace("-", "_")
+    if key == "none":
+        return None
     if key not in PRESETS:
         raise ValueError(f"unknown preset {name!r}; known presets: {', '.join(sorted(PRESETS))}")
     return PRESETS[key]
