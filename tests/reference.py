@@ -401,7 +401,7 @@ def prepare_list(user, ranked, duplicates, max_items):
 # ---------------------------------------------------------------------------
 
 def reference_evaluate(truth, recs, metrics, empty="skip", duplicates="error", ties="input",
-                       min_relevance=None, max_items=None):
+                       min_relevance=None, max_items=None, missing="zero"):
     """Returns (means, per_user, meta).
 
     means:    {metric string: float}  (math.fsum(non-NaN) / count, NaN if count 0)
@@ -412,14 +412,19 @@ def reference_evaluate(truth, recs, metrics, empty="skip", duplicates="error", t
         raise ValueError("unknown empty policy %r" % (empty,))
     if duplicates not in ("error", "first"):
         raise ValueError("unknown duplicates policy %r" % (duplicates,))
+    if missing not in ("zero", "skip"):
+        raise ValueError("unknown missing policy %r" % (missing,))
     if max_items is not None and max_items < 1:
         raise ValueError("max_items must be >= 1")
     parsed = {m: parse_metric(m) for m in metrics}
 
     truth_rows = normalize_truth(truth)
     recs_lists = normalize_recs(recs, ties)
+    all_truth_users = {u for u, _ in truth_rows}
+    n_without_recs = sum(1 for u, _ in truth_rows if u not in recs_lists)
+    if missing == "skip":  # only the users on both sides (trec_eval without -c)
+        truth_rows = [(u, g) for u, g in truth_rows if u in recs_lists]
     truth_users = [u for u, _ in truth_rows]
-    truth_user_set = set(truth_users)
 
     lists = {}
     for user, ranked in recs_lists.items():
@@ -458,8 +463,8 @@ def reference_evaluate(truth, recs, metrics, empty="skip", duplicates="error", t
         "users": truth_users,
         "n_users": len(truth_users),
         "n_skipped": n_skipped,
-        "n_missing_recs": n_missing,
-        "n_ignored_recs": sum(1 for u in recs_lists if u not in truth_user_set),
+        "n_missing_recs": n_without_recs if missing == "skip" else n_missing,
+        "n_ignored_recs": sum(1 for u in recs_lists if u not in all_truth_users),
     }
     return means, per_user, meta
 

@@ -120,6 +120,7 @@ def eval_files(
     max_items: Optional[int],
     min_relevance: Optional[float],
     per_query: bool,
+    complete: bool = False,
 ) -> int:
     res = evaluate(
         read_trec_qrels(qrels),
@@ -128,6 +129,7 @@ def eval_files(
         preset=preset,
         max_items=max_items,
         min_relevance=min_relevance,
+        missing="zero" if complete else None,
     )
     if per_query:
         for i, user in enumerate(res.users.tolist()):
@@ -158,6 +160,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("-M", "--max-items", type=int, default=None)
     p.add_argument("-l", "--min-relevance", type=float, default=None)
     p.add_argument("-q", "--per-query", action="store_true")
+    p.add_argument(
+        "-c",
+        "--complete",
+        action="store_true",
+        help="qrels queries without results count as empty lists (trec_eval -c)",
+    )
 
     sub.add_parser("metrics", help="list metric names")
 
@@ -169,7 +177,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return demo(args.users, args.threads, args.loop_users, args.repeats, args.seed)
         if args.command == "eval":
             return eval_files(
-                args.qrels, args.run, args.metric, args.preset, args.max_items, args.min_relevance, args.per_query
+                args.qrels,
+                args.run,
+                args.metric,
+                args.preset,
+                args.max_items,
+                args.min_relevance,
+                args.per_query,
+                args.complete,
             )
         print("\n".join(metrics.list()))
         return 0
