@@ -467,7 +467,7 @@ class State:
         """
         vals = self.values()
         out = {k: vals[c] for k, c in self.keys}
-        canon = {}
+        canon: dict[str, str] = {}
         for k, c in self.keys:
             canon.setdefault(self.names[c], k)
         return Means(out, canon, self.meta)

@@ -47,11 +47,12 @@ def check_k(k: Any, where: str = "`k`") -> Optional[int]:
         if isinstance(k, float) and k.is_integer() and k >= 1:
             return int(k)
         raise TypeError(f"{where} must be a positive integer, got {k!r}")
+    k = int(k)
     if k < 1:
         raise ValueError(f"{where} must be a positive integer, got {k}")
     if k > MAX_K:
         raise ValueError(f"{where} must be at most 2**62, got {k}")
-    return int(k)
+    return k
 
 
 def choice(value: Any, allowed: Sequence[str], what: str) -> str:

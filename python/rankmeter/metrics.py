@@ -227,6 +227,9 @@ class Metric:
     """
 
     __slots__ = ("name", "k", "options")
+    name: str
+    k: Optional[int]
+    options: dict
 
     def __init__(self, name: str, k: Optional[int] = None, **options: Any):
         name = name.strip().lower()

@@ -129,6 +129,23 @@ class Prepared:
     popularity, histories, the catalog mask and unit feature vectors on the same code.
     """
 
+    # arrays set only when a metric of the call reads them (None otherwise)
+    li: Any
+    lt: Any
+    ls: Any
+    labels: Any
+    feat: Any
+    sim: Any
+    train: Any
+    pop_users: Any
+    pop_inter: Any
+    h_rowmap: Any
+    tr_ip: Any
+    tr_items: Any
+    cat_mask: Any
+    X: Any
+    has: Any
+
     def __init__(self, p: Any, metrics: list, ctx: Context, threads: int):
         self.p, self.ctx, self.threads = p, ctx, threads
         t = p.truth

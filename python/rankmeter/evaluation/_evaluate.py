@@ -10,7 +10,7 @@ import numpy as np
 
 from .._aggregate import State
 from .._options import choice, resolve_threads
-from ..inputs import align, factorize_items, padded_to_csr, rank_by_score, subset_users, to_recs, to_truth
+from ..inputs import Recs, Truth, align, factorize_items, padded_to_csr, rank_by_score, subset_users, to_recs, to_truth
 from ..metrics import Metric, parse
 from ._accuracy import EMPTY_CODES, accuracy_pass, count_no_relevant
 from ._beyond import Context, check_context, run_beyond
@@ -46,30 +46,28 @@ def _parse_metrics(metrics: MetricsArg, preset_options) -> tuple[list[str], list
 class _Plan:
     """Everything the C++ pass needs, validated."""
 
-    __slots__ = (
-        "keys",
-        "metrics",
-        "columns",
-        "key_to_col",
-        "canon_to_col",
-        "users",
-        "truth",
-        "recs",
-        "rowmap",
-        "labels",
-        "t_items",
-        "r_items",
-        "r_indptr",
-        "meta",
-        "min_relevance",
-        "empty",
-        "dup_first",
-        "max_items",
-        "ctx",
-        "b_indptr",
-        "b_items",
-        "b_scores",
-    )
+    keys: list[str]  # metric names as asked
+    metrics: list[Metric]  # parsed, one per key
+    columns: list[Metric]  # deduplicated by canonical name
+    key_to_col: dict[str, int]
+    canon_to_col: dict[str, int]
+    users: np.ndarray  # the evaluated users' ids
+    truth: Truth
+    recs: Recs
+    rowmap: Optional[np.ndarray]  # recs row of every truth user (-1: none; None: identity)
+    labels: Optional[np.ndarray]  # item id of every code (None: ids are codes)
+    t_items: np.ndarray
+    r_items: np.ndarray
+    r_indptr: Optional[np.ndarray]  # None: padded 2-D recs
+    meta: dict[str, int]
+    min_relevance: Optional[float]
+    empty: str
+    dup_first: bool
+    max_items: Optional[int]
+    ctx: Context
+    b_indptr: Optional[np.ndarray]  # the ordered lists as CSR of raw ids, for the beyond kernels
+    b_items: Optional[np.ndarray]
+    b_scores: Optional[np.ndarray]
 
 
 def _plan(
