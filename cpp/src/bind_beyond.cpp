@@ -107,7 +107,7 @@ py::tuple prepare_lists_py(int64_t n_users, const std::optional<I64>& rowmap, co
   int64_t nnz = 0;
   {
     py::gil_scoped_release release;  // raw buffers only, owned by this frame's arguments and outputs
-    st = prepare_lists(in, dup_first, limit, threads, ub.data(), n_out.data(), it, sc);
+    st = prepare_lists(in, dup_first, limit, max_items, threads, ub.data(), n_out.data(), it, sc);
     if (st.ok()) nnz = compact_lists(n_users, ub.data(), n_out.data(), ip, it, sc);
   }
   if (!st.ok()) return py::make_tuple(py::none(), py::none(), py::none(), status_tuple(st));

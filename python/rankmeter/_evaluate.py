@@ -79,7 +79,7 @@ class _Plan:
     __slots__ = (
         "keys", "metrics", "columns", "key_to_col", "canon_to_col", "users", "truth", "recs", "rowmap", "labels",
         "t_items", "r_items", "r_indptr", "meta", "min_relevance", "empty", "dup_first", "max_items",
-        "ctx", "b_indptr", "b_items", "b_scores",
+        "ctx", "b_indptr", "b_items", "b_scores", "preset",
     )
 
 
@@ -204,6 +204,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, *, preset, empty, duplicat
     r = to_recs(recs, **table_kw)
 
     p = _Plan()
+    p.preset = pre.name if pre is not None else None
     p.ctx = ctx
     p.keys, p.metrics = keys, parsed
     # Columns are deduplicated by canonical name; keys as passed map to them
@@ -336,6 +337,7 @@ def _accuracy_pass(p: _Plan, columns: list, threads: int):
         p.dup_first,
         p.max_items or 0,
         threads,
+        whole_lists=p.preset == "trec_eval",  # trec_eval checks whole lists for duplicates (SPEC §2.1)
     )
     code, uidx, item = status
     if code != 0:

@@ -63,8 +63,10 @@ struct Stamped {
 //   rowmap[u] (nullable: identity): the recs row of truth user u, -1 = none (empty list).
 //   Duplicates: dup_first keeps the first occurrence, else the first duplicate met
 //   is an error (Code::duplicate_recs, lowest user). Only the part of a list that is
-//   kept is read: max_items (0: none) truncates after duplicate removal, keep (0:
-//   all) keeps the first `keep` distinct items (the largest cutoff requested).
+//   kept is read (SPEC §2.1): max_items (0: none) first truncates the list as given,
+//   then keep (0: all) keeps its first `keep` distinct items (the largest cutoff
+//   requested); duplicates are looked for only there, and with dup_first the list
+//   closes up (reading on until `keep` distinct items or the truncated list ends).
 // Two calls: lengths (out_items == nullptr), then the copy into buffers sized from
 // out_indptr[n_users]. Duplicates are found with a per-thread open-addressing set
 // stamped per user (no clearing), sized from the longest list read.
@@ -114,6 +116,7 @@ struct IdSet {
 // One pass: user u's kept items go to out_items[ub[u] ..) (ub: offsets of min(len, limit)
 // per user, from prepare_bounds), n_out[u] is how many were kept; compact_lists then
 // closes the gaps left by dropped duplicates (nothing to move in the usual case).
+// `limit` bounds the distinct items kept (list_limit), `max_items` the raw positions read.
 inline int64_t list_limit(int64_t max_items, int64_t keep) {
   int64_t limit = std::numeric_limits<int64_t>::max();
   if (max_items > 0) limit = std::min(limit, max_items);
@@ -131,8 +134,8 @@ inline void prepare_bounds(const ListsIn& in, int64_t limit, int64_t* ub) {
   }
 }
 
-inline Status prepare_lists(const ListsIn& in, bool dup_first, int64_t limit, int threads, const int64_t* ub,
-                            int64_t* n_out, int64_t* out_items, double* out_scores) {
+inline Status prepare_lists(const ListsIn& in, bool dup_first, int64_t limit, int64_t max_items, int threads,
+                            const int64_t* ub, int64_t* n_out, int64_t* out_items, double* out_scores) {
   using namespace beyond_detail;
   constexpr int64_t kLinear = 48;
   Status status;
@@ -171,7 +174,9 @@ inline Status prepare_lists(const ListsIn& in, bool dup_first, int64_t limit, in
       int64_t w = ub[u];
       const int64_t w0 = w;
       if (row >= 0) {
-        const int64_t b = in.indptr[row], e = in.indptr[row + 1];
+        const int64_t b = in.indptr[row];
+        // max_items truncates the list as given, before duplicates are looked for
+        const int64_t e = max_items > 0 ? std::min(in.indptr[row + 1], b + max_items) : in.indptr[row + 1];
         const int64_t room = ub[u + 1] - ub[u];
         // short reads: a linear scan of what is kept so far beats hashing; long ones hash
         const bool hashed = std::min(e - b, limit) > kLinear;
