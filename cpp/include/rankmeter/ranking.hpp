@@ -513,6 +513,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
     int64_t hits_at_R;
   };
   constexpr int64_t kBlock = 64;  // users scanned before their columns are written
+  constexpr int64_t kAhead = 16;  // users ahead whose read prefix is prefetched
   std::vector<std::vector<Snap>> block_snaps(T, std::vector<Snap>(static_cast<size_t>(kBlock * (nc + 1))));
   std::vector<std::vector<UserRec>> block_users(T, std::vector<UserRec>(kBlock));
   std::vector<std::vector<double>> block_idcg(T, std::vector<double>(static_cast<size_t>(kBlock * std::max(n_ndcg, 1))));
@@ -545,6 +546,17 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
       // Phase 1: scan every user of the block once.
       for (int64_t u = u0; u < u1 && !bad; ++u) {
         const int64_t j = u - u0;
+        if (depth < kAll && u + kAhead < n_users) {
+          // Only a prefix of each row is read, so rows are visited with a stride
+          // the hardware prefetcher does not follow: request a user's prefix ahead.
+          const int64_t ua = u + kAhead;
+          const int64_t ra = d.r_rowmap ? d.r_rowmap[ua] : ua;
+          if (ra >= 0) {
+            const int64_t pb = padded ? ra * d.r_stride : d.r_indptr[ra];
+            const int64_t pn = padded ? d.r_stride : d.r_indptr[ra + 1] - pb;
+            prefetch_span(r_items + pb, std::min(pn, std::min(depth, int64_t{32})));
+          }
+        }
         Snap* snap = bsnap + j * (nc + 1);
         const int64_t t0 = d.t_indptr[u], t1 = d.t_indptr[u + 1];
         const int64_t m = t1 - t0;
