@@ -48,8 +48,8 @@ const typename A::value_type* ptr_or_null(const std::optional<A>& a) {
 py::tuple ranking_pass(const I64& t_indptr, const I64& t_items, const std::optional<F64>& t_grades,
                        const std::optional<I64>& r_indptr, const I64& r_items, int64_t r_stride, int64_t r_pad,
                        const std::optional<I64>& r_rowmap, const I64& col_ints, const F64& col_floats,
-                       std::optional<double> min_relevance, int empty, bool dup_first, int64_t max_items,
-                       int threads, bool whole_lists) {
+                       std::optional<double> min_relevance, int empty, bool dup_first, int64_t max_items, int threads,
+                       bool whole_lists) {
   // Shapes are validated here too: the Python layer checks them with friendly
   // messages first, this is the memory-safety net.
   if (t_indptr.ndim() != 1 || t_indptr.shape(0) < 1) throw std::invalid_argument("t_indptr must be 1-D, non-empty");

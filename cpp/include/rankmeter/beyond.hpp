@@ -210,8 +210,8 @@ inline Status prepare_lists(const ListsIn& in, bool dup_first, int64_t limit, in
 }
 
 // Turn (ub, n_out) into a CSR indptr and move the kept items down over the gaps.
-inline int64_t compact_lists(int64_t n_users, const int64_t* ub, const int64_t* n_out, int64_t* indptr,
-                             int64_t* items, double* scores) {
+inline int64_t compact_lists(int64_t n_users, const int64_t* ub, const int64_t* n_out, int64_t* indptr, int64_t* items,
+                             double* scores) {
   indptr[0] = 0;
   for (int64_t u = 0; u < n_users; ++u) {
     indptr[u + 1] = indptr[u] + n_out[u];
@@ -334,7 +334,8 @@ inline double cosine_overlap_sum(const Lists& L, int64_t k, int threads) {
   if (nl == 0) return 0.0;
   // counts[l * n_items + i]: users of length lens[l] listing i, in blocks of lengths so that one
   // block holds at most 2^24 counts (128 MB) per thread, whatever the catalog size.
-  const int64_t block = std::max<int64_t>(1, std::min<int64_t>(16, (int64_t(1) << 24) / std::max<int64_t>(L.n_items, 1)));
+  const int64_t block =
+      std::max<int64_t>(1, std::min<int64_t>(16, (int64_t(1) << 24) / std::max<int64_t>(L.n_items, 1)));
   std::vector<int64_t> cnt;
   for (int64_t l0 = 0; l0 < nl; l0 += block) {
     const int64_t l1 = std::min(nl, l0 + block);
@@ -409,8 +410,8 @@ inline void mean_item_value(const Lists& L, int64_t k, const double* table, bool
 // Diversity with unit feature rows X (n_items x d, zero rows stay zero):
 //   1 - (|Σ x|^2 - Σ |x|^2) / 2 / (n (n-1) / 2); lists of < 2 items: NaN.
 //   has[i] == 0 marks an item without a feature row: Code::missing_feature.
-inline Status diversity_features(const Lists& L, int64_t k, const double* X, int64_t d, const uint8_t* has,
-                                 int threads, double* out) {
+inline Status diversity_features(const Lists& L, int64_t k, const double* X, int64_t d, const uint8_t* has, int threads,
+                                 double* out) {
   using namespace beyond_detail;
   const int T = effective_threads(threads, L.n_users);
   std::vector<Status> tstatus(T);

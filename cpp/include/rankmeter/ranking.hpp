@@ -113,7 +113,7 @@ struct RankingOptions {
   bool dup_first = false;
   bool whole_lists = false;  // look for duplicates in whole lists whatever the cutoffs (trec_eval)
   int64_t max_items = 0;     // 0: no truncation
-  int threads = 0;        // 0: all cores
+  int threads = 0;           // 0: all cores
 };
 
 namespace detail {
@@ -331,9 +331,8 @@ class DenseLookup {
 
 // Compute every column for every user. Returns the first problem (lowest user);
 // on a problem the outputs are unspecified.
-inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& cols,
-                               const RankingOptions& opt, double* values, ExactSum* sums,
-                               int64_t* counts, int64_t* n_skipped_out) {
+inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& cols, const RankingOptions& opt,
+                               double* values, ExactSum* sums, int64_t* counts, int64_t* n_skipped_out) {
   using namespace detail;
   Status status;
   const int64_t n_users = d.n_users;
@@ -390,9 +389,9 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
   bool need_ideal = false;
   for (int i = 0; i < n_cols; ++i) {
     const Column& c = cols[i];
-    snap_of[i] = c.cutoff > 0 ? static_cast<int>(std::lower_bound(cutoffs.begin(), cutoffs.end(), c.cutoff) -
-                                                 cutoffs.begin())
-                              : nc;
+    snap_of[i] = c.cutoff > 0
+                     ? static_cast<int>(std::lower_bound(cutoffs.begin(), cutoffs.end(), c.cutoff) - cutoffs.begin())
+                     : nc;
     if (c.kind == Kind::cg) need_cg[static_cast<int>(c.gain)] = true;
     if (c.kind == Kind::dcg || c.kind == Kind::ndcg) {
       const double base = c.kind == Kind::ndcg ? 2.0 : c.log_base;  // log_base never changes NDCG
@@ -458,8 +457,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
       tmax = std::max(tmax, d.t_items[i]);
     }
   }
-  const int64_t dense_limit =
-      std::max<int64_t>(int64_t(1) << 21, (d.t_nnz + d.r_nnz) / (2 * static_cast<int64_t>(T)));
+  const int64_t dense_limit = std::max<int64_t>(int64_t(1) << 21, (d.t_nnz + d.r_nnz) / (2 * static_cast<int64_t>(T)));
   const bool dense = tmin >= 0 && tmax < dense_limit;
   std::vector<DenseLookup> dense_look;
   std::vector<HashLookup> hash_look;
@@ -471,9 +469,11 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
   }
   std::vector<std::vector<double>> grade_buf(T, std::vector<double>(max_m + 1));
   // Finds of one user: at most min(|truth|, list length) + 1 slots (the fast scan writes one past the last find).
-  std::vector<std::vector<int64_t>> find_pos(T, std::vector<int64_t>(max_m + 2)), find_key(T, std::vector<int64_t>(max_m + 2));
+  std::vector<std::vector<int64_t>> find_pos(T, std::vector<int64_t>(max_m + 2)),
+      find_key(T, std::vector<int64_t>(max_m + 2));
   std::vector<std::vector<int32_t>> find_ti(T, std::vector<int32_t>(max_m + 2));
-  std::vector<std::vector<double>> ideal_prefix(T, std::vector<double>(static_cast<size_t>(std::max(nv, 1) * (max_m + 1))));
+  std::vector<std::vector<double>> ideal_prefix(
+      T, std::vector<double>(static_cast<size_t>(std::max(nv, 1) * (max_m + 1))));
   std::vector<char> ideal_variant(std::max(nv, 1), 0);
   for (int i = 0; i < n_cols; ++i)
     if (cols[i].kind == Kind::ndcg) ideal_variant[variant_of[i]] = 1;
@@ -516,7 +516,8 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
   constexpr int64_t kAhead = 16;  // users ahead whose read prefix is prefetched
   std::vector<std::vector<Snap>> block_snaps(T, std::vector<Snap>(static_cast<size_t>(kBlock * (nc + 1))));
   std::vector<std::vector<UserRec>> block_users(T, std::vector<UserRec>(kBlock));
-  std::vector<std::vector<double>> block_idcg(T, std::vector<double>(static_cast<size_t>(kBlock * std::max(n_ndcg, 1))));
+  std::vector<std::vector<double>> block_idcg(T,
+                                              std::vector<double>(static_cast<size_t>(kBlock * std::max(n_ndcg, 1))));
   const int64_t n_blocks = (n_users + kBlock - 1) / kBlock;
 
   auto body = [&](auto& look, int tid, auto padded_tag) {
@@ -617,7 +618,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
           // until `depth` distinct items are read or the list ends.
           nf = 0;
           pos = 0;
-          for (const int64_t* it = r_items + b, *it_end = r_items + e; it != it_end && pos < depth; ++it) {
+          for (const int64_t *it = r_items + b, *it_end = r_items + e; it != it_end && pos < depth; ++it) {
             const int64_t key = *it;
             if (kPadded && key == pad) {
               // only padding in the positions that would have been read
@@ -717,7 +718,8 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
             if (!ideal_variant[v]) continue;
             double* pre = ipre + static_cast<int64_t>(v) * (max_m + 1);
             pre[0] = 0.0;
-            for (int64_t q = 0; q < m; ++q) pre[q + 1] = pre[q] + gain_of(var_gain[v], gbuf[q], relevant(gbuf[q])) * disc[v][q + 1];
+            for (int64_t q = 0; q < m; ++q)
+              pre[q + 1] = pre[q] + gain_of(var_gain[v], gbuf[q], relevant(gbuf[q])) * disc[v][q + 1];
           }
           for (int i = 0; i < n_cols; ++i) {
             const int q = ndcg_slot[i];
