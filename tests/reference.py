@@ -9,7 +9,8 @@ Per-user functions share one signature::
     f(ranked, truth, k, min_relevance, **options) -> float
 
 * ``ranked``  -- list of item ids, best first (already ordered, truncated to
-  ``max_items`` and de-duplicated);
+  ``max_items``, de-duplicated and possibly cut to the read depth, see
+  :func:`prepare_list`);
 * ``truth``   -- dict ``{item: grade}`` for this user;
 * ``k``       -- the cutoff, or ``None`` for "the whole list" (k = len(ranked));
 * ``min_relevance`` -- ``None`` (relevant <=> grade > 0) or a threshold
@@ -172,19 +173,20 @@ def dcg(ranked, truth, k, min_relevance, gain="linear", log_base=2.0):
 
 
 def ideal_dcg(ranked, truth, k, min_relevance, gain="linear", ideal="cut"):
-    kk = cutoff(ranked, k)
     gains = sorted(
         (gain_of_grade(g, gain, is_relevant_grade(g, min_relevance)) for g in truth.values()),
         reverse=True,
     )
-    if ideal == "cut":
-        gains = gains[:kk]
-    elif ideal == "all":
-        pass
-    elif ideal == "k_slots":
+    if ideal == "k_slots":
+        # k slots of the largest gain; k absent = the whole list, k = n (docs/metrics.md, ndcg)
         g_max = max(gains) if gains else 0.0
-        return g_max * sum(1.0 / math.log2(j + 1) for j in range(1, kk + 1))
-    else:
+        return g_max * sum(1.0 / math.log2(j + 1) for j in range(1, cutoff(ranked, k) + 1))
+    if ideal == "cut":
+        # SPEC section 3, ndcg: cut at k; without a cutoff nothing is cut (every
+        # truth gain), so a short list never scores higher for being short.
+        if k is not None:
+            gains = gains[:k]
+    elif ideal != "all":
         raise ValueError("unknown ideal %r" % (ideal,))
     return sum(g / math.log2(j + 1) for j, g in enumerate(gains, start=1))
 
@@ -368,21 +370,29 @@ def normalize_recs(recs, ties):
     return out
 
 
-# Project decision (docs/metrics.md): duplicates are handled on the whole list
-# first (duplicates="error" rejects a duplicate anywhere, as trec_eval rejects
-# one anywhere in a run even with -M; "first" drops later occurrences and the
-# list closes up), then max_items keeps the first N items.
-# tests/test_reference.py::test_duplicates_with_max_items pins the behaviour.
-TRUNCATE_BEFORE_DEDUP = False
+def read_depth(metrics, whole_lists=False):
+    """How many distinct items of each list the metrics read (SPEC section 2.1):
+    the largest cutoff, or None (the whole list) when a metric has no cutoff
+    (r_precision included) or whole lists are asked for (the trec_eval preset)."""
+    ks = [parse_metric(m)[2] for m in metrics]
+    if whole_lists or any(k is None for k in ks):
+        return None
+    return max(ks)
 
 
-def prepare_list(user, ranked, duplicates, max_items):
-    """max_items truncation, then the duplicates policy (see TRUNCATE_BEFORE_DEDUP)."""
-    if max_items is not None and TRUNCATE_BEFORE_DEDUP:
+def prepare_list(user, ranked, duplicates, max_items, depth=None):
+    """SPEC section 2.1: max_items truncates the list as given (trec_eval -M);
+    duplicates are then looked for only in the part that is read, the first
+    `depth` distinct items (None: all).  duplicates="first" drops a repeat and
+    the list closes up: reading goes on until `depth` distinct items or the end.
+    The result is cut to `depth` items, which no metric reads past."""
+    if max_items is not None:
         ranked = ranked[:max_items]
     seen = set()
     out = []
     for item in ranked:
+        if depth is not None and len(out) >= depth:
+            break
         if item in seen:
             if duplicates == "error":
                 raise ValueError("duplicate item %r in the recommendations of user %r" % (item, user))
@@ -391,8 +401,6 @@ def prepare_list(user, ranked, duplicates, max_items):
             raise ValueError("unknown duplicates policy %r" % (duplicates,))
         seen.add(item)
         out.append(item)
-    if max_items is not None and not TRUNCATE_BEFORE_DEDUP:
-        out = out[:max_items]
     return out
 
 
@@ -401,8 +409,11 @@ def prepare_list(user, ranked, duplicates, max_items):
 # ---------------------------------------------------------------------------
 
 def reference_evaluate(truth, recs, metrics, empty="skip", duplicates="error", ties="input",
-                       min_relevance=None, max_items=None, missing="zero"):
+                       min_relevance=None, max_items=None, missing="zero", whole_lists=False):
     """Returns (means, per_user, meta).
+
+    whole_lists=True looks for duplicates in whole lists (what the trec_eval
+    preset does); otherwise only in the part the metrics read.
 
     means:    {metric string: float}  (math.fsum(non-NaN) / count, NaN if count 0)
     per_user: {metric string: list of floats aligned with the truth users}
@@ -426,9 +437,10 @@ def reference_evaluate(truth, recs, metrics, empty="skip", duplicates="error", t
         truth_rows = [(u, g) for u, g in truth_rows if u in recs_lists]
     truth_users = [u for u, _ in truth_rows]
 
+    depth = read_depth(metrics, whole_lists)
     lists = {}
     for user, ranked in recs_lists.items():
-        lists[user] = prepare_list(user, ranked, duplicates, max_items)
+        lists[user] = prepare_list(user, ranked, duplicates, max_items, depth)
 
     per_user = {m: [] for m in metrics}
     n_skipped = 0

@@ -533,20 +533,29 @@ NDCG_ALL = (1 + 3 / LOG2_3) / (3 + 2 / LOG2_3 + 0.5 + 1 / math.log2(5))
 
 
 def test_preset_trec_eval_ndcg_without_cutoff_uses_ideal_all():
-    assert rm.evaluate(NDCG_T, NDCG_R, ["ndcg"])["ndcg"] == pytest.approx(NDCG_CUT, abs=1e-15)
+    # without a cutoff nothing is cut (SPEC §3): ideal=cut gives the same as ideal=all
+    assert rm.evaluate(NDCG_T, NDCG_R, ["ndcg"])["ndcg"] == pytest.approx(NDCG_ALL, abs=1e-15)
     res = rm.evaluate(NDCG_T, NDCG_R, ["ndcg", "ndcg@2"], preset="trec_eval")
     assert res["ndcg"] == pytest.approx(NDCG_ALL, abs=1e-15)
     assert res["ndcg(ideal=all)"] == res["ndcg"]
     assert res["ndcg@2"] == pytest.approx(NDCG_CUT, abs=1e-15)  # ndcg_cut keeps ideal=cut
-    res = rm.evaluate(NDCG_T, NDCG_R, ["ndcg(ideal=cut)"], preset="trec_eval")
-    assert res["ndcg(ideal=cut)"] == pytest.approx(NDCG_CUT, abs=1e-15)
+    res = rm.evaluate(NDCG_T, NDCG_R, ["ndcg(ideal=cut)", "ndcg(ideal=cut)@2"], preset="trec_eval")
+    assert res["ndcg(ideal=cut)"] == pytest.approx(NDCG_ALL, abs=1e-15)
+    assert res["ndcg(ideal=cut)@2"] == pytest.approx(NDCG_CUT, abs=1e-15)
 
 
 def test_preset_ndcg_and_ndcg_ideal_cut_in_one_call():
     # regression: the as-passed key "ndcg" (= ideal=all under the preset) once shared a column with ideal=cut
+    # (without a cutoff both ideals now give the same value; they stay two columns, and
+    # with a cutoff they differ)
     res = rm.evaluate(NDCG_T, NDCG_R, ["ndcg", "ndcg(ideal=cut)"], preset="trec_eval")
     assert res["ndcg"] == pytest.approx(NDCG_ALL, abs=1e-15)
-    assert res["ndcg(ideal=cut)"] == pytest.approx(NDCG_CUT, abs=1e-15)
+    assert res["ndcg(ideal=cut)"] == pytest.approx(NDCG_ALL, abs=1e-15)
+    st = rm.partial(NDCG_T, NDCG_R, ["ndcg", "ndcg(ideal=cut)"], preset="trec_eval")
+    assert st.names == ("ndcg(ideal=all)", "ndcg")
+    res = rm.evaluate(NDCG_T, NDCG_R, ["ndcg(ideal=all)@2", "ndcg(ideal=cut)@2"], preset="trec_eval")
+    assert res["ndcg(ideal=all)@2"] == pytest.approx(NDCG_ALL, abs=1e-15)
+    assert res["ndcg(ideal=cut)@2"] == pytest.approx(NDCG_CUT, abs=1e-15)
 
 
 def test_preset_result_lookup_of_metric_not_asked():
@@ -577,8 +586,12 @@ def test_max_items_truncation():
     assert res["hits"] == 2.0
 
 
-def test_max_items_after_duplicate_removal():
+def test_max_items_truncates_before_duplicate_removal():
+    # SPEC §2.1: max_items truncates the list as given (trec_eval -M), then the
+    # duplicates policy applies to what is left: [1, 1, 2][:2] -> [1, 1] -> [1]
     res = rm.evaluate({0: [1, 2]}, {0: [1, 1, 2]}, ["hits"], max_items=2, duplicates="first")
+    assert res["hits"] == 1.0
+    res = rm.evaluate({0: [1, 2]}, {0: [1, 1, 2]}, ["hits"], max_items=3, duplicates="first")
     assert res["hits"] == 2.0
 
 

@@ -63,6 +63,7 @@ def check_against_reference(res, truth_py, recs_py, metrics, opts):
         ref_opts.setdefault("ties", "trec")
         ref_opts.setdefault("empty", "zero")
         ref_opts.setdefault("missing", "skip")
+        ref_opts.setdefault("whole_lists", True)
     metrics = list(dict.fromkeys(metrics))
     # recs users absent from truth are ignored, unvalidated (SPEC §2); a positional side's users are 0..n-1
     t_users = set(truth_py) if isinstance(truth_py, dict) else set(range(len(truth_py)))

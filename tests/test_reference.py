@@ -71,17 +71,22 @@ def as_list(users):
     return list(users)
 
 
-def check(truth, recs, metrics, **opts):
-    """Compare rankmeter.evaluate with the reference; returns rankmeter's result."""
+def check(truth, recs, metrics, whole_lists=False, **opts):
+    """Compare rankmeter.evaluate with the reference; returns rankmeter's result.
+
+    whole_lists=True: the reference looks for duplicates in whole lists and rankmeter
+    runs with preset="trec_eval" (pass `empty` and `ties` so the preset's defaults do
+    not apply; its only metric option, ideal=all for `ndcg`, equals ideal=cut there)."""
     truth_copy = copy.deepcopy(truth)
     recs_copy = copy.deepcopy(recs)
+    rm_opts = dict(opts, preset="trec_eval") if whole_lists else opts
     try:
-        means, per_user, meta = reference_evaluate(truth, recs, metrics, **opts)
+        means, per_user, meta = reference_evaluate(truth, recs, metrics, whole_lists=whole_lists, **opts)
     except ValueError:
         with pytest.raises(ValueError):
-            rm().evaluate(truth, recs, metrics, **opts)
+            rm().evaluate(truth, recs, metrics, **rm_opts)
         return None
-    res = rm().evaluate(truth, recs, metrics, **opts)
+    res = rm().evaluate(truth, recs, metrics, **rm_opts)
     assert truth == truth_copy and recs == recs_copy, "inputs were modified"
     assert as_list(res.users) == meta["users"]
     for m in metrics:
@@ -241,9 +246,17 @@ def test_reference_evaluate_policies():
     assert ref.order_scored(scores, "input") == [11, 10, 9]
     assert ref.order_scored(scores, "trec") == [11, 9, 10]
     assert ref.order_scored(scores, "item_desc") == [11, 10, 9]
-    # duplicates
+    # duplicates: looked for only in the part the metrics read (SPEC section 2.1)
+    reference_evaluate({1: {"a": 1}}, {1: ["a", "a"]}, m)  # all @1: the repeat is not read
     with pytest.raises(ValueError):
-        reference_evaluate({1: {"a": 1}}, {1: ["a", "a"]}, m)
+        reference_evaluate({1: {"a": 1}}, {1: ["a", "a"]}, m + ["ndcg@2"])
+    with pytest.raises(ValueError):
+        reference_evaluate({1: {"a": 1}}, {1: ["a", "a"]}, m + ["ndcg"])
+    with pytest.raises(ValueError):
+        reference_evaluate({1: {"a": 1}}, {1: ["a", "a"]}, m, whole_lists=True)
+    assert ref.prepare_list(1, ["a", "b", "a", "c", "d"], "first", None, 3) == ["a", "b", "c"]
+    assert ref.prepare_list(1, ["a", "b", "a", "c", "d"], "first", 3, 3) == ["a", "b"]
+    assert ref.prepare_list(1, ["a", "b", "c", "a"], "error", None, 3) == ["a", "b", "c"]
     _, pu, _ = reference_evaluate({1: {"b": 1}}, {1: ["a", "a", "b"]}, ["rr@2"], duplicates="first")
     assert pu["rr@2"] == [0.5]
 
@@ -344,10 +357,6 @@ def scenarios(draw, max_users=6, allow_dups=True):
         policy = draw(st.sampled_from(["first", "first", "first", "error", None]))
         if policy is not None:
             opts["duplicates"] = policy
-        if policy == "first":
-            # max_items with duplicates="first" is tested on its own
-            # (test_duplicates_with_max_items: the order of the two steps is unspecified)
-            opts["max_items"] = None
     elif draw(st.booleans()):
         opts["duplicates"] = draw(st.sampled_from(["error", "first"]))
     return truth, recs, opts
@@ -377,6 +386,54 @@ def test_random_every_metric_every_cutoff(scenario):
     if opts["empty"] == "error":
         opts["empty"] = "zero"
     check(truth, recs, ALL_WITH_CUTOFFS, **opts)
+
+
+@st.composite
+def duplicate_scenarios(draw):
+    """Lists with repeated items placed within the top k or beyond it (SPEC section 2.1:
+    duplicates are looked for only in the part of each list the metrics read)."""
+    item_kind = draw(st.sampled_from(ID_KINDS))
+    pool = draw(st.lists(id_strategy(item_kind), min_size=20, max_size=20, unique=True))
+    k = draw(st.integers(1, 8))
+    n_users = draw(st.integers(1, 4))
+    truth, recs = {}, {}
+    for u in range(n_users):
+        items = draw(sized_subsets(pool, [0, 1, 3, 6, 10]))
+        truth[u] = {i: draw(st.sampled_from(INT_GRADES)) for i in items}
+        lst = draw(sized_subsets(pool, [1, 3, 6, 9, 14, 20]))
+        for _ in range(draw(st.integers(0, 2))):
+            where = draw(st.sampled_from(["within", "beyond"]))
+            lo, hi = (1, min(k, len(lst))) if where == "within" else (k, len(lst))
+            if lo > hi:
+                continue
+            pos = draw(st.integers(lo, hi))  # index of the repeat; the original comes before it
+            lst.insert(pos, lst[draw(st.integers(0, pos - 1))])
+        recs[u] = lst
+    bases = draw(st.lists(st.sampled_from(ALL_METRIC_BASES), min_size=1, max_size=6, unique=True))
+    metrics = [mname(b, k) for b in bases]
+    metrics += [mname(b, draw(st.integers(1, k))) for b in bases[:2]]  # smaller cutoffs too
+    if draw(st.integers(0, 3)) == 0:
+        metrics.append(draw(st.sampled_from(["ndcg", "precision", "r_precision", "ap"])))  # whole lists
+    opts = dict(duplicates=draw(st.sampled_from(["error", "first"])), empty="zero", ties="input",
+                max_items=draw(st.sampled_from([None, None, 2, k, k + 3])))
+    return truth, recs, sorted(set(metrics)), opts, item_kind
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(duplicate_scenarios(), st.booleans())
+def test_random_duplicates_within_and_beyond_the_cutoff(scenario, whole_lists):
+    truth, recs, metrics, opts, item_kind = scenario
+    res = check(truth, recs, metrics, whole_lists=whole_lists, **opts)
+    if res is not None and item_kind == "small":
+        # the same lists as a padded 2-D array (the padded scan of the kernel)
+        width = max(len(v) for v in recs.values()) + 1
+        arr = np.full((len(recs), width), -1, dtype=np.int64)
+        for u, lst in recs.items():
+            arr[u, :len(lst)] = lst
+        kw = dict(opts, preset="trec_eval") if whole_lists else opts
+        res2 = rm().evaluate(truth, rm().Recs.from_array(arr, pad=-1, users=list(recs)), metrics, **kw)
+        for m in metrics:
+            assert same_bits(res.per_user[m], res2.per_user[m]), m
 
 
 @settings(max_examples=100, **SETTINGS)
@@ -795,18 +852,134 @@ def test_empty_lists_and_no_cutoff():
         assert res.per_user[m][0] == 0.0, m
 
 
-# Kept last so that `pytest -x` runs everything else first: the order of max_items and
-# duplicates="first" is not fixed by SPEC.md (see reference.TRUNCATE_BEFORE_DEDUP).
 def test_duplicates_with_max_items():
-    # SPEC is silent on the order of the two steps; the reference truncates first
-    # (reference.TRUNCATE_BEFORE_DEDUP): ["a", "a", "b"][:2] -> ["a", "a"] -> ["a"]
+    # SPEC section 2.1: max_items truncates the list as given first (trec_eval's -M cuts
+    # the run before its duplicate check), then duplicates are looked for in what is read:
+    # ["a", "a", "b"][:2] -> ["a", "a"] -> ["a"]
     truth = {"u": {"a": 1, "b": 1}}
     recs = {"u": ["a", "a", "b"]}
     res = check(truth, recs, ["hits", "recall", "precision"], duplicates="first", max_items=2)
-    if ref.TRUNCATE_BEFORE_DEDUP:
-        assert res["hits"] == 1.0 and res["precision"] == 1.0
-    else:
-        assert res["hits"] == 2.0 and res["precision"] == 1.0
-    # a duplicate past max_items: ignored when truncating first; a ValueError when
-    # de-duplicating first (as trec_eval rejects a duplicate anywhere in the run, even with -M)
-    check(truth, {"u": ["a", "b", "a"]}, ["hits"], max_items=2)
+    assert res["hits"] == 1.0 and res["precision"] == 1.0
+    # a duplicate past max_items is never read: no error, even for whole lists
+    res = check(truth, {"u": ["a", "b", "a"]}, ["hits"], max_items=2)
+    assert res["hits"] == 2.0
+    res = rm().evaluate(truth, {"u": ["a", "b", "a"]}, ["hits"], max_items=2, preset="trec_eval")
+    assert res["hits"] == 2.0
+    with pytest.raises(ValueError, match="more than once"):
+        rm().evaluate(truth, {"u": ["a", "b", "a"]}, ["hits"], max_items=3)
+
+
+# ---------------------------------------------------------------------------
+# 6. NDCG without a cutoff; duplicates only where the metrics read (SPEC 2.1)
+# ---------------------------------------------------------------------------
+
+def test_issue11_ndcg_without_cutoff_does_not_reward_short_lists():
+    # truth {0: 1, 1: 1}, list [0]: the ideal uses both relevant items (trec_eval's
+    # ndcg gives 0.6131), not the ideal cut at the list's own length (1.0)
+    expected = 1 / (1 + 1 / math.log2(3))
+    assert round(expected, 4) == 0.6131
+    gains = ("linear", "exponential", "binary")
+    metrics = ["ndcg"] + ["ndcg(gain=%s)" % g for g in gains] + ["ndcg(gain=%s,ideal=all)" % g for g in gains]
+    res = check({0: {0: 1, 1: 1}}, {0: [0]}, metrics)
+    for m in metrics:
+        assert res[m] == pytest.approx(expected, abs=1e-15), m
+    assert rm().evaluate({0: {0: 1, 1: 1}}, {0: [0]}, ["ndcg"])["ndcg"] == pytest.approx(0.6131, abs=5e-5)
+    assert rm().ndcg({0: {0: 1, 1: 1}}, {0: [0]}) == pytest.approx(expected, abs=1e-15)
+    # graded: ideal 3, 2 (exponential 7, 3) against the list [b] holding the grade-2 item
+    res = check({0: {"a": 3, "b": 2}}, {0: ["b"]}, ["ndcg", "ndcg(gain=exponential)", "ndcg(gain=binary)"])
+    assert res["ndcg"] == pytest.approx(2 / (3 + 2 / math.log2(3)), abs=1e-15)
+    assert res["ndcg(gain=exponential)"] == pytest.approx(3 / (7 + 3 / math.log2(3)), abs=1e-15)
+    assert res["ndcg(gain=binary)"] == pytest.approx(expected, abs=1e-15)
+    # a longer list never scores lower than its own prefix for being longer (same items first)
+    res = check({0: {0: 1, 1: 1}, 1: {0: 1, 1: 1}}, {0: [0], 1: [0, 1]}, ["ndcg"])
+    assert res.per_user["ndcg"].tolist() == [pytest.approx(expected, abs=1e-15), 1.0]
+    # with a cutoff the ideal is still cut at k (ndcg_cut): [0] against @1 is perfect
+    assert check({0: {0: 1, 1: 1}}, {0: [0]}, ["ndcg@1"])["ndcg@1"] == 1.0
+    # cg and dcg without a cutoff are unaffected
+    res = check({0: {0: 1, 1: 1}}, {0: [0, 5]}, ["cg", "dcg", "dcg(gain=exponential)"])
+    assert res["cg"] == 1.0 and res["dcg"] == 1.0 and res["dcg(gain=exponential)"] == 1.0
+
+
+def test_ndcg_k_slots_without_cutoff_uses_the_list_length():
+    # docs/metrics.md: ideal=k_slots without a cutoff takes k = n (SPEC 3: k absent = the
+    # whole list); its ideal is n slots of the largest gain, whatever |R|
+    truth = {0: {"a": 2, "b": 1, "c": 1}}
+    res = check(truth, {0: ["b", "x"]}, ["ndcg(ideal=k_slots)", "ndcg(ideal=k_slots)@2"])
+    assert res["ndcg(ideal=k_slots)"] == res["ndcg(ideal=k_slots)@2"]
+    assert res["ndcg(ideal=k_slots)"] == pytest.approx(1 / (2 * (1 + 1 / math.log2(3))), abs=1e-15)
+
+
+def _lists_with_duplicate_at_50(ids):
+    """Two users; user "dup" repeats an item at position 51 (index 50) of 100."""
+    lst = list(ids[:100])
+    lst[50] = lst[7]
+    return {"ok": {ids[0]: 1, ids[60]: 2}, "dup": {ids[3]: 1, ids[80]: 1}}, {"ok": list(ids[:100]), "dup": lst}
+
+
+@pytest.mark.parametrize("kind", ["small", "huge", "string"])
+def test_duplicate_beyond_the_cutoff_is_not_read(kind):
+    ids = {"small": list(range(200)), "huge": [2 ** 62 - 3 * i for i in range(200)],
+           "string": ["i%d" % i for i in range(200)]}[kind]
+    truth, recs = _lists_with_duplicate_at_50(ids)
+    at10 = ["ndcg@10", "precision@10", "recall@10", "map@10", "mrr@10", "hit_rate@10", "ndcg@50"]
+    res = check(truth, recs, at10)  # no error: positions 1..50 hold no repeat
+    assert res.per_user["hit_rate@10"].tolist() == [1.0, 1.0]
+    with pytest.raises(ValueError, match=r"`recs` lists item .* more than once for user 'dup'"):
+        rm().evaluate(truth, recs, at10 + ["ndcg"])  # no cutoff: the whole list is read
+    with pytest.raises(ValueError, match=r"more than once for user 'dup'"):
+        rm().evaluate(truth, recs, ["ndcg@51"])  # the cutoff reaches the repeat
+    with pytest.raises(ValueError, match=r"more than once for user 'dup'"):
+        rm().evaluate(truth, recs, at10, preset="trec_eval")  # trec_eval checks whole lists
+    # max_items truncates first: the repeat is gone
+    check(truth, recs, ["ndcg", "ap"], max_items=50)
+    rm().evaluate(truth, recs, ["ndcg"], max_items=50, preset="trec_eval")
+    with pytest.raises(ValueError, match=r"more than once for user 'dup'"):
+        rm().evaluate(truth, recs, ["ndcg"], max_items=51, preset="trec_eval")
+    if kind == "small":
+        # the same as numpy CSR and as a padded 2-D array (the kernel's fast scans)
+        indptr = np.array([0, 100, 200], dtype=np.int64)
+        flat = np.array(recs["ok"] + recs["dup"], dtype=np.int64)
+        tr = {0: truth["ok"], 1: truth["dup"]}
+        for r in (rm().Recs.from_csr(indptr, flat, users=[0, 1]),
+                  rm().Recs.from_array(flat.reshape(2, 100), users=[0, 1])):
+            got = rm().evaluate(tr, r, at10)
+            for m in at10:
+                assert same_bits(got.per_user[m], res.per_user[m]), m
+            with pytest.raises(ValueError, match=r"more than once for user 1\b"):
+                rm().evaluate(tr, r, ["ndcg"])
+            with pytest.raises(ValueError, match=r"more than once for user 1\b"):
+                rm().evaluate(tr, r, at10, preset="trec_eval")
+
+
+def test_duplicates_first_closes_up_within_the_top_k():
+    truth = {"u": {"b": 1, "c": 2, "e": 1}}
+    # the repeat of "a" sits inside the top 3: [a, b, a, c, d, e] -> [a, b, c, d, e]
+    recs = {"u": ["a", "b", "a", "c", "d", "e"]}
+    metrics = [mname(b, k) for b in ALL_METRIC_BASES for k in (1, 2, 3, 5)]
+    res = check(truth, recs, metrics, duplicates="first")
+    assert res["hits@3"] == 2.0  # b and c: reading went on past the dropped repeat
+    assert res["rr@3"] == 0.5
+    assert res["dcg@3"] == pytest.approx(1 / math.log2(3) + 2 / 2, abs=1e-15)
+    assert res["hits@5"] == 3.0  # a, b, c, d, e
+    with pytest.raises(ValueError, match="more than once for user 'u'"):
+        rm().evaluate(truth, recs, ["hits@3"])
+    rm().evaluate(truth, recs, ["hits@2"])  # the repeat is at position 3
+    # several repeats before the k-th distinct item; with max_items the list ends first
+    recs = {"u": ["a", "a", "b", "a", "b", "c", "d"]}
+    res = check(truth, recs, ["hits@3", "precision@3", "ndcg@3"], duplicates="first")
+    assert res["hits@3"] == 2.0 and res["precision@3"] == pytest.approx(2 / 3, abs=1e-15)
+    res = check(truth, recs, ["hits@3", "hits"], duplicates="first", max_items=5)
+    assert res["hits@3"] == 1.0 and res["hits"] == 1.0  # [a, a, b, a, b] -> [a, b]
+
+
+def test_beyond_metrics_read_only_their_cutoff():
+    # prepare_lists (beyond.hpp) follows the same rule as the accuracy pass
+    truth, recs = _lists_with_duplicate_at_50(list(range(200)))
+    train = {"t": list(range(150))}
+    rm().evaluate(truth, recs, ["coverage@10", "novelty@10"], train=train)
+    with pytest.raises(ValueError, match=r"more than once for user 'dup'"):
+        rm().evaluate(truth, recs, ["coverage"], train=train)
+    res = rm().evaluate(truth, recs, ["coverage@60"], train=train, duplicates="first", max_items=51)
+    # max_items=51 keeps positions 1..51 of each list: "ok" lists items 0..50, "dup" the same
+    # minus its dropped repeat (item 50); de-duplicating before truncating would add item 51
+    assert res["coverage@60"] == pytest.approx(51 / 150, abs=1e-15)

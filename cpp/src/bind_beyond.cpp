@@ -107,7 +107,7 @@ py::tuple prepare_lists_py(int64_t n_users, const std::optional<I64>& rowmap, co
   int64_t nnz = 0;
   {
     py::gil_scoped_release release;  // raw buffers only, owned by this frame's arguments and outputs
-    st = prepare_lists(in, dup_first, limit, threads, ub.data(), n_out.data(), it, sc);
+    st = prepare_lists(in, dup_first, limit, max_items, threads, ub.data(), n_out.data(), it, sc);
     if (st.ok()) nnz = compact_lists(n_users, ub.data(), n_out.data(), ip, it, sc);
   }
   if (!st.ok()) return py::make_tuple(py::none(), py::none(), py::none(), status_tuple(st));
@@ -210,8 +210,8 @@ py::tuple diversity_matrix_py(const I64& indptr, const I64& items, const I64& id
   return py::make_tuple(out, status_tuple(st));
 }
 
-F64 diversity_cooccurrence_py(const I64& indptr, const I64& items, const I64& iu_indptr, const I64& iu_users,
-                              int64_t k, int threads) {
+F64 diversity_cooccurrence_py(const I64& indptr, const I64& items, const I64& iu_indptr, const I64& iu_users, int64_t k,
+                              int threads) {
   const int64_t n_items = iu_indptr.ndim() == 1 ? iu_indptr.shape(0) - 1 : 0;
   Lists L = lists_of(indptr, items, std::nullopt, n_items);
   check_csr(iu_indptr, iu_users, -1, "item users");
@@ -224,8 +224,8 @@ F64 diversity_cooccurrence_py(const I64& indptr, const I64& items, const I64& iu
 
 py::tuple serendipity_py(const I64& indptr, const I64& items, const I64& t_indptr, const I64& t_items,
                          const std::optional<F64>& t_grades, std::optional<double> min_rel, const I64& h_indptr,
-                         const I64& h_items, const std::optional<I64>& h_rowmap, const F64& X, const U8& has,
-                         int64_t k, bool relevance_all, int empty, int threads) {
+                         const I64& h_items, const std::optional<I64>& h_rowmap, const F64& X, const U8& has, int64_t k,
+                         bool relevance_all, int empty, int threads) {
   Lists L = lists_of(indptr, items, std::nullopt, X.ndim() == 2 ? X.shape(0) : 0);
   check_features(X, has, L.n_items);
   TruthCodes t = truth_of(t_indptr, t_items, t_grades, min_rel, L.n_users, L.n_items);
@@ -250,8 +250,7 @@ py::tuple serendipity_py(const I64& indptr, const I64& items, const I64& t_indpt
 }
 
 py::tuple fcp_py(const I64& indptr, const I64& items, int64_t n_items, const I64& t_indptr, const I64& t_items,
-                 const std::optional<F64>& t_grades, std::optional<double> min_rel, int64_t k, int empty,
-                 int threads) {
+                 const std::optional<F64>& t_grades, std::optional<double> min_rel, int64_t k, int empty, int threads) {
   Lists L = lists_of(indptr, items, std::nullopt, n_items);
   TruthCodes t = truth_of(t_indptr, t_items, t_grades, min_rel, L.n_users, n_items);
   I64 conc(L.n_users), disc(L.n_users);
@@ -298,8 +297,8 @@ void bind_beyond(py::module_& m) {
   m.def("prepare_lists", &prepare_lists_py, py::arg("n_users"), py::arg("rowmap").noconvert(),
         py::arg("r_indptr").noconvert(), py::arg("r_items").noconvert(), py::arg("r_scores").noconvert(),
         py::arg("dup_first"), py::arg("max_items"), py::arg("keep"), py::arg("threads"));
-  m.def("item_counts", &item_counts_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
-        py::arg("n_items"), py::arg("k"), py::arg("threads"));
+  m.def("item_counts", &item_counts_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(), py::arg("n_items"),
+        py::arg("k"), py::arg("threads"));
   m.def("cosine_overlap_sum", &cosine_overlap_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
         py::arg("n_items"), py::arg("k"), py::arg("threads"));
   m.def("mean_item_value", &mean_item_value_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
@@ -310,8 +309,8 @@ void bind_beyond(py::module_& m) {
         py::arg("idx").noconvert(), py::arg("dense").noconvert(), py::arg("sp_indptr").noconvert(),
         py::arg("sp_indices").noconvert(), py::arg("sp_data").noconvert(), py::arg("k"), py::arg("threads"));
   m.def("diversity_cooccurrence", &diversity_cooccurrence_py, py::arg("indptr").noconvert(),
-        py::arg("items").noconvert(), py::arg("iu_indptr").noconvert(), py::arg("iu_users").noconvert(),
-        py::arg("k"), py::arg("threads"));
+        py::arg("items").noconvert(), py::arg("iu_indptr").noconvert(), py::arg("iu_users").noconvert(), py::arg("k"),
+        py::arg("threads"));
   m.def("serendipity", &serendipity_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
         py::arg("t_indptr").noconvert(), py::arg("t_items").noconvert(), py::arg("t_grades").noconvert(),
         py::arg("min_relevance"), py::arg("h_indptr").noconvert(), py::arg("h_items").noconvert(),

@@ -113,8 +113,8 @@ py::tuple parse_trec_py(const py::bytes& data, int n_min, int n_max, int value_f
       }
     }
   }
-  auto err = py::make_tuple(static_cast<int>(res.error), res.line, res.n_fields, res.byte,
-                            py::bytes(std::string(res.token)));
+  auto err =
+      py::make_tuple(static_cast<int>(res.error), res.line, res.n_fields, res.byte, py::bytes(std::string(res.token)));
   if (res.error != TrecError::ok) return py::make_tuple(py::none(), py::none(), py::none(), py::none(), err);
   const int64_t n = static_cast<int64_t>(res.rows.size()), nq = static_cast<int64_t>(queries.size());
   I64 indptr(nq + 1);

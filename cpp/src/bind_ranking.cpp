@@ -48,8 +48,8 @@ const typename A::value_type* ptr_or_null(const std::optional<A>& a) {
 py::tuple ranking_pass(const I64& t_indptr, const I64& t_items, const std::optional<F64>& t_grades,
                        const std::optional<I64>& r_indptr, const I64& r_items, int64_t r_stride, int64_t r_pad,
                        const std::optional<I64>& r_rowmap, const I64& col_ints, const F64& col_floats,
-                       std::optional<double> min_relevance, int empty, bool dup_first, int64_t max_items,
-                       int threads) {
+                       std::optional<double> min_relevance, int empty, bool dup_first, int64_t max_items, int threads,
+                       bool whole_lists) {
   // Shapes are validated here too: the Python layer checks them with friendly
   // messages first, this is the memory-safety net.
   if (t_indptr.ndim() != 1 || t_indptr.shape(0) < 1) throw std::invalid_argument("t_indptr must be 1-D, non-empty");
@@ -112,6 +112,7 @@ py::tuple ranking_pass(const I64& t_indptr, const I64& t_items, const std::optio
   opt.min_relevance = min_relevance.value_or(0.0);
   opt.empty = static_cast<EmptyPolicy>(empty);
   opt.dup_first = dup_first;
+  opt.whole_lists = whole_lists;
   opt.max_items = max_items;
   opt.threads = threads;
 
@@ -145,8 +146,10 @@ void bind_ranking(py::module_& m) {
         py::arg("t_grades").noconvert(), py::arg("r_indptr").noconvert(), py::arg("r_items").noconvert(),
         py::arg("r_stride"), py::arg("r_pad"), py::arg("r_rowmap").noconvert(), py::arg("col_ints").noconvert(),
         py::arg("col_floats").noconvert(), py::arg("min_relevance"), py::arg("empty"), py::arg("dup_first"),
-        py::arg("max_items"), py::arg("threads"),
-        "Fused accuracy pass. Returns (values[n_cols, n_users], limbs[n_cols, 68], counts, n_skipped, status).");
+        py::arg("max_items"), py::arg("threads"), py::arg("whole_lists") = false,
+        "Fused accuracy pass. Returns (values[n_cols, n_users], limbs[n_cols, 68], counts, n_skipped, status).\n"
+        "Duplicates are looked for in the part of each list the columns read (up to the largest cutoff,\n"
+        "or the whole list when a column has no cutoff); whole_lists=True looks in whole lists (trec_eval).");
   m.attr("exact_limbs") = ExactSum::kLimbs;
   m.attr("exact_shift") = 1074;
 }

@@ -25,6 +25,7 @@ def ranking_pass(
     dup_first: bool,
     max_items: int,
     threads: int,
+    whole_lists: bool = False,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.int64], int, tuple[int, int, int]]: ...
 
 # Statuses are (code, user index, item) tuples; code 0 means no problem.

@@ -63,8 +63,10 @@ struct Stamped {
 //   rowmap[u] (nullable: identity): the recs row of truth user u, -1 = none (empty list).
 //   Duplicates: dup_first keeps the first occurrence, else the first duplicate met
 //   is an error (Code::duplicate_recs, lowest user). Only the part of a list that is
-//   kept is read: max_items (0: none) truncates after duplicate removal, keep (0:
-//   all) keeps the first `keep` distinct items (the largest cutoff requested).
+//   kept is read (SPEC §2.1): max_items (0: none) first truncates the list as given,
+//   then keep (0: all) keeps its first `keep` distinct items (the largest cutoff
+//   requested); duplicates are looked for only there, and with dup_first the list
+//   closes up (reading on until `keep` distinct items or the truncated list ends).
 // Two calls: lengths (out_items == nullptr), then the copy into buffers sized from
 // out_indptr[n_users]. Duplicates are found with a per-thread open-addressing set
 // stamped per user (no clearing), sized from the longest list read.
@@ -114,6 +116,7 @@ struct IdSet {
 // One pass: user u's kept items go to out_items[ub[u] ..) (ub: offsets of min(len, limit)
 // per user, from prepare_bounds), n_out[u] is how many were kept; compact_lists then
 // closes the gaps left by dropped duplicates (nothing to move in the usual case).
+// `limit` bounds the distinct items kept (list_limit), `max_items` the raw positions read.
 inline int64_t list_limit(int64_t max_items, int64_t keep) {
   int64_t limit = std::numeric_limits<int64_t>::max();
   if (max_items > 0) limit = std::min(limit, max_items);
@@ -131,8 +134,8 @@ inline void prepare_bounds(const ListsIn& in, int64_t limit, int64_t* ub) {
   }
 }
 
-inline Status prepare_lists(const ListsIn& in, bool dup_first, int64_t limit, int threads, const int64_t* ub,
-                            int64_t* n_out, int64_t* out_items, double* out_scores) {
+inline Status prepare_lists(const ListsIn& in, bool dup_first, int64_t limit, int64_t max_items, int threads,
+                            const int64_t* ub, int64_t* n_out, int64_t* out_items, double* out_scores) {
   using namespace beyond_detail;
   constexpr int64_t kLinear = 48;
   Status status;
@@ -171,7 +174,9 @@ inline Status prepare_lists(const ListsIn& in, bool dup_first, int64_t limit, in
       int64_t w = ub[u];
       const int64_t w0 = w;
       if (row >= 0) {
-        const int64_t b = in.indptr[row], e = in.indptr[row + 1];
+        const int64_t b = in.indptr[row];
+        // max_items truncates the list as given, before duplicates are looked for
+        const int64_t e = max_items > 0 ? std::min(in.indptr[row + 1], b + max_items) : in.indptr[row + 1];
         const int64_t room = ub[u + 1] - ub[u];
         // short reads: a linear scan of what is kept so far beats hashing; long ones hash
         const bool hashed = std::min(e - b, limit) > kLinear;
@@ -205,8 +210,8 @@ inline Status prepare_lists(const ListsIn& in, bool dup_first, int64_t limit, in
 }
 
 // Turn (ub, n_out) into a CSR indptr and move the kept items down over the gaps.
-inline int64_t compact_lists(int64_t n_users, const int64_t* ub, const int64_t* n_out, int64_t* indptr,
-                             int64_t* items, double* scores) {
+inline int64_t compact_lists(int64_t n_users, const int64_t* ub, const int64_t* n_out, int64_t* indptr, int64_t* items,
+                             double* scores) {
   indptr[0] = 0;
   for (int64_t u = 0; u < n_users; ++u) {
     indptr[u + 1] = indptr[u] + n_out[u];
@@ -329,7 +334,8 @@ inline double cosine_overlap_sum(const Lists& L, int64_t k, int threads) {
   if (nl == 0) return 0.0;
   // counts[l * n_items + i]: users of length lens[l] listing i, in blocks of lengths so that one
   // block holds at most 2^24 counts (128 MB) per thread, whatever the catalog size.
-  const int64_t block = std::max<int64_t>(1, std::min<int64_t>(16, (int64_t(1) << 24) / std::max<int64_t>(L.n_items, 1)));
+  const int64_t block =
+      std::max<int64_t>(1, std::min<int64_t>(16, (int64_t(1) << 24) / std::max<int64_t>(L.n_items, 1)));
   std::vector<int64_t> cnt;
   for (int64_t l0 = 0; l0 < nl; l0 += block) {
     const int64_t l1 = std::min(nl, l0 + block);
@@ -404,8 +410,8 @@ inline void mean_item_value(const Lists& L, int64_t k, const double* table, bool
 // Diversity with unit feature rows X (n_items x d, zero rows stay zero):
 //   1 - (|Σ x|^2 - Σ |x|^2) / 2 / (n (n-1) / 2); lists of < 2 items: NaN.
 //   has[i] == 0 marks an item without a feature row: Code::missing_feature.
-inline Status diversity_features(const Lists& L, int64_t k, const double* X, int64_t d, const uint8_t* has,
-                                 int threads, double* out) {
+inline Status diversity_features(const Lists& L, int64_t k, const double* X, int64_t d, const uint8_t* has, int threads,
+                                 double* out) {
   using namespace beyond_detail;
   const int T = effective_threads(threads, L.n_users);
   std::vector<Status> tstatus(T);

@@ -13,8 +13,8 @@
 // (Python does it with its exact integers).
 #pragma once
 #include <algorithm>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 namespace rankmeter::core {

@@ -18,11 +18,25 @@
 // is scanned once and only the truth items it finds are recorded (position,
 // truth index): for dense ids with no duplicate this scan is branch-free, and
 // users with duplicates or ids outside the array are scanned again on the
-// general path, which applies the duplicates policy and max_items. Every
+// general path, which applies the duplicates policy. Every
 // accuracy metric at every cutoff is a function of the finds, the list length
 // and |R|, so one walk over the (few) finds takes a snapshot of the running
 // sums at each cutoff. Columns are then computed block-wise over 64 users,
 // and each mean is summed exactly (ExactSum).
+//
+// What is read of a list (SPEC §2.1): max_items first truncates the list as
+// given; then only its first D distinct items are read, D being the largest
+// cutoff, or the whole list when a column has no cutoff (num_rel reads no list
+// item) or whole_lists is set (the trec_eval preset). Duplicates are looked for
+// only there: duplicates="error" rejects one within the first D positions;
+// "first" drops it and reads on until D distinct items (the list closes up) or
+// the truncated list ends. A padding value ends a padded row; only padding may
+// follow it in the positions that would have been read.
+//
+// NDCG's ideal: with a cutoff k, "cut" uses the best min(k, m) truth gains; without
+// a cutoff nothing is cut ("cut" = "all": every truth gain), so a short list never
+// scores higher for being short. "k_slots" without a cutoff takes k = n (the
+// list length after truncation and duplicate removal), as every metric does.
 //
 // Relevance: grade > 0, or grade >= min_relevance when given. Gains use the
 // grade itself (negative grades give 0): linear g, exponential 2^g - 1, binary
@@ -97,8 +111,9 @@ struct RankingOptions {
   double min_relevance = 0.0;
   EmptyPolicy empty = EmptyPolicy::skip;
   bool dup_first = false;
-  int64_t max_items = 0;  // 0: no truncation
-  int threads = 0;        // 0: all cores
+  bool whole_lists = false;  // look for duplicates in whole lists whatever the cutoffs (trec_eval)
+  int64_t max_items = 0;     // 0: no truncation
+  int threads = 0;           // 0: all cores
 };
 
 namespace detail {
@@ -251,15 +266,16 @@ class DenseLookup {
     return old == seen_ ? Probe::dup : Probe::miss;
   }
 
-  // Branch-free scan of a whole list for the common case: every id inside
-  // the array and no duplicate. Records the list position (1-based) and the
-  // id of every truth item found, up to position `limit`; `n_out` = positions
-  // kept. Returns false (nothing usable) when the list has an id outside the
+  // Branch-free scan of [it, end) (the part of the list that is read) for the
+  // common case: every id inside the array and no duplicate. Records the list
+  // position (1-based) and the id of every truth item found; `n_out` = positions
+  // read. Returns false (nothing usable) when the span has an id outside the
   // array or a duplicate: the caller then starts the user again with begin()
-  // and the general scan. A padded row ends at the first `pad` (kPadded).
+  // and the general scan. A padded row ends at the first `pad` (kPadded); only
+  // padding may follow it up to `end` (pad_ok).
   template <bool kPadded>
-  bool fast_scan(const int64_t* it, const int64_t* end, int64_t pad, int64_t limit, int64_t* fpos, int64_t* fkey,
-                 int64_t& nf_out, int64_t& n_out, bool& pad_ok) {
+  bool fast_scan(const int64_t* it, const int64_t* end, int64_t pad, int64_t* fpos, int64_t* fkey, int64_t& nf_out,
+                 int64_t& n_out, bool& pad_ok) {
     const uint16_t t = truth_, sn = seen_;
     uint16_t* mk = mark_.data();
     const uint64_t n = static_cast<uint64_t>(n_);
@@ -280,7 +296,7 @@ class DenseLookup {
       ++pos;
       // A find is rare (a few per list), so this branch is predicted well and the
       // common item costs no store besides its mark.
-      if ((old == t) & (pos <= limit)) {
+      if (old == t) {
         fpos[nf] = pos;
         fkey[nf] = key;
         ++nf;
@@ -288,7 +304,7 @@ class DenseLookup {
     }
     if (bad) return false;
     nf_out = nf;
-    n_out = std::min(pos, limit);
+    n_out = pos;
     return true;
   }
   int32_t truth_index(int64_t key) const { return tidx_[static_cast<size_t>(key)]; }
@@ -315,9 +331,8 @@ class DenseLookup {
 
 // Compute every column for every user. Returns the first problem (lowest user);
 // on a problem the outputs are unspecified.
-inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& cols,
-                               const RankingOptions& opt, double* values, ExactSum* sums,
-                               int64_t* counts, int64_t* n_skipped_out) {
+inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& cols, const RankingOptions& opt,
+                               double* values, ExactSum* sums, int64_t* counts, int64_t* n_skipped_out) {
   using namespace detail;
   Status status;
   const int64_t n_users = d.n_users;
@@ -374,9 +389,9 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
   bool need_ideal = false;
   for (int i = 0; i < n_cols; ++i) {
     const Column& c = cols[i];
-    snap_of[i] = c.cutoff > 0 ? static_cast<int>(std::lower_bound(cutoffs.begin(), cutoffs.end(), c.cutoff) -
-                                                 cutoffs.begin())
-                              : nc;
+    snap_of[i] = c.cutoff > 0
+                     ? static_cast<int>(std::lower_bound(cutoffs.begin(), cutoffs.end(), c.cutoff) - cutoffs.begin())
+                     : nc;
     if (c.kind == Kind::cg) need_cg[static_cast<int>(c.gain)] = true;
     if (c.kind == Kind::dcg || c.kind == Kind::ndcg) {
       const double base = c.kind == Kind::ndcg ? 2.0 : c.log_base;  // log_base never changes NDCG
@@ -442,8 +457,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
       tmax = std::max(tmax, d.t_items[i]);
     }
   }
-  const int64_t dense_limit =
-      std::max<int64_t>(int64_t(1) << 21, (d.t_nnz + d.r_nnz) / (2 * static_cast<int64_t>(T)));
+  const int64_t dense_limit = std::max<int64_t>(int64_t(1) << 21, (d.t_nnz + d.r_nnz) / (2 * static_cast<int64_t>(T)));
   const bool dense = tmin >= 0 && tmax < dense_limit;
   std::vector<DenseLookup> dense_look;
   std::vector<HashLookup> hash_look;
@@ -455,9 +469,11 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
   }
   std::vector<std::vector<double>> grade_buf(T, std::vector<double>(max_m + 1));
   // Finds of one user: at most min(|truth|, list length) + 1 slots (the fast scan writes one past the last find).
-  std::vector<std::vector<int64_t>> find_pos(T, std::vector<int64_t>(max_m + 2)), find_key(T, std::vector<int64_t>(max_m + 2));
+  std::vector<std::vector<int64_t>> find_pos(T, std::vector<int64_t>(max_m + 2)),
+      find_key(T, std::vector<int64_t>(max_m + 2));
   std::vector<std::vector<int32_t>> find_ti(T, std::vector<int32_t>(max_m + 2));
-  std::vector<std::vector<double>> ideal_prefix(T, std::vector<double>(static_cast<size_t>(std::max(nv, 1) * (max_m + 1))));
+  std::vector<std::vector<double>> ideal_prefix(
+      T, std::vector<double>(static_cast<size_t>(std::max(nv, 1) * (max_m + 1))));
   std::vector<char> ideal_variant(std::max(nv, 1), 0);
   for (int i = 0; i < n_cols; ++i)
     if (cols[i].kind == Kind::ndcg) ideal_variant[variant_of[i]] = 1;
@@ -469,7 +485,14 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
 
   const bool has_min = opt.has_min_relevance;
   const double min_rel = opt.min_relevance;
-  const int64_t limit = opt.max_items > 0 ? opt.max_items : std::numeric_limits<int64_t>::max();
+  constexpr int64_t kAll = std::numeric_limits<int64_t>::max();
+  const int64_t trunc = opt.max_items > 0 ? opt.max_items : kAll;  // raw positions kept (max_items)
+  // Distinct items read per list: the largest cutoff, or all of them when a
+  // column has no cutoff (num_rel reads no list item) or whole lists are asked for.
+  int64_t depth = 0;
+  for (const auto& c : cols)
+    if (c.kind != Kind::num_rel) depth = c.cutoff > 0 && depth != kAll ? std::max(depth, c.cutoff) : kAll;
+  if (opt.whole_lists) depth = kAll;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double* grades = d.t_grades;
   const int64_t* r_items = d.r_items;
@@ -490,9 +513,11 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
     int64_t hits_at_R;
   };
   constexpr int64_t kBlock = 64;  // users scanned before their columns are written
+  constexpr int64_t kAhead = 16;  // users ahead whose read prefix is prefetched
   std::vector<std::vector<Snap>> block_snaps(T, std::vector<Snap>(static_cast<size_t>(kBlock * (nc + 1))));
   std::vector<std::vector<UserRec>> block_users(T, std::vector<UserRec>(kBlock));
-  std::vector<std::vector<double>> block_idcg(T, std::vector<double>(static_cast<size_t>(kBlock * std::max(n_ndcg, 1))));
+  std::vector<std::vector<double>> block_idcg(T,
+                                              std::vector<double>(static_cast<size_t>(kBlock * std::max(n_ndcg, 1))));
   const int64_t n_blocks = (n_users + kBlock - 1) / kBlock;
 
   auto body = [&](auto& look, int tid, auto padded_tag) {
@@ -522,6 +547,17 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
       // Phase 1: scan every user of the block once.
       for (int64_t u = u0; u < u1 && !bad; ++u) {
         const int64_t j = u - u0;
+        if (depth < kAll && u + kAhead < n_users) {
+          // Only a prefix of each row is read, so rows are visited with a stride
+          // the hardware prefetcher does not follow: request a user's prefix ahead.
+          const int64_t ua = u + kAhead;
+          const int64_t ra = d.r_rowmap ? d.r_rowmap[ua] : ua;
+          if (ra >= 0) {
+            const int64_t pb = padded ? ra * d.r_stride : d.r_indptr[ra];
+            const int64_t pn = padded ? d.r_stride : d.r_indptr[ra + 1] - pb;
+            prefetch_span(r_items + pb, std::min(pn, std::min(depth, int64_t{32})));
+          }
+        }
         Snap* snap = bsnap + j * (nc + 1);
         const int64_t t0 = d.t_indptr[u], t1 = d.t_indptr[u + 1];
         const int64_t m = t1 - t0;
@@ -536,6 +572,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
             e = d.r_indptr[row + 1];
           }
         }
+        e = b + std::min(e - b, trunc);  // max_items truncates the list as given
         look.begin(m + (e - b));
 
         // Truth into the set.
@@ -556,15 +593,16 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
           break;
         }
 
-        // Scan the list once, recording the truth items it finds: every
-        // accuracy metric at every cutoff is a function of their positions
-        // and grades, the list length and |R|.
+        // Scan the part of the list that is read, recording the truth items it
+        // finds: every accuracy metric at every cutoff is a function of their
+        // positions and grades, the list length and |R|.
         int64_t nf = 0, pos = 0;
         bool scanned = false;
         if constexpr (std::is_same_v<std::decay_t<decltype(look)>, DenseLookup>) {
           bool pad_ok = true;
-          if (look.template fast_scan<kPadded>(r_items + b, r_items + e, pad, limit, fpos, fkey, nf, pos, pad_ok) &&
-              pad_ok) {
+          // Without a duplicate the first `depth` positions are the items read.
+          const int64_t* span_end = r_items + b + std::min(e - b, depth);
+          if (look.template fast_scan<kPadded>(r_items + b, span_end, pad, fpos, fkey, nf, pos, pad_ok) && pad_ok) {
             for (int64_t f = 0; f < nf; ++f) fti[f] = look.truth_index(fkey[f]);
             scanned = true;
           } else {
@@ -576,13 +614,16 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
           }
         }
         if (!scanned) {
-          // General scan: one probe per item, duplicates handled per policy.
+          // General scan: one probe per item, duplicates handled per policy,
+          // until `depth` distinct items are read or the list ends.
           nf = 0;
           pos = 0;
-          for (const int64_t* it = r_items + b, *it_end = r_items + e; it != it_end; ++it) {
+          for (const int64_t *it = r_items + b, *it_end = r_items + e; it != it_end && pos < depth; ++it) {
             const int64_t key = *it;
             if (kPadded && key == pad) {
-              for (const int64_t* q = it + 1; q != it_end; ++q)
+              // only padding in the positions that would have been read
+              const int64_t* q_end = it + std::min<int64_t>(it_end - it, depth - pos);
+              for (const int64_t* q = it + 1; q != q_end; ++q)
                 if (*q != pad) {
                   st.record(Code::pad_inside, u, q - (r_items + b));
                   bad = true;
@@ -597,11 +638,6 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
               st.record(Code::duplicate_recs, u, key);
               bad = true;
               break;
-            }
-            if (pos >= limit) {
-              // Past max_items only duplicates matter (duplicates="error").
-              if (opt.dup_first) break;
-              continue;
             }
             ++pos;
             if (pr == Probe::find) {
@@ -682,20 +718,23 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
             if (!ideal_variant[v]) continue;
             double* pre = ipre + static_cast<int64_t>(v) * (max_m + 1);
             pre[0] = 0.0;
-            for (int64_t q = 0; q < m; ++q) pre[q + 1] = pre[q] + gain_of(var_gain[v], gbuf[q], relevant(gbuf[q])) * disc[v][q + 1];
+            for (int64_t q = 0; q < m; ++q)
+              pre[q + 1] = pre[q] + gain_of(var_gain[v], gbuf[q], relevant(gbuf[q])) * disc[v][q + 1];
           }
           for (int i = 0; i < n_cols; ++i) {
             const int q = ndcg_slot[i];
             if (q < 0) continue;
             const Column& c = cols[i];
             const int v = variant_of[i];
-            const int64_t kk = c.cutoff > 0 ? c.cutoff : pos;
             double idcg;
             if (c.ideal == Ideal::k_slots) {
+              // k slots of the largest gain; no cutoff: k = n, the list length
               const double gmax = m > 0 ? gain_of(c.gain, gbuf[0], relevant(gbuf[0])) : 0.0;
-              idcg = gmax * (c.cutoff > 0 ? slot_sum[i] : disc_prefix[v][kk]);
+              idcg = gmax * (c.cutoff > 0 ? slot_sum[i] : disc_prefix[v][pos]);
             } else {
-              idcg = ipre[static_cast<int64_t>(v) * (max_m + 1) + (c.ideal == Ideal::all ? m : std::min(kk, m))];
+              // "cut" stops at the cutoff; without one nothing is cut (every truth gain, as "all")
+              const int64_t upto = c.ideal == Ideal::cut && c.cutoff > 0 ? std::min(c.cutoff, m) : m;
+              idcg = ipre[static_cast<int64_t>(v) * (max_m + 1) + upto];
             }
             bidcg[q * kBlock + j] = idcg;
           }

@@ -11,17 +11,17 @@ namespace rankmeter::core {
 
 enum class Code : int32_t {
   ok = 0,
-  bad_indptr = 1,          // indptr not non-decreasing or out of the items' bounds
-  duplicate_truth = 2,     // the same item twice in one user's truth
-  duplicate_recs = 3,      // the same item twice in one user's list (duplicates="error")
-  empty_truth = 4,         // a user without relevant items and empty="error"
-  pad_inside = 5,          // a 2-D padded row with an item after the padding
-  bad_rowmap = 6,          // a row index outside the recommendations
-  too_large = 7,           // one user's truth + list longer than the scratch allows (2^29)
-  too_many_variants = 8,   // more distinct (gain, log_base) pairs than one pass keeps
-  missing_feature = 9,     // a top-k item without a row in item_features
-  missing_similarity = 10, // a top-k item without a row in item_similarity
-  bad_score = 11,          // a non-finite score in a score matrix
+  bad_indptr = 1,           // indptr not non-decreasing or out of the items' bounds
+  duplicate_truth = 2,      // the same item twice in one user's truth
+  duplicate_recs = 3,       // the same item twice in one user's list (duplicates="error")
+  empty_truth = 4,          // a user without relevant items and empty="error"
+  pad_inside = 5,           // a 2-D padded row with an item after the padding
+  bad_rowmap = 6,           // a row index outside the recommendations
+  too_large = 7,            // one user's truth + list longer than the scratch allows (2^29)
+  too_many_variants = 8,    // more distinct (gain, log_base) pairs than one pass keeps
+  missing_feature = 9,      // a top-k item without a row in item_features
+  missing_similarity = 10,  // a top-k item without a row in item_similarity
+  bad_score = 11,           // a non-finite score in a score matrix
 };
 
 struct Status {

@@ -67,6 +67,7 @@ def accuracy_pass(p: _Plan, columns: list, threads: int):
         p.dup_first,
         p.max_items or 0,
         threads,
+        whole_lists=p.preset == "trec_eval",  # trec_eval checks whole lists for duplicates
     )
     code, uidx, item = status
     if code != 0:

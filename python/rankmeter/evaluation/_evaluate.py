@@ -68,6 +68,7 @@ class _Plan:
     b_indptr: Optional[np.ndarray]  # the ordered lists as CSR of raw ids, for the beyond kernels
     b_items: Optional[np.ndarray]
     b_scores: Optional[np.ndarray]
+    preset: Optional[str]  # the preset's name (None: no preset)
 
 
 def _plan(
@@ -122,6 +123,7 @@ def _plan(
     r = to_recs(recs, **table_kw)
 
     p = _Plan()
+    p.preset = pre.name if pre is not None else None
     p.ctx = ctx
     p.keys, p.metrics = keys, parsed
     # Columns are deduplicated by canonical name; keys as passed map to them
