@@ -38,6 +38,7 @@ from ._shortcuts import (
 )
 from ._tables import item_bias, rec_cases, user_bias
 from ._trec import read_trec_qrels, read_trec_run
+from .compare import Comparison, compare
 
 __version__ = "0.1.0"
 
@@ -77,6 +78,8 @@ __all__ = [
     "item_bias",
     "user_bias",
     "rec_cases",
+    "compare",
+    "Comparison",
     "has_openmp",
     "PRESETS",
     "__version__",
