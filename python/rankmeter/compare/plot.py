@@ -175,7 +175,7 @@ def plot_comparison_means(cmp: Any, metrics: Optional[list] = None):
         if all((run, m) in cmp.run_ci for m in metrics):
             lo = np.array([cmp.run_ci[(run, m)][0] for m in metrics])
             hi = np.array([cmp.run_ci[(run, m)][1] for m in metrics])
-            err = np.vstack([ys - lo, hi - ys])
+            err = np.clip(np.vstack([ys - lo, hi - ys]), 0.0, None)
         ax.bar(x + (i - (len(cmp.runs) - 1) / 2) * width, ys, width, yerr=err, label=str(run), capsize=2)
     ax.set_xticks(x, [str(m) for m in metrics])
     ax.set_ylabel("mean over users")
