@@ -5,7 +5,11 @@
 #
 #   bash bench/peers/setup.sh            # every peer
 #   bash bench/peers/setup.sh ranx torch # some of them
+#   bash bench/peers/setup.sh --reuse ranx  # keep a peer whose earlier install
+#                                           # succeeded (CI); the default rebuilds
 set -u
+REUSE=0
+if [ "${1:-}" = "--reuse" ]; then REUSE=1; shift; fi
 ROOT=${RANKMETER_PEERS:-$HOME/.cache/rankmeter-peers}
 PY=${PYTHON:-python3}
 mkdir -p "$ROOT"
@@ -17,11 +21,16 @@ SELECTED=("$@")
 mk() {  # mk NAME pip-args...
   local name=$1; shift
   want "$name" || return 0
+  if [ "$REUSE" = 1 ] && [ -f "$ROOT/$name/.rankmeter-ok" ] && [ -x "$ROOT/$name/bin/python" ]; then
+    echo "== $name: reusing $ROOT/$name"
+    return 0
+  fi
   echo "== $name: $*"
   rm -rf "$ROOT/$name"
   "$PY" -m venv "$ROOT/$name" || return 1
   "$ROOT/$name/bin/pip" install -q "$@" > "$ROOT/$name.log" 2>&1 \
     && echo "   ok" || { echo "   FAILED (see $ROOT/$name.log)"; return 1; }
+  touch "$ROOT/$name/.rankmeter-ok"
 }
 
 mk ranx        ranx

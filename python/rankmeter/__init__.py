@@ -9,6 +9,10 @@
 from . import datasets, metrics
 from ._aggregate import State
 from ._core import has_openmp
+from ._version import __version__
+from .compare import Comparison, compare
+from .compare import ci as _ci
+from .compare import plot_result as _plot_result
 from .evaluation import PRESETS, Result, evaluate, partial
 from .evaluation._shortcuts import (
     arhr,
@@ -37,7 +41,10 @@ from .evaluation._shortcuts import (
 from .evaluation._tables import item_bias, rec_cases, user_bias
 from .inputs import Recs, Truth, read_trec_qrels, read_trec_run
 
-__version__ = "0.1.0"
+# Result.ci / Result.plot live with the comparison tools (a use layer); the root
+# package, which sits above every layer, attaches them.
+Result.ci = _ci  # type: ignore[attr-defined]
+Result.plot = _plot_result  # type: ignore[attr-defined]
 
 __all__ = [
     "evaluate",
@@ -75,6 +82,8 @@ __all__ = [
     "item_bias",
     "user_bias",
     "rec_cases",
+    "compare",
+    "Comparison",
     "has_openmp",
     "PRESETS",
     "__version__",

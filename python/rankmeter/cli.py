@@ -4,6 +4,8 @@
                        per-user Python loop on a sample for comparison.
 ``rankmeter eval``     evaluate a TREC run file against a qrels file.
 ``rankmeter metrics``  list the metric names.
+``rankmeter compare``  compare runs on one truth with paired significance tests.
+``rankmeter report``   the same comparison as one self-contained HTML report.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import sys
 import time
 from typing import Optional, Sequence
 
-from . import __version__, _core, datasets, evaluate, metrics, read_trec_qrels, read_trec_run
+from . import _core, datasets, evaluate, metrics, read_trec_qrels, read_trec_run
+from ._version import __version__
 
 DEMO_METRICS = ("precision", "recall", "f1", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr", "arhr")
 DEMO_KS = (10, 100)
@@ -140,6 +143,85 @@ def eval_files(
     return 0
 
 
+def _run_name(path: str, taken: set) -> str:
+    import os
+
+    base = os.path.basename(path.rstrip("/\\")) or path
+    for ext in (".gz", ".parquet", ".txt", ".trec", ".run"):
+        if base.endswith(ext) and len(base) > len(ext):
+            base = base[: -len(ext)]
+    name, i = base, 2
+    while name in taken:
+        name, i = f"{base}_{i}", i + 1
+    taken.add(name)
+    return name
+
+
+def _comparison(args):
+    from .compare import compare
+
+    taken: set = set()
+    runs = {_run_name(path, taken): path for path in args.runs}
+    return compare(
+        args.truth,
+        runs,
+        args.metric,
+        baseline=args.baseline,
+        test=args.test,
+        alpha=args.alpha,
+        correction=args.correction,
+        n_resamples=args.n_resamples,
+        seed=args.seed,
+        preset=args.preset,
+        threads=args.threads,
+    )
+
+
+def compare_files(args) -> int:
+    cmp = _comparison(args)
+    fmt = args.format
+    if fmt == "table":
+        text = repr(cmp)
+    elif fmt == "markdown":
+        text = cmp.to_markdown()
+    elif fmt == "latex":
+        text = cmp.to_latex()
+    elif fmt == "json":
+        text = cmp.to_json()
+    else:
+        text = cmp.to_html(plots=not args.no_plots)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text if text.endswith("\n") else text + "\n")
+    else:
+        print(text)
+    return 0
+
+
+def report_files(args) -> int:
+    cmp = _comparison(args)
+    cmp.to_html(args.output, plots=not args.no_plots, k_max=args.k_max)
+    print(f"report written to {args.output}")
+    return 0
+
+
+def _compare_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("truth", help="qrels: a TREC qrels file or a parquet table")
+    p.add_argument("runs", nargs="+", help="runs: TREC run files or parquet tables (at least two)")
+    p.add_argument(
+        "-m", "--metric", nargs="+", action="extend", required=True, help="metric names (e.g. -m ndcg@10 map@100)"
+    )
+    p.add_argument("--test", default="randomization", help="randomization (default), bootstrap, t or wilcoxon")
+    p.add_argument("--baseline", default=None, help="compare every run against this one (default: every pair)")
+    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--correction", default="holm", help="holm (default), bonferroni or none")
+    p.add_argument("--n-resamples", type=int, default=10_000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--preset", default=None, help="conventions of another tool, e.g. trec_eval or ranx")
+    p.add_argument("--threads", type=int, default=None)
+    p.add_argument("--no-plots", action="store_true", help="HTML without plots")
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="rankmeter", description="Fast, exact offline evaluation of rankings.")
     parser.add_argument("--version", action="version", version=f"rankmeter {__version__}")
@@ -169,6 +251,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     sub.add_parser("metrics", help="list metric names")
 
+    p = sub.add_parser("compare", help="compare runs with paired significance tests")
+    _compare_args(p)
+    p.add_argument("--format", choices=("table", "markdown", "latex", "html", "json"), default="table")
+    p.add_argument("-o", "--output", default=None, help="write here instead of printing")
+
+    p = sub.add_parser("report", help="one self-contained HTML report comparing runs")
+    _compare_args(p)
+    p.add_argument(
+        "-o", "--output", default="rankmeter-report.html", help="the HTML file (default rankmeter-report.html)"
+    )
+    p.add_argument("--k-max", type=int, default=20, help="largest cutoff of the curves (default 20)")
+
     args = parser.parse_args(argv)
     try:
         if args.command == "demo":
@@ -186,6 +280,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 args.per_query,
                 args.complete,
             )
+        if args.command == "compare":
+            return compare_files(args)
+        if args.command == "report":
+            return report_files(args)
         print("\n".join(metrics.list()))
         return 0
     except (ValueError, TypeError, OSError) as e:

@@ -41,6 +41,23 @@ PRESETS: dict[str, Preset] = {
             "Use max_items=N for -M N and min_relevance=L for -l L."
         ),
     ),
+    "ranx": Preset(
+        "ranx",
+        defaults={"empty": "zero"},
+        doc=(
+            "ranx 0.3 (AmenRa/ranx, metrics/*.py): users without a relevant item score 0 and count in the mean "
+            "(empty='zero'); a truth user absent from the run scores 0 (make_comparable=True; rankmeter's "
+            "missing='zero' default); an item is relevant when its grade >= 1 (rel_lvl=1: the same as grade > 0 for "
+            "integer grades, pass min_relevance=1 for fractional ones); precision@k = hits/k even for short lists; "
+            "recall@k = hits/|R|; map@k = sum of P@j at the hits within k / |R|; ndcg@k: linear gain "
+            "(Jarvelin, ranx 'ndcg'; ranx 'ndcg_burges' is gain=exponential), ideal DCG of the grades sorted "
+            "descending cut at k; mrr@k: 1/rank of the first hit within k; hit_rate@k: 1 if a hit within k. "
+            "Equal scores: ranx orders them with numba's unstable argsort, which is not reproduced (use distinct "
+            "scores). verified against the real ranx (tests/test_peer_ranx.py, random data with short lists, "
+            "k beyond the list, users without relevant items and users without recs): precision@k, recall@k, "
+            "map@k, ndcg@k, mrr@k, hit_rate@k; other metrics are not verified."
+        ),
+    ),
 }
 
 

@@ -1,0 +1,69 @@
+// Bindings of the resampling kernels of the paired significance tests
+// (rankmeter/significance.hpp). The Python layer (python/rankmeter/compare)
+// builds the value matrices; the checks here are the memory-safety net.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <stdexcept>
+
+#include "rankmeter/significance.hpp"
+
+namespace py = pybind11;
+using namespace rankmeter::core;
+
+namespace {
+
+using F64 = py::array_t<double, py::array::c_style>;
+
+void check_matrix(const F64& X, int64_t R) {
+  if (X.ndim() != 2) throw std::invalid_argument("values must be a 2-D float64 matrix (users x columns)");
+  if (R < 1) throw std::invalid_argument("n_resamples must be >= 1");
+}
+
+py::tuple sign_flip_sums_py(const F64& X, int64_t n_resamples, uint64_t seed, int threads) {
+  check_matrix(X, n_resamples);
+  const int64_t n = X.shape(0), C = X.shape(1);
+  F64 sums({static_cast<py::ssize_t>(n_resamples), static_cast<py::ssize_t>(C)});
+  F64 observed(static_cast<py::ssize_t>(C));
+  const double* x = X.data();
+  double* s = sums.mutable_data();
+  double* o = observed.mutable_data();
+  {
+    py::gil_scoped_release release;  // raw buffers only, kept alive by the arguments and outputs above
+    sign_flip_sums(x, n, C, n_resamples, seed, threads, s, o);
+  }
+  return py::make_tuple(sums, observed);
+}
+
+F64 bootstrap_sums_py(const F64& X, int64_t n_resamples, uint64_t seed, int threads) {
+  check_matrix(X, n_resamples);
+  const int64_t n = X.shape(0), C = X.shape(1);
+  if (n > static_cast<int64_t>(UINT32_MAX)) throw std::invalid_argument("at most 2^32 - 1 users per bootstrap");
+  F64 sums({static_cast<py::ssize_t>(n_resamples), static_cast<py::ssize_t>(C)});
+  const double* x = X.data();
+  double* s = sums.mutable_data();
+  {
+    py::gil_scoped_release release;  // raw buffers only, kept alive by the arguments and output above
+    bootstrap_sums(x, n, C, n_resamples, seed, threads, s);
+  }
+  return sums;
+}
+
+}  // namespace
+
+void bind_significance(py::module_& m) {
+  m.def("sign_flip_sums", &sign_flip_sums_py, py::arg("values").noconvert(), py::arg("n_resamples"),
+        py::arg("seed"), py::arg("threads"),
+        "Randomization test: per resample and column, the sum of the values with random signs; and the observed sums");
+  m.def("bootstrap_sums", &bootstrap_sums_py, py::arg("values").noconvert(), py::arg("n_resamples"),
+        py::arg("seed"), py::arg("threads"),
+        "Paired bootstrap: per resample and column, the sum of the values of n users drawn with replacement");
+  m.def("splitmix_words", [](uint64_t seed, uint64_t domain, uint64_t r, int64_t count) {
+    py::array_t<uint64_t> out(static_cast<py::ssize_t>(count));
+    uint64_t* o = out.mutable_data();
+    const uint64_t key = resample_key(seed, domain, r);
+    for (int64_t w = 0; w < count; ++w) o[w] = stream_word(key, static_cast<uint64_t>(w));
+    return out;
+  }, py::arg("seed"), py::arg("domain"), py::arg("resample"), py::arg("count"),
+  "The first `count` words of a resample's random stream (for tests of the generator)");
+}
