@@ -61,7 +61,7 @@ def _check(runs, metrics, baseline, test, alpha, correction, n_resamples, seed):
         raise ValueError(f"`n_resamples` must be >= 1, got {n_resamples}")
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"`seed` must be a non-negative integer, got {seed!r}")
-    if not 0 <= seed < 2**64:
+    if not 0 <= int(seed) < 2**64:
         raise ValueError(f"`seed` must be in [0, 2**64), got {seed}")
     if isinstance(metrics, (str, Metric)):
         metrics = [metrics]
@@ -226,7 +226,7 @@ def compare(
         for a, b, k in comps:
             if shared[k]:
                 m = valid[k][:, 0]
-                wanted = [(k, r) for r in range(len(names))]
+                wanted: list[tuple] = [(k, r) for r in range(len(names))]
             else:
                 m = valid[k][:, a] & valid[k][:, b]
                 wanted = [(k, a, b, a), (k, a, b, b)]
@@ -251,8 +251,8 @@ def compare(
                 continue
             ma, mb = boot[key][:, where[wa][1]], boot[key][:, where[wb][1]]
             m = groups[key][0]
-            g = _stats.sign_flip_gamma(int(m.sum()), np.abs(V[k][m, a]).sum() + np.abs(V[k][m, b]).sum())
-            p[i] = _stats.bootstrap_pvalues(ma, mb, diff[i], g)
+            tol = _stats.sign_flip_gamma(int(m.sum()), np.abs(V[k][m, a]).sum() + np.abs(V[k][m, b]).sum())
+            p[i] = _stats.bootstrap_pvalues(ma, mb, diff[i], tol)
             ci[i] = _stats.percentile_interval(ma - mb, alpha)
             if shared[k]:
                 for r, mr in ((a, ma), (b, mb)):
