@@ -251,7 +251,7 @@ def compare(
                 continue
             ma, mb = boot[key][:, where[wa][1]], boot[key][:, where[wb][1]]
             m = groups[key][0]
-            tol = _stats.sign_flip_gamma(int(m.sum()), np.abs(V[k][m, a]).sum() + np.abs(V[k][m, b]).sum())
+            tol = float(_stats.sign_flip_gamma(int(m.sum()), np.abs(V[k][m, a]).sum() + np.abs(V[k][m, b]).sum()))
             p[i] = _stats.bootstrap_pvalues(ma, mb, diff[i], tol)
             ci[i] = _stats.percentile_interval(ma - mb, alpha)
             if shared[k]:
