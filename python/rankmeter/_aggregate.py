@@ -240,8 +240,10 @@ class CatalogPart:
             return math.nan
         if similarity == "overlap":
             c = self.counts.astype(np.int64)
-            same = int(np.sum(c * (c - 1) // 2, dtype=np.int64)) if c.size and int(c.max()) < (1 << 31) else sum(
-                x * (x - 1) // 2 for x in c.tolist()
+            same = (
+                int(np.sum(c * (c - 1) // 2, dtype=np.int64))
+                if c.size and int(c.max()) < (1 << 31)
+                else sum(x * (x - 1) // 2 for x in c.tolist())
             )
             kk = k if k else self.max_len
             return 1.0 - same / (pairs * kk)
@@ -404,7 +406,9 @@ class State:
                     "partial() call must be the same)"
                 )
             if s.context != first.context:
-                diff = sorted(k for k in set(s.context) | set(first.context) if s.context.get(k) != first.context.get(k))
+                diff = sorted(
+                    k for k in set(s.context) | set(first.context) if s.context.get(k) != first.context.get(k)
+                )
                 raise ValueError(
                     f"cannot merge states evaluated with different context ({', '.join(diff)}): pass the same "
                     "train / item_features / item_similarity to every partial() call"
@@ -531,7 +535,9 @@ class State:
                     "cannot be merged safely; evaluate the batch again with this rankmeter"
                 )
             if version != _VERSION:
-                raise ValueError(f"`data` is a rankmeter state of version {version}; this rankmeter reads version {_VERSION}")
+                raise ValueError(
+                    f"`data` is a rankmeter state of version {version}; this rankmeter reads version {_VERSION}"
+                )
             off = 10
             if off + hl > len(data):
                 raise ValueError("`data` is truncated")

@@ -292,8 +292,15 @@ def _diversity(prep: Prepared, m: Any) -> tuple:
         idx[ids_codes] = np.arange(ids_codes.size, dtype=np.int64)
         if hasattr(mat, "tocsr"):
             vals, st = _core.diversity_matrix(
-                prep.li, prep.lt, idx, None, mat.indptr.astype(np.int64), mat.indices.astype(np.int64),
-                mat.data.astype(np.float64), k, threads,
+                prep.li,
+                prep.lt,
+                idx,
+                None,
+                mat.indptr.astype(np.int64),
+                mat.indices.astype(np.int64),
+                mat.data.astype(np.float64),
+                k,
+                threads,
             )
         else:
             vals, st = _core.diversity_matrix(
@@ -309,8 +316,20 @@ def _diversity(prep: Prepared, m: Any) -> tuple:
 def _serendipity(prep: Prepared, m: Any) -> tuple:
     p, t = prep.p, prep.p.truth
     vals, st = _core.serendipity(
-        prep.li, prep.lt, t.indptr, prep.code.get("truth"), t.grades, p.min_relevance, prep.tr_ip, prep.tr_items,
-        prep.h_rowmap, prep.X, prep.has, m.k or 0, m.options["relevance"] == "all", EMPTY_CODES[p.empty],
+        prep.li,
+        prep.lt,
+        t.indptr,
+        prep.code.get("truth"),
+        t.grades,
+        p.min_relevance,
+        prep.tr_ip,
+        prep.tr_items,
+        prep.h_rowmap,
+        prep.X,
+        prep.has,
+        m.k or 0,
+        m.options["relevance"] == "all",
+        EMPTY_CODES[p.empty],
         prep.threads,
     )
     _raise(st, p, prep.labels, "item_features")
@@ -321,8 +340,16 @@ def _fcp(prep: Prepared, m: Any) -> tuple:
     p, t = prep.p, prep.p.truth
     empty = EMPTY_CODES[p.empty]
     conc, disc, st = _core.fcp_counts(
-        prep.li, prep.lt, prep.n_items, t.indptr, prep.code.get("truth"), t.grades, p.min_relevance, m.k or 0,
-        empty, prep.threads,
+        prep.li,
+        prep.lt,
+        prep.n_items,
+        t.indptr,
+        prep.code.get("truth"),
+        t.grades,
+        p.min_relevance,
+        m.k or 0,
+        empty,
+        prep.threads,
     )
     _raise(st, p, prep.labels, "truth")
     tot = conc + disc
@@ -414,8 +441,10 @@ def run_beyond(p: Any, cols: list, ctx: Context, threads: int) -> tuple[dict, di
         if m.name in PER_USER_FAMILIES:
             out[col] = PER_USER_FAMILIES[m.name](prep, m)
     catalog_cols = [m for m in metrics if m.name in CATALOG_FAMILIES]
-    parts = {k: catalog_part(prep, k, [m for m in catalog_cols if (m.k or 0) == k])
-             for k in sorted({m.k or 0 for m in catalog_cols})}
+    parts = {
+        k: catalog_part(prep, k, [m for m in catalog_cols if (m.k or 0) == k])
+        for k in sorted({m.k or 0 for m in catalog_cols})
+    }
     catalog = None
     if any(m.name == "coverage" or (m.name == "gini" and m.options["over"] == "catalog") for m in catalog_cols):
         if prep.cat_mask is None:

@@ -332,15 +332,25 @@ def evaluate(
     (0.5, 0.8333)
     """
     p, values, state = _call(
-        truth, recs, metrics, threads,
-        dict(preset=preset, empty=empty, duplicates=duplicates, ties=ties, min_relevance=min_relevance,
-             max_items=max_items, missing=missing),
+        truth,
+        recs,
+        metrics,
+        threads,
+        dict(
+            preset=preset,
+            empty=empty,
+            duplicates=duplicates,
+            ties=ties,
+            min_relevance=min_relevance,
+            max_items=max_items,
+            missing=missing,
+        ),
         dict(train=train, item_features=item_features, item_similarity=item_similarity, catalog=catalog),
-        dict(user_col=user_col, item_col=item_col, relevance_col=relevance_col, rank_col=rank_col,
-             score_col=score_col),
+        dict(user_col=user_col, item_col=item_col, relevance_col=relevance_col, rank_col=rank_col, score_col=score_col),
     )
-    return Result(values, list(dict.fromkeys(p.keys)), p.key_to_col, p.canon_to_col, state, p.users, dict(p.meta),
-                  state.values())
+    return Result(
+        values, list(dict.fromkeys(p.keys)), p.key_to_col, p.canon_to_col, state, p.users, dict(p.meta), state.values()
+    )
 
 
 def partial(
@@ -389,11 +399,20 @@ def partial(
     each shard evaluates only its own users (see docs/metrics.md, "Evaluating in pieces").
     """
     _, _, state = _call(
-        truth, recs, metrics, threads,
-        dict(preset=preset, empty=empty, duplicates=duplicates, ties=ties, min_relevance=min_relevance,
-             max_items=max_items, missing=missing),
+        truth,
+        recs,
+        metrics,
+        threads,
+        dict(
+            preset=preset,
+            empty=empty,
+            duplicates=duplicates,
+            ties=ties,
+            min_relevance=min_relevance,
+            max_items=max_items,
+            missing=missing,
+        ),
         dict(train=train, item_features=item_features, item_similarity=item_similarity, catalog=catalog),
-        dict(user_col=user_col, item_col=item_col, relevance_col=relevance_col, rank_col=rank_col,
-             score_col=score_col),
+        dict(user_col=user_col, item_col=item_col, relevance_col=relevance_col, rank_col=rank_col, score_col=score_col),
     )
     return state
