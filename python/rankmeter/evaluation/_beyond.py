@@ -536,7 +536,7 @@ def _item_users(tr_ip: np.ndarray, tr_items: np.ndarray, n_items: int) -> tuple[
 def _train_rowmap(t: Truth, train: Truth) -> Optional[np.ndarray]:
     """Train row of every truth user (-1: no history); None when the rows already match."""
     try:
-        rowmap, _, _ = align(t, train)
+        rowmap, _, _ = align(t, train, ("truth", "train"), require_match=False)
     except ValueError as e:
         raise ValueError(str(e).replace("`recs`", "`train`")) from None
     return rowmap

@@ -10,7 +10,16 @@ import numpy as np
 
 from .._aggregate import State
 from .._options import choice, resolve_threads
-from ..inputs import align, factorize_items, padded_to_csr, rank_by_score, subset_users, to_recs, to_truth
+from ..inputs import (
+    align,
+    check_id_kinds,
+    factorize_items,
+    padded_to_csr,
+    rank_by_score,
+    subset_users,
+    to_recs,
+    to_truth,
+)
 from ..metrics import Metric, parse
 from ._accuracy import EMPTY_CODES, accuracy_pass, count_no_relevant
 from ._beyond import Context, check_context, run_beyond
@@ -167,6 +176,10 @@ def _plan(
     r_indptr, r_items, r_scores = r.indptr, r.items, r.scores
     if r.by_score:
         r_indptr, r_items, r_scores = rank_by_score(r, ties)
+    # item ids of different kinds (str against int) can never match: an error, not zeros
+    check_id_kinds(t.items, r_items, ("truth", "recs"), "item", (False, False))
+    if ctx.train is not None:
+        check_id_kinds(ctx.train.items, r_items, ("train", "recs"), "item", (False, False))
     p.b_indptr = p.b_items = p.b_scores = None
     if any(m.family != "accuracy" for m in parsed):
         # the beyond-accuracy kernels read the ordered lists as CSR of raw ids (+ scores)
