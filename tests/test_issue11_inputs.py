@@ -61,3 +61,59 @@ def test_issue11_item_ids_of_different_kinds_raise():
     # train (beyond-accuracy context) against the lists: same rule
     with pytest.raises(ValueError, match=r"`train` and `recs` item ids are of different kinds"):
         rm.evaluate({0: [1]}, {0: [1]}, ["novelty"], train={0: ["1"]})
+
+
+def _tables(d: dict):
+    """The same table as pandas, polars and pyarrow (those installed)."""
+    out = [pd.DataFrame(d)]
+    try:
+        import polars as pl
+
+        out.append(pl.DataFrame(d))
+    except ImportError:  # pragma: no cover
+        pass
+    try:
+        import pyarrow as pa
+
+        out.append(pa.table(d))
+    except ImportError:  # pragma: no cover
+        pass
+    return out
+
+
+def test_issue11_table_without_relevance_but_numeric_columns_warns():
+    d = {"user_id": [1, 1, 2], "item_id": [5, 6, 7], "rating": [1.0, 3.0, 2.0], "title": ["a", "b", "c"]}
+    for table in _tables(d):
+        with pytest.warns(UserWarning, match=r"no column 'relevance'.*'rating'.*relevance_col='rating'") as rec:
+            rm.evaluate(table, {1: [5], 2: [7]}, ["ndcg"])
+        assert len(rec) == 1  # once per call
+    # naming the column (or having no other numeric column) is silent
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = rm.evaluate(pd.DataFrame(d), {1: [6, 5]}, ["dcg"], relevance_col="rating")
+        assert res.per_user["dcg"][0] == pytest.approx(3.0 + 1.0 / math.log2(3))
+        rm.evaluate(pd.DataFrame({"user_id": [1], "item_id": [5]}), {1: [5]}, ["ndcg"])
+        # train tables carry weights and timestamps: no warning for them
+        rm.evaluate({1: [5]}, {1: [5]}, ["novelty"], train=pd.DataFrame(d))
+
+
+# --------------------------------------------------------------------------- 4. non-finite grades in tables
+def test_issue11_nonfinite_grade_in_table_names_column_and_row():
+    for bad in (float("nan"), float("inf")):
+        d = {"u": [1009, 1009, 7], "i": [5064, 5065, 1], "rating": [1.0, bad, 2.0]}
+        tables = _tables(d)[1:] if bad != bad else _tables(d)  # pandas reads NaN as a null (own message)
+        for table in tables:
+            with pytest.raises(
+                ValueError,
+                match=rf"`truth` column 'rating' has {bad} at row 1 \(user 1009, item 5065\); grades must be finite",
+            ):
+                rm.evaluate(table, {1009: [5065]}, ["ndcg"], user_col="u", item_col="i", relevance_col="rating")
+
+
+def test_issue11_nonfinite_score_in_table_names_column_and_row():
+    for bad in (float("inf"), float("-inf")):
+        d = {"user_id": ["a", "a", "b"], "item_id": [1, 2, 3], "pred": [0.5, 0.2, bad], "rank": [1, 2, 1]}
+        for table in _tables(d):
+            for kw in ({"score_col": "pred"}, {"score_col": "pred", "rank_col": "none"}):
+                with pytest.raises(ValueError, match=rf"`recs` column 'pred' has {bad} at row 2 \(user 'b', item 3\)"):
+                    rm.evaluate({"a": [1]}, table, ["ndcg"], **kw)
