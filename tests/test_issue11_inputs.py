@@ -117,3 +117,66 @@ def test_issue11_nonfinite_score_in_table_names_column_and_row():
             for kw in ({"score_col": "pred"}, {"score_col": "pred", "rank_col": "none"}):
                 with pytest.raises(ValueError, match=rf"`recs` column 'pred' has {bad} at row 2 \(user 'b', item 3\)"):
                     rm.evaluate({"a": [1]}, table, ["ndcg"], **kw)
+
+
+# --------------------------------------------------------------------------- 3. item similarity / features by id
+def _plain_diversity_matrix(lists: dict, sim, k: int) -> dict:
+    out = {}
+    for u, lst in lists.items():
+        top = lst[:k]
+        pairs = list(itertools.combinations(top, 2))
+        out[u] = 1.0 - sum(sim(a, b) for a, b in pairs) / len(pairs) if pairs else math.nan
+    return out
+
+
+def _plain_diversity_features(lists: dict, feats: dict, k: int) -> dict:
+    def cos(a, b):
+        fa, fb = np.asarray(feats[a], float), np.asarray(feats[b], float)
+        na, nb = math.sqrt(fa @ fa), math.sqrt(fb @ fb)
+        return 0.0 if na == 0 or nb == 0 else float(fa @ fb) / (na * nb)
+
+    return _plain_diversity_matrix(lists, cos, k)
+
+
+@pytest.mark.parametrize("ids", [["a", "b", "c", "d"], [40, 10, 30, 20]], ids=["str", "int"])
+def test_issue11_item_similarity_by_id(ids):
+    sp = pytest.importorskip("scipy.sparse")
+    a, b, c, d = ids
+    S = np.array([[1.0, 0.2, 0.5, 0.0], [0.2, 1.0, 0.9, 0.1], [0.5, 0.9, 1.0, 0.3], [0.0, 0.1, 0.3, 1.0]])
+    recs = {"u": [a, b, c], "v": [c, a], "w": [d, b, a, c]}
+    truth = {"u": [a], "v": [b], "w": [c]}
+    pos = {x: j for j, x in enumerate(ids)}
+    want = _plain_diversity_matrix(recs, lambda x, y: S[pos[x], pos[y]], 3)
+    frame = pd.DataFrame(S, index=ids, columns=ids)
+    as_dict = {x: {y: S[pos[x], pos[y]] for y in ids if y != x and S[pos[x], pos[y]]} for x in ids}
+    one_way = {a: {b: 0.2, c: 0.5}, b: {c: 0.9, d: 0.1}, c: {d: 0.3}}  # mirrored pairs, missing ones 0
+    forms = {
+        "frame": frame,
+        "frame, columns reordered": frame[[c, a, d, b]],
+        "(ids, matrix)": (ids, S),
+        "(matrix, ids)": (S, ids),
+        "(scipy, ids)": (sp.csr_matrix(S), ids),
+        "dict of dicts": as_dict,
+        "dict, one direction": one_way,
+    }
+    name = "diversity(similarity=matrix)@3"
+    for form, sim in forms.items():
+        res = rm.evaluate(truth, recs, [name], item_similarity=sim)
+        got = dict(zip(res.users.tolist(), res.per_user[name].tolist()))
+        assert got == pytest.approx(want, rel=1e-12), form
+    with pytest.raises(ValueError, match=r"same item ids as index and as columns"):
+        rm.evaluate(truth, recs, [name], item_similarity=pd.DataFrame(S, index=ids, columns=[a, b, c, "zz"]))
+
+
+@pytest.mark.parametrize("ids", [["a", "b", "c", "d"], [40, 10, 30, 20]], ids=["str", "int"])
+def test_issue11_item_features_by_id(ids):
+    a, b, c, d = ids
+    F = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, 1.0], [1.0, 1.0, 0.0], [0.0, 0.0, 0.0]])
+    feats = dict(zip(ids, F))
+    recs = {"u": [a, b, c], "v": [c, a], "w": [d, b, a, c]}
+    truth = {"u": [a], "v": [b], "w": [c]}
+    want = _plain_diversity_features(recs, feats, 3)
+    for form in (pd.DataFrame(F, index=ids), (ids, F), (F, ids), feats):
+        res = rm.evaluate(truth, recs, ["diversity@3"], item_features=form)
+        got = dict(zip(res.users.tolist(), res.per_user["diversity@3"].tolist()))
+        assert got == pytest.approx(want, rel=1e-12)

@@ -316,10 +316,11 @@ def evaluate(
         Training interactions (user, item): item popularity, user histories and the
         default catalog of the beyond-accuracy metrics (novelty, arp, serendipity,
         coverage, gini, diversity with similarity=cooccurrence).
-    item_features : 2-D array (row = item id), dict, (ids, matrix) or DataFrame, optional
+    item_features : 2-D array (row = item id), dict, (ids, matrix) or DataFrame indexed by item id, optional
         Item feature vectors for diversity (similarity=features) and serendipity.
-    item_similarity : square array or scipy.sparse (row/column = item id), or (ids, matrix), optional
-        Item x item similarity for diversity(similarity=matrix).
+    item_similarity : square array or scipy.sparse (row/column = item id), (ids, matrix), DataFrame or dict, optional
+        Item x item similarity for diversity(similarity=matrix): also a DataFrame whose index and
+        columns are item ids, or ``{a: {b: sim}}`` (missing pairs 0).
     catalog : iterable of item ids, optional
         The catalog of coverage and gini (default: the items seen in ``train``).
     user_col, item_col, relevance_col, rank_col, score_col : str, optional
