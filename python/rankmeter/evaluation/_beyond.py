@@ -357,6 +357,9 @@ def _popularity_mean(prep: Prepared, m: Any) -> tuple:
     table = _item_table(m, prep.pop_users, prep.pop_inter, prep.n_train_users)
     divide_by_k = m.name == "novelty" and m.options["divide_by"] == "k"
     vals = _core.mean_item_value(prep.li, prep.lt, table, m.k or 0, divide_by_k, prep.threads)
+    if divide_by_k:
+        # CAPRI's sum over the top k / k: an empty top k sums to 0, so it scores 0 (the kernel gives NaN)
+        vals[np.diff(prep.li) == 0] = 0.0
     return (vals, *_exact(vals, prep.threads))
 
 
