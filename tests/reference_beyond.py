@@ -102,7 +102,8 @@ def diversity_cooccurrence(lst, k, train):
 def novelty(lst, k, train, unseen="skip", divide_by="items", popularity="users"):
     t = top(lst, k)
     if not t:
-        return NAN
+        # divide_by="k" is the sum over the top k / k (CAPRI): an empty list sums to 0
+        return 0.0 if divide_by == "k" else NAN
     n = n_train_users(train)
     users = train_users_of(train)
     vals = []

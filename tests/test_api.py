@@ -274,8 +274,9 @@ def test_int_and_str_ids_are_different_items():
     res = rm.evaluate({0: [1, "1"]}, {0: ["1", 2, 1]}, ["ap", "hits", "precision@1"])
     assert res["hits"] == 2.0
     assert res["ap"] == pytest.approx((1 + 2 / 3) / 2, abs=1e-15)
-    res = rm.evaluate({0: [1]}, {0: ["1"]}, ["hits", "rr"])
-    assert res["hits"] == 0.0 and res["rr"] == 0.0
+    # all-int truth items against all-str recs items can never match: an error (SPEC §2.1, issue 11)
+    with pytest.raises(ValueError, match=r"item ids are of different kinds"):
+        rm.evaluate({0: [1]}, {0: ["1"]}, ["hits", "rr"])
     res = rm.evaluate({0: ["1"]}, {0: [1, "1"]}, ["rr"])
     assert res["rr"] == 0.5
     # users too: int 1 and str "1" are different users

@@ -409,9 +409,9 @@ def test_item_after_padding(entry):
         entry([[1], [2]], np.array([[1, 2, 3], [-1, 3, 4]]))
     with pytest.raises(ValueError, match=r"`recs` row of user 'b' has an item after the padding"):
         entry({"a": [1], "b": [2]}, rm.Recs.from_array(np.array([[1, 2, 3], [2, 0, 4]]), pad=0, users=["a", "b"]))
-    # string truth ids take another code path
+    # non-int truth ids take another code path (mixed, since all-str truth against int lists is a kind error)
     with pytest.raises(ValueError, match=r"`recs` row of user 1 has an item after the padding"):
-        entry([["a"], ["b"]], np.array([[1, 2, 3], [-1, 3, 4]]))
+        entry([["a", 7], ["b"]], np.array([[1, 2, 3], [-1, 3, 4]]))
 
 
 @entries

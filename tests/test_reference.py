@@ -330,8 +330,10 @@ def scenarios(draw, max_users=6, allow_dups=True):
     dups = allow_dups and recs_form == "lists" and draw(st.booleans())
     recs = {}
     for u in truth_users + extra_users:
-        if u in truth and draw(st.integers(0, 4)) == 0:
-            continue  # truth user without recs
+        # truth user without recs; the first one always has recs: no truth user matched at all is
+        # an error (SPEC §2.1, tests/test_issue11_inputs.py)
+        if u in truth and u != truth_users[0] and draw(st.integers(0, 4)) == 0:
+            continue
         if recs_form == "scores":
             keys = draw(sized_subsets(pool, [0, 1, 2, 4, 6, 10]))
             recs[u] = {i: draw(st.sampled_from(SCORES)) for i in keys}
@@ -639,6 +641,12 @@ def test_partial_merge_matches_reference(scenario, metrics, split):
     part1 = {u: truth[u] for u in users[:split]}
     part2 = {u: truth[u] for u in users[split:]}
     R = rm()
+    for part in (part1, part2):
+        # a truth shard none of whose users has recs is an error (SPEC §2.1), when both sides hold items
+        if not any(u in recs for u in part) and any(map(len, part.values())) and any(map(len, recs.values())):
+            with pytest.raises(ValueError, match=r"no `recs` user matches a `truth` user"):
+                R.partial(part, recs, metrics, **opts)
+            return
     s1 = R.partial(part1, recs, metrics, **opts)
     s2 = R.partial(part2, recs, metrics, **opts)
     s2 = R.State.from_bytes(s2.to_bytes())

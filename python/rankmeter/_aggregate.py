@@ -326,6 +326,14 @@ def entropy_part(scores: np.ndarray) -> tuple[float, float, float]:
 
 
 # --------------------------------------------------------------------------- State
+def _hex_sum(s: Any) -> int:
+    """An exact sum as written by ``to_bytes`` (hex); anything else means corrupt bytes."""
+    try:
+        return int(s, 16)
+    except ValueError:
+        raise ValueError(f"`data` is corrupt (the exact sum {str(s)[:20]!r}... is not hexadecimal)") from None
+
+
 class State:
     """Mergeable, exact partial result of an evaluation (see :func:`rankmeter.partial`).
 
@@ -573,7 +581,7 @@ class State:
                 parse(n)
             return cls(
                 names,
-                [int(s, 16) for s in header["sums"]],
+                [_hex_sum(s) for s in header["sums"]],
                 header["counts"],
                 header["meta"],
                 get(header["users"]),

@@ -63,8 +63,10 @@ def python_loop(truth: list[dict], lists: list[list], ks: Sequence[int]) -> dict
 
 
 def _sample_as_python(w: datasets.Workload, n: int) -> tuple[list[dict], list[list]]:
-    ti, tit, tg = w.truth_indptr, w.truth_items.tolist(), w.truth_grades.tolist()
-    ri, rit = w.recs_indptr, w.recs_items.tolist()
+    # only the sample's users become Python objects (the whole workload as lists would take GBs)
+    ti, ri = w.truth_indptr[: n + 1].tolist(), w.recs_indptr[: n + 1].tolist()
+    tit, tg = w.truth_items[: ti[n]].tolist(), w.truth_grades[: ti[n]].tolist()
+    rit = w.recs_items[: ri[n]].tolist()
     truth = [dict(zip(tit[ti[u] : ti[u + 1]], tg[ti[u] : ti[u + 1]])) for u in range(n)]
     lists = [rit[ri[u] : ri[u + 1]] for u in range(n)]
     return truth, lists
@@ -102,7 +104,8 @@ def demo(users: int, threads: Optional[int], loop_users: int, repeats: int, seed
     slow = python_loop(sample_truth, sample_lists, DEMO_KS)
     t_loop = time.perf_counter() - t0
     extrapolated = t_loop * w.n_users / n
-    head = evaluate(w.head(n).truth, w.head(n).recs, names, threads=threads)
+    sample = w.head(n)
+    head = evaluate(sample.truth, sample.recs, names, threads=threads)
     worst = max(abs(head[name] - slow[name]) / max(abs(slow[name]), 1e-300) for name in names)
     print(
         f"\nplain per-user Python loop, same metrics, on {n:,} users: {t_loop:.2f} s "

@@ -90,17 +90,23 @@ def w1(
     rows.sort(axis=1)
     todo = np.arange(n_users)
     while todo.size:
+        # rows with a repeat are found before any row is copied (the first pass sees every row)
+        view = rows if todo.size == n_users else rows[todo]
+        has = (view[:, 1:] == view[:, :-1]).any(axis=1)
+        todo = todo[has]
+        if not todo.size:
+            break
         sub = rows[todo]
         dup = np.zeros(sub.shape, dtype=bool)
         dup[:, 1:] = sub[:, 1:] == sub[:, :-1]
-        has = dup.any(axis=1)
-        todo, sub, dup = todo[has], sub[has], dup[has]
-        if not todo.size:
-            break
         sub[dup] = rng.integers(0, n_items, int(dup.sum()), dtype=np.int32)
         sub.sort(axis=1)
         rows[todo] = sub
-    recs_items = ids[rows].reshape(-1)  # each list: most popular first
+    # each list: most popular first; gathered in blocks, so no int64 copy of the int32 index is made
+    recs_items = np.empty(rows.size, dtype=np.int64)
+    flat, block = rows.reshape(-1), 1 << 22
+    for s in range(0, flat.size, block):
+        np.take(ids, flat[s : s + block], out=recs_items[s : s + block])
     recs_indptr = np.arange(0, (n_users + 1) * list_len, list_len, dtype=np.int64)
 
     # Truth: Poisson(mean)+1 items, about half from the user's own list.
@@ -114,13 +120,15 @@ def w1(
     step = steps[rng.integers(0, steps.size, n_users)]
     pos = (start[user_a] + j * step[user_a]) % list_len
     from_list = rows[user_a, pos].astype(np.int64)
+    del rows, flat, j, pos  # temporaries go as soon as they are read: the peak stays near the final buffers
     user_b = np.repeat(np.arange(n_users), b)
     from_cat = _zipf_ranks(rng, user_b.size, n_items).astype(np.int64)
     codes = np.sort(np.concatenate([user_a * n_items + from_list, user_b * n_items + from_cat]))
+    del user_a, from_list, user_b, from_cat
     codes = codes[np.concatenate(([True], codes[1:] != codes[:-1]))]  # drop repeats
-    t_users = codes // n_items
-    truth_items = ids[codes % n_items]
     truth_indptr = np.zeros(n_users + 1, dtype=np.int64)
-    np.cumsum(np.bincount(t_users, minlength=n_users), out=truth_indptr[1:])
+    np.cumsum(np.bincount(codes // n_items, minlength=n_users), out=truth_indptr[1:])
+    truth_items = ids[codes % n_items]
+    del codes
     truth_grades = rng.integers(1, 4, truth_items.size).astype(np.float64)
     return Workload(truth_indptr, truth_items, truth_grades, recs_indptr, recs_items, n_items)

@@ -17,6 +17,7 @@ is only read where the caller passed one.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 from typing import Any, Optional
 
@@ -55,8 +56,28 @@ def _missing(metric, arg: str, why: str) -> ValueError:
 
 
 # --------------------------------------------------------------------------- features / similarity
+def _is_matrix(x: Any) -> bool:
+    """A 2-D matrix: scipy.sparse, a DataFrame or anything numpy sees as 2-D."""
+    if hasattr(x, "tocsr") or (hasattr(x, "columns") and hasattr(x, "to_numpy")):
+        return True
+    return getattr(x, "ndim", None) == 2 or (isinstance(x, (list, tuple)) and np.ndim(x) == 2)
+
+
+def _pair(x: Any, what: str) -> tuple[Any, Any]:
+    """(ids, matrix) from an ``(ids, matrix)`` or ``(matrix, ids)`` pair."""
+    a, b = x
+    if _is_matrix(a) and not _is_matrix(b):
+        a, b = b, a
+    return as_id_array(list(a) if not isinstance(a, np.ndarray) else a, f"{what} ids"), b
+
+
+def _is_pandas_frame(x: Any) -> bool:
+    return type(x).__module__.split(".")[0] == "pandas" and hasattr(x, "columns") and hasattr(x, "index")
+
+
 def _features(x: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(ids, float64 matrix) from a 2-D array (row = item id), a dict, an (ids, matrix) pair or a DataFrame."""
+    """(ids, float64 matrix) from a 2-D array (row = item id), a dict, an (ids, matrix) or (matrix, ids)
+    pair or a pandas DataFrame indexed by item id (any id type)."""
     if isinstance(x, dict):
         ids = as_id_array(list(x.keys()), "item_features ids")
         rows = [np.asarray(v, dtype=np.float64).ravel() for v in x.values()]
@@ -64,10 +85,10 @@ def _features(x: Any) -> tuple[np.ndarray, np.ndarray]:
             raise ValueError("`item_features` rows must all have the same length")
         mat = np.vstack(rows) if rows else np.zeros((0, 0))
     elif isinstance(x, tuple) and len(x) == 2:
-        ids = as_id_array(x[0], "item_features ids")
-        mat = np.asarray(x[1])
-    elif hasattr(x, "index") and hasattr(x, "to_numpy"):  # pandas DataFrame
-        ids = as_id_array(np.asarray(x.index), "item_features index")
+        ids, mat = _pair(x, "item_features")
+        mat = np.asarray(mat)
+    elif _is_pandas_frame(x):
+        ids = as_id_array(x.index.tolist(), "item_features index")
         mat = x.to_numpy()
     else:
         mat = np.asarray(x)
@@ -85,13 +106,73 @@ def _features(x: Any) -> tuple[np.ndarray, np.ndarray]:
     return ids, mat
 
 
+def _similarity_frame(x: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(ids, matrix) of a DataFrame whose index and columns are the same item ids (columns in any order)."""
+    index, cols = x.index, x.columns
+    if index.has_duplicates or cols.has_duplicates:
+        dup = (index[index.duplicated()] if index.has_duplicates else cols[cols.duplicated()])[0]
+        raise ValueError(f"`item_similarity` DataFrame lists item {dup!r} more than once in its index or columns")
+    if len(cols) != len(index) or not cols.isin(index).all():
+        extra = [c for c in cols.tolist() if c not in set(index.tolist())][:3]
+        missing = [i for i in index.tolist() if i not in set(cols.tolist())][:3]
+        raise ValueError(
+            "`item_similarity` DataFrame must have the same item ids as index and as columns; "
+            f"columns not in the index: {extra!r}, index ids not in the columns: {missing!r}"
+        )
+    if not cols.equals(index):
+        x = x.reindex(columns=index)  # align the columns to the rows
+    return as_id_array(index.tolist(), "item_similarity index"), x.to_numpy()
+
+
+def _similarity_dict(x: dict) -> tuple[np.ndarray, Any]:
+    """(ids, matrix) of ``{a: {b: sim}}``: pairs given in neither direction are 0; a pair given in one
+    direction only counts for both (diversity reads unordered pairs). scipy CSR when scipy is
+    importable, else dense."""
+    for a, row in x.items():
+        if not isinstance(row, dict):
+            raise TypeError(
+                f"`item_similarity` dict must map item -> {{item: similarity}}, got {type(row).__name__} for item {a!r}"
+            )
+    ids = as_id_array(
+        list(dict.fromkeys(itertools.chain(x.keys(), *(r.keys() for r in x.values())))), "item_similarity ids"
+    )
+    index = {v: j for j, v in enumerate(ids.tolist())}  # row/column of every id
+    n = ids.size
+    rows = np.fromiter((index[a] for a, r in x.items() for _ in r), dtype=np.int64)
+    cols = np.fromiter((index[b] for r in x.values() for b in r), dtype=np.int64, count=rows.size)
+    try:
+        vals = np.fromiter((v for r in x.values() for v in r.values()), dtype=np.float64, count=rows.size)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"`item_similarity` values must be numbers: {e}") from None
+    # the mirror of every pair given in one direction only
+    key = rows * max(n, 1) + cols
+    mirror = ~np.isin(cols * max(n, 1) + rows, key)
+    rows, cols = np.concatenate([rows, cols[mirror]]), np.concatenate([cols, rows[mirror]])
+    vals = np.concatenate([vals, vals[mirror]])
+    try:
+        import scipy.sparse as sp
+    except ImportError:
+        m = np.zeros((n, n), dtype=np.float64)
+        m[rows, cols] = vals
+        return ids, m
+    return ids, sp.csr_matrix((vals, (rows, cols)), shape=(n, n))
+
+
 def _similarity(x: Any) -> tuple[np.ndarray, Any]:
-    """(ids, dense float64 matrix or scipy CSR) from a square array / sparse matrix or an (ids, matrix) pair."""
-    if isinstance(x, tuple) and len(x) == 2:
-        ids, m = as_id_array(x[0], "item_similarity ids"), x[1]
+    """(ids, dense float64 matrix or scipy CSR) from a square array / sparse matrix (row = item id),
+    an (ids, matrix) or (matrix, ids) pair, a DataFrame whose index and columns are item ids, or a
+    dict of dicts ``{a: {b: sim}}``."""
+    ids = None
+    if isinstance(x, dict):
+        ids, m = _similarity_dict(x)
+    elif isinstance(x, tuple) and len(x) == 2:
+        ids, m = _pair(x, "item_similarity")
+        if _is_pandas_frame(m):
+            m = m.to_numpy()
+    elif _is_pandas_frame(x):
+        ids, m = _similarity_frame(x)
     else:
         m = x
-        ids = None
     if hasattr(m, "tocsr"):
         m = m.tocsr()
         m.sort_indices()
@@ -293,6 +374,9 @@ def _popularity_mean(prep: Prepared, m: Any) -> tuple:
     table = _item_table(m, prep.pop_users, prep.pop_inter, prep.n_train_users)
     divide_by_k = m.name == "novelty" and m.options["divide_by"] == "k"
     vals = _core.mean_item_value(prep.li, prep.lt, table, m.k or 0, divide_by_k, prep.threads)
+    if divide_by_k:
+        # CAPRI's sum over the top k / k: an empty top k sums to 0, so it scores 0 (the kernel gives NaN)
+        vals[np.diff(prep.li) == 0] = 0.0
     return (vals, *_exact(vals, prep.threads))
 
 
@@ -553,7 +637,7 @@ def _item_users(tr_ip: np.ndarray, tr_items: np.ndarray, n_items: int) -> tuple[
 def _train_rowmap(t: Truth, train: Truth) -> Optional[np.ndarray]:
     """Train row of every truth user (-1: no history); None when the rows already match."""
     try:
-        rowmap, _, _ = align(t, train)
+        rowmap, _, _ = align(t, train, ("truth", "train"), require_match=False)
     except ValueError as e:
         raise ValueError(str(e).replace("`recs`", "`train`")) from None
     return rowmap

@@ -10,7 +10,18 @@ import numpy as np
 
 from .._aggregate import State
 from .._options import choice, resolve_threads
-from ..inputs import Recs, Truth, align, factorize_items, padded_to_csr, rank_by_score, subset_users, to_recs, to_truth
+from ..inputs import (
+    Recs,
+    Truth,
+    align,
+    check_id_kinds,
+    factorize_items,
+    padded_to_csr,
+    rank_by_score,
+    subset_users,
+    to_recs,
+    to_truth,
+)
 from ..metrics import Metric, parse
 from ._accuracy import EMPTY_CODES, accuracy_pass, count_no_relevant
 from ._beyond import Context, check_context, run_beyond
@@ -167,6 +178,10 @@ def _plan(
     r_indptr, r_items, r_scores = r.indptr, r.items, r.scores
     if r.by_score:
         r_indptr, r_items, r_scores = rank_by_score(r, ties)
+    # item ids of different kinds (str against int) can never match: an error, not zeros
+    check_id_kinds(t.items, r_items, ("truth", "recs"), "item", (False, False))
+    if ctx.train is not None:
+        check_id_kinds(ctx.train.items, r_items, ("train", "recs"), "item", (False, False))
     p.b_indptr = p.b_items = p.b_scores = None
     if any(m.family != "accuracy" for m in parsed):
         # the beyond-accuracy kernels read the ordered lists as CSR of raw ids (+ scores)
@@ -303,10 +318,11 @@ def evaluate(
         Training interactions (user, item): item popularity, user histories and the
         default catalog of the beyond-accuracy metrics (novelty, arp, serendipity,
         coverage, gini, diversity with similarity=cooccurrence).
-    item_features : 2-D array (row = item id), dict, (ids, matrix) or DataFrame, optional
+    item_features : 2-D array (row = item id), dict, (ids, matrix) or DataFrame indexed by item id, optional
         Item feature vectors for diversity (similarity=features) and serendipity.
-    item_similarity : square array or scipy.sparse (row/column = item id), or (ids, matrix), optional
-        Item x item similarity for diversity(similarity=matrix).
+    item_similarity : square array or scipy.sparse (row/column = item id), (ids, matrix), DataFrame or dict, optional
+        Item x item similarity for diversity(similarity=matrix): also a DataFrame whose index and
+        columns are item ids, or ``{a: {b: sim}}`` (missing pairs 0).
     catalog : iterable of item ids, optional
         The catalog of coverage and gini (default: the items seen in ``train``).
     user_col, item_col, relevance_col, rank_col, score_col : str, optional

@@ -11,7 +11,7 @@ alignment (``_align``). Nothing here knows a metric.
 from ._align import align, padded_to_csr, rank_by_score, string_rank, subset_users
 from ._containers import Recs, Truth
 from ._dispatch import read_trec_qrels, read_trec_run, to_recs, to_truth
-from ._ids import as_id_array, code_ids, factorize, factorize_items, id_label
+from ._ids import as_id_array, check_id_kinds, code_ids, factorize, factorize_items, id_kind, id_label
 
 __all__ = [
     "Truth",
@@ -30,4 +30,6 @@ __all__ = [
     "factorize",
     "factorize_items",
     "id_label",
+    "id_kind",
+    "check_id_kinds",
 ]

@@ -14,22 +14,32 @@ from typing import Any, Optional
 import numpy as np
 
 from ._containers import Recs, Truth
+from ._ids import check_id_kinds
 
 __all__ = ["align", "rank_by_score", "padded_to_csr", "string_rank", "subset_users"]
 
 
-def align(truth: Truth, recs: Recs) -> tuple[Optional[np.ndarray], int, int]:
-    """Row of recs for every truth user (None = identity), #missing, #ignored."""
+def align(
+    truth: Truth, recs: Any, sides: tuple[str, str] = ("truth", "recs"), require_match: bool = True
+) -> tuple[Optional[np.ndarray], int, int]:
+    """Row of recs for every truth user (None = identity), #missing, #ignored.
+
+    ``recs`` may be any container with ``users`` and ``n_users`` (train is aligned as a
+    Truth). User ids of different kinds (str against int) are a ValueError showing an id
+    of each side, and so is, with ``require_match``, no user in common when both sides
+    hold items: never a silent zero.
+    """
     n_t, n_r = truth.n_users, recs.n_users
     if truth.users is None and recs.users is None:
         if n_t != n_r:
             raise ValueError(
-                f"`recs` has {n_r} users but `truth` has {n_t}: positional inputs must have the same number "
-                "of users (or carry user ids, e.g. dicts or users=)"
+                f"`{sides[1]}` has {n_r} users but `{sides[0]}` has {n_t}: positional inputs must have the same "
+                "number of users (or carry user ids, e.g. dicts or users=)"
             )
         return None, 0, 0
     tu = truth.users if truth.users is not None else np.arange(n_t, dtype=np.int64)
     ru = recs.users if recs.users is not None else np.arange(n_r, dtype=np.int64)
+    check_id_kinds(tu, ru, sides, "user", (truth.users is None, recs.users is None))
     if tu.dtype == np.int64 and ru.dtype == np.int64:
         for arr, what in ((tu, "truth"), (ru, "recs")):
             if arr.size > 1:
@@ -56,11 +66,23 @@ def align(truth: Truth, recs: Recs) -> tuple[Optional[np.ndarray], int, int]:
         rowmap = np.fromiter((index.get(u, -1) for u in tl), dtype=np.int64, count=n_t)
         found = rowmap >= 0
     n_found = int(np.count_nonzero(found))
+    if require_match and n_found == 0 and _n_entries(truth) and _n_entries(recs):
+        ex_t, ex_r = (x.item() if isinstance(x, np.generic) else x for x in (tu[0], ru[0]))
+        raise ValueError(
+            f"no `{sides[1]}` user matches a `{sides[0]}` user (`{sides[0]}` has {n_t} users, e.g. {ex_t!r}"
+            f"{' (positions 0..n-1)' if truth.users is None else ''}; `{sides[1]}` has {n_r}, e.g. {ex_r!r}"
+            f"{' (positions 0..n-1)' if recs.users is None else ''}): check that both sides use the same user ids"
+        )
     n_missing = n_t - n_found
     n_ignored = n_r - n_found
     if n_t == n_r and n_missing == 0 and np.array_equal(rowmap, np.arange(n_t)):
         rowmap = None
     return rowmap, n_missing, n_ignored
+
+
+def _n_entries(side: Any) -> int:
+    """How many items a side holds (a padded array: its size, pads included; enough to tell empty)."""
+    return int(side.items.size)
 
 
 def string_rank(ids: np.ndarray) -> np.ndarray:

@@ -27,6 +27,28 @@ from ._ids import INT64_MAX, as_id_array
 __all__ = ["Truth", "Recs"]
 
 
+def _rows(items: Sequence[Iterable[Any]], what: str) -> list:
+    """Every user's row as a list; a ``str`` row (or a non-iterable one) is a TypeError naming
+    the user's position: a string is never a list of items (it would split into characters)."""
+    rows = []
+    for u, r in enumerate(items):
+        if isinstance(r, list):
+            rows.append(r)
+        elif isinstance(r, (str, bytes)) or not isinstance(r, Iterable):
+            extra = (
+                "; a list of file paths is not a form of `recs`/`truth`: pass one path, or read the files first"
+                if isinstance(r, str) and r.endswith((".parquet", ".txt", ".tsv", ".csv", ".gz", ".run", ".qrels"))
+                else ""
+            )
+            raise TypeError(
+                f"`{what}` for user {u} (row {u} of the list of lists) must be a list of items, got "
+                f"{type(r).__name__} {r!r:.60}; a str is never a list of items{extra}"
+            )
+        else:
+            rows.append(list(r))
+    return rows
+
+
 # --------------------------------------------------------------------------- Truth
 class Truth:
     """Ground truth (qrels): per user a set of items with a relevance grade.
@@ -74,7 +96,7 @@ class Truth:
         """``items[u]`` is user u's truth; ``grades[u]`` (optional) the matching grades."""
         if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
             raise TypeError(f"`truth` lists must be a list of lists, got {type(items).__name__}")
-        rows = [list(r) for r in items]
+        rows = _rows(items, "truth")
         indptr = indptr_of(rows)
         flat = as_id_array(list(itertools.chain.from_iterable(rows)), "truth items")
         g = None
@@ -351,7 +373,7 @@ class Recs:
         """``items[u]`` is user u's list, best first (users are positions 0..n-1)."""
         if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
             raise TypeError(f"`recs` lists must be a list of lists, got {type(items).__name__}")
-        rows = [list(r) for r in items]
+        rows = _rows(items, "recs")
         indptr = indptr_of(rows)
         flat = as_id_array(list(itertools.chain.from_iterable(rows)), "recs items")
         s = None

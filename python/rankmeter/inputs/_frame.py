@@ -12,7 +12,9 @@ the input is of that kind.
 
 from __future__ import annotations
 
+import math
 import os
+import warnings
 from typing import Any, Optional
 
 import numpy as np
@@ -163,14 +165,67 @@ def _kw(kw: dict) -> dict:
     return out
 
 
+def _check_finite(values: np.ndarray, name: str, what: str, users: np.ndarray, items: np.ndarray, noun: str) -> None:
+    """Grades/scores must be finite: the message names the column, the table row, the user and the item.
+
+    Vectorised; a finite sum (no temporary array) proves every value finite, so only a
+    non-finite sum (which huge finite values can also give) pays for the mask.
+    """
+    if not values.size or math.isfinite(float(np.add.reduce(values))):
+        return
+    bad = np.flatnonzero(~np.isfinite(values))
+    if not bad.size:
+        return
+    row = int(bad[0])
+    raise ValueError(
+        f"`{what}` column {name!r} has {values[row]} at row {row} (user {_user_of_row(users, row)!r}, item "
+        f"{_user_of_row(items, row)!r}); {noun} must be finite"
+    )
+
+
+def _numeric_columns(x: Any, skip: tuple) -> list:
+    """Names of the numeric (int or float, not bool) columns of a table, except ``skip``."""
+    k = _kind(x)
+    if k == "pandas":
+        kinds = {str(c): getattr(t, "kind", "O") for c, t in x.dtypes.items()}
+        names = [c for c, t in kinds.items() if t in "iuf"]
+    elif k == "polars":
+        names = [c for c, t in x.schema.items() if t.is_numeric()]
+    else:
+        import pyarrow as pa
+
+        names = [
+            f.name
+            for f in x.schema
+            if pa.types.is_integer(f.type) or pa.types.is_floating(f.type) or pa.types.is_decimal(f.type)
+        ]
+    return [c for c in names if c not in skip]
+
+
 def frame_to_truth(x: Any, what: str = "truth", **kw):
-    """(indptr, items, grades or None, users, table row of every entry, item column name)."""
+    """(indptr, items, grades or None, users, table row of every entry, item column name).
+
+    A ``truth`` table without the relevance column is binary (grade 1 for every row);
+    when it has other numeric columns (e.g. ``rating``) that is likely a mistake, so a
+    ``UserWarning`` names them and ``relevance_col=``.
+    """
     kw = _kw(kw)
     users = _ids(_column(x, kw["user_col"], what), kw["user_col"], what)
     items = _ids(_column(x, kw["item_col"], what), kw["item_col"], what)
     grades = None
     if kw["relevance_col"] in _columns(x):
         grades = _numeric(_column(x, kw["relevance_col"], what), kw["relevance_col"], what)
+        _check_finite(grades, kw["relevance_col"], what, users, items, "grades")
+    elif what == "truth":
+        others = _numeric_columns(x, (kw["user_col"], kw["item_col"]))
+        if others:
+            warnings.warn(
+                f"`{what}` table has no column {kw['relevance_col']!r}, so every row has grade 1 (binary "
+                f"relevance), but it has numeric columns {', '.join(map(repr, others))}: pass "
+                f"relevance_col={others[0]!r} to use one as the grade (or drop them to silence this warning)",
+                UserWarning,
+                stacklevel=2,
+            )
     u, order, indptr, _ = _group(users)
     return indptr, items[order], None if grades is None else grades[order], u, order, kw["item_col"]
 
@@ -188,7 +243,10 @@ def frame_to_recs(x: Any, what: str = "recs", **kw):
             f"{kw['score_col']!r} (columns: {', '.join(map(repr, cols))}); name them with rank_col= / "
             "score_col="
         )
-    scores = _numeric(_column(x, kw["score_col"], what), kw["score_col"], what) if has_score else None
+    scores = None
+    if has_score:
+        scores = _numeric(_column(x, kw["score_col"], what), kw["score_col"], what)
+        _check_finite(scores, kw["score_col"], what, users, items, "scores")
     if has_rank:
         rank = _column(x, kw["rank_col"], what)
         if rank.dtype.kind not in "iu":

@@ -16,7 +16,16 @@ import numpy as np
 
 from .. import _core
 
-__all__ = ["as_id_array", "factorize", "factorize_items", "code_ids", "id_label", "INT64_MAX"]
+__all__ = [
+    "as_id_array",
+    "factorize",
+    "factorize_items",
+    "code_ids",
+    "id_label",
+    "id_kind",
+    "check_id_kinds",
+    "INT64_MAX",
+]
 
 INT64_MAX = np.iinfo(np.int64).max
 _ID_LIMIT = 1 << 22
@@ -177,3 +186,53 @@ def code_ids(arrays: list[np.ndarray]) -> tuple[list[np.ndarray], int, Optional[
 def id_label(labels: Optional[np.ndarray], code: int):
     v = labels[code] if labels is not None and 0 <= code < len(labels) else code
     return v.item() if isinstance(v, np.generic) else v
+
+
+def id_kind(ids: np.ndarray) -> str:
+    """``"int"``, ``"str"`` or ``"mixed"`` (anything else: a mix of ints and strings, tuples...).
+
+    One pass over an object array (pandas' C type inference when pandas is loaded);
+    free for int64 arrays.
+    """
+    kind = ids.dtype.kind
+    if kind in "iu":
+        return "int"
+    if kind in "US":
+        return "str"
+    pd = sys.modules.get("pandas")
+    if pd is not None:
+        inferred = pd.api.types.infer_dtype(ids, skipna=False)
+        return {"string": "str", "integer": "int"}.get(inferred, "mixed")
+    vals = ids.tolist()
+    if all(isinstance(x, str) for x in vals):
+        return "str"
+    if all(isinstance(x, numbers.Integral) for x in vals):
+        return "int"
+    return "mixed"
+
+
+def _example(ids: np.ndarray):
+    v = ids.reshape(-1)[0]
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def check_id_kinds(a: np.ndarray, b: np.ndarray, sides: tuple[str, str], noun: str, positional=(False, False)) -> None:
+    """A ``ValueError`` when one side's ids are all ints and the other's all strings (no id could match).
+
+    Empty sides pass. Only an int64 side against an object side is inspected (two int64
+    sides, the usual case, cost nothing). ``positional`` marks sides whose ids are the
+    positions 0..n-1 (lists, arrays), for the message.
+    """
+    if a.size == 0 or b.size == 0 or (a.dtype.kind in "iu") == (b.dtype.kind in "iu"):
+        return
+    ka, kb = id_kind(a), id_kind(b)
+    if {ka, kb} != {"int", "str"}:
+        return
+    desc = []
+    for side, ids, k, pos in zip(sides, (a, b), (ka, kb), positional):
+        where = " (a positional form: its users are the positions 0..n-1)" if pos else ""
+        desc.append(f"`{side}` has {k} {noun} ids{where}, e.g. {_example(ids)!r}")
+    raise ValueError(
+        f"`{sides[0]}` and `{sides[1]}` {noun} ids are of different kinds, so none can match: "
+        f"{desc[0]}, but {desc[1]}; convert one side (e.g. with int() or str()) so that the ids agree"
+    )
