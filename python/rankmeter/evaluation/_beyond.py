@@ -232,7 +232,7 @@ class Prepared:
         t = p.truth
         r_indptr, r_items = p.b_indptr, p.b_items
         r_scores = p.b_scores if any(m.name == "score_entropy" for m in metrics) else None
-        train = ctx.train
+        train: Any = ctx.train
         feat = (
             _features(ctx.item_features)
             if ctx.item_features is not None and any(_uses_features(m) for m in metrics)
@@ -265,6 +265,9 @@ class Prepared:
             extra.append(("similarity", sim[0]))
         if catalog is not None:
             extra.append(("catalog", catalog))
+        li: Any
+        lt: Any
+        ls: Any
         if r_items.dtype == np.int64:
             li, lt_raw, ls, st = _core.prepare_lists(
                 t.n_users, p.rowmap, r_indptr, r_items, r_scores, p.dup_first, p.max_items or 0, keep, threads
@@ -420,7 +423,7 @@ def _serendipity(prep: Prepared, m: Any) -> tuple:
         prep.li,
         prep.lt,
         t.indptr,
-        prep.code.get("truth"),
+        prep.code["truth"],
         t.grades,
         p.min_relevance,
         prep.tr_ip,
@@ -445,7 +448,7 @@ def _fcp(prep: Prepared, m: Any) -> tuple:
         prep.lt,
         prep.n_items,
         t.indptr,
-        prep.code.get("truth"),
+        prep.code["truth"],
         t.grades,
         p.min_relevance,
         m.k or 0,

@@ -124,7 +124,7 @@ def _plan(
             raise TypeError(f"`max_items` must be a positive integer or None, got {max_items!r}")
         if max_items < 1:
             raise ValueError(f"`max_items` must be a positive integer or None, got {max_items}")
-        max_items = int(min(max_items, _MAX_ITEMS_CAP))
+        max_items = min(int(max_items), _MAX_ITEMS_CAP)
 
     keys, parsed = _parse_metrics(metrics, pre.metric_options if pre is not None else None)
     table_kw = {k: v for k, v in (columns or {}).items() if v is not None}
@@ -140,16 +140,16 @@ def _plan(
     # Columns are deduplicated by canonical name; keys as passed map to them
     # separately (with a preset, "ndcg" may mean "ndcg(ideal=all)", whose
     # canonical name differs from the text).
-    columns: list[Metric] = []
+    cols: list[Metric] = []
     canon_to_col: dict[str, int] = {}
     key_to_col: dict[str, int] = {}
     for key, m in zip(keys, parsed):
         name = str(m)
         if name not in canon_to_col:
-            canon_to_col[name] = len(columns)
-            columns.append(m)
+            canon_to_col[name] = len(cols)
+            cols.append(m)
         key_to_col[key] = canon_to_col[name]
-    p.columns, p.key_to_col, p.canon_to_col = columns, key_to_col, canon_to_col
+    p.columns, p.key_to_col, p.canon_to_col = cols, key_to_col, canon_to_col
 
     # Every grade must be finite (checked here, vectorised, before any work).
     # (a sum is finite when every grade is, and costs no temporary array; only a
@@ -170,6 +170,7 @@ def _plan(
     rowmap, n_missing, n_ignored = align(t, r)
     if missing == "skip" and n_missing:
         # only the users on both sides (trec_eval without -c): drop truth users without recs
+        assert rowmap is not None  # some user is missing, so the map is not the identity
         keep_rows = np.flatnonzero(rowmap >= 0)
         t = subset_users(t, keep_rows)
         rowmap = rowmap[keep_rows]

@@ -153,6 +153,7 @@ def user_bias(truth_or_recs: Any, train: Any, user_categories: Any):
     t = to_truth(train)
     t_users = t.users if t.users is not None else np.arange(t.n_users, dtype=np.int64)
     t_users = t_users[np.diff(t.indptr) > 0]
+    other: Any
     try:
         other = to_recs(truth_or_recs)
         o_indptr = other.indptr if other.indptr is not None else None
@@ -177,8 +178,8 @@ def rec_cases(recs: Any, train: Any, users: Any = None, n: int = 5, k: int = 10,
     (1-based for recommendations, 0 for history) and ``relevance`` (the truth grade
     when ``truth`` is given, else NaN; 0 for recommended items not in the truth).
     """
-    k = check_k(k, "`k`")
-    indptr, items, r_users = _top_items(recs, k)
+    cut = check_k(k, "`k`")
+    indptr, items, r_users = _top_items(recs, cut)
     t = to_truth(train)
     tr_users = t.users if t.users is not None else np.arange(t.n_users, dtype=np.int64)
     r_index = {u: i for i, u in enumerate(r_users.tolist())}

@@ -61,7 +61,7 @@ def align(
         tl = tu.tolist()
         if len(set(tl)) != len(tl):
             seen: set = set()
-            dup = next(u for u in tl if u in seen or seen.add(u))
+            dup = next(u for u in tl if u in seen or seen.add(u))  # type: ignore[func-returns-value]
             raise ValueError(f"`truth` lists user {dup!r} more than once; user ids must be unique")
         rowmap = np.fromiter((index.get(u, -1) for u in tl), dtype=np.int64, count=n_t)
         found = rowmap >= 0
@@ -76,7 +76,7 @@ def align(
     n_missing = n_t - n_found
     n_ignored = n_r - n_found
     if n_t == n_r and n_missing == 0 and np.array_equal(rowmap, np.arange(n_t)):
-        rowmap = None
+        return None, n_missing, n_ignored
     return rowmap, n_missing, n_ignored
 
 

@@ -286,7 +286,7 @@ class Recs:
             raise TypeError(f"`matrix` must hold numeric scores, got dtype {S.dtype}")
         if k is None:
             raise TypeError("`k` must be a positive integer, got None")
-        k = check_k(k, "`k`")
+        k = int(check_k(k, "`k`") or 0)
         n_users, n_items = S.shape
         u = user_ids(users, n_users, "recs")
         ids = np.arange(n_items, dtype=np.int64) if items is None else as_id_array(items, "items")

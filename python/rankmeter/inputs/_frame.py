@@ -268,6 +268,7 @@ def frame_to_recs(x: Any, what: str = "recs", **kw):
             )
         return indptr, items[order], None if scores is None else scores[order], u, False
     u, order, indptr, _ = _group(users)
+    assert scores is not None  # a score column is there when there is no rank column
     s = scores[order]
     check_scores(s, indptr, u)
     return indptr, items[order], s, u, True

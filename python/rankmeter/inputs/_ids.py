@@ -137,7 +137,7 @@ def factorize(users: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         try:
             codes, uniques = pd.factorize(users, sort=False, use_na_sentinel=False)
         except TypeError:  # unhashable ids
-            codes = None
+            codes = None  # type: ignore[assignment]
         if codes is not None:
             labels = np.empty(len(uniques), dtype=object)
             labels[:] = list(uniques)
@@ -171,7 +171,7 @@ def code_ids(arrays: list[np.ndarray]) -> tuple[list[np.ndarray], int, Optional[
         inv, first = _core.factorize_int64(allv)
         labels = allv[first]
     else:
-        coded, labels = factorize_items(*arrays)
+        coded, labels = factorize_items(*arrays)  # type: ignore[assignment]
         if labels is None:  # pragma: no cover - all int64 handled above
             return code_ids(coded)
         return [np.ascontiguousarray(c) for c in coded], max(len(labels), 1), labels
