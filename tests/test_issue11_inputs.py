@@ -225,3 +225,22 @@ def test_issue11_item_bias_and_rec_cases_take_column_keywords():
     assert dict(zip(out["category"], out["train_count"])) == {"x": 1, "y": 1}
     cases = rm.rec_cases(recs, train, users=[1], user_col="uid", item_col="iid", rank_col="pos")
     assert cases["item"].tolist() == [5, 5, 6] and cases["kind"].tolist() == ["history", "rec", "rec"]
+
+
+# --------------------------------------------------------------------------- 8. docs
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_issue11_every_metric_name_is_documented():
+    doc = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
+    missing = [name for name in rm.metrics.list() if f"`{name}`" not in doc]
+    assert not missing, f"docs/metrics.md does not name {missing}"
+
+
+def test_issue11_user_docs_cite_no_spec():
+    # users have no SPEC or seed documents: the docs and the CLI say what is meant instead
+    files = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "python" / "rankmeter" / "cli.py"]
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        bad = re.findall(r"SPEC\s*§|the seeds?'|seed documents", text)
+        assert not bad, (f.name, bad)

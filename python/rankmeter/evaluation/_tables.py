@@ -1,4 +1,4 @@
-"""Bias and case tables: ``item_bias``, ``user_bias``, ``rec_cases`` (SPEC §3).
+"""Bias and case tables: ``item_bias``, ``user_bias``, ``rec_cases``.
 
 Tables come back as a pandas DataFrame when pandas is installed, else as a dict
 of numpy arrays (same columns). Counting is vectorised (codes + bincount); only
