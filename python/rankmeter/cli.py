@@ -74,7 +74,7 @@ def _sample_as_python(w: datasets.Workload, n: int) -> tuple[list[dict], list[li
 
 # ----------------------------------------------------------------- commands
 def demo(users: int, threads: Optional[int], loop_users: int, repeats: int, seed: int) -> int:
-    print(f"rankmeter {__version__} demo: workload W1 (SPEC §6), built in memory")
+    print(f"rankmeter {__version__} demo: the standard workload W1, built in memory")
     t0 = time.perf_counter()
     w = datasets.w1(users, seed=seed)
     build = time.perf_counter() - t0

@@ -79,7 +79,7 @@ def _zipf_ranks(rng: np.random.Generator, shape, n_items: int, a: float = 1.1) -
 def w1(
     n_users: int = 1_000_000, n_items: int = 100_000, list_len: int = 100, mean_truth: float = 10.0, seed: int = 0
 ) -> Workload:
-    """Build workload W1 (SPEC §6) with ``n_users`` users."""
+    """Build the standard benchmark workload W1 (see the module docstring) with ``n_users`` users."""
     if n_users < 0 or n_items < list_len or list_len < 1:
         raise ValueError("need n_users >= 0 and n_items >= list_len >= 1")
     rng = np.random.default_rng(seed)

@@ -10,7 +10,7 @@ Item coding: when every id (truth, lists, train, feature/similarity rows,
 catalog) is a non-negative int below max(2^22, 4 x the number of ids), the ids
 are their own codes (no sort, no copy); otherwise all of them are factorised
 jointly. Nothing here allocates n_users x n_users or n_items x n_items: the
-pairwise metrics use the sum identities of SPEC §3.2, and a similarity matrix
+pairwise metrics use exact sum identities (no pair loop where one exists), and a similarity matrix
 is only read where the caller passed one.
 """
 

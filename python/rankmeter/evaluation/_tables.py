@@ -1,4 +1,4 @@
-"""Bias and case tables: ``item_bias``, ``user_bias``, ``rec_cases`` (SPEC §3).
+"""Bias and case tables: ``item_bias``, ``user_bias``, ``rec_cases``.
 
 Tables come back as a pandas DataFrame when pandas is installed, else as a dict
 of numpy arrays (same columns). Counting is vectorised (codes + bincount); only
@@ -12,7 +12,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .._options import check_k
-from ..inputs import as_id_array, code_ids, padded_to_csr, rank_by_score, to_recs, to_truth
+from ..inputs import as_id_array, code_ids, is_frame, is_ranked_table, padded_to_csr, rank_by_score, to_recs, to_truth
 
 __all__ = ["item_bias", "user_bias", "rec_cases"]
 
@@ -26,8 +26,27 @@ def _table(columns: dict):
     return pd.DataFrame({k: pd.Series(v, dtype=object) if v.dtype == object else v for k, v in columns.items()})
 
 
+def _columns_kw(user_col, item_col, relevance_col, rank_col, score_col) -> dict:
+    """The table keywords given (same names and defaults as :func:`rankmeter.evaluate`)."""
+    kw = dict(user_col=user_col, item_col=item_col, relevance_col=relevance_col, rank_col=rank_col, score_col=score_col)
+    return {k: v for k, v in kw.items() if v is not None}
+
+
+def _train(train: Any, kw: dict):
+    try:
+        return to_truth(train, "train", **kw)
+    except (TypeError, ValueError) as e:
+        raise type(e)(str(e).replace("`truth`", "`train`")) from None
+
+
 def _mapping(x: Any, what: str) -> tuple[np.ndarray, np.ndarray]:
-    """(ids, labels) from a dict, a pandas Series (index = id) or an (ids, labels) pair."""
+    """(ids, labels) from a dict, a pandas Series or one-column DataFrame (index = id) or an (ids, labels) pair."""
+    if hasattr(x, "columns") and hasattr(x, "index") and hasattr(x, "iloc"):  # pandas DataFrame
+        if len(x.columns) != 1:
+            raise ValueError(
+                f"`{what}` DataFrame must have one column (the category) indexed by id, got columns {list(x.columns)!r}"
+            )
+        x = x.iloc[:, 0]
     if isinstance(x, dict):
         ids, labels = list(x.keys()), list(x.values())
     elif hasattr(x, "index") and hasattr(x, "to_numpy") and getattr(x, "ndim", 2) == 1:
@@ -69,9 +88,9 @@ def _lookup(ids: np.ndarray, keys: np.ndarray, values: np.ndarray, what: str) ->
     return table[ic]
 
 
-def _top_items(recs: Any, k: Optional[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _top_items(recs: Any, k: Optional[int], kw: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(indptr, items, users) of every recs user's top k (ranked by score when the form carries only scores)."""
-    r = to_recs(recs)
+    r = to_recs(recs, **kw)
     if r.by_score:
         indptr, items, _ = rank_by_score(r, "input")
     elif r.indptr is None:
@@ -114,17 +133,30 @@ def _shares(cat_train: np.ndarray, cat_rec: np.ndarray, what: str):
     )
 
 
-def item_bias(recs: Any, train: Any, item_categories: Any, k: Optional[int] = 10):
+def item_bias(
+    recs: Any,
+    train: Any,
+    item_categories: Any,
+    k: Optional[int] = 10,
+    *,
+    user_col: Optional[str] = None,
+    item_col: Optional[str] = None,
+    relevance_col: Optional[str] = None,
+    rank_col: Optional[str] = None,
+    score_col: Optional[str] = None,
+):
     """Share of each item category in the train interactions vs in the top-k recommendations.
 
     Parameters
     ----------
     recs : any recs form of :func:`rankmeter.evaluate`
     train : any truth-like form (interactions user -> items; repeats count)
-    item_categories : dict item -> category, pandas Series or (ids, categories)
+    item_categories : dict item -> category, pandas Series or one-column DataFrame (index = item), or (ids, categories)
         Items without a category are counted under ``None``.
     k : int or None, default 10
         Cutoff of the recommendation lists (None: whole lists).
+    user_col, item_col, relevance_col, rank_col, score_col : str, optional
+        Column names of long tables, as in :func:`rankmeter.evaluate`.
 
     Returns
     -------
@@ -133,34 +165,50 @@ def item_bias(recs: Any, train: Any, item_categories: Any, k: Optional[int] = 10
         one row per category, most frequent in train first.
     """
     k = check_k(k, "`k`")
-    t = to_truth(train)
+    kw = _columns_kw(user_col, item_col, relevance_col, rank_col, score_col)
+    t = _train(train, kw)
     ids, cats = _mapping(item_categories, "item_categories")
-    _, items, _ = _top_items(recs, k)
+    _, items, _ = _top_items(recs, k, kw)
     return _shares(
         _lookup(t.items, ids, cats, "item_categories"), _lookup(items, ids, cats, "item_categories"), "category"
     )
 
 
-def user_bias(truth_or_recs: Any, train: Any, user_categories: Any):
+def user_bias(
+    truth_or_recs: Any,
+    train: Any,
+    user_categories: Any,
+    *,
+    user_col: Optional[str] = None,
+    item_col: Optional[str] = None,
+    relevance_col: Optional[str] = None,
+    rank_col: Optional[str] = None,
+    score_col: Optional[str] = None,
+):
     """Share of each user category among the train users vs among the evaluated users.
 
-    ``truth_or_recs`` is a truth or recs form (its users with at least one item count);
-    ``train`` a truth-like form (its users with at least one interaction count);
-    ``user_categories`` a dict user -> category, a pandas Series or (ids, categories).
+    ``truth_or_recs`` is a truth or recs form (its users with at least one item count; a
+    table without a rank or score column is truth-like); ``train`` a truth-like form (its
+    users with at least one interaction count); ``user_categories`` a dict user -> category,
+    a pandas Series or one-column DataFrame (index = user) or (ids, categories). Table
+    columns are named as in :func:`rankmeter.evaluate` (``user_col=`` ...).
     Returns ``category, train_count, train_share, rec_count, rec_share, rec_to_train``.
     """
+    kw = _columns_kw(user_col, item_col, relevance_col, rank_col, score_col)
     ids, cats = _mapping(user_categories, "user_categories")
-    t = to_truth(train)
+    t = _train(train, kw)
     t_users = t.users if t.users is not None else np.arange(t.n_users, dtype=np.int64)
     t_users = t_users[np.diff(t.indptr) > 0]
     other: Any
     try:
-        other = to_recs(truth_or_recs)
+        if is_frame(truth_or_recs) and not is_ranked_table(truth_or_recs, **kw):
+            raise TypeError("a table without rank or score column is truth-like")
+        other = to_recs(truth_or_recs, **kw)
         o_indptr = other.indptr if other.indptr is not None else None
         o_users = other.users if other.users is not None else np.arange(other.n_users, dtype=np.int64)
         nonempty = (np.diff(o_indptr) > 0) if o_indptr is not None else (other.items != other.pad).any(axis=1)
     except TypeError:
-        other = to_truth(truth_or_recs)
+        other = to_truth(truth_or_recs, "truth_or_recs", **kw)
         o_users = other.users if other.users is not None else np.arange(other.n_users, dtype=np.int64)
         nonempty = np.diff(other.indptr) > 0
     return _shares(
@@ -170,17 +218,33 @@ def user_bias(truth_or_recs: Any, train: Any, user_categories: Any):
     )
 
 
-def rec_cases(recs: Any, train: Any, users: Any = None, n: int = 5, k: int = 10, truth: Any = None, seed: int = 0):
+def rec_cases(
+    recs: Any,
+    train: Any,
+    users: Any = None,
+    n: int = 5,
+    k: int = 10,
+    truth: Any = None,
+    seed: int = 0,
+    *,
+    user_col: Optional[str] = None,
+    item_col: Optional[str] = None,
+    relevance_col: Optional[str] = None,
+    rank_col: Optional[str] = None,
+    score_col: Optional[str] = None,
+):
     """The recommendations of a few users next to their history, for eyeballing.
 
     ``users`` (ids) or ``n`` users drawn at random (``seed``) among the recs users.
+    Table columns are named as in :func:`rankmeter.evaluate` (``user_col=`` ...).
     Returns one row per (user, item): ``user, kind ('history' or 'rec'), item, rank``
     (1-based for recommendations, 0 for history) and ``relevance`` (the truth grade
     when ``truth`` is given, else NaN; 0 for recommended items not in the truth).
     """
     cut = check_k(k, "`k`")
-    indptr, items, r_users = _top_items(recs, cut)
-    t = to_truth(train)
+    kw = _columns_kw(user_col, item_col, relevance_col, rank_col, score_col)
+    indptr, items, r_users = _top_items(recs, cut, kw)
+    t = _train(train, kw)
     tr_users = t.users if t.users is not None else np.arange(t.n_users, dtype=np.int64)
     r_index = {u: i for i, u in enumerate(r_users.tolist())}
     h_index = {u: i for i, u in enumerate(tr_users.tolist())}
@@ -197,7 +261,7 @@ def rec_cases(recs: Any, train: Any, users: Any = None, n: int = 5, k: int = 10,
             raise ValueError(f"`users` holds {missing[0]!r}, which is neither in `recs` nor in `train`")
     grades: dict = {}
     if truth is not None:
-        tt = to_truth(truth)
+        tt = to_truth(truth, **kw)
         tu = tt.users if tt.users is not None else np.arange(tt.n_users, dtype=np.int64)
         g = tt.grades if tt.grades is not None else np.ones(tt.items.size)
         for u in chosen:

@@ -11,6 +11,7 @@ alignment (``_align``). Nothing here knows a metric.
 from ._align import align, padded_to_csr, rank_by_score, string_rank, subset_users
 from ._containers import Recs, Truth
 from ._dispatch import read_trec_qrels, read_trec_run, to_recs, to_truth
+from ._frame import is_frame, is_ranked_table
 from ._ids import as_id_array, check_id_kinds, code_ids, factorize, factorize_items, id_kind, id_label
 
 __all__ = [
@@ -20,6 +21,8 @@ __all__ = [
     "to_recs",
     "read_trec_qrels",
     "read_trec_run",
+    "is_frame",
+    "is_ranked_table",
     "align",
     "rank_by_score",
     "padded_to_csr",

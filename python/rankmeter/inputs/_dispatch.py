@@ -1,4 +1,4 @@
-"""Any accepted input form -> :class:`Truth` / :class:`Recs` (SPEC §2.1 dispatch).
+"""Any accepted input form -> :class:`Truth` / :class:`Recs` (the dispatch of every accepted input form).
 
 ``to_truth`` / ``to_recs`` pick the reader from the form: containers pass
 through, tables and paths go to the frame, parquet and TREC readers, dicts and

@@ -23,7 +23,7 @@ from .. import _core
 from ._arrays import check_scores
 from ._ids import as_id_array, factorize
 
-__all__ = ["is_frame", "frame_to_truth", "frame_to_recs", "read_parquet", "is_table_path"]
+__all__ = ["is_frame", "is_ranked_table", "frame_to_truth", "frame_to_recs", "read_parquet", "is_table_path"]
 
 DEFAULTS = {
     "user_col": "user_id",
@@ -47,6 +47,13 @@ def _kind(x: Any) -> Optional[str]:
 
 def is_frame(x: Any) -> bool:
     return _kind(x) is not None
+
+
+def is_ranked_table(x: Any, **kw: Any) -> bool:
+    """True for a table with a rank or a score column (recs-like); False for other tables (truth-like)."""
+    kw = _kw(kw)
+    cols = _columns(x)
+    return kw["rank_col"] in cols or kw["score_col"] in cols
 
 
 def is_table_path(x: Any) -> bool:
