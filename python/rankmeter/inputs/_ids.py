@@ -8,6 +8,7 @@ for strings, no sort) when a kernel needs dense codes.
 
 from __future__ import annotations
 
+import importlib
 import numbers
 import sys
 from typing import Any, Optional
@@ -126,11 +127,11 @@ def factorize(users: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if users.dtype == np.int64:
         codes, first_row = _core.factorize_int64(np.ascontiguousarray(users))
         return codes, users[first_row]
-    pd = sys.modules.get("pandas")
-    pa = sys.modules.get("pyarrow")
+    pd: Any = sys.modules.get("pandas")
+    pa: Any = sys.modules.get("pyarrow")
     if pd is None and pa is None:
         try:
-            import pandas as pd
+            pd = importlib.import_module("pandas")
         except ImportError:
             pd = None
     if pd is not None:
