@@ -52,18 +52,21 @@ F64 bootstrap_sums_py(const F64& X, int64_t n_resamples, uint64_t seed, int thre
 }  // namespace
 
 void bind_significance(py::module_& m) {
-  m.def("sign_flip_sums", &sign_flip_sums_py, py::arg("values").noconvert(), py::arg("n_resamples"),
-        py::arg("seed"), py::arg("threads"),
+  m.def("sign_flip_sums", &sign_flip_sums_py, py::arg("values").noconvert(), py::arg("n_resamples"), py::arg("seed"),
+        py::arg("threads"),
         "Randomization test: per resample and column, the sum of the values with random signs; and the observed sums");
-  m.def("bootstrap_sums", &bootstrap_sums_py, py::arg("values").noconvert(), py::arg("n_resamples"),
-        py::arg("seed"), py::arg("threads"),
+  m.def("bootstrap_sums", &bootstrap_sums_py, py::arg("values").noconvert(), py::arg("n_resamples"), py::arg("seed"),
+        py::arg("threads"),
         "Paired bootstrap: per resample and column, the sum of the values of n users drawn with replacement");
-  m.def("splitmix_words", [](uint64_t seed, uint64_t domain, uint64_t r, int64_t count) {
-    py::array_t<uint64_t> out(static_cast<py::ssize_t>(count));
-    uint64_t* o = out.mutable_data();
-    const uint64_t key = resample_key(seed, domain, r);
-    for (int64_t w = 0; w < count; ++w) o[w] = stream_word(key, static_cast<uint64_t>(w));
-    return out;
-  }, py::arg("seed"), py::arg("domain"), py::arg("resample"), py::arg("count"),
-  "The first `count` words of a resample's random stream (for tests of the generator)");
+  m.def(
+      "splitmix_words",
+      [](uint64_t seed, uint64_t domain, uint64_t r, int64_t count) {
+        py::array_t<uint64_t> out(static_cast<py::ssize_t>(count));
+        uint64_t* o = out.mutable_data();
+        const uint64_t key = resample_key(seed, domain, r);
+        for (int64_t w = 0; w < count; ++w) o[w] = stream_word(key, static_cast<uint64_t>(w));
+        return out;
+      },
+      py::arg("seed"), py::arg("domain"), py::arg("resample"), py::arg("count"),
+      "The first `count` words of a resample's random stream (for tests of the generator)");
 }

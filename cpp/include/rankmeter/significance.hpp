@@ -16,8 +16,8 @@
 // tests/reference_stats.py re-implements both kernels in plain Python, operation
 // for operation, and the tests check bit-for-bit equality.
 #pragma once
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -69,9 +69,9 @@ inline uint64_t bounded(uint64_t word, uint64_t n) {
 //
 // X: n x C row-major. sums: R x C row-major (written). observed: C (written).
 namespace detail {
-constexpr int64_t kGroup = 4;               // users per table
-constexpr int64_t kPatterns = 16;           // 2^kGroup
-constexpr int64_t kChunkGroups = 64;        // groups per chunk: 256 users = 4 words
+constexpr int64_t kGroup = 4;         // users per table
+constexpr int64_t kPatterns = 16;     // 2^kGroup
+constexpr int64_t kChunkGroups = 64;  // groups per chunk: 256 users = 4 words
 constexpr int64_t kChunkUsers = kGroup * kChunkGroups;
 
 // tables[(g * 16 + p) * C + c] for the groups of users [u0, u0 + 256).
@@ -118,8 +118,8 @@ inline void add_rows(const double* tables, const int64_t* offs, int64_t groups, 
 }
 }  // namespace detail
 
-inline void sign_flip_sums(const double* X, int64_t n, int64_t C, int64_t R, uint64_t seed, int threads,
-                           double* sums, double* observed) {
+inline void sign_flip_sums(const double* X, int64_t n, int64_t C, int64_t R, uint64_t seed, int threads, double* sums,
+                           double* observed) {
   using namespace detail;
   const int64_t n_chunks = (n + kChunkUsers - 1) / kChunkUsers;
   // Work per resample is n * C / 4 adds: one resample is already worth a thread.
@@ -168,8 +168,7 @@ inline void sign_flip_sums(const double* X, int64_t n, int64_t C, int64_t R, uin
 //     sums[r, c] = sum over users u = 0..n-1 with m_u > 0 of  m_u * X[u, c]
 // accumulated in that order (one rounding for the product, one for the add).
 // X: n x C row-major. sums: R x C row-major (written).
-inline void bootstrap_sums(const double* X, int64_t n, int64_t C, int64_t R, uint64_t seed, int threads,
-                           double* sums) {
+inline void bootstrap_sums(const double* X, int64_t n, int64_t C, int64_t R, uint64_t seed, int threads, double* sums) {
   int T = effective_threads(threads, R * kUsersPerThread);
   if (R < T) T = static_cast<int>(R < 1 ? 1 : R);
   for (int64_t i = 0; i < R * C; ++i) sums[i] = 0.0;
