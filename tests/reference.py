@@ -78,11 +78,14 @@ def gain_of_grade(grade, gain, relevant):
     raise ValueError("unknown gain %r" % (gain,))
 
 
-def item_gain(item, truth, gain, min_relevance):
+def item_gain(item, truth, gain, min_relevance, below_min="gain"):
     if item not in truth:
         return 0.0  # rel(i) = 0 when not in truth; not relevant either
     grade = truth[item]
-    return gain_of_grade(grade, gain, is_relevant_grade(grade, min_relevance))
+    relevant = is_relevant_grade(grade, min_relevance)
+    if below_min == "zero" and not relevant:
+        return 0.0  # ranx: grades below rel_lvl are dropped from the qrels
+    return gain_of_grade(grade, gain, relevant)
 
 
 # ---------------------------------------------------------------------------
@@ -158,23 +161,23 @@ def ar(ranked, truth, k, min_relevance, denominator="relevant"):
     raise ValueError("unknown ar denominator %r" % (denominator,))
 
 
-def cg(ranked, truth, k, min_relevance, gain="linear"):
+def cg(ranked, truth, k, min_relevance, gain="linear", below_min="gain"):
     kk = cutoff(ranked, k)
-    return sum(item_gain(item, truth, gain, min_relevance) for item in ranked[:kk])
+    return sum(item_gain(item, truth, gain, min_relevance, below_min) for item in ranked[:kk])
 
 
-def dcg(ranked, truth, k, min_relevance, gain="linear", log_base=2.0):
+def dcg(ranked, truth, k, min_relevance, gain="linear", log_base=2.0, below_min="gain"):
     kk = cutoff(ranked, k)
     total = 0.0
     for j, item in enumerate(ranked[:kk], start=1):
         discount = math.log(j + 1) / math.log(log_base)  # log_b(j + 1)
-        total += item_gain(item, truth, gain, min_relevance) / discount
+        total += item_gain(item, truth, gain, min_relevance, below_min) / discount
     return total
 
 
-def ideal_dcg(ranked, truth, k, min_relevance, gain="linear", ideal="cut"):
+def ideal_dcg(ranked, truth, k, min_relevance, gain="linear", ideal="cut", below_min="gain"):
     gains = sorted(
-        (gain_of_grade(g, gain, is_relevant_grade(g, min_relevance)) for g in truth.values()),
+        (item_gain(item, truth, gain, min_relevance, below_min) for item in truth),
         reverse=True,
     )
     if ideal == "k_slots":
@@ -191,10 +194,10 @@ def ideal_dcg(ranked, truth, k, min_relevance, gain="linear", ideal="cut"):
     return sum(g / math.log2(j + 1) for j, g in enumerate(gains, start=1))
 
 
-def ndcg(ranked, truth, k, min_relevance, gain="linear", ideal="cut"):
+def ndcg(ranked, truth, k, min_relevance, gain="linear", ideal="cut", below_min="gain"):
     # NDCG always uses log2 (log_base never changes NDCG).
-    d = dcg(ranked, truth, k, min_relevance, gain=gain, log_base=2.0)
-    i = ideal_dcg(ranked, truth, k, min_relevance, gain=gain, ideal=ideal)
+    d = dcg(ranked, truth, k, min_relevance, gain=gain, log_base=2.0, below_min=below_min)
+    i = ideal_dcg(ranked, truth, k, min_relevance, gain=gain, ideal=ideal, below_min=below_min)
     return safe_div(d, i)
 
 
@@ -217,6 +220,55 @@ def r_precision(ranked, truth, k, min_relevance):
     # hits@|R| / |R|; the metric takes no cutoff of its own.
     n_rel = len(relevant_set(truth, min_relevance))
     return safe_div(hits(ranked, truth, n_rel, min_relevance), n_rel)
+
+
+def bpref(ranked, truth, k, min_relevance):
+    # Buckley & Voorhees (SIGIR 2004) as trec_eval's m_bpref.c computes it: the
+    # judged non-relevant items are the truth items that are not relevant (N of
+    # them); a relevant item r in the top k adds 1 - min(n_r, R) / min(N, R), n_r
+    # being the judged non-relevant items above r (1 when n_r = 0); / R.
+    R = relevant_set(truth, min_relevance)
+    n_rel = len(R)
+    n_non = len(truth) - n_rel
+    above = 0
+    total = 0.0
+    for item in ranked[:cutoff(ranked, k)]:
+        if item not in truth:
+            continue  # unjudged: ignored
+        if item in R:
+            if above == 0:
+                total += 1.0
+            else:
+                total += 1.0 - min(above, n_rel) / min(n_non, n_rel)
+        else:
+            above += 1
+    return safe_div(total, n_rel)
+
+
+def rbp(ranked, truth, k, min_relevance, p=0.8, gain="binary", below_min="gain"):
+    # Moffat & Zobel (TOIS 2008): (1 - p) * sum_j g_j p^(j - 1) over the top k.
+    total = 0.0
+    for j, item in enumerate(ranked[:cutoff(ranked, k)], start=1):
+        total += item_gain(item, truth, gain, min_relevance, below_min) * p ** (j - 1)
+    return (1 - p) * total
+
+
+def err(ranked, truth, k, min_relevance, max_grade=4.0):
+    # Chapelle, Metzler, Zhang & Grinspan (CIKM 2009): the user stops at rank j
+    # with probability R_j = (2^g - 1) / 2^max_grade (gdeval: max grade 4).
+    total = 0.0
+    still = 1.0
+    for j, item in enumerate(ranked[:cutoff(ranked, k)], start=1):
+        r = item_gain(item, truth, "exponential", min_relevance) / 2.0 ** max_grade
+        total += still * r / j
+        still *= 1 - r
+    return total
+
+
+def judged(ranked, truth, k, min_relevance):
+    # ir_measures' Judged@k: truth rows (any grade) in the top k / min(k, n).
+    top = ranked[:cutoff(ranked, k)]
+    return safe_div(sum(1 for item in top if item in truth), len(top))
 
 
 # ---------------------------------------------------------------------------
@@ -243,11 +295,18 @@ METRICS = {
     "fbeta": (fbeta, {"beta": (1.0, _float)}),
     "ap": (ap, {"denominator": ("relevant", _choice("relevant", "min_relevant_k", "hits", "k"))}),
     "ar": (ar, {"denominator": ("relevant", _choice("relevant", "hits"))}),
-    "cg": (cg, {"gain": ("linear", _choice("linear", "exponential", "binary"))}),
+    "cg": (cg, {"gain": ("linear", _choice("linear", "exponential", "binary")),
+                "below_min": ("gain", _choice("gain", "zero"))}),
     "dcg": (dcg, {"gain": ("linear", _choice("linear", "exponential", "binary")),
-                  "log_base": (2.0, _float)}),
+                  "log_base": (2.0, _float), "below_min": ("gain", _choice("gain", "zero"))}),
     "ndcg": (ndcg, {"gain": ("linear", _choice("linear", "exponential", "binary")),
-                    "ideal": ("cut", _choice("cut", "all", "k_slots"))}),
+                    "ideal": ("cut", _choice("cut", "all", "k_slots")),
+                    "below_min": ("gain", _choice("gain", "zero"))}),
+    "bpref": (bpref, {}),
+    "rbp": (rbp, {"p": (0.8, _float), "gain": ("binary", _choice("linear", "exponential", "binary")),
+                  "below_min": ("gain", _choice("gain", "zero"))}),
+    "err": (err, {"max_grade": (4.0, _float)}),
+    "judged": (judged, {}),
     "hit_rate": (hit_rate, {}),
     "rr": (rr, {}),
     "arhr": (arhr, {}),
@@ -264,6 +323,8 @@ ALIASES = {
 
 # Metrics computed normally under empty="one" (count-like ones).
 COUNT_LIKE = {"hits", "cg", "dcg"}
+# Metrics defined by the truth rows whatever their relevance: never skipped, never set by empty=.
+NOT_EMPTY_BOUND = {"judged"}
 
 
 def parse_metric(text):
@@ -457,11 +518,16 @@ def reference_evaluate(truth, recs, metrics, empty="skip", duplicates="error", t
         if no_relevant and empty == "skip":
             n_skipped += 1
             for m in metrics:
-                per_user[m].append(NAN)
+                if parsed[m][0] in NOT_EMPTY_BOUND:
+                    per_user[m].append(float(metric_value(m, ranked, grades, min_relevance)))
+                else:
+                    per_user[m].append(NAN)
             continue
         for m in metrics:
             name, _, _ = parsed[m]
-            if no_relevant and empty == "one" and name not in COUNT_LIKE:
+            if name in NOT_EMPTY_BOUND:
+                per_user[m].append(float(metric_value(m, ranked, grades, min_relevance)))
+            elif no_relevant and empty == "one" and name not in COUNT_LIKE:
                 per_user[m].append(1.0)
             else:
                 per_user[m].append(float(metric_value(m, ranked, grades, min_relevance)))
@@ -500,4 +566,8 @@ ALL_METRIC_BASES = (
        for g in ("linear", "exponential", "binary") for i in ("cut", "all", "k_slots")]
     + ["ndcg(ideal=%s)" % i for i in ("cut", "all", "k_slots")]
     + ["ndcg(gain=%s)" % g for g in ("linear", "exponential", "binary")]
+    + ["cg(below_min=zero)", "dcg(gain=exponential,below_min=zero)", "ndcg(below_min=zero)",
+       "ndcg(gain=exponential,ideal=k_slots,below_min=zero)"]
+    + ["bpref", "rbp", "rbp(p=0.5)", "rbp(p=0.95,gain=linear,below_min=zero)", "rbp(gain=exponential)",
+       "err", "err(max_grade=2)", "judged"]
 )

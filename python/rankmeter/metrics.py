@@ -46,6 +46,10 @@ __all__ = [
     "ARHR",
     "RPrecision",
     "NumRel",
+    "Bpref",
+    "RBP",
+    "ERR",
+    "Judged",
     "FCP",
     "Diversity",
     "Novelty",
@@ -62,6 +66,9 @@ __all__ = [
 _list = list  # `list` is also the name of a public function of this module
 
 _GAINS = ("linear", "exponential", "binary")
+# Items that are not relevant (grade below min_relevance): their grade still gains ("gain", rankmeter's and
+# trec_eval's way) or they gain 0 ("zero": ranx drops them from the qrels when rel_lvl > 1).
+_BELOW = ("gain", "zero")
 
 
 def _choice(*values: str) -> Callable[[Any, str], str]:
@@ -87,6 +94,13 @@ def _positive_float(v: Any, where: str) -> float:
         raise TypeError(f"{where} must be a positive number, got {v!r}")
     if not (math.isfinite(f) and f > 0):
         raise ValueError(f"{where} must be a positive finite number, got {v!r}")
+    return f
+
+
+def _persistence(v: Any, where: str) -> float:
+    f = _positive_float(v, where)
+    if not f < 1.0:
+        raise ValueError(f"{where} must be in (0, 1), got {v!r}")
     return f
 
 
@@ -118,15 +132,25 @@ SPECS: dict[str, _Spec] = {
         doc="sum_{j<=k} P@j h_j / |R|",
     ),
     "ar": _Spec(5, {"denominator": ("relevant", _choice("relevant", "hits"))}, doc="sum_{j<=k} R@j h_j / |R|"),
-    "cg": _Spec(6, {"gain": ("linear", _choice(*_GAINS))}, doc="sum_{j<=k} g(rel_j)"),
+    "cg": _Spec(
+        6, {"gain": ("linear", _choice(*_GAINS)), "below_min": ("gain", _choice(*_BELOW))}, doc="sum_{j<=k} g(rel_j)"
+    ),
     "dcg": _Spec(
         7,
-        {"gain": ("linear", _choice(*_GAINS)), "log_base": (2.0, _log_base)},
+        {
+            "gain": ("linear", _choice(*_GAINS)),
+            "log_base": (2.0, _log_base),
+            "below_min": ("gain", _choice(*_BELOW)),
+        },
         doc="sum_{j<=k} g(rel_j) / log_b(j+1)",
     ),
     "ndcg": _Spec(
         8,
-        {"gain": ("linear", _choice(*_GAINS)), "ideal": ("cut", _choice("cut", "all", "k_slots"))},
+        {
+            "gain": ("linear", _choice(*_GAINS)),
+            "ideal": ("cut", _choice("cut", "all", "k_slots")),
+            "below_min": ("gain", _choice(*_BELOW)),
+        },
         doc="dcg@k / idcg@k",
     ),
     "hit_rate": _Spec(9, {}, doc="1 if hits@k >= 1"),
@@ -134,6 +158,26 @@ SPECS: dict[str, _Spec] = {
     "arhr": _Spec(11, {}, doc="sum_{j<=k} h_j / j"),
     "r_precision": _Spec(12, {}, cutoff=False, doc="hits@|R| / |R|"),
     "num_rel": _Spec(13, {}, cutoff=False, doc="|R|, the number of relevant items"),
+    "bpref": _Spec(
+        14,
+        {},
+        doc="trec_eval bpref: (1/R) sum over relevant r in the top k of 1 - min(n_r, R) / min(N, R)",
+    ),
+    "rbp": _Spec(
+        15,
+        {
+            "p": (0.8, _persistence),
+            "gain": ("binary", _choice(*_GAINS)),
+            "below_min": ("gain", _choice(*_BELOW)),
+        },
+        doc="rank-biased precision (1 - p) sum_{j<=k} g_j p^(j-1)",
+    ),
+    "err": _Spec(
+        16,
+        {"max_grade": (4.0, _positive_float)},
+        doc="expected reciprocal rank: sum_{j<=k} R_j / j prod_{i<j} (1 - R_i), R = (2^g - 1) / 2^max_grade",
+    ),
+    "judged": _Spec(17, {}, doc="share of the top min(k, n) items that have a truth row (any grade)"),
     # beyond-accuracy and pairwise metrics (rankmeter/beyond.hpp)
     "fcp": _Spec(
         100, {"average": ("pairs", _choice("pairs", "users"))}, doc="fraction of concordant pairs", family="user"
@@ -203,12 +247,15 @@ _ALIASES: dict[str, tuple[str, dict]] = {
     "recip_rank": ("rr", {}),
     "arpu": ("arp", {}),
     "entropy": ("score_entropy", {}),
+    "rank_biased_precision": ("rbp", {}),
+    "expected_reciprocal_rank": ("err", {}),
 }
 
 _ENUM_CODES = {
     "denominator": {"relevant": 0, "min_relevant_k": 1, "hits": 2, "k": 3},
     "gain": {"linear": 0, "exponential": 1, "binary": 2},
     "ideal": {"cut": 0, "all": 1, "k_slots": 2},
+    "below_min": {"gain": 0, "zero": 1},
 }
 
 
@@ -295,8 +342,9 @@ class Metric:
         return SPECS[self.name].family
 
     # what the C++ pass needs
-    def _column(self) -> tuple[tuple[int, int, int, int, int], tuple[float, float]]:
+    def _column(self) -> tuple[tuple[int, int, int, int, int, int], tuple[float, float]]:
         o = self.options
+        param = o.get("beta", o.get("p", o.get("max_grade", 1.0)))  # one per metric that has one
         return (
             (
                 SPECS[self.name].kind,
@@ -304,8 +352,9 @@ class Metric:
                 _ENUM_CODES["denominator"][o.get("denominator", "relevant")],
                 _ENUM_CODES["gain"][o.get("gain", "linear")],
                 _ENUM_CODES["ideal"][o.get("ideal", "cut")],
+                _ENUM_CODES["below_min"][o.get("below_min", "gain")],
             ),
-            (float(o.get("log_base", 2.0)), float(o.get("beta", 1.0))),
+            (float(o.get("log_base", 2.0)), float(param)),
         )
 
 
@@ -338,6 +387,27 @@ RR = _cls("RR", "rr", "Reciprocal rank of the first relevant item within k.", ""
 ARHR = _cls("ARHR", "arhr", "Average reciprocal hit rank: sum of 1/j over every hit j <= k.", "")
 RPrecision = _cls("RPrecision", "r_precision", "Precision at |R|.", "")
 NumRel = _cls("NumRel", "num_rel", "|R|, the number of relevant items of the user.", "")
+Bpref = _cls(
+    "Bpref",
+    "bpref",
+    "Binary preference (Buckley & Voorhees 2004, trec_eval's m_bpref.c): truth rows that are not relevant are "
+    "the judged non-relevant items.",
+    "",
+)
+RBP = _cls(
+    "RBP",
+    "rbp",
+    "Rank-biased precision (Moffat & Zobel 2008): (1 - p) sum_{j<=k} g_j p^(j-1).",
+    "p : float in (0, 1), default 0.8\ngain : {'binary', 'linear', 'exponential'}, default 'binary'\n"
+    "below_min : {'gain', 'zero'}\n",
+)
+ERR = _cls(
+    "ERR",
+    "err",
+    "Expected reciprocal rank (Chapelle et al. 2009), R_j = (2^g_j - 1) / 2^max_grade.",
+    "max_grade : float, default 4 (gdeval's MAX_JUDGMENT)\n",
+)
+Judged = _cls("Judged", "judged", "Share of the top min(k, n) items that have a truth row, whatever its grade.", "")
 MAP, MAR, MRR = AP, AR, RR
 FCP = _cls("FCP", "fcp", "Fraction of concordant pairs (Koren).", "average : {'pairs', 'users'}\n")
 Diversity = _cls(

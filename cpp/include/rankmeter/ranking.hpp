@@ -2,7 +2,7 @@
 //
 // One read of the data computes every requested accuracy column (hits,
 // precision, recall, F-beta, AP, AR, CG, DCG, NDCG, hit rate, RR, ARHR,
-// R-precision, |R|) at every requested cutoff.
+// R-precision, |R|, bpref, RBP, ERR, judged share) at every requested cutoff.
 //
 // Inputs (all contiguous, owned by the caller, never written):
 //   truth  CSR: t_indptr[n_users+1], t_items[nnz], t_grades[nnz] (nullable: grade 1)
@@ -72,6 +72,10 @@ enum class Kind : int32_t {
   arhr = 11,
   r_precision = 12,
   num_rel = 13,
+  bpref = 14,
+  rbp = 15,
+  err = 16,
+  judged = 17,
 };
 enum class Denominator : int32_t { relevant = 0, min_relevant_k = 1, hits = 2, k = 3 };
 enum class GainKind : int32_t { linear = 0, exponential = 1, binary = 2 };
@@ -87,7 +91,8 @@ struct Column {
   GainKind gain = GainKind::linear;
   Ideal ideal = Ideal::cut;
   double log_base = 2.0;
-  double beta = 1.0;
+  double param = 1.0;       // fbeta: beta; rbp: persistence p; err: the maximum grade
+  bool below_zero = false;  // items that are not relevant (below min_relevance) give gain 0
 };
 
 struct RankingData {
@@ -128,12 +133,12 @@ constexpr int64_t kMaxPerUser = int64_t(1) << 29;
 
 // Running sums over the list prefix scanned so far.
 struct Snap {
-  int64_t hits = 0;   // relevant items found
-  int64_t first = 0;  // position of the first hit (0: none)
-  double ap = 0.0;    // sum of P@j over hit positions j
-  double ar = 0.0;    // sum of hits@j over hit positions j (integer valued)
-  double arhr = 0.0;  // sum of 1/j over hit positions j
-  double cg[3] = {0.0, 0.0, 0.0};
+  int64_t hits = 0;                               // relevant items found
+  int64_t first = 0;                              // position of the first hit (0: none)
+  double ap = 0.0;                                // sum of P@j over hit positions j
+  double ar = 0.0;                                // sum of hits@j over hit positions j (integer valued)
+  double arhr = 0.0;                              // sum of 1/j over hit positions j
+  double cg[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};  // gain kind + 3 * below_zero
   double dcg[kMaxVariants] = {};
 };
 
@@ -152,6 +157,12 @@ inline double gain_of(GainKind g, double grade, bool relevant) {
       return relevant ? 1.0 : 0.0;
   }
   return 0.0;
+}
+
+// The gain of a column: with below_zero, an item that is not relevant gains 0
+// (ranx drops grades below rel_lvl from the qrels before computing gains).
+inline double gain_of(GainKind g, bool below_zero, double grade, bool relevant) {
+  return below_zero && !relevant ? 0.0 : gain_of(g, grade, relevant);
 }
 
 // 1 / log_b(p + 1), written as trec_eval and the references do for base 2.
@@ -385,19 +396,20 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
   std::vector<int> snap_of(n_cols), variant_of(n_cols, -1);
   std::vector<GainKind> var_gain;
   std::vector<double> var_base;
-  bool need_cg[3] = {false, false, false};
+  std::vector<char> var_below;
+  bool need_cg[6] = {false, false, false, false, false, false};
   bool need_ideal = false;
   for (int i = 0; i < n_cols; ++i) {
     const Column& c = cols[i];
     snap_of[i] = c.cutoff > 0
                      ? static_cast<int>(std::lower_bound(cutoffs.begin(), cutoffs.end(), c.cutoff) - cutoffs.begin())
                      : nc;
-    if (c.kind == Kind::cg) need_cg[static_cast<int>(c.gain)] = true;
+    if (c.kind == Kind::cg) need_cg[static_cast<int>(c.gain) + 3 * c.below_zero] = true;
     if (c.kind == Kind::dcg || c.kind == Kind::ndcg) {
       const double base = c.kind == Kind::ndcg ? 2.0 : c.log_base;  // log_base never changes NDCG
       int v = -1;
       for (size_t j = 0; j < var_gain.size(); ++j)
-        if (var_gain[j] == c.gain && var_base[j] == base) v = static_cast<int>(j);
+        if (var_gain[j] == c.gain && var_base[j] == base && var_below[j] == c.below_zero) v = static_cast<int>(j);
       if (v < 0) {
         if (var_gain.size() >= static_cast<size_t>(kMaxVariants)) {
           status.record(Code::too_many_variants, 0, kMaxVariants);
@@ -406,6 +418,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
         v = static_cast<int>(var_gain.size());
         var_gain.push_back(c.gain);
         var_base.push_back(base);
+        var_below.push_back(c.below_zero);
       }
       variant_of[i] = v;
       if (c.kind == Kind::ndcg) need_ideal = true;
@@ -506,6 +519,14 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
   int n_ndcg = 0;
   for (int i = 0; i < n_cols; ++i)
     if (cols[i].kind == Kind::ndcg) ndcg_slot[i] = n_ndcg++;
+  // Columns computed per user from the finds directly (one value each, kept per
+  // user of a block): bpref, RBP, ERR, judged. Their parameters are per column.
+  std::vector<int> walk_slot(n_cols, -1);
+  int n_walk = 0;
+  for (int i = 0; i < n_cols; ++i) {
+    const Kind k = cols[i].kind;
+    if (k == Kind::bpref || k == Kind::rbp || k == Kind::err || k == Kind::judged) walk_slot[i] = n_walk++;
+  }
 
   struct UserRec {
     int64_t nrel;
@@ -518,6 +539,8 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
   std::vector<std::vector<UserRec>> block_users(T, std::vector<UserRec>(kBlock));
   std::vector<std::vector<double>> block_idcg(T,
                                               std::vector<double>(static_cast<size_t>(kBlock * std::max(n_ndcg, 1))));
+  std::vector<std::vector<double>> block_walk(T,
+                                              std::vector<double>(static_cast<size_t>(kBlock * std::max(n_walk, 1))));
   const int64_t n_blocks = (n_users + kBlock - 1) / kBlock;
 
   auto body = [&](auto& look, int tid, auto padded_tag) {
@@ -530,6 +553,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
     Snap* bsnap = block_snaps[tid].data();
     UserRec* brec = block_users[tid].data();
     double* bidcg = block_idcg[tid].data();
+    double* bwalk = block_walk[tid].data();
     ExactSum* my_sums = tsums[tid].data();
     int64_t* my_counts = tcounts[tid].data();
     Status& st = tstatus[tid];
@@ -653,7 +677,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
         int64_t hits = 0, first = 0;
         double ap = 0.0, ar = 0.0, arhr = 0.0;
         double dcg[kMaxVariants];
-        double cgs[3] = {0.0, 0.0, 0.0};
+        double cgs[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
         for (int v = 0; v < nv; ++v) dcg[v] = 0.0;
         auto take = [&](Snap& sn) {
           sn.hits = hits;
@@ -661,7 +685,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
           sn.ap = ap;
           sn.ar = ar;
           sn.arhr = arhr;
-          for (int gk = 0; gk < 3; ++gk) sn.cg[gk] = cgs[gk];
+          for (int gk = 0; gk < 6; ++gk) sn.cg[gk] = cgs[gk];
           for (int v = 0; v < nv; ++v) sn.dcg[v] = dcg[v];
         };
         int ci = 0;
@@ -673,9 +697,9 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
           const double g = grade_at(t0 + fti[f]);
           const bool rel = relevant(g);
           if (g > 0.0 || rel) {
-            for (int v = 0; v < nv; ++v) dcg[v] += gain_of(var_gain[v], g, rel) * disc[v][p];
-            for (int gk = 0; gk < 3; ++gk)
-              if (need_cg[gk]) cgs[gk] += gain_of(static_cast<GainKind>(gk), g, rel);
+            for (int v = 0; v < nv; ++v) dcg[v] += gain_of(var_gain[v], var_below[v], g, rel) * disc[v][p];
+            for (int gk = 0; gk < 6; ++gk)
+              if (need_cg[gk]) cgs[gk] += gain_of(static_cast<GainKind>(gk % 3), gk >= 3, g, rel);
           }
           if (rel) {
             ++hits;
@@ -688,6 +712,68 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
         while (ci < nc) take(snap[ci++]);
         take(snap[nc]);
         brec[j] = UserRec{nrel, pos, hits_at_R < 0 ? hits : hits_at_R};
+
+        // bpref, RBP, ERR and judged@k: one more walk over the finds (in list order) per column.
+        for (int i = 0; i < n_cols && n_walk > 0; ++i) {
+          const int q = walk_slot[i];
+          if (q < 0) continue;
+          const Column& c = cols[i];
+          const int64_t lim = c.cutoff > 0 ? c.cutoff : kAll;
+          double val = 0.0;
+          switch (c.kind) {
+            case Kind::bpref: {
+              // trec_eval m_bpref.c: every judged (truth) item that is not relevant counts as
+              // judged non-relevant; each relevant item found adds 1 - min(nonrel above, R) / min(N, R).
+              const int64_t n_non = m - nrel;
+              const double den = static_cast<double>(std::min(n_non, nrel));
+              int64_t nonrel = 0;
+              double acc = 0.0;
+              for (int64_t f = 0; f < nf && fpos[f] <= lim; ++f) {
+                if (relevant(grade_at(t0 + fti[f])))
+                  acc += nonrel > 0 ? 1.0 - static_cast<double>(std::min(nonrel, nrel)) / den : 1.0;
+                else
+                  ++nonrel;
+              }
+              val = nrel > 0 ? acc / static_cast<double>(nrel) : 0.0;
+              break;
+            }
+            case Kind::rbp: {
+              // (1 - p) sum_j g_j p^(j-1)
+              double acc = 0.0;
+              for (int64_t f = 0; f < nf && fpos[f] <= lim; ++f) {
+                const double g = grade_at(t0 + fti[f]);
+                const double gain = gain_of(c.gain, c.below_zero, g, relevant(g));
+                if (gain != 0.0) acc += gain * std::pow(c.param, static_cast<double>(fpos[f] - 1));
+              }
+              val = (1.0 - c.param) * acc;
+              break;
+            }
+            case Kind::err: {
+              // Chapelle et al.: R_j = (2^g_j - 1) / 2^gmax, ERR = sum_j R_j / j prod_{i<j} (1 - R_i).
+              const double scale = std::exp2(-c.param);
+              double acc = 0.0, decay = 1.0;
+              for (int64_t f = 0; f < nf && fpos[f] <= lim; ++f) {
+                const double g = grade_at(t0 + fti[f]);
+                const double r = gain_of(GainKind::exponential, c.below_zero, g, relevant(g)) * scale;
+                acc += r * decay / static_cast<double>(fpos[f]);
+                decay *= 1.0 - r;
+              }
+              val = acc;
+              break;
+            }
+            case Kind::judged: {
+              // truth rows (any grade) among the first min(k, n) items read
+              int64_t judged = 0;
+              for (int64_t f = 0; f < nf && fpos[f] <= lim; ++f) ++judged;
+              const int64_t den = std::min(lim, pos);
+              val = den > 0 ? static_cast<double>(judged) / static_cast<double>(den) : 0.0;
+              break;
+            }
+            default:
+              break;
+          }
+          bwalk[q * kBlock + j] = val;
+        }
 
         // Ideal DCG of every NDCG column: the truth grades sorted descending,
         // one prefix sum of gain * discount per gain variant, read at each cut.
@@ -719,7 +805,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
             double* pre = ipre + static_cast<int64_t>(v) * (max_m + 1);
             pre[0] = 0.0;
             for (int64_t q = 0; q < m; ++q)
-              pre[q + 1] = pre[q] + gain_of(var_gain[v], gbuf[q], relevant(gbuf[q])) * disc[v][q + 1];
+              pre[q + 1] = pre[q] + gain_of(var_gain[v], var_below[v], gbuf[q], relevant(gbuf[q])) * disc[v][q + 1];
           }
           for (int i = 0; i < n_cols; ++i) {
             const int q = ndcg_slot[i];
@@ -729,7 +815,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
             double idcg;
             if (c.ideal == Ideal::k_slots) {
               // k slots of the largest gain; no cutoff: k = n, the list length
-              const double gmax = m > 0 ? gain_of(c.gain, gbuf[0], relevant(gbuf[0])) : 0.0;
+              const double gmax = m > 0 ? gain_of(c.gain, c.below_zero, gbuf[0], relevant(gbuf[0])) : 0.0;
               idcg = gmax * (c.cutoff > 0 ? slot_sum[i] : disc_prefix[v][pos]);
             } else {
               // "cut" stops at the cutoff; without one nothing is cut (every truth gain, as "all")
@@ -779,7 +865,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
             case Kind::fbeta: {
               const double P = kk > 0 ? H / dk : 0.0;
               const double R = nrel > 0 ? H / dn_rel : 0.0;
-              const double b2 = c.beta * c.beta;
+              const double b2 = c.param * c.param;
               const double den = b2 * P + R;
               val = den > 0 ? (1.0 + b2) * P * R / den : 0.0;
               break;
@@ -798,7 +884,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
               break;
             }
             case Kind::cg:
-              val = s.cg[static_cast<int>(c.gain)];
+              val = s.cg[static_cast<int>(c.gain) + 3 * c.below_zero];
               break;
             case Kind::dcg:
               val = s.dcg[variant_of[i]];
@@ -823,8 +909,15 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
             case Kind::num_rel:
               val = dn_rel;
               break;
+            case Kind::bpref:
+            case Kind::rbp:
+            case Kind::err:
+            case Kind::judged:
+              val = bwalk[walk_slot[i] * kBlock + j];
+              break;
           }
-          if (nrel == 0) {
+          // judged@k is defined by the truth rows, not by relevance: never skipped.
+          if (nrel == 0 && c.kind != Kind::judged) {
             if (opt.empty == EmptyPolicy::skip) {
               out[j] = nan;
               continue;
