@@ -39,6 +39,7 @@ _BASES = (
     + ["ndcg(gain=exponential)", "ndcg(gain=exponential,ideal=all)", "ndcg(gain=exponential,ideal=k_slots)"]
     + ["ndcg(gain=binary)", "ndcg(gain=binary,ideal=all)", "ndcg(gain=binary,ideal=k_slots)"]
     + ["hit_rate", "rr", "arhr", "hits"]
+    + ["bpref", "rbp", "rbp(p=0.95,gain=linear,below_min=zero)", "err", "judged", "ndcg(below_min=zero)"]
 )
 # canonical spellings, so that State.finalize() keys are the same strings
 METRICS = [b + c for c in CUTOFFS for b in _BASES] + ["r_precision", "num_rel"]

@@ -105,6 +105,7 @@ _PATTERNS: List[Tuple[str, Callable[[re.Match], str]]] = [
     (r"success_(\d+)", lambda m: f"hit_rate@{m.group(1)}"),
     (r"Rprec", lambda m: "r_precision"),
     (r"num_rel_ret", lambda m: "hits"),
+    (r"bpref", lambda m: "bpref"),
 ]
 
 
