@@ -322,9 +322,8 @@ ALIASES = {
 }
 
 # Metrics computed normally under empty="one" (count-like ones).
-COUNT_LIKE = {"hits", "cg", "dcg"}
-# Metrics defined by the truth rows whatever their relevance: never skipped, never set by empty=.
-NOT_EMPTY_BOUND = {"judged"}
+# judged@k is defined by the truth rows whatever their relevance: empty="zero"/"one" keep its value.
+COUNT_LIKE = {"hits", "cg", "dcg", "judged"}
 
 
 def parse_metric(text):
@@ -518,16 +517,11 @@ def reference_evaluate(truth, recs, metrics, empty="skip", duplicates="error", t
         if no_relevant and empty == "skip":
             n_skipped += 1
             for m in metrics:
-                if parsed[m][0] in NOT_EMPTY_BOUND:
-                    per_user[m].append(float(metric_value(m, ranked, grades, min_relevance)))
-                else:
-                    per_user[m].append(NAN)
+                per_user[m].append(NAN)
             continue
         for m in metrics:
             name, _, _ = parsed[m]
-            if name in NOT_EMPTY_BOUND:
-                per_user[m].append(float(metric_value(m, ranked, grades, min_relevance)))
-            elif no_relevant and empty == "one" and name not in COUNT_LIKE:
+            if no_relevant and empty == "one" and name not in COUNT_LIKE:
                 per_user[m].append(1.0)
             else:
                 per_user[m].append(float(metric_value(m, ranked, grades, min_relevance)))
@@ -571,3 +565,34 @@ ALL_METRIC_BASES = (
     + ["bpref", "rbp", "rbp(p=0.5)", "rbp(p=0.95,gain=linear,below_min=zero)", "rbp(gain=exponential)",
        "err", "err(max_grade=2)", "judged"]
 )
+
+
+# ---------------------------------------------------------------------------
+# ties="average": tie-averaged DCG (McSherry & Najork 2008; scikit-learn dcg_score)
+# ---------------------------------------------------------------------------
+
+def tie_averaged_dcg(scores, truth, k, min_relevance, gain="linear", log_base=2.0, below_min="gain"):
+    """scores: {item: score}.  Items are grouped by equal score, groups taken by
+    score descending; a group over positions a..b adds its mean gain times the
+    sum of the discounts of its positions that are <= k (k None: the list)."""
+    n = len(scores)
+    kk = n if k is None else k
+    by_score = {}
+    for item, s in scores.items():
+        by_score.setdefault(s, []).append(item)
+    total = 0.0
+    first = 1
+    for s in sorted(by_score, reverse=True):
+        group = by_score[s]
+        last = first + len(group) - 1
+        mean_gain = sum(item_gain(i, truth, gain, min_relevance, below_min) for i in group) / len(group)
+        disc = sum(math.log(log_base) / math.log(j + 1) for j in range(first, min(last, kk) + 1))
+        total += mean_gain * disc
+        first = last + 1
+    return total
+
+
+def tie_averaged_ndcg(scores, truth, k, min_relevance, gain="linear", ideal="cut", below_min="gain"):
+    d = tie_averaged_dcg(scores, truth, k, min_relevance, gain=gain, below_min=below_min)
+    i = ideal_dcg(list(scores), truth, k, min_relevance, gain=gain, ideal=ideal, below_min=below_min)
+    return safe_div(d, i)

@@ -327,10 +327,10 @@ def test_bad_option_values(entry, kw, exc, fragment):
         entry(T, R, **kw)
 
 
-def test_ties_average_not_implemented_is_a_clear_error():
-    # docs/metrics.md §6.3: ties="average" raises ValueError (not implemented)
-    with pytest.raises(ValueError, match=r"ties='average'"):
-        rm.evaluate(T, {"u1": {"a": 1.0, "b": 1.0}, "u2": {"c": 0.5}}, ["ndcg@3"], ties="average")
+def test_ties_average_other_metrics_is_a_clear_error():
+    # docs/metrics.md §6.3: ties="average" is defined for dcg and ndcg only
+    with pytest.raises(ValueError, match=r"ties='average'.*dcg and ndcg only.*precision@3"):
+        rm.evaluate(T, {"u1": {"a": 1.0, "b": 1.0}, "u2": {"c": 0.5}}, ["ndcg@3", "precision@3"], ties="average")
 
 
 def test_ties_item_desc_mixed_id_kinds_is_type_error():

@@ -840,7 +840,8 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
         const int si = snap_of[i];
         double* out = values + static_cast<int64_t>(i) * n_users + u0;
         const bool count_like =
-            c.kind == Kind::hits || c.kind == Kind::cg || c.kind == Kind::dcg || c.kind == Kind::num_rel;
+            c.kind == Kind::hits || c.kind == Kind::cg || c.kind == Kind::dcg || c.kind == Kind::num_rel ||
+            c.kind == Kind::judged;  // judged@k is defined by the truth rows, whatever their relevance
         for (int64_t j = 0; j < nb; ++j) {
           const Snap& s = bsnap[j * (nc + 1) + si];
           const int64_t nrel = brec[j].nrel;
@@ -916,8 +917,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
               val = bwalk[walk_slot[i] * kBlock + j];
               break;
           }
-          // judged@k is defined by the truth rows, not by relevance: never skipped.
-          if (nrel == 0 && c.kind != Kind::judged) {
+          if (nrel == 0) {
             if (opt.empty == EmptyPolicy::skip) {
               out[j] = nan;
               continue;

@@ -27,6 +27,7 @@ from ._accuracy import EMPTY_CODES, accuracy_pass, count_no_relevant
 from ._beyond import Context, check_context, run_beyond
 from ._presets import get_preset
 from ._result import Result
+from ._ties import TIE_AVERAGED, apply_tie_average
 
 __all__ = ["evaluate", "partial", "Result"]
 
@@ -80,6 +81,7 @@ class _Plan:
     b_items: Optional[np.ndarray]
     b_scores: Optional[np.ndarray]
     preset: Optional[str]  # the preset's name (None: no preset)
+    tie_scores: Optional[np.ndarray]  # ties="average": the ranked lists' scores (CSR order)
 
 
 def _plan(
@@ -109,10 +111,6 @@ def _plan(
     choice(empty, tuple(EMPTY_CODES), "empty")
     choice(duplicates, _DUPLICATES, "duplicates")
     choice(ties, _TIES, "ties")
-    if ties == "average":
-        raise ValueError(
-            "ties='average' (tie-averaged gains) is not implemented yet; use 'input', 'trec' or 'item_desc'"
-        )
     if min_relevance is not None:
         if isinstance(min_relevance, bool) or not isinstance(min_relevance, numbers.Real):
             raise TypeError(f"`min_relevance` must be a number or None, got {min_relevance!r}")
@@ -127,6 +125,16 @@ def _plan(
         max_items = min(int(max_items), _MAX_ITEMS_CAP)
 
     keys, parsed = _parse_metrics(metrics, pre.metric_options if pre is not None else None)
+    if ties == "average":
+        other = [str(m) for m in parsed if m.name not in TIE_AVERAGED]
+        if other:
+            raise ValueError(
+                "ties='average' (tie-averaged gains, scikit-learn's dcg_score/ndcg_score) is defined for dcg and "
+                f"ndcg only; got {', '.join(other)}: evaluate those in another call with ties='input', 'trec' or "
+                "'item_desc'"
+            )
+        if duplicates == "first" or max_items is not None:
+            raise ValueError("ties='average' cannot be combined with duplicates='first' or max_items")
     table_kw = {k: v for k, v in (columns or {}).items() if v is not None}
     ctx = Context(**(context or {}), table_kw=table_kw)
     check_context([m for m in parsed if m.family != "accuracy"], ctx)
@@ -177,8 +185,11 @@ def _plan(
 
     # Recommendations as buffers: ranked by score when the form carries only scores.
     r_indptr, r_items, r_scores = r.indptr, r.items, r.scores
+    p_tie_scores = None
     if r.by_score:
-        r_indptr, r_items, r_scores = rank_by_score(r, ties)
+        r_indptr, r_items, r_scores = rank_by_score(r, "input" if ties == "average" else ties)
+        if ties == "average":
+            p_tie_scores = r_scores
     # item ids of different kinds (str against int) can never match: an error, not zeros
     check_id_kinds(t.items, r_items, ("truth", "recs"), "item", (False, False))
     if ctx.train is not None:
@@ -199,6 +210,7 @@ def _plan(
     else:
         t_items, labels = t.items, None
 
+    p.tie_scores = p_tie_scores
     p.truth, p.recs, p.rowmap, p.labels = t, r, rowmap, labels
     p.t_items, p.r_items, p.r_indptr = t_items, r_items, r_indptr
     p.users = t.users if t.users is not None else np.arange(t.n_users, dtype=np.int64)
@@ -220,6 +232,9 @@ def _run(p: _Plan, threads: Optional[int]) -> tuple[list, State]:
     if acc or not beyond:
         cols = [m for _, m in acc] or [parse("num_rel")]
         v, s, c = accuracy_pass(p, cols, n_threads)
+        if p.tie_scores is not None:
+            v = list(v)
+            apply_tie_average(p, cols, v, s, c, n_threads, p.tie_scores)
         for j, (i, _) in enumerate(acc):
             values[i], sums[i], counts[i] = v[j], s[j], c[j]
     else:
