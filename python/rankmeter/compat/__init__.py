@@ -4,11 +4,13 @@ Each module keeps the signature, the argument handling and the output of the
 function it replaces, and computes the numbers with rankmeter's fused pass in
 one batched call (``rankmeter.evaluate`` with the matching preset):
 
-* :mod:`rankmeter.compat.pytrec_eval` -- ``RelevanceEvaluator(qrels, measures).evaluate(run)``.
+* :mod:`rankmeter.compat.pytrec_eval` -- ``RelevanceEvaluator(qrels, measures).evaluate(run)``;
+* :mod:`rankmeter.compat.ranx` -- ``evaluate(qrels, run, metrics)``;
+* :mod:`rankmeter.compat.ir_measures` -- ``calc_aggregate(measures, qrels, run)``, ``iter_calc``.
 
 Import the module you need, e.g. ``from rankmeter.compat import pytrec_eval``.
 """
 
 from __future__ import annotations
 
-__all__ = ["pytrec_eval"]
+__all__ = ["ir_measures", "pytrec_eval", "ranx"]

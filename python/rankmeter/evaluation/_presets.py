@@ -28,6 +28,16 @@ def _trec_eval_options(name: str, k: Optional[int]) -> dict:
     return {}
 
 
+def _ranx_options(name: str, k: Optional[int]) -> dict:
+    # ranx drops the qrels below rel_lvl before any gain is computed (common.clean_qrels), so a grade
+    # below min_relevance adds nothing to DCG, to the ideal or to RBP; its rbp weighs hits by their grade.
+    if name in ("cg", "dcg", "ndcg"):
+        return {"below_min": "zero"}
+    if name == "rbp":
+        return {"gain": "linear", "below_min": "zero"}
+    return {}
+
+
 PRESETS: dict[str, Preset] = {
     "trec_eval": Preset(
         "trec_eval",
@@ -44,6 +54,7 @@ PRESETS: dict[str, Preset] = {
     "ranx": Preset(
         "ranx",
         defaults={"empty": "zero"},
+        metric_options=_ranx_options,
         doc=(
             "ranx 0.3 (AmenRa/ranx, metrics/*.py): users without a relevant item score 0 and count in the mean "
             "(empty='zero'); a truth user absent from the run scores 0 (make_comparable=True; rankmeter's "
@@ -52,10 +63,16 @@ PRESETS: dict[str, Preset] = {
             "recall@k = hits/|R|; map@k = sum of P@j at the hits within k / |R|; ndcg@k: linear gain "
             "(Jarvelin, ranx 'ndcg'; ranx 'ndcg_burges' is gain=exponential), ideal DCG of the grades sorted "
             "descending cut at k; mrr@k: 1/rank of the first hit within k; hit_rate@k: 1 if a hit within k. "
+            "ranx's rel_lvl=L (metric suffix '-lL') is min_relevance=L; ranx drops grades below it from every gain "
+            "(DCG, the ideal, RBP): the preset sets below_min='zero' on cg/dcg/ndcg/rbp. ranx names: 'ndcg_burges'/"
+            "'dcg_burges' = gain=exponential; 'r-precision' = r_precision; 'rbp.95' = rbp(p=0.95) with the grade "
+            "as gain (the preset sets gain='linear'); 'bpref' = bpref (ranx gives NaN for a query without a judged "
+            "non-relevant document, where trec_eval and rankmeter give its value). "
             "Equal scores: ranx orders them with numba's unstable argsort, which is not reproduced (use distinct "
-            "scores). verified against the real ranx (tests/test_peer_ranx.py, random data with short lists, "
-            "k beyond the list, users without relevant items and users without recs): precision@k, recall@k, "
-            "map@k, ndcg@k, mrr@k, hit_rate@k; other metrics are not verified."
+            "scores). Verified against the real ranx (tests/test_peer_ranx.py and "
+            "tests/conformance/test_ir_ranx.py: random data with short lists, k beyond the list, users without "
+            "relevant items and users without recs, rel_lvl 1 and 2): hits, hit_rate, precision, recall, f1, "
+            "r-precision, mrr, map, dcg, dcg_burges, ndcg, ndcg_burges, bpref, rbp."
         ),
     ),
 }

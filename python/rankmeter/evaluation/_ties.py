@@ -129,7 +129,8 @@ def apply_tie_average(
         else:
             idcg = _ideal(p, m, t_user, grades_t, t_rel, n_users, row_len, rowmap, has_row)
             ratio = np.divide(dcg, idcg, out=np.zeros(n_users), where=idcg > 0)
-            new = np.where((nrel > 0) & ~np.isnan(v), ratio, v)
+            # empty="one" set users without a relevant item to 1; "zero" keeps the computed value (as the pass does)
+            new = np.where(np.isnan(v) | ((nrel == 0) & (p.empty == "one")), v, ratio)
         values[j] = new
         limbs, count = _core.exact_sum(np.ascontiguousarray(new, dtype=np.float64), threads)
         from .._aggregate import limbs_to_int
