@@ -16,7 +16,7 @@ mkdir -p "$ROOT"
 
 want() { [ $# -eq 0 ] && return 0; for x in "${SELECTED[@]}"; do [ "$x" = "$1" ] && return 0; done; return 1; }
 SELECTED=("$@")
-[ ${#SELECTED[@]} -eq 0 ] && SELECTED=(ranx pytrec_eval torch rectools msr evidently recm implicit)
+[ ${#SELECTED[@]} -eq 0 ] && SELECTED=(ranx pytrec_eval ir_measures torch rectools msr evidently recm implicit)
 
 mk() {  # mk NAME pip-args...
   local name=$1; shift
@@ -35,6 +35,9 @@ mk() {  # mk NAME pip-args...
 
 mk ranx        ranx
 mk pytrec_eval pytrec-eval-terrier numpy
+# ir_measures with the providers its default pipeline uses for rankmeter's measures
+# (pytrec_eval-terrier comes with it; cwl_eval for RBP; gdeval for ERR needs perl)
+mk ir_measures ir_measures==0.4.3 cwl-eval
 mk torch       torch==2.13.0 torchmetrics
 mk rectools    rectools "numpy<2"
 # Microsoft Recommenders: only python_evaluation is used; its full dependency

@@ -75,6 +75,22 @@ PRESETS: dict[str, Preset] = {
             "r-precision, mrr, map, dcg, dcg_burges, ndcg, ndcg_burges, bpref, rbp."
         ),
     ),
+    "ir_measures": Preset(
+        "ir_measures",
+        defaults={"ties": "trec", "empty": "zero", "missing": "zero"},
+        metric_options=_trec_eval_options,
+        doc=(
+            "ir_measures 0.4 with its default providers: P, R, AP, RR, nDCG, Success, Rprec, Bpref, NumRel come "
+            "from pytrec_eval (trec_eval's conventions: equal scores by document id descending as strings, "
+            "queries without a relevant document score 0, nDCG without cutoff uses the ideal of all judged "
+            "documents); every qrels query counts, one missing from the run scores 0 (missing='zero'); "
+            "ERR@k is gdeval's (err, max_grade=4: gdeval rejects grades above 4 and prints 5 decimals); "
+            "Judged@k is its judged provider (judged@k, share of the top min(k, n) with a qrels row); "
+            "RBP(rel=L, p=P) is cwl_eval's binary RBP: rbp(p=P) with min_relevance=L. rel=L on any measure is "
+            "min_relevance=L. Verified against the real ir_measures in tests/conformance/test_ir_measures.py "
+            "(distinct scores: its providers break ties differently from one another)."
+        ),
+    ),
 }
 
 
