@@ -41,8 +41,16 @@ __all__ = ["Measure", "Metric", "parse_measure", "calc_aggregate", "iter_calc"]
 
 Metric = namedtuple("Metric", ["query_id", "measure", "value"])
 
-_ALIASES = {"MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "BPref": "Bpref", "Precision": "P", "Recall": "R",
-            "RPrec": "Rprec", "NumRet": "NumRet"}
+_ALIASES = {
+    "MAP": "AP",
+    "MRR": "RR",
+    "NDCG": "nDCG",
+    "BPref": "Bpref",
+    "Precision": "P",
+    "Recall": "R",
+    "RPrec": "Rprec",
+    "NumRet": "NumRet",
+}
 # name -> (rankmeter metric base, cutoff: "any" | "required" | "none", params allowed)
 _SPECS = {
     "P": ("precision", "any", {"rel"}),
@@ -72,8 +80,11 @@ class Measure:
         self.name, self.params, self.cutoff = name, params, cutoff
 
     def __str__(self) -> str:
-        shown = {k: v for k, v in self.params.items() if not (k == "p" and v == 0.8) and not (k == "rel" and v == 1
-                                                                                                and self.name != "RBP")}
+        shown = {
+            k: v
+            for k, v in self.params.items()
+            if not (k == "p" and v == 0.8) and not (k == "rel" and v == 1 and self.name != "RBP")
+        }
         text = self.name
         if shown:
             text += "(" + ",".join(f"{k}={v}" for k, v in sorted(shown.items())) + ")"

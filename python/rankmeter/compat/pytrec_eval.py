@@ -44,7 +44,13 @@ _DEFAULT_CUTOFFS = {
     "success": (1, 5, 10),
 }
 # measure family -> rankmeter metric (with "{k}" for the cutoff)
-_CUT = {"P": "precision@{k}", "recall": "recall@{k}", "map_cut": "ap@{k}", "ndcg_cut": "ndcg@{k}", "success": "hit_rate@{k}"}
+_CUT = {
+    "P": "precision@{k}",
+    "recall": "recall@{k}",
+    "map_cut": "ap@{k}",
+    "ndcg_cut": "ndcg@{k}",
+    "success": "hit_rate@{k}",
+}
 _PLAIN = {
     "map": "ap",
     "ndcg": "ndcg",  # the trec_eval preset gives ideal="all"
@@ -102,10 +108,10 @@ class RelevanceEvaluator:
             raise TypeError("Expected a dictionary of query relevance judgments.")
         if judged_docs_only_flag:
             raise ValueError("judged_docs_only_flag=True is not supported by rankmeter.compat.pytrec_eval")
-        grades = np.fromiter(
-            itertools.chain.from_iterable(d.values() for d in query_relevance.values()), dtype=object
-        )
-        if grades.size and not all(isinstance(g, (int, np.integer)) and not isinstance(g, bool) for g in set(grades.tolist())):
+        grades = np.fromiter(itertools.chain.from_iterable(d.values() for d in query_relevance.values()), dtype=object)
+        if grades.size and not all(
+            isinstance(g, (int, np.integer)) and not isinstance(g, bool) for g in set(grades.tolist())
+        ):
             raise TypeError("Expected relevance to be integer.")
         self._qrels = query_relevance
         self._measures = _expand(measures)

@@ -87,7 +87,9 @@ def _as_dict(x: Any, what: str) -> dict:
         return x
     if hasattr(x, "to_dict"):
         return x.to_dict()
-    raise TypeError(f"`{what}` must be a dict {{query: {{doc: value}}}} or a ranx {what.capitalize()}, got {type(x).__name__}")
+    raise TypeError(
+        f"`{what}` must be a dict {{query: {{doc: value}}}} or a ranx {what.capitalize()}, got {type(x).__name__}"
+    )
 
 
 def evaluate(
@@ -121,16 +123,16 @@ def evaluate(
         by_level.setdefault(lvl, []).append(name)
     per_user: dict[tuple[str, int], np.ndarray] = {}
     for lvl, names in by_level.items():
-        res = _rm.evaluate(
-            q, r, list(dict.fromkeys(names)), preset="ranx", min_relevance=lvl, threads=threads or None
-        )
+        res = _rm.evaluate(q, r, list(dict.fromkeys(names)), preset="ranx", min_relevance=lvl, threads=threads or None)
         for name in names:
             per_user[(name, lvl)] = np.asarray(res.per_user[name], dtype=np.float64)
     out: dict[str, Any] = {}
     for m in metric_list:
         scores = per_user[translated[m]]
         if return_mean:
-            out[m] = {"mean": float(np.mean(scores)), "std": float(np.std(scores))} if return_std else float(np.mean(scores))
+            out[m] = (
+                {"mean": float(np.mean(scores)), "std": float(np.std(scores))} if return_std else float(np.mean(scores))
+            )
         else:
             out[m] = scores
         if save_results_in_run and not isinstance(run, dict) and hasattr(run, "mean_scores"):
