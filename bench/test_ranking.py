@@ -40,6 +40,17 @@ def test_single_metric(benchmark, w1, metric):
     assert 0.0 < res[metric] < 1.0
 
 
+@pytest.mark.benchmark(group="accuracy-ir-columns")
+def test_ir_columns_ride_the_fused_pass(benchmark, w1):
+    """bpref, rbp, err and judged add columns to the same pass as precision@10."""
+    metrics = ["precision@10", "bpref", "rbp", "err@10", "judged@10"]
+    res = benchmark(rm.evaluate, w1.truth, w1.recs, metrics)
+    np.testing.assert_array_equal(res.per_user["precision@10"], _numpy_precision_at(w1, 10))
+    # every truth row of W1 is relevant: the judged share of the top 10 is precision@10
+    np.testing.assert_allclose(res.per_user["judged@10"], _numpy_precision_at(w1, 10), rtol=0, atol=1e-15)
+    assert 0.0 < res["rbp"] < 1.0 and 0.0 < res["err@10"] < 1.0 and 0.0 < res["bpref"] <= 1.0
+
+
 @pytest.mark.benchmark(group="read-pass-floor")
 def test_read_pass_floor(benchmark, w1):
     """The memory floor: one np.add.reduce over every input buffer."""

@@ -37,6 +37,8 @@ import numpy as np
 
 import rankmeter as _rm
 
+from ._nested import to_containers
+
 __all__ = ["Measure", "Metric", "parse_measure", "calc_aggregate", "iter_calc"]
 
 Metric = namedtuple("Metric", ["query_id", "measure", "value"])
@@ -171,15 +173,18 @@ def _evaluate(measures: Iterable[Any], qrels: Any, run: Any):
     by_rel: dict[int, list[str]] = {}
     for name, rel in wanted.values():
         by_rel.setdefault(rel, []).append(name)
+    truth, recs = to_containers(q, r)  # document codes in docno order: item_desc = trec_eval's ties
     values: dict[tuple[str, int], np.ndarray] = {}
     users: list = []
     for rel, names in by_rel.items():
-        res = _rm.evaluate(q, r, list(dict.fromkeys(names)), preset="ir_measures", min_relevance=rel)
+        res = _rm.evaluate(
+            truth, recs, list(dict.fromkeys(names)), preset="ir_measures", ties="item_desc", min_relevance=rel
+        )
         users = res.users.tolist()
         for n in names:
             values[(n, rel)] = np.asarray(res.per_user[n], dtype=np.float64)
     # ir_measures fills every measure of a qrels query missing from the run with 0 (NumRel too)
-    no_run = np.fromiter((u not in r for u in users), dtype=bool, count=len(users))
+    no_run = ~np.fromiter(map(r.__contains__, users), dtype=bool, count=len(users))
     cols = [np.where(no_run, 0.0, values[wanted[p]]) for p in parsed]
     return keys, cols, users
 

@@ -33,6 +33,8 @@ import numpy as np
 
 import rankmeter as _rm
 
+from ._nested import to_containers
+
 __all__ = ["RelevanceEvaluator", "supported_measures"]
 
 # trec_eval's default cutoffs of the parameterised measures
@@ -122,25 +124,22 @@ class RelevanceEvaluator:
         """``{query: {measure: value}}`` for the run's queries that have qrels."""
         if not isinstance(scores, Mapping):
             raise TypeError("Expected a dictionary of query scores.")
-        for d in scores.values():
-            if not isinstance(d, Mapping):
-                raise TypeError("Unable to extract query/object scores.")
         try:
-            np.fromiter(itertools.chain.from_iterable(d.values() for d in scores.values()), dtype=np.float64)
-        except (TypeError, ValueError):
+            truth, recs = to_containers(self._qrels, scores)
+        except TypeError:
             raise TypeError("Unable to extract query/object scores.") from None
-        qrels = self._qrels
-        run = {q: d for q, d in scores.items() if q in qrels}
-        truth = {q: d for q, d in qrels.items() if q in run}
-        if not truth:
-            return {}
+        # preset="trec_eval" evaluates the queries in both the run and the qrels (missing="skip");
+        # run queries without qrels are ignored. The codes are in docno order: item_desc = trec_eval's ties.
         res = _rm.evaluate(
             truth,
-            run,
+            recs,
             self._metrics,
             preset="trec_eval",
+            ties="item_desc",
             min_relevance=self._relevance_level,
         )
+        if not res.users.size:
+            return {}
         names = list(self._measures)
         cols = [res.per_user[self._measures[n]] for n in names]
         rows = np.column_stack(cols).tolist() if cols else [[] for _ in res.users]

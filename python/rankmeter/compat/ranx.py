@@ -32,6 +32,8 @@ import numpy as np
 
 import rankmeter as _rm
 
+from ._nested import to_containers
+
 __all__ = ["evaluate", "to_rankmeter"]
 
 _PLAIN = {
@@ -121,9 +123,12 @@ def evaluate(
     by_level: dict[int, list[str]] = {}
     for name, lvl in translated.values():
         by_level.setdefault(lvl, []).append(name)
+    truth, recs = to_containers(q, r)
     per_user: dict[tuple[str, int], np.ndarray] = {}
     for lvl, names in by_level.items():
-        res = _rm.evaluate(q, r, list(dict.fromkeys(names)), preset="ranx", min_relevance=lvl, threads=threads or None)
+        res = _rm.evaluate(
+            truth, recs, list(dict.fromkeys(names)), preset="ranx", min_relevance=lvl, threads=threads or None
+        )
         for name in names:
             per_user[(name, lvl)] = np.asarray(res.per_user[name], dtype=np.float64)
     out: dict[str, Any] = {}
