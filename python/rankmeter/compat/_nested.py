@@ -55,14 +55,35 @@ def _codes(t_docs: list, r_docs: list) -> tuple[np.ndarray, np.ndarray]:
 
 
 def to_containers(
-    qrels: Mapping[Any, Mapping[Any, Any]], run: Mapping[Any, Mapping[Any, Any]]
+    qrels: Mapping[Any, Mapping[Any, Any]], run: Mapping[Any, Mapping[Any, Any]], trec_ties: bool = True
 ) -> tuple[_rm.Truth, _rm.Recs]:
-    """(Truth with grades, Recs ranked by score) with shared int64 document codes in str() order."""
+    """(Truth with grades, Recs ranked by score) with shared int64 document codes in str() order.
+
+    The lists come back ranked: by score descending, equal scores by document id
+    descending as strings (trec_eval) with ``trec_ties``, else in input order. One
+    argsort of an int64 key (row, score rank, code) does it when the key fits.
+    """
     t_indptr, t_docs, grades = _flat(qrels, "qrels")
     r_indptr, r_docs, scores = _flat(run, "run")
     t_items, r_items = _codes(t_docs, r_docs)
     t_users = np.array(list(qrels.keys()), dtype=object)
     r_users = np.array(list(run.keys()), dtype=object)
+    n_rows = r_indptr.size - 1
+    row = np.repeat(np.arange(n_rows, dtype=np.int64), np.diff(r_indptr))
+    if scores.size:
+        if not np.isfinite(scores).all():
+            raise TypeError("run scores must be finite numbers")
+        uniq, s_rank = np.unique(scores, return_inverse=True)
+        n_s = int(uniq.size)
+        n_c = int(max(t_items.max(initial=-1), r_items.max(initial=-1))) + 1 if trec_ties else 1
+        if n_rows * n_s * n_c < 2**62:
+            key = (row * n_s + (n_s - 1 - s_rank.ravel())) * n_c
+            if trec_ties:
+                key += n_c - 1 - r_items
+            order = np.argsort(key, kind="stable")
+        else:  # pragma: no cover - astronomically many distinct scores and documents
+            order = np.lexsort(((-r_items if trec_ties else np.zeros_like(r_items)), -scores, row))
+        r_items, scores = r_items[order], scores[order]
     truth = _rm.Truth.from_csr(t_indptr, t_items, grades, users=t_users)
-    recs = _rm.Recs.from_csr(r_indptr, r_items, scores, users=r_users, by_score=True)
+    recs = _rm.Recs.from_csr(r_indptr, r_items, scores, users=r_users)
     return truth, recs

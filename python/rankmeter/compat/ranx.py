@@ -123,7 +123,7 @@ def evaluate(
     by_level: dict[int, list[str]] = {}
     for name, lvl in translated.values():
         by_level.setdefault(lvl, []).append(name)
-    truth, recs = to_containers(q, r)
+    truth, recs = to_containers(q, r, trec_ties=False)  # ranx's order among equal scores is its own
     per_user: dict[tuple[str, int], np.ndarray] = {}
     for lvl, names in by_level.items():
         res = _rm.evaluate(
