@@ -69,7 +69,7 @@ PRESETS: dict[str, Preset] = {
             "as gain (the preset sets gain='linear'); 'bpref' = bpref (ranx gives NaN for a query without a judged "
             "non-relevant document, where trec_eval and rankmeter give its value). "
             "Equal scores: ranx orders them with numba's unstable argsort, which is not reproduced (use distinct "
-            "scores). Verified against the real ranx (tests/test_peer_ranx.py and "
+            "scores); verified against the real ranx (tests/test_peer_ranx.py and "
             "tests/conformance/test_ir_ranx.py: random data with short lists, k beyond the list, users without "
             "relevant items and users without recs, rel_lvl 1 and 2): hits, hit_rate, precision, recall, f1, "
             "r-precision, mrr, map, dcg, dcg_burges, ndcg, ndcg_burges, bpref, rbp."
