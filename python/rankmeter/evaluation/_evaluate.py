@@ -245,9 +245,22 @@ def _run(p: _Plan, threads: Optional[int]) -> tuple[list, State]:
     return values, state
 
 
-def _call(truth, recs, metrics, threads, options: dict, context: dict, columns: dict) -> tuple[_Plan, list, State]:
-    p = _plan(truth, recs, metrics, **options, context=context, columns=columns)
-    values, state = _run(p, threads)
+_OPTION_KEYS = ("preset", "empty", "duplicates", "ties", "min_relevance", "max_items", "missing")
+_CONTEXT_KEYS = ("train", "item_features", "item_similarity", "catalog")
+_COLUMN_KEYS = ("user_col", "item_col", "relevance_col", "rank_col", "score_col")
+
+
+def _call(args: dict) -> tuple[_Plan, list, State]:
+    """Plan and run one call from the keyword arguments of :func:`evaluate` / :func:`partial`."""
+    p = _plan(
+        args["truth"],
+        args["recs"],
+        args["metrics"],
+        **{k: args[k] for k in _OPTION_KEYS},
+        context={k: args[k] for k in _CONTEXT_KEYS},
+        columns={k: args[k] for k in _COLUMN_KEYS},
+    )
+    values, state = _run(p, args["threads"])
     return p, values, state
 
 
@@ -348,23 +361,7 @@ def evaluate(
     >>> res["precision@2"], round(res["ap"], 4)
     (0.5, 0.8333)
     """
-    p, values, state = _call(
-        truth,
-        recs,
-        metrics,
-        threads,
-        dict(
-            preset=preset,
-            empty=empty,
-            duplicates=duplicates,
-            ties=ties,
-            min_relevance=min_relevance,
-            max_items=max_items,
-            missing=missing,
-        ),
-        dict(train=train, item_features=item_features, item_similarity=item_similarity, catalog=catalog),
-        dict(user_col=user_col, item_col=item_col, relevance_col=relevance_col, rank_col=rank_col, score_col=score_col),
-    )
+    p, values, state = _call(locals())
     return Result(
         values, list(dict.fromkeys(p.keys)), p.key_to_col, p.canon_to_col, state, p.users, dict(p.meta), state.values()
     )
@@ -415,21 +412,5 @@ def partial(
     against one truth: ``partial(truth, shard, ..., missing="skip")`` per shard, so
     each shard evaluates only its own users (see docs/metrics.md, "Evaluating in pieces").
     """
-    _, _, state = _call(
-        truth,
-        recs,
-        metrics,
-        threads,
-        dict(
-            preset=preset,
-            empty=empty,
-            duplicates=duplicates,
-            ties=ties,
-            min_relevance=min_relevance,
-            max_items=max_items,
-            missing=missing,
-        ),
-        dict(train=train, item_features=item_features, item_similarity=item_similarity, catalog=catalog),
-        dict(user_col=user_col, item_col=item_col, relevance_col=relevance_col, rank_col=rank_col, score_col=score_col),
-    )
+    _, _, state = _call(locals())
     return state
