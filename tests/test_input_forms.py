@@ -163,3 +163,15 @@ def test_tables_as_train_context():
     assert res["coverage@2"] == 1.0  # catalog {5, 9} fully recommended
     # novelty of user 1: items 5 (2 of 2 train users) and 9 (1 of 2): (0 + 1) / 2; user 2: item 7 unseen -> NaN
     assert res["novelty@2"] == 0.5
+
+
+@pytest.mark.parametrize("bad", [None, 1.5, True, ["x"]])
+def test_large_string_id_columns_are_checked_in_one_pass(bad):
+    """Above 1,024 ids the all-str check runs in pandas' C type inference; anything else still
+    goes through the element check and is rejected naming the position."""
+    items = [f"i{j}" for j in range(5000)]
+    res = rm.evaluate({"u": {"i1": 1}}, {"u": items}, ["hits"])
+    assert res["hits"] == 1.0
+    items[3000] = bad
+    with pytest.raises(TypeError, match="position 3000"):
+        rm.evaluate({"u": {"i1": 1}}, {"u": items}, ["hits"])
