@@ -175,3 +175,18 @@ def test_large_string_id_columns_are_checked_in_one_pass(bad):
     items[3000] = bad
     with pytest.raises(TypeError, match="position 3000"):
         rm.evaluate({"u": {"i1": 1}}, {"u": items}, ["hits"])
+
+
+@pytest.mark.parametrize("with_key", [False, True])
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_order_by_score_is_the_stable_lexsort(with_key, threads):
+    """The C++ per-list score order equals numpy's lexsort (score desc, key desc, input order)."""
+    rng = np.random.default_rng(threads)
+    lens = rng.integers(0, 40, size=300)
+    indptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    scores = rng.integers(0, 5, size=int(indptr[-1])).astype(np.float64) / 4  # many ties
+    key = rng.integers(0, 6, size=scores.size).astype(np.int64) if with_key else None
+    row = np.repeat(np.arange(lens.size), lens)
+    expect = np.lexsort((-key, -scores, row)) if with_key else np.lexsort((-scores, row))
+    got = rm._core.order_by_score(indptr, scores, key, threads)
+    assert np.array_equal(got, expect)

@@ -229,6 +229,43 @@ struct TrecParse {
   std::string_view token;
 };
 
+// ===========================================================================
+// Ordering lists by score (forms that carry only scores: dicts of item -> score,
+// score columns, TREC runs).
+//
+// Inputs: CSR row pointers indptr[n_users+1], scores[nnz] (finite, checked by the
+// caller) and an optional tie key[nnz] (e.g. the rank of each docno in string
+// order). Output: order[nnz], a permutation of 0..nnz-1 that lists every user's
+// entries by score descending, equal scores by key descending (when given),
+// then by position (input order) — the same permutation as a stable sort, and
+// independent of the thread count. Parallel over users; each user's segment is
+// sorted in place with std::sort on (score, key, position).
+inline void order_by_score(const int64_t* indptr, int64_t n_users, const double* scores, const int64_t* key,
+                           int64_t* order, int threads) {
+  const int T = effective_threads(threads, n_users);
+  (void)T;
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel for num_threads(T) schedule(dynamic, 256)
+#endif
+  for (int64_t u = 0; u < n_users; ++u) {
+    const int64_t b = indptr[u], e = indptr[u + 1];
+    int64_t* o = order + b;
+    for (int64_t i = b; i < e; ++i) o[i - b] = i;
+    if (key) {
+      std::sort(o, o + (e - b), [&](int64_t x, int64_t y) {
+        if (scores[x] != scores[y]) return scores[x] > scores[y];
+        if (key[x] != key[y]) return key[x] > key[y];
+        return x < y;
+      });
+    } else {
+      std::sort(o, o + (e - b), [&](int64_t x, int64_t y) {
+        if (scores[x] != scores[y]) return scores[x] > scores[y];
+        return x < y;
+      });
+    }
+  }
+}
+
 namespace trec_detail {
 inline bool space(unsigned char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 

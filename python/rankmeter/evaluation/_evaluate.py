@@ -16,9 +16,11 @@ from ..inputs import (
     align,
     check_id_kinds,
     factorize_items,
+    label_rank,
     padded_to_csr,
-    rank_by_score,
+    score_order,
     subset_users,
+    tie_key,
     to_recs,
     to_truth,
 )
@@ -175,14 +177,31 @@ def _plan(
         t = subset_users(t, keep_rows)
         rowmap = rowmap[keep_rows]
 
-    # Recommendations as buffers: ranked by score when the form carries only scores.
-    r_indptr, r_items, r_scores = r.indptr, r.items, r.scores
-    if r.by_score:
-        r_indptr, r_items, r_scores = rank_by_score(r, ties)
     # item ids of different kinds (str against int) can never match: an error, not zeros
-    check_id_kinds(t.items, r_items, ("truth", "recs"), "item", (False, False))
+    check_id_kinds(t.items, r.items, ("truth", "recs"), "item", (False, False))
     if ctx.train is not None:
-        check_id_kinds(ctx.train.items, r_items, ("train", "recs"), "item", (False, False))
+        check_id_kinds(ctx.train.items, r.items, ("train", "recs"), "item", (False, False))
+
+    # Items as codes when an id is not an int (one hash pass over truth and recs together);
+    # the codes then also order equal scores by docno (ties="trec") without sorting strings.
+    r_indptr, r_items, r_scores = r.indptr, r.items, r.scores
+    needs_codes = t.items.dtype != np.int64 or r_items.dtype != np.int64
+    if needs_codes and r_indptr is None:
+        r_indptr, r_items = padded_to_csr(r)
+    r_codes: Optional[np.ndarray] = None
+    if needs_codes:
+        (t_items, r_codes), labels = factorize_items(t.items, r_items)
+    else:
+        t_items, labels = t.items, None
+    # Recommendations ranked by score when the form carries only scores.
+    if r.by_score:
+        tie_keys: Optional[np.ndarray] = None
+        if ties != "input":
+            tie_keys = label_rank(labels, ties)[r_codes] if labels is not None else tie_key(r_items, ties)
+        order = score_order(r.indptr, r.scores, tie_keys)
+        r_items, r_scores = r_items[order], r_scores[order]
+        if r_codes is not None:
+            r_codes = r_codes[order]
     p.b_indptr = p.b_items = p.b_scores = None
     if any(m.family != "accuracy" for m in parsed):
         # the beyond-accuracy kernels read the ordered lists as CSR of raw ids (+ scores)
@@ -190,14 +209,8 @@ def _plan(
             p.b_indptr, p.b_items = padded_to_csr(r)
         else:
             p.b_indptr, p.b_items, p.b_scores = r_indptr, r_items, r_scores
-    needs_codes = t.items.dtype != np.int64 or r_items.dtype != np.int64
-    if needs_codes and r_indptr is None:
-        r_indptr, r_items = padded_to_csr(r)
-    if needs_codes:
-        (t_items, r_codes), labels = factorize_items(t.items, r_items)
+    if r_codes is not None:
         r_items = r_codes
-    else:
-        t_items, labels = t.items, None
 
     p.truth, p.recs, p.rowmap, p.labels = t, r, rowmap, labels
     p.t_items, p.r_items, p.r_indptr = t_items, r_items, r_indptr
