@@ -190,3 +190,26 @@ def test_order_by_score_is_the_stable_lexsort(with_key, threads):
     expect = np.lexsort((-key, -scores, row)) if with_key else np.lexsort((-scores, row))
     got = rm._core.order_by_score(indptr, scores, key, threads)
     assert np.array_equal(got, expect)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_from_scores_block_scan_equals_a_plain_sort(dtype):
+    """Rows longer than the 64-score blocks of the top-k scan, many ties, exclusions and k
+    beyond the row: the same lists as sorting each row by (score desc, column)."""
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(5)
+    for trial in range(25):
+        n, m, k = int(rng.integers(1, 30)), int(rng.integers(1, 400)), int(rng.integers(1, 450))
+        S = (rng.integers(0, 6, size=(n, m)) / 5).astype(dtype)
+        ex = sp.random(n, m, density=0.1, random_state=trial, format="csr")
+        r = rm.Recs.from_scores(S, k, exclude=ex)
+        dense_ex = ex.toarray() != 0
+        for u in range(n):
+            allowed = [c for c in range(m) if not dense_ex[u, c]]
+            expect = sorted(allowed, key=lambda c: (-S[u, c], c))[:k]
+            assert r.items[r.indptr[u] : r.indptr[u + 1]].tolist() == expect, (trial, u)
+    bad = rng.random((3, 200)).astype(dtype)
+    bad[2, 150] = np.nan
+    bad[1, 199] = np.inf
+    with pytest.raises(ValueError, match="user 1 has inf for item column 199"):
+        rm.Recs.from_scores(bad, 10)
