@@ -173,6 +173,8 @@ def test_ci_of_one_run():
     np.testing.assert_allclose(ci(res, "ndcg@10", method="t"), exp, rtol=1e-12)
     with pytest.raises(ValueError, match="method"):
         ci(res, "ndcg@10", method="jackknife")
+    # the same through the Result method (issue 13: res.ci("ndcg@10", method="bootstrap"))
+    assert res.ci("ndcg@10", method="bootstrap", n_resamples=2000) == (lo, hi)
 
 
 # --------------------------------------------------------------------------- t-test and Wilcoxon
@@ -391,6 +393,7 @@ def test_result_and_comparison_plots():
     res = rm.evaluate(truth, runs["run1"], [f"ndcg@{k}" for k in range(1, 11)])
     assert isinstance(plot_result(res), Figure)
     assert isinstance(plot_result(res, "ndcg@5", kind="curve"), Figure)
+    assert isinstance(res.plot("ndcg@5", kind="curve"), Figure)  # Result.plot delegates to plot_result
     cmp = rm.compare(truth, runs, ["ndcg@10"], n_resamples=99, test="bootstrap")
     for kind in ("means", "distribution", "curve", "pr"):
         assert isinstance(cmp.plot(kind, k_max=5) if kind in ("curve", "pr") else cmp.plot(kind), Figure)

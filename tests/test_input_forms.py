@@ -163,3 +163,53 @@ def test_tables_as_train_context():
     assert res["coverage@2"] == 1.0  # catalog {5, 9} fully recommended
     # novelty of user 1: items 5 (2 of 2 train users) and 9 (1 of 2): (0 + 1) / 2; user 2: item 7 unseen -> NaN
     assert res["novelty@2"] == 0.5
+
+
+@pytest.mark.parametrize("bad", [None, 1.5, True, ["x"]])
+def test_large_string_id_columns_are_checked_in_one_pass(bad):
+    """Above 1,024 ids the all-str check runs in pandas' C type inference; anything else still
+    goes through the element check and is rejected naming the position."""
+    items = [f"i{j}" for j in range(5000)]
+    res = rm.evaluate({"u": {"i1": 1}}, {"u": items}, ["hits"])
+    assert res["hits"] == 1.0
+    items[3000] = bad
+    with pytest.raises(TypeError, match="position 3000"):
+        rm.evaluate({"u": {"i1": 1}}, {"u": items}, ["hits"])
+
+
+@pytest.mark.parametrize("with_key", [False, True])
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_order_by_score_is_the_stable_lexsort(with_key, threads):
+    """The C++ per-list score order equals numpy's lexsort (score desc, key desc, input order)."""
+    rng = np.random.default_rng(threads)
+    lens = rng.integers(0, 40, size=300)
+    indptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    scores = rng.integers(0, 5, size=int(indptr[-1])).astype(np.float64) / 4  # many ties
+    key = rng.integers(0, 6, size=scores.size).astype(np.int64) if with_key else None
+    row = np.repeat(np.arange(lens.size), lens)
+    expect = np.lexsort((-key, -scores, row)) if with_key else np.lexsort((-scores, row))
+    got = rm._core.order_by_score(indptr, scores, key, threads)
+    assert np.array_equal(got, expect)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_from_scores_block_scan_equals_a_plain_sort(dtype):
+    """Rows longer than the 64-score blocks of the top-k scan, many ties, exclusions and k
+    beyond the row: the same lists as sorting each row by (score desc, column)."""
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(5)
+    for trial in range(25):
+        n, m, k = int(rng.integers(1, 30)), int(rng.integers(1, 400)), int(rng.integers(1, 450))
+        S = (rng.integers(0, 6, size=(n, m)) / 5).astype(dtype)
+        ex = sp.random(n, m, density=0.1, random_state=trial, format="csr")
+        r = rm.Recs.from_scores(S, k, exclude=ex)
+        dense_ex = ex.toarray() != 0
+        for u in range(n):
+            allowed = [c for c in range(m) if not dense_ex[u, c]]
+            expect = sorted(allowed, key=lambda c: (-S[u, c], c))[:k]
+            assert r.items[r.indptr[u] : r.indptr[u + 1]].tolist() == expect, (trial, u)
+    bad = rng.random((3, 200)).astype(dtype)
+    bad[2, 150] = np.nan
+    bad[1, 199] = np.inf
+    with pytest.raises(ValueError, match="user 1 has inf for item column 199"):
+        rm.Recs.from_scores(bad, 10)

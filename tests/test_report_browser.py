@@ -31,7 +31,10 @@ def _render(browser, html_path, png_path):
     """Screenshot of the page and the browser's log (console messages included)."""
     cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--enable-logging=stderr",
            "--log-level=0", "--window-size=1280,1600", f"--screenshot={png_path}", f"file://{html_path}"]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    # Chromium is not ours: under the sanitizer run (.ci/sanitize preloads ASan/UBSan into the
+    # Python process) it must not inherit the preload, or it hangs.
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS")}
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
     assert os.path.exists(png_path), p.stderr[-2000:]
     return p.stderr
 

@@ -16,6 +16,7 @@ using namespace rankmeter::core;
 namespace {
 
 using I64 = py::array_t<int64_t, py::array::c_style>;
+using F64 = py::array_t<double, py::array::c_style>;
 
 template <class T>
 py::tuple topk_impl(const py::array_t<T, py::array::c_style>& S, int64_t k, const std::optional<I64>& ex_indptr,
@@ -84,6 +85,26 @@ py::tuple group_rows_py(const I64& codes, int64_t n_codes, const std::optional<I
       group_stable(c, n, n_codes, indptr.mutable_data(), order.mutable_data());
   }
   return py::make_tuple(indptr, order, bad);
+}
+
+// order[nnz]: every list's entries by score descending, ties by key descending, then input order.
+I64 order_by_score_py(const I64& indptr, const F64& scores, const std::optional<I64>& key, int threads) {
+  if (indptr.ndim() != 1 || indptr.shape(0) < 1) throw std::invalid_argument("indptr must be 1-D and non-empty");
+  if (scores.ndim() != 1) throw std::invalid_argument("scores must be 1-D");
+  const int64_t n_users = indptr.shape(0) - 1, nnz = scores.shape(0);
+  const int64_t* ip = indptr.data();
+  if (ip[0] != 0 || ip[n_users] != nnz) throw std::invalid_argument("indptr does not match scores");
+  for (int64_t u = 0; u < n_users; ++u)
+    if (ip[u + 1] < ip[u]) throw std::invalid_argument("indptr must be non-decreasing");
+  if (key && (key->ndim() != 1 || key->shape(0) != nnz)) throw std::invalid_argument("key length");
+  I64 order(nnz);
+  const int64_t* k = key ? key->data() : nullptr;
+  {
+    // Safe: only the raw buffers above (kept alive by the arguments) are touched.
+    py::gil_scoped_release release;
+    order_by_score(ip, n_users, scores.data(), k, order.mutable_data(), threads);
+  }
+  return order;
 }
 
 // A TREC qrels/run buffer to (queries in first-appearance order, indptr, docnos grouped by
@@ -155,6 +176,9 @@ void bind_inputs(py::module_& m) {
         "(codes, first_row): dense codes of int64 ids in order of first appearance (hash, no sort).");
   m.def("group_rows", &group_rows_py, py::arg("codes").noconvert(), py::arg("n_codes"), py::arg("rank").noconvert(),
         "(indptr, order, bad_row): rows grouped by code by a counting sort, placed by rank when given.");
+  m.def("order_by_score", &order_by_score_py, py::arg("indptr").noconvert(), py::arg("scores").noconvert(),
+        py::arg("key").noconvert(), py::arg("threads"),
+        "Permutation ordering every list by score descending, ties by key descending, then input order.");
   m.def("topk_f64", &topk_impl<double>, py::arg("scores").noconvert(), py::arg("k"), py::arg("ex_indptr").noconvert(),
         py::arg("ex_cols").noconvert(), py::arg("threads"), "Top-k columns per row of a float64 score matrix.");
   m.def("topk_f32", &topk_impl<float>, py::arg("scores").noconvert(), py::arg("k"), py::arg("ex_indptr").noconvert(),

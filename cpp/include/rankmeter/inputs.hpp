@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string_view>
 #include <vector>
 
@@ -35,6 +36,37 @@ struct Cand {
 };
 // a is better than b: higher score, or equal score and lower column
 inline bool better(const Cand& a, const Cand& b) { return a.s > b.s || (a.s == b.s && a.c < b.c); }
+constexpr int64_t kBlock = 64;
+// Branch-free flags of one block of kBlock scores (vectorised by the compiler):
+// bit 1 when a score is NaN or infinite, bit 0 when a score beats `thr`.
+template <class T>
+inline int block_flags(const T* blk, T thr) {
+  // v - v is 0 for a finite score and NaN otherwise, so the sum is 0 exactly when every
+  // score of the block is finite (any order of the sum gives that); the maximum decides
+  // whether some score beats thr (only read when every score is finite).
+  T zero = T(0), mx = blk[0];
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp simd reduction(+ : zero) reduction(max : mx)
+#endif
+  for (int64_t j = 0; j < kBlock; ++j) {
+    const T v = blk[j];
+    zero += v - v;
+    mx = v > mx ? v : mx;
+  }
+  if (!(zero == T(0))) return 2;
+  return mx > thr ? 1 : 0;
+}
+constexpr int64_t kSub = 16;
+// The largest of kSub finite scores (vectorised).
+template <class T>
+inline T sub_max(const T* p) {
+  T mx = p[0];
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp simd reduction(max : mx)
+#endif
+  for (int64_t j = 0; j < kSub; ++j) mx = p[j] > mx ? p[j] : mx;
+  return mx;
+}
 }  // namespace topk_detail
 
 template <class T>
@@ -43,32 +75,26 @@ Status topk_rows(const T* S, int64_t n_users, int64_t n_items, int64_t k, const 
   using namespace topk_detail;
   const int T_ = effective_threads(threads, n_users);
   std::vector<Status> tstatus(T_);
-  // Finite check first (no partial output on error).
-#ifdef RANKMETER_HAVE_OPENMP
-#pragma omp parallel for num_threads(T_) schedule(static)
-#endif
-  for (int64_t u = 0; u < n_users; ++u) {
-    const T* row = S + u * n_items;
-    for (int64_t c = 0; c < n_items; ++c)
-      if (!std::isfinite(static_cast<double>(row[c]))) {
-        tstatus[thread_id()].record(Code::bad_score, u, c);
-        break;
-      }
-  }
-  Status st;
-  for (const auto& x : tstatus) st.merge(x);
-  if (!st.ok()) return st;
   const int64_t kk = std::min(k, n_items);
+  // One read of the matrix: rows are scanned in blocks of 16 scores; a branch-free
+  // (vectorised) pass over a block checks that every score is finite and whether any
+  // beats the current threshold. Candidates go to a buffer of up to 2k; when it is full,
+  // nth_element keeps the k best and the k-th best score becomes the threshold (later
+  // columns with an equal score are never better, so a strict > is exact). Amortised
+  // O(1) per candidate instead of a heap's O(log k). A non-finite score stops its row
+  // and is reported (lowest user, then column); the caller then raises, so partial
+  // output is never returned.
+  constexpr int64_t B = kBlock;
+  const int64_t cap = 2 * kk + kSub;
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp parallel num_threads(T_)
 #endif
   {
-    std::vector<Cand> heap;
-    heap.reserve(static_cast<size_t>(kk) + 1);
+    std::vector<Cand> buf;
+    buf.reserve(static_cast<size_t>(cap) + static_cast<size_t>(B));
     std::vector<uint32_t> stamp(ex_indptr ? static_cast<size_t>(n_items) : 0, 0);
     uint32_t now = 0;
-    // heap ordered so that the top is the WORST kept candidate
-    auto worse_first = [](const Cand& a, const Cand& b) { return better(a, b); };
+    Status& tst = tstatus[thread_id()];
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp for schedule(static)
 #endif
@@ -81,31 +107,67 @@ Status topk_rows(const T* S, int64_t n_users, int64_t n_items, int64_t k, const 
         }
         for (int64_t p = ex_indptr[u]; p < ex_indptr[u + 1]; ++p) stamp[ex_cols[p]] = now;
       }
-      heap.clear();
-      if (kk > 0) {
-        for (int64_t c = 0; c < n_items; ++c) {
-          if (ex_indptr && stamp[c] == now) continue;
-          const Cand x{static_cast<double>(row[c]), c};
-          if (static_cast<int64_t>(heap.size()) < kk) {
-            heap.push_back(x);
-            std::push_heap(heap.begin(), heap.end(), worse_first);
-          } else if (better(x, heap.front())) {
-            std::pop_heap(heap.begin(), heap.end(), worse_first);
-            heap.back() = x;
-            std::push_heap(heap.begin(), heap.end(), worse_first);
+      buf.clear();
+      T thr = -std::numeric_limits<T>::infinity();  // every finite score beats it until k are kept
+      auto shrink = [&]() {                         // keep the k best; their worst sets the threshold
+        std::nth_element(buf.begin(), buf.begin() + (kk - 1), buf.end(), better);
+        buf.resize(static_cast<size_t>(kk));
+        thr = static_cast<T>(buf[static_cast<size_t>(kk - 1)].s);
+      };
+      auto offer = [&](int64_t c) {
+        const T v = row[c];
+        if (!(v > thr) || (ex_indptr && stamp[c] == now)) return;
+        buf.push_back(Cand{static_cast<double>(v), c});
+      };
+      bool bad = false;
+      int64_t c0 = 0;
+      for (; c0 + B <= n_items; c0 += B) {
+        const T* blk = row + c0;
+        const int flags = block_flags(blk, thr);
+        if (flags & 2) {
+          for (int64_t j = 0; j < B; ++j)
+            if (!std::isfinite(static_cast<double>(blk[j]))) {
+              tst.record(Code::bad_score, u, c0 + j);
+              break;
+            }
+          bad = true;
+          break;
+        }
+        if ((flags & 1) && kk > 0) {
+          // only the 16-score sub-blocks that hold a candidate are offered one by one
+          for (int64_t s0 = 0; s0 < B; s0 += kSub) {
+            if (!(sub_max(blk + s0) > thr)) continue;
+            for (int64_t j = s0; j < s0 + kSub; ++j) offer(c0 + j);
+            if (static_cast<int64_t>(buf.size()) >= cap) shrink();
           }
         }
       }
-      std::sort(heap.begin(), heap.end(), better);
+      if (!bad)
+        for (int64_t c = c0; c < n_items; ++c) {
+          if (!std::isfinite(static_cast<double>(row[c]))) {
+            tst.record(Code::bad_score, u, c);
+            bad = true;
+            break;
+          }
+          if (kk > 0) offer(c);
+        }
+      if (bad) {
+        out_len[u] = 0;
+        continue;
+      }
+      if (static_cast<int64_t>(buf.size()) > kk) shrink();
+      std::sort(buf.begin(), buf.end(), better);
       int64_t* oc = out_cols + u * kk;
       double* os = out_scores + u * kk;
-      for (size_t j = 0; j < heap.size(); ++j) {
-        oc[j] = heap[j].c;
-        os[j] = heap[j].s;
+      for (size_t j = 0; j < buf.size(); ++j) {
+        oc[j] = buf[j].c;
+        os[j] = buf[j].s;
       }
-      out_len[u] = static_cast<int64_t>(heap.size());
+      out_len[u] = static_cast<int64_t>(buf.size());
     }
   }
+  Status st;
+  for (const auto& x : tstatus) st.merge(x);
   return st;
 }
 
@@ -228,6 +290,43 @@ struct TrecParse {
   int64_t byte = 0;      // offset of the first bad byte (not_utf8)
   std::string_view token;
 };
+
+// ===========================================================================
+// Ordering lists by score (forms that carry only scores: dicts of item -> score,
+// score columns, TREC runs).
+//
+// Inputs: CSR row pointers indptr[n_users+1], scores[nnz] (finite, checked by the
+// caller) and an optional tie key[nnz] (e.g. the rank of each docno in string
+// order). Output: order[nnz], a permutation of 0..nnz-1 that lists every user's
+// entries by score descending, equal scores by key descending (when given),
+// then by position (input order) — the same permutation as a stable sort, and
+// independent of the thread count. Parallel over users; each user's segment is
+// sorted in place with std::sort on (score, key, position).
+inline void order_by_score(const int64_t* indptr, int64_t n_users, const double* scores, const int64_t* key,
+                           int64_t* order, int threads) {
+  const int T = effective_threads(threads, n_users);
+  (void)T;
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel for num_threads(T) schedule(dynamic, 256)
+#endif
+  for (int64_t u = 0; u < n_users; ++u) {
+    const int64_t b = indptr[u], e = indptr[u + 1];
+    int64_t* o = order + b;
+    for (int64_t i = b; i < e; ++i) o[i - b] = i;
+    if (key) {
+      std::sort(o, o + (e - b), [&](int64_t x, int64_t y) {
+        if (scores[x] != scores[y]) return scores[x] > scores[y];
+        if (key[x] != key[y]) return key[x] > key[y];
+        return x < y;
+      });
+    } else {
+      std::sort(o, o + (e - b), [&](int64_t x, int64_t y) {
+        if (scores[x] != scores[y]) return scores[x] > scores[y];
+        return x < y;
+      });
+    }
+  }
+}
 
 namespace trec_detail {
 inline bool space(unsigned char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }

@@ -295,21 +295,7 @@ class Comparison:
             )
         out.append("</tbody></table>")
         out.append(f'<p class="rm-legend">{esc(self._legend())}</p>')
-        cols = [
-            "run",
-            "baseline",
-            "metric",
-            "mean",
-            "baseline_mean",
-            "diff",
-            "ci_low",
-            "ci_high",
-            "effect_size",
-            "p_value",
-            "p_adjusted",
-            "significant",
-            "n_users",
-        ]
+        cols = list(COLUMNS)
         out.append(
             '<table class="rm-long"><thead><tr>' + "".join(f"<th>{c}</th>" for c in cols) + "</tr></thead><tbody>"
         )

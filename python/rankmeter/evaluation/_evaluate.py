@@ -16,9 +16,11 @@ from ..inputs import (
     align,
     check_id_kinds,
     factorize_items,
+    label_rank,
     padded_to_csr,
-    rank_by_score,
+    score_order,
     subset_users,
+    tie_key,
     to_recs,
     to_truth,
 )
@@ -183,17 +185,35 @@ def _plan(
         t = subset_users(t, keep_rows)
         rowmap = rowmap[keep_rows]
 
-    # Recommendations as buffers: ranked by score when the form carries only scores.
+    # item ids of different kinds (str against int) can never match: an error, not zeros
+    check_id_kinds(t.items, r.items, ("truth", "recs"), "item", (False, False))
+    if ctx.train is not None:
+        check_id_kinds(ctx.train.items, r.items, ("train", "recs"), "item", (False, False))
+
+    # Items as codes when an id is not an int (one hash pass over truth and recs together);
+    # the codes then also order equal scores by docno (ties="trec") without sorting strings.
     r_indptr, r_items, r_scores = r.indptr, r.items, r.scores
+    needs_codes = t.items.dtype != np.int64 or r_items.dtype != np.int64
+    if needs_codes and r_indptr is None:
+        r_indptr, r_items = padded_to_csr(r)
+    r_codes: Optional[np.ndarray] = None
+    if needs_codes:
+        (t_items, r_codes), labels = factorize_items(t.items, r_items)
+    else:
+        t_items, labels = t.items, None
+    # Recommendations ranked by score when the form carries only scores.
     p_tie_scores = None
     if r.by_score:
-        r_indptr, r_items, r_scores = rank_by_score(r, "input" if ties == "average" else ties)
+        tie_keys: Optional[np.ndarray] = None
+        # ties="average" orders equal scores any way (input order): the tie groups are averaged later
+        if ties not in ("input", "average"):
+            tie_keys = label_rank(labels, ties)[r_codes] if labels is not None else tie_key(r_items, ties)
+        order = score_order(r.indptr, r.scores, tie_keys)
+        r_items, r_scores = r_items[order], r_scores[order]
+        if r_codes is not None:
+            r_codes = r_codes[order]
         if ties == "average":
             p_tie_scores = r_scores
-    # item ids of different kinds (str against int) can never match: an error, not zeros
-    check_id_kinds(t.items, r_items, ("truth", "recs"), "item", (False, False))
-    if ctx.train is not None:
-        check_id_kinds(ctx.train.items, r_items, ("train", "recs"), "item", (False, False))
     p.b_indptr = p.b_items = p.b_scores = None
     if any(m.family != "accuracy" for m in parsed):
         # the beyond-accuracy kernels read the ordered lists as CSR of raw ids (+ scores)
@@ -201,14 +221,8 @@ def _plan(
             p.b_indptr, p.b_items = padded_to_csr(r)
         else:
             p.b_indptr, p.b_items, p.b_scores = r_indptr, r_items, r_scores
-    needs_codes = t.items.dtype != np.int64 or r_items.dtype != np.int64
-    if needs_codes and r_indptr is None:
-        r_indptr, r_items = padded_to_csr(r)
-    if needs_codes:
-        (t_items, r_codes), labels = factorize_items(t.items, r_items)
+    if r_codes is not None:
         r_items = r_codes
-    else:
-        t_items, labels = t.items, None
 
     p.tie_scores = p_tie_scores
     p.truth, p.recs, p.rowmap, p.labels = t, r, rowmap, labels
@@ -260,9 +274,22 @@ def _run(p: _Plan, threads: Optional[int]) -> tuple[list, State]:
     return values, state
 
 
-def _call(truth, recs, metrics, threads, options: dict, context: dict, columns: dict) -> tuple[_Plan, list, State]:
-    p = _plan(truth, recs, metrics, **options, context=context, columns=columns)
-    values, state = _run(p, threads)
+_OPTION_KEYS = ("preset", "empty", "duplicates", "ties", "min_relevance", "max_items", "missing")
+_CONTEXT_KEYS = ("train", "item_features", "item_similarity", "catalog")
+_COLUMN_KEYS = ("user_col", "item_col", "relevance_col", "rank_col", "score_col")
+
+
+def _call(args: dict) -> tuple[_Plan, list, State]:
+    """Plan and run one call from the keyword arguments of :func:`evaluate` / :func:`partial`."""
+    p = _plan(
+        args["truth"],
+        args["recs"],
+        args["metrics"],
+        **{k: args[k] for k in _OPTION_KEYS},
+        context={k: args[k] for k in _CONTEXT_KEYS},
+        columns={k: args[k] for k in _COLUMN_KEYS},
+    )
+    values, state = _run(p, args["threads"])
     return p, values, state
 
 
@@ -363,23 +390,7 @@ def evaluate(
     >>> res["precision@2"], round(res["ap"], 4)
     (0.5, 0.8333)
     """
-    p, values, state = _call(
-        truth,
-        recs,
-        metrics,
-        threads,
-        dict(
-            preset=preset,
-            empty=empty,
-            duplicates=duplicates,
-            ties=ties,
-            min_relevance=min_relevance,
-            max_items=max_items,
-            missing=missing,
-        ),
-        dict(train=train, item_features=item_features, item_similarity=item_similarity, catalog=catalog),
-        dict(user_col=user_col, item_col=item_col, relevance_col=relevance_col, rank_col=rank_col, score_col=score_col),
-    )
+    p, values, state = _call(locals())
     return Result(
         values, list(dict.fromkeys(p.keys)), p.key_to_col, p.canon_to_col, state, p.users, dict(p.meta), state.values()
     )
@@ -430,21 +441,5 @@ def partial(
     against one truth: ``partial(truth, shard, ..., missing="skip")`` per shard, so
     each shard evaluates only its own users (see docs/metrics.md, "Evaluating in pieces").
     """
-    _, _, state = _call(
-        truth,
-        recs,
-        metrics,
-        threads,
-        dict(
-            preset=preset,
-            empty=empty,
-            duplicates=duplicates,
-            ties=ties,
-            min_relevance=min_relevance,
-            max_items=max_items,
-            missing=missing,
-        ),
-        dict(train=train, item_features=item_features, item_similarity=item_similarity, catalog=catalog),
-        dict(user_col=user_col, item_col=item_col, relevance_col=relevance_col, rank_col=rank_col, score_col=score_col),
-    )
+    _, _, state = _call(locals())
     return state

@@ -8,7 +8,7 @@ source (dicts and lists and numpy in ``_containers``, tables and parquet in
 alignment (``_align``). Nothing here knows a metric.
 """
 
-from ._align import align, padded_to_csr, rank_by_score, string_rank, subset_users
+from ._align import align, label_rank, padded_to_csr, rank_by_score, score_order, string_rank, subset_users, tie_key
 from ._containers import Recs, Truth
 from ._dispatch import read_trec_qrels, read_trec_run, to_recs, to_truth
 from ._frame import is_frame, is_ranked_table
@@ -27,6 +27,9 @@ __all__ = [
     "rank_by_score",
     "padded_to_csr",
     "string_rank",
+    "score_order",
+    "label_rank",
+    "tie_key",
     "subset_users",
     "as_id_array",
     "code_ids",

@@ -13,10 +13,21 @@ from typing import Any, Optional
 
 import numpy as np
 
+from .. import _core
+from .._options import resolve_threads
 from ._containers import Recs, Truth
-from ._ids import check_id_kinds
+from ._ids import check_id_kinds, factorize
 
-__all__ = ["align", "rank_by_score", "padded_to_csr", "string_rank", "subset_users"]
+__all__ = [
+    "align",
+    "rank_by_score",
+    "score_order",
+    "label_rank",
+    "tie_key",
+    "padded_to_csr",
+    "string_rank",
+    "subset_users",
+]
 
 
 def align(
@@ -87,9 +98,8 @@ def _n_entries(side: Any) -> int:
 
 def string_rank(ids: np.ndarray) -> np.ndarray:
     """Rank of every id in the order of the strings the ids print as (trec_eval's docno order)."""
-    strs = np.array([str(x) for x in ids.tolist()], dtype=object) if ids.dtype != object else ids.astype(str)
-    _, inv = np.unique(np.asarray(strs, dtype=str), return_inverse=True)
-    return inv.astype(np.int64)
+    codes, labels = factorize(ids)
+    return label_rank(labels, "trec")[codes]
 
 
 def natural_rank(ids: np.ndarray) -> np.ndarray:
@@ -99,16 +109,39 @@ def natural_rank(ids: np.ndarray) -> np.ndarray:
     raise TypeError("ties='item_desc' needs item ids of one kind (all ints or all strings)")
 
 
+def label_rank(labels: np.ndarray, ties: str) -> np.ndarray:
+    """Rank of every distinct id (a factorization's labels) in the order `ties` sorts ids by:
+    as the strings they print as ("trec"), or in their natural order ("item_desc").
+    Only the distinct ids are sorted."""
+    keys = labels if ties != "trec" else np.asarray([str(x) for x in labels.tolist()], dtype=str)
+    if ties == "item_desc" and labels.dtype != np.int64:
+        if not all(isinstance(x, str) for x in labels.tolist()):
+            raise TypeError("ties='item_desc' needs item ids of one kind (all ints or all strings)")
+        keys = labels.astype(str)
+    rank = np.empty(labels.size, dtype=np.int64)
+    rank[np.argsort(keys, kind="stable")] = np.arange(labels.size, dtype=np.int64)
+    return rank
+
+
+def tie_key(items: np.ndarray, ties: str) -> np.ndarray:
+    """Per entry, the rank of its id in the order `ties` sorts ids by (see label_rank)."""
+    return string_rank(items) if ties == "trec" else natural_rank(items)
+
+
+def score_order(
+    indptr: np.ndarray, scores: np.ndarray, key: Optional[np.ndarray] = None, threads: Optional[int] = None
+) -> np.ndarray:
+    """The permutation that orders every list by score, descending; equal scores by ``key``
+    descending when given, then in input order (a stable order). One C++ sort per list,
+    parallel over users."""
+    k = None if key is None else np.ascontiguousarray(key, dtype=np.int64)
+    return _core.order_by_score(indptr, np.ascontiguousarray(scores, dtype=np.float64), k, resolve_threads(threads))
+
+
 def rank_by_score(recs: Recs, ties: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Order every list by score (descending); equal scores per `ties`. Vectorised."""
-    indptr, items, scores = recs.indptr, recs.items, recs.scores
-    row = np.repeat(np.arange(indptr.size - 1, dtype=np.int64), np.diff(indptr))
-    if ties == "input":
-        order = np.lexsort((-scores, row))
-    else:
-        key = string_rank(items) if ties == "trec" else natural_rank(items)
-        order = np.lexsort((-key, -scores, row))
-    return indptr, items[order], scores[order]
+    order = score_order(recs.indptr, recs.scores, None if ties == "input" else tie_key(recs.items, ties))
+    return recs.indptr, recs.items[order], recs.scores[order]
 
 
 def padded_to_csr(recs: Recs) -> tuple[np.ndarray, np.ndarray]:
