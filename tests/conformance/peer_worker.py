@@ -1,0 +1,208 @@
+"""Computes one recommender library's metrics on a case, in that library's own venv.
+
+    <venv>/bin/python tests/conformance/peer_worker.py LIBRARY IN.json OUT.json
+
+IN.json: {"cases": [case, ...]}; a case holds
+  truth  rows [user, item, grade]
+  recs   rows [user, item, rank (1 = best), score]
+  train  rows [user, item] (optional)
+  k      the cutoff
+OUT.json: {"results": [{metric: {"per_user": [[user, value], ...] | null, "mean": float | null}}, ...]}
+(a metric's per-user values are given when the library exposes them).
+
+Only the standard library, numpy, pandas and the peer itself are imported here,
+never rankmeter. Ids are ints (any size up to 2**63) or strings, as JSON keeps them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections import defaultdict
+
+
+def _f(x):
+    x = float(x)
+    return None if math.isnan(x) else x
+
+
+def _series(s):
+    return [[k.item() if hasattr(k, "item") else k, _f(v)] for k, v in s.items()]
+
+
+def _lists(case):
+    """users in truth order, {user: {item: grade}}, {user: [items by rank]}, {user: [scores by rank]}."""
+    truth, order = defaultdict(dict), []
+    for u, i, g in case["truth"]:
+        if u not in truth:
+            order.append(u)
+        truth[u][i] = g
+    recs = defaultdict(list)
+    for u, i, r, s in sorted(case["recs"], key=lambda row: (str(type(row[0])), row[0], row[2])):
+        recs[u].append((i, s))
+    return order, truth, {u: [i for i, _ in v] for u, v in recs.items()}, {u: [s for _, s in v] for u, v in recs.items()}
+
+
+# --------------------------------------------------------------------------- RecTools
+def rectools(case):
+    import pandas as pd
+    from rectools import metrics as M
+
+    k = case["k"]
+    inter = pd.DataFrame(case["truth"], columns=["user_id", "item_id", "weight"])[["user_id", "item_id"]]
+    reco = pd.DataFrame([r[:3] for r in case["recs"]], columns=["user_id", "item_id", "rank"])
+    out = {}
+    acc = {
+        f"precision@{k}": M.Precision(k=k),
+        f"recall(denominator=min_relevant_k)@{k}": M.Precision(k=k, r_precision=True),
+        f"recall@{k}": M.Recall(k=k),
+        f"f1@{k}": M.F1Beta(k=k),
+        f"ap@{k}": M.MAP(k=k),
+        f"ap(denominator=k)@{k}": M.MAP(k=k, divide_by_k=True),
+        f"ndcg@{k}": M.NDCG(k=k),
+        f"ndcg(ideal=cut)@{k}": M.NDCG(k=k, divide_by_achievable=True),
+        f"rr@{k}": M.MRR(k=k),
+        f"hit_rate@{k}": M.HitRate(k=k),
+    }
+    for name, m in acc.items():
+        pu = m.calc_per_user(reco, inter)
+        out[name] = {"per_user": _series(pu), "mean": _f(m.calc(reco, inter))}
+    if case.get("train"):
+        prev = pd.DataFrame(case["train"], columns=["user_id", "item_id"])
+        for name, m in {f"novelty@{k}": M.MeanInvUserFreq(k=k), f"arp@{k}": M.AvgRecPopularity(k=k),
+                        f"arp(normalize=total)@{k}": M.AvgRecPopularity(k=k, normalize=True)}.items():
+            pu = m.calc_per_user(reco, prev)
+            out[name] = {"per_user": _series(pu), "mean": _f(m.calc(reco, prev))}
+    return out
+
+
+# --------------------------------------------------------------------------- Microsoft Recommenders
+def recommenders(case):
+    import pandas as pd
+    from recommenders.evaluation import python_evaluation as E
+
+    k = case["k"]
+    rt = pd.DataFrame(case["truth"], columns=["userID", "itemID", "rating"]).astype({"rating": float})
+    rp = pd.DataFrame([[u, i, s] for u, i, _, s in case["recs"]], columns=["userID", "itemID", "prediction"])
+    funcs = {
+        f"precision@{k}": lambda a, b: E.precision_at_k(a, b, k=k),
+        f"recall@{k}": lambda a, b: E.recall_at_k(a, b, k=k),
+        f"ndcg@{k}": lambda a, b: E.ndcg_at_k(a, b, k=k),
+        f"ndcg(gain=linear)@{k}": lambda a, b: E.ndcg_at_k(a, b, k=k, score_type="raw"),
+        f"ndcg(gain=exponential)@{k}": lambda a, b: E.ndcg_at_k(a, b, k=k, score_type="exp"),
+        f"ap@{k}": lambda a, b: E.map_at_k(a, b, k=k),
+        f"ap(denominator=relevant)@{k}": lambda a, b: E.map(a, b, k=k),
+    }
+    users = list(dict.fromkeys(rt["userID"].tolist()))
+    both = set(rp["userID"].tolist())
+    out = {}
+    for name, f in funcs.items():
+        per = [[u, _f(f(rt[rt.userID == u], rp[rp.userID == u]))] for u in users if u in both]
+        out[name] = {"per_user": per, "mean": _f(f(rt, rp))}
+    return out
+
+
+# --------------------------------------------------------------------------- torchmetrics
+def torchmetrics(case):
+    import torch
+    from torchmetrics import retrieval as R
+
+    k = case["k"]
+    order, truth, recs, scores = _lists(case)
+    users = [u for u in order if u in recs]
+    # one document per listed item; its target is the truth grade (0 when absent)
+    idx, preds, target = [], [], []
+    for n, u in enumerate(users):
+        for i, s in zip(recs[u], scores[u]):
+            idx.append(n)
+            preds.append(s)
+            target.append(truth[u].get(i, 0))
+    idx_t = torch.tensor(idx, dtype=torch.long)
+    preds_t = torch.tensor(preds, dtype=torch.float32)
+    graded = torch.tensor(target, dtype=torch.float32)
+    binary = graded > 0
+    classes = {
+        f"precision@{k}": (R.RetrievalPrecision, {"top_k": k}, binary),
+        "precision": (R.RetrievalPrecision, {}, binary),
+        f"recall@{k}": (R.RetrievalRecall, {"top_k": k}, binary),
+        f"ap@{k}": (R.RetrievalMAP, {"top_k": k}, binary),
+        "ap": (R.RetrievalMAP, {}, binary),
+        f"rr@{k}": (R.RetrievalMRR, {"top_k": k}, binary),
+        f"hit_rate@{k}": (R.RetrievalHitRate, {"top_k": k}, binary),
+        "r_precision": (R.RetrievalRPrecision, {}, binary),
+        f"ndcg@{k}": (R.RetrievalNormalizedDCG, {"top_k": k}, graded),
+        "ndcg": (R.RetrievalNormalizedDCG, {}, graded),
+    }
+    out = {}
+    for name, (cls, kw, tgt) in classes.items():
+        mean = float(cls(**kw)(preds_t, tgt, indexes=idx_t))
+        per = []
+        for n, u in enumerate(users):
+            sel = idx_t == n
+            per.append([u, float(cls(**kw)(preds_t[sel], tgt[sel], indexes=idx_t[sel]))])
+        out[name] = {"per_user": per, "mean": mean}
+    return out
+
+
+# --------------------------------------------------------------------------- scikit-learn
+def sklearn(case):
+    import numpy as np
+    from sklearn.metrics import dcg_score, ndcg_score
+
+    k = case["k"]
+    order, truth, recs, scores = _lists(case)
+    users = [u for u in order if u in recs]
+    y_true = np.array([[truth[u].get(i, 0) for i in recs[u]] for u in users], dtype=float)
+    y_score = np.array([scores[u] for u in users], dtype=float)
+    out = {}
+    for name, f in {f"ndcg@{k}": lambda a, b: ndcg_score(a, b, k=k), "ndcg": lambda a, b: ndcg_score(a, b),
+                    f"dcg@{k}": lambda a, b: dcg_score(a, b, k=k),
+                    f"dcg(log_base=10)@{k}": lambda a, b: dcg_score(a, b, k=k, log_base=10)}.items():
+        per = [[u, float(f(y_true[n:n + 1], y_score[n:n + 1]))] for n, u in enumerate(users)]
+        out[name] = {"per_user": per, "mean": float(f(y_true, y_score))}
+    return out
+
+
+# --------------------------------------------------------------------------- ml_metrics / recmetrics
+def ml_metrics(case):
+    import ml_metrics as mm
+
+    k = case["k"]
+    order, truth, recs, _ = _lists(case)
+    actual = [[i for i, g in truth[u].items() if g > 0] for u in order]
+    pred = [recs.get(u, []) for u in order]
+    per = [[u, float(mm.apk(a, p, k))] for u, a, p in zip(order, actual, pred)]
+    return {f"ap(denominator=min_relevant_k)@{k}": {"per_user": per, "mean": float(mm.mapk(actual, pred, k))}}
+
+
+def recmetrics(case):
+    import recmetrics as rmx
+
+    k = case["k"]
+    order, truth, recs, _ = _lists(case)
+    actual = [[i for i, g in truth[u].items() if g > 0] for u in order]
+    pred = [recs.get(u, []) for u in order]
+    return {f"mapk@{k}": {"per_user": None, "mean": float(rmx.mapk(actual, pred, k))},
+            f"mark@{k}": {"per_user": None, "mean": float(rmx.mark(actual, pred, k))}}
+
+
+LIBRARIES = {"rectools": rectools, "recommenders": recommenders, "torchmetrics": torchmetrics, "sklearn": sklearn,
+             "ml_metrics": ml_metrics, "recmetrics": recmetrics}
+
+
+def main() -> int:
+    library, path_in, path_out = sys.argv[1:4]
+    data = json.load(open(path_in))
+    results = []
+    for case in data["cases"]:
+        try:
+            results.append({"ok": LIBRARIES[library](case)})
+        except Exception as e:  # the peer's own exception, reported by type
+            results.append({"error": type(e).__name__, "message": str(e)[:500]})
+    json.dump({"results": results}, open(path_out, "w"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
