@@ -153,8 +153,13 @@ def sklearn(case):
     k = case["k"]
     order, truth, recs, scores = _lists(case)
     users = [u for u in order if u in recs]
-    y_true = np.array([[truth[u].get(i, 0) for i in recs[u]] for u in users], dtype=float)
-    y_score = np.array([scores[u] for u in users], dtype=float)
+    # rows padded to one width with grade-0 documents scored below everything (they add no gain)
+    width = max(len(recs[u]) for u in users)
+    y_true = np.zeros((len(users), width))
+    y_score = -1e9 - np.arange(width, dtype=float)[None, :].repeat(len(users), 0)
+    for n, u in enumerate(users):
+        y_true[n, :len(recs[u])] = [truth[u].get(i, 0) for i in recs[u]]
+        y_score[n, :len(recs[u])] = scores[u]
     out = {}
     for name, f in {f"ndcg@{k}": lambda a, b: ndcg_score(a, b, k=k), "ndcg": lambda a, b: ndcg_score(a, b),
                     f"dcg@{k}": lambda a, b: dcg_score(a, b, k=k),
