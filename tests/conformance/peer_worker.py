@@ -192,7 +192,41 @@ def recmetrics(case):
             f"mark@{k}": {"per_user": None, "mean": float(rmx.mark(actual, pred, k))}}
 
 
-LIBRARIES = {"rectools": rectools, "recommenders": recommenders, "torchmetrics": torchmetrics, "sklearn": sklearn,
+def calls(case):
+    """Function calls of ml_metrics/recmetrics: each {"module", "fn", "args"}; a "features" argument
+    {"index", "values"} becomes a pandas DataFrame. Returns each call's value or its exception's type name."""
+    import importlib
+    import random
+
+    import numpy as np
+    import pandas as pd
+
+    out = []
+    for call in case["calls"]:
+        mod = importlib.import_module(call["module"])
+        args = [pd.DataFrame(a["values"], index=a["index"]) if isinstance(a, dict) and "values" in a
+                else {i: c for i, c in a["pairs"]} if isinstance(a, dict) and "pairs" in a else a
+                for a in call["args"]]
+        if "seed" in call:
+            random.seed(call["seed"])
+        try:
+            with np.errstate(all="ignore"):
+                import warnings
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    v = getattr(mod, call["fn"])(*args)
+        except Exception as e:
+            out.append({"raises": type(e).__name__})
+            continue
+        if isinstance(v, tuple):
+            v = [_f(v[0]), [_f(x) for x in v[1]]]
+        else:
+            v = _f(v)
+        out.append({"value": v})
+    return out
+
+
+LIBRARIES = {"calls": calls, "rectools": rectools, "recommenders": recommenders, "torchmetrics": torchmetrics, "sklearn": sklearn,
              "ml_metrics": ml_metrics, "recmetrics": recmetrics}
 
 
