@@ -157,4 +157,86 @@ RECSYS_PRESETS: list[dict] = [
             "ideal = y_true sorted descending cut at k; dcg_score divides by log_base(rank+1) (log_base=2)."
         ),
     },
+{
+        "name": "ml_metrics",
+        "defaults": {"empty": "one"},
+        "options": {"ap": {"denominator": "min_relevant_k"}},
+        "metrics": (
+            ("apk(actual, predicted, k)", "ap(denominator=min_relevant_k)@k, empty='one'"),
+            ("mapk(actual, predicted, k)", "mean of the same (np.mean over zip(actual, predicted))"),
+        ),
+        "unmatched": (
+            "a repeated prediction keeps its position without counting in ml_metrics; rankmeter rejects it "
+            "(duplicates='error') or closes the list up (duplicates='first'): rankmeter.compat.ml_metrics "
+            "reproduces the original exactly",
+            "len(actual) counts repeated truth items in the denominator; rankmeter truth items are unique",
+            "the GitHub source after 0.1.4 scores an empty actual 0.0: pass empty='zero' for it",
+        ),
+        "doc": (
+            "ml_metrics 0.1.4 (the PyPI release, average_precision.py): AP@k = sum of P@j at the hits within k / "
+            "min(len(actual), k) (ap(denominator='min_relevant_k')); an empty actual scores 1.0 (empty='one')."
+        ),
+    },
+    {
+        "name": "recmetrics",
+        "defaults": {"empty": "zero"},
+        "options": {
+            "ap": {"denominator": "hits"},
+            "personalization": {"similarity": "cosine"},
+            "novelty": {"divide_by": "k", "popularity": "interactions", "unseen": "zero"},
+        },
+        "metrics": (
+            ("mapk(actual, predicted, k) (GitHub; not in 0.1.5)", "ap(denominator=hits)@k"),
+            ("mark(actual, predicted, k)", "ap(denominator=relevant)@k (precision at the hits / len(actual))"),
+            ("personalization(predicted)", "personalization(similarity=cosine)"),
+            ("intra_list_similarity(predicted, features)", "1 - diversity (item_features=features)"),
+            ("novelty(predicted, pop, u, n)", "novelty(divide_by=k,popularity=interactions,unseen=zero)@n "
+             "when pop counts train interactions and u is the number of train users"),
+            ("prediction_coverage(predicted, catalog)", "round(100 * coverage, 2) (catalog=catalog)"),
+            ("recommender_precision / recommender_recall", "precision / recall without cutoff, rounded to 4 "
+             "decimals per user by recmetrics (not reproduced)"),
+        ),
+        "unmatched": (
+            "repeated predictions keep their positions in recmetrics (see ml_metrics); rankmeter.compat.recmetrics "
+            "reproduces the originals exactly",
+            "catalog_coverage samples lists with random.choices; prediction_coverage counts predicted items outside "
+            "the catalog too; recommender_precision/recall round each user's value to 4 decimals",
+        ),
+        "doc": (
+            "recmetrics 0.1.5 (metrics.py) and its GitHub mapk: mapk = mean of precision at the hits within k "
+            "(ap(denominator='hits')), 0 for an empty actual (empty='zero'); mark divides the same sum by "
+            "len(actual); personalization uses the cosine of two users' item sets; novelty sums -log2(pop[i]/u) "
+            "over a list and divides by n (divide_by='k')."
+        ),
+    },
+    {
+        "name": "capri",
+        "defaults": {"empty": "zero"},
+        "options": {
+            "ap": {"denominator": "min_relevant_k"},
+            "ndcg": {"ideal": "all"},
+            "novelty": {"unseen": "zero", "divide_by": "k", "popularity": "interactions"},
+            "personalization": {"similarity": "cosine"},
+            "diversity": {"similarity": "matrix"},
+        },
+        "metrics": (
+            ("mapk", "ap(denominator=min_relevant_k)@k"),
+            ("ndcgk", "ndcg(ideal=all)@k, then rounded to 4 decimals by CAPRI (not reproduced)"),
+            ("novelty", "novelty(unseen=zero,divide_by=k,popularity=interactions)@k"),
+            ("coverage", "round(100 * coverage, 2)"),
+            ("personalization", "personalization(similarity=cosine)"),
+            ("list diversity (item similarity matrix)", "diversity(similarity=matrix)"),
+            ("precisionk", "precision without cutoff with max_items=k (CAPRI divides by the list length)"),
+        ),
+        "unmatched": (
+            "CAPRI rounds NDCG to 4 decimals: apply round(value, 4) to rankmeter's value",
+            "CAPRI is not installable from PyPI: its formulas are restated in tests/test_beyond.py, not run",
+        ),
+        "doc": (
+            "CAPRI (evaluation module, formulas restated in tests/test_beyond.py): MAP@k divides by min(|R|, k); "
+            "nDCG@k divides by the ideal DCG of all relevant items (ideal='all'); novelty sums -log2 of the "
+            "interaction share over the top k and divides by k, unseen items 0; personalization by cosine; list "
+            "diversity from an item similarity matrix."
+        ),
+    },
 ]
