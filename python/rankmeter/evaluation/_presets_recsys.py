@@ -239,4 +239,50 @@ RECSYS_PRESETS: list[dict] = [
             "diversity from an item similarity matrix."
         ),
     },
+{
+        "name": "evidently",
+        "defaults": {"empty": "skip", "missing": "skip"},
+        "options": {},
+        "metrics": (
+            ("PrecisionTopK(k)", "precision@k on lists of >= k items; hits/min(n, k) in general (precision with "
+             "max_items=k and no cutoff)"),
+            ("RecallTopK(k)", "recall@k (|R| = the user's rows with target > 0)"),
+            ("FBetaTopK(k)", "fbeta@k on lists of >= k items"),
+            ("MAP(k)", "ap@k on lists of >= k items (see not reproduced)"),
+            ("MAR(k)", "ar@k on lists of >= k items"),
+            ("NDCG(k)", "ndcg@k (graded target, ideal over the user's rows cut at k)"),
+            ("MRR(k)", "rr@k"),
+            ("HitRate(k)", "hit_rate@k"),
+            ("Novelty(k)", "novelty@k (train=the training data)"),
+            ("Personalization(k)", "personalization@k"),
+            ("PopularityBias(k): ARP / coverage / gini", "arp@k (normalize=max with normalize_arp=True) / "
+             "coverage@k / gini(over=recommended)@k"),
+            ("ScoreDistribution(k)", "score_entropy@k"),
+            ("Diversity(k)", "diversity@k * (n - 1) / 2 for a list of n items (see not reproduced)"),
+        ),
+        "unmatched": (
+            "MAP/MAR on a list shorter than k: Evidently's code keeps adding precision (recall) at every rank "
+            "from n+1 to k, times the target of the list's last row (its 'rel_k' is the last row at or above rank "
+            "k), while its documentation sums over the hits only; rankmeter follows the documentation there",
+            "precision@k divides by min(list length, k) in the code (tp_k / min(size, k)), not by k: use precision "
+            "without a cutoff and max_items=k",
+            "NDCG and MRR in the new API (evidently.metrics): each value is reported at 'rank' = index + 1 while "
+            "the legacy series is already indexed from 1, so the row labelled rank K holds NDCG@K-1 / MRR@K-1; "
+            "the single value (current_value) is NDCG@K; rankmeter's ndcg@k is the latter",
+            "Diversity divides the sum of pairwise distances by the list length n, not by the n(n-1)/2 pairs its "
+            "documentation averages over: Evidently's value = rankmeter diversity * (n - 1) / 2 per user",
+            "users without any row with target > 0 are dropped (no_feedback_users=False, the default: "
+            "empty='skip'); no_feedback_users=True counts them as 0 (empty='zero')",
+            "a relevant item that is not recommended is no row at all unless you add it: Evidently's |R| counts "
+            "only rows",
+            "Evidently was not run by the conformance suite yet: these statements come from reading evidently "
+            "0.7.23 (legacy/metrics/recsys/*.py, legacy/calculations/recommender_systems.py, metrics/recsys.py)",
+        ),
+        "doc": (
+            "Evidently 0.7 (legacy/metrics/recsys/*.py behind evidently.metrics): users without a relevant row are "
+            "left out (no_feedback_users=False: empty='skip'); only users with rows exist (missing='skip'); "
+            "recall@k = tp_k / relevant rows; NDCG: graded target / log2(rank+1), ideal = the user's targets sorted "
+            "descending cut at k; MRR and HitRate: binary target within k, mean over users."
+        ),
+    },
 ]
