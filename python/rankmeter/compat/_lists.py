@@ -28,12 +28,22 @@ def _lengths(rows: Sequence[Any], n: int) -> np.ndarray:
     return np.fromiter(map(len, rows), dtype=np.int64, count=n)
 
 
+_INT_TYPES = {int, np.int64, np.int32}
+
+
 def _codes(flat: list) -> tuple[np.ndarray, int]:
-    """Joint integer codes of the items (Python equality), and how many distinct items there are."""
+    """Integer codes of the items under Python equality, and a base such that ``base + j`` (j >= 0, j < len(flat))
+    is no item's code. Plain integer ids are their own codes; anything else is coded jointly."""
     if not flat:
         return np.zeros(0, dtype=np.int64), 0
     kinds = set(map(type, flat))
-    if len(kinds) == 1 or kinds <= {int, float, bool, np.int64, np.float64, np.int32}:
+    if kinds <= _INT_TYPES:
+        arr = np.asarray(flat)
+        if arr.dtype == np.int64 and arr.ndim == 1:
+            top = int(arr.max())
+            if top < 2**63 - 1 - len(flat):
+                return arr, top + 1
+    if len(kinds) == 1 or kinds <= {int, float, np.int64, np.float64, np.int32}:
         arr = np.asarray(flat)
         if arr.ndim == 1 and arr.dtype.kind in "iufbUS":
             uniq, inv = np.unique(arr, return_inverse=True)
@@ -59,7 +69,9 @@ class Batch:
 def batch(actual: Sequence[Any], predicted: Sequence[Any], k: int, metrics: list) -> Batch:
     """Evaluate ``zip(actual, predicted)`` (shortest wins, as zip does) with predicted lists cut at ``k``.
 
-    ``k`` must be a positive integer here (the callers handle other values as the originals do)."""
+    ``k`` must be a positive integer here (the callers handle other values as the originals do). Lists without
+    repeats go straight to ``evaluate``; when rankmeter reports a repeat, the lists are cleaned as described in
+    the module docstring and evaluated again."""
     n = min(len(actual), len(predicted))
     if len(actual) != n:
         actual = actual[:n]
@@ -68,42 +80,42 @@ def batch(actual: Sequence[Any], predicted: Sequence[Any], k: int, metrics: list
     la, lp = _lengths(actual, n), _lengths(predicted, n)
     flat_a = list(chain.from_iterable(actual))
     flat_p = list(chain.from_iterable(predicted))
-    codes, n_codes = _codes(flat_a + flat_p)
+    codes, base = _codes(flat_a + flat_p)
     a_codes, p_codes = codes[: len(flat_a)], codes[len(flat_a) :]
-
-    # truth: distinct items per user (first occurrence kept)
-    a_user = np.repeat(np.arange(n, dtype=np.int64), la)
-    key = a_user * max(n_codes, 1) + a_codes
-    _, first = np.unique(key, return_index=True)
-    keep = np.zeros(key.size, dtype=bool)
-    keep[first] = True
-    t_items = a_codes[keep]
-    n_relevant = np.bincount(a_user[keep], minlength=n).astype(np.int64)
-    t_indptr = np.concatenate(([0], np.cumsum(n_relevant)))
-
-    # predictions: cut at k, repeats replaced by codes no truth holds
-    start = np.concatenate(([0], np.cumsum(lp)))[:-1]
-    p_user = np.repeat(np.arange(n, dtype=np.int64), lp)
-    pos = np.arange(p_codes.size, dtype=np.int64) - np.repeat(start, lp)
-    cut = pos < k
-    p_user, p_codes = p_user[cut], p_codes[cut]
+    a_indptr = np.concatenate(([0], np.cumsum(la)))
     kept_len = np.minimum(lp, k)
-    key = p_user * max(n_codes, 1) + p_codes
-    _, first = np.unique(key, return_index=True)
-    repeat = np.ones(key.size, dtype=bool)
-    repeat[first] = False
-    p_items = p_codes.copy()
-    p_items[repeat] = n_codes + np.arange(int(repeat.sum()), dtype=np.int64)
+    if lp.size and int(lp.max()) > k:  # cut every list at k
+        start = np.concatenate(([0], np.cumsum(lp)))[:-1]
+        pos = np.arange(p_codes.size, dtype=np.int64) - np.repeat(start, lp)
+        p_codes = p_codes[pos < k]
     p_indptr = np.concatenate(([0], np.cumsum(kept_len)))
-
-    res = evaluate(Truth.from_csr(t_indptr, t_items), Recs.from_csr(p_indptr, p_items), metrics, empty="zero")
+    try:
+        res = evaluate(Truth.from_csr(a_indptr, a_codes), Recs.from_csr(p_indptr, p_codes), metrics, empty="zero")
+        return Batch(n, la, la, res)
+    except ValueError as e:
+        if "more than once" not in str(e):
+            raise
+    # repeats: truth keeps its first occurrences; a repeated prediction gets a code no item has
+    a_user = np.repeat(np.arange(n, dtype=np.int64), la)
+    order = np.lexsort((np.arange(a_codes.size), a_codes, a_user))
+    first = np.ones(a_codes.size, dtype=bool)
+    first[order[1:]] = (a_user[order[1:]] != a_user[order[:-1]]) | (a_codes[order[1:]] != a_codes[order[:-1]])
+    n_relevant = np.bincount(a_user[first], minlength=n).astype(np.int64)
+    t_indptr = np.concatenate(([0], np.cumsum(n_relevant)))
+    p_user = np.repeat(np.arange(n, dtype=np.int64), kept_len)
+    order = np.lexsort((np.arange(p_codes.size), p_codes, p_user))
+    repeat = np.zeros(p_codes.size, dtype=bool)
+    repeat[order[1:]] = (p_user[order[1:]] == p_user[order[:-1]]) & (p_codes[order[1:]] == p_codes[order[:-1]])
+    p_items = p_codes.copy()
+    p_items[repeat] = base + np.arange(int(repeat.sum()), dtype=np.int64)
+    res = evaluate(Truth.from_csr(t_indptr, a_codes[first]), Recs.from_csr(p_indptr, p_items), metrics, empty="zero")
     return Batch(n, la, n_relevant, res)
 
 
 def check_k(k: Any) -> None:
     """``k`` as the originals take it: ``predicted[:k]`` raises TypeError for a non-integer k (when a list is
     longer than k); the batched path needs an integer >= 1."""
-    if isinstance(k, numbers.Integral) and not isinstance(k, bool) and k >= 1:
+    if isinstance(k, numbers.Integral) and not isinstance(k, bool) and int(k) >= 1:
         return
     raise _Fallback()
 

@@ -151,8 +151,9 @@ def intra_list_similarity(predicted: Sequence[Any], feature_df: Any) -> Any:
     if missing:
         raise KeyError(f"{sorted(map(str, missing))[:5]} not in index")
     recs = _as_recs(predicted)
-    res = evaluate({u: [] for u in recs}, recs, ["diversity"], empty="zero", duplicates="first",
-                   item_features=feature_df)
+    res = evaluate(
+        {u: [] for u in recs}, recs, ["diversity"], empty="zero", duplicates="first", item_features=feature_df
+    )
     ils = 1.0 - np.asarray(res.per_user["diversity"], dtype=np.float64)
     return np.mean(ils)
 
@@ -172,12 +173,12 @@ def novelty(predicted: Sequence[Any], pop: dict, u: int, n: int) -> tuple:
 
 def prediction_coverage(predicted: Sequence[Any], catalog: Sequence[Any]) -> float:
     """Share (in %, 2 decimals) of ``catalog``'s size that the distinct predicted items make up."""
-    _, distinct = _codes(list(chain.from_iterable(predicted)))
+    distinct = len(set(chain.from_iterable(predicted)))  # Python equality and hashing, as the original
     return round(distinct / (len(catalog) * 1.0) * 100, 2)
 
 
 def catalog_coverage(predicted: Sequence[Any], catalog: Sequence[Any], k: int) -> float:
     """``prediction_coverage`` of ``k`` lists drawn with replacement by ``random.choices`` (as the original)."""
     sampling = random.choices(predicted, k=k)
-    _, distinct = _codes(list(chain.from_iterable(sampling)))
+    distinct = len(set(chain.from_iterable(sampling)))
     return round(distinct / (len(catalog) * 1.0) * 100, 2)

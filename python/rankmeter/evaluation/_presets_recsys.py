@@ -157,7 +157,7 @@ RECSYS_PRESETS: list[dict] = [
             "ideal = y_true sorted descending cut at k; dcg_score divides by log_base(rank+1) (log_base=2)."
         ),
     },
-{
+    {
         "name": "ml_metrics",
         "defaults": {"empty": "one"},
         "options": {"ap": {"denominator": "min_relevant_k"}},
@@ -190,11 +190,16 @@ RECSYS_PRESETS: list[dict] = [
             ("mark(actual, predicted, k)", "ap(denominator=relevant)@k (precision at the hits / len(actual))"),
             ("personalization(predicted)", "personalization(similarity=cosine)"),
             ("intra_list_similarity(predicted, features)", "1 - diversity (item_features=features)"),
-            ("novelty(predicted, pop, u, n)", "novelty(divide_by=k,popularity=interactions,unseen=zero)@n "
-             "when pop counts train interactions and u is the number of train users"),
+            (
+                "novelty(predicted, pop, u, n)",
+                "novelty(divide_by=k,popularity=interactions,unseen=zero)@n "
+                "when pop counts train interactions and u is the number of train users",
+            ),
             ("prediction_coverage(predicted, catalog)", "round(100 * coverage, 2) (catalog=catalog)"),
-            ("recommender_precision / recommender_recall", "precision / recall without cutoff, rounded to 4 "
-             "decimals per user by recmetrics (not reproduced)"),
+            (
+                "recommender_precision / recommender_recall",
+                "precision / recall without cutoff, rounded to 4 decimals per user by recmetrics (not reproduced)",
+            ),
         ),
         "unmatched": (
             "repeated predictions keep their positions in recmetrics (see ml_metrics); rankmeter.compat.recmetrics "
@@ -239,13 +244,16 @@ RECSYS_PRESETS: list[dict] = [
             "diversity from an item similarity matrix."
         ),
     },
-{
+    {
         "name": "evidently",
         "defaults": {"empty": "skip", "missing": "skip"},
         "options": {},
         "metrics": (
-            ("PrecisionTopK(k)", "precision@k on lists of >= k items; hits/min(n, k) in general (precision with "
-             "max_items=k and no cutoff)"),
+            (
+                "PrecisionTopK(k)",
+                "precision@k on lists of >= k items; hits/min(n, k) in general (precision with "
+                "max_items=k and no cutoff)",
+            ),
             ("RecallTopK(k)", "recall@k (|R| = the user's rows with target > 0)"),
             ("FBetaTopK(k)", "fbeta@k on lists of >= k items"),
             ("MAP(k)", "ap@k on lists of >= k items (see not reproduced)"),
@@ -255,8 +263,10 @@ RECSYS_PRESETS: list[dict] = [
             ("HitRate(k)", "hit_rate@k"),
             ("Novelty(k)", "novelty@k (train=the training data)"),
             ("Personalization(k)", "personalization@k"),
-            ("PopularityBias(k): ARP / coverage / gini", "arp@k (normalize=max with normalize_arp=True) / "
-             "coverage@k / gini(over=recommended)@k"),
+            (
+                "PopularityBias(k): ARP / coverage / gini",
+                "arp@k (normalize=max with normalize_arp=True) / coverage@k / gini(over=recommended)@k",
+            ),
             ("ScoreDistribution(k)", "score_entropy@k"),
             ("Diversity(k)", "diversity@k * (n - 1) / 2 for a list of n items (see not reproduced)"),
         ),
