@@ -9,3 +9,13 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The largest difference from each peer seen in this run (for the closing note)."""
+    from recsys_helpers import WORST
+
+    if WORST:
+        terminalreporter.write_line("largest differences from the peers (absolute, relative):")
+        for tag, (a, r) in sorted(WORST.items()):
+            terminalreporter.write_line(f"  {tag or 'untagged'}: {a:.3g}, {r:.3g}")

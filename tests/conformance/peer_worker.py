@@ -225,7 +225,35 @@ def calls(case):
     return out
 
 
-LIBRARIES = {"calls": calls, "rectools": rectools, "recommenders": recommenders, "torchmetrics": torchmetrics, "sklearn": sklearn,
+# --------------------------------------------------------------------------- Evidently
+def evidently(case):
+    """Means at k (Evidently reports no per-user values). One row per listed item (rank, target = its grade).
+    NDCG and MRR: the new API labels the value of k as rank k + 1 (the quirk the preset documents), so the value
+    of k is read at rank k + 1."""
+    import pandas as pd
+    from evidently import DataDefinition, Dataset, Recsys, Report
+    from evidently import metrics as M
+
+    k = case["k"]
+    order, truth, recs, _ = _lists(case)
+    rows = [[u, i, r + 1, truth[u].get(i, 0)] for u in order if u in recs for r, i in enumerate(recs[u])]
+    df = pd.DataFrame(rows, columns=["user_id", "item_id", "prediction", "target"])
+    dd = DataDefinition(ranking=[Recsys(user_id="user_id", item_id="item_id", target="target",
+                                        prediction="prediction", recommendations_type="rank")])
+    ds = Dataset.from_pandas(df, data_definition=dd)
+    wanted = {"PrecisionTopK": (f"precision@{k}", 0), "RecallTopK": (f"recall@{k}", 0), "MAP": (f"ap@{k}", 0),
+              "NDCG": (f"ndcg@{k}", 1), "MRR": (f"rr@{k}", 1), "HitRate": (f"hit_rate@{k}", 0)}
+    rep = Report([M.PrecisionTopK(k=k), M.RecallTopK(k=k), M.MAP(k=k), M.NDCG(k=k), M.MRR(k=k), M.HitRate(k=k)])
+    out = {}
+    for m in rep.run(current_data=ds).dict()["metrics"]:
+        name, shift = wanted[m["config"]["type"].rsplit(":", 1)[-1]]
+        v = m["value"]
+        key = next(j for j, r in v["rank"].items() if r == k + shift)
+        out[name] = {"per_user": None, "mean": _f(v["value"][key])}
+    return out
+
+
+LIBRARIES = {"evidently": evidently, "calls": calls, "rectools": rectools, "recommenders": recommenders, "torchmetrics": torchmetrics, "sklearn": sklearn,
              "ml_metrics": ml_metrics, "recmetrics": recmetrics}
 
 

@@ -22,6 +22,7 @@ import pytest
 ROOT = Path(os.environ.get("RANKMETER_PEERS", Path.home() / ".cache" / "rankmeter-peers"))
 WORKER = Path(__file__).with_name("peer_worker.py")
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+WORST: dict = {}  # preset -> (largest absolute difference, largest relative difference) seen by check()
 
 
 def peer_python(venv: str) -> Path:
@@ -108,7 +109,8 @@ def as_inputs(case: dict, *, scored: bool = False):
     return truth, recs, train
 
 
-def check(res, name: str, peer: dict, *, rel: float = 1e-9, abs_: float = 0.0, means_only: bool = False) -> float:
+def check(res, name: str, peer: dict, *, rel: float = 1e-9, abs_: float = 0.0, means_only: bool = False,
+          tag: str = "") -> float:
     """Compare rankmeter's Result column `name` with the peer's per-user values and mean; returns the largest
     absolute difference seen."""
     worst = 0.0
@@ -123,8 +125,16 @@ def check(res, name: str, peer: dict, *, rel: float = 1e-9, abs_: float = 0.0, m
                 continue
             assert math.isclose(got, v, rel_tol=rel, abs_tol=abs_), (name, u, got, v)
             worst = max(worst, abs(got - v))
+            _record(tag, got, v)
     if peer["mean"] is not None:
         got = float(res[name])
         assert math.isclose(got, peer["mean"], rel_tol=rel, abs_tol=abs_), (name, "mean", got, peer["mean"])
         worst = max(worst, abs(got - peer["mean"]))
+        _record(tag, got, peer["mean"])
     return worst
+
+
+def _record(tag: str, got: float, want: float) -> None:
+    a, r = WORST.get(tag, (0.0, 0.0))
+    d = abs(got - want)
+    WORST[tag] = (max(a, d), max(r, d / abs(want) if want else 0.0))

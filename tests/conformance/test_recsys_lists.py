@@ -31,7 +31,7 @@ def test_ml_metrics_preset(ml, n):
     # ml_metrics' actual = the relevant items: a user whose truth has none is an empty actual (1.0)
     res = rm.evaluate(truth, recs, [f"map@{(CASES + EDGE)[n]['k']}"], preset="ml_metrics")
     k = (CASES + EDGE)[n]["k"]
-    check(res, f"map@{k}", out[f"ap(denominator=min_relevant_k)@{k}"], rel=1e-15)
+    check(res, f"map@{k}", out[f"ap(denominator=min_relevant_k)@{k}"], rel=1e-15, tag="ml_metrics")
 
 
 @pytest.mark.parametrize("n", range(len(CASES) + len(EDGE)))

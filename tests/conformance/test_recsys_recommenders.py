@@ -37,6 +37,6 @@ def test_recommenders_preset_matches_recommenders(peer, n):
     for name, values in out.items():
         if name.startswith("ndcg"):
             # ndcg_at_k: every truth user, a user without predictions scoring 0
-            check(res_zero, name, values)
+            check(res_zero, name, values, tag="recommenders")
         else:
-            check(res, name, values)
+            check(res, name, values, tag="recommenders")

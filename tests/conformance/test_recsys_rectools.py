@@ -29,4 +29,4 @@ def test_rectools_preset_matches_rectools(peer, n):
     truth, recs, train = as_inputs(case)
     res = rm.evaluate(truth, recs, list(out), preset="rectools", train=train)
     for name, values in out.items():
-        check(res, name, values)
+        check(res, name, values, tag="rectools")

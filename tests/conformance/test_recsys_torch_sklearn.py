@@ -45,7 +45,7 @@ def test_torchmetrics_preset_distinct_scores(torch_out, n):
     out = torch_out[n]["ok"]
     res = _eval((DISTINCT + EDGE)[n], list(out), "torchmetrics", ties="input")
     for name, values in out.items():
-        check(res, name, values, **TORCH_TOL)
+        check(res, name, values, **TORCH_TOL, tag="torchmetrics")
 
 
 @pytest.mark.parametrize("n", range(len(DISTINCT) + len(EDGE)))
@@ -53,7 +53,7 @@ def test_sklearn_preset_distinct_scores(sk_out, n):
     out = sk_out[n]["ok"]
     res = _eval((DISTINCT + EDGE)[n], list(out), "sklearn", ties="input")
     for name, values in out.items():
-        check(res, name, values)
+        check(res, name, values, tag="sklearn")
 
 
 @NEEDS_AVERAGE

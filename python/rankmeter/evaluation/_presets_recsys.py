@@ -255,7 +255,7 @@ RECSYS_PRESETS: list[dict] = [
                 "max_items=k and no cutoff)",
             ),
             ("RecallTopK(k)", "recall@k (|R| = the user's rows with target > 0)"),
-            ("FBetaTopK(k)", "fbeta@k on lists of >= k items"),
+            ("FBetaTopK(k)", "F-beta of the mean precision@k and mean recall@k (not reproduced)"),
             ("MAP(k)", "ap@k on lists of >= k items (see not reproduced)"),
             ("MAR(k)", "ar@k on lists of >= k items"),
             ("NDCG(k)", "ndcg@k (graded target, ideal over the user's rows cut at k)"),
@@ -273,7 +273,7 @@ RECSYS_PRESETS: list[dict] = [
         "unmatched": (
             "MAP/MAR on a list shorter than k: Evidently's code keeps adding precision (recall) at every rank "
             "from n+1 to k, times the target of the list's last row (its 'rel_k' is the last row at or above rank "
-            "k), while its documentation sums over the hits only; rankmeter follows the documentation there",
+            "k), while its documentation sums over the hits only; the preset matches lists of at least k items",
             "precision@k divides by min(list length, k) in the code (tp_k / min(size, k)), not by k: use precision "
             "without a cutoff and max_items=k",
             "NDCG and MRR in the new API (evidently.metrics): each value is reported at 'rank' = index + 1 while "
@@ -285,8 +285,10 @@ RECSYS_PRESETS: list[dict] = [
             "empty='skip'); no_feedback_users=True counts them as 0 (empty='zero')",
             "a relevant item that is not recommended is no row at all unless you add it: Evidently's |R| counts "
             "only rows",
-            "Evidently was not run by the conformance suite yet: these statements come from reading evidently "
-            "0.7.23 (legacy/metrics/recsys/*.py, legacy/calculations/recommender_systems.py, metrics/recsys.py)",
+            "FBetaTopK is the F-beta of the mean precision and the mean recall (not a mean of per-user F-beta, "
+            "rankmeter's fbeta)",
+            "Diversity, Novelty, Personalization and PopularityBias are read from evidently 0.7.23's code, not run "
+            "by the conformance suite",
         ),
         "doc": (
             "Evidently 0.7 (legacy/metrics/recsys/*.py behind evidently.metrics): users without a relevant row are "
