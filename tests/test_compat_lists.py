@@ -55,6 +55,9 @@ def test_compat_lists_edge_cases():
     assert C_ml.apk(["a", "b"], ["b", "x", "a"], 3) == pytest.approx((1 + 2 / 3) / 2)
     assert C_ml.apk([2**63 - 1], [5, 2**63 - 1], 2) == 0.5
     assert C_ml.apk([1], [1.0], 1) == 1.0  # Python equality, as `p in actual`
+    assert C_ml.apk([1, "1"], ["1", 1.0, "x"], 3) == 1.0 and C_ml.apk(["1"], [1], 1) == 0.0  # mixed kinds
+    assert C_ml.apk([2**53 + 1], [float(2**53)], 1) == ref_apk([2**53 + 1], [float(2**53)], 1)
+    assert C_ml.apk([True, 3], [1, 3], 2) == 1.0  # True == 1
     assert C_ml.mapk([[1], [2]], [[1]], 3) == 1.0  # zip: the shorter argument wins
     with pytest.raises(ZeroDivisionError):
         C_ml.mapk([[1]], [[1]], 0)

@@ -28,24 +28,24 @@ def _lengths(rows: Sequence[Any], n: int) -> np.ndarray:
     return np.fromiter(map(len, rows), dtype=np.int64, count=n)
 
 
-_INT_TYPES = {int, np.int64, np.int32}
-
-
 def _codes(flat: list) -> tuple[np.ndarray, int]:
     """Integer codes of the items under Python equality, and a base such that ``base + j`` (j >= 0, j < len(flat))
     is no item's code. Plain integer ids are their own codes; anything else is coded jointly."""
     if not flat:
         return np.zeros(0, dtype=np.int64), 0
-    kinds = set(map(type, flat))
-    if kinds <= _INT_TYPES:
+    try:
         arr = np.asarray(flat)
-        if arr.dtype == np.int64 and arr.ndim == 1:
-            top = int(arr.max())
-            if top < 2**63 - 1 - len(flat):
-                return arr, top + 1
-    if len(kinds) == 1 or kinds <= {int, float, np.int64, np.float64, np.int32}:
-        arr = np.asarray(flat)
-        if arr.ndim == 1 and arr.dtype.kind in "iufbUS":
+    except (ValueError, TypeError, OverflowError):
+        arr = None
+    if arr is not None and arr.ndim == 1 and arr.dtype == np.int64:
+        # only Python ints and bools (True == 1 in Python too) make an int64 array
+        top = int(arr.max())
+        if top < 2**63 - 1 - len(flat):
+            return arr, top + 1
+    if arr is not None and arr.ndim == 1 and arr.dtype.kind in "iufbUS":
+        kinds = set(map(type, flat))
+        # one kind, or numbers only (1 == 1.0 as in Python; ints beyond 2**53 would collide as floats)
+        if len(kinds) == 1 or (kinds <= {int, float, bool, np.int64, np.float64} and arr.dtype.kind != "f"):
             uniq, inv = np.unique(arr, return_inverse=True)
             return inv.astype(np.int64).ravel(), int(uniq.size)
     seen: dict = {}
