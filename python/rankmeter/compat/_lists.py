@@ -78,10 +78,9 @@ def batch(actual: Sequence[Any], predicted: Sequence[Any], k: int, metrics: list
     if len(predicted) != n:
         predicted = predicted[:n]
     la, lp = _lengths(actual, n), _lengths(predicted, n)
-    flat_a = list(chain.from_iterable(actual))
-    flat_p = list(chain.from_iterable(predicted))
-    codes, base = _codes(flat_a + flat_p)
-    a_codes, p_codes = codes[: len(flat_a)], codes[len(flat_a) :]
+    n_a = int(la.sum())
+    codes, base = _codes(list(chain(chain.from_iterable(actual), chain.from_iterable(predicted))))
+    a_codes, p_codes = codes[:n_a], codes[n_a:]
     a_indptr = np.concatenate(([0], np.cumsum(la)))
     kept_len = np.minimum(lp, k)
     if lp.size and int(lp.max()) > k:  # cut every list at k
