@@ -253,7 +253,21 @@ def evidently(case):
     return out
 
 
-LIBRARIES = {"evidently": evidently, "calls": calls, "rectools": rectools, "recommenders": recommenders, "torchmetrics": torchmetrics, "sklearn": sklearn,
+def sklearn_topk(case):
+    """top_k_accuracy_score: rows = users, columns = classes 0..C-1, y_true = each user's one relevant class."""
+    import numpy as np
+    from sklearn.metrics import top_k_accuracy_score
+
+    y_true = np.array(case["labels"])
+    y_score = np.array(case["scores"], dtype=float)
+    k = case["k"]
+    classes = list(range(y_score.shape[1]))
+    per = [[u, float(top_k_accuracy_score(y_true[u:u + 1], y_score[u:u + 1], k=k, labels=classes))]
+           for u in range(len(y_true))]
+    return {f"hit_rate@{k}": {"per_user": per, "mean": float(top_k_accuracy_score(y_true, y_score, k=k))}}
+
+
+LIBRARIES = {"sklearn_topk": sklearn_topk, "evidently": evidently, "calls": calls, "rectools": rectools, "recommenders": recommenders, "torchmetrics": torchmetrics, "sklearn": sklearn,
              "ml_metrics": ml_metrics, "recmetrics": recmetrics}
 
 

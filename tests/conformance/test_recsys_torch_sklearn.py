@@ -8,6 +8,7 @@ torchmetrics computes in float32: compared at relative 2e-6 (its precision), abs
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from recsys_helpers import as_inputs, check, random_case, run_peer
 
@@ -79,3 +80,25 @@ def test_torchmetrics_preset_defaults():
     pre = rm.evaluation.get_preset("torchmetrics")
     assert pre.defaults["ties"] == "average" and pre.defaults["empty"] == "zero"
     assert str(rm.metrics.parse("map@5", pre.metric_options)) == "ap(denominator=hits)@5"
+
+
+def _topk_case(seed, n=40, classes=6, k=2):
+    g = np.random.default_rng(seed)
+    scores = np.round(g.random((n, classes)) * 4) / 4  # many ties
+    labels = g.integers(0, classes, n)
+    labels[:classes] = np.arange(classes)  # every class present (top_k_accuracy_score infers them otherwise)
+    return {"labels": labels.tolist(), "scores": scores.tolist(), "k": k}
+
+
+TOPK = [_topk_case(s, k=k) for s in range(2) for k in (1, 2, 4)]
+
+
+def test_sklearn_top_k_accuracy_is_hit_rate_with_item_desc_ties():
+    out = run_peer("torch", "sklearn_topk", TOPK)
+    for case, o in zip(TOPK, out):
+        o = o["ok"]
+        truth = {u: {int(c): 1} for u, c in enumerate(case["labels"])}
+        recs = {u: {c: s for c, s in enumerate(row)} for u, row in enumerate(case["scores"])}
+        res = rm.evaluate(truth, recs, list(o), preset="sklearn", ties="item_desc")
+        for name, values in o.items():
+            check(res, name, values, tag="sklearn")
