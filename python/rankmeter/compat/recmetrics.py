@@ -31,6 +31,11 @@ from the GitHub source, which 0.1.5 lacks):
   ``len(catalog)`` in percent, rounded to 2 decimals; ``catalog_coverage``
   first draws ``k`` lists with ``random.choices`` (the same draw as the
   original for the same ``random`` state).
+
+``mapk``, ``mark``, ``personalization`` and ``intra_list_similarity`` run in
+one ``rankmeter.evaluate`` call each; ``novelty`` (which takes ``pop`` as
+given, not train interactions) is one vectorised numpy pass, and the two
+coverage functions one ``set`` over the flattened lists, as the originals.
 """
 
 from __future__ import annotations
