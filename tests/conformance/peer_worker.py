@@ -267,7 +267,28 @@ def sklearn_topk(case):
     return {f"hit_rate@{k}": {"per_user": per, "mean": float(top_k_accuracy_score(y_true, y_score, k=k))}}
 
 
-LIBRARIES = {"sklearn_topk": sklearn_topk, "evidently": evidently, "calls": calls, "rectools": rectools, "recommenders": recommenders, "torchmetrics": torchmetrics, "sklearn": sklearn,
+def evidently_diversity(case):
+    """Evidently's Diversity(k): rows = listed items with their feature columns f0.. (case["features"][item])."""
+    import pandas as pd
+    from evidently import DataDefinition, Dataset, Recsys, Report
+    from evidently import metrics as M
+
+    k = case["k"]
+    order, truth, recs, _ = _lists(case)
+    feats = {int(i): v for i, v in case["features"]}
+    width = len(next(iter(feats.values())))
+    rows = [[u, i, r + 1, truth[u].get(i, 0), *feats[i]] for u in order if u in recs for r, i in enumerate(recs[u])]
+    cols = [f"f{j}" for j in range(width)]
+    df = pd.DataFrame(rows, columns=["user_id", "item_id", "prediction", "target", *cols])
+    dd = DataDefinition(numerical_columns=cols, ranking=[Recsys(user_id="user_id", item_id="item_id",
+                        target="target", prediction="prediction", recommendations_type="rank")])
+    ds = Dataset.from_pandas(df, data_definition=dd)
+    rep = Report([M.Diversity(k=k, item_features=cols)])
+    m = rep.run(current_data=ds).dict()["metrics"][0]
+    return {f"diversity@{k}": {"per_user": None, "mean": _f(m["value"])}}
+
+
+LIBRARIES = {"evidently_diversity": evidently_diversity, "sklearn_topk": sklearn_topk, "evidently": evidently, "calls": calls, "rectools": rectools, "recommenders": recommenders, "torchmetrics": torchmetrics, "sklearn": sklearn,
              "ml_metrics": ml_metrics, "recmetrics": recmetrics}
 
 

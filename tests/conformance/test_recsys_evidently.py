@@ -44,3 +44,29 @@ def test_evidently_preset_means(peer, n):
     res = rm.evaluate(truth, recs, list(out), preset="evidently")
     for name, values in out.items():
         check(res, name, values, tag="evidently")
+
+
+def _div_case(seed, k):
+    g = np.random.default_rng(seed)
+    c = _case(seed, n_users=20, k=max(k, 2), n_items=30)
+    c["k"] = k
+    c["features"] = [[i, g.integers(0, 3, 4).tolist()] for i in range(30)]
+    return c
+
+
+DIV = [_div_case(s, k) for s in range(2) for k in (2, 4, 7)]
+
+
+def test_evidently_diversity_divides_by_the_list_length():
+    """Evidently's Diversity = mean over users of (sum of pairwise cosine distances in the top k) / n, which is
+    rankmeter's per-user diversity * (n - 1) / 2 (docs/metrics.md 11.2)."""
+    out = run_peer("evidently", "evidently_diversity", DIV)
+    for case, o in zip(DIV, out):
+        assert "ok" in o, o
+        k = case["k"]
+        truth, recs, _ = as_inputs(case)
+        feats = {i: np.asarray(v, dtype=float) for i, v in case["features"]}
+        res = rm.evaluate(truth, recs, [f"diversity@{k}"], preset="evidently", empty="zero", item_features=feats)
+        n = np.array([min(len(recs[u]), k) for u in res.users], dtype=float)
+        value = float(np.mean(np.asarray(res.per_user[f"diversity@{k}"]) * (n - 1) / 2))
+        assert value == pytest.approx(o["ok"][f"diversity@{k}"]["mean"], rel=1e-9)

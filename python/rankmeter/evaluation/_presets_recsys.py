@@ -290,8 +290,8 @@ RECSYS_PRESETS: list[dict] = [
             "only rows",
             "FBetaTopK is the F-beta of the mean precision and the mean recall (not a mean of per-user F-beta, "
             "rankmeter's fbeta)",
-            "Diversity, Novelty, Personalization and PopularityBias are read from evidently 0.7.23's code, not run "
-            "by the conformance suite",
+            "Novelty, Personalization and PopularityBias are read from evidently 0.7.23's code, not run by the "
+            "conformance suite (Diversity is: tests/conformance/test_recsys_evidently.py)",
         ),
         "doc": (
             "Evidently 0.7 (legacy/metrics/recsys/*.py behind evidently.metrics): users without a relevant row are "
