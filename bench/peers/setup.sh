@@ -18,7 +18,9 @@ want() { [ $# -eq 0 ] && return 0; for x in "${SELECTED[@]}"; do [ "$x" = "$1" ]
 SELECTED=("$@")
 [ ${#SELECTED[@]} -eq 0 ] && SELECTED=(ranx pytrec_eval ir_measures torch rectools msr evidently recm implicit)
 
-mk() {  # mk NAME pip-args...
+# mk NAME pip-args...: builds the venv; AFTER (a command run with the venv's pip
+# as "$PIP", e.g. a --no-deps install) is run only when NAME was built here.
+mk() {
   local name=$1; shift
   want "$name" || return 0
   if [ "$REUSE" = 1 ] && [ -f "$ROOT/$name/.rankmeter-ok" ] && [ -x "$ROOT/$name/bin/python" ]; then
@@ -29,25 +31,34 @@ mk() {  # mk NAME pip-args...
   rm -rf "$ROOT/$name"
   "$PY" -m venv "$ROOT/$name" || return 1
   "$ROOT/$name/bin/pip" install -q "$@" > "$ROOT/$name.log" 2>&1 \
-    && echo "   ok" || { echo "   FAILED (see $ROOT/$name.log)"; return 1; }
+    || { echo "   FAILED (see $ROOT/$name.log)"; return 1; }
+  if [ -n "${AFTER:-}" ]; then
+    PIP="$ROOT/$name/bin/pip" bash -c "$AFTER" >> "$ROOT/$name.log" 2>&1 \
+      || { echo "   FAILED (see $ROOT/$name.log)"; return 1; }
+  fi
+  echo "   ok"
   touch "$ROOT/$name/.rankmeter-ok"
 }
+STATUS=0
 
-mk ranx        ranx
-mk pytrec_eval pytrec-eval-terrier numpy
+mk ranx        ranx || STATUS=1
+mk pytrec_eval pytrec-eval-terrier numpy || STATUS=1
 # ir_measures with the providers its default pipeline uses for rankmeter's measures
 # (pytrec_eval-terrier comes with it; cwl_eval for RBP; gdeval for ERR needs perl)
-mk ir_measures ir_measures==0.4.3 cwl-eval
-mk torch       torch==2.13.0 torchmetrics
-mk rectools    rectools "numpy<2"
+mk ir_measures ir_measures==0.4.3 cwl-eval || STATUS=1
+# torch 2.13.0 CPU (a wheel on this machine's disk); scikit-learn for its
+# ndcg_score/dcg_score/top_k_accuracy_score (tests/conformance).
+mk torch       torch==2.13.0 torchmetrics scikit-learn || STATUS=1
+mk rectools    rectools "numpy<2" || STATUS=1
 # Microsoft Recommenders: only python_evaluation is used; its full dependency
 # set (tensorflow, lightgbm, ...) is not needed for that module.
-mk msr         "pandas<2.3" "numpy<2" scikit-learn scipy && \
-  "$ROOT/msr/bin/pip" install -q --no-deps recommenders >> "$ROOT/msr.log" 2>&1
-mk evidently   evidently "pandas<3"
+AFTER='"$PIP" install -q --no-deps recommenders' \
+  mk msr       "pandas<2.3" "numpy<2" scikit-learn scipy || STATUS=1
+mk evidently   evidently "pandas<3" || STATUS=1
 # recmetrics pins pandas<2 and matplotlib<3.9; ml_metrics only builds with an
 # old setuptools and no build isolation.
-mk recm        recmetrics "numpy<2" "pandas<2" "matplotlib<3.9" "setuptools<58" wheel && \
-  "$ROOT/recm/bin/pip" install -q --no-build-isolation ml_metrics >> "$ROOT/recm.log" 2>&1
-mk implicit    implicit
+AFTER='"$PIP" install -q --no-build-isolation ml_metrics' \
+  mk recm      recmetrics "numpy<2" "pandas<2" "matplotlib<3.9" "setuptools<58" wheel || STATUS=1
+mk implicit    implicit || STATUS=1
 echo "peers in $ROOT"
+exit $STATUS

@@ -345,8 +345,12 @@ def evidently_peer():
         out = {}
         for m in rep.run(current_data=ds).dict()["metrics"]:
             v = m["value"]
-            key = next(j for j, r in v["rank"].items() if r == K)  # the value at rank K
-            out[names[m["config"]["type"].rsplit(":", 1)[-1]]] = float(v["value"][key])
+            name = names[m["config"]["type"].rsplit(":", 1)[-1]]
+            # Evidently's new API labels NDCG and MRR one rank off: the value of K sits at rank K + 1
+            # (docs/metrics.md section 11.2)
+            at = K + 1 if name in ("ndcg", "mrr") else K
+            key = next(j for j, r in v["rank"].items() if r == at)
+            out[name] = float(v["value"][key])
         return out
 
     return convert, compute

@@ -6,7 +6,7 @@
 (0.9639, 1.0)
 """
 
-from . import datasets, metrics
+from . import datasets, metrics, presets
 from ._aggregate import State
 from ._core import has_openmp
 from ._version import __version__
@@ -54,6 +54,7 @@ __all__ = [
     "Truth",
     "Recs",
     "metrics",
+    "presets",
     "datasets",
     "read_trec_qrels",
     "read_trec_run",

@@ -1,16 +1,21 @@
 """Drop-in replacements for the evaluation calls of other libraries.
 
-Each module keeps the signature, the argument handling and the output of the
-function it replaces, and computes the numbers with rankmeter's fused pass in
-one batched call (``rankmeter.evaluate`` with the matching preset):
+Each module keeps the signature, the argument handling, the output and the
+exception types of the function it replaces, and computes the numbers with
+rankmeter's fused pass in one batched call (``rankmeter.evaluate`` with the
+matching preset):
 
 * :mod:`rankmeter.compat.pytrec_eval` -- ``RelevanceEvaluator(qrels, measures).evaluate(run)``;
 * :mod:`rankmeter.compat.ranx` -- ``evaluate(qrels, run, metrics)``;
-* :mod:`rankmeter.compat.ir_measures` -- ``calc_aggregate(measures, qrels, run)``, ``iter_calc``.
+* :mod:`rankmeter.compat.ir_measures` -- ``calc_aggregate(measures, qrels, run)``, ``iter_calc``;
+* :mod:`rankmeter.compat.ml_metrics` -- ``apk``, ``mapk``;
+* :mod:`rankmeter.compat.recmetrics` -- ``mapk``, ``mark``, ``personalization``, ``novelty``,
+  ``intra_list_similarity``, ``catalog_coverage``, ``prediction_coverage``.
 
 Import the module you need, e.g. ``from rankmeter.compat import pytrec_eval``.
+See docs/metrics.md, "Migrating from ...".
 """
 
 from __future__ import annotations
 
-__all__ = ["ir_measures", "pytrec_eval", "ranx"]
+__all__ = ["ir_measures", "ml_metrics", "pytrec_eval", "ranx", "recmetrics"]

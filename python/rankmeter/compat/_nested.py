@@ -41,8 +41,8 @@ def _codes(t_docs: list, r_docs: list) -> tuple[np.ndarray, np.ndarray]:
     try:
         import pandas as pd
 
-        codes, uniques = pd.factorize(both)  # C hash table: first-appearance codes
-        uniques = list(uniques)
+        codes, found = pd.factorize(both)  # C hash table: first-appearance codes
+        uniques = list(found)
     except ImportError:  # pragma: no cover - pandas is optional
         first: dict = {}
         codes = np.fromiter((first.setdefault(d, len(first)) for d in both), dtype=np.int64, count=both.size)

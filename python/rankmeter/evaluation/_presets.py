@@ -9,15 +9,31 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from ._presets_recsys import RECSYS_PRESETS
+
 __all__ = ["Preset", "PRESETS", "get_preset"]
 
 
 @dataclass(frozen=True)
 class Preset:
+    """One library's conventions.
+
+    ``defaults`` are ``evaluate()`` keyword defaults; ``metric_options(name, k)``
+    gives option defaults of a metric (canonical name) at cutoff ``k``; both
+    yield to anything passed explicitly. ``options`` is the same table as a
+    dict (metric -> option defaults) when the options do not depend on ``k``;
+    ``metrics`` pairs the library's own metric names with the rankmeter metric
+    each equals under the preset; ``unmatched`` lists the cases the preset does
+    not reproduce. ``rankmeter.presets.describe(name)`` prints all of it.
+    """
+
     name: str
     defaults: dict = field(default_factory=dict)  # evaluate() keyword defaults
     metric_options: Callable[[str, Optional[int]], dict] = lambda name, k: {}
     doc: str = ""
+    options: dict = field(default_factory=dict)  # metric -> option defaults (k-independent presets)
+    metrics: tuple = ()  # (the library's metric, the rankmeter metric it equals under the preset)
+    unmatched: tuple = ()  # cases the preset does not reproduce
 
 
 def _trec_eval_options(name: str, k: Optional[int]) -> dict:
@@ -92,6 +108,19 @@ PRESETS: dict[str, Preset] = {
         ),
     ),
 }
+
+
+def _table_preset(name: str, *, options: Optional[dict] = None, **kw) -> Preset:
+    """A preset whose metric option defaults are a fixed table (metric -> options)."""
+    table = {m: dict(o) for m, o in (options or {}).items()}
+
+    def metric_options(metric: str, k: Optional[int]) -> dict:
+        return dict(table.get(metric, {}))
+
+    return Preset(name, metric_options=metric_options, options=table, **kw)
+
+
+PRESETS.update({p["name"]: _table_preset(**p) for p in RECSYS_PRESETS})
 
 
 def get_preset(name: Optional[str]) -> Optional[Preset]:

@@ -1,0 +1,112 @@
+"""Times rankmeter.compat.{ml_metrics,recmetrics} against the originals (venv `recm` of bench/peers/setup.sh).
+
+    python bench/compat_lists.py [--users 100000] [--repeats 3]
+
+Both sides get the same lists of Python lists (10 predictions, 0-5 truth items per user, 5,000 items); the
+originals run in their own venv in a subprocess, timed there; rankmeter.compat here. Prints the medians side by
+side (seconds) and the speed-up. personalization and intra_list_similarity run on fewer users (--pairwise-users):
+the original personalization builds an n x n similarity matrix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(os.environ.get("RANKMETER_PEERS", Path.home() / ".cache" / "rankmeter-peers"))
+
+TIMER = r'''
+import json, random, statistics, sys, time, warnings
+warnings.simplefilter("ignore")
+import numpy as np, pandas as pd
+import ml_metrics, recmetrics
+d = json.load(open(sys.argv[1]))
+a, p, pp, reps = d["actual"], d["pred"], d["pair_pred"], d["repeats"]
+feats = pd.DataFrame(d["features"])
+pop = {int(i): c for i, c in d["pop"].items()}
+calls = {
+    "ml_metrics.mapk": lambda: ml_metrics.mapk(a, p, 10),
+    "recmetrics.mark": lambda: recmetrics.mark(a, p, 10),
+    "recmetrics.novelty": lambda: recmetrics.novelty(p, pop, d["n_train_users"], 10),
+    "recmetrics.prediction_coverage": lambda: recmetrics.prediction_coverage(p, list(range(d["n_items"]))),
+    "recmetrics.catalog_coverage": lambda: (random.seed(1), recmetrics.catalog_coverage(p, list(range(d["n_items"])), 1000))[1],
+    "recmetrics.personalization": lambda: recmetrics.personalization(pp),
+    "recmetrics.intra_list_similarity": lambda: recmetrics.intra_list_similarity(pp, feats),
+}
+out = {}
+for name, f in calls.items():
+    ts = []
+    for _ in range(reps):
+        t = time.perf_counter(); v = f(); ts.append(time.perf_counter() - t)
+    out[name] = {"median": statistics.median(ts), "value": float(v[0] if isinstance(v, tuple) else v)}
+json.dump(out, open(sys.argv[2], "w"))
+'''
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--users", type=int, default=100_000)
+    ap.add_argument("--pairwise-users", type=int, default=5_000)
+    ap.add_argument("--repeats", type=int, default=3)
+    args = ap.parse_args()
+    g = np.random.default_rng(0)
+    n_items = 5000
+    actual = [g.choice(n_items, int(g.integers(0, 6)), replace=False).tolist() for _ in range(args.users)]
+    pred = [g.choice(n_items, 10, replace=False).tolist() for _ in range(args.users)]
+    pair_pred = pred[: args.pairwise_users]
+    features = g.integers(0, 2, (n_items, 16)).tolist()
+    pop = {str(i): int(c) for i, c in enumerate(g.integers(1, 1000, n_items))}
+    data = {"actual": actual, "pred": pred, "pair_pred": pair_pred, "features": features, "pop": pop,
+            "n_train_users": 2000, "n_items": n_items, "repeats": args.repeats}
+    py = ROOT / "recm" / "bin" / "python"
+    with tempfile.TemporaryDirectory() as d:
+        (Path(d) / "in.json").write_text(json.dumps(data))
+        (Path(d) / "t.py").write_text(TIMER)
+        subprocess.run([str(py), str(Path(d) / "t.py"), str(Path(d) / "in.json"), str(Path(d) / "out.json")],
+                       check=True)
+        orig = json.loads((Path(d) / "out.json").read_text())
+
+    import pandas as pd
+
+    from rankmeter.compat import ml_metrics, recmetrics
+
+    feats = pd.DataFrame(features)
+    popd = {int(i): c for i, c in pop.items()}
+    calls = {
+        "ml_metrics.mapk": lambda: ml_metrics.mapk(actual, pred, 10),
+        "recmetrics.mark": lambda: recmetrics.mark(actual, pred, 10),
+        "recmetrics.novelty": lambda: recmetrics.novelty(pred, popd, 2000, 10),
+        "recmetrics.prediction_coverage": lambda: recmetrics.prediction_coverage(pred, list(range(n_items))),
+        "recmetrics.catalog_coverage": lambda: (random.seed(1),
+                                                recmetrics.catalog_coverage(pred, list(range(n_items)), 1000))[1],
+        "recmetrics.personalization": lambda: recmetrics.personalization(pair_pred),
+        "recmetrics.intra_list_similarity": lambda: recmetrics.intra_list_similarity(pair_pred, feats),
+    }
+    print(f"{'function':36s} {'users':>8s} {'original s':>11s} {'rankmeter s':>12s} {'speed-up':>9s}  same value")
+    for name, f in calls.items():
+        ts = []
+        for _ in range(args.repeats):
+            t = time.perf_counter()
+            v = f()
+            ts.append(time.perf_counter() - t)
+        v = float(v[0] if isinstance(v, tuple) else v)
+        mine, theirs = statistics.median(ts), orig[name]["median"]
+        users = args.pairwise_users if name in ("recmetrics.personalization",
+                                                "recmetrics.intra_list_similarity") else args.users
+        same = abs(v - orig[name]["value"]) <= 1e-12 * max(1.0, abs(v))
+        print(f"{name:36s} {users:8d} {theirs:11.4f} {mine:12.4f} {theirs / mine:8.1f}x  {same}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""Drop-in ``apk``/``mapk`` of ml_metrics 0.1.4 (benhamner/Metrics, the PyPI release), batched.
+
+Before::
+
+    from ml_metrics import mapk
+    score = mapk(actual, predicted, k=10)
+
+After::
+
+    from rankmeter.compat.ml_metrics import mapk
+    score = mapk(actual, predicted, k=10)
+
+Convention (ml_metrics 0.1.4 ``average_precision.py``): the predictions are
+cut at ``k``; a prediction counts when it is in ``actual`` and not repeated
+earlier in the list (a repeat keeps its position); the sum of precision at
+each counted hit is divided by ``min(len(actual), k)`` (repeats in ``actual``
+counted); an empty (falsy) ``actual`` scores **1.0** (the 0.1.4 release; the
+GitHub source later changed it to 0.0). ``mapk`` is ``np.mean`` of the
+per-user values over ``zip(actual, predicted)``. That is rankmeter's
+``ap(denominator=min_relevant_k)@k`` with ``empty="one"``.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Sequence
+
+import numpy as np
+
+from ._lists import _Fallback, batch, check_k
+
+__all__ = ["apk", "mapk"]
+
+
+def _apk_one(actual: Any, predicted: Any, k: Any) -> float:
+    """The original's semantics for one user (used for k outside positive integers, where it slices and divides
+    by whatever k is)."""
+    if len(predicted) > k:
+        predicted = predicted[:k]
+    score, hits = 0.0, 0.0
+    for i, p in enumerate(predicted):
+        if p in actual and p not in predicted[:i]:
+            hits += 1.0
+            score += hits / (i + 1.0)
+    if not actual:
+        return 1.0
+    return score / min(len(actual), k)
+
+
+def _values(actual: Sequence[Any], predicted: Sequence[Any], k: Any) -> np.ndarray:
+    try:
+        check_k(k)
+    except _Fallback:
+        return np.array([_apk_one(a, p, k) for a, p in zip(actual, predicted)], dtype=np.float64)
+    b = batch(actual, predicted, k, [f"ap(denominator=min_relevant_k)@{k}"])
+    v = b.per_user(f"ap(denominator=min_relevant_k)@{k}")
+    rep = b.len_actual != b.n_relevant  # repeats in actual: ml_metrics divides by min(len(actual), k)
+    if rep.any():
+        v[rep] = v[rep] * np.minimum(b.n_relevant[rep], k) / np.minimum(b.len_actual[rep], k)
+    # `if not actual: return 1.0`, evaluated on the object itself (as the original does)
+    empty = np.fromiter(map(operator.not_, actual[: b.n]), dtype=bool, count=b.n)
+    v[empty] = 1.0
+    return v
+
+
+def apk(actual: Any, predicted: Any, k: Any = 10) -> float:
+    """Average precision at k of one list: ``sum_{hits j<=k} P@j / min(len(actual), k)``; 1.0 for an empty actual."""
+    return float(_values([actual], [predicted], k)[0])
+
+
+def mapk(actual: Sequence[Any], predicted: Sequence[Any], k: Any = 10) -> Any:
+    """Mean of ``apk`` over ``zip(actual, predicted)`` (``np.mean``: NaN with a RuntimeWarning when empty)."""
+    return np.mean(_values(actual, predicted, k))

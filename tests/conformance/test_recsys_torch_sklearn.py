@@ -1,0 +1,101 @@
+"""preset="torchmetrics" and preset="sklearn" against torchmetrics and scikit-learn (venv `torch`).
+
+The documents of a query are its list (recs, ranked by score) and their grades its truth, so every truth item is
+listed. Distinct scores: run with ties="input" (explicit), since the preset's ties="average" comes from the metrics
+branch; tied scores: the preset's own ties="average", expected to fail until that lands.
+torchmetrics computes in float32: compared at relative 2e-6 (its precision), absolute 1e-7.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from recsys_helpers import as_inputs, check, random_case, run_peer
+
+import rankmeter as rm
+
+SHAPES = [dict(n_users=30, k=5), dict(n_users=20, k=20, max_len=8), dict(n_users=40, k=1),
+          dict(n_users=20, k=3, string_ids=True), dict(n_users=20, k=10, huge_ids=True)]
+DISTINCT = [random_case(s, all_listed=True, **sh) for s in range(3) for sh in SHAPES]
+TIED = [random_case(100 + s, all_listed=True, ties=True, **sh) for s in range(2) for sh in SHAPES[:2]]
+# every grade zero for one user, a one-document query
+EDGE = [{"truth": [[1, 10, 0], [1, 11, 0], [2, 12, 2], [2, 13, 0]],
+         "recs": [[1, 10, 1, 0.9], [1, 11, 2, 0.8], [2, 13, 1, 0.9], [2, 12, 2, 0.7]], "k": 4}]
+TORCH_TOL = dict(rel=2e-6, abs_=1e-7)
+
+
+@pytest.fixture(scope="module")
+def torch_out():
+    return run_peer("torch", "torchmetrics", DISTINCT + EDGE + TIED)
+
+
+@pytest.fixture(scope="module")
+def sk_out():
+    # scikit-learn's ndcg_score refuses one-document rows: the shapes above always list >= 2 documents
+    return run_peer("torch", "sklearn", DISTINCT + EDGE + TIED)
+
+
+def _eval(case, names, preset, **kw):
+    truth, recs, _ = as_inputs(case, scored=True)
+    return rm.evaluate(truth, recs, names, preset=preset, **kw)
+
+
+@pytest.mark.parametrize("n", range(len(DISTINCT) + len(EDGE)))
+def test_torchmetrics_preset_distinct_scores(torch_out, n):
+    out = torch_out[n]["ok"]
+    res = _eval((DISTINCT + EDGE)[n], list(out), "torchmetrics", ties="input")
+    for name, values in out.items():
+        check(res, name, values, **TORCH_TOL, tag="torchmetrics")
+
+
+@pytest.mark.parametrize("n", range(len(DISTINCT) + len(EDGE)))
+def test_sklearn_preset_distinct_scores(sk_out, n):
+    out = sk_out[n]["ok"]
+    res = _eval((DISTINCT + EDGE)[n], list(out), "sklearn", ties="input")
+    for name, values in out.items():
+        check(res, name, values, tag="sklearn")
+
+
+@pytest.mark.parametrize("n", range(len(TIED)))
+def test_torchmetrics_preset_tied_ndcg(torch_out, n):
+    out = torch_out[len(DISTINCT) + len(EDGE) + n]["ok"]
+    names = [m for m in out if m.startswith("ndcg")]
+    res = _eval(TIED[n], names, "torchmetrics")
+    for name in names:
+        check(res, name, out[name], **TORCH_TOL)
+
+
+@pytest.mark.parametrize("n", range(len(TIED)))
+def test_sklearn_preset_tied_ndcg(sk_out, n):
+    out = sk_out[len(DISTINCT) + len(EDGE) + n]["ok"]
+    res = _eval(TIED[n], list(out), "sklearn")
+    for name, values in out.items():
+        check(res, name, values)
+
+
+def test_torchmetrics_preset_defaults():
+    pre = rm.evaluation.get_preset("torchmetrics")
+    assert pre.defaults["ties"] == "average" and pre.defaults["empty"] == "zero"
+    assert str(rm.metrics.parse("map@5", pre.metric_options)) == "ap(denominator=hits)@5"
+
+
+def _topk_case(seed, n=40, classes=6, k=2):
+    g = np.random.default_rng(seed)
+    scores = np.round(g.random((n, classes)) * 4) / 4  # many ties
+    labels = g.integers(0, classes, n)
+    labels[:classes] = np.arange(classes)  # every class present (top_k_accuracy_score infers them otherwise)
+    return {"labels": labels.tolist(), "scores": scores.tolist(), "k": k}
+
+
+TOPK = [_topk_case(s, k=k) for s in range(2) for k in (1, 2, 4)]
+
+
+def test_sklearn_top_k_accuracy_is_hit_rate_with_item_desc_ties():
+    out = run_peer("torch", "sklearn_topk", TOPK)
+    for case, o in zip(TOPK, out):
+        o = o["ok"]
+        truth = {u: {int(c): 1} for u, c in enumerate(case["labels"])}
+        recs = {u: {c: s for c, s in enumerate(row)} for u, row in enumerate(case["scores"])}
+        res = rm.evaluate(truth, recs, list(o), preset="sklearn", ties="item_desc")
+        for name, values in o.items():
+            check(res, name, values, tag="sklearn")
