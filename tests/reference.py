@@ -371,8 +371,9 @@ def metric_value(text, ranked, truth, min_relevance):
 # inputs
 # ---------------------------------------------------------------------------
 
-def normalize_truth(truth):
-    """-> list of (user, {item: grade}) in truth order."""
+def normalize_truth(truth, only=None):
+    """-> list of (user, {item: grade}) in truth order; with ``only`` (a set of users), the
+    other users are left out before their rows are read (missing="skip" never reads them)."""
     if isinstance(truth, dict):
         pairs = list(truth.items())
     elif isinstance(truth, (list, tuple)):
@@ -381,6 +382,8 @@ def normalize_truth(truth):
         raise TypeError("reference: unsupported truth form %r" % (type(truth),))
     out = []
     for user, items in pairs:
+        if only is not None and user not in only:
+            continue
         if isinstance(items, dict):
             grades = {item: float(g) for item, g in items.items()}
         else:
@@ -489,12 +492,12 @@ def reference_evaluate(truth, recs, metrics, empty="skip", duplicates="error", t
         raise ValueError("max_items must be >= 1")
     parsed = {m: parse_metric(m) for m in metrics}
 
-    truth_rows = normalize_truth(truth)
     recs_lists = normalize_recs(recs, ties)
-    all_truth_users = {u for u, _ in truth_rows}
-    n_without_recs = sum(1 for u, _ in truth_rows if u not in recs_lists)
-    if missing == "skip":  # only the users on both sides (trec_eval without -c)
-        truth_rows = [(u, g) for u, g in truth_rows if u in recs_lists]
+    all_rows = list(truth.items()) if isinstance(truth, dict) else list(enumerate(truth))
+    all_truth_users = {u for u, _ in all_rows}
+    n_without_recs = sum(1 for u, _ in all_rows if u not in recs_lists)
+    # missing="skip": only the users on both sides (trec_eval without -c)
+    truth_rows = normalize_truth(truth, only=set(recs_lists) if missing == "skip" else None)
     truth_users = [u for u, _ in truth_rows]
 
     depth = read_depth(metrics, whole_lists)
