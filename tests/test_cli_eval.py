@@ -45,11 +45,27 @@ def test_cli_reproduces_trec_eval_byte_for_byte(file, capsys, monkeypatch):
     ours = out.splitlines(keepends=True)
     printed = {line.split("\t")[0].strip() for line in ours}
     expected = [
-        line for line in (directory / file).read_text().splitlines(keepends=True) if line.split("\t")[0].strip() in printed
+        line
+        for line in (directory / file).read_text().splitlines(keepends=True)
+        if line.split("\t")[0].strip() in printed
     ]
     # every measure the conformance test compares is printed here (and runid, num_q, num_ret, num_rel)
-    for name in ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "P_10", "ndcg", "ndcg_cut_10",
-                 "map_cut_100", "recall_100", "recip_rank", "success_10", "Rprec"):
+    for name in (
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "map",
+        "P_10",
+        "ndcg",
+        "ndcg_cut_10",
+        "map_cut_100",
+        "recall_100",
+        "recip_rank",
+        "success_10",
+        "Rprec",
+    ):
         assert name in printed
     assert len(ours) == len(expected) == 186
     assert "".join(ours) == "".join(expected)
@@ -66,8 +82,11 @@ def test_cli_all_only_and_trec_spellings(capsys, monkeypatch):
         if line.split("\t")[0].strip() in {"P_10", "ndcg_cut_10", "ndcg_cut_20", "map_cut_100"}
     ]
     aq = (directory / "out.test.aq").read_text().splitlines(keepends=True)
-    want = [line for line in aq if "\tall\t" in line and line.split("\t")[0].strip() in
-            {"P_10", "ndcg_cut_10", "ndcg_cut_20", "map_cut_100"}]
+    want = [
+        line
+        for line in aq
+        if "\tall\t" in line and line.split("\t")[0].strip() in {"P_10", "ndcg_cut_10", "ndcg_cut_20", "map_cut_100"}
+    ]
     assert out.splitlines(keepends=True) == want
     assert all(line in want for line in expected)
 
@@ -130,7 +149,9 @@ def test_parquet_and_csv_inputs_give_the_trec_numbers(tmp_path, capsys):
     pq.write_table(t, tmp_path / "t.parquet")
     pacsv.write_csv(r, tmp_path / "r.csv")
     _, want, _ = _run(capsys, ["eval", str(qrels), str(run), "-m", "ndcg@2", "P_1", "-q"])
-    code, got, err = _run(capsys, ["eval", str(tmp_path / "t.parquet"), str(tmp_path / "r.csv"), "-m", "ndcg@2", "P_1", "-q"])
+    code, got, err = _run(
+        capsys, ["eval", str(tmp_path / "t.parquet"), str(tmp_path / "r.csv"), "-m", "ndcg@2", "P_1", "-q"]
+    )
     assert code == 0, err
     assert got == want
 
@@ -182,3 +203,41 @@ def test_metrics_table(capsys):
     for name in rm.metrics.SPECS:
         assert any(line.split()[:1] == [name] for line in lines), name
     assert "presets:" in out and "trec_eval:" in out and "empty='skip'" in out
+
+
+def test_stream_flag_gives_the_in_memory_output(tmp_path, capsys):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(4)
+    users = np.repeat(np.arange(30), 8)
+    r = pa.table({"user_id": users, "item_id": rng.integers(0, 40, users.size), "score": rng.random(users.size)})
+    t = pa.table(
+        {
+            "user_id": np.arange(35).repeat(3),
+            "item_id": np.tile([1, 7, 20], 35) + np.arange(35).repeat(3) % 5,
+            "relevance": np.ones(105),
+        }
+    )
+    pq.write_table(r, tmp_path / "r.parquet", row_group_size=5)
+    pq.write_table(t, tmp_path / "t.parquet")
+    base = [
+        "eval",
+        str(tmp_path / "t.parquet"),
+        str(tmp_path / "r.parquet"),
+        "--duplicates",
+        "first",
+        "-m",
+        "map,P.5,10,ndcg,ndcg_cut.10,num_q,runid,num_rel,num_rel_ret,recip_rank,Rprec,success.1,recall.5",
+    ]
+    for extra in (["-q"], ["-q", "-c"], ["--format", "json", "-q"]):
+        _, want, err = _run(capsys, [*base, *extra, "-m", "num_ret"])
+        assert "num_ret" in want, err
+        want = "".join(line for line in want.splitlines(keepends=True) if not line.startswith("num_ret "))
+        if extra[0] == "--format":
+            continue
+        code, got, err = _run(capsys, [*base, *extra, "--stream", "--batch-rows", "3", "--no-progress"])
+        assert code == 0, err
+        assert got == want
+    code, _, err = _run(capsys, [*base, "--stream", "-m", "num_ret"])
+    assert code == 2 and "num_ret" in err

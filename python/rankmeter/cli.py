@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import difflib
 import gzip
@@ -254,7 +255,7 @@ def parse_measures(texts: Sequence[str], preset: Optional[str]) -> list[Measure]
                 continue
             if part in TREC_SETS:
                 for name in TREC_SETS[part]:
-                    tokens.extend((name, k) for k in TREC_DEFAULT_CUTOFFS.get(name, (None,)))  # type: ignore[misc]
+                    tokens.extend((name, k) for k in TREC_DEFAULT_CUTOFFS.get(name, (None,)))
                 prev = None
                 continue
             m = _TREC_FORM.match(part)
@@ -337,7 +338,7 @@ def _run_id(path: str, fallback: str) -> str:
     if input_kind(path) != "trec":
         return fallback
     opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as f:  # type: ignore[operator]
+    with opener(path, "rb") as f:
         for raw in f:
             fields = raw.split()
             if fields:
@@ -362,7 +363,7 @@ def load_input(path: str, what: str, columns: dict):
     if kind == "csv":
         from .stream import read_csv_table
 
-        return read_csv_table(path, what)
+        return read_csv_table(path, what, columns.get("user_col"), columns.get("item_col"))
     if kind == "trec":
         return read_trec_qrels(path) if what == "truth" else read_trec_run(path)
     return path
@@ -447,14 +448,13 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: dict, arg
         state, meta = res.state, res.meta
         users, values = np.asarray(res.users), {}
         for k in keys:
-            try:
+            with contextlib.suppress(KeyError, ValueError, TypeError):  # catalog-level: no per-user values
                 values[k] = np.asarray(res.per_user[k], dtype=np.float64)
-            except (KeyError, ValueError, TypeError):  # catalog-level metrics have no per-user values
-                pass
         if any(m.special == "num_ret" for m in measures):
             got = _recs_lengths(recs) if not isinstance(recs, str) else None
             if got is None:
-                got = _recs_lengths(Recs.from_parquet(path, **columns))
+                rcols = {k: v for k, v in columns.items() if k != "relevance_col" and v is not None}
+                got = _recs_lengths(Recs.from_parquet(path, **rcols))
             assert got is not None
             lengths = _lookup(got[0], got[1], users)
             if opts.get("max_items"):
@@ -490,7 +490,7 @@ def _fmt_value(v: Any, integer: bool) -> str:
     if isinstance(v, str):
         return v
     if integer and v == v:
-        return str(int(round(float(v))))
+        return str(round(float(v)))
     return f"{float(v):.4f}"
 
 
@@ -534,7 +534,7 @@ def format_other(runs: list[RunOutput], measures: list[Measure], fmt: str, per_q
                     [run.name, str(u)] + [_cell(run.per_user[k][i]) if k in run.per_user else "" for k in labels]
                 )
         rows.append([run.name, "all"] + [_cell(run.all[k]) for k in labels])
-    header = ["run", "query"] + labels
+    header = ["run", "query", *labels]
     if fmt == "csv":
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
