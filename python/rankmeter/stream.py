@@ -146,9 +146,18 @@ def _table_batches(path: str, kind: str, batch_rows: int, columns: dict) -> tupl
 
 def _last_run_start(users: np.ndarray) -> int:
     """Index where the trailing run of the last user's rows starts."""
-    last = users[-1]
-    other = np.flatnonzero(users != last)
-    return int(other[-1]) + 1 if other.size else 0
+    differs = users[::-1] != users[-1]
+    at = int(np.argmax(differs))
+    return len(users) - at if differs[at] else 0
+
+
+def _distinct_users(users: np.ndarray) -> np.ndarray:
+    """The distinct users of a batch: one per run of equal ids, then made unique (cheap: one per user)."""
+    if not len(users):
+        return users
+    starts = np.flatnonzero(users[1:] != users[:-1]) + 1
+    runs = users[np.concatenate(([0], starts))]
+    return np.unique(runs)
 
 
 def _id_array(col: Any) -> np.ndarray:
@@ -556,7 +565,7 @@ def evaluate_stream(
             if isinstance(batch, Recs):
                 batch_users = np.asarray(batch.users)
             else:
-                batch_users = np.unique(_id_array(batch.column(names["user_col"])))
+                batch_users = _distinct_users(_id_array(batch.column(names["user_col"])))
             rows = index.rows(batch_users)
             again = rows[index.seen[rows]]
             if again.size:
