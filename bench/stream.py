@@ -6,7 +6,9 @@ generates (once; reused when present) ``recs/part-*.parquet`` (user_id, item_id,
 and ``truth/part-*.parquet`` (user_id, item_id, relevance: the W1 truth of the same users), then runs,
 each in a fresh child process so that its peak RSS is its own:
 
-* ``scan``: one plain ``pyarrow.dataset`` scan of the recs columns (``to_batches``, the same batch size);
+* ``scan_default``: one plain ``pyarrow.dataset`` scan of the recs columns (``to_batches``, the same
+  batch size, pyarrow's default readahead), and ``scan``: the same with the readahead evaluate_stream
+  uses (2 batches, 1 file: pyarrow's default holds GBs of decoded rows);
 * ``stream``: ``rankmeter.evaluate_stream(truth dir, recs dir, METRICS, batch_rows=...)``;
 * ``check``: on the first file pair (a subset that fits in memory), ``rankmeter.evaluate`` in memory and
   ``evaluate_stream`` (batch_rows 1,000,000 and 77,777), whose means must be bit-identical.
@@ -69,11 +71,13 @@ def child(phase: str, directory: str, batch_rows: int) -> None:
 
     recs, truth = os.path.join(directory, "recs"), os.path.join(directory, "truth")
     out: dict = {"phase": phase}
-    if phase == "scan":
+    if phase in ("scan", "scan_default"):
+        # "scan": the reader settings evaluate_stream uses (little readahead); "scan_default": pyarrow's defaults
+        kw = {} if phase == "scan_default" else dict(batch_readahead=2, fragment_readahead=1)
         t0 = time.perf_counter()
         rows = 0
         for batch in ds.dataset(recs, format="parquet").to_batches(
-            columns=["user_id", "item_id", "rank"], batch_size=batch_rows
+            columns=["user_id", "item_id", "rank"], batch_size=batch_rows, **kw
         ):
             rows += batch.num_rows
         out.update(seconds=time.perf_counter() - t0, rows=rows)
@@ -121,18 +125,22 @@ def main() -> None:
           f"(batch_rows -> same): {check['bit_identical']}; peak RSS of that child {check['peak_rss_mib']:,.0f} MiB")
     import statistics
 
-    scans, streams = [], []
-    for _ in range(args.repeats):  # interleaved, so that both see the same page cache and machine load
+    scans, defaults, streams = [], [], []
+    for _ in range(args.repeats):  # interleaved, so that all see the same page cache and machine load
         scans.append(run("scan"))
+        defaults.append(run("scan_default"))
         streams.append(run("stream"))
+    default_s = statistics.median(r["seconds"] for r in defaults)
     scan_s = statistics.median(r["seconds"] for r in scans)
     stream_s = statistics.median(r["seconds"] for r in streams)
     rows = streams[0]["rows"]
-    print(f"pyarrow.dataset scan:      {scan_s:8.1f} s  {rows / scan_s:14,.0f} rows/s  "
+    print(f"pyarrow.dataset scan, default readahead: {default_s:8.1f} s  {rows / default_s:14,.0f} rows/s  "
+          f"peak RSS {max(r['peak_rss_mib'] for r in defaults):,.0f} MiB")
+    print(f"pyarrow.dataset scan, stream's readahead:{scan_s:8.1f} s  {rows / scan_s:14,.0f} rows/s  "
           f"peak RSS {max(r['peak_rss_mib'] for r in scans):,.0f} MiB")
-    print(f"rankmeter.evaluate_stream: {stream_s:8.1f} s  {rows / stream_s:14,.0f} rows/s  "
+    print(f"rankmeter.evaluate_stream:               {stream_s:8.1f} s  {rows / stream_s:14,.0f} rows/s  "
           f"peak RSS {max(r['peak_rss_mib'] for r in streams):,.0f} MiB  ({len(METRICS)} metrics)")
-    print(f"stream / scan: {stream_s / scan_s:.2f}x   (medians of {args.repeats}; batch_rows {args.batch_rows:,})")
+    print(f"stream / scan: {stream_s / scan_s:.2f}x (same readahead), {stream_s / default_s:.2f}x (default)   (medians of {args.repeats}; batch_rows {args.batch_rows:,})")
     print("meta:", streams[0]["meta"])
     print("means:", json.dumps(streams[0]["means"]))
 

@@ -225,3 +225,16 @@ def test_progress_on_a_terminal_and_not_on_a_pipe():
     assert "done 1" in out and err == ""
     proc = subprocess.run([sys.executable, "-c", _PROGRESS_SCRIPT, "auto"], capture_output=True, text=True)
     assert proc.returncode == 0 and "done 1" in proc.stdout and proc.stderr == ""  # a pipe: silent
+
+
+def test_csv_paths_in_the_in_memory_api(tmp_path):
+    truth, recs = _data(seed=8, string_ids=True)
+    pacsv.write_csv(truth.rename_columns(["u", "i", "relevance"]), tmp_path / "t.csv")
+    pacsv.write_csv(recs.rename_columns(["u", "i", "rank", "score"]), tmp_path / "r.tsv", pacsv.WriteOptions(delimiter="\t"))
+    want = rm.evaluate(truth, recs.rename_columns(["user_id", "item_id", "rank", "score"]), METRICS[:6])
+    got = rm.evaluate(str(tmp_path / "t.csv"), str(tmp_path / "r.tsv"), METRICS[:6], user_col="u", item_col="i")
+    assert all(got[m] == want[m] for m in METRICS[:6])
+    streamed = rm.evaluate_stream(
+        str(tmp_path / "t.csv"), str(tmp_path / "r.tsv"), METRICS[:6], user_col="u", item_col="i", batch_rows=3
+    )
+    _same(streamed, want, METRICS[:6])

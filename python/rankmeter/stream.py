@@ -32,11 +32,14 @@ import numpy as np
 from ._aggregate import Means, State
 from .evaluation import PRESETS, evaluate
 from .inputs import Recs, Truth
+from .inputs._frame import csv_options as _csv_options
+from .inputs._frame import read_csv as read_csv_table
 
 __all__ = ["evaluate_stream", "StreamResult", "read_csv_table"]
 
 _MERGE_EVERY = 64  # states held before they are merged into one
 _TREC_CHUNK = 64 << 20  # bytes of a TREC run read at once (before carry-over)
+_BATCH_READAHEAD = 2  # record batches pyarrow.dataset decodes ahead of the one being evaluated
 
 
 @dataclass
@@ -76,36 +79,9 @@ def _kind(path: str) -> str:
     return "trec"
 
 
-def _csv_options(path: str, block_rows: Optional[int] = None, id_cols: tuple = ("user_id", "item_id")):
-    """pyarrow.csv options: comma (tab for .tsv), id columns read as text (ids stay strings, as in TREC files)."""
-    import pyarrow as pa
-    import pyarrow.csv as pacsv
-
-    delimiter = "\t" if path.lower().endswith((".tsv", ".tsv.gz")) else ","
-    block = 1 << 20 if block_rows is None else max(1 << 16, min(block_rows * 32, 1 << 28))
-    convert = pacsv.ConvertOptions(column_types={c: pa.string() for c in id_cols})
-    return pacsv.ReadOptions(block_size=block), pacsv.ParseOptions(delimiter=delimiter), convert
-
-
 def _arrow_error(path: str, e: Exception) -> ValueError:
     msg = " ".join(str(e).split())
     return ValueError(f"{path}: {msg}")
-
-
-def read_csv_table(path: str, what: str = "recs", user_col: Optional[str] = None, item_col: Optional[str] = None):
-    """A whole CSV (or .tsv, optionally gzipped) file as a pyarrow Table, errors as one-line ValueErrors.
-
-    The user and item columns are read as text: ids stay strings, as in TREC files."""
-    try:
-        import pyarrow as pa
-        import pyarrow.csv as pacsv
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise ImportError("reading CSV needs pyarrow: pip install pyarrow") from None
-    read, parse, convert = _csv_options(path, None, (user_col or "user_id", item_col or "item_id"))
-    try:
-        return pacsv.read_csv(path, read_options=read, parse_options=parse, convert_options=convert)
-    except pa.ArrowInvalid as e:
-        raise _arrow_error(path, e) from None
 
 
 def _table_batches(path: str, kind: str, batch_rows: int, columns: dict) -> tuple[Iterator[Any], Optional[int], str]:
@@ -125,7 +101,13 @@ def _table_batches(path: str, kind: str, batch_rows: int, columns: dict) -> tupl
 
         def gen() -> Iterator[Any]:
             try:
-                yield from dataset.to_batches(columns=wanted or None, batch_size=batch_rows)
+                # little readahead: pyarrow's defaults (16 batches x 4 files) hold GBs of decoded rows
+                yield from dataset.to_batches(
+                    columns=wanted or None,
+                    batch_size=batch_rows,
+                    batch_readahead=_BATCH_READAHEAD,
+                    fragment_readahead=1,
+                )
             except (pa.ArrowInvalid, OSError) as e:
                 raise _arrow_error(path, e) from None
 

@@ -23,7 +23,17 @@ from .. import _core
 from ._arrays import check_scores
 from ._ids import as_id_array, factorize
 
-__all__ = ["is_frame", "is_ranked_table", "frame_to_truth", "frame_to_recs", "read_parquet", "is_table_path"]
+__all__ = [
+    "is_frame",
+    "is_ranked_table",
+    "frame_to_truth",
+    "frame_to_recs",
+    "read_parquet",
+    "is_table_path",
+    "is_csv_path",
+    "read_csv",
+    "csv_options",
+]
 
 DEFAULTS = {
     "user_col": "user_id",
@@ -61,6 +71,39 @@ def is_table_path(x: Any) -> bool:
         return False
     p = os.fspath(x)
     return p.endswith(".parquet") or os.path.isdir(p)
+
+
+def is_csv_path(x: Any) -> bool:
+    """A ``.csv`` / ``.tsv`` path (optionally ``.gz``): read with pyarrow.csv."""
+    return isinstance(x, (str, os.PathLike)) and os.fspath(x).lower().endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz"))
+
+
+def csv_options(path: str, block_rows: Optional[int] = None, id_cols: tuple = ("user_id", "item_id")):
+    """pyarrow.csv (read, parse, convert) options: comma (tab for .tsv), the id columns read as text
+    (ids stay strings, as in TREC files), blocks of about ``block_rows`` rows when streaming."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    delimiter = "\t" if path.lower().endswith((".tsv", ".tsv.gz")) else ","
+    block = 1 << 20 if block_rows is None else max(1 << 16, min(block_rows * 32, 1 << 28))
+    convert = pacsv.ConvertOptions(column_types={c: pa.string() for c in id_cols})
+    return pacsv.ReadOptions(block_size=block), pacsv.ParseOptions(delimiter=delimiter), convert
+
+
+def read_csv(path: Any, what: str = "recs", user_col: Optional[str] = None, item_col: Optional[str] = None):
+    """A whole CSV/TSV file (optionally gzipped) as a pyarrow Table; malformed files are one-line ValueErrors
+    naming the file. The user and item columns are read as text: ids stay strings, as in TREC files."""
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError("reading CSV needs pyarrow: pip install pyarrow") from None
+    path = os.fspath(path)
+    read, parse, convert = csv_options(path, None, (user_col or "user_id", item_col or "item_id"))
+    try:
+        return pacsv.read_csv(path, read_options=read, parse_options=parse, convert_options=convert)
+    except pa.ArrowInvalid as e:
+        raise ValueError(f"`{what}` {path}: {' '.join(str(e).split())}") from None
 
 
 def read_parquet(path: Any):
