@@ -230,7 +230,9 @@ def test_progress_on_a_terminal_and_not_on_a_pipe():
 def test_csv_paths_in_the_in_memory_api(tmp_path):
     truth, recs = _data(seed=8, string_ids=True)
     pacsv.write_csv(truth.rename_columns(["u", "i", "relevance"]), tmp_path / "t.csv")
-    pacsv.write_csv(recs.rename_columns(["u", "i", "rank", "score"]), tmp_path / "r.tsv", pacsv.WriteOptions(delimiter="\t"))
+    pacsv.write_csv(
+        recs.rename_columns(["u", "i", "rank", "score"]), tmp_path / "r.tsv", pacsv.WriteOptions(delimiter="\t")
+    )
     want = rm.evaluate(truth, recs.rename_columns(["user_id", "item_id", "rank", "score"]), METRICS[:6])
     got = rm.evaluate(str(tmp_path / "t.csv"), str(tmp_path / "r.tsv"), METRICS[:6], user_col="u", item_col="i")
     assert all(got[m] == want[m] for m in METRICS[:6])
@@ -238,3 +240,11 @@ def test_csv_paths_in_the_in_memory_api(tmp_path):
         str(tmp_path / "t.csv"), str(tmp_path / "r.tsv"), METRICS[:6], user_col="u", item_col="i", batch_rows=3
     )
     _same(streamed, want, METRICS[:6])
+
+
+def test_id_kinds_that_cannot_match_are_an_error_and_a_metric_object_works(tmp_path):
+    t = pa.table({"user_id": [1, 2], "item_id": [10, 20], "rank": [1, 1]})
+    with pytest.raises(ValueError, match="different kinds"):
+        rm.evaluate_stream({"1": {10: 1}}, [t], ["hits"], progress=False)
+    got = rm.evaluate_stream({1: {10: 1}}, [t], rm.metrics.NDCG(k=1), progress=False)
+    assert got["ndcg@1"] == 1.0

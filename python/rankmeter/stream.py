@@ -34,6 +34,7 @@ from .evaluation import PRESETS, evaluate
 from .inputs import Recs, Truth
 from .inputs._frame import csv_options as _csv_options
 from .inputs._frame import read_csv as read_csv_table
+from .metrics import Metric
 
 __all__ = ["evaluate_stream", "StreamResult", "read_csv_table"]
 
@@ -242,6 +243,10 @@ def _parse_trec_chunks(path: str) -> Iterator[tuple[Recs, int]]:
 
 
 # ----------------------------------------------------------------- truth lookup
+def _plain(v: Any) -> Any:
+    return v.item() if isinstance(v, np.generic) else v
+
+
 class _TruthIndex:
     """The truth, loaded once, with a sorted index of its users: the rows of a batch's users, vectorised."""
 
@@ -259,14 +264,14 @@ class _TruthIndex:
         """Truth rows of the batch's (distinct) users that have a truth."""
         if not len(self.sorted) or not len(batch_users):
             return np.zeros(0, dtype=np.int64)
-        if self.str_ids:
-            if batch_users.dtype.kind in "iu":
-                return np.zeros(0, dtype=np.int64)  # str truth ids never match int recs ids
-            q = batch_users.astype(str)
-        else:
-            if batch_users.dtype.kind not in "iu":
-                return np.zeros(0, dtype=np.int64)
-            q = batch_users.astype(np.int64)
+        if self.str_ids != (batch_users.dtype.kind not in "iu"):
+            t_kind, r_kind = ("str", "int") if self.str_ids else ("int", "str")
+            raise ValueError(
+                f"`truth` and `recs` user ids are of different kinds, so none can match: `truth` has {t_kind} user "
+                f"ids, e.g. {_plain(self.users[0])!r}, but `recs` has {r_kind} user ids, e.g. "
+                f"{_plain(batch_users[0])!r}; convert one side (CSV ids are read as text)"
+            )
+        q = batch_users.astype(str) if self.str_ids else batch_users.astype(np.int64)
         pos = np.searchsorted(self.sorted, q)
         pos = np.minimum(pos, len(self.sorted) - 1)
         found = self.sorted[pos] == q
@@ -510,7 +515,7 @@ def evaluate_stream(
         min_relevance=min_relevance,
         max_items=max_items,
     )
-    metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
+    metric_list = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
     t0 = time.perf_counter()
     index = _TruthIndex(_load_truth(truth, columns))
 
