@@ -18,6 +18,7 @@ the C++ core is exercised but not instrumented (atheris' libFuzzer drives Python
 from __future__ import annotations
 
 import io
+import os
 import sys
 
 import atheris
@@ -50,7 +51,9 @@ def trec(data: bytes) -> None:
         q_users, q_indptr, q_docs, grades = _parse_data(data, "fuzz", 4, 4, 3, _QRELS, "grade")
         truth = rm.Truth(q_indptr, q_docs, grades, q_users)
     except OK:
-        truth = rm.Truth(np.array([0, 1]), np.array(["a"], dtype=object), np.array([1.0]), np.array(["1"], dtype=object))
+        truth = rm.Truth(
+            np.array([0, 1]), np.array(["a"], dtype=object), np.array([1.0]), np.array(["1"], dtype=object)
+        )
     end = data.rfind(b"\n") + 1
     if end:
         cut = _trec_last_query_start(data, end)
@@ -85,14 +88,26 @@ def csv(data: bytes) -> None:
     _table_then_evaluate(table)
 
 
-def parquet(data: bytes) -> None:
-    import pyarrow.parquet as pq
+_PARQUET = f"/dev/shm/rankmeter-fuzz-{os.getpid()}.parquet" if os.path.isdir("/dev/shm") else None
 
+
+def parquet(data: bytes) -> None:
+    """rankmeter's parquet readers (in memory and streaming) on the bytes as a file."""
+    import tempfile
+
+    path = _PARQUET or os.path.join(tempfile.gettempdir(), f"rankmeter-fuzz-{os.getpid()}.parquet")
+    with open(path, "wb") as f:
+        f.write(data)
     try:
-        table = pq.read_table(io.BytesIO(data))
-    except (OK + (OSError,)):
-        return
-    _table_then_evaluate(table)
+        table = rm.inputs._frame.read_parquet(path)
+    except OK:
+        table = None
+    if table is not None:
+        _table_then_evaluate(table)
+    try:
+        rm.evaluate_stream({"1": {"a": 1}}, path, ["ndcg@5", "hits"], batch_rows=2, progress=False)
+    except OK:
+        pass
 
 
 def state(data: bytes) -> None:
@@ -113,7 +128,9 @@ def seeds() -> dict:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pa.table({"user_id": ["1", "1", "2"], "item_id": ["a", "b", "c"], "rank": [1, 2, 1], "relevance": [1, 0, 2]})
+    table = pa.table(
+        {"user_id": ["1", "1", "2"], "item_id": ["a", "b", "c"], "rank": [1, 2, 1], "relevance": [1, 0, 2]}
+    )
     buf = io.BytesIO()
     pq.write_table(table, buf)
     st = rm.partial({"1": {"a": 1}, "2": {"c": 2}}, {"1": ["a", "b"], "2": ["c"]}, METRICS, catalog=["a", "b", "c"])

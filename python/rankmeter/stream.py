@@ -97,7 +97,7 @@ def _table_batches(path: str, kind: str, batch_rows: int, columns: dict) -> tupl
             names = set(dataset.schema.names)
             wanted = [c for c in columns.values() if c in names]
             total = dataset.count_rows()
-        except (pa.ArrowInvalid, OSError) as e:
+        except (pa.ArrowException, OSError) as e:
             raise _arrow_error(path, e) from None
 
         def gen() -> Iterator[Any]:
@@ -109,7 +109,7 @@ def _table_batches(path: str, kind: str, batch_rows: int, columns: dict) -> tupl
                     batch_readahead=_BATCH_READAHEAD,
                     fragment_readahead=1,
                 )
-            except (pa.ArrowInvalid, OSError) as e:
+            except (pa.ArrowException, OSError) as e:
                 raise _arrow_error(path, e) from None
 
         return gen(), total, "rows"
@@ -121,7 +121,7 @@ def _table_batches(path: str, kind: str, batch_rows: int, columns: dict) -> tupl
         try:
             reader = pacsv.open_csv(path, read_options=read, parse_options=parse, convert_options=convert)
             yield from reader
-        except pa.ArrowInvalid as e:
+        except pa.ArrowException as e:
             raise _arrow_error(path, e) from None
 
     return gen_csv(), None, "rows"

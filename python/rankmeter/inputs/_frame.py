@@ -102,7 +102,7 @@ def read_csv(path: Any, what: str = "recs", user_col: Optional[str] = None, item
     read, parse, convert = csv_options(path, None, (user_col or "user_id", item_col or "item_id"))
     try:
         return pacsv.read_csv(path, read_options=read, parse_options=parse, convert_options=convert)
-    except pa.ArrowInvalid as e:
+    except pa.ArrowException as e:
         raise ValueError(f"`{what}` {path}: {' '.join(str(e).split())}") from None
 
 
@@ -112,7 +112,12 @@ def read_parquet(path: Any):
         import pyarrow.dataset as ds
     except ImportError:  # pragma: no cover - depends on the environment
         raise ImportError("reading parquet needs pyarrow: pip install pyarrow") from None
-    return ds.dataset(os.fspath(path), format="parquet").to_table()
+    import pyarrow as pa
+
+    try:
+        return ds.dataset(os.fspath(path), format="parquet").to_table()
+    except pa.ArrowException as e:  # a truncated or corrupt file: one clear error naming it
+        raise ValueError(f"{os.fspath(path)}: not a readable parquet file ({' '.join(str(e).split())})") from None
 
 
 def _columns(x: Any) -> list:
@@ -130,6 +135,8 @@ def _column(x: Any, name: str, what: str) -> np.ndarray:
             f"`{what}` table has no column {name!r} (columns: {', '.join(map(repr, cols))}); "
             f"name it with {_keyword(name)}"
         )
+    if cols.count(name) > 1:
+        raise ValueError(f"`{what}` table has {cols.count(name)} columns named {name!r}; column names must be unique")
     k = _kind(x)
     # The null mask is only built when there is a null (or for pandas columns that can hold
     # one): a 100M-row column is not scanned twice.
