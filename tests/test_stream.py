@@ -153,10 +153,10 @@ def test_csv_with_a_bad_row_is_a_clear_error(tmp_path):
     rows = "user_id,item_id,rank\n" + "".join(f"{u},{u * 10},1\n" for u in range(50)) + "7,oops,x,y\n"
     (tmp_path / "bad.csv").write_text(rows)
     with pytest.raises(ValueError, match=r"bad\.csv.*(column|Expected)"):
-        rm.evaluate_stream({1: {10: 1}}, str(tmp_path / "bad.csv"), ["hits"], progress=False)
+        rm.evaluate_stream({"1": {"10": 1}}, str(tmp_path / "bad.csv"), ["hits"], progress=False)
     (tmp_path / "bad2.csv").write_text("user_id,item_id,rank\n1,10,1\n2,20,zero\n")
     with pytest.raises(TypeError, match="'rank' must hold integer ranks"):  # inferred as text
-        rm.evaluate_stream({1: {10: 1}}, str(tmp_path / "bad2.csv"), ["hits"], progress=False)
+        rm.evaluate_stream({"1": {"10": 1}}, str(tmp_path / "bad2.csv"), ["hits"], progress=False)
 
 
 def test_per_user_parquet_written_as_it_goes(tmp_path):
@@ -248,3 +248,30 @@ def test_id_kinds_that_cannot_match_are_an_error_and_a_metric_object_works(tmp_p
         rm.evaluate_stream({"1": {10: 1}}, [t], ["hits"], progress=False)
     got = rm.evaluate_stream({1: {10: 1}}, [t], rm.metrics.NDCG(k=1), progress=False)
     assert got["ndcg@1"] == 1.0
+
+
+def test_ranked_fast_path_and_its_fallbacks():
+    """Batches grouped and ordered by rank go to CSR directly; anything else takes the table reader."""
+    from rankmeter.stream import _ranked_csr
+
+    names = {"user_col": "user_id", "item_col": "item_id", "rank_col": "rank", "score_col": "score"}
+    t = pa.table({"user_id": [5, 5, 2, 2, 2], "item_id": [1, 2, 3, 4, 5], "rank": [1, 2, 1, 2, 3]})
+    r = _ranked_csr(t, names)
+    assert r is not None and r.indptr.tolist() == [0, 2, 5] and r.users.tolist() == [5, 2]
+    for bad in (
+        {"user_id": [5, 5, 2, 2, 5], "item_id": [1, 2, 3, 4, 5], "rank": [1, 2, 1, 2, 3]},  # 5 in two runs
+        {"user_id": [5, 5, 2, 2, 2], "item_id": [1, 2, 3, 4, 5], "rank": [2, 1, 1, 2, 3]},  # not in rank order
+        {"user_id": [5, 5, 2, 2, 2], "item_id": [1, 2, 3, 4, 5], "rank": [1, 2, 1, 3, 4]},  # a gap
+    ):
+        assert _ranked_csr(pa.table(bad), names) is None
+    truth = {5: {2: 1}, 2: {3: 1, 5: 2}}
+    for table in [t] + [
+        pa.table(b)
+        for b in (
+            {"user_id": [5, 5, 2, 2, 2], "item_id": [1, 2, 3, 4, 5], "rank": [2, 1, 1, 2, 3]},
+            {"user_id": [2, 5, 2, 5, 2], "item_id": [3, 1, 4, 2, 5], "rank": [1, 1, 2, 2, 3]},
+        )
+    ]:
+        want = rm.evaluate(truth, table, ["ndcg@3", "ap"])
+        got = rm.evaluate_stream(truth, [table], ["ndcg@3", "ap"], progress=False)
+        _same(got, want, ["ndcg@3", "ap"])

@@ -232,6 +232,41 @@ def _trec_last_query_start(data: bytes, end: int) -> int:
     return 0
 
 
+def _ranked_csr(table: Any, names: dict) -> Optional[Recs]:
+    """A batch already grouped by user and ordered by rank 1..n within each user, as CSR without any
+    hashing or sorting (the common layout of ranked recommendations); None when it is not, and the
+    general table reader (which groups, checks and reports errors) takes the batch."""
+    cols = table.schema.names
+    if names["rank_col"] not in cols or names["score_col"] in cols or names["item_col"] not in cols:
+        return None
+    users = _id_array(table.column(names["user_col"]))
+    if users.dtype.kind not in "iu" or not len(users):
+        return None
+    n = len(users)
+    starts = np.flatnonzero(users[1:] != users[:-1]) + 1
+    indptr = np.empty(starts.size + 2, dtype=np.int64)
+    indptr[0], indptr[-1] = 0, n
+    indptr[1:-1] = starts
+    run_users = users[indptr[:-1]]
+    if not (run_users[1:] > run_users[:-1]).all() and np.unique(run_users).size != run_users.size:
+        return None  # a user in two runs: not grouped within the batch
+    rank = table.column(names["rank_col"])
+    rank = (rank.combine_chunks() if hasattr(rank, "combine_chunks") else rank).to_numpy(zero_copy_only=False)
+    if rank.dtype.kind not in "iu":
+        return None
+    # ranks 1, 2, ... within every run: 1 at each run start, +1 from one row to the next inside a run
+    if not (rank[indptr[:-1]] == 1).all():
+        return None
+    step = np.diff(rank)
+    step[starts - 1] = 1  # across a run boundary anything goes
+    if not (step == 1).all():
+        return None
+    items = _id_array(table.column(names["item_col"]))
+    if items.dtype.kind not in "iuO":
+        return None
+    return Recs.from_csr(indptr, items, users=run_users)
+
+
 def _parse_trec_chunks(path: str) -> Iterator[tuple[Recs, int]]:
     from .inputs._trec import parse_run_bytes  # the C++ TREC parser, on bytes
 
@@ -549,8 +584,12 @@ def evaluate_stream(
     try:
         for batch, advance in source:
             rows_here = batch.num_rows if hasattr(batch, "num_rows") else int(batch.indptr[-1])
-            if isinstance(batch, Recs):
-                batch_users = np.asarray(batch.users)
+            fast = None if isinstance(batch, Recs) else _ranked_csr(batch, names)
+            batch = batch if fast is None else fast
+            if fast is not None:
+                batch_users = np.asarray(fast.users)  # distinct (checked by _ranked_csr)
+            elif isinstance(batch, Recs):
+                batch_users = np.unique(np.asarray(batch.users))
             else:
                 batch_users = _distinct_users(_id_array(batch.column(names["user_col"])))
             rows = index.rows(batch_users)
