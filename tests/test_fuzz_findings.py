@@ -18,6 +18,12 @@ def test_state_naming_a_catalog_metric_without_its_histogram():
         rm.State.from_bytes((DATA / "state-missing-histogram.bin").read_bytes())
 
 
+def test_state_with_an_impossible_string_id_count():
+    # was: OverflowError (Python int too large to convert to C long) in the id decoder
+    with pytest.raises(ValueError, match="corrupt"):
+        rm.State.from_bytes((DATA / "state-huge-string-count.bin").read_bytes())
+
+
 @pytest.mark.parametrize("name", ["parquet-int-over-64-bits.bin", "parquet-2.bin"])
 def test_corrupt_parquet_is_a_value_error_naming_the_file(tmp_path, name):
     pytest.importorskip("pyarrow")

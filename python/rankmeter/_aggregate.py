@@ -609,7 +609,7 @@ class State:
             raise ValueError("`data` is truncated or corrupt") from None
         except UnicodeDecodeError:
             raise ValueError("`data` is corrupt (its header is not UTF-8)") from None
-        except (KeyError, IndexError, TypeError, AttributeError, json.JSONDecodeError) as e:
+        except (KeyError, IndexError, TypeError, AttributeError, OverflowError, json.JSONDecodeError) as e:
             raise ValueError(f"`data` is corrupt ({type(e).__name__}: {e})") from None
 
     def __eq__(self, other: Any) -> bool:
@@ -663,6 +663,8 @@ def _decode_ids(kind: str, n: int, raw: bytes) -> np.ndarray:
         return np.frombuffer(raw, dtype="<i8").astype(np.int64)
     if kind != "str":
         raise ValueError(f"`data` is corrupt (unknown block kind {kind!r})")
+    if not 0 <= n <= len(raw) // 4:
+        raise ValueError("`data` is corrupt (a string block has the wrong size)")
     lens = np.frombuffer(raw[: 4 * n], dtype="<u4").astype(np.int64)
     ends = np.cumsum(lens) + 4 * n
     if n and int(ends[-1]) != len(raw):
