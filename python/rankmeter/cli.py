@@ -598,7 +598,7 @@ def _write(lines: Iterable[str]) -> None:
 # ----------------------------------------------------------------- rankmeter metrics
 def metrics_table() -> str:
     """Every metric with its family, options (defaults first) and definition; then the presets."""
-    rows = [("metric", "family", "cutoff", "options (default first)", "definition")]
+    rows = [("metric", "family", "cutoff", "options=default", "definition")]
     for name, spec in sorted(metrics.SPECS.items()):
         options = []
         for opt, (default, _check) in spec.options.items():
