@@ -116,7 +116,9 @@ def read_parquet(path: Any):
 
     try:
         return ds.dataset(os.fspath(path), format="parquet").to_table()
-    except pa.ArrowException as e:  # a truncated or corrupt file: one clear error naming it
+    except (pa.ArrowException, OSError) as e:  # a truncated or corrupt file: one clear error naming it
+        if isinstance(e, (FileNotFoundError, PermissionError, IsADirectoryError)):
+            raise
         raise ValueError(f"{os.fspath(path)}: not a readable parquet file ({' '.join(str(e).split())})") from None
 
 
