@@ -24,7 +24,9 @@ def test_state_with_an_impossible_string_id_count():
         rm.State.from_bytes((DATA / "state-huge-string-count.bin").read_bytes())
 
 
-@pytest.mark.parametrize("name", ["parquet-int-over-64-bits.bin", "parquet-2.bin", "parquet-bad-schema.bin"])
+@pytest.mark.parametrize(
+    "name", ["parquet-int-over-64-bits.bin", "parquet-2.bin", "parquet-bad-schema.bin", "parquet-bad-utf8.bin"]
+)
 def test_corrupt_parquet_is_a_value_error_naming_the_file(tmp_path, name):
     pytest.importorskip("pyarrow")
     # was: pyarrow's ArrowNotImplementedError ("Integers with more than 64 bits") escaped

@@ -163,13 +163,16 @@ def _column(x: Any, name: str, what: str) -> np.ndarray:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        if isinstance(col, pa.ChunkedArray):
-            col = col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
-        if pa.types.is_dictionary(col.type):
-            col = col.cast(col.type.value_type)
-        if col.null_count:
-            nulls = pc.is_null(col).to_numpy(zero_copy_only=False)
-        arr = col.to_numpy(zero_copy_only=False)
+        try:
+            if isinstance(col, pa.ChunkedArray):
+                col = col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+            if pa.types.is_dictionary(col.type):
+                col = col.cast(col.type.value_type)
+            if col.null_count:
+                nulls = pc.is_null(col).to_numpy(zero_copy_only=False)
+            arr = col.to_numpy(zero_copy_only=False)
+        except pa.ArrowException as e:  # e.g. invalid UTF-8 in a corrupt file's string column
+            raise ValueError(f"`{what}` column {name!r} cannot be read: {' '.join(str(e).split())}") from None
     if nulls is not None:
         row = int(np.argmax(nulls))
         raise ValueError(f"`{what}` column {name!r} has a null at row {row}; ids, grades, ranks and scores must be set")
