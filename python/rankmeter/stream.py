@@ -146,11 +146,14 @@ def _distinct_users(users: np.ndarray) -> np.ndarray:
 def _id_array(col: Any) -> np.ndarray:
     import pyarrow as pa
 
-    if isinstance(col, pa.ChunkedArray):
-        col = col.combine_chunks()
-    if pa.types.is_dictionary(col.type):
-        col = col.cast(col.type.value_type)
-    arr = col.to_numpy(zero_copy_only=False)
+    try:
+        if isinstance(col, pa.ChunkedArray):
+            col = col.combine_chunks()
+        if pa.types.is_dictionary(col.type):
+            col = col.cast(col.type.value_type)
+        arr = col.to_numpy(zero_copy_only=False)
+    except pa.ArrowException as e:  # e.g. invalid UTF-8 in a corrupt file's string column
+        raise ValueError(f"`recs` column cannot be read: {' '.join(str(e).split())}") from None
     if arr.dtype.kind in "US":
         arr = arr.astype(object)
     return arr
