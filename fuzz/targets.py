@@ -158,6 +158,13 @@ def main() -> None:
             with open(os.path.join(root, target, "seed"), "wb") as f:
                 f.write(blob)
         return
+    # A 3 GiB address-space limit: a malicious parquet file can declare sizes that make pyarrow
+    # allocate GBs (fuzz/findings/parquet-oom.bin, open); under the limit that allocation fails at
+    # once with ArrowMemoryError, which rankmeter reports as a ValueError, instead of the process
+    # growing until libFuzzer's -rss_limit_mb stops it.
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, resource.RLIM_INFINITY))
     # instrument_all, not instrument_imports: an editable install loads rankmeter through a custom loader
     # that instrument_imports does not see (no coverage feedback at all)
     atheris.instrument_all()
