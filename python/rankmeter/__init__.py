@@ -40,6 +40,7 @@ from .evaluation._shortcuts import (
 )
 from .evaluation._tables import item_bias, rec_cases, user_bias
 from .inputs import Recs, Truth, read_trec_qrels, read_trec_run
+from .stream import StreamResult, evaluate_stream
 
 # Result.ci / Result.plot live with the comparison tools (a use layer); the root
 # package, which sits above every layer, attaches them.
@@ -49,6 +50,8 @@ Result.plot = _plot_result  # type: ignore[attr-defined]
 __all__ = [
     "evaluate",
     "partial",
+    "evaluate_stream",
+    "StreamResult",
     "Result",
     "State",
     "Truth",

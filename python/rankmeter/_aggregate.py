@@ -577,8 +577,22 @@ class State:
                     None if ent is None else tuple(float(x) for x in ent),
                 )
             names = [str(n) for n in header["names"]]
+            catalog = get(header["catalog"])
             for n in names:
-                parse(n)
+                m = parse(n)
+                # what finalize() reads must be there: a catalog metric's histogram (and the catalog
+                # of coverage / gini over the catalog); untrusted bytes get a clear error, not a KeyError later
+                if m.family == "catalog":
+                    if (m.k or 0) not in parts:
+                        raise ValueError(f"`data` is corrupt (no item histogram for {n!r})")
+                    needs_catalog = m.name == "coverage" or (m.name == "gini" and m.options["over"] == "catalog")
+                    if needs_catalog and catalog is None:
+                        raise ValueError(f"`data` is corrupt (no catalog for {n!r})")
+            if not (len(names) == len(header["sums"]) == len(header["counts"])):
+                raise ValueError("`data` is corrupt (names, sums and counts differ in length)")
+            for key, col in header["keys"]:
+                if not 0 <= int(col) < len(names):
+                    raise ValueError(f"`data` is corrupt (key {key!r} points to no column)")
             return cls(
                 names,
                 [_hex_sum(s) for s in header["sums"]],
@@ -587,7 +601,7 @@ class State:
                 get(header["users"]),
                 keys=[(str(k), int(c)) for k, c in header["keys"]],
                 parts=parts,
-                catalog=get(header["catalog"]),
+                catalog=catalog,
                 context=header["context"],
                 users_sorted=True,
             )
@@ -595,7 +609,7 @@ class State:
             raise ValueError("`data` is truncated or corrupt") from None
         except UnicodeDecodeError:
             raise ValueError("`data` is corrupt (its header is not UTF-8)") from None
-        except (KeyError, IndexError, TypeError, AttributeError, json.JSONDecodeError) as e:
+        except (KeyError, IndexError, TypeError, AttributeError, OverflowError, json.JSONDecodeError) as e:
             raise ValueError(f"`data` is corrupt ({type(e).__name__}: {e})") from None
 
     def __eq__(self, other: Any) -> bool:
@@ -649,6 +663,8 @@ def _decode_ids(kind: str, n: int, raw: bytes) -> np.ndarray:
         return np.frombuffer(raw, dtype="<i8").astype(np.int64)
     if kind != "str":
         raise ValueError(f"`data` is corrupt (unknown block kind {kind!r})")
+    if not 0 <= n <= len(raw) // 4:
+        raise ValueError("`data` is corrupt (a string block has the wrong size)")
     lens = np.frombuffer(raw[: 4 * n], dtype="<u4").astype(np.int64)
     ends = np.cumsum(lens) + 4 * n
     if n and int(ends[-1]) != len(raw):

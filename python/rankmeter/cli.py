@@ -2,8 +2,9 @@
 
 ``rankmeter demo``     build workload W1 in memory and evaluate it; time a plain
                        per-user Python loop on a sample for comparison.
-``rankmeter eval``     evaluate a TREC run file against a qrels file.
-``rankmeter metrics``  list the metric names.
+``rankmeter eval``     evaluate runs (TREC, parquet, CSV) against a truth, in trec_eval's layout
+                       or as a table, JSON or CSV; streams large runs.
+``rankmeter metrics``  the metric table with conventions and presets.
 ``rankmeter compare``  compare runs on one truth with paired significance tests.
 ``rankmeter report``   the same comparison as one self-contained HTML report.
 """
@@ -11,13 +12,25 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import csv
+import difflib
+import gzip
+import io
+import json
 import math
+import os
+import re
 import statistics
 import sys
 import time
-from typing import Optional, Sequence
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator, Optional, Sequence
 
-from . import _core, datasets, evaluate, metrics, read_trec_qrels, read_trec_run
+import numpy as np
+
+from . import PRESETS as evaluation_presets
+from . import Recs, Truth, _core, datasets, evaluate, metrics, read_trec_qrels, read_trec_run
 from ._version import __version__
 
 DEMO_METRICS = ("precision", "recall", "f1", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr", "arhr")
@@ -118,32 +131,507 @@ def demo(users: int, threads: Optional[int], loop_users: int, repeats: int, seed
     return 0
 
 
-def eval_files(
-    qrels: str,
-    run: str,
-    metric_names: Sequence[str],
-    preset: Optional[str],
-    max_items: Optional[int],
-    min_relevance: Optional[float],
-    per_query: bool,
-    complete: bool = False,
-) -> int:
-    res = evaluate(
-        read_trec_qrels(qrels),
-        read_trec_run(run),
-        list(metric_names),
-        preset=preset,
-        max_items=max_items,
-        min_relevance=min_relevance,
-        missing="zero" if complete else None,
+# ----------------------------------------------------------------- rankmeter eval
+# trec_eval's measures that rankmeter implements, in the order trec_eval prints them,
+# with the rankmeter metric behind each (None: computed by the command itself).
+TREC_MEASURES: dict[str, Optional[str]] = {
+    "runid": None,
+    "num_q": None,
+    "num_ret": None,
+    "num_rel": "num_rel",
+    "num_rel_ret": "hits",
+    "map": "ap",
+    "Rprec": "r_precision",
+    "recip_rank": "rr",
+    "P": "precision",
+    "recall": "recall",
+    "ndcg": "ndcg",
+    "ndcg_cut": "ndcg",
+    "map_cut": "ap",
+    "success": "hit_rate",
+}
+TREC_CUTOFF_MEASURES = ("P", "recall", "ndcg_cut", "map_cut", "success")
+TREC_DEFAULT_CUTOFFS = {
+    "P": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+    "recall": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+    "ndcg_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+    "map_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+    "success": (1, 5, 10),
+}
+# trec_eval's named measure sets, restricted to what rankmeter implements
+TREC_SETS = {
+    "all_trec": tuple(TREC_MEASURES),
+    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P"),
+}
+TREC_SUMS = ("num_ret", "num_rel", "num_rel_ret")  # trec_eval's `all` line sums these
+FORMATS = ("trec", "table", "json", "csv")
+_ORDER = {name: i for i, name in enumerate(TREC_MEASURES)}
+_TREC_FORM = re.compile(r"^(P|recall|ndcg_cut|map_cut|success)(?:[._](\d+))?$")
+
+
+class CliError(ValueError):
+    """A command-line mistake: printed as one line, exit status 2."""
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One output row: how it prints and how it is computed."""
+
+    label: str  # the name printed
+    key: Optional[str]  # the rankmeter metric string given to evaluate (None: runid, num_q, num_ret)
+    special: Optional[str] = None  # "runid", "num_q", "num_ret"
+    order: tuple = (len(TREC_MEASURES), 0)  # trec_eval's print order (unknown names last, as asked)
+
+    @property
+    def is_sum(self) -> bool:
+        return self.label in TREC_SUMS
+
+
+def _split_commas(text: str) -> list[str]:
+    """Split on commas outside parentheses: ``ndcg(gain=exponential)@10,map`` -> two names."""
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _closest(name: str) -> str:
+    known = metrics.list() + list(TREC_MEASURES) + list(TREC_SETS) + ["P_10", "ndcg_cut_10", "map_cut_100"]
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+    if not close:
+        close = difflib.get_close_matches(name.lower(), [k.lower() for k in known], n=1, cutoff=0.5)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _trec_label(metric: metrics.Metric, preset_options) -> Optional[str]:
+    """The trec_eval name of a rankmeter metric under the trec_eval preset (None: trec_eval has none)."""
+    canon = str(metric)
+    for trec, base in TREC_MEASURES.items():
+        if base is None or base != metric.name:
+            continue
+        if trec in TREC_CUTOFF_MEASURES or trec in ("ndcg_cut", "map_cut"):
+            if metric.k is None:
+                continue
+            candidate = f"{base}@{metric.k}"
+            label = f"{trec}_{metric.k}"
+        else:
+            if metric.k is not None:
+                continue
+            candidate, label = base, trec
+        if str(metrics.parse(candidate, preset_options)) == canon:
+            return label
+    return None
+
+
+def parse_measures(texts: Sequence[str], preset: Optional[str]) -> list[Measure]:
+    """``-m`` values -> measures: rankmeter names, comma lists and trec_eval's spellings.
+
+    ``P.10``, ``P_10``, ``P.5,10`` (cutoff lists), ``ndcg_cut.10,20``, ``map_cut.100``,
+    ``recall.20``, ``success.1``, bare ``P``/``ndcg_cut``/``map_cut`` (trec_eval's default
+    cutoffs), ``map``, ``ndcg``, ``recip_rank``, ``Rprec``, ``num_rel_ret``, ``num_rel``,
+    ``num_ret``, ``num_q``, ``runid`` and the sets ``all_trec`` / ``official``; a number after
+    a comma continues the previous name's cutoffs (``ndcg@10,20`` is ``ndcg@10 ndcg@20``).
+    """
+    pre = evaluation_presets.get(preset.strip().lower().replace("-", "_")) if preset else None
+    trec_names = pre is not None and pre.name == "trec_eval"
+    preset_options = pre.metric_options if pre is not None else None
+    tokens: list[tuple[str, Optional[int]]] = []  # (name, cutoff)
+    prev: Optional[str] = None  # the name a bare number continues
+    for text in texts:
+        for part in _split_commas(text):
+            if re.fullmatch(r"\d+", part):
+                if prev is None:
+                    raise CliError(f"-m {text!r}: the cutoff {part} follows no metric name")
+                tokens.append((prev, int(part)))
+                continue
+            if part in TREC_SETS:
+                for name in TREC_SETS[part]:
+                    tokens.extend((name, k) for k in TREC_DEFAULT_CUTOFFS.get(name, (None,)))
+                prev = None
+                continue
+            m = _TREC_FORM.match(part)
+            if m and part != "recall" and part != "success":
+                name = m.group(1)
+                if m.group(2) is None:
+                    tokens.extend((name, k) for k in TREC_DEFAULT_CUTOFFS[name])
+                else:
+                    tokens.append((name, int(m.group(2))))
+                prev = name
+                continue
+            at = re.fullmatch(r"(.*?)@\s*(\d+)", part)
+            prev = at.group(1) if at else part
+            tokens.append((part, None))
+    out: dict[str, Measure] = {}
+    for name, k in tokens:
+        if name in ("runid", "num_q", "num_ret"):
+            meas = Measure(name, None, name, (_ORDER[name], 0))
+        elif (k is None and name in TREC_MEASURES and name not in ("recall", "success")) or (
+            k is not None and name in TREC_CUTOFF_MEASURES
+        ):
+            base = TREC_MEASURES[name]
+            assert base is not None
+            key = base if k is None else f"{base}@{k}"
+            label = name if k is None else f"{name}_{k}"
+            if not trec_names:
+                label = name if k is None else key
+            meas = Measure(label, key, None, (_ORDER[name], k or 0))
+        else:
+            key = name if k is None else f"{name}@{k}"
+            try:
+                parsed = metrics.parse(key, preset_options)
+            except (ValueError, TypeError) as e:
+                bare = re.match(r"[A-Za-z_][A-Za-z_0-9.]*", key)
+                hint = _closest(bare.group(0) if bare else key)
+                msg = str(e)
+                if msg.startswith("unknown metric"):
+                    msg = msg.split(";")[0] + " (`rankmeter metrics` lists them)"
+                raise CliError(f"-m {key!r}: {msg}{hint}") from None
+            label = (_trec_label(parsed, preset_options) if trec_names else None) or key
+            order = (len(TREC_MEASURES), 0)
+            if trec_names and label != key:
+                base_name = re.sub(r"_\d+$", "", label)
+                order = (_ORDER.get(base_name, len(TREC_MEASURES)), parsed.k or 0)
+            meas = Measure(label, key, None, order)
+        out.setdefault(meas.label, meas)
+    measures = list(out.values())
+    if trec_names:
+        measures.sort(key=lambda x: x.order)  # stable: names trec_eval does not know keep their order
+    return measures
+
+
+# --------------------------------------------------------------- reading inputs
+def input_kind(path: str) -> str:
+    """'parquet', 'csv' or 'trec', by extension (a directory is a parquet dataset)."""
+    if os.path.isdir(path) or path.endswith(".parquet"):
+        return "parquet"
+    low = path.lower()
+    if low.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
+        return "csv"
+    return "trec"
+
+
+def _check_file(path: str, what: str) -> None:
+    if not os.path.exists(path):
+        raise CliError(f"{what} {path}: no such file or directory")
+    if input_kind(path) == "trec":
+        if os.path.isdir(path):
+            raise CliError(f"{what} {path}: is a directory")
+        with open(path, "rb") as f:
+            head = f.read(4)
+        if head == b"PAR1":
+            raise CliError(
+                f"{what} {path}: is a parquet file, not TREC text; give it a .parquet name to read it as a table"
+            )
+
+
+def _run_id(path: str, fallback: str) -> str:
+    """trec_eval's runid: the 6th field of the run file's first line (the file name for tables)."""
+    if input_kind(path) != "trec":
+        return fallback
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        for raw in f:
+            fields = raw.split()
+            if fields:
+                return fields[5].decode("utf-8", "replace") if len(fields) >= 6 else fallback
+    return fallback
+
+
+def load_truth(path: str, columns: dict) -> Truth:
+    """The truth, read once: TREC qrels, a parquet file/directory or a CSV file."""
+    kind = input_kind(path)
+    cols = {k: v for k, v in columns.items() if k in ("user_col", "item_col", "relevance_col") and v is not None}
+    if kind == "trec":
+        return read_trec_qrels(path)
+    if kind == "parquet":
+        return Truth.from_parquet(path, **cols)
+    return Truth.from_frame(load_input(path, "truth", columns), **cols)
+
+
+def load_input(path: str, what: str, columns: dict):
+    """A TREC file (kept as the path), a parquet path, or a CSV file read with pyarrow.csv."""
+    kind = input_kind(path)
+    if kind == "csv":
+        from .stream import read_csv_table
+
+        return read_csv_table(path, what, columns.get("user_col"), columns.get("item_col"))
+    if kind == "trec":
+        return read_trec_qrels(path) if what == "truth" else read_trec_run(path)
+    return path
+
+
+def _recs_lengths(recs: Any) -> Optional[tuple[np.ndarray, np.ndarray]]:
+    """(users, list lengths) of recommendations read into a rankmeter.Recs."""
+    if isinstance(recs, Recs) and recs.indptr is not None and recs.users is not None:
+        return np.asarray(recs.users), np.diff(recs.indptr)
+    return None
+
+
+def _lookup(keys: np.ndarray, values: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """values[keys == q] for every query (0 when absent), by sorting: no per-user dict."""
+    k = keys.astype(str)
+    q = np.asarray(queries).astype(str)
+    order = np.argsort(k, kind="stable")
+    pos = np.searchsorted(k[order], q)
+    pos = np.minimum(pos, max(len(k) - 1, 0))
+    found = (k[order][pos] == q) if len(k) else np.zeros(len(q), dtype=bool)
+    out = np.zeros(len(q), dtype=np.int64)
+    out[found] = values[order][pos[found]]
+    return out
+
+
+@dataclass
+class RunOutput:
+    """Everything printed for one run."""
+
+    name: str
+    runid: str
+    users: np.ndarray  # evaluated users, in print order
+    per_user: dict[str, np.ndarray]  # label -> values aligned with users
+    all: dict[str, Any]  # label -> the `all` value (mean, sum, count or runid)
+
+
+def _sort_users(users: np.ndarray) -> np.ndarray:
+    users = np.asarray(users)
+    if users.dtype.kind in "iu":
+        return np.argsort(users, kind="stable")
+    return np.argsort(users.astype(str), kind="stable")
+
+
+def _exact_sum(state: Any, key: str) -> float:
+    col = dict(state.keys)[key]
+    return state.sums[col] / (1 << 1074)
+
+
+def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: dict, args: Any, name: str) -> RunOutput:
+    keys = list(dict.fromkeys(m.key for m in measures if m.key is not None)) or ["num_rel"]
+    columns = opts.pop("columns")
+    stream = args.stream or (
+        not args.no_stream and _size(path) > args.stream_above * (1 << 20) and input_kind(path) != "trec"
     )
+    per_query = args.per_query or args.format != "trec"
+    lengths = None
+    if stream:
+        if any(m.special == "num_ret" for m in measures):
+            raise CliError("-m num_ret is not available when streaming (--stream): drop it or evaluate in memory")
+        from .stream import evaluate_stream
+
+        chunks: list = []
+        sres = evaluate_stream(
+            truth,
+            path,
+            keys,
+            batch_rows=args.batch_rows,
+            progress=False if args.no_progress else None,
+            per_user=(lambda users, values: chunks.append((users, values))) if per_query else None,
+            **opts,
+            **columns,
+        )
+        state, meta = sres.state, sres.meta
+        if chunks:
+            users = np.concatenate([c[0] for c in chunks])
+            values = {k: np.concatenate([c[1][k] for c in chunks]) for k in chunks[0][1]}
+        else:
+            users, values = np.zeros(0, dtype=object), {}
+    else:
+        recs = load_input(path, "recs", columns)
+        res = evaluate(truth, recs, keys, **opts, **columns)
+        state, meta = res.state, res.meta
+        users, values = np.asarray(res.users), {}
+        for k in keys:
+            with contextlib.suppress(KeyError, ValueError, TypeError):  # catalog-level: no per-user values
+                values[k] = np.asarray(res.per_user[k], dtype=np.float64)
+        if any(m.special == "num_ret" for m in measures):
+            got = _recs_lengths(recs) if not isinstance(recs, str) else None
+            if got is None:
+                rcols = {k: v for k, v in columns.items() if k != "relevance_col" and v is not None}
+                got = _recs_lengths(Recs.from_parquet(path, **rcols))
+            assert got is not None
+            lengths = _lookup(got[0], got[1], users)
+            if opts.get("max_items"):
+                lengths = np.minimum(lengths, opts["max_items"])
+    order = _sort_users(users)
+    users = users[order]
+    out = RunOutput(name, _run_id(path, name), users, {}, {})
+    means = state.finalize()
+    for m in measures:
+        if m.special == "runid":
+            out.all[m.label] = out.runid
+        elif m.special == "num_q":
+            out.all[m.label] = int(meta["n_users"])
+        elif m.special == "num_ret":
+            assert lengths is not None
+            out.per_user[m.label] = lengths[order]
+            out.all[m.label] = int(lengths.sum())
+        else:
+            assert m.key is not None
+            if m.key in values:
+                out.per_user[m.label] = values[m.key][order]
+            out.all[m.label] = round(_exact_sum(state, m.key)) if m.is_sum and args.format == "trec" else means[m.key]
+    return out
+
+
+def _size(path: str) -> int:
+    if os.path.isdir(path):
+        return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
+    return os.path.getsize(path)
+
+
+def _fmt_value(v: Any, integer: bool) -> str:
+    if isinstance(v, str):
+        return v
+    if integer and v == v:
+        return str(round(float(v)))
+    return f"{float(v):.4f}"
+
+
+def format_trec(run: RunOutput, measures: list[Measure], per_query: bool) -> Iterator[str]:
+    """trec_eval's layout: ``%-22s\\t%s\\t%s`` lines, per query (-q) then ``all``."""
     if per_query:
-        for i, user in enumerate(res.users.tolist()):
-            for name in res:
-                print(f"{name:<24}\t{user}\t{res.per_user[name][i]:.4f}")
-    for name in res:
-        print(f"{name:<24}\tall\t{res[name]:.4f}")
+        for i, user in enumerate(run.users.tolist()):
+            for m in measures:
+                if m.label in run.per_user:
+                    yield f"{m.label:<22}\t{user}\t{_fmt_value(run.per_user[m.label][i], m.is_sum)}\n"
+    for m in measures:
+        yield f"{m.label:<22}\tall\t{_fmt_value(run.all[m.label], m.is_sum or m.special == 'num_q')}\n"
+
+
+def _json_value(v: Any) -> Any:
+    if isinstance(v, (str, int)):
+        return v
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+def format_other(runs: list[RunOutput], measures: list[Measure], fmt: str, per_query: bool) -> Iterator[str]:
+    labels = [m.label for m in measures if m.special != "runid"]
+    if fmt == "json":
+        doc = {}
+        for run in runs:
+            entry: dict[str, Any] = {"runid": run.runid, "all": {k: _json_value(run.all[k]) for k in labels}}
+            if per_query:
+                entry["per_query"] = {
+                    str(u): {k: _json_value(run.per_user[k][i]) for k in labels if k in run.per_user}
+                    for i, u in enumerate(run.users.tolist())
+                }
+            doc[run.name] = entry
+        yield json.dumps(doc, indent=2) + "\n"
+        return
+    rows = []
+    for run in runs:
+        if per_query:
+            for i, u in enumerate(run.users.tolist()):
+                rows.append(
+                    [run.name, str(u)] + [_cell(run.per_user[k][i]) if k in run.per_user else "" for k in labels]
+                )
+        rows.append([run.name, "all"] + [_cell(run.all[k]) for k in labels])
+    header = ["run", "query", *labels]
+    if fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+        yield buf.getvalue()
+        return
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for r in [header, *rows]:
+        yield "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip() + "\n"
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, (str, int, np.integer)):
+        return str(v)
+    return f"{float(v):.4f}"
+
+
+def eval_files(args: Any) -> int:
+    measures = parse_measures(args.metric, args.preset)
+    _check_file(args.truth, "truth")
+    for path in args.runs:
+        _check_file(path, "run")
+    columns = dict(
+        user_col=args.user_col,
+        item_col=args.item_col,
+        relevance_col=args.relevance_col,
+        rank_col=args.rank_col,
+        score_col=args.score_col,
+    )
+    opts = dict(
+        preset=None if args.preset == "none" else args.preset,
+        max_items=args.max_items,
+        min_relevance=args.min_relevance,
+        missing="zero" if args.complete else args.missing,
+        ties=args.ties,
+        empty=args.empty,
+        duplicates=args.duplicates,
+        threads=args.threads,
+    )
+    truth = load_truth(args.truth, columns)
+    taken: set = set()
+    runs = []
+    for path in args.runs:
+        run = evaluate_run(truth, path, measures, dict(opts, columns=columns), args, _run_name(path, taken))
+        if args.format == "trec":
+            _write(format_trec(run, measures, args.per_query))
+        runs.append(run)
+    if args.format != "trec":
+        _write(format_other(runs, measures, args.format, args.per_query))
     return 0
+
+
+def _write(lines: Iterable[str]) -> None:
+    out = sys.stdout
+    for line in lines:
+        out.write(line)
+    out.flush()
+
+
+# ----------------------------------------------------------------- rankmeter metrics
+def metrics_table() -> str:
+    """Every metric with its family, options (defaults first) and definition; then the presets."""
+    rows = [("metric", "family", "cutoff", "options=default", "definition")]
+    for name, spec in sorted(metrics.SPECS.items()):
+        options = []
+        for opt, (default, _check) in spec.options.items():
+            options.append(f"{opt}={default}")
+        rows.append((name, spec.family, "@k" if spec.cutoff else "-", ", ".join(options) or "-", spec.doc))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r[:4], widths)) + "  " + r[4] for r in rows]
+    aliases = ", ".join(
+        f"{a} = {c}{'(' + ', '.join(f'{k}={v}' for k, v in o.items()) + ')' if o else ''}"
+        for a, (c, o) in sorted(metrics._ALIASES.items())
+    )
+    lines += ["", "aliases: " + aliases]
+    lines += [
+        "",
+        "conventions (evaluate() defaults): empty='skip' (users without a relevant item: NaN, left out of the mean), "
+        "missing='zero' (truth users without recs: empty lists), duplicates='error', ties='input', relevant: grade > 0",
+        "",
+        "presets:",
+    ]
+    for name, pre in sorted(evaluation_presets.items()):
+        lines.append(f"  {name}: {pre.doc}")
+    return "\n".join(lines) + "\n"
+
+
+def _epilog() -> str:
+    names = ", ".join(metrics.list())
+    return (
+        f"metrics: {names}\n"
+        "  (name@k, name(option=value)@k; `rankmeter metrics` prints the table with definitions)\n"
+        f"presets: none, {', '.join(sorted(evaluation_presets))}\n"
+        "trec_eval spellings in -m: P.10, P_10, P.5,10, ndcg_cut.10,20, map_cut.100, recall.20, success.1, "
+        "map, ndcg, recip_rank, Rprec, num_rel_ret, num_rel, num_ret, num_q, runid, all_trec, official"
+    )
 
 
 def _run_name(path: str, taken: set) -> str:
@@ -225,8 +713,68 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-plots", action="store_true", help="HTML without plots")
 
 
+def _eval_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("truth", help="qrels: a TREC qrels file, a parquet file/directory or a CSV file")
+    p.add_argument("runs", nargs="+", metavar="RECS", help="runs: TREC run files, parquet files/directories or CSV")
+    p.add_argument(
+        "-m",
+        "--metric",
+        nargs="+",
+        action="extend",
+        required=True,
+        help="metrics: rankmeter names (ndcg@10 map@100), comma lists (ndcg@10,20) or trec_eval spellings "
+        "(P.10, P_10, ndcg_cut.10,20, map_cut.100, all_trec)",
+    )
+    p.add_argument("--preset", default="trec_eval", help="conventions: trec_eval (default), none, ranx, ...")
+    p.add_argument("-q", "--per-query", action="store_true", help="values of every query, then the `all` lines")
+    p.add_argument(
+        "-c",
+        "--complete",
+        action="store_true",
+        help="qrels queries without results count as empty lists (trec_eval -c)",
+    )
+    p.add_argument("-M", "--max-items", type=int, default=None, metavar="N", help="only the first N results (-M N)")
+    p.add_argument(
+        "-l", "--min-relevance", type=float, default=None, metavar="L", help="relevant means grade >= L (-l L)"
+    )
+    p.add_argument("--missing", choices=("zero", "skip"), default=None, help="truth users without recs")
+    p.add_argument("--ties", choices=("input", "trec", "item_desc"), default=None, help="equal scores")
+    p.add_argument("--empty", choices=("skip", "zero", "one", "error"), default=None, help="users without relevant")
+    p.add_argument("--duplicates", choices=("error", "first"), default=None, help="an item twice in one list")
+    p.add_argument(
+        "--format", choices=FORMATS, default="trec", help="trec (default: trec_eval's layout), table, json, csv"
+    )
+    p.add_argument("--user-col", default=None, help="column names of parquet/CSV tables (default user_id, ...)")
+    p.add_argument("--item-col", default=None)
+    p.add_argument("--relevance-col", default=None)
+    p.add_argument("--rank-col", default=None)
+    p.add_argument("--score-col", default=None)
+    p.add_argument("--threads", type=int, default=None)
+    p.add_argument("--stream", action="store_true", help="stream the runs in batches of whole users")
+    p.add_argument("--no-stream", action="store_true", help="never stream")
+    p.add_argument(
+        "--stream-above", type=int, default=1024, metavar="MB", help="stream parquet/CSV runs above this size (1024)"
+    )
+    p.add_argument("--batch-rows", type=int, default=1_000_000, help="rows per streamed batch (1,000,000)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar when streaming")
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="rankmeter", description="Fast, exact offline evaluation of rankings.")
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # `rankmeter metrics | head -2`: the reader left; end quietly (no message, no flush error at exit)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a C tool killed by the signal reports
+
+
+def _main(argv: Optional[Sequence[str]] = None) -> int:
+    epilog = _epilog()
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog="rankmeter", description="Fast, exact offline evaluation of rankings.", epilog=epilog, formatter_class=fmt
+    )
     parser.add_argument("--version", action="version", version=f"rankmeter {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -237,29 +785,30 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--repeats", type=int, default=3, help="timed evaluate() calls (median reported)")
     p.add_argument("--seed", type=int, default=0)
 
-    p = sub.add_parser("eval", help="evaluate a TREC run against qrels")
-    p.add_argument("qrels")
-    p.add_argument("run")
-    p.add_argument("-m", "--metric", action="append", required=True, help="metric name, repeatable (e.g. -m ndcg@10)")
-    p.add_argument("--preset", default="trec_eval")
-    p.add_argument("-M", "--max-items", type=int, default=None)
-    p.add_argument("-l", "--min-relevance", type=float, default=None)
-    p.add_argument("-q", "--per-query", action="store_true")
-    p.add_argument(
-        "-c",
-        "--complete",
-        action="store_true",
-        help="qrels queries without results count as empty lists (trec_eval -c)",
+    p = sub.add_parser(
+        "eval",
+        help="evaluate runs against qrels (trec_eval's output layout)",
+        description="Evaluate one or more runs (TREC run files, parquet files/directories, CSV) against a truth, "
+        "printed in trec_eval's layout (measure<TAB>query<TAB>value) or as a table, JSON or CSV.",
+        epilog=epilog,
+        formatter_class=fmt,
+    )
+    _eval_args(p)
+
+    sub.add_parser(
+        "metrics", help="print the metric table with conventions and presets", epilog=epilog, formatter_class=fmt
     )
 
-    sub.add_parser("metrics", help="list metric names")
-
-    p = sub.add_parser("compare", help="compare runs with paired significance tests")
+    p = sub.add_parser(
+        "compare", help="compare runs with paired significance tests", epilog=epilog, formatter_class=fmt
+    )
     _compare_args(p)
     p.add_argument("--format", choices=("table", "markdown", "latex", "html", "json"), default="table")
     p.add_argument("-o", "--output", default=None, help="write here instead of printing")
 
-    p = sub.add_parser("report", help="one self-contained HTML report comparing runs")
+    p = sub.add_parser(
+        "report", help="one self-contained HTML report comparing runs", epilog=epilog, formatter_class=fmt
+    )
     _compare_args(p)
     p.add_argument(
         "-o", "--output", default="rankmeter-report.html", help="the HTML file (default rankmeter-report.html)"
@@ -273,23 +822,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 parser.error("--users must be >= 1")
             return demo(args.users, args.threads, args.loop_users, args.repeats, args.seed)
         if args.command == "eval":
-            return eval_files(
-                args.qrels,
-                args.run,
-                args.metric,
-                args.preset,
-                args.max_items,
-                args.min_relevance,
-                args.per_query,
-                args.complete,
-            )
+            return eval_files(args)
         if args.command == "compare":
             return compare_files(args)
         if args.command == "report":
             return report_files(args)
-        print("\n".join(metrics.list()))
+        _write([metrics_table()])
         return 0
-    except (ValueError, TypeError, OSError) as e:
+    except BrokenPipeError:
+        raise
+    except (ValueError, TypeError, OSError, KeyError) as e:
+        msg = " ".join(str(e).split()) if not isinstance(e, KeyError) else str(e.args[0] if e.args else e)
+        if isinstance(e, FileNotFoundError) and e.filename:
+            msg = f"{e.filename}: no such file or directory"
+        print(f"rankmeter: error: {msg}", file=sys.stderr)
+        return 2
+    except ImportError as e:
         print(f"rankmeter: error: {e}", file=sys.stderr)
         return 2
 

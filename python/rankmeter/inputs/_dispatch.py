@@ -43,6 +43,9 @@ def _from_table_or_path(x: Any, kind: str, what: str, kw: dict):
             )
         if _frame.is_table_path(x):
             return _from_table_or_path(_frame.read_parquet(x), kind, what, kw)
+        if _frame.is_csv_path(x):
+            table = _frame.read_csv(x, what, kw.get("user_col"), kw.get("item_col"))
+            return _from_table_or_path(table, kind, what, kw)
         return read_trec_qrels(x) if kind == "truth" else read_trec_run(x)
     if hasattr(x, "tocsr") and hasattr(x, "shape") and kind == "truth":
         return Truth.from_scipy(x)

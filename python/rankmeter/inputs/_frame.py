@@ -23,7 +23,17 @@ from .. import _core
 from ._arrays import check_scores
 from ._ids import as_id_array, factorize
 
-__all__ = ["is_frame", "is_ranked_table", "frame_to_truth", "frame_to_recs", "read_parquet", "is_table_path"]
+__all__ = [
+    "is_frame",
+    "is_ranked_table",
+    "frame_to_truth",
+    "frame_to_recs",
+    "read_parquet",
+    "is_table_path",
+    "is_csv_path",
+    "read_csv",
+    "csv_options",
+]
 
 DEFAULTS = {
     "user_col": "user_id",
@@ -63,13 +73,53 @@ def is_table_path(x: Any) -> bool:
     return p.endswith(".parquet") or os.path.isdir(p)
 
 
+def is_csv_path(x: Any) -> bool:
+    """A ``.csv`` / ``.tsv`` path (optionally ``.gz``): read with pyarrow.csv."""
+    return isinstance(x, (str, os.PathLike)) and os.fspath(x).lower().endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz"))
+
+
+def csv_options(path: str, block_rows: Optional[int] = None, id_cols: tuple = ("user_id", "item_id")):
+    """pyarrow.csv (read, parse, convert) options: comma (tab for .tsv), the id columns read as text
+    (ids stay strings, as in TREC files), blocks of about ``block_rows`` rows when streaming."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    delimiter = "\t" if path.lower().endswith((".tsv", ".tsv.gz")) else ","
+    block = 1 << 20 if block_rows is None else max(1 << 16, min(block_rows * 32, 1 << 28))
+    convert = pacsv.ConvertOptions(column_types={c: pa.string() for c in id_cols})
+    return pacsv.ReadOptions(block_size=block), pacsv.ParseOptions(delimiter=delimiter), convert
+
+
+def read_csv(path: Any, what: str = "recs", user_col: Optional[str] = None, item_col: Optional[str] = None):
+    """A whole CSV/TSV file (optionally gzipped) as a pyarrow Table; malformed files are one-line ValueErrors
+    naming the file. The user and item columns are read as text: ids stay strings, as in TREC files."""
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError("reading CSV needs pyarrow: pip install pyarrow") from None
+    path = os.fspath(path)
+    read, parse, convert = csv_options(path, None, (user_col or "user_id", item_col or "item_id"))
+    try:
+        return pacsv.read_csv(path, read_options=read, parse_options=parse, convert_options=convert)
+    except pa.ArrowException as e:
+        raise ValueError(f"`{what}` {path}: {' '.join(str(e).split())}") from None
+
+
 def read_parquet(path: Any):
     """A parquet file or directory as a pyarrow Table (pyarrow.dataset)."""
     try:
         import pyarrow.dataset as ds
     except ImportError:  # pragma: no cover - depends on the environment
         raise ImportError("reading parquet needs pyarrow: pip install pyarrow") from None
-    return ds.dataset(os.fspath(path), format="parquet").to_table()
+    import pyarrow as pa
+
+    try:
+        return ds.dataset(os.fspath(path), format="parquet").to_table()
+    except (pa.ArrowException, OSError) as e:  # a truncated or corrupt file: one clear error naming it
+        if isinstance(e, (FileNotFoundError, PermissionError, IsADirectoryError)):
+            raise
+        raise ValueError(f"{os.fspath(path)}: not a readable parquet file ({' '.join(str(e).split())})") from None
 
 
 def _columns(x: Any) -> list:
@@ -87,6 +137,8 @@ def _column(x: Any, name: str, what: str) -> np.ndarray:
             f"`{what}` table has no column {name!r} (columns: {', '.join(map(repr, cols))}); "
             f"name it with {_keyword(name)}"
         )
+    if cols.count(name) > 1:
+        raise ValueError(f"`{what}` table has {cols.count(name)} columns named {name!r}; column names must be unique")
     k = _kind(x)
     # The null mask is only built when there is a null (or for pandas columns that can hold
     # one): a 100M-row column is not scanned twice.
@@ -111,13 +163,16 @@ def _column(x: Any, name: str, what: str) -> np.ndarray:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        if isinstance(col, pa.ChunkedArray):
-            col = col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
-        if pa.types.is_dictionary(col.type):
-            col = col.cast(col.type.value_type)
-        if col.null_count:
-            nulls = pc.is_null(col).to_numpy(zero_copy_only=False)
-        arr = col.to_numpy(zero_copy_only=False)
+        try:
+            if isinstance(col, pa.ChunkedArray):
+                col = col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+            if pa.types.is_dictionary(col.type):
+                col = col.cast(col.type.value_type)
+            if col.null_count:
+                nulls = pc.is_null(col).to_numpy(zero_copy_only=False)
+            arr = col.to_numpy(zero_copy_only=False)
+        except pa.ArrowException as e:  # e.g. invalid UTF-8 in a corrupt file's string column
+            raise ValueError(f"`{what}` column {name!r} cannot be read: {' '.join(str(e).split())}") from None
     if nulls is not None:
         row = int(np.argmax(nulls))
         raise ValueError(f"`{what}` column {name!r} has a null at row {row}; ids, grades, ranks and scores must be set")

@@ -42,9 +42,22 @@ def _parse(path: PathLike, n_min: int, n_max: Optional[int], value_field: int, l
 
     One C++ pass (rankmeter/inputs.hpp): UTF-8 check, whitespace split, numbers,
     grouping by query with a hash table and a counting sort."""
-    data = _read_bytes(path, "path")
+    return _parse_data(_read_bytes(path, "path"), path, n_min, n_max, value_field, layout, value_name)
+
+
+def _parse_data(
+    data: bytes,
+    path: PathLike,
+    n_min: int,
+    n_max: Optional[int],
+    value_field: int,
+    layout: str,
+    value_name: str,
+    first_line: int = 1,
+):
     users, indptr, docs, values, err = _core.parse_trec(data, n_min, n_max or 0, value_field)
     code, line, n_fields, byte, token = err
+    line += first_line - 1
     if code == 1:
         raise ValueError(f"{path}: line {line}: {layout}, got {n_fields}")
     if code == 2:
@@ -54,6 +67,13 @@ def _parse(path: PathLike, n_min: int, n_max: Optional[int], value_field: int, l
     if code == 4:
         raise ValueError(f"`path` {path}: not UTF-8 text (byte {byte}: invalid start or continuation byte)")
     return users, indptr, docs, values
+
+
+def parse_run_bytes(data: bytes, path: PathLike, first_line: int = 1):
+    """:func:`parse_run` of a chunk of a run file already read (whole lines); error lines count from ``first_line``."""
+    return _parse_data(
+        data, path, 5, None, 4, "a run line has at least 5 fields (query Q0 docno rank score)", "score", first_line
+    )
 
 
 def parse_qrels(path: PathLike):

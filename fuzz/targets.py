@@ -1,0 +1,176 @@
+"""Coverage-guided fuzz targets (atheris) for the readers of untrusted bytes (issue 14).
+
+    python fuzz/targets.py trec   [libFuzzer flags, e.g. -runs=10000000 or -max_total_time=60]
+    python fuzz/targets.py csv    ...
+    python fuzz/targets.py parquet ...
+    python fuzz/targets.py state  ...
+
+Each target feeds the fuzzer's bytes to one reader and, when the bytes are accepted, on to an
+evaluation (``trec``: the C++ TREC parser on the bytes as qrels and as a run chunk, the streaming
+reader's query-boundary search, then ``rankmeter.evaluate``; ``csv``: pyarrow's CSV reader with
+rankmeter's options, then the table readers and ``evaluate``; ``parquet``: pyarrow's parquet reader,
+then the same; ``state``: ``State.from_bytes``, then ``finalize`` and a ``to_bytes`` round trip).
+Malformed input must raise ValueError or TypeError (a clear error); any other exception, a crash
+(segfault, abort) or a hang is a finding. Python code of rankmeter is instrumented for coverage;
+the C++ core is exercised but not instrumented (atheris' libFuzzer drives Python coverage).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+
+import atheris
+
+import numpy as np
+
+import rankmeter as rm
+from rankmeter.inputs._trec import _parse_data, parse_run_bytes
+from rankmeter.stream import _csv_options, _trec_last_query_start
+
+OK = (ValueError, TypeError)
+METRICS = ["ndcg@10", "ap", "precision@5", "rr", "hits", "num_rel", "coverage@5", "r_precision"]
+_QRELS = "a qrels line has 4 fields (query iter docno grade)"
+
+
+def _evaluate(truth, recs, **kw) -> None:
+    res = rm.evaluate(truth, recs, METRICS, catalog=["a", "b", "c", "0", "1"], duplicates="first", **kw)
+    for name in METRICS:
+        v = res[name]
+        assert isinstance(v, float)
+
+
+def trec(data: bytes) -> None:
+    try:
+        users, indptr, docs, scores = parse_run_bytes(data, "fuzz")
+        recs = rm.Recs(indptr, docs, scores, users, by_score=True)
+    except OK:
+        recs = None
+    try:
+        q_users, q_indptr, q_docs, grades = _parse_data(data, "fuzz", 4, 4, 3, _QRELS, "grade")
+        truth = rm.Truth(q_indptr, q_docs, grades, q_users)
+    except OK:
+        truth = rm.Truth(
+            np.array([0, 1]), np.array(["a"], dtype=object), np.array([1.0]), np.array(["1"], dtype=object)
+        )
+    end = data.rfind(b"\n") + 1
+    if end:
+        cut = _trec_last_query_start(data, end)
+        assert 0 <= cut < end
+    if recs is not None:
+        try:
+            _evaluate(truth, recs, preset="trec_eval")
+            _evaluate(truth, recs, missing="zero", ties="trec")
+        except OK:
+            pass
+
+
+def _table_then_evaluate(table) -> None:
+    try:
+        truth = rm.Truth.from_frame(table)
+    except OK:
+        truth = {"1": {"a": 1}}
+    try:
+        _evaluate(truth, table)
+    except OK:
+        pass
+
+
+def csv(data: bytes) -> None:
+    import pyarrow.csv as pacsv
+
+    read, parse, convert = _csv_options("fuzz.csv", 1000)
+    try:
+        table = pacsv.read_csv(io.BytesIO(data), read_options=read, parse_options=parse, convert_options=convert)
+    except OK:
+        return
+    _table_then_evaluate(table)
+
+
+_PARQUET = f"/dev/shm/rankmeter-fuzz-{os.getpid()}.parquet" if os.path.isdir("/dev/shm") else None
+
+
+def parquet(data: bytes) -> None:
+    """rankmeter's parquet readers (in memory and streaming) on the bytes as a file."""
+    import tempfile
+
+    path = _PARQUET or os.path.join(tempfile.gettempdir(), f"rankmeter-fuzz-{os.getpid()}.parquet")
+    with open(path, "wb") as f:
+        f.write(data)
+    try:
+        table = rm.inputs._frame.read_parquet(path)
+    except OK:
+        table = None
+    if table is not None:
+        _table_then_evaluate(table)
+    try:
+        rm.evaluate_stream({"1": {"a": 1}}, path, ["ndcg@5", "hits"], batch_rows=2, progress=False)
+    except OK:
+        pass
+
+
+def state(data: bytes) -> None:
+    try:
+        s = rm.State.from_bytes(data)
+    except OK:
+        return
+    try:
+        s.finalize()
+    except OK:
+        return
+    again = rm.State.from_bytes(s.to_bytes())
+    assert again == s
+
+
+def seeds() -> dict:
+    """A valid input of each target (written to fuzz/corpus/<target>/ by ``python fuzz/targets.py seeds``)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table(
+        {"user_id": ["1", "1", "2"], "item_id": ["a", "b", "c"], "rank": [1, 2, 1], "relevance": [1, 0, 2]}
+    )
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    st = rm.partial({"1": {"a": 1}, "2": {"c": 2}}, {"1": ["a", "b"], "2": ["c"]}, METRICS, catalog=["a", "b", "c"])
+    return {
+        "trec": b"1 Q0 a 1 2.5 run\n1 Q0 b 2 1.5 run\n2 0 c 1\n2 Q0 c 1 0.5 run extra\n",
+        "csv": b"user_id,item_id,rank,relevance\n1,a,1,1\n1,b,2,0\n2,c,1,2\n",
+        "parquet": buf.getvalue(),
+        "state": st.to_bytes(),
+    }
+
+
+TARGETS = {"trec": trec, "csv": csv, "parquet": parquet, "state": state}
+
+
+def main() -> None:
+    if len(sys.argv) < 2 or sys.argv[1] not in (*TARGETS, "seeds"):
+        sys.exit(f"usage: {sys.argv[0]} {{{','.join(TARGETS)}|seeds}} [libFuzzer flags] [corpus dirs]")
+    name = sys.argv.pop(1)
+    if name == "seeds":
+        import os
+
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+        for target, blob in seeds().items():
+            os.makedirs(os.path.join(root, target), exist_ok=True)
+            with open(os.path.join(root, target, "seed"), "wb") as f:
+                f.write(blob)
+        return
+    # A 3 GiB address-space limit: a malicious parquet file can declare sizes that make pyarrow
+    # allocate GBs (fuzz/findings/parquet-oom.bin, open); under the limit that allocation fails at
+    # once with ArrowMemoryError, which rankmeter reports as a ValueError, instead of the process
+    # growing until libFuzzer's -rss_limit_mb stops it.
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, resource.RLIM_INFINITY))
+    # instrument_all, not instrument_imports: an editable install loads rankmeter through a custom loader
+    # that instrument_imports does not see (no coverage feedback at all)
+    atheris.instrument_all()
+    atheris.Setup(sys.argv, TARGETS[name])
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,664 @@
+"""Streaming evaluation of recommendations bigger than memory: :func:`evaluate_stream`.
+
+The recommendations are read in record batches (parquet files or directories
+through ``pyarrow.dataset``, CSV through ``pyarrow.csv``'s streaming reader,
+TREC run files in chunks of lines), cut into batches of *whole users*, and each
+batch is evaluated with :func:`rankmeter.evaluate` (``missing="skip"``: only the
+batch's users) against the truth, which is loaded once. The exact states of the
+batches merge (:meth:`rankmeter.State.merge_all`), so the means are bit for bit
+those of one in-memory :func:`rankmeter.evaluate` call. Memory depends on
+``batch_rows``, the truth and the number of users, not on the size of the run.
+
+Rows of one user must be contiguous (the input *grouped* by user, e.g. sorted):
+the rows of the last user of a batch are carried over to the next batch, so a
+user split across record batches or files is evaluated once, whole. A user whose
+rows appear again after its group ended is an error naming the user (never a
+double count). Truth users without any recommendation are handled as
+``missing=`` says, exactly as the in-memory path does (see "Evaluating in
+pieces" in docs/metrics.md).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Union
+
+import numpy as np
+
+from ._aggregate import Means, State
+from .evaluation import PRESETS, evaluate
+from .inputs import Recs, Truth
+from .inputs._frame import csv_options as _csv_options
+from .inputs._frame import read_csv as read_csv_table
+from .metrics import Metric
+
+__all__ = ["evaluate_stream", "StreamResult", "read_csv_table"]
+
+_MERGE_EVERY = 64  # states held before they are merged into one
+_TREC_CHUNK = 64 << 20  # bytes of a TREC run read at once (before carry-over)
+_BATCH_READAHEAD = 2  # record batches pyarrow.dataset decodes ahead of the one being evaluated
+
+
+@dataclass
+class StreamResult:
+    """What :func:`evaluate_stream` returns: the means, the counts and the merged exact state.
+
+    ``res[name]`` is the mean of a metric (names as asked, aliases answered),
+    ``res.meta`` the user counts of :attr:`rankmeter.Result.meta` plus
+    ``n_rows`` and ``n_batches``, ``res.state`` the merged :class:`rankmeter.State`
+    and ``res.per_user`` the parquet file written with ``per_user=path`` (else None).
+    """
+
+    means: Means
+    meta: dict
+    state: State
+    per_user: Optional[str] = None
+    seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+    def __getitem__(self, key: Any) -> float:
+        return self.means[key]
+
+    def keys(self) -> list:
+        return list(self.means.keys())
+
+    def __repr__(self) -> str:
+        body = ", ".join(f"{k}={v:.6g}" for k, v in self.means.items())
+        return f"StreamResult({body}; {self.meta['n_users']:,} users, {self.meta['n_rows']:,} rows)"
+
+
+# ----------------------------------------------------------------- sources
+def _kind(path: str) -> str:
+    if os.path.isdir(path) or path.endswith(".parquet"):
+        return "parquet"
+    if path.lower().endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
+        return "csv"
+    return "trec"
+
+
+def _arrow_error(path: str, e: Exception) -> ValueError:
+    msg = " ".join(str(e).split())
+    return ValueError(f"{path}: {msg}")
+
+
+def _table_batches(path: str, kind: str, batch_rows: int, columns: dict) -> tuple[Iterator[Any], Optional[int], str]:
+    """(record batches, total rows or bytes, unit) of a parquet dataset or a CSV file."""
+    import pyarrow as pa
+
+    if kind == "parquet":
+        import pyarrow.dataset as ds
+
+        try:
+            dataset = ds.dataset(path, format="parquet")
+            names = set(dataset.schema.names)
+            wanted = [c for c in columns.values() if c in names]
+            total = dataset.count_rows()
+        except (pa.ArrowException, OSError) as e:
+            raise _arrow_error(path, e) from None
+
+        def gen() -> Iterator[Any]:
+            try:
+                # little readahead: pyarrow's defaults (16 batches x 4 files) hold GBs of decoded rows
+                yield from dataset.to_batches(
+                    columns=wanted or None,
+                    batch_size=batch_rows,
+                    batch_readahead=_BATCH_READAHEAD,
+                    fragment_readahead=1,
+                )
+            except (pa.ArrowException, OSError) as e:
+                raise _arrow_error(path, e) from None
+
+        return gen(), total, "rows"
+    import pyarrow.csv as pacsv
+
+    read, parse, convert = _csv_options(path, batch_rows, (columns["user_col"], columns["item_col"]))
+
+    def gen_csv() -> Iterator[Any]:
+        try:
+            reader = pacsv.open_csv(path, read_options=read, parse_options=parse, convert_options=convert)
+            yield from reader
+        except pa.ArrowException as e:
+            raise _arrow_error(path, e) from None
+
+    return gen_csv(), None, "rows"
+
+
+def _last_run_start(users: np.ndarray) -> int:
+    """Index where the trailing run of the last user's rows starts."""
+    differs = users[::-1] != users[-1]
+    at = int(np.argmax(differs))
+    return len(users) - at if differs[at] else 0
+
+
+def _distinct_users(users: np.ndarray) -> np.ndarray:
+    """The distinct users of a batch: one per run of equal ids, then made unique (cheap: one per user)."""
+    if not len(users):
+        return users
+    starts = np.flatnonzero(users[1:] != users[:-1]) + 1
+    runs = users[np.concatenate(([0], starts))]
+    return np.unique(runs)
+
+
+def _id_array(col: Any) -> np.ndarray:
+    import pyarrow as pa
+
+    try:
+        if isinstance(col, pa.ChunkedArray):
+            col = col.combine_chunks()
+        if pa.types.is_dictionary(col.type):
+            col = col.cast(col.type.value_type)
+        arr = col.to_numpy(zero_copy_only=False)
+    except pa.ArrowException as e:  # e.g. invalid UTF-8 in a corrupt file's string column
+        raise ValueError(f"`recs` column cannot be read: {' '.join(str(e).split())}") from None
+    if arr.dtype.kind in "US":
+        arr = arr.astype(object)
+    return arr
+
+
+def _whole_user_tables(batches: Iterable[Any], batch_rows: int, user_col: str, what: str) -> Iterator[tuple[Any, int]]:
+    """pyarrow Tables of whole users (the last user of each batch carried over); (table, bytes or rows read)."""
+    import pyarrow as pa
+
+    pending: list = []
+    n_pending = 0
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        if user_col not in batch.schema.names:
+            raise ValueError(
+                f"`{what}` table has no column {user_col!r} (columns: {', '.join(map(repr, batch.schema.names))}); "
+                "name it with user_col="
+            )
+        pending.append(batch)
+        n_pending += batch.num_rows
+        if n_pending < batch_rows:
+            continue
+        table = pa.Table.from_batches(pending)
+        users = _id_array(table.column(user_col))
+        cut = _last_run_start(users)
+        if cut == 0:  # one user fills everything so far: keep reading
+            continue
+        yield table.slice(0, cut), cut
+        rest = table.slice(cut)
+        pending, n_pending = rest.to_batches(), rest.num_rows
+    if n_pending:
+        yield pa.Table.from_batches(pending), n_pending
+
+
+def _trec_chunks(path: str) -> Iterator[tuple[bytes, int]]:
+    """Chunks of whole lines of a TREC run, each ending after the last complete query run; (bytes, bytes read)."""
+    import gzip
+
+    opener: Callable[..., Any] = gzip.open if path.endswith(".gz") else open
+    carry = b""
+    with opener(path, "rb") as f:
+        while True:
+            block = f.read(_TREC_CHUNK)
+            if not block:
+                break
+            data = carry + block
+            end = data.rfind(b"\n") + 1
+            if end == 0:
+                carry = data
+                continue
+            cut = _trec_last_query_start(data, end)
+            if cut == 0:
+                carry = data
+                continue
+            yield data[:cut], len(block)
+            carry = data[cut:]
+    if carry.strip():
+        yield carry, 0
+
+
+def _first_field(line: bytes) -> bytes:
+    fields = line.split(None, 1)
+    return fields[0] if fields else b""
+
+
+def _trec_last_query_start(data: bytes, end: int) -> int:
+    """Byte offset of the first line of the trailing run of lines of the last complete line's query.
+
+    Walks back line by line over that one query's lines only (bounded by one user's rows)."""
+    start = data.rfind(b"\n", 0, end - 1) + 1
+    query = _first_field(data[start:end])
+    while start > 0:
+        prev = data.rfind(b"\n", 0, start - 1) + 1
+        q = _first_field(data[prev:start])
+        if q and q != query:
+            return start
+        start = prev
+    return 0
+
+
+def _ranked_csr(table: Any, names: dict) -> Optional[Recs]:
+    """A batch already grouped by user and ordered by rank 1..n within each user, as CSR without any
+    hashing or sorting (the common layout of ranked recommendations); None when it is not, and the
+    general table reader (which groups, checks and reports errors) takes the batch."""
+    cols = table.schema.names
+    if names["rank_col"] not in cols or names["score_col"] in cols or names["item_col"] not in cols:
+        return None
+    users = _id_array(table.column(names["user_col"]))
+    if users.dtype.kind not in "iu" or not len(users):
+        return None
+    n = len(users)
+    starts = np.flatnonzero(users[1:] != users[:-1]) + 1
+    indptr = np.empty(starts.size + 2, dtype=np.int64)
+    indptr[0], indptr[-1] = 0, n
+    indptr[1:-1] = starts
+    run_users = users[indptr[:-1]]
+    if not (run_users[1:] > run_users[:-1]).all() and np.unique(run_users).size != run_users.size:
+        return None  # a user in two runs: not grouped within the batch
+    rank = table.column(names["rank_col"])
+    rank = (rank.combine_chunks() if hasattr(rank, "combine_chunks") else rank).to_numpy(zero_copy_only=False)
+    if rank.dtype.kind not in "iu":
+        return None
+    # ranks 1, 2, ... within every run: 1 at each run start, +1 from one row to the next inside a run
+    if not (rank[indptr[:-1]] == 1).all():
+        return None
+    step = np.diff(rank)
+    step[starts - 1] = 1  # across a run boundary anything goes
+    if not (step == 1).all():
+        return None
+    items = _id_array(table.column(names["item_col"]))
+    if items.dtype.kind not in "iuO":
+        return None
+    return Recs.from_csr(indptr, items, users=run_users)
+
+
+def _parse_trec_chunks(path: str) -> Iterator[tuple[Recs, int]]:
+    from .inputs._trec import parse_run_bytes  # the C++ TREC parser, on bytes
+
+    first_line = 1
+    for data, advance in _trec_chunks(path):
+        users, indptr, docs, scores = parse_run_bytes(data, path, first_line)
+        first_line += data.count(b"\n")
+        yield Recs(indptr, docs, scores, users, by_score=True), advance
+
+
+# ----------------------------------------------------------------- truth lookup
+def _plain(v: Any) -> Any:
+    return v.item() if isinstance(v, np.generic) else v
+
+
+class _TruthIndex:
+    """The truth, loaded once, with a sorted index of its users: the rows of a batch's users, vectorised."""
+
+    def __init__(self, truth: Truth):
+        self.t = truth
+        users = truth.users if truth.users is not None else np.arange(truth.n_users, dtype=np.int64)
+        self.users = np.asarray(users)
+        self.str_ids = self.users.dtype.kind not in "iu"
+        keys = self.users.astype(str) if self.str_ids else self.users.astype(np.int64)
+        self.order = np.argsort(keys, kind="stable")
+        self.sorted = keys[self.order]
+        self.seen = np.zeros(truth.n_users, dtype=bool)
+
+    def rows(self, batch_users: np.ndarray) -> np.ndarray:
+        """Truth rows of the batch's (distinct) users that have a truth."""
+        if not len(self.sorted) or not len(batch_users):
+            return np.zeros(0, dtype=np.int64)
+        if self.str_ids != (batch_users.dtype.kind not in "iu"):
+            t_kind, r_kind = ("str", "int") if self.str_ids else ("int", "str")
+            raise ValueError(
+                f"`truth` and `recs` user ids are of different kinds, so none can match: `truth` has {t_kind} user "
+                f"ids, e.g. {_plain(self.users[0])!r}, but `recs` has {r_kind} user ids, e.g. "
+                f"{_plain(batch_users[0])!r}; convert one side (CSV ids are read as text)"
+            )
+        q = batch_users.astype(str) if self.str_ids else batch_users.astype(np.int64)
+        pos = np.searchsorted(self.sorted, q)
+        pos = np.minimum(pos, len(self.sorted) - 1)
+        found = self.sorted[pos] == q
+        return self.order[pos[found]]
+
+    def subset(self, rows: np.ndarray) -> Truth:
+        t = self.t
+        starts, ends = t.indptr[rows], t.indptr[rows + 1]
+        lens = ends - starts
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(lens, out=indptr[1:])
+        # index of every entry of the chosen rows: start of its row + offset within it
+        idx = np.repeat(starts - indptr[:-1], lens) + np.arange(indptr[-1], dtype=np.int64)
+        grades = None if t.grades is None else t.grades[idx]
+        return Truth(indptr, t.items[idx], grades, self.users[rows])
+
+
+def _load_truth(truth: Any, columns: dict) -> Truth:
+    user_col, item_col = columns.get("user_col"), columns.get("item_col")
+    if isinstance(truth, Truth):
+        return truth
+    cols = {k: v for k, v in columns.items() if k in ("user_col", "item_col", "relevance_col") and v is not None}
+    if isinstance(truth, (str, os.PathLike)):
+        path = os.fspath(truth)
+        if not os.path.exists(path):
+            raise ValueError(f"`truth` {path}: no such file or directory")
+        kind = _kind(path)
+        if kind == "parquet":
+            return Truth.from_parquet(path, **cols)
+        if kind == "csv":
+            return Truth.from_frame(read_csv_table(path, "truth", user_col, item_col), **cols)
+        return Truth.from_trec(path)
+    from .inputs import to_truth
+
+    return to_truth(truth, **cols)
+
+
+# ----------------------------------------------------------------- progress
+class _Progress:
+    """tqdm (else rich, else a plain line) on stderr when it is a terminal; rows/s, users/s, ETA."""
+
+    def __init__(self, enabled: Optional[bool], total: Optional[int], unit: str):
+        if enabled is None:
+            enabled = bool(getattr(sys.stderr, "isatty", lambda: False)())
+        self.enabled = enabled
+        self.t0 = time.perf_counter()
+        self.rows = self.users = self.done = 0
+        self.total, self.unit = total, unit
+        self.bar: Any = None
+        self.kind = "plain"
+        if not enabled:
+            return
+        try:
+            from tqdm import tqdm
+
+            try:
+                width, height = os.get_terminal_size(sys.stderr.fileno())
+            except (OSError, ValueError):
+                width = height = 0
+            self.bar = tqdm(
+                total=total,
+                unit=unit,
+                unit_scale=unit == "B",
+                file=sys.stderr,
+                desc="rankmeter",
+                leave=True,
+                # a terminal that reports no size (a bare pseudo-terminal) still gets a bar
+                ncols=width or 100,
+                nrows=height or 24,
+            )
+            self.kind = "tqdm"
+        except ImportError:
+            self.kind = "plain"
+
+    def update(self, advance: int, rows: int, users: int) -> None:
+        self.rows += rows
+        self.users += users
+        self.done += advance
+        if not self.enabled:
+            return
+        dt = max(time.perf_counter() - self.t0, 1e-9)
+        rates = f"{self.rows / dt:,.0f} rows/s, {self.users / dt:,.0f} users/s"
+        if self.bar is not None and self.unit == "rows":
+            rates = f"{self.users / dt:,.0f} users/s"  # tqdm shows rows/s and the ETA itself
+        if self.bar is not None:
+            self.bar.update(advance)
+            self.bar.set_postfix_str(rates, refresh=True)
+            return
+        eta = ""
+        if self.total:
+            left = max(self.total - self.done, 0) / max(self.done / dt, 1e-9)
+            eta = f", ETA {left:,.0f} s ({100 * self.done / self.total:.0f}%)"
+        sys.stderr.write(f"\rrankmeter: {self.rows:,} rows, {self.users:,} users, {rates}{eta}   ")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if not self.enabled:
+            return
+        if self.bar is not None:
+            self.bar.close()
+        else:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+# ----------------------------------------------------------------- per-user output
+class _PerUserSink:
+    def __init__(self, target: Union[str, os.PathLike, Callable[[np.ndarray, dict], Any], None]):
+        self.target = target
+        self.writer: Any = None
+        self.path: Optional[str] = None
+        if isinstance(target, (str, os.PathLike)):
+            self.path = os.fspath(target)
+
+    def write(self, users: np.ndarray, values: dict) -> None:
+        if self.target is None or not len(users):
+            return
+        if self.path is None:
+            assert callable(self.target)
+            self.target(users, values)
+            return
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        arrays = {"user_id": pa.array(users.tolist() if users.dtype == object else users)}
+        arrays.update({k: pa.array(v, type=pa.float64()) for k, v in values.items()})
+        table = pa.table(arrays)
+        if self.writer is None:
+            self.writer = pq.ParquetWriter(self.path, table.schema)
+        elif table.schema != self.writer.schema:
+            table = table.cast(self.writer.schema)
+        self.writer.write_table(table)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+# ----------------------------------------------------------------- the loop
+def evaluate_stream(
+    truth: Any,
+    recs: Any,
+    metrics: Any,
+    *,
+    batch_rows: int = 1_000_000,
+    progress: Optional[bool] = None,
+    per_user: Union[str, os.PathLike, Callable[[np.ndarray, dict], Any], None] = None,
+    preset: Optional[str] = None,
+    threads: Optional[int] = None,
+    empty: Optional[str] = None,
+    duplicates: Optional[str] = None,
+    ties: Optional[str] = None,
+    min_relevance: Optional[float] = None,
+    max_items: Optional[int] = None,
+    missing: Optional[str] = None,
+    user_col: Optional[str] = None,
+    item_col: Optional[str] = None,
+    relevance_col: Optional[str] = None,
+    rank_col: Optional[str] = None,
+    score_col: Optional[str] = None,
+    **context: Any,
+) -> StreamResult:
+    """Evaluate recommendations too big for memory, batch by batch of whole users, with exact means.
+
+    Parameters
+    ----------
+    truth : any truth form of :func:`rankmeter.evaluate`, or a path
+        Loaded once: a TREC qrels file, a parquet file/directory, a CSV (``.csv``/``.tsv``,
+        optionally ``.gz``) file, a table, a dict or a :class:`rankmeter.Truth`.
+    recs : path, or an iterable of pyarrow RecordBatches / Tables
+        A parquet file or directory (read with ``pyarrow.dataset``, several files in
+        order), a CSV file (``pyarrow.csv`` streaming reader) or a TREC run file (read in
+        chunks of lines; ``.gz`` allowed). Rows of one user must be contiguous (grouped
+        by user); a user split across record batches or files is carried over whole.
+    metrics : str, Metric or list of them
+        As for :func:`rankmeter.evaluate`.
+    batch_rows : int
+        Rows per evaluated batch (at least; a batch always holds whole users). Peak
+        memory grows with it, not with the size of ``recs``.
+    progress : bool, optional
+        A progress bar on stderr (tqdm when installed, else a plain line) with rows/s,
+        users/s and ETA. Default: on when stderr is a terminal; ``False`` silences it.
+    per_user : path or callable, optional
+        A parquet file written as batches finish (``user_id`` and one float64 column per
+        metric with per-user values), or ``f(users, {name: values})`` called per batch.
+        Truth users without recs (``missing="zero"``) come last.
+    preset, threads, empty, duplicates, ties, min_relevance, max_items, missing
+        As for :func:`rankmeter.evaluate`; ``missing`` decides the truth users that no
+        batch recommends to (default: the preset's, else ``"zero"``), exactly as the
+        in-memory path does.
+    user_col, item_col, relevance_col, rank_col, score_col : str, optional
+        Column names of parquet/CSV tables (defaults ``user_id``, ``item_id``,
+        ``relevance``, ``rank``, ``score``).
+    **context
+        ``train``, ``item_features``, ``item_similarity``, ``catalog`` for the
+        beyond-accuracy metrics, passed to every batch.
+
+    Returns
+    -------
+    StreamResult
+        ``res[name]`` the means (bit-identical to :func:`rankmeter.evaluate` on the same
+        data), ``res.meta`` (``n_users``, ``n_skipped``, ``n_missing_recs``,
+        ``n_ignored_recs``, ``n_rows``, ``n_batches``), ``res.state``.
+
+    Raises
+    ------
+    ValueError
+        A user whose rows appear again after its group ended (the input is not grouped
+        by user: sort it by user first), a malformed file (the message names it), or
+        anything :func:`rankmeter.evaluate` rejects.
+
+    Examples
+    --------
+    >>> import rankmeter as rm
+    >>> import pyarrow as pa
+    >>> recs = [pa.record_batch({"user_id": [1, 1, 2], "item_id": [5, 6, 7], "rank": [1, 2, 1]})]
+    >>> rm.evaluate_stream({1: {5: 1}, 2: {9: 1}}, recs, ["precision@1"], progress=False)["precision@1"]
+    0.5
+    """
+    if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
+        raise ValueError(f"`batch_rows` must be a positive integer, got {batch_rows!r}")
+    if progress is not None and not isinstance(progress, bool):
+        raise TypeError(f"`progress` must be True, False or None, got {progress!r}")
+    columns = dict(
+        user_col=user_col, item_col=item_col, relevance_col=relevance_col, rank_col=rank_col, score_col=score_col
+    )
+    cols: dict[str, Any] = {k: v for k, v in columns.items() if v is not None}
+    names = dict(user_col="user_id", item_col="item_id", relevance_col="relevance", rank_col="rank", score_col="score")
+    names.update(cols)
+    if missing is None:
+        pre = None if preset is None or preset == "none" else PRESETS.get(preset.strip().lower().replace("-", "_"))
+        missing = (pre.defaults.get("missing") if pre is not None else None) or "zero"
+    if missing not in ("zero", "skip"):
+        raise ValueError(f"`missing` must be one of 'zero', 'skip', got {missing!r}")
+    opts: dict[str, Any] = dict(
+        preset=preset,
+        threads=threads,
+        empty=empty,
+        duplicates=duplicates,
+        ties=ties,
+        min_relevance=min_relevance,
+        max_items=max_items,
+    )
+    metric_list = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
+    t0 = time.perf_counter()
+    index = _TruthIndex(_load_truth(truth, columns))
+
+    # the batches of whole users: (recs of the batch, advance for the bar, rows)
+    if isinstance(recs, (str, os.PathLike)):
+        path = os.fspath(recs)
+        if not os.path.exists(path):
+            raise ValueError(f"`recs` {path}: no such file or directory")
+        kind = _kind(path)
+        if kind == "trec":
+            total: Optional[int] = None if path.endswith(".gz") else os.path.getsize(path)
+            unit = "B"
+            source: Iterator[tuple[Any, int]] = _parse_trec_chunks(path)
+        else:
+            batches, total, unit = _table_batches(path, kind, batch_rows, names)
+            source = _whole_user_tables(batches, batch_rows, names["user_col"], "recs")
+    elif isinstance(recs, Iterable) and not isinstance(recs, (dict, bytes)):
+        total, unit = None, "rows"
+        source = _whole_user_tables(_as_batches(recs), batch_rows, names["user_col"], "recs")
+    else:
+        raise TypeError(
+            f"`recs` must be the path of a parquet file/directory, a CSV or a TREC run file, or an iterable of "
+            f"pyarrow RecordBatches/Tables; got {type(recs).__name__} (use rankmeter.evaluate for in-memory data)"
+        )
+
+    bar = _Progress(progress, total, unit)
+    sink = _PerUserSink(per_user)
+    states: list[State] = []
+    merged: Optional[State] = None
+    n_rows = n_batches = 0
+    try:
+        for batch, advance in source:
+            rows_here = batch.num_rows if hasattr(batch, "num_rows") else int(batch.indptr[-1])
+            fast = None if isinstance(batch, Recs) else _ranked_csr(batch, names)
+            batch = batch if fast is None else fast
+            if fast is not None:
+                batch_users = np.asarray(fast.users)  # distinct (checked by _ranked_csr)
+            elif isinstance(batch, Recs):
+                batch_users = np.unique(np.asarray(batch.users))
+            else:
+                batch_users = _distinct_users(_id_array(batch.column(names["user_col"])))
+            rows = index.rows(batch_users)
+            again = rows[index.seen[rows]]
+            if again.size:
+                user = index.users[again[0]]
+                user = user.item() if isinstance(user, np.generic) else user
+                raise ValueError(
+                    f"`recs` is not grouped by user: the rows of user {user!r} appear again after its group ended "
+                    "(a user's rows must be contiguous); sort the input by user (e.g. with polars, duckdb or "
+                    "pyarrow), or evaluate it in memory with rankmeter.evaluate"
+                )
+            index.seen[rows] = True
+            res = evaluate(index.subset(rows), batch, metric_list, missing="skip", **opts, **cols, **_ctx(context))
+            states.append(res.state)
+            _emit(sink, res, metric_list)
+            n_rows += rows_here
+            n_batches += 1
+            bar.update(advance if unit == "B" else rows_here, rows_here, len(batch_users))
+            if len(states) >= _MERGE_EVERY:
+                merged = State.merge_all(([merged] if merged is not None else []) + states)
+                states = []
+        # truth users no batch recommends to: as the in-memory path (missing="zero": empty lists; "skip": counted)
+        rest = np.flatnonzero(~index.seen)
+        if rest.size or (merged is None and not states):
+            res = evaluate(index.subset(rest), {}, metric_list, missing=missing, **opts, **_ctx(context))
+            states.append(res.state)
+            _emit(sink, res, metric_list)
+        state = State.merge_all(([merged] if merged is not None else []) + states)
+    except ValueError as e:
+        if "more than one of the states" in str(e):  # the State's safety net: never a double count
+            raise ValueError(f"`recs` is not grouped by user: {str(e).split(';')[0]}; sort it by user") from None
+        raise
+    finally:
+        bar.close()
+        sink.close()
+    means = state.finalize()
+    meta = dict(state.meta, n_rows=n_rows, n_batches=n_batches)
+    return StreamResult(means, meta, state, sink.path, time.perf_counter() - t0)
+
+
+def _ctx(context: dict) -> dict:
+    allowed = ("train", "item_features", "item_similarity", "catalog")
+    bad = [k for k in context if k not in allowed]
+    if bad:
+        raise TypeError(f"evaluate_stream() got an unexpected keyword argument {bad[0]!r}")
+    return context
+
+
+def _emit(sink: _PerUserSink, res: Any, metric_list: list) -> None:
+    if sink.target is None:
+        return
+    values = {}
+    for key in dict.fromkeys(str(m) for m in metric_list):
+        try:
+            values[key] = np.asarray(res.per_user[key], dtype=np.float64)
+        except KeyError:  # catalog-level metrics: one value, no per-user values
+            continue
+    sink.write(np.asarray(res.users), values)
+
+
+def _as_batches(recs: Iterable[Any]) -> Iterator[Any]:
+    for x in recs:
+        if hasattr(x, "to_batches"):
+            yield from x.to_batches()
+        elif hasattr(x, "schema") and hasattr(x, "num_rows"):
+            yield x
+        else:
+            raise TypeError(f"`recs` iterable must yield pyarrow RecordBatches or Tables, got {type(x).__name__}")
