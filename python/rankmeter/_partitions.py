@@ -101,7 +101,8 @@ def _csr(col: Any, what: str, users: np.ndarray) -> tuple[np.ndarray, Any, Optio
     if values.null_count:
         i = int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
         row = int(np.searchsorted(indptr, i, side="right") - 1)
-        raise ValueError(f"`{what}` of user {users[row]!r} holds a null item; items must be non-null ids")
+        user = users[row].item() if isinstance(users[row], np.generic) else users[row]
+        raise ValueError(f"`{what}` of user {user!r} holds a null item; items must be non-null ids")
     return indptr, values, extra
 
 

@@ -217,7 +217,11 @@ def evaluate(
         st = partition_state(pa.Table.from_batches(bl), plan)
         yield pa.RecordBatch.from_pydict({"state": [st.to_bytes()]}, schema=pa.schema([("state", pa.binary())]))
 
-    rows = frame.mapInArrow(task, "state binary").collect()
+    try:
+        rows = frame.mapInArrow(task, "state binary").collect()
+    except Exception as e:  # a task's ValueError/TypeError arrives wrapped in a pyspark exception
+        _reraise(e)
+        raise
     merged = merge_blobs([r[0] for r in rows], plan)
     return merged if state else merged.finalize()
 
@@ -274,6 +278,18 @@ def per_user(
         yield from t.to_batches()
 
     return frame.mapInArrow(task, schema)
+
+
+def _reraise(e: Exception) -> None:
+    """Raise the ValueError/TypeError a task raised (named in the Python worker's traceback) as itself."""
+    import re
+
+    if not type(e).__module__.startswith("pyspark"):
+        return
+    found = re.findall(r"^(ValueError|TypeError): (.*)$", str(e), re.M)
+    if found:
+        kind, msg = found[-1]
+        raise (ValueError if kind == "ValueError" else TypeError)(msg) from e
 
 
 _CATALOG = frozenset({"coverage", "gini", "personalization", "score_entropy"})
