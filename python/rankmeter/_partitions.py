@@ -16,12 +16,23 @@ from typing import Any, Optional
 
 import numpy as np
 
-from . import Recs, State, Truth, metrics as _metrics, partial
+from . import Recs, State, Truth, partial
+from . import metrics as _metrics
 
-__all__ = ["Plan", "partition_state", "partition_per_user", "merge_blobs", "SIDE", "U", "I", "P", "R"]
+__all__ = [
+    "Plan",
+    "partition_state",
+    "partition_per_user",
+    "merge_blobs",
+    "COL_SIDE",
+    "COL_USER",
+    "COL_ITEM",
+    "COL_POS",
+    "COL_REL",
+]
 
 # column names of the long form after the engine's one grouping (a union of recs and truth rows)
-SIDE, U, I, P, R = "__rm_side", "__rm_user", "__rm_item", "__rm_pos", "__rm_rel"
+COL_SIDE, COL_USER, COL_ITEM, COL_POS, COL_REL = "__rm_side", "__rm_user", "__rm_item", "__rm_pos", "__rm_rel"
 
 OPTION_NAMES = ("preset", "empty", "duplicates", "ties", "min_relevance", "max_items", "missing")
 
@@ -144,9 +155,9 @@ def _lists_inputs(table: Any, plan: Plan) -> tuple[Truth, Recs]:
 def _long_inputs(table: Any) -> tuple[Any, Any]:
     import pyarrow.compute as pc
 
-    side = _as_array(table.column(SIDE))
-    recs = table.filter(pc.equal(side, 0)).select([U, I, P])
-    truth = table.filter(pc.equal(side, 1)).select([U, I, R])
+    side = _as_array(table.column(COL_SIDE))
+    recs = table.filter(pc.equal(side, 0)).select([COL_USER, COL_ITEM, COL_POS])
+    truth = table.filter(pc.equal(side, 1)).select([COL_USER, COL_ITEM, COL_REL])
     return truth, recs
 
 
@@ -164,8 +175,8 @@ def _inputs(table: Any, plan: Plan) -> tuple[Any, Any, dict]:
         t, r = _lists_inputs(table, plan)
         return t, r, {}
     truth, recs = _long_inputs(table)
-    cols = dict(user_col=U, item_col=I, relevance_col=R)
-    cols["rank_col" if plan.by == "rank" else "score_col"] = P
+    cols = dict(user_col=COL_USER, item_col=COL_ITEM, relevance_col=COL_REL)
+    cols["rank_col" if plan.by == "rank" else "score_col"] = COL_POS
     if plan.by == "score":
         cols["rank_col"] = "__rm_no_rank"  # rank decides when both are there: make sure it is absent
     return truth, recs, cols

@@ -15,16 +15,16 @@ from typing import Any, Optional, Union
 from . import State
 from ._aggregate import Means
 from ._partitions import (
-    SIDE,
+    COL_ITEM,
+    COL_POS,
+    COL_REL,
+    COL_SIDE,
+    COL_USER,
     Plan,
     check_metrics,
     check_options,
     merge_blobs,
     partition_state,
-    I,
-    P,
-    R,
-    U,
 )
 
 __all__ = ["evaluate"]
@@ -53,7 +53,9 @@ def _long_frame(df: Any, truth: Any, cols: dict, partitions: Optional[int]) -> t
     user_col, item_col = cols["user_col"], cols["item_col"]
     rank_col, score_col, rel_col = cols["rank_col"], cols["score_col"], cols["relevance_col"]
     if not _is_dask_frame(truth):
-        raise TypeError(f"`truth` must be a Dask DataFrame of (user, item[, relevance]) rows, got {type(truth).__name__}")
+        raise TypeError(
+            f"`truth` must be a Dask DataFrame of (user, item[, relevance]) rows, got {type(truth).__name__}"
+        )
     if rank_col is not None and rank_col in df.columns:
         by, pos = "rank", rank_col
     elif score_col is not None and score_col in df.columns:
@@ -66,17 +68,23 @@ def _long_frame(df: Any, truth: Any, cols: dict, partitions: Optional[int]) -> t
     _check_columns(df, [user_col, item_col], "df")
     _check_columns(truth, [user_col, item_col], "truth")
     graded = rel_col is not None and rel_col in truth.columns
-    r = df[[user_col, item_col, pos]].rename(columns={user_col: U, item_col: I, pos: P})
-    r = r.assign(**{SIDE: 0, R: float("nan")})
+    r = df[[user_col, item_col, pos]].rename(columns={user_col: COL_USER, item_col: COL_ITEM, pos: COL_POS})
+    r = r.assign(**{COL_SIDE: 0, COL_REL: float("nan")})
     t = truth[[user_col, item_col] + ([rel_col] if graded else [])].rename(
-        columns={user_col: U, item_col: I, **({rel_col: R} if graded else {})}
+        columns={user_col: COL_USER, item_col: COL_ITEM, **({rel_col: COL_REL} if graded else {})}
     )
-    t = t.assign(**{SIDE: 1, P: float("nan")}) if graded else t.assign(**{SIDE: 1, P: float("nan"), R: 1.0})
-    t = t.astype({R: "float64"})
-    r = r.astype({P: "float64"})
-    both = dd.concat([r[[SIDE, U, I, P, R]], t[[SIDE, U, I, P, R]]])
+    t = (
+        t.assign(**{COL_SIDE: 1, COL_POS: float("nan")})
+        if graded
+        else t.assign(**{COL_SIDE: 1, COL_POS: float("nan"), COL_REL: 1.0})
+    )
+    t = t.astype({COL_REL: "float64"})
+    r = r.astype({COL_POS: "float64"})
+    both = dd.concat(
+        [r[[COL_SIDE, COL_USER, COL_ITEM, COL_POS, COL_REL]], t[[COL_SIDE, COL_USER, COL_ITEM, COL_POS, COL_REL]]]
+    )
     # Dask's one grouping: every row of a user lands in the same output partition
-    both = both.shuffle(U, npartitions=partitions) if partitions else both.shuffle(U)
+    both = both.shuffle(COL_USER, npartitions=partitions) if partitions else both.shuffle(COL_USER)
     return both, by
 
 
@@ -137,8 +145,9 @@ def evaluate(
         if partitions:
             frame = frame.repartition(npartitions=partitions)
     else:
-        cols = dict(user_col=user_col, item_col=item_col, rank_col=rank_col, score_col=score_col,
-                    relevance_col=relevance_col)
+        cols = dict(
+            user_col=user_col, item_col=item_col, rank_col=rank_col, score_col=score_col, relevance_col=relevance_col
+        )
         frame, by = _long_frame(df, truth, cols, partitions)
         plan = Plan("long", ms, user_col, by=by, options=opts, context=ctx)
 

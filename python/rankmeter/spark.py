@@ -25,17 +25,17 @@ from typing import Any, Optional, Union
 from . import State
 from ._aggregate import Means
 from ._partitions import (
-    SIDE,
+    COL_ITEM,
+    COL_POS,
+    COL_REL,
+    COL_SIDE,
+    COL_USER,
     Plan,
     check_metrics,
     check_options,
     merge_blobs,
     partition_per_user,
     partition_state,
-    I,
-    P,
-    R,
-    U,
 )
 
 __all__ = ["evaluate", "per_user"]
@@ -60,7 +60,9 @@ def _long_frame(df: Any, truth: Any, cols: dict, partitions: Optional[int]) -> t
     user_col, item_col = cols["user_col"], cols["item_col"]
     rank_col, score_col, rel_col = cols["rank_col"], cols["score_col"], cols["relevance_col"]
     if not _is_spark_frame(truth):
-        raise TypeError(f"`truth` must be a Spark DataFrame of (user, item[, relevance]) rows, got {type(truth).__name__}")
+        raise TypeError(
+            f"`truth` must be a Spark DataFrame of (user, item[, relevance]) rows, got {type(truth).__name__}"
+        )
     if rank_col is not None and rank_col in df.columns:
         by, pos = "rank", rank_col
     elif score_col is not None and score_col in df.columns:
@@ -77,21 +79,21 @@ def _long_frame(df: Any, truth: Any, cols: dict, partitions: Optional[int]) -> t
     graded = rel_col is not None and rel_col in truth.columns
     rt = truth.schema[rel_col].dataType if graded else None
     recs_part = df.select(
-        F.lit(0).cast("byte").alias(SIDE),
-        F.col(user_col).alias(U),
-        F.col(item_col).alias(I),
-        F.col(pos).alias(P),
-        (F.lit(None).cast(rt) if graded else F.lit(None).cast("double")).alias(R),
+        F.lit(0).cast("byte").alias(COL_SIDE),
+        F.col(user_col).alias(COL_USER),
+        F.col(item_col).alias(COL_ITEM),
+        F.col(pos).alias(COL_POS),
+        (F.lit(None).cast(rt) if rt is not None else F.lit(None).cast("double")).alias(COL_REL),
     )
     truth_part = truth.select(
-        F.lit(1).cast("byte").alias(SIDE),
-        F.col(user_col).cast(ut).alias(U),
-        F.col(item_col).cast(it).alias(I),
-        F.lit(None).cast(pt).alias(P),
-        (F.col(rel_col) if graded else F.lit(1.0)).alias(R),
+        F.lit(1).cast("byte").alias(COL_SIDE),
+        F.col(user_col).cast(ut).alias(COL_USER),
+        F.col(item_col).cast(it).alias(COL_ITEM),
+        F.lit(None).cast(pt).alias(COL_POS),
+        (F.col(rel_col) if graded else F.lit(1.0)).alias(COL_REL),
     )
     both = recs_part.unionByName(truth_part)
-    both = both.repartition(partitions, U) if partitions else both.repartition(U)
+    both = both.repartition(partitions, COL_USER) if partitions else both.repartition(COL_USER)
     return both, by
 
 
@@ -127,8 +129,16 @@ def _plan_and_frame(df, metrics, truth, cols, options, context, partitions) -> t
     if truth is None:
         _check_columns(df, [cols["user_col"], cols["recs_col"], cols["truth_col"], cols["scores_col"]], "df")
         keep = [c for c in (cols["user_col"], cols["recs_col"], cols["truth_col"], cols["scores_col"]) if c]
-        plan = Plan("lists", ms, cols["user_col"], cols["recs_col"], cols["truth_col"], cols["scores_col"],
-                    options=opts, context=ctx)
+        plan = Plan(
+            "lists",
+            ms,
+            cols["user_col"],
+            cols["recs_col"],
+            cols["truth_col"],
+            cols["scores_col"],
+            options=opts,
+            context=ctx,
+        )
         frame = df.select(*keep)
         if partitions:
             frame = frame.repartition(partitions)
@@ -203,8 +213,16 @@ def evaluate(
     >>> rankmeter.spark.evaluate(df, ["ndcg@10", "precision@2"])["precision@2"]  # doctest: +SKIP
     0.5
     """
-    cols = dict(user_col=user_col, recs_col=recs_col, truth_col=truth_col, scores_col=scores_col,
-                item_col=item_col, rank_col=rank_col, score_col=score_col, relevance_col=relevance_col)
+    cols = dict(
+        user_col=user_col,
+        recs_col=recs_col,
+        truth_col=truth_col,
+        scores_col=scores_col,
+        item_col=item_col,
+        rank_col=rank_col,
+        score_col=score_col,
+        relevance_col=relevance_col,
+    )
     context = dict(train=train, item_features=item_features, item_similarity=item_similarity, catalog=catalog)
     plan, frame = _plan_and_frame(df, metrics, truth, cols, options, context, partitions)
 
@@ -257,8 +275,16 @@ def per_user(
 
     from . import metrics as _m
 
-    cols = dict(user_col=user_col, recs_col=recs_col, truth_col=truth_col, scores_col=scores_col,
-                item_col=item_col, rank_col=rank_col, score_col=score_col, relevance_col=relevance_col)
+    cols = dict(
+        user_col=user_col,
+        recs_col=recs_col,
+        truth_col=truth_col,
+        scores_col=scores_col,
+        item_col=item_col,
+        rank_col=rank_col,
+        score_col=score_col,
+        relevance_col=relevance_col,
+    )
     context = dict(train=train, item_features=item_features, item_similarity=item_similarity, catalog=catalog)
     plan, frame = _plan_and_frame(df, metrics, truth, cols, options, context, partitions)
     catalog_level = [m for m in plan.metrics if _m.parse(m).name in _CATALOG]
