@@ -125,3 +125,21 @@ def test_issue15_dask_errors():
         rdk.evaluate(d, ["ndcg@3"], tie="trec")
     with pytest.raises(TypeError, match="`truth` must be a Dask DataFrame"):
         rdk.evaluate(d, ["ndcg@3"], truth={1: [1]})
+
+
+def test_issue15_dask_long_form_custom_columns_with_train():
+    truth, recs, _ = _random(12, n_users=60)
+    rng = np.random.default_rng(5)
+    rl = pd.DataFrame([(u, i, float(rng.random())) for u in recs for i in recs[u]], columns=["uid", "iid", "s"])
+    tl = pd.DataFrame([(u, i, g) for u in truth for i, g in truth[u].items()], columns=["uid", "iid", "g"])
+    train = pd.DataFrame([(u, int(i)) for u in range(30) for i in rng.choice(40, size=5, replace=False)],
+                         columns=["uid", "iid"])
+    ms = ["ndcg@5", "novelty@10", "arp@10", "coverage@5"]
+    kw = dict(user_col="uid", item_col="iid", score_col="s", relevance_col="g")
+    ref = rm.evaluate(tl, rl, ms, train=train, **kw)
+    got = rdk.evaluate(dd.from_pandas(rl, npartitions=4, sort=False), ms, truth=dd.from_pandas(tl, npartitions=2),
+                       train=dd.from_pandas(train, npartitions=2), partitions=3, rank_col=None, **kw)
+    _same(got, ref, ms)
+    got2 = rdk.evaluate(dd.from_pandas(rl, npartitions=4, sort=False), ms, truth=dd.from_pandas(tl, npartitions=2),
+                        train=train, partitions=2, rank_col=None, **kw)  # a local train table travels as is
+    _same(got2, ref, ms)

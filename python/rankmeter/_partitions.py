@@ -48,6 +48,9 @@ class Plan:
     truth_col: Optional[str] = "truth"
     scores_col: Optional[str] = None
     by: str = "rank"  # long form: "rank" or "score"
+    item_col: str = "item_id"
+    pos_col: str = "rank"  # long form: the rank or score column's name
+    rel_col: str = "relevance"
     options: dict = field(default_factory=dict)
     context: dict = field(default_factory=dict)
 
@@ -152,12 +155,16 @@ def _lists_inputs(table: Any, plan: Plan) -> tuple[Truth, Recs]:
     return truth, recs
 
 
-def _long_inputs(table: Any) -> tuple[Any, Any]:
+def _long_inputs(table: Any, plan: Plan) -> tuple[Any, Any]:
+    """The recs rows and the truth rows of a partition, under the caller's column names (so a ``train``
+    table with those names reads the same way)."""
     import pyarrow.compute as pc
 
     side = _as_array(table.column(COL_SIDE))
     recs = table.filter(pc.equal(side, 0)).select([COL_USER, COL_ITEM, COL_POS])
     truth = table.filter(pc.equal(side, 1)).select([COL_USER, COL_ITEM, COL_REL])
+    recs = recs.rename_columns([plan.user_col, plan.item_col, plan.pos_col])
+    truth = truth.rename_columns([plan.user_col, plan.item_col, plan.rel_col])
     return truth, recs
 
 
@@ -170,13 +177,13 @@ def _inputs(table: Any, plan: Plan) -> tuple[Any, Any, dict]:
     """truth, recs and the column keywords for partial()/evaluate()."""
     if table is None or table.num_rows == 0:
         t, r = _empty_inputs(plan)
-        return t, r, {}
+        return t, r, dict(user_col=plan.user_col, item_col=plan.item_col)
     if plan.form == "lists":
         t, r = _lists_inputs(table, plan)
-        return t, r, {}
-    truth, recs = _long_inputs(table)
-    cols = dict(user_col=COL_USER, item_col=COL_ITEM, relevance_col=COL_REL)
-    cols["rank_col" if plan.by == "rank" else "score_col"] = COL_POS
+        return t, r, dict(user_col=plan.user_col, item_col=plan.item_col)
+    truth, recs = _long_inputs(table, plan)
+    cols = dict(user_col=plan.user_col, item_col=plan.item_col, relevance_col=plan.rel_col)
+    cols["rank_col" if plan.by == "rank" else "score_col"] = plan.pos_col
     if plan.by == "score":
         cols["rank_col"] = "__rm_no_rank"  # rank decides when both are there: make sure it is absent
     return truth, recs, cols

@@ -10,10 +10,9 @@ package's imports are absolute).
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from . import State
-from ._aggregate import Means
 from ._partitions import (
     COL_ITEM,
     COL_POS,
@@ -26,6 +25,9 @@ from ._partitions import (
     merge_blobs,
     partition_state,
 )
+
+if TYPE_CHECKING:
+    from ._aggregate import Means
 
 __all__ = ["evaluate"]
 
@@ -47,7 +49,7 @@ def _to_arrow(pdf: Any) -> Any:
     return pa.Table.from_pandas(pdf, preserve_index=False)
 
 
-def _long_frame(df: Any, truth: Any, cols: dict, partitions: Optional[int]) -> tuple[Any, str]:
+def _long_frame(df: Any, truth: Any, cols: dict, partitions: Optional[int]) -> tuple[Any, str, str]:
     import dask.dataframe as dd
 
     user_col, item_col = cols["user_col"], cols["item_col"]
@@ -85,7 +87,7 @@ def _long_frame(df: Any, truth: Any, cols: dict, partitions: Optional[int]) -> t
     )
     # Dask's one grouping: every row of a user lands in the same output partition
     both = both.shuffle(COL_USER, npartitions=partitions) if partitions else both.shuffle(COL_USER)
-    return both, by
+    return both, by, pos
 
 
 def evaluate(
@@ -140,7 +142,9 @@ def evaluate(
     if truth is None:
         keep = [c for c in (user_col, recs_col, truth_col, scores_col) if c]
         _check_columns(df, keep, "df")
-        plan = Plan("lists", ms, user_col, recs_col, truth_col, scores_col, options=opts, context=ctx)
+        plan = Plan(
+            "lists", ms, user_col, recs_col, truth_col, scores_col, options=opts, context=ctx, item_col=item_col
+        )
         frame = df[keep]
         if partitions:
             frame = frame.repartition(npartitions=partitions)
@@ -148,8 +152,18 @@ def evaluate(
         cols = dict(
             user_col=user_col, item_col=item_col, rank_col=rank_col, score_col=score_col, relevance_col=relevance_col
         )
-        frame, by = _long_frame(df, truth, cols, partitions)
-        plan = Plan("long", ms, user_col, by=by, options=opts, context=ctx)
+        frame, by, pos = _long_frame(df, truth, cols, partitions)
+        plan = Plan(
+            "long",
+            ms,
+            user_col,
+            by=by,
+            options=opts,
+            context=ctx,
+            item_col=item_col,
+            pos_col=pos,
+            rel_col=relevance_col or "relevance",
+        )
 
     def task(pdf: Any) -> Any:
         if len(pdf) == 0:

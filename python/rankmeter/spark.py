@@ -20,10 +20,9 @@ What runs where:
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from . import State
-from ._aggregate import Means
 from ._partitions import (
     COL_ITEM,
     COL_POS,
@@ -37,6 +36,9 @@ from ._partitions import (
     partition_per_user,
     partition_state,
 )
+
+if TYPE_CHECKING:
+    from ._aggregate import Means
 
 __all__ = ["evaluate", "per_user"]
 
@@ -53,7 +55,7 @@ def _check_columns(df: Any, names: list, what: str) -> None:
             raise ValueError(f"`{what}` has no column {n!r}; its columns are {', '.join(df.columns)}")
 
 
-def _long_frame(df: Any, truth: Any, cols: dict, partitions: Optional[int]) -> tuple[Any, str]:
+def _long_frame(df: Any, truth: Any, cols: dict, partitions: Optional[int]) -> tuple[Any, str, str]:
     """recs rows and truth rows in one frame, partitioned by user (Spark's one shuffle)."""
     from pyspark.sql import functions as F
 
@@ -94,7 +96,7 @@ def _long_frame(df: Any, truth: Any, cols: dict, partitions: Optional[int]) -> t
     )
     both = recs_part.unionByName(truth_part)
     both = both.repartition(partitions, COL_USER) if partitions else both.repartition(COL_USER)
-    return both, by
+    return both, by, pos
 
 
 def _train_context(train: Any, metrics: list, context: dict, item_col: str, user_col: str) -> dict:
@@ -138,13 +140,24 @@ def _plan_and_frame(df, metrics, truth, cols, options, context, partitions) -> t
             cols["scores_col"],
             options=opts,
             context=ctx,
+            item_col=cols["item_col"],
         )
         frame = df.select(*keep)
         if partitions:
             frame = frame.repartition(partitions)
         return plan, frame
-    frame, by = _long_frame(df, truth, cols, partitions)
-    plan = Plan("long", ms, cols["user_col"], by=by, options=opts, context=ctx)
+    frame, by, pos = _long_frame(df, truth, cols, partitions)
+    plan = Plan(
+        "long",
+        ms,
+        cols["user_col"],
+        by=by,
+        options=opts,
+        context=ctx,
+        item_col=cols["item_col"],
+        pos_col=pos,
+        rel_col=cols["relevance_col"] or "relevance",
+    )
     return plan, frame
 
 
