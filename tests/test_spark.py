@@ -219,6 +219,11 @@ def test_issue15_errors(classic):
     dup = classic.createDataFrame([(1, [1], [1]), (1, [2], [2])], "user_id long, recs array<long>, truth array<long>")
     with pytest.raises(ValueError, match="lists user 1 more than once"):  # one user in two rows
         rs.evaluate(dup, ["ndcg@3"], partitions=1)
+    # the two rows in two partitions: the driver's merge names the user instead of counting it twice
+    split = dup.repartition(2, "recs")
+    assert split.select(F.spark_partition_id()).distinct().count() == 2
+    with pytest.raises(ValueError, match="user 1 is in more than one of the states"):
+        rs.evaluate(split, ["ndcg@3"])
     nul = classic.createDataFrame([(7, [1, None], [1])], "user_id long, recs array<long>, truth array<long>")
     with pytest.raises(ValueError, match="user 7 holds a null item"):
         rs.evaluate(nul, ["ndcg@3"])

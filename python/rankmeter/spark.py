@@ -107,16 +107,14 @@ def _train_context(train: Any, metrics: list, context: dict, item_col: str, user
     from . import metrics as _m
 
     names = {_m.parse(m).name for m in metrics}
-    catalog_only = names & {"coverage", "gini"} and not names & {"novelty", "arp", "serendipity", "diversity"}
     _check_columns(train, [item_col], "train")
-    if catalog_only and context.get("catalog") is None:
-        # only the set of train items is read: Spark computes it, the driver gets one row per item
-        items = train.select(item_col).distinct().toArrow().column(0).to_numpy(zero_copy_only=False)
-        context["catalog"] = items
-    else:
-        # popularity and histories are needed: the (user, item) rows travel in the task closure
+    if names & _NEEDS_TRAIN:
+        # popularity and histories are read: the (user, item) rows travel in the task closure
         _check_columns(train, [user_col, item_col], "train")
         context["train"] = train.select(user_col, item_col).toArrow()
+    elif names & {"coverage", "gini"} and context.get("catalog") is None:
+        # only the set of train items is read (the default catalog): Spark computes it, one row per item
+        context["catalog"] = train.select(item_col).distinct().toArrow().column(0).to_numpy(zero_copy_only=False)
     return context
 
 
@@ -331,4 +329,5 @@ def _reraise(e: Exception) -> None:
         raise (ValueError if kind == "ValueError" else TypeError)(msg) from e
 
 
+_NEEDS_TRAIN = frozenset({"novelty", "arp", "serendipity", "diversity"})
 _CATALOG = frozenset({"coverage", "gini", "personalization", "score_entropy"})
