@@ -111,7 +111,7 @@ def test_issue15_dask_train_frame_and_options():
     ms = ["novelty@10", "coverage@10", "map@5"]
     ref = rm.evaluate(truth, recs, ms, train=train, preset="spark")
     got = rdk.evaluate(dd.from_pandas(_frame(truth, recs), npartitions=3), ms,
-                       train=dd.from_pandas(train, npartitions=2), preset="spark")
+                       train=dd.from_pandas(train, npartitions=2), preset="spark", threads=2)
     _same(got, ref, ms)
 
 

@@ -34,7 +34,7 @@ __all__ = [
 # column names of the long form after the engine's one grouping (a union of recs and truth rows)
 COL_SIDE, COL_USER, COL_ITEM, COL_POS, COL_REL = "__rm_side", "__rm_user", "__rm_item", "__rm_pos", "__rm_rel"
 
-OPTION_NAMES = ("preset", "empty", "duplicates", "ties", "min_relevance", "max_items", "missing")
+OPTION_NAMES = ("preset", "empty", "duplicates", "ties", "min_relevance", "max_items", "missing", "threads")
 
 
 @dataclass
@@ -72,7 +72,10 @@ def check_options(options: dict) -> dict:
             f"unexpected keyword argument(s) {', '.join(map(repr, bad))}; evaluate() options are "
             f"{', '.join(OPTION_NAMES)}"
         )
-    return {k: v for k, v in options.items() if v is not None}
+    out = {k: v for k, v in options.items() if v is not None}
+    # one C++ thread per task by default: the engine already runs one task per core
+    out.setdefault("threads", 1)
+    return out
 
 
 def _as_array(col: Any) -> Any:

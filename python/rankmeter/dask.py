@@ -118,7 +118,7 @@ def evaluate(
     ``pd.ArrowDtype(pa.list_(pa.int64()))``, for zero-copy lists; object columns of
     Python lists work too, slower) or long rows of ``df`` plus ``truth=`` a Dask
     frame, grouped by user with one ``shuffle``. ``partitions`` repartitions
-    first. ``train`` may be a Dask DataFrame (computed to the client once and
+    first. ``threads`` (of the C++ pass in each task) defaults to 1. ``train`` may be a Dask DataFrame (computed to the client once and
     shipped to the tasks in the graph) or any form :func:`rankmeter.evaluate`
     takes. Returns ``State.finalize()`` (``Means`` with ``.meta``), or the
     merged ``State`` with ``state=True``.

@@ -198,7 +198,9 @@ def evaluate(
     Every partition becomes one ``rankmeter.partial`` call on an executor
     (``mapInArrow``); the driver merges the states. Options (``preset``,
     ``empty``, ``duplicates``, ``ties``, ``min_relevance``, ``max_items``,
-    ``missing``) are those of :func:`rankmeter.evaluate`.
+    ``missing``, ``threads``) are those of :func:`rankmeter.evaluate`; ``threads``
+    (of the C++ pass inside each task) defaults to 1, as the engine runs one
+    task per core.
 
     Context of beyond-accuracy metrics: ``train`` may be a Spark DataFrame of
     (``user_col``, ``item_col``) rows. When only ``coverage``/``gini`` need it,
