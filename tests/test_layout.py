@@ -38,7 +38,7 @@ LAYERS = [
     {"rankmeter.inputs"},
     {"rankmeter.evaluation", "rankmeter.datasets"},
     {"rankmeter", "rankmeter.cli", "rankmeter.compare", "rankmeter.compat", "rankmeter.stream", "rankmeter.spark",
-     "rankmeter.dask", "rankmeter.plot", "rankmeter.presets"},
+     "rankmeter.dask", "rankmeter._partitions", "rankmeter.plot", "rankmeter.presets"},
 ]
 
 

@@ -109,6 +109,7 @@ def _plan(
     duplicates = defaults["duplicates"] if duplicates is None else duplicates
     ties = defaults["ties"] if ties is None else ties
     missing = defaults["missing"] if missing is None else missing
+    min_relevance = defaults.get("min_relevance") if min_relevance is None else min_relevance
     choice(missing, _MISSING, "missing")
     choice(empty, tuple(EMPTY_CODES), "empty")
     choice(duplicates, _DUPLICATES, "duplicates")

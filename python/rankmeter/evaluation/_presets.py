@@ -54,6 +54,16 @@ def _ranx_options(name: str, k: Optional[int]) -> dict:
     return {}
 
 
+def _spark_options(name: str, k: Optional[int]) -> dict:
+    # RankingMetrics.meanAveragePrecisionAt(k) divides by min(|L|, k); meanAveragePrecision (no k) by |L|.
+    # ndcgAt: gain 2^rel - 1 with relevance values (1 for a plain label set), ideal cut at min(|L|, k).
+    if name == "ap" and k is not None:
+        return {"denominator": "min_relevant_k"}
+    if name == "ndcg":
+        return {"gain": "exponential"}
+    return {}
+
+
 PRESETS: dict[str, Preset] = {
     "trec_eval": Preset(
         "trec_eval",
@@ -105,6 +115,28 @@ PRESETS: dict[str, Preset] = {
             "RBP(rel=L, p=P) is cwl_eval's binary RBP: rbp(p=P) with min_relevance=L. rel=L on any measure is "
             "min_relevance=L. Verified against the real ir_measures in tests/conformance/test_ir_measures.py "
             "(distinct scores: its providers break ties differently from one another)."
+        ),
+    ),
+    "spark": Preset(
+        "spark",
+        defaults={"empty": "zero", "missing": "zero", "min_relevance": 0.0},
+        metric_options=_spark_options,
+        doc=(
+            "Apache Spark 4.3 mllib RankingMetrics / ml RankingEvaluator (RankingMetrics.scala): every labelled "
+            "item is relevant (min_relevance=0: grade-0 labels count in |L| and as hits, with gain 0); a user "
+            "with an empty label set scores 0 and counts in the mean (empty='zero'), as does a user without "
+            "predictions (missing='zero'); precisionAt(k) = hits/k; recallAt(k) = hits/|L|; "
+            "meanAveragePrecisionAt(k) = sum of P@j at the hits within k / min(|L|, k) (ap denominator "
+            "min_relevant_k); meanAveragePrecision = the same over the whole list / |L|; ndcgAt(k): gain "
+            "2^rel - 1 (1 for plain labels), ideal DCG over the first min(|L|, k) labels (gain=exponential, "
+            "ideal=cut). Spark takes logs base e, rankmeter base 2 (the ratio is the same up to rounding) and "
+            "Spark averages with RDD.mean, so values agree to ~1e-15, not bit for bit. Not reproduced: a "
+            "prediction list holding a relevant item twice (Spark counts it at both positions, so precision and "
+            "recall can count it twice; rankmeter rejects it, or drops the repeat with duplicates='first'); "
+            "graded labels not listed by descending relevance (Spark's ideal DCG takes the labels in the order "
+            "given; rankmeter sorts them, the true ideal); negative relevance (Spark's gain 2^rel - 1 < 0, "
+            "rankmeter's 0). Verified against the real pyspark (tests/test_spark.py): precision@k, recall@k, "
+            "map, map@k, ndcg@k, binary and graded."
         ),
     ),
 }

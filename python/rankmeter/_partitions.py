@@ -1,0 +1,221 @@
+"""Engine-neutral work of one partition for :mod:`rankmeter.spark` and :mod:`rankmeter.dask`.
+
+An engine task hands the Arrow data of its partition to :func:`partition_state`,
+which builds ``Truth``/``Recs`` from it without a Python loop over users and
+calls :func:`rankmeter.partial`; the task returns ``State.to_bytes()`` and the
+driver merges the states with :meth:`rankmeter.State.merge_all` (users are
+disjoint across partitions: one row per user in list form, a partitioning by
+user in long form). Everything here is picklable (a :class:`Plan` travels in
+the task's closure). pyarrow is imported inside the functions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import numpy as np
+
+from . import Recs, State, Truth, partial
+from . import metrics as _metrics
+
+__all__ = [
+    "Plan",
+    "partition_state",
+    "partition_per_user",
+    "merge_blobs",
+    "COL_SIDE",
+    "COL_USER",
+    "COL_ITEM",
+    "COL_POS",
+    "COL_REL",
+]
+
+# column names of the long form after the engine's one grouping (a union of recs and truth rows)
+COL_SIDE, COL_USER, COL_ITEM, COL_POS, COL_REL = "__rm_side", "__rm_user", "__rm_item", "__rm_pos", "__rm_rel"
+
+OPTION_NAMES = ("preset", "empty", "duplicates", "ties", "min_relevance", "max_items", "missing", "threads")
+
+
+@dataclass
+class Plan:
+    """What every task needs: the form, the column names, the metrics and the evaluate() keywords."""
+
+    form: str  # "lists" or "long"
+    metrics: list
+    user_col: str
+    recs_col: str = "recs"
+    truth_col: Optional[str] = "truth"
+    scores_col: Optional[str] = None
+    by: str = "rank"  # long form: "rank" or "score"
+    item_col: str = "item_id"
+    pos_col: str = "rank"  # long form: the rank or score column's name
+    rel_col: str = "relevance"
+    options: dict = field(default_factory=dict)
+    context: dict = field(default_factory=dict)
+
+
+def check_metrics(metrics: Any) -> list:
+    """The metric spellings as a list (parsed once on the driver, so a bad name fails before any job)."""
+    ms = [metrics] if isinstance(metrics, (str, _metrics.Metric)) else list(metrics)
+    if not ms:
+        raise ValueError("`metrics` must name at least one metric")
+    for m in ms:
+        _metrics.parse(m)
+    return ms
+
+
+def check_options(options: dict) -> dict:
+    bad = sorted(set(options) - set(OPTION_NAMES))
+    if bad:
+        raise TypeError(
+            f"unexpected keyword argument(s) {', '.join(map(repr, bad))}; evaluate() options are "
+            f"{', '.join(OPTION_NAMES)}"
+        )
+    out = {k: v for k, v in options.items() if v is not None}
+    # one C++ thread per task by default: the engine already runs one task per core
+    out.setdefault("threads", 1)
+    return out
+
+
+def _as_array(col: Any) -> Any:
+    import pyarrow as pa
+
+    if isinstance(col, pa.ChunkedArray):
+        return col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+    return col
+
+
+def _csr(col: Any, what: str, users: np.ndarray) -> tuple[np.ndarray, Any, Optional[Any]]:
+    """indptr and the flat values (and map values) of a list or map column; null lists are empty."""
+    import pyarrow as pa
+
+    arr = _as_array(col)
+    t = arr.type
+    is_map = pa.types.is_map(t)
+    if not (is_map or pa.types.is_list(t) or pa.types.is_large_list(t)):
+        raise TypeError(f"`{what}` column must hold lists (or a map item -> grade), got Arrow type {t}")
+    offs = arr.offsets.to_numpy().astype(np.int64, copy=False)
+    n = len(arr)
+    lens = np.diff(offs)
+    if arr.null_count:
+        lens = np.where(arr.is_valid().to_numpy(zero_copy_only=False), lens, 0)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lens, out=indptr[1:])
+    values = arr.keys if is_map else arr.values
+    extra = arr.items if is_map else None
+    if n and (indptr[-1] != offs[-1] - offs[0] or arr.null_count):
+        # null slots with a length: gather the valid ranges
+        starts = offs[:-1]
+        idx = np.repeat(starts - indptr[:-1], lens) + np.arange(indptr[-1], dtype=np.int64)
+        take = pa.array(idx)
+        values = values.take(take)
+        extra = None if extra is None else extra.take(take)
+    else:
+        lo, hi = (int(offs[0]), int(offs[-1])) if n else (0, 0)
+        values = values.slice(lo, hi - lo)
+        extra = None if extra is None else extra.slice(lo, hi - lo)
+    if values.null_count:
+        i = int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
+        row = int(np.searchsorted(indptr, i, side="right") - 1)
+        user = users[row].item() if isinstance(users[row], np.generic) else users[row]
+        raise ValueError(f"`{what}` of user {user!r} holds a null item; items must be non-null ids")
+    return indptr, values, extra
+
+
+def _np(values: Any) -> np.ndarray:
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(values.type):
+        values = values.dictionary_decode()
+    if pa.types.is_large_string(values.type) or pa.types.is_string_view(values.type):
+        values = values.cast(pa.string())
+    return values.to_numpy(zero_copy_only=False)
+
+
+def _user_ids(table: Any, col: str) -> np.ndarray:
+    arr = _as_array(table.column(col))
+    if arr.null_count:
+        raise ValueError(f"`{col}` (the user column) holds nulls; every row needs a user id")
+    return _np(arr)
+
+
+def _lists_inputs(table: Any, plan: Plan) -> tuple[Truth, Recs]:
+    users = _user_ids(table, plan.user_col)
+    ip, items, _ = _csr(table.column(plan.recs_col), plan.recs_col, users)
+    scores = None
+    if plan.scores_col is not None:
+        sp, svals, _ = _csr(table.column(plan.scores_col), plan.scores_col, users)
+        if not np.array_equal(sp, ip):
+            raise ValueError(f"`{plan.scores_col}` lists must have the lengths of the `{plan.recs_col}` lists")
+        scores = svals.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+    recs = Recs.from_csr(ip, _np(items), scores, users=users, by_score=scores is not None)
+    if plan.truth_col is None:
+        raise ValueError("list form needs `truth_col` (a column of truth lists or maps) or `truth=` a frame")
+    tp, titems, grades = _csr(table.column(plan.truth_col), plan.truth_col, users)
+    g = None if grades is None else grades.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+    truth = Truth.from_csr(tp, _np(titems), g, users=users)
+    return truth, recs
+
+
+def _long_inputs(table: Any, plan: Plan) -> tuple[Any, Any]:
+    """The recs rows and the truth rows of a partition, under the caller's column names (so a ``train``
+    table with those names reads the same way)."""
+    import pyarrow.compute as pc
+
+    side = _as_array(table.column(COL_SIDE))
+    recs = table.filter(pc.equal(side, 0)).select([COL_USER, COL_ITEM, COL_POS])
+    truth = table.filter(pc.equal(side, 1)).select([COL_USER, COL_ITEM, COL_REL])
+    recs = recs.rename_columns([plan.user_col, plan.item_col, plan.pos_col])
+    truth = truth.rename_columns([plan.user_col, plan.item_col, plan.rel_col])
+    return truth, recs
+
+
+def _empty_inputs(plan: Plan) -> tuple[Truth, Recs]:
+    e = np.zeros(1, dtype=np.int64)
+    return Truth.from_csr(e, np.zeros(0, np.int64), users=[]), Recs.from_csr(e, np.zeros(0, np.int64), users=[])
+
+
+def _inputs(table: Any, plan: Plan) -> tuple[Any, Any, dict]:
+    """truth, recs and the column keywords for partial()/evaluate()."""
+    if table is None or table.num_rows == 0:
+        t, r = _empty_inputs(plan)
+        return t, r, dict(user_col=plan.user_col, item_col=plan.item_col)
+    if plan.form == "lists":
+        t, r = _lists_inputs(table, plan)
+        return t, r, dict(user_col=plan.user_col, item_col=plan.item_col)
+    truth, recs = _long_inputs(table, plan)
+    cols = dict(user_col=plan.user_col, item_col=plan.item_col, relevance_col=plan.rel_col)
+    cols["rank_col" if plan.by == "rank" else "score_col"] = plan.pos_col
+    if plan.by == "score":
+        cols["rank_col"] = "__rm_no_rank"  # rank decides when both are there: make sure it is absent
+    return truth, recs, cols
+
+
+def partition_state(table: Any, plan: Plan) -> State:
+    """The exact mergeable state of the users in one partition (an Arrow table, possibly empty)."""
+    truth, recs, cols = _inputs(table, plan)
+    return partial(truth, recs, plan.metrics, **plan.options, **plan.context, **cols)
+
+
+def partition_per_user(table: Any, plan: Plan, names: list) -> Any:
+    """A pyarrow table: the user column, then one float64 column per metric (in ``names``)."""
+    import pyarrow as pa
+
+    from . import evaluate
+
+    truth, recs, cols = _inputs(table, plan)
+    res = evaluate(truth, recs, plan.metrics, **plan.options, **plan.context, **cols)
+    users = res.users if res.users is not None else np.arange(len(res.per_user[plan.metrics[0]]))
+    data = {plan.user_col: pa.array(np.asarray(users).tolist() if users.dtype == object else users)}
+    for m, name in zip(plan.metrics, names):
+        data[name] = pa.array(np.asarray(res.per_user[m], dtype=np.float64))
+    return pa.table(data)
+
+
+def merge_blobs(blobs: list, plan: Plan) -> State:
+    """Merge the states emitted by the tasks (an empty state when no partition held a user)."""
+    states = [State.from_bytes(bytes(b)) for b in blobs if b is not None]
+    if not states:
+        return partition_state(None, plan)
+    return State.merge_all(states)

@@ -1,0 +1,177 @@
+"""Evaluation inside Dask: ``map_partitions`` over (pyarrow-backed) frames and exact state merges.
+
+The same semantics as :mod:`rankmeter.spark`: every partition becomes one
+:func:`rankmeter.partial` call in a Dask task, which returns ``State.to_bytes()``;
+the client merges the states with :meth:`rankmeter.State.merge_all`. Means are
+bit-identical to :func:`rankmeter.evaluate` whatever the partitioning. dask is
+imported inside the functions (``import dask`` there is the real library: the
+package's imports are absolute).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Optional, Union
+
+from . import State
+from ._partitions import (
+    COL_ITEM,
+    COL_POS,
+    COL_REL,
+    COL_SIDE,
+    COL_USER,
+    Plan,
+    check_metrics,
+    check_options,
+    merge_blobs,
+    partition_state,
+)
+
+if TYPE_CHECKING:
+    from ._aggregate import Means
+
+__all__ = ["evaluate"]
+
+
+def _is_dask_frame(x: Any) -> bool:
+    return type(x).__module__.split(".")[0] == "dask" and hasattr(x, "map_partitions")
+
+
+def _check_columns(df: Any, names: list, what: str) -> None:
+    have = list(df.columns)
+    for n in names:
+        if n is not None and n not in have:
+            raise ValueError(f"`{what}` has no column {n!r}; its columns are {', '.join(map(str, have))}")
+
+
+def _to_arrow(pdf: Any) -> Any:
+    import pyarrow as pa
+
+    return pa.Table.from_pandas(pdf, preserve_index=False)
+
+
+def _long_frame(df: Any, truth: Any, cols: dict, partitions: Optional[int]) -> tuple[Any, str, str]:
+    import dask.dataframe as dd
+
+    user_col, item_col = cols["user_col"], cols["item_col"]
+    rank_col, score_col, rel_col = cols["rank_col"], cols["score_col"], cols["relevance_col"]
+    if not _is_dask_frame(truth):
+        raise TypeError(
+            f"`truth` must be a Dask DataFrame of (user, item[, relevance]) rows, got {type(truth).__name__}"
+        )
+    if rank_col is not None and rank_col in df.columns:
+        by, pos = "rank", rank_col
+    elif score_col is not None and score_col in df.columns:
+        by, pos = "score", score_col
+    else:
+        raise ValueError(
+            f"`df` needs a rank column ({rank_col!r}) or a score column ({score_col!r}) in long form; "
+            f"its columns are {', '.join(map(str, df.columns))}"
+        )
+    _check_columns(df, [user_col, item_col], "df")
+    _check_columns(truth, [user_col, item_col], "truth")
+    graded = rel_col is not None and rel_col in truth.columns
+    r = df[[user_col, item_col, pos]].rename(columns={user_col: COL_USER, item_col: COL_ITEM, pos: COL_POS})
+    r = r.assign(**{COL_SIDE: 0, COL_REL: float("nan")})
+    t = truth[[user_col, item_col] + ([rel_col] if graded else [])].rename(
+        columns={user_col: COL_USER, item_col: COL_ITEM, **({rel_col: COL_REL} if graded else {})}
+    )
+    t = (
+        t.assign(**{COL_SIDE: 1, COL_POS: float("nan")})
+        if graded
+        else t.assign(**{COL_SIDE: 1, COL_POS: float("nan"), COL_REL: 1.0})
+    )
+    t = t.astype({COL_REL: "float64"})
+    r = r.astype({COL_POS: "float64"})
+    both = dd.concat(
+        [r[[COL_SIDE, COL_USER, COL_ITEM, COL_POS, COL_REL]], t[[COL_SIDE, COL_USER, COL_ITEM, COL_POS, COL_REL]]]
+    )
+    # Dask's one grouping: every row of a user lands in the same output partition
+    both = both.shuffle(COL_USER, npartitions=partitions) if partitions else both.shuffle(COL_USER)
+    return both, by, pos
+
+
+def evaluate(
+    df: Any,
+    metrics: Any,
+    *,
+    truth: Any = None,
+    user_col: str = "user_id",
+    recs_col: str = "recs",
+    truth_col: Optional[str] = "truth",
+    scores_col: Optional[str] = None,
+    item_col: str = "item_id",
+    rank_col: Optional[str] = "rank",
+    score_col: Optional[str] = "score",
+    relevance_col: Optional[str] = "relevance",
+    train: Any = None,
+    item_features: Any = None,
+    item_similarity: Any = None,
+    catalog: Any = None,
+    partitions: Optional[int] = None,
+    state: bool = False,
+    **options: Any,
+) -> Union[Means, State]:
+    """Evaluate recommendations held in a Dask DataFrame; the means of :func:`rankmeter.evaluate`, bit for bit.
+
+    The arguments and the two forms are those of :func:`rankmeter.spark.evaluate`:
+    list columns (one row per user; use pyarrow-backed columns,
+    ``pd.ArrowDtype(pa.list_(pa.int64()))``, for zero-copy lists; object columns of
+    Python lists work too, slower) or long rows of ``df`` plus ``truth=`` a Dask
+    frame, grouped by user with one ``shuffle``. ``partitions`` repartitions
+    first. ``threads`` (of the C++ pass in each task) defaults to 1. ``train`` may be a Dask DataFrame (computed to the client once and
+    shipped to the tasks in the graph) or any form :func:`rankmeter.evaluate`
+    takes. Returns ``State.finalize()`` (``Means`` with ``.meta``), or the
+    merged ``State`` with ``state=True``.
+    """
+    import pandas as pd
+
+    if not _is_dask_frame(df):
+        raise TypeError(f"`df` must be a dask DataFrame, got {type(df).__name__}")
+    ms = check_metrics(metrics)
+    opts = check_options(options)
+    ctx = {
+        k: v
+        for k, v in dict(item_features=item_features, item_similarity=item_similarity, catalog=catalog).items()
+        if v is not None
+    }
+    if train is not None:
+        if _is_dask_frame(train):
+            _check_columns(train, [user_col, item_col], "train")
+            train = _to_arrow(train[[user_col, item_col]].compute())
+        ctx["train"] = train
+    if truth is None:
+        keep = [c for c in (user_col, recs_col, truth_col, scores_col) if c]
+        _check_columns(df, keep, "df")
+        plan = Plan(
+            "lists", ms, user_col, recs_col, truth_col, scores_col, options=opts, context=ctx, item_col=item_col
+        )
+        frame = df[keep]
+        if partitions:
+            frame = frame.repartition(npartitions=partitions)
+    else:
+        cols = dict(
+            user_col=user_col, item_col=item_col, rank_col=rank_col, score_col=score_col, relevance_col=relevance_col
+        )
+        frame, by, pos = _long_frame(df, truth, cols, partitions)
+        plan = Plan(
+            "long",
+            ms,
+            user_col,
+            by=by,
+            options=opts,
+            context=ctx,
+            item_col=item_col,
+            pos_col=pos,
+            rel_col=relevance_col or "relevance",
+        )
+
+    def task(pdf: Any) -> Any:
+        if len(pdf) == 0:
+            return pd.DataFrame({"state": pd.Series([], dtype=object)})
+        st = partition_state(_to_arrow(pdf), plan)
+        return pd.DataFrame({"state": pd.Series([st.to_bytes()], dtype=object)})
+
+    meta = pd.DataFrame({"state": pd.Series([], dtype=object)})
+    out = frame.map_partitions(task, meta=meta).compute()
+    merged = merge_blobs(list(out["state"]), plan)
+    return merged if state else merged.finalize()

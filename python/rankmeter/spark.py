@@ -1,0 +1,335 @@
+"""Evaluation inside Spark (classic and Spark Connect), through Arrow partitions and exact state merges.
+
+Only the DataFrame API is used (``mapInArrow``, ``select``, ``union``,
+``repartition``, ``groupBy``, ``collect``): no ``df.rdd``, no SparkContext, no
+broadcast variables, so the same call works on a classic session and on a Spark
+Connect session (serverless and shared clusters). pyspark is imported inside the
+functions; ``import rankmeter.spark`` does not need it.
+
+What runs where:
+
+- **executors** (one Python task per partition): the partition's Arrow batches
+  are concatenated, turned into ``Truth``/``Recs`` without a loop over users,
+  and evaluated by :func:`rankmeter.partial` (the C++ core); the task emits one
+  row holding ``State.to_bytes()`` (exact sums, catalog histograms, user ids).
+- **driver**: collects those rows (one per non-empty partition) and merges
+  them with :meth:`rankmeter.State.merge_all`, then ``finalize()``. Means are
+  bit-identical to :func:`rankmeter.evaluate` on the same data, whatever the
+  partitioning or the Arrow batch size (``spark.sql.execution.arrow.maxRecordsPerBatch``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Optional, Union
+
+from . import State
+from ._partitions import (
+    COL_ITEM,
+    COL_POS,
+    COL_REL,
+    COL_SIDE,
+    COL_USER,
+    Plan,
+    check_metrics,
+    check_options,
+    merge_blobs,
+    partition_per_user,
+    partition_state,
+)
+
+if TYPE_CHECKING:
+    from ._aggregate import Means
+
+__all__ = ["evaluate", "per_user"]
+
+
+def _is_spark_frame(x: Any) -> bool:
+    mod = type(x).__module__
+    return mod.startswith("pyspark.sql") and hasattr(x, "mapInArrow")
+
+
+def _check_columns(df: Any, names: list, what: str) -> None:
+    have = set(df.columns)
+    for n in names:
+        if n is not None and n not in have:
+            raise ValueError(f"`{what}` has no column {n!r}; its columns are {', '.join(df.columns)}")
+
+
+def _long_frame(df: Any, truth: Any, cols: dict, partitions: Optional[int]) -> tuple[Any, str, str]:
+    """recs rows and truth rows in one frame, partitioned by user (Spark's one shuffle)."""
+    from pyspark.sql import functions as F
+
+    user_col, item_col = cols["user_col"], cols["item_col"]
+    rank_col, score_col, rel_col = cols["rank_col"], cols["score_col"], cols["relevance_col"]
+    if not _is_spark_frame(truth):
+        raise TypeError(
+            f"`truth` must be a Spark DataFrame of (user, item[, relevance]) rows, got {type(truth).__name__}"
+        )
+    if rank_col is not None and rank_col in df.columns:
+        by, pos = "rank", rank_col
+    elif score_col is not None and score_col in df.columns:
+        by, pos = "score", score_col
+    else:
+        raise ValueError(
+            f"`df` needs a rank column ({rank_col!r}) or a score column ({score_col!r}) in long form; "
+            f"its columns are {', '.join(df.columns)}"
+        )
+    _check_columns(df, [user_col, item_col], "df")
+    _check_columns(truth, [user_col, item_col], "truth")
+    ut, it = df.schema[user_col].dataType, df.schema[item_col].dataType
+    pt = df.schema[pos].dataType
+    graded = rel_col is not None and rel_col in truth.columns
+    rt = truth.schema[rel_col].dataType if graded else None
+    recs_part = df.select(
+        F.lit(0).cast("byte").alias(COL_SIDE),
+        F.col(user_col).alias(COL_USER),
+        F.col(item_col).alias(COL_ITEM),
+        F.col(pos).alias(COL_POS),
+        (F.lit(None).cast(rt) if rt is not None else F.lit(None).cast("double")).alias(COL_REL),
+    )
+    truth_part = truth.select(
+        F.lit(1).cast("byte").alias(COL_SIDE),
+        F.col(user_col).cast(ut).alias(COL_USER),
+        F.col(item_col).cast(it).alias(COL_ITEM),
+        F.lit(None).cast(pt).alias(COL_POS),
+        (F.col(rel_col) if graded else F.lit(1.0)).alias(COL_REL),
+    )
+    both = recs_part.unionByName(truth_part)
+    both = both.repartition(partitions, COL_USER) if partitions else both.repartition(COL_USER)
+    return both, by, pos
+
+
+def _train_context(train: Any, metrics: list, context: dict, item_col: str, user_col: str) -> dict:
+    """train as a Spark frame: reduced by Spark to the catalog when only coverage/gini need it, else collected."""
+    if not _is_spark_frame(train):
+        context["train"] = train
+        return context
+    from . import metrics as _m
+
+    names = {_m.parse(m).name for m in metrics}
+    _check_columns(train, [item_col], "train")
+    if names & _NEEDS_TRAIN:
+        # popularity and histories are read: the (user, item) rows travel in the task closure
+        _check_columns(train, [user_col, item_col], "train")
+        context["train"] = train.select(user_col, item_col).toArrow()
+    elif names & {"coverage", "gini"} and context.get("catalog") is None:
+        # only the set of train items is read (the default catalog): Spark computes it, one row per item
+        context["catalog"] = train.select(item_col).distinct().toArrow().column(0).to_numpy(zero_copy_only=False)
+    return context
+
+
+def _plan_and_frame(df, metrics, truth, cols, options, context, partitions) -> tuple[Plan, Any]:
+    if not _is_spark_frame(df):
+        raise TypeError(f"`df` must be a pyspark DataFrame (classic or Spark Connect), got {type(df).__name__}")
+    ms = check_metrics(metrics)
+    opts = check_options(options)
+    ctx = {k: v for k, v in context.items() if v is not None and k != "train"}
+    if context.get("train") is not None:
+        ctx = _train_context(context["train"], ms, ctx, cols["item_col"], cols["user_col"])
+    if truth is None:
+        _check_columns(df, [cols["user_col"], cols["recs_col"], cols["truth_col"], cols["scores_col"]], "df")
+        keep = [c for c in (cols["user_col"], cols["recs_col"], cols["truth_col"], cols["scores_col"]) if c]
+        plan = Plan(
+            "lists",
+            ms,
+            cols["user_col"],
+            cols["recs_col"],
+            cols["truth_col"],
+            cols["scores_col"],
+            options=opts,
+            context=ctx,
+            item_col=cols["item_col"],
+        )
+        frame = df.select(*keep)
+        if partitions:
+            frame = frame.repartition(partitions)
+        return plan, frame
+    frame, by, pos = _long_frame(df, truth, cols, partitions)
+    plan = Plan(
+        "long",
+        ms,
+        cols["user_col"],
+        by=by,
+        options=opts,
+        context=ctx,
+        item_col=cols["item_col"],
+        pos_col=pos,
+        rel_col=cols["relevance_col"] or "relevance",
+    )
+    return plan, frame
+
+
+def evaluate(
+    df: Any,
+    metrics: Any,
+    *,
+    truth: Any = None,
+    user_col: str = "user_id",
+    recs_col: str = "recs",
+    truth_col: Optional[str] = "truth",
+    scores_col: Optional[str] = None,
+    item_col: str = "item_id",
+    rank_col: Optional[str] = "rank",
+    score_col: Optional[str] = "score",
+    relevance_col: Optional[str] = "relevance",
+    train: Any = None,
+    item_features: Any = None,
+    item_similarity: Any = None,
+    catalog: Any = None,
+    partitions: Optional[int] = None,
+    state: bool = False,
+    **options: Any,
+) -> Union[Means, State]:
+    """Evaluate recommendations held in a Spark DataFrame; the means of :func:`rankmeter.evaluate`, bit for bit.
+
+    Two input forms:
+
+    - **lists** (``truth=None``, the fast path: no shuffle): one row per user with
+      ``user_col``, ``recs_col`` (``array<item>``, best first) and ``truth_col``
+      (``array<item>``, grade 1, or ``map<item, double>``, item -> grade); with
+      ``scores_col`` (``array<double>``, same lengths) each list is ranked by score.
+      A user must appear in one row only (a user in two rows raises ``ValueError``).
+    - **long** (``truth=`` a Spark DataFrame of ``user_col, item_col[, relevance_col]`` rows):
+      ``df`` holds ``user_col, item_col`` and ``rank_col`` (1 = best) or
+      ``score_col`` rows. Spark groups the rows of both frames by user once (a
+      ``union`` and a ``repartition`` by user, ``partitions`` of them), so a
+      user's rows may start in any partitions.
+
+    Every partition becomes one ``rankmeter.partial`` call on an executor
+    (``mapInArrow``); the driver merges the states. Options (``preset``,
+    ``empty``, ``duplicates``, ``ties``, ``min_relevance``, ``max_items``,
+    ``missing``, ``threads``) are those of :func:`rankmeter.evaluate`; ``threads``
+    (of the C++ pass inside each task) defaults to 1, as the engine runs one
+    task per core.
+
+    Context of beyond-accuracy metrics: ``train`` may be a Spark DataFrame of
+    (``user_col``, ``item_col``) rows. When only ``coverage``/``gini`` need it,
+    Spark reduces it to its distinct items (the default catalog) and only those
+    reach the driver; otherwise (``novelty``, ``arp``, ``serendipity``, ...) its
+    two columns are collected once and travel to the tasks inside the
+    ``mapInArrow`` closure (no broadcast variable, so it works on Connect): keep
+    such a train small enough for the driver. ``item_features``,
+    ``item_similarity`` and ``catalog`` are local objects shipped the same way.
+
+    Returns
+    -------
+    Means
+        ``State.finalize()`` of the merged state: a dict of means keyed by the
+        names as asked that answers to aliases and canonical names (like a
+        ``Result``), with ``.meta`` (``n_users``, ``n_skipped``, ...). With
+        ``state=True`` the merged :class:`rankmeter.State` itself.
+
+    Examples
+    --------
+    >>> import rankmeter.spark  # doctest: +SKIP
+    >>> df = spark.createDataFrame([(1, [5, 6, 7], [5, 7])], "user_id long, recs array<long>, truth array<long>")
+    >>> rankmeter.spark.evaluate(df, ["ndcg@10", "precision@2"])["precision@2"]  # doctest: +SKIP
+    0.5
+    """
+    cols = dict(
+        user_col=user_col,
+        recs_col=recs_col,
+        truth_col=truth_col,
+        scores_col=scores_col,
+        item_col=item_col,
+        rank_col=rank_col,
+        score_col=score_col,
+        relevance_col=relevance_col,
+    )
+    context = dict(train=train, item_features=item_features, item_similarity=item_similarity, catalog=catalog)
+    plan, frame = _plan_and_frame(df, metrics, truth, cols, options, context, partitions)
+
+    def task(batches):
+        import pyarrow as pa
+
+        bl = list(batches)
+        if not bl or sum(b.num_rows for b in bl) == 0:
+            return
+        st = partition_state(pa.Table.from_batches(bl), plan)
+        yield pa.RecordBatch.from_pydict({"state": [st.to_bytes()]}, schema=pa.schema([("state", pa.binary())]))
+
+    try:
+        rows = frame.mapInArrow(task, "state binary").collect()
+    except Exception as e:  # a task's ValueError/TypeError arrives wrapped in a pyspark exception
+        _reraise(e)
+        raise
+    merged = merge_blobs([r[0] for r in rows], plan)
+    return merged if state else merged.finalize()
+
+
+def per_user(
+    df: Any,
+    metrics: Any,
+    *,
+    truth: Any = None,
+    user_col: str = "user_id",
+    recs_col: str = "recs",
+    truth_col: Optional[str] = "truth",
+    scores_col: Optional[str] = None,
+    item_col: str = "item_id",
+    rank_col: Optional[str] = "rank",
+    score_col: Optional[str] = "score",
+    relevance_col: Optional[str] = "relevance",
+    train: Any = None,
+    item_features: Any = None,
+    item_similarity: Any = None,
+    catalog: Any = None,
+    partitions: Optional[int] = None,
+    **options: Any,
+) -> Any:
+    """Per-user values as a (lazy) Spark DataFrame: ``user_col`` then one double column per metric.
+
+    Same arguments as :func:`evaluate`; the columns are named as the metrics
+    were asked (``"ndcg@10"``: use backticks in Spark SQL). Catalog-level
+    metrics (coverage, gini, personalization, score_entropy) have no per-user
+    value and raise ``ValueError``. Users follow the partitions' order.
+    """
+    from pyspark.sql.types import DoubleType, StructField, StructType
+
+    from . import metrics as _m
+
+    cols = dict(
+        user_col=user_col,
+        recs_col=recs_col,
+        truth_col=truth_col,
+        scores_col=scores_col,
+        item_col=item_col,
+        rank_col=rank_col,
+        score_col=score_col,
+        relevance_col=relevance_col,
+    )
+    context = dict(train=train, item_features=item_features, item_similarity=item_similarity, catalog=catalog)
+    plan, frame = _plan_and_frame(df, metrics, truth, cols, options, context, partitions)
+    catalog_level = [m for m in plan.metrics if _m.parse(m).name in _CATALOG]
+    if catalog_level:
+        raise ValueError(f"`metrics`: {', '.join(map(str, catalog_level))} have no per-user values (catalog-level)")
+    names = [str(m) for m in plan.metrics]
+    user_type = df.schema[user_col].dataType
+    schema = StructType([StructField(user_col, user_type)] + [StructField(n, DoubleType()) for n in names])
+
+    def task(batches):
+        import pyarrow as pa
+
+        bl = list(batches)
+        if not bl or sum(b.num_rows for b in bl) == 0:
+            return
+        t = partition_per_user(pa.Table.from_batches(bl), plan, names)
+        yield from t.to_batches()
+
+    return frame.mapInArrow(task, schema)
+
+
+def _reraise(e: Exception) -> None:
+    """Raise the ValueError/TypeError a task raised (named in the Python worker's traceback) as itself."""
+    import re
+
+    if not type(e).__module__.startswith("pyspark"):
+        return
+    found = re.findall(r"^(ValueError|TypeError): (.*)$", str(e), re.M)
+    if found:
+        kind, msg = found[-1]
+        raise (ValueError if kind == "ValueError" else TypeError)(msg) from e
+
+
+_NEEDS_TRAIN = frozenset({"novelty", "arp", "serendipity", "diversity"})
+_CATALOG = frozenset({"coverage", "gini", "personalization", "score_entropy"})
