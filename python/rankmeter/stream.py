@@ -30,6 +30,7 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 
 from ._aggregate import Means, State
+from ._options import choice
 from .evaluation import PRESETS, evaluate
 from .inputs import Recs, Truth
 from .inputs._frame import csv_options as _csv_options
@@ -542,8 +543,7 @@ def evaluate_stream(
     if missing is None:
         pre = None if preset is None or preset == "none" else PRESETS.get(preset.strip().lower().replace("-", "_"))
         missing = (pre.defaults.get("missing") if pre is not None else None) or "zero"
-    if missing not in ("zero", "skip"):
-        raise ValueError(f"`missing` must be one of 'zero', 'skip', got {missing!r}")
+    choice(missing, ("zero", "skip"), "missing")
     opts: dict[str, Any] = dict(
         preset=preset,
         threads=threads,
