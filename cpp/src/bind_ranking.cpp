@@ -49,7 +49,7 @@ py::tuple ranking_pass(const I64& t_indptr, const I64& t_items, const std::optio
                        const std::optional<I64>& r_indptr, const I64& r_items, int64_t r_stride, int64_t r_pad,
                        const std::optional<I64>& r_rowmap, const I64& col_ints, const F64& col_floats,
                        std::optional<double> min_relevance, int empty, bool dup_first, int64_t max_items, int threads,
-                       bool whole_lists) {
+                       bool whole_lists, bool per_user) {
   // Shapes are validated here too: the Python layer checks them with friendly
   // messages first, this is the memory-safety net.
   if (t_indptr.ndim() != 1 || t_indptr.shape(0) < 1) throw std::invalid_argument("t_indptr must be 1-D, non-empty");
@@ -121,10 +121,12 @@ py::tuple ranking_pass(const I64& t_indptr, const I64& t_items, const std::optio
   opt.threads = threads;
 
   const auto n_cols = static_cast<py::ssize_t>(cols.size());
-  F64 values = output_matrix(n_cols, static_cast<py::ssize_t>(n_users));
+  // per_user=false: means only, no per-user matrix allocated or written.
+  std::optional<F64> values;
+  if (per_user) values = output_matrix(n_cols, static_cast<py::ssize_t>(n_users));
   py::array_t<int64_t> limbs({n_cols, static_cast<py::ssize_t>(ExactSum::kLimbs)});
   py::array_t<int64_t> counts(n_cols);
-  double* vptr = values.mutable_data();
+  double* vptr = values ? values->mutable_data() : nullptr;
   int64_t* lptr = limbs.mutable_data();
   int64_t* cptr = counts.mutable_data();
   int64_t n_skipped = 0;
@@ -140,7 +142,8 @@ py::tuple ranking_pass(const I64& t_indptr, const I64& t_items, const std::optio
         for (int j = 0; j < ExactSum::kLimbs; ++j) lptr[i * ExactSum::kLimbs + j] = sums[i].limb[j];
   }
   py::tuple status = py::make_tuple(static_cast<int>(st.code), st.user, st.item);
-  return py::make_tuple(values, limbs, counts, n_skipped, status);
+  py::object vals = values ? py::object(*values) : py::object(py::none());
+  return py::make_tuple(vals, limbs, counts, n_skipped, status);
 }
 
 }  // namespace
@@ -150,8 +153,9 @@ void bind_ranking(py::module_& m) {
         py::arg("t_grades").noconvert(), py::arg("r_indptr").noconvert(), py::arg("r_items").noconvert(),
         py::arg("r_stride"), py::arg("r_pad"), py::arg("r_rowmap").noconvert(), py::arg("col_ints").noconvert(),
         py::arg("col_floats").noconvert(), py::arg("min_relevance"), py::arg("empty"), py::arg("dup_first"),
-        py::arg("max_items"), py::arg("threads"), py::arg("whole_lists") = false,
-        "Fused accuracy pass. Returns (values[n_cols, n_users], limbs[n_cols, 68], counts, n_skipped, status).\n"
+        py::arg("max_items"), py::arg("threads"), py::arg("whole_lists") = false, py::arg("per_user") = true,
+        "Fused accuracy pass. Returns (values[n_cols, n_users] or None when per_user=False, limbs[n_cols, 68], counts,\n"
+        "n_skipped, status).\n"
         "Duplicates are looked for in the part of each list the columns read (up to the largest cutoff,\n"
         "or the whole list when a column has no cutoff); whole_lists=True looks in whole lists (trec_eval).");
   m.attr("exact_limbs") = ExactSum::kLimbs;

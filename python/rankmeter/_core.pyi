@@ -26,7 +26,10 @@ def ranking_pass(
     max_items: int,
     threads: int,
     whole_lists: bool = False,
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.int64], int, tuple[int, int, int]]: ...
+    per_user: bool = True,
+) -> tuple[
+    Optional[npt.NDArray[np.float64]], npt.NDArray[np.int64], npt.NDArray[np.int64], int, tuple[int, int, int]
+]: ...
 
 # Statuses are (code, user index, item) tuples; code 0 means no problem.
 _I64 = npt.NDArray[np.int64]

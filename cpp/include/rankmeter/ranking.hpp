@@ -9,8 +9,9 @@
 //   recs   CSR: r_indptr[rows+1], r_items[nnz]           (r_padded == false)
 //          or a row-major 2-D array rows x r_stride padded with r_pad at the end
 //   r_rowmap[n_users] (nullable): the recs row of each truth user, -1 for none.
-// Outputs: values[n_cols * n_users] (column-major), one ExactSum and one count
-// per column (NaN values, i.e. skipped users, are not summed), n_skipped.
+// Outputs: values[n_cols * n_users] (column-major; nullable: means only, no
+// per-user values written), one ExactSum and one count per column (NaN
+// values, i.e. skipped users, are not summed), n_skipped.
 //
 // Per user u: the truth items go into a per-thread set (a direct-addressed
 // marker array when every truth id is a small non-negative int, else a small
@@ -838,7 +839,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
       for (int i = 0; i < n_cols; ++i) {
         const Column& c = cols[i];
         const int si = snap_of[i];
-        double* out = values + static_cast<int64_t>(i) * n_users + u0;
+        double* out = values ? values + static_cast<int64_t>(i) * n_users + u0 : nullptr;
         const bool count_like =
             c.kind == Kind::hits || c.kind == Kind::cg || c.kind == Kind::dcg || c.kind == Kind::num_rel ||
             c.kind == Kind::judged;  // judged@k is defined by the truth rows, whatever their relevance
@@ -919,12 +920,12 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
           }
           if (nrel == 0) {
             if (opt.empty == EmptyPolicy::skip) {
-              out[j] = nan;
+              if (out) out[j] = nan;
               continue;
             }
             if (opt.empty == EmptyPolicy::one && !count_like) val = 1.0;
           }
-          out[j] = val;
+          if (out) out[j] = val;
           my_sums[i].add(val);
           ++my_counts[i];
         }

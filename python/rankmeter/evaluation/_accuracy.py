@@ -47,7 +47,9 @@ def count_no_relevant(p: _Plan) -> int:
     return int(t.n_users - np.count_nonzero(has)) if p.empty == "skip" else 0
 
 
-def accuracy_pass(p: _Plan, columns: list, threads: int):
+def accuracy_pass(p: _Plan, columns: list, threads: int, per_user: bool = True):
+    """The C++ pass over `columns`: (per-user values per column, or Nones when not `per_user`;
+    exact sums; counts)."""
     col_ints = np.array([m._column()[0] for m in columns], dtype=np.int64).reshape(-1, 6)
     col_floats = np.array([m._column()[1] for m in columns], dtype=np.float64).reshape(-1, 2)
     padded = p.r_indptr is None
@@ -68,6 +70,7 @@ def accuracy_pass(p: _Plan, columns: list, threads: int):
         p.max_items or 0,
         threads,
         whole_lists=p.preset == "trec_eval",  # trec_eval checks whole lists for duplicates
+        per_user=per_user,
     )
     code, uidx, item = status
     if code != 0:
@@ -96,4 +99,5 @@ def accuracy_pass(p: _Plan, columns: list, threads: int):
         raise ValueError(_MESSAGES.get(code, "invalid input at user {user!r}").format(user=user, item=item, side=side))
     p.meta["n_skipped"] = int(n_skipped)
     sums = [limbs_to_int(limbs[i]) for i in range(limbs.shape[0])]
-    return values, sums, [int(c) for c in counts]
+    vals = list(values) if values is not None else [None] * len(columns)
+    return vals, sums, [int(c) for c in counts]

@@ -22,7 +22,18 @@ class Result:
     ``res.meta`` the user counts; ``res.state`` the mergeable exact state.
     """
 
-    __slots__ = ("_values", "_key_to_col", "_canon_to_col", "_names", "_means", "users", "meta", "state", "per_user")
+    __slots__ = (
+        "_values",
+        "_key_to_col",
+        "_canon_to_col",
+        "_names",
+        "_means",
+        "_has_per_user",
+        "users",
+        "meta",
+        "state",
+        "per_user",
+    )
 
     def __init__(
         self,
@@ -34,8 +45,10 @@ class Result:
         users,
         meta: dict,
         means: list,
+        per_user: bool = True,
     ):
         self._values = values
+        self._has_per_user = per_user
         self._names = names
         self._key_to_col = key_to_col
         self._canon_to_col = canon_to_col
@@ -62,6 +75,13 @@ class Result:
 
     def __getitem__(self, key: Any) -> float:
         return self._means[self._col(key)]
+
+    def _require_per_user(self, what: str) -> None:
+        if not self._has_per_user:
+            raise ValueError(
+                f"{what} needs per-user values, and this result was computed with per_user=False (means only); "
+                "call evaluate(..., per_user=True) (the default) to keep them"
+            )
 
     def __contains__(self, key: Any) -> bool:
         try:
@@ -93,6 +113,7 @@ class Result:
             import pandas as pd
         except ImportError:  # pragma: no cover - depends on the environment
             raise ImportError("Result.to_pandas() needs pandas: pip install pandas") from None
+        self._require_per_user("to_pandas()")
         users = self.users
         return pd.DataFrame(
             {n: self._values[self._col(n)] for n in self._names if self._values[self._col(n)] is not None},
@@ -116,7 +137,9 @@ class _PerUser(Mapping):
         self._res = res
 
     def __getitem__(self, key: Any) -> np.ndarray:
-        v = self._res._values[self._res._col(key)]
+        col = self._res._col(key)
+        self._res._require_per_user(f"res.per_user[{key!r}]")
+        v = self._res._values[col]
         if v is None:
             raise KeyError(f"{key!r} is a catalog-level metric: one value (res[{key!r}]), no per-user values")
         return v
