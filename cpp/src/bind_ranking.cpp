@@ -119,6 +119,7 @@ py::tuple ranking_pass(const I64& t_indptr, const I64& t_items, const std::optio
   opt.whole_lists = whole_lists;
   opt.max_items = max_items;
   opt.threads = threads;
+  opt.simd = simd_enabled();
 
   const auto n_cols = static_cast<py::ssize_t>(cols.size());
   // per_user=false: means only, no per-user matrix allocated or written.
@@ -158,6 +159,9 @@ void bind_ranking(py::module_& m) {
         "n_skipped, status).\n"
         "Duplicates are looked for in the part of each list the columns read (up to the largest cutoff,\n"
         "or the whole list when a column has no cutoff); whole_lists=True looks in whole lists (trec_eval).");
+  m.def("simd_path", [] { return simd_enabled() ? "avx2" : "scalar"; },
+        "The list scan the accuracy pass uses now: 'avx2' (chosen by CPU features) or 'scalar' (no AVX2, or "
+        "RANKMETER_SIMD=0 in the environment).");
   m.attr("exact_limbs") = ExactSum::kLimbs;
   m.attr("exact_shift") = 1074;
 }

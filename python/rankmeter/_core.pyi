@@ -9,6 +9,7 @@ exact_limbs: int
 exact_shift: int
 
 def max_threads() -> int: ...
+def simd_path() -> str: ...
 def ranking_pass(
     t_indptr: npt.NDArray[np.int64],
     t_items: npt.NDArray[np.int64],

@@ -47,6 +47,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <type_traits>
@@ -55,6 +57,11 @@
 #include "exact_sum.hpp"
 #include "parallel.hpp"
 #include "status.hpp"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define RANKMETER_X86_SIMD 1
+#endif
 
 namespace rankmeter::core {
 
@@ -120,7 +127,25 @@ struct RankingOptions {
   bool whole_lists = false;  // look for duplicates in whole lists whatever the cutoffs (trec_eval)
   int64_t max_items = 0;     // 0: no truncation
   int threads = 0;           // 0: all cores
+  bool simd = true;          // the vector list scan where the CPU has it (see simd_enabled)
 };
+
+// The vector list scan (AVX2, chosen at run time by CPU features; the default
+// build targets baseline x86-64). RANKMETER_SIMD=0 in the environment forces the
+// scalar scan. Both give bit-identical results: the vector scan only finds the
+// same truth items and duplicates four list items at a time.
+inline bool simd_supported() {
+#ifdef RANKMETER_X86_SIMD
+  return __builtin_cpu_supports("avx2");
+#else
+  return false;
+#endif
+}
+inline bool simd_enabled() {
+  const char* env = std::getenv("RANKMETER_SIMD");
+  if (env && std::strcmp(env, "0") == 0) return false;
+  return simd_supported();
+}
 
 namespace detail {
 
@@ -244,7 +269,8 @@ class DenseLookup {
  public:
   DenseLookup(int64_t n_ids, int64_t cap_max)
       // At least one slot: the branch-free scan touches slot 0 for ids outside the array.
-      : mark_(static_cast<size_t>(std::max<int64_t>(n_ids, 1)), 0),
+      // One slot more than the ids: the vector scan gathers 4 bytes at each 2-byte mark.
+      : mark_(static_cast<size_t>(std::max<int64_t>(n_ids, 1)) + 1, 0),
         tidx_(static_cast<size_t>(std::max<int64_t>(n_ids, 1)), 0),
         n_(n_ids),
         other_(cap_max) {}
@@ -319,6 +345,87 @@ class DenseLookup {
     n_out = pos;
     return true;
   }
+#ifdef RANKMETER_X86_SIMD
+  // fast_scan four list items at a time (AVX2): one vector load of the ids, one
+  // bounds test, one gather of their four marks, then their four mark stores.
+  // Duplicates inside a group of four are found by comparing the ids with their
+  // rotations (the gather reads all four marks before any is written); across
+  // groups by the marks, as in the scalar scan. A group holding the padding
+  // value, and the last < 4 items, go to the scalar loop, which carries on with
+  // the same state. Same results as fast_scan, bit for bit.
+  template <bool kPadded>
+  __attribute__((target("avx2"))) bool fast_scan_avx2(const int64_t* it, const int64_t* end, int64_t pad,
+                                                      int64_t* fpos, int64_t* fkey, int64_t& nf_out, int64_t& n_out,
+                                                      bool& pad_ok) {
+    const uint16_t t = truth_, sn = seen_;
+    uint16_t* mk = mark_.data();
+    const int* mk32 = reinterpret_cast<const int*>(mk);
+    const uint64_t n = static_cast<uint64_t>(n_);
+    int64_t nf = 0, pos = 0;
+    uint32_t bad = 0;
+    pad_ok = true;
+    const __m256i vlimit = _mm256_set1_epi64x(n_);  // ids are in the array when 0 <= id < n (n < 2^62)
+    const __m256i vneg1 = _mm256_set1_epi64x(-1);
+    const __m256i vpad = _mm256_set1_epi64x(pad);
+    const __m128i vlow = _mm_set1_epi32(0xFFFF);
+    const __m128i vt = _mm_set1_epi32(t);
+    const __m128i vsn = _mm_set1_epi32(sn);
+    alignas(32) int64_t idx[4];
+    for (; end - it >= 4; it += 4) {
+      const __m256i key = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(it));
+      if (kPadded && _mm256_movemask_epi8(_mm256_cmpeq_epi64(key, vpad))) break;  // the scalar loop ends the row
+      const __m256i in = _mm256_and_si256(_mm256_cmpgt_epi64(key, vneg1), _mm256_cmpgt_epi64(vlimit, key));
+      const __m256i kc = _mm256_and_si256(key, in);  // ids outside the array read (and write) slot 0
+      const __m128i old = _mm_and_si128(_mm256_i64gather_epi32(mk32, kc, 2), vlow);
+      // a duplicate inside the group: an id equal to one of its rotations by 1 or 2 lanes
+      const __m256i r1 = _mm256_permute4x64_epi64(key, 0x39);
+      const __m256i r2 = _mm256_permute4x64_epi64(key, 0x4E);
+      const __m256i dup_in = _mm256_or_si256(_mm256_cmpeq_epi64(key, r1), _mm256_cmpeq_epi64(key, r2));
+      const __m256i bad_lane = _mm256_or_si256(dup_in, _mm256_xor_si256(in, vneg1));
+      // Nothing of a group with a bad lane is usable (two lanes may read the same
+      // truth mark before either is written): give up on the user at once, as
+      // the scalar scan does at its end; the caller starts it again on the general path.
+      if (_mm256_movemask_epi8(bad_lane) | _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(old, vsn)))) return false;
+      _mm256_store_si256(reinterpret_cast<__m256i*>(idx), kc);
+      mk[idx[0]] = sn;
+      mk[idx[1]] = sn;
+      mk[idx[2]] = sn;
+      mk[idx[3]] = sn;
+      int found = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(old, vt)));
+      while (found) {  // rare: a few truth items per list
+        const int lane = __builtin_ctz(static_cast<unsigned>(found));
+        found &= found - 1;
+        fpos[nf] = pos + lane + 1;
+        fkey[nf] = it[lane];
+        ++nf;
+      }
+      pos += 4;
+    }
+    // The rest (fewer than 4 items, or from a group with padding): the scalar scan.
+    for (; it != end; ++it) {
+      const int64_t key = *it;
+      if (kPadded && key == pad) {
+        for (const int64_t* q = it + 1; q != end; ++q) pad_ok &= (*q == pad);
+        break;
+      }
+      const bool in = static_cast<uint64_t>(key) < n;
+      const size_t kc = in ? static_cast<size_t>(key) : 0;
+      const uint16_t old = mk[kc];
+      mk[kc] = sn;
+      bad |= static_cast<uint32_t>(!in) | static_cast<uint32_t>(old == sn);
+      ++pos;
+      if (old == t) {
+        fpos[nf] = pos;
+        fkey[nf] = key;
+        ++nf;
+      }
+    }
+    if (bad) return false;
+    nf_out = nf;
+    n_out = pos;
+    return true;
+  }
+#endif
   int32_t truth_index(int64_t key) const { return tidx_[static_cast<size_t>(key)]; }
 
  private:
@@ -508,6 +615,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
     if (c.kind != Kind::num_rel) depth = c.cutoff > 0 && depth != kAll ? std::max(depth, c.cutoff) : kAll;
   if (opt.whole_lists) depth = kAll;
   const double nan = std::numeric_limits<double>::quiet_NaN();
+  [[maybe_unused]] const bool use_simd = opt.simd && simd_supported();
   const double* grades = d.t_grades;
   const int64_t* r_items = d.r_items;
   const bool padded = d.r_padded;
@@ -627,7 +735,14 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
           bool pad_ok = true;
           // Without a duplicate the first `depth` positions are the items read.
           const int64_t* span_end = r_items + b + std::min(e - b, depth);
-          if (look.template fast_scan<kPadded>(r_items + b, span_end, pad, fpos, fkey, nf, pos, pad_ok) && pad_ok) {
+#ifdef RANKMETER_X86_SIMD
+          const bool ok = use_simd
+                              ? look.template fast_scan_avx2<kPadded>(r_items + b, span_end, pad, fpos, fkey, nf, pos, pad_ok)
+                              : look.template fast_scan<kPadded>(r_items + b, span_end, pad, fpos, fkey, nf, pos, pad_ok);
+#else
+          const bool ok = look.template fast_scan<kPadded>(r_items + b, span_end, pad, fpos, fkey, nf, pos, pad_ok);
+#endif
+          if (ok && pad_ok) {
             for (int64_t f = 0; f < nf; ++f) fti[f] = look.truth_index(fkey[f]);
             scanned = true;
           } else {
