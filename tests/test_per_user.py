@@ -105,3 +105,11 @@ def test_errors_are_the_same_without_per_user_values():
         rm.evaluate({1: {5: 1}}, {1: [5, 5]}, "ap", per_user=False)
     with pytest.raises(ValueError, match="no relevant item"):
         rm.evaluate({1: {5: 0}}, {1: [5]}, "ap", empty="error", per_user=False)
+
+
+def test_per_user_values_kept_with_beyond_metrics_in_the_call():
+    res = rm.evaluate({1: {5: 1}, 2: {6: 1}}, {1: [5, 6], 2: [7]}, ["ndcg@5", "hits", "coverage@2", "novelty@2"],
+                      catalog=[5, 6, 7], train={1: [5], 2: [6, 7]})
+    np.testing.assert_array_equal(res.per_user["ndcg@5"], [1.0, 0.0])
+    np.testing.assert_array_equal(res.per_user["hits"], [1.0, 0.0])
+    assert res.per_user["novelty@2"].shape == (2,)

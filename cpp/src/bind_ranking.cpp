@@ -150,18 +150,20 @@ py::tuple ranking_pass(const I64& t_indptr, const I64& t_items, const std::optio
 }  // namespace
 
 void bind_ranking(py::module_& m) {
-  m.def("ranking_pass", &ranking_pass, py::arg("t_indptr").noconvert(), py::arg("t_items").noconvert(),
-        py::arg("t_grades").noconvert(), py::arg("r_indptr").noconvert(), py::arg("r_items").noconvert(),
-        py::arg("r_stride"), py::arg("r_pad"), py::arg("r_rowmap").noconvert(), py::arg("col_ints").noconvert(),
-        py::arg("col_floats").noconvert(), py::arg("min_relevance"), py::arg("empty"), py::arg("dup_first"),
-        py::arg("max_items"), py::arg("threads"), py::arg("whole_lists") = false, py::arg("per_user") = true,
-        "Fused accuracy pass. Returns (values[n_cols, n_users] or None when per_user=False, limbs[n_cols, 68], counts,\n"
-        "n_skipped, status).\n"
-        "Duplicates are looked for in the part of each list the columns read (up to the largest cutoff,\n"
-        "or the whole list when a column has no cutoff); whole_lists=True looks in whole lists (trec_eval).");
-  m.def("simd_path", [] { return simd_enabled() ? "avx2" : "scalar"; },
-        "The list scan the accuracy pass uses now: 'avx2' (chosen by CPU features) or 'scalar' (no AVX2, or "
-        "RANKMETER_SIMD=0 in the environment).");
+  m.def(
+      "ranking_pass", &ranking_pass, py::arg("t_indptr").noconvert(), py::arg("t_items").noconvert(),
+      py::arg("t_grades").noconvert(), py::arg("r_indptr").noconvert(), py::arg("r_items").noconvert(),
+      py::arg("r_stride"), py::arg("r_pad"), py::arg("r_rowmap").noconvert(), py::arg("col_ints").noconvert(),
+      py::arg("col_floats").noconvert(), py::arg("min_relevance"), py::arg("empty"), py::arg("dup_first"),
+      py::arg("max_items"), py::arg("threads"), py::arg("whole_lists") = false, py::arg("per_user") = true,
+      "Fused accuracy pass. Returns (values[n_cols, n_users] or None when per_user=False, limbs[n_cols, 68], counts,\n"
+      "n_skipped, status).\n"
+      "Duplicates are looked for in the part of each list the columns read (up to the largest cutoff,\n"
+      "or the whole list when a column has no cutoff); whole_lists=True looks in whole lists (trec_eval).");
+  m.def(
+      "simd_path", [] { return simd_enabled() ? "avx2" : "scalar"; },
+      "The list scan the accuracy pass uses now: 'avx2' (chosen by CPU features) or 'scalar' (no AVX2, or "
+      "RANKMETER_SIMD=0 in the environment).");
   m.attr("exact_limbs") = ExactSum::kLimbs;
   m.attr("exact_shift") = 1074;
 }

@@ -354,9 +354,8 @@ class DenseLookup {
   // value, and the last < 4 items, go to the scalar loop, which carries on with
   // the same state. Same results as fast_scan, bit for bit.
   template <bool kPadded>
-  __attribute__((target("avx2"))) bool fast_scan_avx2(const int64_t* it, const int64_t* end, int64_t pad,
-                                                      int64_t* fpos, int64_t* fkey, int64_t& nf_out, int64_t& n_out,
-                                                      bool& pad_ok) {
+  __attribute__((target("avx2"))) bool fast_scan_avx2(const int64_t* it, const int64_t* end, int64_t pad, int64_t* fpos,
+                                                      int64_t* fkey, int64_t& nf_out, int64_t& n_out, bool& pad_ok) {
     const uint16_t t = truth_, sn = seen_;
     uint16_t* mk = mark_.data();
     const int* mk32 = reinterpret_cast<const int*>(mk);
@@ -736,9 +735,9 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
           // Without a duplicate the first `depth` positions are the items read.
           const int64_t* span_end = r_items + b + std::min(e - b, depth);
 #ifdef RANKMETER_X86_SIMD
-          const bool ok = use_simd
-                              ? look.template fast_scan_avx2<kPadded>(r_items + b, span_end, pad, fpos, fkey, nf, pos, pad_ok)
-                              : look.template fast_scan<kPadded>(r_items + b, span_end, pad, fpos, fkey, nf, pos, pad_ok);
+          const bool ok =
+              use_simd ? look.template fast_scan_avx2<kPadded>(r_items + b, span_end, pad, fpos, fkey, nf, pos, pad_ok)
+                       : look.template fast_scan<kPadded>(r_items + b, span_end, pad, fpos, fkey, nf, pos, pad_ok);
 #else
           const bool ok = look.template fast_scan<kPadded>(r_items + b, span_end, pad, fpos, fkey, nf, pos, pad_ok);
 #endif

@@ -259,8 +259,8 @@ def _run(p: _Plan, threads: Optional[int], per_user: bool = True) -> tuple[list,
     catalog = None
     fingerprints: dict = {}
     if beyond:
-        per_user, parts, catalog, fingerprints = run_beyond(p, beyond, p.ctx, n_threads)
-        for i, (vals, s_, c_) in per_user.items():
+        by_col, parts, catalog, fingerprints = run_beyond(p, beyond, p.ctx, n_threads)
+        for i, (vals, s_, c_) in by_col.items():
             values[i], sums[i], counts[i] = vals, s_, c_
     if not per_user:
         values = [None] * n
