@@ -96,11 +96,28 @@ def hits(ranked, truth, k, min_relevance):
     return float(sum(hit_flags(ranked, truth, k, min_relevance)))
 
 
-def precision(ranked, truth, k, min_relevance):
+def precision(ranked, truth, k, min_relevance, short_lists="pad"):
     # hits@k / k, with k the nominal cutoff even when the list is shorter;
-    # no cutoff: hits / n, 0 for an empty list.
+    # no cutoff: hits / n, 0 for an empty list. short_lists="evidently":
+    # Evidently's tp_k / min(size, k).
     kk = cutoff(ranked, k)
+    if short_lists == "evidently":
+        kk = min(kk, len(ranked))
     return safe_div(hits(ranked, truth, k, min_relevance), kk)
+
+
+def evidently_ranks(ranked, truth, k, min_relevance):
+    """Evidently's per-rank table (legacy/metrics/recsys/precision_recall_k.py) for j = 1..k: (tp_j,
+    min(size, j), rel_j), where the rows at or above rank j are the first min(n, j) items and rel_j is the
+    relevance of the last of them (0 when there is none)."""
+    rel = relevant_set(truth, min_relevance)
+    n = len(ranked)
+    out = []
+    for j in range(1, cutoff(ranked, k) + 1):
+        rows = ranked[:min(n, j)]
+        tp = sum(1 for i in rows if i in rel)
+        out.append((tp, min(n, j), 1 if rows and rows[-1] in rel else 0))
+    return out
 
 
 def recall(ranked, truth, k, min_relevance, denominator="relevant"):
@@ -122,7 +139,7 @@ def fbeta(ranked, truth, k, min_relevance, beta=1.0):
     return (1 + b2) * p * r / (b2 * p + r)
 
 
-def ap(ranked, truth, k, min_relevance, denominator="relevant"):
+def ap(ranked, truth, k, min_relevance, denominator="relevant", short_lists="pad"):
     flags = hit_flags(ranked, truth, k, min_relevance)
     total = 0.0
     hits_so_far = 0
@@ -130,6 +147,8 @@ def ap(ranked, truth, k, min_relevance, denominator="relevant"):
         if h:
             hits_so_far += 1
             total += hits_so_far / j  # P@j * h_j
+    if short_lists == "evidently":  # sum over j <= k of precision_j * rel_j, Evidently's table
+        total = sum(safe_div(tp, size) * r for tp, size, r in evidently_ranks(ranked, truth, k, min_relevance))
     n_rel = len(relevant_set(truth, min_relevance))
     kk = cutoff(ranked, k)
     if denominator == "relevant":
@@ -145,7 +164,7 @@ def ap(ranked, truth, k, min_relevance, denominator="relevant"):
     return safe_div(total, den)
 
 
-def ar(ranked, truth, k, min_relevance, denominator="relevant"):
+def ar(ranked, truth, k, min_relevance, denominator="relevant", short_lists="pad"):
     n_rel = len(relevant_set(truth, min_relevance))
     flags = hit_flags(ranked, truth, k, min_relevance)
     total = 0.0
@@ -154,6 +173,8 @@ def ar(ranked, truth, k, min_relevance, denominator="relevant"):
         if h:
             hits_so_far += 1
             total += safe_div(hits_so_far, n_rel)  # R@j * h_j
+    if short_lists == "evidently":  # sum over j <= k of recall_j * rel_j, Evidently's table
+        total = sum(safe_div(tp, n_rel) * r for tp, _, r in evidently_ranks(ranked, truth, k, min_relevance))
     if denominator == "relevant":
         return safe_div(total, n_rel)
     if denominator == "hits":
@@ -290,11 +311,13 @@ def _choice(*allowed):
 
 METRICS = {
     "hits": (hits, {}),
-    "precision": (precision, {}),
+    "precision": (precision, {"short_lists": ("pad", _choice("pad", "evidently"))}),
     "recall": (recall, {"denominator": ("relevant", _choice("relevant", "min_relevant_k"))}),
     "fbeta": (fbeta, {"beta": (1.0, _float)}),
-    "ap": (ap, {"denominator": ("relevant", _choice("relevant", "min_relevant_k", "hits", "k"))}),
-    "ar": (ar, {"denominator": ("relevant", _choice("relevant", "hits"))}),
+    "ap": (ap, {"denominator": ("relevant", _choice("relevant", "min_relevant_k", "hits", "k")),
+                "short_lists": ("pad", _choice("pad", "evidently"))}),
+    "ar": (ar, {"denominator": ("relevant", _choice("relevant", "hits")),
+                "short_lists": ("pad", _choice("pad", "evidently"))}),
     "cg": (cg, {"gain": ("linear", _choice("linear", "exponential", "binary")),
                 "below_min": ("gain", _choice("gain", "zero"))}),
     "dcg": (dcg, {"gain": ("linear", _choice("linear", "exponential", "binary")),
@@ -554,6 +577,8 @@ ALL_METRIC_BASES = (
     + ["map(denominator=%s)" % d for d in ("min_relevant_k", "hits")]
     + ["ar(denominator=%s)" % d for d in ("relevant", "hits")]
     + ["mar(denominator=hits)"]
+    + ["precision(short_lists=evidently)", "ap(short_lists=evidently)", "ar(short_lists=evidently)",
+       "ap(denominator=min_relevant_k,short_lists=evidently)", "ar(denominator=hits,short_lists=evidently)"]
     + ["cg", "dcg", "ndcg"]
     + ["cg(gain=%s)" % g for g in ("linear", "exponential", "binary")]
     + ["dcg(gain=%s, log_base=%r)" % (g, b)

@@ -250,17 +250,17 @@ RECSYS_PRESETS: list[dict] = [
     {
         "name": "evidently",
         "defaults": {"empty": "skip", "missing": "skip"},
-        "options": {},
+        "options": {
+            "precision": {"short_lists": "evidently"},
+            "ap": {"short_lists": "evidently"},
+            "ar": {"short_lists": "evidently"},
+        },
         "metrics": (
-            (
-                "PrecisionTopK(k)",
-                "precision@k on lists of >= k items; hits/min(n, k) in general (precision with "
-                "max_items=k and no cutoff)",
-            ),
+            ("PrecisionTopK(k)", "precision(short_lists=evidently)@k: hits / min(n, k)"),
             ("RecallTopK(k)", "recall@k (|R| = the user's rows with target > 0)"),
             ("FBetaTopK(k)", "F-beta of the mean precision@k and mean recall@k (not reproduced)"),
-            ("MAP(k)", "ap@k on lists of >= k items (see not reproduced)"),
-            ("MAR(k)", "ar@k on lists of >= k items"),
+            ("MAP(k)", "ap(short_lists=evidently)@k"),
+            ("MAR(k) (legacy MARKMetric)", "ar(short_lists=evidently)@k"),
             ("NDCG(k)", "ndcg@k (graded target, ideal over the user's rows cut at k)"),
             ("MRR(k)", "rr@k"),
             ("HitRate(k)", "hit_rate@k"),
@@ -274,11 +274,11 @@ RECSYS_PRESETS: list[dict] = [
             ("Diversity(k)", "diversity@k * (n - 1) / 2 for a list of n items (see not reproduced)"),
         ),
         "unmatched": (
-            "MAP/MAR on a list shorter than k: Evidently's code keeps adding precision (recall) at every rank "
-            "from n+1 to k, times the target of the list's last row (its 'rel_k' is the last row at or above rank "
-            "k), while its documentation sums over the hits only; the preset matches lists of at least k items",
-            "precision@k divides by min(list length, k) in the code (tp_k / min(size, k)), not by k: use precision "
-            "without a cutoff and max_items=k",
+            "Evidently's 'rel_k' is the last row at or above rank k in the order the rows are given: the preset "
+            "(short_lists='evidently') reproduces rows given in rank order per user; rows out of rank order "
+            "change Evidently's MAP/MAR",
+            "when every list is shorter than k, Evidently raises (KeyError: no rank k in its table); rankmeter "
+            "computes",
             "NDCG and MRR in the new API (evidently.metrics): each value is reported at 'rank' = index + 1 while "
             "the legacy series is already indexed from 1, so the row labelled rank K holds NDCG@K-1 / MRR@K-1; "
             "the single value (current_value) is NDCG@K; rankmeter's ndcg@k is the latter",
@@ -296,7 +296,10 @@ RECSYS_PRESETS: list[dict] = [
         "doc": (
             "Evidently 0.7 (legacy/metrics/recsys/*.py behind evidently.metrics): users without a relevant row are "
             "left out (no_feedback_users=False: empty='skip'); only users with rows exist (missing='skip'); "
-            "recall@k = tp_k / relevant rows; NDCG: graded target / log2(rank+1), ideal = the user's targets sorted "
+            "recall@k = tp_k / relevant rows; on a list of n < k items its code repeats rank n at ranks n+1..k "
+            "(short_lists='evidently' on precision, ap, ar): precision@k = tp / min(n, k), and MAP/MAR keep adding "
+            "P@n (R@n) at each of those ranks when the item at rank n is relevant, where its documentation sums "
+            "over the hits only; NDCG: graded target / log2(rank+1), ideal = the user's targets sorted "
             "descending cut at k; MRR and HitRate: binary target within k, mean over users."
         ),
     },
