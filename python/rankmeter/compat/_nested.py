@@ -55,13 +55,18 @@ def _codes(t_docs: list, r_docs: list) -> tuple[np.ndarray, np.ndarray]:
 
 
 def to_containers(
-    qrels: Mapping[Any, Mapping[Any, Any]], run: Mapping[Any, Mapping[Any, Any]], trec_ties: bool = True
+    qrels: Mapping[Any, Mapping[Any, Any]],
+    run: Mapping[Any, Mapping[Any, Any]],
+    trec_ties: bool = True,
+    by_score: bool = False,
 ) -> tuple[_rm.Truth, _rm.Recs]:
     """(Truth with grades, Recs ranked by score) with shared int64 document codes in str() order.
 
     The lists come back ranked: by score descending, equal scores by document id
     descending as strings (trec_eval) with ``trec_ties``, else in input order. One
     argsort of an int64 key (row, score rank, code) does it when the key fits.
+    ``by_score=True``: the lists stay in input order, marked to be ranked by
+    ``evaluate(ties=...)`` (e.g. ``ties="ranx"``).
     """
     t_indptr, t_docs, grades = _flat(qrels, "qrels")
     r_indptr, r_docs, scores = _flat(run, "run")
@@ -70,9 +75,14 @@ def to_containers(
     r_users = np.array(list(run.keys()), dtype=object)
     n_rows = r_indptr.size - 1
     row = np.repeat(np.arange(n_rows, dtype=np.int64), np.diff(r_indptr))
+    if scores.size and not np.isfinite(scores).all():
+        raise TypeError("run scores must be finite numbers")
+    if by_score:
+        return (
+            _rm.Truth.from_csr(t_indptr, t_items, grades, users=t_users),
+            _rm.Recs.from_csr(r_indptr, r_items, scores, users=r_users, by_score=True),
+        )
     if scores.size:
-        if not np.isfinite(scores).all():
-            raise TypeError("run scores must be finite numbers")
         uniq, s_rank = np.unique(scores, return_inverse=True)
         n_s = int(uniq.size)
         n_c = int(max(t_items.max(initial=-1), r_items.max(initial=-1))) + 1 if trec_ties else 1

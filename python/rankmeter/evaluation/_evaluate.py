@@ -11,6 +11,7 @@ import numpy as np
 from .._aggregate import State
 from .._options import choice, resolve_threads
 from ..inputs import (
+    RANX_TIES,
     Recs,
     Truth,
     align,
@@ -18,6 +19,7 @@ from ..inputs import (
     factorize_items,
     label_rank,
     padded_to_csr,
+    ranx_order,
     score_order,
     subset_users,
     tie_key,
@@ -36,7 +38,7 @@ __all__ = ["evaluate", "partial", "Result"]
 MetricsArg = Union[str, Metric, Iterable[Union[str, Metric]]]
 
 _DUPLICATES = ("error", "first")
-_TIES = ("input", "trec", "item_desc", "average")
+_TIES = ("input", "trec", "item_desc", "average", *RANX_TIES)
 _MISSING = ("zero", "skip")
 _DEFAULTS = {"empty": "skip", "duplicates": "error", "ties": "input", "missing": "zero"}
 _MAX_ITEMS_CAP = 2**62  # larger max_items values truncate nothing, like no max_items
@@ -207,9 +209,12 @@ def _plan(
     if r.by_score:
         tie_keys: Optional[np.ndarray] = None
         # ties="average" orders equal scores any way (input order): the tie groups are averaged later
-        if ties not in ("input", "average"):
-            tie_keys = label_rank(labels, ties)[r_codes] if labels is not None else tie_key(r_items, ties)
-        order = score_order(r.indptr, r.scores, tie_keys)
+        if ties in RANX_TIES:
+            order = ranx_order(r.indptr, r.scores, ties)
+        else:
+            if ties not in ("input", "average"):
+                tie_keys = label_rank(labels, ties)[r_codes] if labels is not None else tie_key(r_items, ties)
+            order = score_order(r.indptr, r.scores, tie_keys)
         r_items, r_scores = r_items[order], r_scores[order]
         if r_codes is not None:
             r_codes = r_codes[order]
@@ -346,9 +351,11 @@ def evaluate(
         1, or an error.
     duplicates : {'error', 'first'}
         The same item twice in one list: an error (default) or keep the first.
-    ties : {'input', 'trec', 'item_desc'}
+    ties : {'input', 'trec', 'item_desc', 'average', 'ranx', 'ranx_comparable', 'ranx_dict'}
         Equal scores when ranking by score: input order (default), item id
-        descending as strings (trec_eval), item id descending.
+        descending as strings (trec_eval), item id descending, tie-averaged
+        DCG/NDCG (scikit-learn), or ranx's numba quicksort order (a ``Run``;
+        a ``Run`` after ``make_comparable=True``; a plain dict), docs/metrics.md 6.3.
     min_relevance : float, optional
         Items are relevant when grade >= min_relevance (default: grade > 0).
         Gains of the DCG family still use the grade itself.
