@@ -436,7 +436,69 @@ def order_scored(scores, ties):
     if ties == "item_desc":
         by_id = sorted(items, key=lambda p: p[0], reverse=True)
         return [it for it, _ in sorted(by_id, key=lambda p: -p[1])]
+    if ties in ("ranx", "ranx_comparable"):
+        # ranx Run: numba's quicksort argsort of the negated scores (again after make_comparable)
+        for _ in range(2 if ties == "ranx_comparable" else 1):
+            items = [items[i] for i in numba_quicksort_argsort([-sc for _, sc in items])]
+        return [it for it, _ in items]
+    if ties == "ranx_dict":
+        # a plain dict given to ranx.evaluate: argsort of the scores, read backwards
+        return [items[i][0] for i in reversed(numba_quicksort_argsort([sc for _, sc in items]))]
     raise ValueError("unknown ties %r" % (ties,))
+
+
+def numba_quicksort_argsort(keys):
+    """numba's np.argsort(kind="quicksort") (numba/misc/quicksort.py), restated: a stack of ranges; a range of
+    16+ entries is split around a median-of-three pivot kept at its end, scanning from both sides and swapping
+    entries that are not strictly on their side (so equal keys move); the larger part waits on the stack; ranges
+    under 16 entries are finished by insertion sort. Returns the permutation."""
+    def less(a, b):
+        return a < b or (math.isnan(b) and not math.isnan(a))
+
+    perm = list(range(len(keys)))
+    if len(perm) < 2:
+        return perm
+    todo = [(0, len(perm) - 1)]
+    while todo:
+        lo, hi = todo.pop()
+        while hi - lo >= 15:
+            mid = (lo + hi) // 2
+            if less(keys[perm[mid]], keys[perm[lo]]):
+                perm[lo], perm[mid] = perm[mid], perm[lo]
+            if less(keys[perm[hi]], keys[perm[mid]]):
+                perm[hi], perm[mid] = perm[mid], perm[hi]
+            if less(keys[perm[mid]], keys[perm[lo]]):
+                perm[lo], perm[mid] = perm[mid], perm[lo]
+            pivot = keys[perm[mid]]
+            perm[hi], perm[mid] = perm[mid], perm[hi]
+            i, j = lo, hi - 1
+            while True:
+                while i < hi and less(keys[perm[i]], pivot):
+                    i += 1
+                while j >= lo and less(pivot, keys[perm[j]]):
+                    j -= 1
+                if i >= j:
+                    break
+                perm[i], perm[j] = perm[j], perm[i]
+                i += 1
+                j -= 1
+            perm[i], perm[hi] = perm[hi], perm[i]
+            if hi - i > i - lo:
+                if hi > i:
+                    todo.append((i + 1, hi))
+                hi = i - 1
+            else:
+                if i > lo:
+                    todo.append((lo, i - 1))
+                lo = i + 1
+        for a in range(lo + 1, hi + 1):
+            moved = perm[a]
+            b = a
+            while b > lo and less(keys[moved], keys[perm[b - 1]]):
+                perm[b] = perm[b - 1]
+                b -= 1
+            perm[b] = moved
+    return perm
 
 
 def normalize_recs(recs, ties):
