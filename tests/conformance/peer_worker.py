@@ -124,6 +124,9 @@ def torchmetrics(case):
     binary = graded > 0
     classes = {
         f"precision@{k}": (R.RetrievalPrecision, {"top_k": k}, binary),
+        f"precision(short_lists=evidently)@{k}": (R.RetrievalPrecision, {"top_k": k, "adaptive_k": True}, binary),
+        "recall": (R.RetrievalRecall, {}, binary),
+        "rr": (R.RetrievalMRR, {}, binary),
         "precision": (R.RetrievalPrecision, {}, binary),
         f"recall@{k}": (R.RetrievalRecall, {"top_k": k}, binary),
         f"ap@{k}": (R.RetrievalMAP, {"top_k": k}, binary),

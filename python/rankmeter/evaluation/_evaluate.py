@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 import numbers
 from typing import Any, Iterable, Optional, Union
@@ -29,6 +30,7 @@ from ..inputs import (
 from ..metrics import Metric, parse
 from ._accuracy import EMPTY_CODES, accuracy_pass, count_no_relevant
 from ._beyond import Context, check_context, run_beyond
+from ._capri import apply_capri_ndcg, check_capri_options
 from ._presets import get_preset
 from ._result import Result
 from ._ties import TIE_AVERAGED, apply_tie_average
@@ -86,6 +88,7 @@ class _Plan:
     b_scores: Optional[np.ndarray]
     preset: Optional[str]  # the preset's name (None: no preset)
     tie_scores: Optional[np.ndarray]  # ties="average": the ranked lists' scores (CSR order)
+    r_scores: Optional[np.ndarray]  # the scores of r_items, in the same (ranked) order; None: lists without scores
 
 
 def _plan(
@@ -140,6 +143,9 @@ def _plan(
             )
         if duplicates == "first" or max_items is not None:
             raise ValueError("ties='average' cannot be combined with duplicates='first' or max_items")
+    for m in parsed:
+        if m.options.get("rounding") == "capri":
+            check_capri_options(m, duplicates)
     table_kw = {k: v for k, v in (columns or {}).items() if v is not None}
     ctx = Context(**(context or {}), table_kw=table_kw)
     check_context([m for m in parsed if m.family != "accuracy"], ctx)
@@ -231,6 +237,7 @@ def _plan(
         r_items = r_codes
 
     p.tie_scores = p_tie_scores
+    p.r_scores = r_scores
     p.truth, p.recs, p.rowmap, p.labels = t, r, rowmap, labels
     p.t_items, p.r_items, p.r_indptr = t_items, r_items, r_indptr
     p.users = t.users if t.users is not None else np.arange(t.n_users, dtype=np.int64)
@@ -247,14 +254,21 @@ def _run(p: _Plan, threads: Optional[int]) -> tuple[list, State]:
     n = len(p.columns)
     values: list = [None] * n
     sums, counts = [0] * n, [0] * n
-    acc = [(i, m) for i, m in enumerate(p.columns) if m.family == "accuracy"]
+    gated = [(i, m) for i, m in enumerate(p.columns) if m.options.get("hit_scores") == "positive"]
+    acc = [(i, m) for i, m in enumerate(p.columns) if m.family == "accuracy" and (i, m) not in gated]
     beyond = [(i, m) for i, m in enumerate(p.columns) if m.family != "accuracy"]
-    if acc or not beyond:
+    if gated:
+        for (i, _), vals, s_, c_ in zip(gated, *_positive_hits_pass(p, [m for _, m in gated], n_threads)):
+            values[i], sums[i], counts[i] = vals, s_, c_
+    if acc or not (beyond or gated):
         cols = [m for _, m in acc] or [parse("num_rel")]
         v, s, c = accuracy_pass(p, cols, n_threads)
         if p.tie_scores is not None:
             v = list(v)
             apply_tie_average(p, cols, v, s, c, n_threads, p.tie_scores)
+        if any(m.options.get("rounding") == "capri" for m in cols):
+            v = list(v)
+            apply_capri_ndcg(p, cols, v, s, c, n_threads)
         for j, (i, _) in enumerate(acc):
             values[i], sums[i], counts[i] = v[j], s[j], c[j]
     else:
@@ -278,6 +292,41 @@ def _run(p: _Plan, threads: Optional[int]) -> tuple[list, State]:
         context=fingerprints,
     )
     return values, state
+
+
+def _positive_hits_pass(p: _Plan, cols: list, n_threads: int) -> tuple:
+    """The columns with hit_scores="positive": an item whose score is <= 0 keeps its rank but is never a hit
+    (torchmetrics: torch.where(preds > 0, target, 0)). The lists are first read as given (duplicates and bad
+    input raise as for any column), then again with every such item replaced by an id found in no truth and in
+    no list (each position its own, so no duplicate appears). Lists without scores are read as given."""
+    plain = [m.with_options(hit_scores="any") for m in cols]
+    v, s, c = accuracy_pass(p, plain, n_threads)
+    if p.r_scores is None or not np.any(p.r_scores <= 0):
+        return v, s, c
+    items, scores = p.r_items, p.r_scores
+    if p.r_indptr is not None:
+        lens = np.diff(p.r_indptr)
+        pos = np.arange(items.size, dtype=np.int64) - np.repeat(p.r_indptr[:-1], lens)
+        width = int(lens.max(initial=0))
+    else:
+        pos = np.broadcast_to(np.arange(items.shape[1], dtype=np.int64), items.shape)
+        width = items.shape[1]
+    ids = [a for a in (p.t_items, items) if a.size]
+    lo = min(int(a.min()) for a in ids) if ids else 0
+    hi = max(int(a.max()) for a in ids) if ids else 0
+    if lo - width - 1 >= -(2**63) + 1:
+        sentinel = (lo - 1) - pos
+    elif hi + width + 1 <= 2**63 - 1:
+        sentinel = (hi + 1) + pos
+    else:  # pragma: no cover - ids spanning all of int64
+        raise ValueError("hit_scores='positive' needs item ids that leave room in int64 for placeholder ids")
+    masked = scores <= 0
+    if p.r_indptr is None:
+        masked &= items != p.recs.pad
+    pm = copy.copy(p)
+    pm.meta = dict(p.meta)
+    pm.r_items = np.where(masked, sentinel, items)
+    return accuracy_pass(pm, cols, n_threads)
 
 
 _OPTION_KEYS = ("preset", "empty", "duplicates", "ties", "min_relevance", "max_items", "missing")
