@@ -98,7 +98,7 @@ PRESETS: dict[str, Preset] = {
             "(unstable, deterministic), reproduced exactly: ties='ranx' (the preset's default) is a Run built from "
             "the dict, as ranx.evaluate(qrels, run) reads it; ties='ranx_comparable' a Run after "
             "evaluate(..., make_comparable=True), which sorts it again; ties='ranx_dict' a plain dict run given to "
-            "ranx.evaluate (argsort of the scores read backwards). Verified against the real ranx "
+            "ranx.evaluate (argsort of the scores read backwards); verified against the real ranx "
             "(tests/test_peer_ranx.py, tests/conformance/test_ir_ranx.py and test_ir_ranx_ties.py: random data "
             "with short lists, k beyond the list, users without relevant items and users without recs, rel_lvl 1 "
             "and 2, lists of up to 60 items with few distinct scores): hits, hit_rate, precision, recall, f1, "
