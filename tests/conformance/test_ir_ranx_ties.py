@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from recsys_helpers import _record
 
 import rankmeter as rm
 from rankmeter.compat import ranx as compat
@@ -104,6 +105,7 @@ def _compare(case, got_by_qid, want, qids, tag):
                 continue
             assert math.isclose(g, w, rel_tol=1e-9, abs_tol=1e-12), (tag, case, m, q, g, w)
             worst = max(worst, abs(g - w))
+            _record("ranx ties", g, w)
     return worst
 
 
