@@ -103,6 +103,8 @@ def test_capri_rounding_options_are_checked():
         rm.evaluate({0: [1]}, {0: [1]}, ["ndcg(rounding=capri)@3"])  # linear gain, ideal=cut: not CAPRI's
     with pytest.raises(ValueError, match="duplicates='first'"):
         rm.evaluate({0: [1]}, {0: [1, 1]}, ["ndcg@3"], preset="capri", duplicates="first")
+    with pytest.raises(ValueError, match="tie-averaged"):
+        rm.evaluate({0: [1]}, {0: {1: 1.0}}, ["ndcg@3"], preset="capri", ties="average")
     with pytest.raises(ValueError, match="more than once"):
         rm.evaluate({0: [1]}, {0: [1, 1]}, ["ndcg@3"], preset="capri")
 

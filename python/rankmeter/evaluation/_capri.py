@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["apply_capri_ndcg", "check_capri_options"]
 
 
-def check_capri_options(m: Metric, duplicates: str) -> None:
+def check_capri_options(m: Metric, duplicates: str, ties: str) -> None:
     """ndcg(rounding=capri) is CAPRI's whole formula: binary gain, ideal over every relevant item."""
     if m.options.get("gain") != "binary" or m.options.get("ideal") != "all" or m.options.get("below_min") != "gain":
         raise ValueError(
@@ -40,6 +40,8 @@ def check_capri_options(m: Metric, duplicates: str) -> None:
         )
     if duplicates == "first":
         raise ValueError(f"{m}: rounding='capri' cannot be combined with duplicates='first' (CAPRI's lists are unique)")
+    if ties == "average":
+        raise ValueError(f"{m}: rounding='capri' reads the ranked list (CAPRI's argsort), not tie-averaged gains")
 
 
 def _csr(p: _Plan) -> tuple[np.ndarray, np.ndarray]:

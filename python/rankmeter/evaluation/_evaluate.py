@@ -145,7 +145,7 @@ def _plan(
             raise ValueError("ties='average' cannot be combined with duplicates='first' or max_items")
     for m in parsed:
         if m.options.get("rounding") == "capri":
-            check_capri_options(m, duplicates)
+            check_capri_options(m, duplicates, ties)
     table_kw = {k: v for k, v in (columns or {}).items() if v is not None}
     ctx = Context(**(context or {}), table_kw=table_kw)
     check_context([m for m in parsed if m.family != "accuracy"], ctx)
