@@ -96,11 +96,28 @@ def hits(ranked, truth, k, min_relevance):
     return float(sum(hit_flags(ranked, truth, k, min_relevance)))
 
 
-def precision(ranked, truth, k, min_relevance):
+def precision(ranked, truth, k, min_relevance, short_lists="pad"):
     # hits@k / k, with k the nominal cutoff even when the list is shorter;
-    # no cutoff: hits / n, 0 for an empty list.
+    # no cutoff: hits / n, 0 for an empty list. short_lists="evidently":
+    # Evidently's tp_k / min(size, k).
     kk = cutoff(ranked, k)
+    if short_lists == "evidently":
+        kk = min(kk, len(ranked))
     return safe_div(hits(ranked, truth, k, min_relevance), kk)
+
+
+def evidently_ranks(ranked, truth, k, min_relevance):
+    """Evidently's per-rank table (legacy/metrics/recsys/precision_recall_k.py) for j = 1..k: (tp_j,
+    min(size, j), rel_j), where the rows at or above rank j are the first min(n, j) items and rel_j is the
+    relevance of the last of them (0 when there is none)."""
+    rel = relevant_set(truth, min_relevance)
+    n = len(ranked)
+    out = []
+    for j in range(1, cutoff(ranked, k) + 1):
+        rows = ranked[:min(n, j)]
+        tp = sum(1 for i in rows if i in rel)
+        out.append((tp, min(n, j), 1 if rows and rows[-1] in rel else 0))
+    return out
 
 
 def recall(ranked, truth, k, min_relevance, denominator="relevant"):
@@ -122,7 +139,7 @@ def fbeta(ranked, truth, k, min_relevance, beta=1.0):
     return (1 + b2) * p * r / (b2 * p + r)
 
 
-def ap(ranked, truth, k, min_relevance, denominator="relevant"):
+def ap(ranked, truth, k, min_relevance, denominator="relevant", short_lists="pad"):
     flags = hit_flags(ranked, truth, k, min_relevance)
     total = 0.0
     hits_so_far = 0
@@ -130,6 +147,8 @@ def ap(ranked, truth, k, min_relevance, denominator="relevant"):
         if h:
             hits_so_far += 1
             total += hits_so_far / j  # P@j * h_j
+    if short_lists == "evidently":  # sum over j <= k of precision_j * rel_j, Evidently's table
+        total = sum(safe_div(tp, size) * r for tp, size, r in evidently_ranks(ranked, truth, k, min_relevance))
     n_rel = len(relevant_set(truth, min_relevance))
     kk = cutoff(ranked, k)
     if denominator == "relevant":
@@ -145,7 +164,7 @@ def ap(ranked, truth, k, min_relevance, denominator="relevant"):
     return safe_div(total, den)
 
 
-def ar(ranked, truth, k, min_relevance, denominator="relevant"):
+def ar(ranked, truth, k, min_relevance, denominator="relevant", short_lists="pad"):
     n_rel = len(relevant_set(truth, min_relevance))
     flags = hit_flags(ranked, truth, k, min_relevance)
     total = 0.0
@@ -154,6 +173,8 @@ def ar(ranked, truth, k, min_relevance, denominator="relevant"):
         if h:
             hits_so_far += 1
             total += safe_div(hits_so_far, n_rel)  # R@j * h_j
+    if short_lists == "evidently":  # sum over j <= k of recall_j * rel_j, Evidently's table
+        total = sum(safe_div(tp, n_rel) * r for tp, _, r in evidently_ranks(ranked, truth, k, min_relevance))
     if denominator == "relevant":
         return safe_div(total, n_rel)
     if denominator == "hits":
@@ -290,11 +311,13 @@ def _choice(*allowed):
 
 METRICS = {
     "hits": (hits, {}),
-    "precision": (precision, {}),
+    "precision": (precision, {"short_lists": ("pad", _choice("pad", "evidently"))}),
     "recall": (recall, {"denominator": ("relevant", _choice("relevant", "min_relevant_k"))}),
     "fbeta": (fbeta, {"beta": (1.0, _float)}),
-    "ap": (ap, {"denominator": ("relevant", _choice("relevant", "min_relevant_k", "hits", "k"))}),
-    "ar": (ar, {"denominator": ("relevant", _choice("relevant", "hits"))}),
+    "ap": (ap, {"denominator": ("relevant", _choice("relevant", "min_relevant_k", "hits", "k")),
+                "short_lists": ("pad", _choice("pad", "evidently"))}),
+    "ar": (ar, {"denominator": ("relevant", _choice("relevant", "hits")),
+                "short_lists": ("pad", _choice("pad", "evidently"))}),
     "cg": (cg, {"gain": ("linear", _choice("linear", "exponential", "binary")),
                 "below_min": ("gain", _choice("gain", "zero"))}),
     "dcg": (dcg, {"gain": ("linear", _choice("linear", "exponential", "binary")),
@@ -413,7 +436,69 @@ def order_scored(scores, ties):
     if ties == "item_desc":
         by_id = sorted(items, key=lambda p: p[0], reverse=True)
         return [it for it, _ in sorted(by_id, key=lambda p: -p[1])]
+    if ties in ("ranx", "ranx_comparable"):
+        # ranx Run: numba's quicksort argsort of the negated scores (again after make_comparable)
+        for _ in range(2 if ties == "ranx_comparable" else 1):
+            items = [items[i] for i in numba_quicksort_argsort([-sc for _, sc in items])]
+        return [it for it, _ in items]
+    if ties == "ranx_dict":
+        # a plain dict given to ranx.evaluate: argsort of the scores, read backwards
+        return [items[i][0] for i in reversed(numba_quicksort_argsort([sc for _, sc in items]))]
     raise ValueError("unknown ties %r" % (ties,))
+
+
+def numba_quicksort_argsort(keys):
+    """numba's np.argsort(kind="quicksort") (numba/misc/quicksort.py), restated: a stack of ranges; a range of
+    16+ entries is split around a median-of-three pivot kept at its end, scanning from both sides and swapping
+    entries that are not strictly on their side (so equal keys move); the larger part waits on the stack; ranges
+    under 16 entries are finished by insertion sort. Returns the permutation."""
+    def less(a, b):
+        return a < b or (math.isnan(b) and not math.isnan(a))
+
+    perm = list(range(len(keys)))
+    if len(perm) < 2:
+        return perm
+    todo = [(0, len(perm) - 1)]
+    while todo:
+        lo, hi = todo.pop()
+        while hi - lo >= 15:
+            mid = (lo + hi) // 2
+            if less(keys[perm[mid]], keys[perm[lo]]):
+                perm[lo], perm[mid] = perm[mid], perm[lo]
+            if less(keys[perm[hi]], keys[perm[mid]]):
+                perm[hi], perm[mid] = perm[mid], perm[hi]
+            if less(keys[perm[mid]], keys[perm[lo]]):
+                perm[lo], perm[mid] = perm[mid], perm[lo]
+            pivot = keys[perm[mid]]
+            perm[hi], perm[mid] = perm[mid], perm[hi]
+            i, j = lo, hi - 1
+            while True:
+                while i < hi and less(keys[perm[i]], pivot):
+                    i += 1
+                while j >= lo and less(pivot, keys[perm[j]]):
+                    j -= 1
+                if i >= j:
+                    break
+                perm[i], perm[j] = perm[j], perm[i]
+                i += 1
+                j -= 1
+            perm[i], perm[hi] = perm[hi], perm[i]
+            if hi - i > i - lo:
+                if hi > i:
+                    todo.append((i + 1, hi))
+                hi = i - 1
+            else:
+                if i > lo:
+                    todo.append((lo, i - 1))
+                lo = i + 1
+        for a in range(lo + 1, hi + 1):
+            moved = perm[a]
+            b = a
+            while b > lo and less(keys[moved], keys[perm[b - 1]]):
+                perm[b] = perm[b - 1]
+                b -= 1
+            perm[b] = moved
+    return perm
 
 
 def normalize_recs(recs, ties):
@@ -554,6 +639,8 @@ ALL_METRIC_BASES = (
     + ["map(denominator=%s)" % d for d in ("min_relevant_k", "hits")]
     + ["ar(denominator=%s)" % d for d in ("relevant", "hits")]
     + ["mar(denominator=hits)"]
+    + ["precision(short_lists=evidently)", "ap(short_lists=evidently)", "ar(short_lists=evidently)",
+       "ap(denominator=min_relevant_k,short_lists=evidently)", "ar(denominator=hits,short_lists=evidently)"]
     + ["cg", "dcg", "ndcg"]
     + ["cg(gain=%s)" % g for g in ("linear", "exponential", "binary")]
     + ["dcg(gain=%s, log_base=%r)" % (g, b)

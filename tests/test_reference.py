@@ -8,6 +8,7 @@ from rankmeter's output.
 import copy
 import math
 import os
+import random
 import sys
 import warnings
 
@@ -350,7 +351,7 @@ def scenarios(draw, max_users=6, allow_dups=True):
 
     opts = dict(
         empty=draw(st.sampled_from(["skip", "zero", "one", "error"])),
-        ties=draw(st.sampled_from(["input", "trec", "item_desc"])),
+        ties=draw(st.sampled_from(["input", "trec", "item_desc", "ranx", "ranx_comparable", "ranx_dict"])),
         min_relevance=draw(st.sampled_from([None, None, 1, 2, 3, 0.5, 1.5])),
         max_items=draw(st.sampled_from([None, None, 1, 2, 4, 9])),
     )
@@ -765,6 +766,26 @@ def test_ties():
     assert res["rr"] == 1.0  # "d9" > "d100" > "d10"
     res = check(struth, srecs, ["rr"], ties="input")
     assert res["rr"] == 0.5
+
+
+def test_ranx_ties_long_lists():
+    """ties='ranx*' (numba's quicksort order, ported in C++) against the pure-Python restatement in
+    reference.py, on seeded lists of 0..80 items with few distinct scores: long enough for numba's partitioning
+    (16+ entries), which moves equal keys."""
+    rng = random.Random(7)
+    truth, recs = {}, {}
+    for u in range(150):
+        n = rng.randrange(0, 81)
+        items = rng.sample(range(400), n)
+        levels = rng.choice([1, 2, 3, 6])
+        recs[u] = {i: rng.randrange(levels) / 2 for i in items}
+        truth[u] = {i: rng.randrange(0, 3) for i in rng.sample(range(400), 12)}
+    metrics = ["dcg@40", "rr", "ap@30", "hits@17", "ndcg@5"]
+    for ties in ("ranx", "ranx_comparable", "ranx_dict"):
+        check(truth, recs, metrics, ties=ties, empty="zero")
+    # the orders differ from input order and from one another on these lists
+    orders = {t: [ref.order_scored(recs[u], t) for u in recs] for t in ("input", "ranx", "ranx_comparable", "ranx_dict")}
+    assert len({str(v) for v in orders.values()}) == 4
 
 
 def test_id_kinds():

@@ -107,6 +107,23 @@ I64 order_by_score_py(const I64& indptr, const F64& scores, const std::optional<
   return order;
 }
 
+// order[nnz]: every list by numba's quicksort argsort of `keys` (ranx's order; reversed per list with `reverse`).
+I64 order_numba_quicksort_py(const I64& indptr, const F64& keys, bool reverse, int threads) {
+  if (indptr.ndim() != 1 || indptr.shape(0) < 1) throw std::invalid_argument("indptr must be 1-D and non-empty");
+  if (keys.ndim() != 1) throw std::invalid_argument("keys must be 1-D");
+  const int64_t n_users = indptr.shape(0) - 1, nnz = keys.shape(0);
+  const int64_t* ip = indptr.data();
+  if (ip[0] != 0 || ip[n_users] != nnz) throw std::invalid_argument("indptr does not match keys");
+  for (int64_t u = 0; u < n_users; ++u)
+    if (ip[u + 1] < ip[u]) throw std::invalid_argument("indptr must be non-decreasing");
+  I64 order(nnz);
+  {
+    py::gil_scoped_release release;  // only the raw buffers of the arguments are touched
+    order_numba_quicksort(ip, n_users, keys.data(), reverse, order.mutable_data(), threads);
+  }
+  return order;
+}
+
 // A TREC qrels/run buffer to (queries in first-appearance order, indptr, docnos grouped by
 // query in file order, values, error). Error: (code, line, n_fields, byte, token).
 py::tuple parse_trec_py(const py::bytes& data, int n_min, int n_max, int value_field) {
@@ -176,6 +193,9 @@ void bind_inputs(py::module_& m) {
         "(codes, first_row): dense codes of int64 ids in order of first appearance (hash, no sort).");
   m.def("group_rows", &group_rows_py, py::arg("codes").noconvert(), py::arg("n_codes"), py::arg("rank").noconvert(),
         "(indptr, order, bad_row): rows grouped by code by a counting sort, placed by rank when given.");
+  m.def("order_numba_quicksort", &order_numba_quicksort_py, py::arg("indptr").noconvert(), py::arg("keys").noconvert(),
+        py::arg("reverse"), py::arg("threads"),
+        "Permutation ordering every list by numba's quicksort argsort of keys (ranx's order of equal scores).");
   m.def("order_by_score", &order_by_score_py, py::arg("indptr").noconvert(), py::arg("scores").noconvert(),
         py::arg("key").noconvert(), py::arg("threads"),
         "Permutation ordering every list by score descending, ties by key descending, then input order.");

@@ -57,7 +57,7 @@ py::tuple ranking_pass(const I64& t_indptr, const I64& t_items, const std::optio
   if (t_items.ndim() != 1) throw std::invalid_argument("t_items must be 1-D");
   if (t_grades && (t_grades->ndim() != 1 || t_grades->shape(0) != t_items.shape(0)))
     throw std::invalid_argument("t_grades must match t_items");
-  if (col_ints.ndim() != 2 || col_ints.shape(1) != 6) throw std::invalid_argument("col_ints must be n x 6");
+  if (col_ints.ndim() != 2 || col_ints.shape(1) != 7) throw std::invalid_argument("col_ints must be n x 7");
   if (col_floats.ndim() != 2 || col_floats.shape(1) != 2 || col_floats.shape(0) != col_ints.shape(0))
     throw std::invalid_argument("col_floats must be n x 2");
   if (empty < 0 || empty > 3) throw std::invalid_argument("bad empty policy");
@@ -97,7 +97,7 @@ py::tuple ranking_pass(const I64& t_indptr, const I64& t_items, const std::optio
     if (kind < 0 || kind > static_cast<int64_t>(Kind::judged)) throw std::invalid_argument("bad metric kind");
     if (ci(i, 1) < 0) throw std::invalid_argument("cutoff must be >= 0");
     if (ci(i, 2) < 0 || ci(i, 2) > 3 || ci(i, 3) < 0 || ci(i, 3) > 2 || ci(i, 4) < 0 || ci(i, 4) > 2 || ci(i, 5) < 0 ||
-        ci(i, 5) > 1)
+        ci(i, 5) > 1 || ci(i, 6) < 0 || ci(i, 6) > 1)
       throw std::invalid_argument("bad metric option code");
     cols[i].kind = static_cast<Kind>(kind);
     cols[i].cutoff = ci(i, 1);
@@ -107,6 +107,7 @@ py::tuple ranking_pass(const I64& t_indptr, const I64& t_items, const std::optio
     cols[i].log_base = cf(i, 0);
     cols[i].param = cf(i, 1);
     cols[i].below_zero = ci(i, 5) == 1;
+    cols[i].short_repeat = ci(i, 6) == 1;
     if (cols[i].kind == Kind::rbp && !(cols[i].param > 0.0 && cols[i].param < 1.0))
       throw std::invalid_argument("rbp persistence p must be in (0, 1)");
   }

@@ -111,6 +111,16 @@ def _log_base(v: Any, where: str) -> float:
     return f
 
 
+# A list shorter than the cutoff: "pad" (missing positions are not relevant) or "evidently" (Evidently's code:
+# ranks n+1..k repeat rank n, so precision@k = hits / min(n, k) and AP/AR keep adding P@n / R@n when the
+# item at rank n is relevant; docs/metrics.md 3.2, 3.5, 3.6).
+_SHORT = ("pad", _choice("pad", "evidently"))
+# Which listed items can be hits: "any" (every item, whatever its score) or "positive" (only items whose score is
+# > 0; an item with a score <= 0 keeps its rank but never counts as a hit: torchmetrics' precision, recall, MAP and
+# MRR, torch.where(preds > 0, target, 0)). Lists given without scores are not affected.
+_HIT_SCORES = ("any", _choice("any", "positive"))
+
+
 @dataclass(frozen=True)
 class _Spec:
     kind: int
@@ -123,15 +133,31 @@ class _Spec:
 
 SPECS: dict[str, _Spec] = {
     "hits": _Spec(0, {}, doc="number of relevant items in the top k (trec_eval num_rel_ret)"),
-    "precision": _Spec(1, {}, doc="hits@k / k"),
-    "recall": _Spec(2, {"denominator": ("relevant", _choice("relevant", "min_relevant_k"))}, doc="hits@k / |R|"),
+    "precision": _Spec(
+        1,
+        {"short_lists": _SHORT, "hit_scores": _HIT_SCORES},
+        doc="hits@k / k (short_lists=evidently: hits@k / min(n, k))",
+    ),
+    "recall": _Spec(
+        2,
+        {"denominator": ("relevant", _choice("relevant", "min_relevant_k")), "hit_scores": _HIT_SCORES},
+        doc="hits@k / |R|",
+    ),
     "fbeta": _Spec(3, {"beta": (1.0, _positive_float)}, doc="(1+b^2) P R / (b^2 P + R)"),
     "ap": _Spec(
         4,
-        {"denominator": ("relevant", _choice("relevant", "min_relevant_k", "hits", "k"))},
+        {
+            "denominator": ("relevant", _choice("relevant", "min_relevant_k", "hits", "k")),
+            "short_lists": _SHORT,
+            "hit_scores": _HIT_SCORES,
+        },
         doc="sum_{j<=k} P@j h_j / |R|",
     ),
-    "ar": _Spec(5, {"denominator": ("relevant", _choice("relevant", "hits"))}, doc="sum_{j<=k} R@j h_j / |R|"),
+    "ar": _Spec(
+        5,
+        {"denominator": ("relevant", _choice("relevant", "hits")), "short_lists": _SHORT},
+        doc="sum_{j<=k} R@j h_j / |R|",
+    ),
     "cg": _Spec(
         6, {"gain": ("linear", _choice(*_GAINS)), "below_min": ("gain", _choice(*_BELOW))}, doc="sum_{j<=k} g(rel_j)"
     ),
@@ -150,11 +176,13 @@ SPECS: dict[str, _Spec] = {
             "gain": ("linear", _choice(*_GAINS)),
             "ideal": ("cut", _choice("cut", "all", "k_slots")),
             "below_min": ("gain", _choice(*_BELOW)),
+            # "capri": CAPRI's ndcgk, float32 and rounded to 4 decimals per user (evaluation/_capri.py)
+            "rounding": ("none", _choice("none", "capri")),
         },
         doc="dcg@k / idcg@k",
     ),
     "hit_rate": _Spec(9, {}, doc="1 if hits@k >= 1"),
-    "rr": _Spec(10, {}, doc="1 / rank of the first hit within k"),
+    "rr": _Spec(10, {"hit_scores": _HIT_SCORES}, doc="1 / rank of the first hit within k"),
     "arhr": _Spec(11, {}, doc="sum_{j<=k} h_j / j"),
     "r_precision": _Spec(12, {}, cutoff=False, doc="hits@|R| / |R|"),
     "num_rel": _Spec(13, {}, cutoff=False, doc="|R|, the number of relevant items"),
@@ -342,7 +370,7 @@ class Metric:
         return SPECS[self.name].family
 
     # what the C++ pass needs
-    def _column(self) -> tuple[tuple[int, int, int, int, int, int], tuple[float, float]]:
+    def _column(self) -> tuple[tuple[int, int, int, int, int, int, int], tuple[float, float]]:
         o = self.options
         param = o.get("beta", o.get("p", o.get("max_grade", 1.0)))  # one per metric that has one
         return (
@@ -353,6 +381,7 @@ class Metric:
                 _ENUM_CODES["gain"][o.get("gain", "linear")],
                 _ENUM_CODES["ideal"][o.get("ideal", "cut")],
                 _ENUM_CODES["below_min"][o.get("below_min", "gain")],
+                1 if o.get("short_lists") == "evidently" else 0,
             ),
             (float(o.get("log_base", 2.0)), float(param)),
         )
@@ -373,17 +402,37 @@ def _cls(cls_name: str, name: str, doc: str, params: str) -> type:
     )
 
 
+_HIT_DOC = "hit_scores : {'any', 'positive'}, default 'any' ('positive': an item scored <= 0 is never a hit)\n"
+_SHORT_DOC = (
+    "short_lists : {'pad', 'evidently'}, default 'pad' ('evidently': Evidently's code on lists shorter than k)\n"
+)
 Hits = _cls("Hits", "hits", "Number of relevant items in the top k.", "")
-Precision = _cls("Precision", "precision", "hits@k / k (k even when the list is shorter).", "")
-Recall = _cls("Recall", "recall", "hits@k / |R|.", "denominator : {'relevant', 'min_relevant_k'}\n")
+Precision = _cls(
+    "Precision",
+    "precision",
+    "hits@k / k (k even when the list is shorter; short_lists='evidently': hits@k / min(n, k)).",
+    _SHORT_DOC + _HIT_DOC,
+)
+Recall = _cls("Recall", "recall", "hits@k / |R|.", "denominator : {'relevant', 'min_relevant_k'}\n" + _HIT_DOC)
 FBeta = _cls("FBeta", "fbeta", "F-beta of precision@k and recall@k.", "beta : float, default 1\n")
-AP = _cls("AP", "ap", "Average precision at k.", "denominator : {'relevant', 'min_relevant_k', 'hits', 'k'}\n")
-AR = _cls("AR", "ar", "Average recall at k.", "denominator : {'relevant', 'hits'}\n")
+AP = _cls(
+    "AP",
+    "ap",
+    "Average precision at k.",
+    "denominator : {'relevant', 'min_relevant_k', 'hits', 'k'}\n" + _SHORT_DOC + _HIT_DOC,
+)
+AR = _cls("AR", "ar", "Average recall at k.", "denominator : {'relevant', 'hits'}\n" + _SHORT_DOC)
 CG = _cls("CG", "cg", "Cumulative gain at k.", "gain : {'linear', 'exponential', 'binary'}\n")
 DCG = _cls("DCG", "dcg", "Discounted cumulative gain at k.", "gain : str\nlog_base : float, default 2\n")
-NDCG = _cls("NDCG", "ndcg", "Normalised DCG at k.", "gain : str\nideal : {'cut', 'all', 'k_slots'}\n")
+NDCG = _cls(
+    "NDCG",
+    "ndcg",
+    "Normalised DCG at k.",
+    "gain : str\nideal : {'cut', 'all', 'k_slots'}\nrounding : {'none', 'capri'} ('capri': CAPRI's float32 value "
+    "rounded to 4 decimals per user; needs gain=binary, ideal=all)\n",
+)
 HitRate = _cls("HitRate", "hit_rate", "1 when at least one relevant item is in the top k.", "")
-RR = _cls("RR", "rr", "Reciprocal rank of the first relevant item within k.", "")
+RR = _cls("RR", "rr", "Reciprocal rank of the first relevant item within k.", _HIT_DOC)
 ARHR = _cls("ARHR", "arhr", "Average reciprocal hit rank: sum of 1/j over every hit j <= k.", "")
 RPrecision = _cls("RPrecision", "r_precision", "Precision at |R|.", "")
 NumRel = _cls("NumRel", "num_rel", "|R|, the number of relevant items of the user.", "")

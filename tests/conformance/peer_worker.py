@@ -124,6 +124,9 @@ def torchmetrics(case):
     binary = graded > 0
     classes = {
         f"precision@{k}": (R.RetrievalPrecision, {"top_k": k}, binary),
+        f"precision(short_lists=evidently)@{k}": (R.RetrievalPrecision, {"top_k": k, "adaptive_k": True}, binary),
+        "recall": (R.RetrievalRecall, {}, binary),
+        "rr": (R.RetrievalMRR, {}, binary),
         "precision": (R.RetrievalPrecision, {}, binary),
         f"recall@{k}": (R.RetrievalRecall, {"top_k": k}, binary),
         f"ap@{k}": (R.RetrievalMAP, {"top_k": k}, binary),
@@ -253,6 +256,28 @@ def evidently(case):
     return out
 
 
+def evidently_legacy(case):
+    """Evidently's legacy report (evidently.legacy.metrics): MAPKMetric, MARKMetric and PrecisionTopKMetric at k
+    (current_value, a mean over users). One row per listed item, in rank order (Evidently's rel_k is the last row
+    at or above rank k in row order)."""
+    import pandas as pd
+    from evidently.legacy.metrics import MAPKMetric, MARKMetric, PrecisionTopKMetric
+    from evidently.legacy.pipeline.column_mapping import ColumnMapping
+    from evidently.legacy.report import Report
+
+    k = case["k"]
+    order, truth, recs, _ = _lists(case)
+    rows = [[u, i, r + 1, truth[u].get(i, 0)] for u in order if u in recs for r, i in enumerate(recs[u])]
+    df = pd.DataFrame(rows, columns=["user_id", "item_id", "prediction", "target"])
+    cm = ColumnMapping(recommendations_type="rank", target="target", prediction="prediction", item_id="item_id",
+                       user_id="user_id")
+    names = {"MAPKMetric": f"ap@{k}", "MARKMetric": f"ar@{k}", "PrecisionTopKMetric": f"precision@{k}"}
+    rep = Report(metrics=[MAPKMetric(k=k), MARKMetric(k=k), PrecisionTopKMetric(k=k)])
+    rep.run(reference_data=None, current_data=df, column_mapping=cm)
+    return {names[m["metric"]]: {"per_user": None, "mean": _f(m["result"]["current_value"])}
+            for m in rep.as_dict()["metrics"]}
+
+
 def sklearn_topk(case):
     """top_k_accuracy_score: rows = users, columns = classes 0..C-1, y_true = each user's one relevant class."""
     import numpy as np
@@ -288,7 +313,7 @@ def evidently_diversity(case):
     return {f"diversity@{k}": {"per_user": None, "mean": _f(m["value"])}}
 
 
-LIBRARIES = {"evidently_diversity": evidently_diversity, "sklearn_topk": sklearn_topk, "evidently": evidently, "calls": calls, "rectools": rectools, "recommenders": recommenders, "torchmetrics": torchmetrics, "sklearn": sklearn,
+LIBRARIES = {"evidently_legacy": evidently_legacy, "evidently_diversity": evidently_diversity, "sklearn_topk": sklearn_topk, "evidently": evidently, "calls": calls, "rectools": rectools, "recommenders": recommenders, "torchmetrics": torchmetrics, "sklearn": sklearn,
              "ml_metrics": ml_metrics, "recmetrics": recmetrics}
 
 

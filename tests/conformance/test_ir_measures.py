@@ -131,6 +131,45 @@ def test_parsing_and_errors():
         compat.parse_measure("ERR")  # gdeval needs a cutoff
     with pytest.raises(ValueError):
         compat.calc_aggregate(["ERR@5"], {"1": {"a": 7}}, {"1": {"a": 1.0}})  # gdeval rejects grades above 4
-    # graded RBP (no rel): computed with the grade as gain
-    v = compat.calc_aggregate(["RBP(p=0.5)"], {"1": {"a": 2}}, {"1": {"x": 2.0, "a": 1.0}})
-    assert list(v.values()) == [pytest.approx(0.5 * 2 * 0.5)]
+    # RBP with rel: cwl_eval's binary RBP
+    v = compat.calc_aggregate(["RBP(rel=1,p=0.5)"], {"1": {"a": 2}}, {"1": {"x": 2.0, "a": 1.0}})
+    assert list(v.values()) == [pytest.approx(0.5 * 1 * 0.5)]
+
+
+ERROR_WORKER = r"""
+import json, sys, logging
+logging.disable(logging.WARNING)
+import ir_measures
+d = json.load(open(sys.argv[1]))
+out = {}
+for m in d["measures"]:
+    ms = [ir_measures.parse_measure(m), ir_measures.parse_measure("P@1")]
+    out[m] = {}
+    for fn in ("calc_aggregate", "iter_calc"):
+        try:
+            getattr(ir_measures, fn)(ms, d["qrels"], d["run"])  # iter_calc raises at the call, before iterating
+            out[m][fn] = {"error": None, "message": ""}
+        except Exception as e:
+            out[m][fn] = {"error": type(e).__name__, "message": str(e)}
+json.dump(out, open(sys.argv[2], "w"))
+"""
+RBP_NO_REL = ["RBP(p=0.5)", "RBP", "RBP(p=0.9)"]
+
+
+def test_rbp_without_rel_raises_as_ir_measures(irm_out, tmp_path):
+    """ir_measures has no default provider for RBP without rel= and raises ValueError('Unsupported measures
+    {...}.') at the call (iter_calc too, before yielding); the compat module raises the same type and text."""
+    qrels, run = {"1": {"a": 2, "b": 0}}, {"1": {"a": 1.0, "b": 0.5}}
+    inp, out, script = tmp_path / "in.json", tmp_path / "out.json", tmp_path / "worker.py"
+    inp.write_text(json.dumps({"measures": RBP_NO_REL, "qrels": qrels, "run": run}))
+    script.write_text(ERROR_WORKER)
+    p = subprocess.run([str(IRM_PY), str(script), str(inp), str(out)], capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, PYTHONWARNINGS="ignore"))
+    assert p.returncode == 0, p.stderr[-3000:]
+    want = json.loads(out.read_text())
+    for measure in RBP_NO_REL:
+        for fn in (compat.calc_aggregate, compat.iter_calc):
+            assert want[measure][fn.__name__]["error"] == "ValueError", want
+            with pytest.raises(ValueError) as e:
+                fn([measure, "P@1"], qrels, run)  # no iteration: iter_calc raises at the call
+            assert str(e.value) == want[measure][fn.__name__]["message"], (str(e.value), want)

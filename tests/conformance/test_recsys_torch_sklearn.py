@@ -76,7 +76,48 @@ def test_sklearn_preset_tied_ndcg(sk_out, n):
 def test_torchmetrics_preset_defaults():
     pre = rm.evaluation.get_preset("torchmetrics")
     assert pre.defaults["ties"] == "average" and pre.defaults["empty"] == "zero"
-    assert str(rm.metrics.parse("map@5", pre.metric_options)) == "ap(denominator=hits)@5"
+    assert str(rm.metrics.parse("map@5", pre.metric_options)) == "ap(denominator=hits,hit_scores=positive)@5"
+    assert str(rm.metrics.parse("ndcg@5", pre.metric_options)) == "ndcg@5"  # NDCG keeps every hit
+
+
+def _nonpositive(case, seed):
+    """The same case with about half of the scores moved to <= 0 (some exactly 0), order unchanged."""
+    g = np.random.default_rng(seed)
+    recs = []
+    for u, i, r, sc in case["recs"]:
+        x = sc - 1.0  # scores were in (0.5, 1.5)
+        recs.append([u, i, r, 0.0 if g.random() < 0.1 else x])
+    by_user: dict = {}
+    for row in recs:
+        by_user.setdefault(row[0], []).append(row)
+    for rows in by_user.values():  # keep the order strictly decreasing: exact zeros only where it stays so
+        rows.sort(key=lambda row: row[2])
+        for a, b in zip(rows, rows[1:]):
+            if b[3] >= a[3]:
+                b[3] = a[3] - 1e-3
+    return {**case, "recs": recs}
+
+
+NONPOS = [_nonpositive(random_case(300 + s, all_listed=True, **sh), s) for s in range(2) for sh in SHAPES]
+
+
+@pytest.fixture(scope="module")
+def torch_nonpos():
+    return run_peer("torch", "torchmetrics", NONPOS)
+
+
+@pytest.mark.parametrize("n", range(len(NONPOS)))
+def test_torchmetrics_preset_nonpositive_scores(torch_nonpos, n):
+    """Scores <= 0: torchmetrics' precision, recall, MAP and MRR never count such a document as relevant (it keeps
+    its rank); hit rate, R-precision and NDCG do (the preset's hit_scores='positive' on precision, recall, ap, rr)."""
+    out = torch_nonpos[n]["ok"]
+    assert any(sc <= 0 for *_, sc in NONPOS[n]["recs"])
+    res = _eval(NONPOS[n], list(out), "torchmetrics", ties="input")
+    for name, values in out.items():
+        check(res, name, values, **TORCH_TOL, tag="torchmetrics")
+    # the option matters on these cases
+    plain = _eval(NONPOS[n], ["precision(hit_scores=any)"], "torchmetrics", ties="input")
+    assert plain["precision(hit_scores=any)"] > res["precision"]
 
 
 def _topk_case(seed, n=40, classes=6, k=2):

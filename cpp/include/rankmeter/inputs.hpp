@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "parallel.hpp"
@@ -325,6 +326,89 @@ inline void order_by_score(const int64_t* indptr, int64_t n_users, const double*
         return x < y;
       });
     }
+  }
+}
+
+// ranx's order of a list ranked by score (ties="ranx"). ranx's Run sorts each query's
+// documents with numba's np.argsort of the negated scores, whose default kind is numba's
+// quicksort (numba/misc/quicksort.py): an explicit stack of ranges, median-of-three pivot
+// moved to the end of its range, Hoare-style partition that stops on equal keys,
+// insertion sort for ranges of fewer than 16 entries, the larger side pushed and the
+// smaller one sorted next. Unstable but deterministic: this reproduces it step by step
+// (NaN keys sort last, as numba's float comparison does). `key[0..n)` are the keys in list
+// order; `perm[0..n)` receives the argsort (local positions).
+namespace ranx_detail {
+inline bool lt(double a, double b) { return a < b || (std::isnan(b) && !std::isnan(a)); }
+
+inline void insertion(const double* key, int64_t* r, int64_t low, int64_t high) {
+  for (int64_t i = low + 1; i <= high; ++i) {
+    const int64_t moved = r[i];
+    const double v = key[moved];
+    int64_t j = i;
+    for (; j > low && lt(v, key[r[j - 1]]); --j) r[j] = r[j - 1];
+    r[j] = moved;
+  }
+}
+
+inline int64_t partition(const double* key, int64_t* r, int64_t low, int64_t high) {
+  const int64_t mid = (low + high) >> 1;
+  if (lt(key[r[mid]], key[r[low]])) std::swap(r[low], r[mid]);
+  if (lt(key[r[high]], key[r[mid]])) std::swap(r[high], r[mid]);
+  if (lt(key[r[mid]], key[r[low]])) std::swap(r[low], r[mid]);
+  const double pivot = key[r[mid]];
+  std::swap(r[high], r[mid]);
+  int64_t i = low, j = high - 1;
+  for (;;) {
+    while (i < high && lt(key[r[i]], pivot)) ++i;
+    while (j >= low && lt(pivot, key[r[j]])) --j;
+    if (i >= j) break;
+    std::swap(r[i], r[j]);
+    ++i;
+    --j;
+  }
+  std::swap(r[i], r[high]);
+  return i;
+}
+}  // namespace ranx_detail
+
+inline void numba_quicksort_argsort(const double* key, int64_t n, int64_t* perm) {
+  for (int64_t i = 0; i < n; ++i) perm[i] = i;
+  if (n < 2) return;
+  constexpr int64_t kSmall = 15;  // ranges with high - low < 15 go to the insertion sort
+  std::vector<std::pair<int64_t, int64_t>> stack{{0, n - 1}};
+  while (!stack.empty()) {
+    auto [low, high] = stack.back();
+    stack.pop_back();
+    while (high - low >= kSmall) {
+      const int64_t i = ranx_detail::partition(key, perm, low, high);
+      if (high - i > i - low) {  // the right side is larger: push it, go on with the left
+        if (high > i) stack.emplace_back(i + 1, high);
+        high = i - 1;
+      } else {
+        if (i > low) stack.emplace_back(low, i - 1);
+        low = i + 1;
+      }
+    }
+    ranx_detail::insertion(key, perm, low, high);
+  }
+}
+
+// order[nnz]: every list (CSR indptr) by numba's quicksort argsort of `keys` (ascending),
+// as global positions; `reverse` reverses each list's result (ranx's plain-dict path sorts
+// the scores ascending and reads the result backwards).
+inline void order_numba_quicksort(const int64_t* indptr, int64_t n_users, const double* keys, bool reverse,
+                                  int64_t* order, int threads) {
+  const int T = effective_threads(threads, n_users);
+  (void)T;
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel for num_threads(T) schedule(dynamic, 256)
+#endif
+  for (int64_t u = 0; u < n_users; ++u) {
+    const int64_t b = indptr[u], n = indptr[u + 1] - b;
+    int64_t* o = order + b;
+    numba_quicksort_argsort(keys + b, n, o);
+    if (reverse) std::reverse(o, o + n);
+    for (int64_t i = 0; i < n; ++i) o[i] += b;
   }
 }
 

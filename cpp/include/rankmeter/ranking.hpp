@@ -101,6 +101,10 @@ struct Column {
   double log_base = 2.0;
   double param = 1.0;       // fbeta: beta; rbp: persistence p; err: the maximum grade
   bool below_zero = false;  // items that are not relevant (below min_relevance) give gain 0
+  // precision/ap/ar on a list of n < k items, as Evidently's code does: ranks n+1..k repeat
+  // rank n (P@j = P@n, R@j = R@n, rel_j = rel_n), so precision@k = hits / n and AP/AR keep
+  // adding P@n (R@n) when the last item read is relevant (short_lists="evidently").
+  bool short_repeat = false;
 };
 
 struct RankingData {
@@ -640,6 +644,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
     int64_t nrel;
     int64_t n_eff;
     int64_t hits_at_R;
+    bool last_rel;  // the last item read (position n_eff) is relevant (short_lists="evidently")
   };
   constexpr int64_t kBlock = 64;  // users scanned before their columns are written
   constexpr int64_t kAhead = 16;  // users ahead whose read prefix is prefetched
@@ -826,7 +831,8 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
         }
         while (ci < nc) take(snap[ci++]);
         take(snap[nc]);
-        brec[j] = UserRec{nrel, pos, hits_at_R < 0 ? hits : hits_at_R};
+        const bool last_rel = nf > 0 && fpos[nf - 1] == pos && relevant(grade_at(t0 + fti[nf - 1]));
+        brec[j] = UserRec{nrel, pos, hits_at_R < 0 ? hits : hits_at_R, last_rel};
 
         // bpref, RBP, ERR and judged@k: one more walk over the finds (in list order) per column.
         for (int i = 0; i < n_cols && n_walk > 0; ++i) {
@@ -946,6 +952,13 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
         continue;
       }
 
+      // short_lists="evidently": ranks n+1..k of a list of n < k items each add P@n = H / n
+      // (AP) or the integer-valued hits@n = H (AR) when the item at rank n is relevant.
+      auto short_extra = [](const Column& c, const UserRec& r, double H, bool per_rank) {
+        if (!(c.short_repeat && r.last_rel && c.cutoff > r.n_eff)) return 0.0;
+        const double n = static_cast<double>(r.n_eff);  // >= 1: the last item read is relevant
+        return static_cast<double>(c.cutoff - r.n_eff) * (per_rank ? H / n : H);
+      };
       // Phase 2: every column over the block (one branch per column, not per value).
       const int64_t nb = u1 - u0;
       for (int64_t j = 0; j < nb; ++j)
@@ -969,9 +982,11 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
             case Kind::hits:
               val = H;
               break;
-            case Kind::precision:
-              val = kk > 0 ? H / dk : 0.0;
+            case Kind::precision: {
+              const int64_t den = c.short_repeat ? std::min(kk, brec[j].n_eff) : kk;
+              val = den > 0 ? H / static_cast<double>(den) : 0.0;
               break;
+            }
             case Kind::recall: {
               const double den =
                   c.denom == Denominator::min_relevant_k ? static_cast<double>(std::min(nrel, kk)) : dn_rel;
@@ -991,12 +1006,12 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
               if (c.denom == Denominator::min_relevant_k) den = static_cast<double>(std::min(nrel, kk));
               if (c.denom == Denominator::hits) den = H;
               if (c.denom == Denominator::k) den = dk;
-              val = den > 0 ? s.ap / den : 0.0;
+              val = den > 0 ? (s.ap + short_extra(c, brec[j], H, true)) / den : 0.0;
               break;
             }
             case Kind::ar: {
               const double den = c.denom == Denominator::hits ? dn_rel * H : dn_rel * dn_rel;
-              val = den > 0 ? s.ar / den : 0.0;
+              val = den > 0 ? (s.ar + short_extra(c, brec[j], H, false)) / den : 0.0;
               break;
             }
             case Kind::cg:

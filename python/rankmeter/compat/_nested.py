@@ -33,8 +33,8 @@ def _flat(nested: Mapping[Any, Mapping[Any, Any]], what: str) -> tuple[np.ndarra
     return indptr, docs, vals
 
 
-def _codes(t_docs: list, r_docs: list) -> tuple[np.ndarray, np.ndarray]:
-    """int64 codes of both document lists, numbered in the order of the documents' str()."""
+def _codes(t_docs: list, r_docs: list) -> tuple[np.ndarray, np.ndarray, list]:
+    """int64 codes of both document lists in order of first appearance, and the documents of the codes."""
     both = np.empty(len(t_docs) + len(r_docs), dtype=object)
     both[: len(t_docs)] = t_docs
     both[len(t_docs) :] = r_docs
@@ -47,42 +47,68 @@ def _codes(t_docs: list, r_docs: list) -> tuple[np.ndarray, np.ndarray]:
         first: dict = {}
         codes = np.fromiter((first.setdefault(d, len(first)) for d in both), dtype=np.int64, count=both.size)
         uniques = list(first)
-    order = sorted(range(len(uniques)), key=lambda i: str(uniques[i]))
-    rank = np.empty(len(uniques), dtype=np.int64)
-    rank[order] = np.arange(len(uniques), dtype=np.int64)
-    coded = rank[codes]
-    return coded[: len(t_docs)], coded[len(t_docs) :]
+    codes = np.asarray(codes, dtype=np.int64)
+    return codes[: len(t_docs)], codes[len(t_docs) :], uniques
+
+
+def _str_rank(uniques: list) -> np.ndarray:
+    """Rank of every document in the order of its str() (trec_eval's docno order). The one sort of strings of a
+    conversion, done only when a list holds equal scores (the only place the order matters)."""
+    keys = uniques if all(type(d) is str for d in uniques) else [str(d) for d in uniques]
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    rank = np.empty(len(keys), dtype=np.int64)
+    rank[order] = np.arange(len(keys), dtype=np.int64)
+    return rank
 
 
 def to_containers(
-    qrels: Mapping[Any, Mapping[Any, Any]], run: Mapping[Any, Mapping[Any, Any]], trec_ties: bool = True
+    qrels: Mapping[Any, Mapping[Any, Any]],
+    run: Mapping[Any, Mapping[Any, Any]],
+    trec_ties: bool = True,
+    by_score: bool = False,
 ) -> tuple[_rm.Truth, _rm.Recs]:
-    """(Truth with grades, Recs ranked by score) with shared int64 document codes in str() order.
+    """(Truth with grades, Recs ranked by score) with shared int64 document codes.
 
     The lists come back ranked: by score descending, equal scores by document id
     descending as strings (trec_eval) with ``trec_ties``, else in input order. One
-    argsort of an int64 key (row, score rank, code) does it when the key fits.
+    argsort of an int64 key (row, score rank) does it when the key fits; only when
+    some list holds equal scores (and ``trec_ties``) are the codes renumbered in
+    the order of the documents' str() and the key extended by them.
+    ``by_score=True``: the lists stay in input order, marked to be ranked by
+    ``evaluate(ties=...)`` (e.g. ``ties="ranx"``).
     """
     t_indptr, t_docs, grades = _flat(qrels, "qrels")
     r_indptr, r_docs, scores = _flat(run, "run")
-    t_items, r_items = _codes(t_docs, r_docs)
+    t_items, r_items, uniques = _codes(t_docs, r_docs)
     t_users = np.array(list(qrels.keys()), dtype=object)
     r_users = np.array(list(run.keys()), dtype=object)
     n_rows = r_indptr.size - 1
     row = np.repeat(np.arange(n_rows, dtype=np.int64), np.diff(r_indptr))
+    if scores.size and not np.isfinite(scores).all():
+        raise TypeError("run scores must be finite numbers")
+    if by_score:
+        return (
+            _rm.Truth.from_csr(t_indptr, t_items, grades, users=t_users),
+            _rm.Recs.from_csr(r_indptr, r_items, scores, users=r_users, by_score=True),
+        )
     if scores.size:
-        if not np.isfinite(scores).all():
-            raise TypeError("run scores must be finite numbers")
         uniq, s_rank = np.unique(scores, return_inverse=True)
         n_s = int(uniq.size)
-        n_c = int(max(t_items.max(initial=-1), r_items.max(initial=-1))) + 1 if trec_ties else 1
-        if n_rows * n_s * n_c < 2**62:
-            key = (row * n_s + (n_s - 1 - s_rank.ravel())) * n_c
-            if trec_ties:
-                key += n_c - 1 - r_items
+        n_c = len(uniques)
+        if n_rows * n_s < 2**62:
+            key = row * n_s + (n_s - 1 - s_rank.ravel())
             order = np.argsort(key, kind="stable")
-        else:  # pragma: no cover - astronomically many distinct scores and documents
-            order = np.lexsort(((-r_items if trec_ties else np.zeros_like(r_items)), -scores, row))
+            ks = key[order]
+            tied = trec_ties and bool(np.any(ks[1:] == ks[:-1]))
+        else:  # pragma: no cover - astronomically many distinct scores
+            order, tied = np.lexsort((-scores, row)), trec_ties
+        if tied:  # equal scores in some list: by docno descending (str order of the documents)
+            rank = _str_rank(uniques)
+            t_items, r_items = rank[t_items], rank[r_items]
+            if n_rows * n_s * n_c < 2**62:
+                order = np.argsort(key * n_c + (n_c - 1 - r_items), kind="stable")
+            else:  # pragma: no cover - astronomically many distinct scores and documents
+                order = np.lexsort((-r_items, -scores, row))
         r_items, scores = r_items[order], scores[order]
     truth = _rm.Truth.from_csr(t_indptr, t_items, grades, users=t_users)
     recs = _rm.Recs.from_csr(r_indptr, r_items, scores, users=r_users)

@@ -22,9 +22,10 @@ grade}}`` (or an iterable of objects with ``query_id``, ``doc_id``,
 ``doc_id``, ``score``). ``calc_aggregate`` returns ``{measure: mean}`` and
 ``iter_calc`` yields ``Metric(query_id, measure, value)`` for every qrels query
 (one missing from the run scores 0), as ir_measures does. Numbers follow
-``preset="ir_measures"``. ``RBP(p=…)`` without ``rel`` (graded RBP, which no
-default ir_measures provider computes: ir_measures raises ``ValueError``) is
-computed here with the grade as gain.
+``preset="ir_measures"``. ``RBP(p=…)`` without ``rel`` raises
+``ValueError("Unsupported measures {RBP(p=0.5)}.")`` from both functions, as
+ir_measures does (its only RBP provider, cwl_eval, requires ``rel``; the
+graded form is ``rankmeter.evaluate(..., ["rbp(p=0.5,gain=linear)"])``).
 """
 
 from __future__ import annotations
@@ -103,10 +104,8 @@ class Measure:
     def _rankmeter(self) -> tuple[str, int]:
         base, _, _ = _SPECS[self.name]
         rel = int(self.params.get("rel", 1))
-        if self.name == "RBP":
-            p = float(self.params.get("p", 0.8))
-            gain = "" if "rel" in self.params else ",gain=linear"  # no rel: graded RBP
-            return f"rbp(p={p!r}{gain})", rel
+        if self.name == "RBP":  # cwl_eval's binary RBP (rel= is required: see _evaluate)
+            return f"rbp(p={float(self.params.get('p', 0.8))!r})", rel
         return base + (f"@{self.cutoff}" if self.cutoff is not None else ""), rel
 
 
@@ -161,6 +160,11 @@ def _as_nested(data: Any, value_field: str, what: str) -> dict:
 def _evaluate(measures: Iterable[Any], qrels: Any, run: Any):
     given = list(measures)
     parsed = [parse_measure(m) for m in given]
+    # ir_measures' default providers: RBP comes from cwl_eval only, whose RBP requires rel=; ir_measures
+    # raises ValueError("Unsupported measures {...}.") naming the set of measures no provider takes.
+    unsupported = [p for p in parsed if p.name == "RBP" and "rel" not in p.params]
+    if unsupported:
+        raise ValueError("Unsupported measures {" + ", ".join(dict.fromkeys(map(str, unsupported))) + "}.")
     keys = [m if not isinstance(m, str) else p for m, p in zip(given, parsed)]
     q = _as_nested(qrels, "relevance", "qrels")
     r = _as_nested(run, "score", "run")
@@ -202,8 +206,13 @@ def calc_aggregate(measures: Iterable[Any], qrels: Any, run: Any) -> dict:
 
 
 def iter_calc(measures: Iterable[Any], qrels: Any, run: Any) -> Iterator[Metric]:
-    """``Metric(query_id, measure, value)`` for every qrels query and measure."""
+    """``Metric(query_id, measure, value)`` for every qrels query and measure. Bad measures raise at the call,
+    before the first value, as in ir_measures."""
     keys, cols, users = _evaluate(measures, qrels, run)
+    return _rows(keys, cols, users)
+
+
+def _rows(keys: list, cols: list, users: list) -> Iterator[Metric]:
     rows = [c.tolist() for c in cols]
     for k, vals in zip(keys, rows):
         for u, v in zip(users, vals):

@@ -18,10 +18,13 @@ are ranx's: ``hits``, ``hit_rate``, ``precision``, ``recall``, ``f1``,
 0.95), and an optional ``-lL`` suffix for ``rel_lvl=L``. One metric gives a
 float, several a dict ``{metric: float}`` (``return_mean=False``: per-query
 arrays, in the qrels' query order; ``return_std=True``: ``{"mean", "std"}``).
-The numbers are ranx's (``preset="ranx"``). Differences: equal scores are
-ordered by input order (ranx's order among them is its unstable sort's); plain
-dicts are paired by query id (ranx pairs them by position, which is the same
-when both dicts list the queries in the same order).
+The numbers are ranx's (``preset="ranx"``), equal scores included: ranx orders
+them with numba's quicksort, reproduced here as ranx reaches it (a plain dict
+run: ``ties="ranx_dict"``; a ``Run``, whose ``to_dict()`` is already sorted:
+its order, sorted once more with ``make_comparable=True`` or when the ``Run``
+is not sorted yet, as ranx does). Plain dicts are paired by query id (ranx
+pairs them by position, which is the same when both dicts list the queries in
+the same order).
 """
 
 from __future__ import annotations
@@ -123,11 +126,26 @@ def evaluate(
     by_level: dict[int, list[str]] = {}
     for name, lvl in translated.values():
         by_level.setdefault(lvl, []).append(name)
-    truth, recs = to_containers(q, r, trec_ties=False)  # ranx's order among equal scores is its own
+    # ranx's order among equal scores (numba's quicksort, data_structures/common.py): a plain dict run is
+    # sorted by utils.descending_sort; a Run's to_dict() is its sorted order, which ranx sorts once more in
+    # make_comparable (or in to_typed_list when the Run is not sorted yet).
+    if isinstance(run, dict):
+        ties = "ranx_dict"
+    elif (make_comparable and objects) or not getattr(run, "sorted", True):
+        ties = "ranx"
+    else:
+        ties = "input"
+    truth, recs = to_containers(q, r, trec_ties=False, by_score=True)
     per_user: dict[tuple[str, int], np.ndarray] = {}
     for lvl, names in by_level.items():
         res = _rm.evaluate(
-            truth, recs, list(dict.fromkeys(names)), preset="ranx", min_relevance=lvl, threads=threads or None
+            truth,
+            recs,
+            list(dict.fromkeys(names)),
+            preset="ranx",
+            ties=ties,
+            min_relevance=lvl,
+            threads=threads or None,
         )
         for name in names:
             per_user[(name, lvl)] = np.asarray(res.per_user[name], dtype=np.float64)

@@ -50,7 +50,7 @@ def count_no_relevant(p: _Plan) -> int:
 def accuracy_pass(p: _Plan, columns: list, threads: int, per_user: bool = True):
     """The C++ pass over `columns`: (per-user values per column, or Nones when not `per_user`;
     exact sums; counts)."""
-    col_ints = np.array([m._column()[0] for m in columns], dtype=np.int64).reshape(-1, 6)
+    col_ints = np.array([m._column()[0] for m in columns], dtype=np.int64).reshape(-1, 7)
     col_floats = np.array([m._column()[1] for m in columns], dtype=np.float64).reshape(-1, 2)
     padded = p.r_indptr is None
     values, limbs, counts, n_skipped, status = _core.ranking_pass(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 import numbers
 from typing import Any, Iterable, Optional, Union
@@ -11,6 +12,7 @@ import numpy as np
 from .._aggregate import State
 from .._options import choice, resolve_threads
 from ..inputs import (
+    RANX_TIES,
     Recs,
     Truth,
     align,
@@ -18,6 +20,7 @@ from ..inputs import (
     factorize_items,
     label_rank,
     padded_to_csr,
+    ranx_order,
     score_order,
     subset_users,
     tie_key,
@@ -27,6 +30,7 @@ from ..inputs import (
 from ..metrics import Metric, parse
 from ._accuracy import EMPTY_CODES, accuracy_pass, count_no_relevant
 from ._beyond import Context, check_context, run_beyond
+from ._capri import apply_capri_ndcg, check_capri_options
 from ._presets import get_preset
 from ._result import Result
 from ._ties import TIE_AVERAGED, apply_tie_average
@@ -36,7 +40,7 @@ __all__ = ["evaluate", "partial", "Result"]
 MetricsArg = Union[str, Metric, Iterable[Union[str, Metric]]]
 
 _DUPLICATES = ("error", "first")
-_TIES = ("input", "trec", "item_desc", "average")
+_TIES = ("input", "trec", "item_desc", "average", *RANX_TIES)
 _MISSING = ("zero", "skip")
 _DEFAULTS = {"empty": "skip", "duplicates": "error", "ties": "input", "missing": "zero"}
 _MAX_ITEMS_CAP = 2**62  # larger max_items values truncate nothing, like no max_items
@@ -84,6 +88,7 @@ class _Plan:
     b_scores: Optional[np.ndarray]
     preset: Optional[str]  # the preset's name (None: no preset)
     tie_scores: Optional[np.ndarray]  # ties="average": the ranked lists' scores (CSR order)
+    r_scores: Optional[np.ndarray]  # the scores of r_items, in the same (ranked) order; None: lists without scores
 
 
 def _plan(
@@ -138,6 +143,9 @@ def _plan(
             )
         if duplicates == "first" or max_items is not None:
             raise ValueError("ties='average' cannot be combined with duplicates='first' or max_items")
+    for m in parsed:
+        if m.options.get("rounding") == "capri":
+            check_capri_options(m, duplicates, ties)
     table_kw = {k: v for k, v in (columns or {}).items() if v is not None}
     ctx = Context(**(context or {}), table_kw=table_kw)
     check_context([m for m in parsed if m.family != "accuracy"], ctx)
@@ -207,9 +215,12 @@ def _plan(
     if r.by_score:
         tie_keys: Optional[np.ndarray] = None
         # ties="average" orders equal scores any way (input order): the tie groups are averaged later
-        if ties not in ("input", "average"):
-            tie_keys = label_rank(labels, ties)[r_codes] if labels is not None else tie_key(r_items, ties)
-        order = score_order(r.indptr, r.scores, tie_keys)
+        if ties in RANX_TIES:
+            order = ranx_order(r.indptr, r.scores, ties)
+        else:
+            if ties not in ("input", "average"):
+                tie_keys = label_rank(labels, ties)[r_codes] if labels is not None else tie_key(r_items, ties)
+            order = score_order(r.indptr, r.scores, tie_keys)
         r_items, r_scores = r_items[order], r_scores[order]
         if r_codes is not None:
             r_codes = r_codes[order]
@@ -226,6 +237,7 @@ def _plan(
         r_items = r_codes
 
     p.tie_scores = p_tie_scores
+    p.r_scores = r_scores
     p.truth, p.recs, p.rowmap, p.labels = t, r, rowmap, labels
     p.t_items, p.r_items, p.r_indptr = t_items, r_items, r_indptr
     p.users = t.users if t.users is not None else np.arange(t.n_users, dtype=np.int64)
@@ -243,14 +255,21 @@ def _run(p: _Plan, threads: Optional[int], per_user: bool = True) -> tuple[list,
     n = len(p.columns)
     values: list = [None] * n
     sums, counts = [0] * n, [0] * n
-    acc = [(i, m) for i, m in enumerate(p.columns) if m.family == "accuracy"]
+    gated = [(i, m) for i, m in enumerate(p.columns) if m.options.get("hit_scores") == "positive"]
+    acc = [(i, m) for i, m in enumerate(p.columns) if m.family == "accuracy" and (i, m) not in gated]
     beyond = [(i, m) for i, m in enumerate(p.columns) if m.family != "accuracy"]
-    if acc or not beyond:
+    if gated:
+        for (i, _), vals, s_, c_ in zip(gated, *_positive_hits_pass(p, [m for _, m in gated], n_threads)):
+            values[i], sums[i], counts[i] = vals, s_, c_
+    if acc or not (beyond or gated):
         cols = [m for _, m in acc] or [parse("num_rel")]
-        # ties="average" replaces values per user, so it needs them even for means only
-        v, s, c = accuracy_pass(p, cols, n_threads, per_user=per_user or p.tie_scores is not None)
+        # ties="average" and CAPRI's rounding replace values per user, so they need them even for means only
+        capri = any(m.options.get("rounding") == "capri" for m in cols)
+        v, s, c = accuracy_pass(p, cols, n_threads, per_user=per_user or p.tie_scores is not None or capri)
         if p.tie_scores is not None:
             apply_tie_average(p, cols, v, s, c, n_threads, p.tie_scores)
+        if capri:
+            apply_capri_ndcg(p, cols, v, s, c, n_threads)
         for j, (i, _) in enumerate(acc):
             values[i], sums[i], counts[i] = v[j], s[j], c[j]
     else:
@@ -276,6 +295,41 @@ def _run(p: _Plan, threads: Optional[int], per_user: bool = True) -> tuple[list,
         context=fingerprints,
     )
     return values, state
+
+
+def _positive_hits_pass(p: _Plan, cols: list, n_threads: int) -> tuple:
+    """The columns with hit_scores="positive": an item whose score is <= 0 keeps its rank but is never a hit
+    (torchmetrics: torch.where(preds > 0, target, 0)). The lists are first read as given (duplicates and bad
+    input raise as for any column), then again with every such item replaced by an id found in no truth and in
+    no list (each position its own, so no duplicate appears). Lists without scores are read as given."""
+    plain = [m.with_options(hit_scores="any") for m in cols]
+    v, s, c = accuracy_pass(p, plain, n_threads)
+    if p.r_scores is None or not np.any(p.r_scores <= 0):
+        return v, s, c
+    items, scores = p.r_items, p.r_scores
+    if p.r_indptr is not None:
+        lens = np.diff(p.r_indptr)
+        pos = np.arange(items.size, dtype=np.int64) - np.repeat(p.r_indptr[:-1], lens)
+        width = int(lens.max(initial=0))
+    else:
+        pos = np.broadcast_to(np.arange(items.shape[1], dtype=np.int64), items.shape)
+        width = items.shape[1]
+    ids = [a for a in (p.t_items, items) if a.size]
+    lo = min(int(a.min()) for a in ids) if ids else 0
+    hi = max(int(a.max()) for a in ids) if ids else 0
+    if lo - width - 1 >= -(2**63) + 1:
+        sentinel = (lo - 1) - pos
+    elif hi + width + 1 <= 2**63 - 1:
+        sentinel = (hi + 1) + pos
+    else:  # pragma: no cover - ids spanning all of int64
+        raise ValueError("hit_scores='positive' needs item ids that leave room in int64 for placeholder ids")
+    masked = scores <= 0
+    if p.r_indptr is None:
+        masked &= items != p.recs.pad
+    pm = copy.copy(p)
+    pm.meta = dict(p.meta)
+    pm.r_items = np.where(masked, sentinel, items)
+    return accuracy_pass(pm, cols, n_threads)
 
 
 _OPTION_KEYS = ("preset", "empty", "duplicates", "ties", "min_relevance", "max_items", "missing")
@@ -350,9 +404,11 @@ def evaluate(
         1, or an error.
     duplicates : {'error', 'first'}
         The same item twice in one list: an error (default) or keep the first.
-    ties : {'input', 'trec', 'item_desc'}
+    ties : {'input', 'trec', 'item_desc', 'average', 'ranx', 'ranx_comparable', 'ranx_dict'}
         Equal scores when ranking by score: input order (default), item id
-        descending as strings (trec_eval), item id descending.
+        descending as strings (trec_eval), item id descending, tie-averaged
+        DCG/NDCG (scikit-learn), or ranx's numba quicksort order (a ``Run``;
+        a ``Run`` after ``make_comparable=True``; a plain dict), docs/metrics.md 6.3.
     min_relevance : float, optional
         Items are relevant when grade >= min_relevance (default: grade > 0).
         Gains of the DCG family still use the grade itself.

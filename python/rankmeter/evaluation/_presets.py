@@ -79,7 +79,7 @@ PRESETS: dict[str, Preset] = {
     ),
     "ranx": Preset(
         "ranx",
-        defaults={"empty": "zero"},
+        defaults={"empty": "zero", "ties": "ranx"},
         metric_options=_ranx_options,
         doc=(
             "ranx 0.3 (AmenRa/ranx, metrics/*.py): users without a relevant item score 0 and count in the mean "
@@ -94,10 +94,14 @@ PRESETS: dict[str, Preset] = {
             "'dcg_burges' = gain=exponential; 'r-precision' = r_precision; 'rbp.95' = rbp(p=0.95) with the grade "
             "as gain (the preset sets gain='linear'); 'bpref' = bpref (ranx gives NaN for a query without a judged "
             "non-relevant document, where trec_eval and rankmeter give its value). "
-            "Equal scores: ranx orders them with numba's unstable argsort, which is not reproduced (use distinct "
-            "scores); verified against the real ranx (tests/test_peer_ranx.py and "
-            "tests/conformance/test_ir_ranx.py: random data with short lists, k beyond the list, users without "
-            "relevant items and users without recs, rel_lvl 1 and 2): hits, hit_rate, precision, recall, f1, "
+            "Equal scores (lists given with scores): ranx orders them with numba's quicksort argsort "
+            "(unstable, deterministic), reproduced exactly: ties='ranx' (the preset's default) is a Run built from "
+            "the dict, as ranx.evaluate(qrels, run) reads it; ties='ranx_comparable' a Run after "
+            "evaluate(..., make_comparable=True), which sorts it again; ties='ranx_dict' a plain dict run given to "
+            "ranx.evaluate (argsort of the scores read backwards); verified against the real ranx "
+            "(tests/test_peer_ranx.py, tests/conformance/test_ir_ranx.py and test_ir_ranx_ties.py: random data "
+            "with short lists, k beyond the list, users without relevant items and users without recs, rel_lvl 1 "
+            "and 2, lists of up to 60 items with few distinct scores): hits, hit_rate, precision, recall, f1, "
             "r-precision, mrr, map, dcg, dcg_burges, ndcg, ndcg_burges, bpref, rbp."
         ),
     ),

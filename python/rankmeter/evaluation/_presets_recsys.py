@@ -103,13 +103,21 @@ RECSYS_PRESETS: list[dict] = [
     {
         "name": "torchmetrics",
         "defaults": {"empty": "zero", "ties": "average"},
-        "options": {"ap": {"denominator": "hits"}},
+        "options": {
+            "ap": {"denominator": "hits", "hit_scores": "positive"},
+            "precision": {"hit_scores": "positive"},
+            "recall": {"hit_scores": "positive"},
+            "rr": {"hit_scores": "positive"},
+        },
         "metrics": (
-            ("RetrievalPrecision(top_k)", "precision@k"),
-            ("RetrievalPrecision(top_k, adaptive_k=True)", "precision@k with max_items=k (hits / min(n, k))"),
-            ("RetrievalRecall(top_k)", "recall@k"),
-            ("RetrievalMAP(top_k)", "ap(denominator=hits)@k"),
-            ("RetrievalMRR(top_k)", "rr@k"),
+            ("RetrievalPrecision(top_k)", "precision(hit_scores=positive)@k"),
+            (
+                "RetrievalPrecision(top_k, adaptive_k=True)",
+                "precision(hit_scores=positive,short_lists=evidently)@k (hits / min(n, k))",
+            ),
+            ("RetrievalRecall(top_k)", "recall(hit_scores=positive)@k"),
+            ("RetrievalMAP(top_k)", "ap(denominator=hits,hit_scores=positive)@k"),
+            ("RetrievalMRR(top_k)", "rr(hit_scores=positive)@k"),
             ("RetrievalHitRate(top_k)", "hit_rate@k"),
             ("RetrievalNormalizedDCG(top_k)", "ndcg@k (ties='average')"),
             ("RetrievalRPrecision()", "r_precision"),
@@ -121,9 +129,8 @@ RECSYS_PRESETS: list[dict] = [
             "Rounding rankmeter's per-user values to float32 gives torchmetrics' exactly for precision, recall, rr, "
             "hit_rate and r_precision (one division each), but not for AP (559 of 720 users in a trial) or NDCG "
             "(347 of 720), which torchmetrics accumulates in float32, nor for the float32 means",
-            "RetrievalPrecision, RetrievalRecall, RetrievalMAP and RetrievalMRR count a document whose prediction is "
-            "<= 0 as not relevant (torch.where(preds > 0, target, 0)), though it keeps its rank; HitRate, RPrecision "
-            "and NDCG do not: rankmeter ignores score values, so use positive scores",
+            "ignore_index drops the rows whose target equals it before anything is computed: leave those rows out "
+            "of truth and recs",
             "equal scores outside NDCG are ordered by torch.topk/argsort (unspecified); rankmeter averages them only "
             "for NDCG-family gains",
             "with every query skipped torchmetrics returns 0.0; rankmeter NaN",
@@ -134,7 +141,11 @@ RECSYS_PRESETS: list[dict] = [
             "precision@k = hits/k even when fewer than k documents (adaptive_k=False); MAP = mean precision at the "
             "hit positions within top_k (ap(denominator='hits')); NDCG: linear gain, tie-averaged DCG "
             "(ties='average'), ideal = targets sorted descending cut at top_k. The documents of a query are its list "
-            "(recs) and the ones with target > 0 its truth."
+            "(recs) and the ones with target > 0 its truth. RetrievalPrecision, RetrievalRecall, RetrievalMAP and "
+            "RetrievalMRR count a document whose prediction is <= 0 as not relevant (torch.where(preds > 0, target, "
+            "0)) though it keeps its rank and still counts in |R| and in the empty-query check; RetrievalHitRate, "
+            "RetrievalRPrecision and RetrievalNormalizedDCG do not filter: the preset sets hit_scores='positive' on "
+            "precision, recall, ap and rr only."
         ),
     },
     {
@@ -222,14 +233,14 @@ RECSYS_PRESETS: list[dict] = [
         "defaults": {"empty": "zero"},
         "options": {
             "ap": {"denominator": "min_relevant_k"},
-            "ndcg": {"ideal": "all"},
+            "ndcg": {"ideal": "all", "gain": "binary", "rounding": "capri"},
             "novelty": {"unseen": "zero", "divide_by": "k", "popularity": "interactions"},
             "personalization": {"similarity": "cosine"},
             "diversity": {"similarity": "matrix"},
         },
         "metrics": (
             ("mapk", "ap(denominator=min_relevant_k)@k"),
-            ("ndcgk", "ndcg(ideal=all)@k, then rounded to 4 decimals by CAPRI (not reproduced)"),
+            ("ndcgk", "ndcg(gain=binary,ideal=all,rounding=capri)@k: float32, rounded to 4 decimals per user"),
             ("novelty", "novelty(unseen=zero,divide_by=k,popularity=interactions)@k"),
             ("coverage", "round(100 * coverage, 2)"),
             ("personalization", "personalization(similarity=cosine)"),
@@ -237,12 +248,22 @@ RECSYS_PRESETS: list[dict] = [
             ("precisionk", "precision without cutoff with max_items=k (CAPRI divides by the list length)"),
         ),
         "unmatched": (
-            "CAPRI rounds NDCG to 4 decimals: apply round(value, 4) to rankmeter's value",
-            "CAPRI is not installable from PyPI: its formulas are restated in tests/test_beyond.py, not run",
+            "evaluator.py calls mapk(actual, predicted[:topK]) without k, so its denominator is min(len(actual), 10) "
+            "whatever topK: the preset's map@k (min(|R|, k)) equals it for k = 10, or when no user has more than k "
+            "relevant items",
+            "ndcgk(actual, predicted, relevance=grades) (not what evaluator.py calls) uses the gain 2^grade - 1: "
+            "ndcg(gain=exponential,ideal=all), without CAPRI's float32 rounding",
+            "CAPRI writes the means to its CSV rounded to 5 decimals (DataFrame.round(5)); its np.mean of float32 "
+            "values is float32 when no user scores 0: rankmeter's mean is the exact mean of the same per-user values",
+            "CAPRI is not installable from PyPI: its code path is restated in tests (tests/test_capri.py, "
+            "tests/test_beyond.py), not run",
         ),
         "doc": (
-            "CAPRI (evaluation module, formulas restated in tests/test_beyond.py): MAP@k divides by min(|R|, k); "
-            "nDCG@k divides by the ideal DCG of all relevant items (ideal='all'); novelty sums -log2 of the "
+            "CAPRI (github.com/CapriRecSys/CAPRI, Evaluations/metrics/*.py, restated in tests/test_capri.py and "
+            "tests/test_beyond.py): MAP@k divides by min(|R|, k); nDCG@k (ndcgk as evaluator.py calls it) gains 1 "
+            "per relevant item, divides by the ideal DCG of all relevant items (ideal='all'), computes in float32 "
+            "and rounds each user's value to 4 decimals (round() of a numpy float32: rounding='capri'); novelty "
+            "sums -log2 of the "
             "interaction share over the top k and divides by k, unseen items 0; personalization by cosine; list "
             "diversity from an item similarity matrix."
         ),
@@ -250,17 +271,17 @@ RECSYS_PRESETS: list[dict] = [
     {
         "name": "evidently",
         "defaults": {"empty": "skip", "missing": "skip"},
-        "options": {},
+        "options": {
+            "precision": {"short_lists": "evidently"},
+            "ap": {"short_lists": "evidently"},
+            "ar": {"short_lists": "evidently"},
+        },
         "metrics": (
-            (
-                "PrecisionTopK(k)",
-                "precision@k on lists of >= k items; hits/min(n, k) in general (precision with "
-                "max_items=k and no cutoff)",
-            ),
+            ("PrecisionTopK(k)", "precision(short_lists=evidently)@k: hits / min(n, k)"),
             ("RecallTopK(k)", "recall@k (|R| = the user's rows with target > 0)"),
             ("FBetaTopK(k)", "F-beta of the mean precision@k and mean recall@k (not reproduced)"),
-            ("MAP(k)", "ap@k on lists of >= k items (see not reproduced)"),
-            ("MAR(k)", "ar@k on lists of >= k items"),
+            ("MAP(k)", "ap(short_lists=evidently)@k"),
+            ("MAR(k) (legacy MARKMetric)", "ar(short_lists=evidently)@k"),
             ("NDCG(k)", "ndcg@k (graded target, ideal over the user's rows cut at k)"),
             ("MRR(k)", "rr@k"),
             ("HitRate(k)", "hit_rate@k"),
@@ -274,11 +295,11 @@ RECSYS_PRESETS: list[dict] = [
             ("Diversity(k)", "diversity@k * (n - 1) / 2 for a list of n items (see not reproduced)"),
         ),
         "unmatched": (
-            "MAP/MAR on a list shorter than k: Evidently's code keeps adding precision (recall) at every rank "
-            "from n+1 to k, times the target of the list's last row (its 'rel_k' is the last row at or above rank "
-            "k), while its documentation sums over the hits only; the preset matches lists of at least k items",
-            "precision@k divides by min(list length, k) in the code (tp_k / min(size, k)), not by k: use precision "
-            "without a cutoff and max_items=k",
+            "Evidently's 'rel_k' is the last row at or above rank k in the order the rows are given: the preset "
+            "(short_lists='evidently') reproduces rows given in rank order per user; rows out of rank order "
+            "change Evidently's MAP/MAR",
+            "when every list is shorter than k, Evidently raises (KeyError: no rank k in its table); rankmeter "
+            "computes",
             "NDCG and MRR in the new API (evidently.metrics): each value is reported at 'rank' = index + 1 while "
             "the legacy series is already indexed from 1, so the row labelled rank K holds NDCG@K-1 / MRR@K-1; "
             "the single value (current_value) is NDCG@K; rankmeter's ndcg@k is the latter",
@@ -296,7 +317,10 @@ RECSYS_PRESETS: list[dict] = [
         "doc": (
             "Evidently 0.7 (legacy/metrics/recsys/*.py behind evidently.metrics): users without a relevant row are "
             "left out (no_feedback_users=False: empty='skip'); only users with rows exist (missing='skip'); "
-            "recall@k = tp_k / relevant rows; NDCG: graded target / log2(rank+1), ideal = the user's targets sorted "
+            "recall@k = tp_k / relevant rows; on a list of n < k items its code repeats rank n at ranks n+1..k "
+            "(short_lists='evidently' on precision, ap, ar): precision@k = tp / min(n, k), and MAP/MAR keep adding "
+            "P@n (R@n) at each of those ranks when the item at rank n is relevant, where its documentation sums "
+            "over the hits only; NDCG: graded target / log2(rank+1), ideal = the user's targets sorted "
             "descending cut at k; MRR and HitRate: binary target within k, mean over users."
         ),
     },

@@ -8,7 +8,18 @@ source (dicts and lists and numpy in ``_containers``, tables and parquet in
 alignment (``_align``). Nothing here knows a metric.
 """
 
-from ._align import align, label_rank, padded_to_csr, rank_by_score, score_order, string_rank, subset_users, tie_key
+from ._align import (
+    RANX_TIES,
+    align,
+    label_rank,
+    padded_to_csr,
+    rank_by_score,
+    ranx_order,
+    score_order,
+    string_rank,
+    subset_users,
+    tie_key,
+)
 from ._containers import Recs, Truth
 from ._dispatch import read_trec_qrels, read_trec_run, to_recs, to_truth
 from ._frame import is_frame, is_ranked_table
@@ -25,6 +36,8 @@ __all__ = [
     "is_ranked_table",
     "align",
     "rank_by_score",
+    "ranx_order",
+    "RANX_TIES",
     "padded_to_csr",
     "string_rank",
     "score_order",

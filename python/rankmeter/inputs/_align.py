@@ -21,6 +21,8 @@ from ._ids import check_id_kinds, factorize
 __all__ = [
     "align",
     "rank_by_score",
+    "ranx_order",
+    "RANX_TIES",
     "score_order",
     "label_rank",
     "tie_key",
@@ -138,8 +140,34 @@ def score_order(
     return _core.order_by_score(indptr, np.ascontiguousarray(scores, dtype=np.float64), k, resolve_threads(threads))
 
 
+RANX_TIES = ("ranx", "ranx_comparable", "ranx_dict")
+
+
+def ranx_order(indptr: np.ndarray, scores: np.ndarray, ties: str, threads: Optional[int] = None) -> np.ndarray:
+    """The permutation ranx ranks every list by (score descending, equal scores in numba's quicksort order).
+
+    ranx 0.3 (data_structures/common.py) sorts with numba's ``np.argsort`` (kind quicksort, unstable but
+    deterministic; ported in C++ ``order_numba_quicksort``), starting from each list in input order:
+    ``"ranx"``: a ``Run`` built from a dict, argsort of the negated scores (``sort_dict_by_value``), as
+    ``ranx.evaluate(qrels, run)`` reads it; ``"ranx_comparable"``: the same applied twice, as after
+    ``evaluate(..., make_comparable=True)`` (``Run.make_comparable`` sorts the sorted run again);
+    ``"ranx_dict"``: a plain dict given to ``ranx.evaluate``: argsort of the scores, read backwards
+    (``utils.descending_sort``). One C++ pass over the lists, parallel over users."""
+    s = np.ascontiguousarray(scores, dtype=np.float64)
+    t = resolve_threads(threads)
+    if ties == "ranx_dict":
+        return _core.order_numba_quicksort(indptr, s, True, t)
+    order = _core.order_numba_quicksort(indptr, -s, False, t)
+    if ties == "ranx_comparable":
+        order = order[_core.order_numba_quicksort(indptr, np.ascontiguousarray(-s[order]), False, t)]
+    return order
+
+
 def rank_by_score(recs: Recs, ties: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Order every list by score (descending); equal scores per `ties`. Vectorised."""
+    if ties in RANX_TIES:
+        order = ranx_order(recs.indptr, recs.scores, ties)
+        return recs.indptr, recs.items[order], recs.scores[order]
     order = score_order(recs.indptr, recs.scores, None if ties == "input" else tie_key(recs.items, ties))
     return recs.indptr, recs.items[order], recs.scores[order]
 
