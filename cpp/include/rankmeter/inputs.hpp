@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <stdexcept>
 #include <string_view>
 #include <vector>
 
@@ -308,23 +309,31 @@ inline void order_by_score(const int64_t* indptr, int64_t n_users, const double*
   const int T = effective_threads(threads, n_users);
   (void)T;
 #ifdef RANKMETER_HAVE_OPENMP
-#pragma omp parallel for num_threads(T) schedule(dynamic, 256)
+#pragma omp parallel num_threads(T)
 #endif
-  for (int64_t u = 0; u < n_users; ++u) {
-    const int64_t b = indptr[u], e = indptr[u + 1];
-    int64_t* o = order + b;
-    for (int64_t i = b; i < e; ++i) o[i - b] = i;
-    if (key) {
-      std::sort(o, o + (e - b), [&](int64_t x, int64_t y) {
-        if (scores[x] != scores[y]) return scores[x] > scores[y];
-        if (key[x] != key[y]) return key[x] > key[y];
-        return x < y;
+  {
+    // each list is sorted as a contiguous array of (score, key, position) records: the
+    // comparisons read neighbouring memory instead of two indirections per comparison
+    struct Rec {
+      double s;
+      int64_t k;
+      int64_t i;
+    };
+    std::vector<Rec> buf;
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(dynamic, 256)
+#endif
+    for (int64_t u = 0; u < n_users; ++u) {
+      const int64_t b = indptr[u], e = indptr[u + 1];
+      buf.resize(static_cast<size_t>(e - b));
+      for (int64_t i = b; i < e; ++i) buf[static_cast<size_t>(i - b)] = Rec{scores[i], key ? key[i] : 0, i};
+      std::sort(buf.begin(), buf.end(), [](const Rec& x, const Rec& y) {
+        if (x.s != y.s) return x.s > y.s;
+        if (x.k != y.k) return x.k > y.k;
+        return x.i < y.i;
       });
-    } else {
-      std::sort(o, o + (e - b), [&](int64_t x, int64_t y) {
-        if (scores[x] != scores[y]) return scores[x] > scores[y];
-        return x < y;
-      });
+      int64_t* o = order + b;
+      for (size_t j = 0; j < buf.size(); ++j) o[j] = buf[j].i;
     }
   }
 }
@@ -343,18 +352,18 @@ inline void order_by_score(const int64_t* indptr, int64_t n_users, const double*
 // string that ends inside the chunk (zero-padded) sorts before any longer one
 // with the same bytes.
 namespace sort_detail {
-struct Key {
+struct Key {  // 16 bytes: the sort moves these
   uint64_t chunk;
-  int64_t cls;
-  int64_t idx;
+  int32_t cls;
+  int32_t idx;
 };
-inline uint64_t chunk_at(std::string_view v, size_t depth, int64_t& cls) {
+inline uint64_t chunk_at(std::string_view v, size_t depth, int32_t& cls) {
   uint64_t k = 0;
   const size_t len = v.size() > depth ? v.size() - depth : 0;
   const size_t take = len < 8 ? len : 8;
   for (size_t j = 0; j < take; ++j)
     k |= static_cast<uint64_t>(static_cast<unsigned char>(v[depth + j])) << (56 - 8 * j);
-  cls = len > 8 ? 9 : static_cast<int64_t>(len);
+  cls = len > 8 ? 9 : static_cast<int32_t>(len);
   return k;
 }
 }  // namespace sort_detail
@@ -362,9 +371,10 @@ inline uint64_t chunk_at(std::string_view v, size_t depth, int64_t& cls) {
 inline void sort_strings(const std::vector<std::string_view>& s, std::vector<int64_t>& order) {
   using sort_detail::Key;
   const size_t m = s.size();
+  if (m >= (size_t(1) << 31)) throw std::length_error("sort_strings: more than 2^31 strings");
   order.resize(m);
   std::vector<Key> keys(m);
-  for (size_t i = 0; i < m; ++i) keys[i] = Key{0, 0, static_cast<int64_t>(i)};
+  for (size_t i = 0; i < m; ++i) keys[i] = Key{0, 0, static_cast<int32_t>(i)};
   struct Range {
     size_t b, e, depth;
   };
@@ -402,22 +412,38 @@ inline void code_strings_in_order(const std::string_view* s, int64_t n, int64_t*
                                   std::vector<std::string_view>& labels) {
   labels.clear();
   if (n == 0) return;
-  // a slot holds the full hash and the id: a probe reads one slot, strings are compared on a hash match only
+  if (n >= (int64_t(1) << 31)) throw std::length_error("code_strings_in_order: more than 2^31 strings");
+  // a slot (8 bytes: the table is a large share of the memory touched) holds 32 bits of the
+  // hash and the id: a probe reads one slot, strings are compared on a tag match only
   struct Slot {
-    uint64_t hash;
-    int64_t id;  // -1: empty
+    uint32_t tag;
+    int32_t id;  // -1: empty
   };
   size_t cap = 1024;
-  while (cap < 2 * static_cast<size_t>(std::min<int64_t>(n, int64_t(1) << 20))) cap <<= 1;
+  while (cap < 2 * static_cast<size_t>(std::min<int64_t>(n, int64_t(1) << 22))) cap <<= 1;
   std::vector<Slot> table(cap, Slot{0, -1});
   uint64_t mask = cap - 1;
   const std::hash<std::string_view> hasher;
+  // hashes are computed kAhead strings ahead and their slots prefetched: the probes of a large
+  // table are cache misses, and this overlaps them instead of waiting for each in turn
+  constexpr int64_t kAhead = 16;
+  uint64_t ring[kAhead];
+  for (int64_t i = 0; i < std::min(n, kAhead); ++i) {
+    ring[i] = hasher(s[i]);
+    __builtin_prefetch(&table[ring[i] & mask]);
+  }
   for (int64_t i = 0; i < n; ++i) {
-    const uint64_t h = hasher(s[i]);
+    const uint64_t h = ring[i % kAhead];
+    if (i + kAhead < n) {
+      const uint64_t ha = hasher(s[i + kAhead]);
+      ring[i % kAhead] = ha;
+      __builtin_prefetch(&table[ha & mask]);
+    }
+    const uint32_t tag = static_cast<uint32_t>(h >> 32);
     uint64_t slot = h & mask;
     for (;; slot = (slot + 1) & mask) {
       const Slot& t = table[slot];
-      if (t.id < 0 || (t.hash == h && labels[static_cast<size_t>(t.id)] == s[i])) break;
+      if (t.id < 0 || (t.tag == tag && labels[static_cast<size_t>(t.id)] == s[i])) break;
     }
     if (table[slot].id >= 0) {
       codes[i] = table[slot].id;
@@ -426,17 +452,16 @@ inline void code_strings_in_order(const std::string_view* s, int64_t n, int64_t*
     const int64_t id = static_cast<int64_t>(labels.size());
     labels.push_back(s[i]);
     codes[i] = id;
-    table[slot] = Slot{h, id};
-    if (labels.size() * 2 > table.size()) {  // grow: re-insert the slots by their kept hashes
-      std::vector<Slot> old(table.size() * 2, Slot{0, -1});
-      old.swap(table);
+    table[slot] = Slot{tag, static_cast<int32_t>(id)};
+    if (labels.size() * 2 > table.size()) {  // grow: re-insert the distinct strings (hashed again)
+      table.assign(table.size() * 2, Slot{0, -1});
       mask = table.size() - 1;
-      for (const Slot& t : old)
-        if (t.id >= 0) {
-          uint64_t j = t.hash & mask;
-          while (table[j].id >= 0) j = (j + 1) & mask;
-          table[j] = t;
-        }
+      for (size_t j = 0; j < labels.size(); ++j) {
+        const uint64_t hj = hasher(labels[j]);
+        uint64_t t = hj & mask;
+        while (table[t].id >= 0) t = (t + 1) & mask;
+        table[t] = Slot{static_cast<uint32_t>(hj >> 32), static_cast<int32_t>(j)};
+      }
     }
   }
   const size_t m = labels.size();
@@ -558,6 +583,8 @@ inline TrecParse parse_trec(const char* data, int64_t n, int n_min, int n_max, i
   }
   int64_t line = 0, i = 0;
   std::string_view f[8];
+  // one row per line at most: reserving up front avoids regrowing (and copying) a large vector
+  out.rows.reserve(static_cast<size_t>(std::count(data, data + n, '\n') + 1));
   while (i < n) {
     ++line;
     int64_t nf = 0;
