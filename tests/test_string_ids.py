@@ -369,3 +369,57 @@ def test_trec_parse_codes_and_stream(tmp_path):
     assert res.per_user["mrr"].tolist() == [0.5, 0.0]
     streamed = rm.evaluate_stream(str(qrels), str(p), ["P@1", "mrr"], preset="trec_eval")
     assert streamed.means == res.means
+
+
+def test_parquet_paths_read_ids_dictionary_encoded(tmp_path):
+    """Parquet id columns are read as dictionaries (one per row group here); results equal the int64 ids'."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    from rankmeter.inputs import _frame
+
+    t_rows, r_rows = _workload(5, n_users=60)
+    rng = np.random.default_rng(5)
+    users, items = _names(rng, 70, "u"), _names(rng, 80, "i")
+    ti, ri = _int_tables(t_rows, r_rows)
+    ts, rs = _string_tables(t_rows, r_rows, users, items, "large_string")
+    paths = {}
+    for name, table in (("ti", ti), ("ri", ri), ("ts", ts), ("rs", rs)):
+        paths[name] = str(tmp_path / f"{name}.parquet")
+        pq.write_table(table, paths[name], row_group_size=37)  # many row groups, many dictionaries
+    read = _frame.read_parquet(paths["rs"], ("user_id", "item_id"))
+    assert pa.types.is_dictionary(read.schema.field("item_id").type)
+    assert read.column("item_id").num_chunks > 1
+    for kw in ({}, {"missing": "skip"}, {"preset": "trec_eval"}):
+        want = rm.evaluate(paths["ti"], paths["ri"], METRICS, **kw)
+        got = rm.evaluate(paths["ts"], paths["rs"], METRICS, **kw)
+        _same(want, got)
+        for m in METRICS:
+            np.testing.assert_array_equal(want.per_user[m], got.per_user[m])
+    _same(
+        rm.evaluate(paths["ti"], paths["ri"], METRICS),
+        rm.evaluate(rm.Truth.from_parquet(paths["ts"]), rm.Recs.from_parquet(paths["rs"]), METRICS),
+    )
+
+
+def test_trec_docnos_stay_bytes_through_evaluate(tmp_path):
+    """A run and qrels read from files are evaluated without making a Python str per docno."""
+    run = tmp_path / "run"
+    run.write_text("".join(f"q{q} Q0 d{(q * 7 + j) % 50} 1 {j % 3} r\n" for q in range(5) for j in range(20)))
+    qrels = tmp_path / "qrels"
+    qrels.write_text("".join(f"q{q} 0 d{(q * 3 + j) % 60} {j % 2}\n" for q in range(5) for j in range(8)))
+    t, r = rm.read_trec_qrels(qrels), rm.read_trec_run(run)
+    res = rm.evaluate(t, r, ["map", "ndcg@5"], preset="trec_eval")
+    assert r.coded._labels is None and t.coded._labels is None  # never decoded
+    assert r._items is None and t._items is None
+    want = rm.evaluate(
+        {
+            u: dict(zip(t.items[t.indptr[i] : t.indptr[i + 1]].tolist(), t.grades[t.indptr[i] : t.indptr[i + 1]]))
+            for i, u in enumerate(t.users.tolist())
+        },
+        {
+            u: dict(zip(r.items[r.indptr[i] : r.indptr[i + 1]].tolist(), r.scores[r.indptr[i] : r.indptr[i + 1]]))
+            for i, u in enumerate(r.users.tolist())
+        },
+        ["map", "ndcg@5"],
+        preset="trec_eval",
+    )
+    assert res.means == want.means

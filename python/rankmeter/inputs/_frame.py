@@ -181,7 +181,10 @@ def _column(x: Any, name: str, what: str, ids: bool = False) -> Any:
         if s.null_count():
             nulls = s.is_null().to_numpy()
         if ids and nulls is None and str(s.dtype).startswith(("String", "Utf8", "Categorical", "Enum")):
-            coded = code_arrow(s.to_arrow())
+            try:
+                coded = code_arrow(s.to_arrow())
+            except ImportError:  # polars' Arrow export needs pyarrow: the column as objects then
+                coded = None
             if coded is not None:
                 return coded
         if str(s.dtype).startswith(("Categorical", "Enum")):
