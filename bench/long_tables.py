@@ -10,6 +10,14 @@ own virtual environments (bench/peers/setup.sh), on the first --peer-users
 users, extrapolated linearly (marked "~"). The peak extra memory of a pandas
 evaluate() is measured in a fresh process: VmHWM is reset after the tables are
 built (/proc/self/clear_refs), so the figure is what evaluate() adds on top.
+
+String ids (``--string-users``, default 200,000: 20M recs rows): the same W1
+data written twice as parquet files, once with int64 ids and once with string
+ids (``"user-<n>"``, ``"item-<n>"``), and ``rankmeter.evaluate(truth_path,
+recs_path, ...)`` timed end to end from the files, each run in a fresh process
+that reports its wall time and its peak resident memory (VmHWM, the whole
+process: interpreter, imports, read tables, evaluation). ``--only-strings``
+runs just that part.
 """
 
 from __future__ import annotations
@@ -81,6 +89,72 @@ def memory_child(users: int) -> int:
     return 0
 
 
+def write_parquet_pair(users: int, directory: str) -> dict:
+    """W1 with ``users`` users as parquet (truth, recs) twice: int64 ids and string ids."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    w = rm.datasets.w1(users, seed=0)
+    c = columns(w)
+    del w
+    paths = {}
+    for kind in ("int64", "string"):
+        def ids(a, prefix):
+            arr = pa.array(a)
+            if kind == "int64":
+                return arr
+            return pc.binary_join_element_wise(prefix, pc.cast(arr, pa.string()), "")
+
+        t = pa.table({"user_id": ids(c["t_user"], "user-"), "item_id": ids(c["t_item"], "item-"),
+                      "relevance": c["t_rel"]})
+        r = pa.table({"user_id": ids(c["r_user"], "user-"), "item_id": ids(c["r_item"], "item-"),
+                      "rank": c["r_rank"]})
+        paths[kind] = (os.path.join(directory, f"truth_{kind}.parquet"), os.path.join(directory, f"recs_{kind}.parquet"))
+        pq.write_table(t, paths[kind][0])
+        pq.write_table(r, paths[kind][1])
+    paths["rows"] = int(c["r_item"].size), int(c["t_item"].size)
+    return paths
+
+
+def parquet_child(truth_path: str, recs_path: str) -> int:
+    """Run in a fresh process: evaluate from the two parquet paths; wall time and peak RSS."""
+    t0 = time.perf_counter()
+    res = rm.evaluate(truth_path, recs_path, METRICS)
+    dt = time.perf_counter() - t0
+    print(json.dumps({"seconds": dt, "peak_mb": vm("VmHWM"), "means": res.means}))
+    return 0
+
+
+def string_id_runs(users: int, repeats: int) -> None:
+    """Time and peak memory of evaluate() from parquet with int64 ids and with string ids (fresh processes)."""
+    with tempfile.TemporaryDirectory(prefix="rm-strids-") as tmp:
+        paths = write_parquet_pair(users, tmp)
+        n_r, n_t = paths["rows"]
+        print(f"parquet, {users:,} users: {n_r:,} recs rows, {n_t:,} truth rows; evaluate(truth_path, recs_path) in a "
+              f"fresh process each time (time: the call; memory: the process's peak RSS); medians of {repeats}",
+              flush=True)
+        out: dict = {"int64": [], "string": []}
+        for _ in range(repeats):
+            for kind in ("int64", "string"):  # interleaved: load changes hit both
+                p = subprocess.run([sys.executable, __file__, "--parquet-child", *paths[kind]], capture_output=True,
+                                   text=True)
+                if p.returncode != 0:
+                    print(f"  {kind}: child failed: {p.stderr[-800:]}")
+                    return
+                out[kind].append(json.loads(p.stdout.strip().splitlines()[-1]))
+        assert out["int64"][0]["means"] == out["string"][0]["means"], (out["int64"][0], out["string"][0])
+        med = {k: (statistics.median(x["seconds"] for x in v), statistics.median(x["peak_mb"] for x in v))
+               for k, v in out.items()}
+        print("| ids | seconds (median) | runs | peak RSS MB (median) |")
+        print("|---|---:|---|---:|")
+        for kind in ("int64", "string"):
+            runs = ", ".join(f"{x['seconds']:.2f}" for x in out[kind])
+            print(f"| {kind} | {med[kind][0]:.3f} | {runs} | {med[kind][1]:,.0f} |")
+        print(f"string / int64: time {med['string'][0] / med['int64'][0]:.2f}x, "
+              f"peak memory {med['string'][1] / med['int64'][1]:.2f}x (target: <= 3x each)", flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--users", type=int, default=1_000_000)
@@ -88,10 +162,19 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--peers-dir", default=os.environ.get("RANKMETER_PEERS",
                                                           str(Path.home() / ".cache" / "rankmeter-peers")))
+    ap.add_argument("--string-users", type=int, default=200_000,
+                    help="users of the parquet string-id vs int64-id run (x 100 recs rows; 0: skip)")
+    ap.add_argument("--only-strings", action="store_true", help="only the parquet string-id vs int64-id run")
     ap.add_argument("--memory-child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--parquet-child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.memory_child:
         return memory_child(args.users)
+    if args.parquet_child:
+        return parquet_child(*args.parquet_child)
+    if args.only_strings:
+        string_id_runs(args.string_users, args.repeats)
+        return 0
 
     w = rm.datasets.w1(args.users, seed=0)
     c = columns(w)
@@ -160,6 +243,9 @@ def main() -> int:
               f"(ratio {mem['extra_mb'] / mem['columns_mb']:.2f})")
     else:
         print("memory child failed:", p.stderr[-500:])
+    if args.string_users:
+        print()
+        string_id_runs(args.string_users, args.repeats)
     return 0
 
 

@@ -18,6 +18,19 @@ namespace {
 using I64 = py::array_t<int64_t, py::array::c_style>;
 using F64 = py::array_t<double, py::array::c_style>;
 
+py::object decode_utf8(std::string_view v) {
+  PyObject* o = PyUnicode_DecodeUTF8(v.data(), static_cast<py::ssize_t>(v.size()), "strict");
+  if (!o) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(o);
+}
+
+// Store v in an object array's slot (which holds a reference, e.g. None from numpy.empty).
+void put_object(PyObject** slot, py::object v) {
+  PyObject* old = *slot;
+  *slot = v.release().ptr();
+  Py_XDECREF(old);
+}
+
 template <class T>
 py::tuple topk_impl(const py::array_t<T, py::array::c_style>& S, int64_t k, const std::optional<I64>& ex_indptr,
                     const std::optional<I64>& ex_cols, int threads) {
@@ -124,16 +137,20 @@ I64 order_numba_quicksort_py(const I64& indptr, const F64& keys, bool reverse, i
   return order;
 }
 
-// A TREC qrels/run buffer to (queries in first-appearance order, indptr, docnos grouped by
-// query in file order, values, error). Error: (code, line, n_fields, byte, token).
+// A TREC qrels/run buffer to (queries in first-appearance order, indptr, docno codes grouped
+// by query in file order, the distinct docnos in ascending order as one bytes blob + offsets
+// (codes index them, so codes compare as the docnos), values, error).
+// Error: (code, line, n_fields, byte, token).
 py::tuple parse_trec_py(const py::bytes& data, int n_min, int n_max, int value_field) {
   if (value_field < 0 || value_field >= 8 || n_min <= value_field || n_min < 3) throw std::invalid_argument("layout");
   char* buf = nullptr;
   py::ssize_t len = 0;
   if (PyBytes_AsStringAndSize(data.ptr(), &buf, &len) != 0) throw py::error_already_set();
   TrecParse res;
-  std::vector<int64_t> codes, first;
-  std::vector<std::string_view> queries;
+  std::vector<int64_t> codes;
+  std::vector<std::string_view> queries, docs, labels;
+  std::vector<int64_t> order;
+  I64 indptr(1);
   {
     py::gil_scoped_release release;  // the bytes object is immutable and owned by the caller
     res = parse_trec(buf, static_cast<int64_t>(len), n_min, n_max, value_field);
@@ -153,42 +170,108 @@ py::tuple parse_trec_py(const py::bytes& data, int n_min, int n_max, int value_f
   }
   auto err =
       py::make_tuple(static_cast<int>(res.error), res.line, res.n_fields, res.byte, py::bytes(std::string(res.token)));
-  if (res.error != TrecError::ok) return py::make_tuple(py::none(), py::none(), py::none(), py::none(), err);
+  if (res.error != TrecError::ok)
+    return py::make_tuple(py::none(), py::none(), py::none(), py::none(), py::none(), py::none(), err);
   const int64_t n = static_cast<int64_t>(res.rows.size()), nq = static_cast<int64_t>(queries.size());
-  I64 indptr(nq + 1);
-  std::vector<int64_t> order(static_cast<size_t>(n));
-  group_stable(codes.data(), n, nq, indptr.mutable_data(), order.data());
-  auto decode = [](std::string_view v) {
-    PyObject* o = PyUnicode_DecodeUTF8(v.data(), static_cast<py::ssize_t>(v.size()), "strict");
-    if (!o) throw py::error_already_set();
-    return py::reinterpret_steal<py::object>(o);
-  };
+  indptr = I64(nq + 1);
+  I64 doc_codes(n);
+  py::array_t<double> values(n);
+  int64_t* ip = indptr.mutable_data();
+  int64_t* cp = doc_codes.mutable_data();
+  double* vp = values.mutable_data();
+  {
+    py::gil_scoped_release release;  // fresh buffers and the parse above only
+    order.resize(static_cast<size_t>(n));
+    group_stable(codes.data(), n, nq, ip, order.data());
+    docs.resize(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j) {
+      const TrecRow& row = res.rows[static_cast<size_t>(order[static_cast<size_t>(j)])];
+      docs[static_cast<size_t>(j)] = row.doc;
+      vp[j] = row.value;
+    }
+    code_strings_in_order(docs.data(), n, cp, labels);
+  }
   py::object np_empty = py::module_::import("numpy").attr("empty");
   py::array users = np_empty(nq, py::arg("dtype") = "O");  // filled with None: safe to overwrite below
-  py::array docs = np_empty(n, py::arg("dtype") = "O");
-  py::array_t<double> values(n);
   auto** up = static_cast<PyObject**>(users.mutable_data());
-  auto** dp = static_cast<PyObject**>(docs.mutable_data());
-  double* vp = values.mutable_data();
-  auto put = [](PyObject** slot, py::object v) {
-    PyObject* old = *slot;
-    *slot = v.release().ptr();
-    Py_XDECREF(old);
-  };
-  for (int64_t q = 0; q < nq; ++q) put(up + q, decode(queries[q]));
-  for (int64_t j = 0; j < n; ++j) {
-    const TrecRow& row = res.rows[order[j]];
-    put(dp + j, decode(row.doc));
-    vp[j] = row.value;
+  for (int64_t q = 0; q < nq; ++q) put_object(up + q, decode_utf8(queries[static_cast<size_t>(q)]));
+  // the distinct docnos as one blob + offsets: Python strings are only made if someone asks (decode_strings)
+  I64 offsets(static_cast<py::ssize_t>(labels.size() + 1));
+  int64_t* op = offsets.mutable_data();
+  op[0] = 0;
+  size_t total = 0;
+  for (size_t j = 0; j < labels.size(); ++j) {
+    total += labels[j].size();
+    op[j + 1] = static_cast<int64_t>(total);
   }
-  return py::make_tuple(users, indptr, docs, values, err);
+  py::bytes blob(nullptr, 0);
+  {
+    PyObject* b = PyBytes_FromStringAndSize(nullptr, static_cast<py::ssize_t>(total));
+    if (!b) throw py::error_already_set();
+    blob = py::reinterpret_steal<py::bytes>(b);
+    char* dst = PyBytes_AS_STRING(b);
+    for (const auto& v : labels) {
+      std::copy(v.begin(), v.end(), dst);
+      dst += v.size();
+    }
+  }
+  return py::make_tuple(users, indptr, doc_codes, blob, offsets, values, err);
+}
+
+// (map_a, map_b, union blob, union offsets) of two sorted, distinct string tables.
+py::tuple merge_sorted_strings_py(const py::bytes& blob_a, const I64& off_a, const py::bytes& blob_b,
+                                  const I64& off_b) {
+  const char* a = PyBytes_AsString(blob_a.ptr());
+  const char* b = PyBytes_AsString(blob_b.ptr());
+  if (!a || !b) throw py::error_already_set();
+  const int64_t ma = off_a.shape(0) - 1, mb = off_b.shape(0) - 1;
+  if (ma < 0 || mb < 0 || off_a.ndim() != 1 || off_b.ndim() != 1) throw std::invalid_argument("offsets");
+  if (off_a.data()[ma] != PyBytes_Size(blob_a.ptr()) || off_b.data()[mb] != PyBytes_Size(blob_b.ptr()))
+    throw std::invalid_argument("offsets do not match the blobs");
+  I64 map_a(ma), map_b(mb);
+  std::vector<char> ublob;
+  std::vector<int64_t> uoff;
+  int64_t* pa = map_a.mutable_data();
+  int64_t* pb = map_b.mutable_data();
+  {
+    py::gil_scoped_release release;  // immutable bytes held by the caller, fresh outputs
+    merge_sorted_strings(a, off_a.data(), ma, b, off_b.data(), mb, pa, pb, ublob, uoff);
+  }
+  I64 offsets(static_cast<py::ssize_t>(uoff.size()));
+  std::copy(uoff.begin(), uoff.end(), offsets.mutable_data());
+  return py::make_tuple(map_a, map_b, py::bytes(ublob.data(), ublob.size()), offsets);
+}
+
+// The strings of a table (blob + offsets) as an object array of str (all, or those at `index`).
+py::array decode_strings_py(const py::bytes& blob, const I64& offsets, const std::optional<I64>& index) {
+  const char* d = PyBytes_AsString(blob.ptr());
+  if (!d) throw py::error_already_set();
+  const int64_t m = offsets.shape(0) - 1;
+  if (m < 0 || offsets.ndim() != 1 || offsets.data()[m] != PyBytes_Size(blob.ptr()))
+    throw std::invalid_argument("offsets do not match the blob");
+  const int64_t* o = offsets.data();
+  const int64_t n = index ? index->shape(0) : m;
+  py::array out = py::module_::import("numpy").attr("empty")(n, py::arg("dtype") = "O");
+  auto** p = static_cast<PyObject**>(out.mutable_data());
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t k = index ? index->data()[i] : i;
+    if (k < 0 || k >= m) throw std::invalid_argument("index out of range");
+    put_object(p + i, decode_utf8(std::string_view(d + o[k], static_cast<size_t>(o[k + 1] - o[k]))));
+  }
+  return out;
 }
 
 }  // namespace
 
 void bind_inputs(py::module_& m) {
   m.def("parse_trec", &parse_trec_py, py::arg("data"), py::arg("n_min"), py::arg("n_max"), py::arg("value_field"),
-        "Parse TREC qrels/run text: (queries, indptr, docnos, values, error).");
+        "Parse TREC qrels/run text: (queries, indptr, docno codes, blob and offsets of the sorted distinct docnos, "
+        "values, error).");
+  m.def("merge_sorted_strings", &merge_sorted_strings_py, py::arg("blob_a"), py::arg("offsets_a").noconvert(),
+        py::arg("blob_b"), py::arg("offsets_b").noconvert(),
+        "(map_a, map_b, blob, offsets): the union of two sorted distinct string tables.");
+  m.def("decode_strings", &decode_strings_py, py::arg("blob"), py::arg("offsets").noconvert(),
+        py::arg("index").noconvert() = py::none(), "The strings of a table (blob + offsets) as an object array.");
   m.def("factorize_int64", &factorize_int64_py, py::arg("ids").noconvert(),
         "(codes, first_row): dense codes of int64 ids in order of first appearance (hash, no sort).");
   m.def("group_rows", &group_rows_py, py::arg("codes").noconvert(), py::arg("n_codes"), py::arg("rank").noconvert(),

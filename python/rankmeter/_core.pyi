@@ -118,10 +118,16 @@ def parse_trec(
 ) -> tuple[
     Optional[npt.NDArray[np.object_]],
     Optional[_I64],
-    Optional[npt.NDArray[np.object_]],
+    Optional[_I64],
+    Optional[bytes],
+    Optional[_I64],
     Optional[_F64],
     tuple[int, int, int, int, bytes],
 ]: ...
+def merge_sorted_strings(
+    blob_a: bytes, offsets_a: _I64, blob_b: bytes, offsets_b: _I64
+) -> tuple[_I64, _I64, bytes, _I64]: ...
+def decode_strings(blob: bytes, offsets: _I64, index: Optional[_I64] = None) -> npt.NDArray[np.object_]: ...
 
 # ---- significance kernels (cpp/src/bind_significance.cpp, rankmeter/significance.hpp)
 def sign_flip_sums(values: _F64, n_resamples: int, seed: int, threads: int) -> tuple[_F64, _F64]: ...

@@ -5,7 +5,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <stdexcept>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -308,23 +310,31 @@ inline void order_by_score(const int64_t* indptr, int64_t n_users, const double*
   const int T = effective_threads(threads, n_users);
   (void)T;
 #ifdef RANKMETER_HAVE_OPENMP
-#pragma omp parallel for num_threads(T) schedule(dynamic, 256)
+#pragma omp parallel num_threads(T)
 #endif
-  for (int64_t u = 0; u < n_users; ++u) {
-    const int64_t b = indptr[u], e = indptr[u + 1];
-    int64_t* o = order + b;
-    for (int64_t i = b; i < e; ++i) o[i - b] = i;
-    if (key) {
-      std::sort(o, o + (e - b), [&](int64_t x, int64_t y) {
-        if (scores[x] != scores[y]) return scores[x] > scores[y];
-        if (key[x] != key[y]) return key[x] > key[y];
-        return x < y;
+  {
+    // each list is sorted as a contiguous array of (score, key, position) records: the
+    // comparisons read neighbouring memory instead of two indirections per comparison
+    struct Rec {
+      double s;
+      int64_t k;
+      int64_t i;
+    };
+    std::vector<Rec> buf;
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(dynamic, 256)
+#endif
+    for (int64_t u = 0; u < n_users; ++u) {
+      const int64_t b = indptr[u], e = indptr[u + 1];
+      buf.resize(static_cast<size_t>(e - b));
+      for (int64_t i = b; i < e; ++i) buf[static_cast<size_t>(i - b)] = Rec{scores[i], key ? key[i] : 0, i};
+      std::sort(buf.begin(), buf.end(), [](const Rec& x, const Rec& y) {
+        if (x.s != y.s) return x.s > y.s;
+        if (x.k != y.k) return x.k > y.k;
+        return x.i < y.i;
       });
-    } else {
-      std::sort(o, o + (e - b), [&](int64_t x, int64_t y) {
-        if (scores[x] != scores[y]) return scores[x] > scores[y];
-        return x < y;
-      });
+      int64_t* o = order + b;
+      for (size_t j = 0; j < buf.size(); ++j) o[j] = buf[j].i;
     }
   }
 }
@@ -412,6 +422,187 @@ inline void order_numba_quicksort(const int64_t* indptr, int64_t n_users, const 
   }
 }
 
+// ===========================================================================
+// Sorting distinct strings without a cache miss per comparison.
+//
+// order[r] = the index of the r-th smallest of the distinct strings s (byte order,
+// a proper prefix first). An MSD sort by 8-byte chunks: every string's chunk at
+// the current depth is read once into a contiguous (chunk as a big-endian
+// integer, length class, index) array that std::sort orders; groups that share
+// a chunk and go on are sorted again by their next chunk. A comparison sort of
+// string_views instead reads two scattered strings per comparison (n log n
+// cache misses: ~6 s for 1.6M docnos against ~0.3 s here). The length class is
+// how many bytes of the chunk the string has (0..8), or 9 when it goes on, so a
+// string that ends inside the chunk (zero-padded) sorts before any longer one
+// with the same bytes.
+namespace sort_detail {
+struct Key {  // 16 bytes: the sort moves these
+  uint64_t chunk;
+  int32_t cls;
+  int32_t idx;
+};
+inline uint64_t chunk_at(std::string_view v, size_t depth, int32_t& cls) {
+  uint64_t k = 0;
+  const size_t len = v.size() > depth ? v.size() - depth : 0;
+  const size_t take = len < 8 ? len : 8;
+  for (size_t j = 0; j < take; ++j)
+    k |= static_cast<uint64_t>(static_cast<unsigned char>(v[depth + j])) << (56 - 8 * j);
+  cls = len > 8 ? 9 : static_cast<int32_t>(len);
+  return k;
+}
+}  // namespace sort_detail
+
+inline void sort_strings(const std::vector<std::string_view>& s, std::vector<int64_t>& order) {
+  using sort_detail::Key;
+  const size_t m = s.size();
+  if (m >= (size_t(1) << 31)) throw std::length_error("sort_strings: more than 2^31 strings");
+  order.resize(m);
+  std::vector<Key> keys(m);
+  for (size_t i = 0; i < m; ++i) keys[i] = Key{0, 0, static_cast<int32_t>(i)};
+  struct Range {
+    size_t b, e, depth;
+  };
+  std::vector<Range> todo{{0, m, 0}};
+  while (!todo.empty()) {
+    const Range r = todo.back();
+    todo.pop_back();
+    for (size_t i = r.b; i < r.e; ++i)
+      keys[i].chunk = sort_detail::chunk_at(s[static_cast<size_t>(keys[i].idx)], r.depth, keys[i].cls);
+    std::sort(keys.begin() + static_cast<std::ptrdiff_t>(r.b), keys.begin() + static_cast<std::ptrdiff_t>(r.e),
+              [](const Key& a, const Key& b) { return a.chunk != b.chunk ? a.chunk < b.chunk : a.cls < b.cls; });
+    // runs of strings that share this chunk and go on (class 9) are ordered by their next chunk
+    for (size_t i = r.b; i < r.e;) {
+      size_t j = i + 1;
+      while (j < r.e && keys[j].chunk == keys[i].chunk && keys[j].cls == keys[i].cls) ++j;
+      if (keys[i].cls == 9 && j - i > 1) todo.push_back(Range{i, j, r.depth + 8});
+      i = j;
+    }
+  }
+  for (size_t i = 0; i < m; ++i) order[i] = keys[i].idx;
+}
+
+// ===========================================================================
+// Strings to dense codes in the strings' order (TREC docnos).
+//
+// codes[i] for each of the n strings s[i], and labels = the distinct strings in
+// ascending order, so that codes[i] < codes[j] exactly when s[i] < s[j]
+// compared byte by byte (std::string_view::compare: unsigned bytes, then the
+// shorter first), which for UTF-8 text is code point order, Python's str
+// order and trec_eval's strcmp order. One hash pass over the n strings (open
+// addressing, ids in order of first appearance, load kept under 1/2), one
+// sort of the distinct strings only (sort_strings), one pass mapping ids to ranks. Equal
+// scores ordered by docno (ties="trec") are then ordered by code.
+inline void code_strings_in_order(const std::string_view* s, int64_t n, int64_t* codes,
+                                  std::vector<std::string_view>& labels) {
+  labels.clear();
+  if (n == 0) return;
+  if (n >= (int64_t(1) << 31)) throw std::length_error("code_strings_in_order: more than 2^31 strings");
+  // a slot (8 bytes: the table is a large share of the memory touched) holds 32 bits of the
+  // hash and the id: a probe reads one slot, strings are compared on a tag match only
+  struct Slot {
+    uint32_t tag;
+    int32_t id;  // -1: empty
+  };
+  size_t cap = 1024;
+  while (cap < 2 * static_cast<size_t>(std::min<int64_t>(n, int64_t(1) << 22))) cap <<= 1;
+  std::vector<Slot> table(cap, Slot{0, -1});
+  uint64_t mask = cap - 1;
+  const std::hash<std::string_view> hasher;
+  // hashes are computed kAhead strings ahead and their slots prefetched: the probes of a large
+  // table are cache misses, and this overlaps them instead of waiting for each in turn
+  constexpr int64_t kAhead = 16;
+  uint64_t ring[kAhead];
+  for (int64_t i = 0; i < std::min(n, kAhead); ++i) {
+    ring[i] = hasher(s[i]);
+    __builtin_prefetch(&table[ring[i] & mask]);
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t h = ring[i % kAhead];
+    if (i + kAhead < n) {
+      const uint64_t ha = hasher(s[i + kAhead]);
+      ring[i % kAhead] = ha;
+      __builtin_prefetch(&table[ha & mask]);
+    }
+    const uint32_t tag = static_cast<uint32_t>(h >> 32);
+    uint64_t slot = h & mask;
+    for (;; slot = (slot + 1) & mask) {
+      const Slot& t = table[slot];
+      if (t.id < 0 || (t.tag == tag && labels[static_cast<size_t>(t.id)] == s[i])) break;
+    }
+    if (table[slot].id >= 0) {
+      codes[i] = table[slot].id;
+      continue;
+    }
+    const int64_t id = static_cast<int64_t>(labels.size());
+    labels.push_back(s[i]);
+    codes[i] = id;
+    table[slot] = Slot{tag, static_cast<int32_t>(id)};
+    if (labels.size() * 2 > table.size()) {  // grow: re-insert the distinct strings (hashed again)
+      table.assign(table.size() * 2, Slot{0, -1});
+      mask = table.size() - 1;
+      for (size_t j = 0; j < labels.size(); ++j) {
+        const uint64_t hj = hasher(labels[j]);
+        uint64_t t = hj & mask;
+        while (table[t].id >= 0) t = (t + 1) & mask;
+        table[t] = Slot{static_cast<uint32_t>(hj >> 32), static_cast<int32_t>(j)};
+      }
+    }
+  }
+  const size_t m = labels.size();
+  std::vector<int64_t> by_order(m);
+  sort_strings(labels, by_order);
+  std::vector<int64_t> rank(m);
+  std::vector<std::string_view> sorted(m);
+  for (size_t r = 0; r < m; ++r) {
+    rank[static_cast<size_t>(by_order[r])] = static_cast<int64_t>(r);
+    sorted[r] = labels[static_cast<size_t>(by_order[r])];
+  }
+  for (int64_t i = 0; i < n; ++i) codes[i] = rank[static_cast<size_t>(codes[i])];
+  labels.swap(sorted);
+}
+
+// ===========================================================================
+// The union of two sorted string tables (TREC docnos of a qrels and a run file).
+//
+// A table is a blob of UTF-8 bytes and offsets[m + 1]; its strings are distinct and
+// ascending (code_strings_in_order's labels). One merge pass gives map_a[i] / map_b[j],
+// the position of each string in the union (also ascending, so the union codes still
+// compare as the strings), and writes the union table (out_offsets[0..n], n returned).
+inline int64_t merge_sorted_strings(const char* a, const int64_t* oa, int64_t ma, const char* b, const int64_t* ob,
+                                    int64_t mb, int64_t* map_a, int64_t* map_b, std::vector<char>& out_blob,
+                                    std::vector<int64_t>& out_offsets) {
+  out_blob.clear();
+  out_offsets.assign(1, 0);
+  int64_t i = 0, j = 0, n = 0;
+  auto put = [&](std::string_view v) {
+    out_blob.insert(out_blob.end(), v.begin(), v.end());
+    out_offsets.push_back(static_cast<int64_t>(out_blob.size()));
+    return n++;
+  };
+  while (i < ma || j < mb) {
+    if (j >= mb) {
+      map_a[i] = put(std::string_view(a + oa[i], static_cast<size_t>(oa[i + 1] - oa[i])));
+      ++i;
+      continue;
+    }
+    const std::string_view vb(b + ob[j], static_cast<size_t>(ob[j + 1] - ob[j]));
+    if (i >= ma) {
+      map_b[j++] = put(vb);
+      continue;
+    }
+    const std::string_view va(a + oa[i], static_cast<size_t>(oa[i + 1] - oa[i]));
+    const int c = va.compare(vb);
+    if (c < 0) {
+      map_a[i++] = put(va);
+    } else if (c > 0) {
+      map_b[j++] = put(vb);
+    } else {
+      map_a[i++] = map_b[j++] = put(va);
+    }
+  }
+  return n;
+}
+
 namespace trec_detail {
 inline bool space(unsigned char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
@@ -476,6 +667,8 @@ inline TrecParse parse_trec(const char* data, int64_t n, int n_min, int n_max, i
   }
   int64_t line = 0, i = 0;
   std::string_view f[8];
+  // one row per line at most: reserving up front avoids regrowing (and copying) a large vector
+  out.rows.reserve(static_cast<size_t>(std::count(data, data + n, '\n') + 1));
   while (i < n) {
     ++line;
     int64_t nf = 0;

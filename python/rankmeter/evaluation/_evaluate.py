@@ -195,23 +195,28 @@ def _plan(
         rowmap = rowmap[keep_rows]
 
     # item ids of different kinds (str against int) can never match: an error, not zeros
-    check_id_kinds(t.items, r.items, ("truth", "recs"), "item", (False, False))
+    # (coded sides show only their distinct ids: enough to tell the kinds)
+    check_id_kinds(t.item_values(), r.item_values(), ("truth", "recs"), "item", (False, False))
     if ctx.train is not None:
-        check_id_kinds(ctx.train.items, r.items, ("train", "recs"), "item", (False, False))
+        check_id_kinds(ctx.train.item_values(), r.item_values(), ("train", "recs"), "item", (False, False))
 
-    # Items as codes when an id is not an int (one hash pass over truth and recs together);
+    # Items as codes when an id is not an int (one hash pass over truth and recs together,
+    # or, for sides read coded from a table or a TREC file, over their distinct ids only);
     # the codes then also order equal scores by docno (ties="trec") without sorting strings.
-    r_indptr, r_items, r_scores = r.indptr, r.items, r.scores
-    needs_codes = t.items.dtype != np.int64 or r_items.dtype != np.int64
+    r_indptr, r_scores = r.indptr, r.scores
+    t_side = t.coded if t.coded is not None else t.items
+    r_side = r.coded if r.coded is not None else r.items
+    needs_codes = t.coded is not None or r.coded is not None or t.items.dtype != np.int64 or r.items.dtype != np.int64
     if needs_codes and r_indptr is None:
-        r_indptr, r_items = padded_to_csr(r)
+        r_indptr, r_side = padded_to_csr(r)
     r_codes: Optional[np.ndarray] = None
     if needs_codes:
-        (t_items, r_codes), labels = factorize_items(t.items, r_items)
+        (t_items, r_codes), labels = factorize_items(t_side, r_side)
     else:
         t_items, labels = t.items, None
     # Recommendations ranked by score when the form carries only scores.
     p_tie_scores = None
+    order: Optional[np.ndarray] = None
     if r.by_score:
         tie_keys: Optional[np.ndarray] = None
         # ties="average" orders equal scores any way (input order): the tie groups are averaged later
@@ -219,9 +224,12 @@ def _plan(
             order = ranx_order(r.indptr, r.scores, ties)
         else:
             if ties not in ("input", "average"):
-                tie_keys = label_rank(labels, ties)[r_codes] if labels is not None else tie_key(r_items, ties)
+                if r.coded is not None and r.coded.in_order:
+                    tie_keys = r.coded.codes  # codes in the ids' string order (a TREC run): the key itself
+                else:
+                    tie_keys = label_rank(labels, ties)[r_codes] if labels is not None else tie_key(r.items, ties)
             order = score_order(r.indptr, r.scores, tie_keys)
-        r_items, r_scores = r_items[order], r_scores[order]
+        r_scores = r_scores[order]
         if r_codes is not None:
             r_codes = r_codes[order]
         if ties == "average":
@@ -232,9 +240,9 @@ def _plan(
         if r_indptr is None:
             p.b_indptr, p.b_items = padded_to_csr(r)
         else:
-            p.b_indptr, p.b_items, p.b_scores = r_indptr, r_items, r_scores
-    if r_codes is not None:
-        r_items = r_codes
+            raw = r_side if isinstance(r_side, np.ndarray) else r.items
+            p.b_indptr, p.b_items, p.b_scores = r_indptr, raw if order is None else raw[order], r_scores
+    r_items = r_codes if r_codes is not None else (r.items if order is None else r.items[order])
 
     p.tie_scores = p_tie_scores
     p.r_scores = r_scores

@@ -9,6 +9,8 @@ except the dict join of non-integer ids.
 
 from __future__ import annotations
 
+import importlib
+import sys
 from typing import Any, Optional
 
 import numpy as np
@@ -66,6 +68,19 @@ def align(
         pos_c = np.minimum(pos, max(rs.size - 1, 0))
         found = (rs[pos_c] == tu) if rs.size else np.zeros(n_t, dtype=bool)
         rowmap = np.where(found, sorter[pos_c] if rs.size else 0, -1).astype(np.int64)
+    elif _pandas() is not None:
+        # string (or mixed) ids: one hash join in pandas' C index (no Python loop over users)
+        pd = _pandas()
+        r_index = pd.Index(ru, dtype=object)
+        if not r_index.is_unique:
+            dup = _plain(ru[np.flatnonzero(r_index.duplicated())[0]])
+            raise ValueError(f"`recs` lists user {dup!r} more than once; user ids must be unique")
+        t_index = pd.Index(tu, dtype=object)
+        if not t_index.is_unique:
+            dup = _plain(tu[np.flatnonzero(t_index.duplicated())[0]])
+            raise ValueError(f"`truth` lists user {dup!r} more than once; user ids must be unique")
+        rowmap = np.asarray(r_index.get_indexer(t_index), dtype=np.int64)
+        found = rowmap >= 0
     else:
         index: dict[Any, int] = {}
         for i, u in enumerate(ru.tolist()):
@@ -93,9 +108,24 @@ def align(
     return rowmap, n_missing, n_ignored
 
 
+def _pandas() -> Any:
+    """pandas when it is importable (already imported, usually), else None."""
+    pd = sys.modules.get("pandas")
+    if pd is None:
+        try:
+            pd = importlib.import_module("pandas")
+        except ImportError:
+            return None
+    return pd
+
+
+def _plain(v: Any) -> Any:
+    return v.item() if isinstance(v, np.generic) else v
+
+
 def _n_entries(side: Any) -> int:
     """How many items a side holds (a padded array: its size, pads included; enough to tell empty)."""
-    return int(side.items.size)
+    return int(side.n_entries)
 
 
 def string_rank(ids: np.ndarray) -> np.ndarray:
@@ -197,7 +227,8 @@ def subset_users(truth: Truth, rows: np.ndarray) -> Truth:
     starts = truth.indptr[:-1][rows]
     take = np.repeat(starts - indptr[:-1], lens) + np.arange(int(indptr[-1]), dtype=np.int64)
     users = truth.users[rows] if truth.users is not None else rows.astype(np.int64)
-    out = Truth(indptr, truth.items[take], None if truth.grades is None else truth.grades[take], users)
+    items = truth.coded.with_codes(truth.coded.codes[take]) if truth.coded is not None else truth.items[take]
+    out = Truth(indptr, items, None if truth.grades is None else truth.grades[take], users)
     if truth.source_rows is not None:
         out.source_rows, out.source_col = truth.source_rows[take], truth.source_col
     return out

@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import numbers
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from .. import _core
 from .._options import check_k, resolve_threads
 from . import _frame, _trec
 from ._arrays import as_float64_1d, as_int64_1d, as_items, check_indptr, check_scores, indptr_of, user_ids
-from ._ids import INT64_MAX, as_id_array
+from ._ids import INT64_MAX, Coded, as_id_array
 
 __all__ = ["Truth", "Recs"]
 
@@ -59,18 +59,46 @@ class Truth:
     ``min_relevance``); grade <= 0 items are judged non-relevant.
     """
 
-    __slots__ = ("users", "indptr", "items", "grades", "source_rows", "source_col")
+    __slots__ = ("users", "indptr", "_items", "coded", "grades", "source_rows", "source_col")
 
     def __init__(
-        self, indptr: np.ndarray, items: np.ndarray, grades: Optional[np.ndarray], users: Optional[np.ndarray]
+        self,
+        indptr: np.ndarray,
+        items: Union[np.ndarray, Coded],
+        grades: Optional[np.ndarray],
+        users: Optional[np.ndarray],
     ):
         self.indptr = indptr
-        self.items = items
+        # string ids read from a table or a TREC file come coded (codes + distinct ids); the
+        # id array itself is only made (a gather of pointers) when something asks for `items`
+        self.coded: Optional[Coded] = items if isinstance(items, Coded) else None
+        self._items: Optional[np.ndarray] = None if isinstance(items, Coded) else items
         self.grades = grades
         self.users = users
         # from a long table: the table row of every entry and the item column's name (error messages)
         self.source_rows: Optional[np.ndarray] = None
         self.source_col: Optional[str] = None
+
+    @property
+    def items(self) -> np.ndarray:
+        """The item ids, ``items[indptr[u]:indptr[u+1]]`` for user u."""
+        if self._items is None:
+            assert self.coded is not None
+            self._items = self.coded.ids()
+        return self._items
+
+    @items.setter
+    def items(self, value: np.ndarray) -> None:
+        self._items, self.coded = value, None
+
+    def item_values(self) -> np.ndarray:
+        """The item ids, or only the distinct ones when they are coded (enough to tell their kinds)."""
+        return self.coded.kind_sample() if self.coded is not None else self.items
+
+    @property
+    def n_entries(self) -> int:
+        """Number of (user, item) entries."""
+        return int(self.indptr[-1]) if self.indptr.size else 0
 
     @property
     def n_users(self) -> int:
@@ -80,7 +108,7 @@ class Truth:
         return self.n_users
 
     def __repr__(self) -> str:
-        return f"Truth(n_users={self.n_users}, n_items={self.items.size}, keyed={self.users is not None})"
+        return f"Truth(n_users={self.n_users}, n_items={self.n_entries}, keyed={self.users is not None})"
 
     @classmethod
     def from_csr(cls, indptr: Any, items: Any, grades: Any = None, users: Any = None) -> Truth:
@@ -162,7 +190,8 @@ class Truth:
     @classmethod
     def from_parquet(cls, path: Any, **columns: Any) -> Truth:
         """A parquet file or directory (read with pyarrow.dataset) as :meth:`from_frame`."""
-        return cls.from_frame(_frame.read_parquet(path), **columns)
+        cols = (columns.get("user_col", "user_id"), columns.get("item_col", "item_id"))
+        return cls.from_frame(_frame.read_parquet(path, cols), **columns)
 
     @classmethod
     def from_trec(cls, path: Any) -> Truth:
@@ -193,15 +222,40 @@ class Recs:
     ranked by score (descending) at evaluation time, with the ``ties=`` policy.
     """
 
-    __slots__ = ("users", "indptr", "items", "scores", "pad", "by_score")
+    __slots__ = ("users", "indptr", "_items", "coded", "scores", "pad", "by_score")
 
     def __init__(self, indptr, items, scores, users, pad=None, by_score=False):
         self.indptr = indptr  # None for a padded 2-D array
-        self.items = items
+        # CSR string ids from a table or a TREC file come coded (see Truth)
+        self.coded: Optional[Coded] = items if isinstance(items, Coded) else None
+        self._items: Optional[np.ndarray] = None if isinstance(items, Coded) else items
         self.scores = scores
         self.users = users
         self.pad = pad
         self.by_score = by_score
+
+    @property
+    def items(self) -> np.ndarray:
+        """The item ids: CSR (``items[indptr[u]:indptr[u+1]]``) or the padded 2-D array."""
+        if self._items is None:
+            assert self.coded is not None
+            self._items = self.coded.ids()
+        return self._items
+
+    @items.setter
+    def items(self, value: np.ndarray) -> None:
+        self._items, self.coded = value, None
+
+    def item_values(self) -> np.ndarray:
+        """The item ids, or only the distinct ones when they are coded (enough to tell their kinds)."""
+        return self.coded.kind_sample() if self.coded is not None else self.items
+
+    @property
+    def n_entries(self) -> int:
+        """Number of entries (a padded array: its size, pads included)."""
+        if self.indptr is None:
+            return int(self.items.size)
+        return int(self.indptr[-1]) if self.indptr.size else 0
 
     @property
     def n_users(self) -> int:
@@ -360,7 +414,8 @@ class Recs:
     @classmethod
     def from_parquet(cls, path: Any, **columns: Any) -> Recs:
         """A parquet file or directory (read with pyarrow.dataset) as :meth:`from_frame`."""
-        return cls.from_frame(_frame.read_parquet(path), **columns)
+        cols = (columns.get("user_col", "user_id"), columns.get("item_col", "item_id"))
+        return cls.from_frame(_frame.read_parquet(path, cols), **columns)
 
     @classmethod
     def from_trec(cls, path: Any) -> Recs:

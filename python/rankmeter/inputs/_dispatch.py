@@ -42,7 +42,8 @@ def _from_table_or_path(x: Any, kind: str, what: str, kw: dict):
                 f"TREC or parquet file; got the string {os.fspath(x)!r}, which is no file"
             )
         if _frame.is_table_path(x):
-            return _from_table_or_path(_frame.read_parquet(x), kind, what, kw)
+            ids = (kw.get("user_col") or "user_id", kw.get("item_col") or "item_id")
+            return _from_table_or_path(_frame.read_parquet(x, ids), kind, what, kw)
         if _frame.is_csv_path(x):
             table = _frame.read_csv(x, what, kw.get("user_col"), kw.get("item_col"))
             return _from_table_or_path(table, kind, what, kw)

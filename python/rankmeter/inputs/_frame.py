@@ -3,7 +3,10 @@
 A table holds one row per (user, item): truth tables a user, an item and an
 optional grade column; recs tables a user, an item and a rank or a score
 column (rank decides when both are there; scores ride along). Columns are
-taken as numpy arrays (zero-copy where the dtype allows), users are grouped
+taken as numpy arrays (zero-copy where the dtype allows); string id columns
+are coded once by a hash kernel (Arrow's ``dictionary_encode``, a dictionary
+or categorical column's own codes, or pandas' factorizer: see
+``_ids.Coded``), so no Python object is made per row; users are grouped
 in order of first appearance by hashing and a counting sort (C++, no
 comparison sort of the rows), and nothing loops over
 rows or users in Python. None of pandas, polars or pyarrow is imported unless
@@ -21,7 +24,7 @@ import numpy as np
 
 from .. import _core
 from ._arrays import check_scores
-from ._ids import as_id_array, factorize
+from ._ids import Coded, as_id_array, code_arrow, code_object_column, factorize
 
 __all__ = [
     "is_frame",
@@ -106,8 +109,12 @@ def read_csv(path: Any, what: str = "recs", user_col: Optional[str] = None, item
         raise ValueError(f"`{what}` {path}: {' '.join(str(e).split())}") from None
 
 
-def read_parquet(path: Any):
-    """A parquet file or directory as a pyarrow Table (pyarrow.dataset)."""
+def read_parquet(path: Any, id_cols: tuple = ()):
+    """A parquet file or directory as a pyarrow Table (pyarrow.dataset).
+
+    String columns named in ``id_cols`` are read dictionary-encoded: the reader hands over
+    the file's own dictionary pages and codes instead of one string per row, and the ids
+    are then coded from those codes (see ``_ids.code_arrow``)."""
     try:
         import pyarrow.dataset as ds
     except ImportError:  # pragma: no cover - depends on the environment
@@ -115,7 +122,17 @@ def read_parquet(path: Any):
     import pyarrow as pa
 
     try:
-        return ds.dataset(os.fspath(path), format="parquet").to_table()
+        dataset = ds.dataset(os.fspath(path), format="parquet")
+        names = set(id_cols)
+        as_dict = [
+            f.name
+            for f in dataset.schema
+            if f.name in names and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
+        ]
+        if as_dict:
+            fmt = ds.ParquetFileFormat(read_options=ds.ParquetReadOptions(dictionary_columns=as_dict))
+            dataset = ds.dataset(os.fspath(path), format=fmt)
+        return dataset.to_table()
     except (pa.ArrowException, OSError) as e:  # a truncated or corrupt file: one clear error naming it
         if isinstance(e, (FileNotFoundError, PermissionError, IsADirectoryError)):
             raise
@@ -129,8 +146,12 @@ def _columns(x: Any) -> list:
     return [str(c) for c in x.columns]
 
 
-def _column(x: Any, name: str, what: str) -> np.ndarray:
-    """One column as a numpy array; nulls are an error naming the column and the first row."""
+def _column(x: Any, name: str, what: str, ids: bool = False) -> Any:
+    """One column as a numpy array; nulls are an error naming the column and the first row.
+
+    With ``ids``, a string column (Arrow string/large_string/string_view or dictionary of
+    strings, polars String/Categorical/Enum, pandas string or categorical dtypes) comes back
+    coded (:class:`Coded`) instead; an object column is coded by pandas' factorizer."""
     cols = _columns(x)
     if name not in cols:
         raise ValueError(
@@ -148,6 +169,10 @@ def _column(x: Any, name: str, what: str) -> np.ndarray:
         if not (isinstance(s.dtype, np.dtype) and s.dtype.kind in "iub"):  # numpy ints cannot be null
             mask = s.isna().to_numpy()
             nulls = mask if mask.any() else None
+        if ids and nulls is None:
+            coded = _pandas_coded(s, what, name)
+            if coded is not None:
+                return coded
         if hasattr(s, "cat"):
             s = s.astype(object)
         arr = s.to_numpy()
@@ -155,6 +180,13 @@ def _column(x: Any, name: str, what: str) -> np.ndarray:
         s = x.get_column(name)
         if s.null_count():
             nulls = s.is_null().to_numpy()
+        if ids and nulls is None and str(s.dtype).startswith(("String", "Utf8", "Categorical", "Enum")):
+            try:
+                coded = code_arrow(s.to_arrow())
+            except ImportError:  # polars' Arrow export needs pyarrow: the column as objects then
+                coded = None
+            if coded is not None:
+                return coded
         if str(s.dtype).startswith(("Categorical", "Enum")):
             s = s.cast(str)
         arr = s.to_numpy()
@@ -164,6 +196,10 @@ def _column(x: Any, name: str, what: str) -> np.ndarray:
         import pyarrow.compute as pc
 
         try:
+            if ids and not col.null_count:
+                coded = code_arrow(col)
+                if coded is not None:
+                    return coded
             if isinstance(col, pa.ChunkedArray):
                 col = col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
             if pa.types.is_dictionary(col.type):
@@ -181,6 +217,40 @@ def _column(x: Any, name: str, what: str) -> np.ndarray:
     return arr
 
 
+def _pandas_coded(s: Any, what: str, name: str) -> Any:
+    """A pandas id column coded without a Python object per row (None: not a string column).
+
+    Categorical columns give their own codes (categories checked as ids); string dtypes
+    (Arrow-backed or not) go through Arrow's hash kernel; object columns through pandas'
+    factorizer, only the distinct values checked."""
+    import pandas as pd
+
+    dt = s.dtype
+    try:
+        if isinstance(dt, pd.CategoricalDtype):
+            cats = _ids(s.cat.categories.to_numpy(), name, what)
+            codes = s.cat.codes.to_numpy().astype(np.int64)
+            if isinstance(cats, Coded):  # pragma: no cover - _ids returns arrays
+                return None
+            if cats.dtype == np.int64:
+                return cats[codes]
+            if not cats.size:
+                return None
+            # categories are distinct; unused ones are harmless
+            return Coded(codes, cats if cats.dtype == object else cats.astype(object))
+        if isinstance(dt, pd.StringDtype) or (isinstance(dt, pd.ArrowDtype) and "string" in str(dt)):
+            import pyarrow as pa
+
+            return code_arrow(pa.array(s))
+        if isinstance(dt, np.dtype) and dt.kind == "O":
+            return code_object_column(s.to_numpy(), f"{what} column {name!r}")
+    except TypeError:
+        raise TypeError(f"`{what}` column {name!r} must hold integer or string ids, got dtype {dt}") from None
+    except ImportError:
+        return None
+    return None
+
+
 def _keyword(name: str) -> str:
     for key, default in DEFAULTS.items():
         if default == name:
@@ -194,24 +264,32 @@ def _numeric(arr: np.ndarray, name: str, what: str) -> np.ndarray:
     return np.ascontiguousarray(arr, dtype=np.float64)
 
 
-def _ids(arr: np.ndarray, name: str, what: str) -> np.ndarray:
+def _ids(arr: Any, name: str, what: str) -> Any:
+    if isinstance(arr, Coded):
+        return arr
     try:
         return as_id_array(arr, f"{what} column {name!r}")
     except TypeError:
         raise TypeError(f"`{what}` column {name!r} must hold integer or string ids, got dtype {arr.dtype}") from None
 
 
-def _group(users: np.ndarray, rank: Optional[np.ndarray] = None):
+def _group(users: Any, rank: Optional[np.ndarray] = None):
     """Users in order of first appearance, the row order grouped by user (by rank within a
     user when ``rank`` is given, else in table order), the CSR indptr, and the first row with
     a bad rank (-1: none). Counting sort in C++: no comparison sort of the rows."""
-    codes, labels = factorize(users)
+    if isinstance(users, Coded) and users.first_seen:  # codes in order of first appearance already
+        codes, labels = users.codes, users.labels
+    elif isinstance(users, Coded):  # codes of a given dictionary: re-coded in order of first appearance
+        codes, first_row = _core.factorize_int64(users.codes)
+        labels = users.labels[users.codes[first_row]]
+    else:
+        codes, labels = factorize(users)
     indptr, order, bad = _core.group_rows(codes, labels.size, rank)
     return labels, order, indptr, int(bad)
 
 
-def _user_of_row(users: np.ndarray, row: int):
-    v = users[row]
+def _user_of_row(users: Any, row: int):
+    v = users.labels[users.codes[row]] if isinstance(users, Coded) else users[row]
     return v.item() if isinstance(v, np.generic) else v
 
 
@@ -227,7 +305,7 @@ def _kw(kw: dict) -> dict:
     return out
 
 
-def _check_finite(values: np.ndarray, name: str, what: str, users: np.ndarray, items: np.ndarray, noun: str) -> None:
+def _check_finite(values: np.ndarray, name: str, what: str, users: Any, items: Any, noun: str) -> None:
     """Grades/scores must be finite: the message names the column, the table row, the user and the item.
 
     Vectorised; a finite sum (no temporary array) proves every value finite, so only a
@@ -272,8 +350,8 @@ def frame_to_truth(x: Any, what: str = "truth", **kw):
     ``UserWarning`` names them and ``relevance_col=``.
     """
     kw = _kw(kw)
-    users = _ids(_column(x, kw["user_col"], what), kw["user_col"], what)
-    items = _ids(_column(x, kw["item_col"], what), kw["item_col"], what)
+    users = _ids(_column(x, kw["user_col"], what, ids=True), kw["user_col"], what)
+    items = _ids(_column(x, kw["item_col"], what, ids=True), kw["item_col"], what)
     grades = None
     if kw["relevance_col"] in _columns(x):
         grades = _numeric(_column(x, kw["relevance_col"], what), kw["relevance_col"], what)
@@ -289,15 +367,15 @@ def frame_to_truth(x: Any, what: str = "truth", **kw):
                 stacklevel=2,
             )
     u, order, indptr, _ = _group(users)
-    return indptr, items[order], None if grades is None else grades[order], u, order, kw["item_col"]
+    return indptr, _take(items, order), None if grades is None else grades[order], u, order, kw["item_col"]
 
 
 def frame_to_recs(x: Any, what: str = "recs", **kw):
     """(indptr, items, scores or None, users, by_score): ranked by rank, else by score at evaluation."""
     kw = _kw(kw)
     cols = _columns(x)
-    users = _ids(_column(x, kw["user_col"], what), kw["user_col"], what)
-    items = _ids(_column(x, kw["item_col"], what), kw["item_col"], what)
+    users = _ids(_column(x, kw["user_col"], what, ids=True), kw["user_col"], what)
+    items = _ids(_column(x, kw["item_col"], what, ids=True), kw["item_col"], what)
     has_rank, has_score = kw["rank_col"] in cols, kw["score_col"] in cols
     if not (has_rank or has_score):
         raise ValueError(
@@ -321,16 +399,22 @@ def frame_to_recs(x: Any, what: str = "recs", **kw):
         u, order, indptr, bad = _group(users, rank)
         if bad >= 0:
             ru = _user_of_row(users, bad)
-            n_rows = int(np.count_nonzero(users == users[bad]))
+            same = users.codes == users.codes[bad] if isinstance(users, Coded) else users == users[bad]
+            n_rows = int(np.count_nonzero(same))
             k = int(rank[bad])
             why = f"outside 1..{n_rows}" if not 1 <= k <= n_rows else "a repeat"
             raise ValueError(
                 f"`{what}` column {kw['rank_col']!r}: ranks of user {ru!r} must be 1..n without gaps or "
                 f"repeats (n = {n_rows} rows); row {bad} has rank {k}, {why}"
             )
-        return indptr, items[order], None if scores is None else scores[order], u, False
+        return indptr, _take(items, order), None if scores is None else scores[order], u, False
     u, order, indptr, _ = _group(users)
     assert scores is not None  # a score column is there when there is no rank column
     s = scores[order]
     check_scores(s, indptr, u)
-    return indptr, items[order], s, u, True
+    return indptr, _take(items, order), s, u, True
+
+
+def _take(items: Any, order: np.ndarray) -> Any:
+    """The ids (or their codes) in ``order``."""
+    return items.with_codes(items.codes[order]) if isinstance(items, Coded) else items[order]

@@ -4,7 +4,9 @@ qrels lines: ``query iteration docno grade``; run lines: ``query Q0 docno rank
 score [runid ...]``. Query and document ids stay strings. trec_eval ignores the
 rank column and orders each query's documents by score, so a run is returned
 ranked by score (``ties=`` of :func:`rankmeter.evaluate` decides equal scores;
-the ``trec_eval`` preset uses docno descending, as trec_eval does). Files ending
+the ``trec_eval`` preset uses docno descending, as trec_eval does; the parser
+codes the docnos in their string order, so that order is a comparison of
+integers). Files ending
 in ``.gz`` (or starting with the gzip magic bytes) are decompressed. Parsing
 and grouping run in C++ (rankmeter/inputs.hpp); fields are split on ASCII
 whitespace, as trec_eval splits them.
@@ -18,6 +20,7 @@ import zlib
 from typing import Optional, Union
 
 from .. import _core
+from ._ids import Coded, StringTable
 
 __all__ = ["parse_qrels", "parse_run"]
 
@@ -41,7 +44,8 @@ def _parse(path: PathLike, n_min: int, n_max: Optional[int], value_field: int, l
     """(queries in first-appearance order, indptr, docnos grouped by query in file order, values).
 
     One C++ pass (rankmeter/inputs.hpp): UTF-8 check, whitespace split, numbers,
-    grouping by query with a hash table and a counting sort."""
+    grouping by query with a hash table and a counting sort; the docnos come as
+    :class:`Coded` (codes in the docnos' string order, the distinct docnos sorted)."""
     return _parse_data(_read_bytes(path, "path"), path, n_min, n_max, value_field, layout, value_name)
 
 
@@ -55,7 +59,7 @@ def _parse_data(
     value_name: str,
     first_line: int = 1,
 ):
-    users, indptr, docs, values, err = _core.parse_trec(data, n_min, n_max or 0, value_field)
+    users, indptr, codes, blob, offsets, values, err = _core.parse_trec(data, n_min, n_max or 0, value_field)
     code, line, n_fields, byte, token = err
     line += first_line - 1
     if code == 1:
@@ -66,7 +70,10 @@ def _parse_data(
         raise ValueError(f"{path}: line {line}: {value_name} {token.decode('utf-8')!r} must be finite")
     if code == 4:
         raise ValueError(f"`path` {path}: not UTF-8 text (byte {byte}: invalid start or continuation byte)")
-    return users, indptr, docs, values
+    # docnos coded in C++ (codes in the docnos' string order); the distinct ones stay UTF-8 bytes
+    # until something asks for them as Python str
+    assert codes is not None and blob is not None and offsets is not None  # no error: the parse's outputs
+    return users, indptr, Coded(codes, StringTable(blob, offsets), in_order=True), values
 
 
 def parse_run_bytes(data: bytes, path: PathLike, first_line: int = 1):
