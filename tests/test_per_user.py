@@ -113,3 +113,19 @@ def test_per_user_values_kept_with_beyond_metrics_in_the_call():
     np.testing.assert_array_equal(res.per_user["ndcg@5"], [1.0, 0.0])
     np.testing.assert_array_equal(res.per_user["hits"], [1.0, 0.0])
     assert res.per_user["novelty@2"].shape == (2,)
+
+
+def test_a_dropped_result_frees_its_per_user_columns_without_the_cyclic_collector():
+    import gc
+    import weakref
+
+    w = rm.datasets.w1(2000, seed=1)
+    gc.disable()
+    try:
+        res = rm.evaluate(w.truth, w.recs, ["ndcg@10", "ap@10"])
+        ref = weakref.ref(res.per_user["ndcg@10"])
+        assert ref() is not None
+        del res
+        assert ref() is None  # freed by reference counting: Result and its per_user view form no cycle
+    finally:
+        gc.enable()

@@ -32,7 +32,6 @@ class Result:
         "users",
         "meta",
         "state",
-        "per_user",
     )
 
     def __init__(
@@ -56,7 +55,14 @@ class Result:
         self._means = means
         self.users = users
         self.meta = meta
-        self.per_user = _PerUser(self)
+
+    @property
+    def per_user(self) -> Mapping:
+        """Per-user values by metric name (float64 arrays aligned with ``users``; NaN for skipped users).
+
+        A view made on access: the Result holds no reference to it, so a dropped Result frees
+        its per-user columns at once (no reference cycle left for the cyclic collector)."""
+        return _PerUser(self)
 
     def _col(self, key: Any) -> int:
         """A name as passed to evaluate(), else the canonical form of a name or Metric."""
