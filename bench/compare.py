@@ -53,6 +53,8 @@ CONTENDERS = {
                            "ndcg": "ndcg@10"}, {}),
     "ranx": ("ranx", 100_000, {"precision@10": "precision@10", "recall@10": "recall@10", "map@10": "map@10",
                                "ndcg@10": "ndcg@10", "mrr@10": "mrr@10", "hit_rate@10": "hit_rate@10"}, {}),
+    "ranx_fast": ("ranx", 100_000, {"precision@10": "precision@10", "recall@10": "recall@10", "map@10": "map@10",
+                                    "ndcg@10": "ndcg@10", "mrr@10": "mrr@10", "hit_rate@10": "hit_rate@10"}, {}),
     "pytrec_eval": ("pytrec_eval", 100_000, {"P_10": "precision@10", "recall_10": "recall@10",
                                              "map_cut_10": "map@10", "ndcg_cut_10": "ndcg@10", "recip_rank": "mrr",
                                              "success_10": "success@10"}, {"preset": "trec_eval"}),
@@ -74,7 +76,8 @@ CONTENDERS = {
 
 LABEL = {"rankmeter": "rankmeter.evaluate (20 columns)", "floor": "memory floor (np.add.reduce)",
          "implicit": "implicit.evaluation (stand-in model; same metrics: rankmeter on the top-10 lists it receives)", "numpy": "numpy (vectorised, 4 metrics)",
-         "ranx": "ranx (warm numba)", "pytrec_eval": "pytrec_eval", "rectools": "RecTools calc_metrics",
+         "ranx": "ranx (warm numba; Qrels/Run + ranx.evaluate)",
+         "ranx_fast": "ranx fastest path (warm numba kernels on typed-List qrels + UxKx2 run array)", "pytrec_eval": "pytrec_eval", "rectools": "RecTools calc_metrics",
          "recommenders": "MS Recommenders python_evaluation", "torchmetrics": "torchmetrics retrieval", "evidently": "Evidently Report (recsys metrics)",
          "ml_metrics": "ml_metrics.mapk + recmetrics.mark", "python_loops": "per-user Python loops"}
 

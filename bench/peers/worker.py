@@ -99,6 +99,36 @@ def ranx_peer():
     return convert, compute
 
 
+def ranx_fast_peer():
+    """ranx's fastest path: its numba metric kernels called directly on the typed-List qrels and a
+    U x K x 2 run array (doc-id hash, score; K = the cutoff, as the @K metrics read no further),
+    built once in convert(), so compute() is only the kernels (ranx.evaluate converts every call)."""
+    import numpy as np
+    import ranx
+    from ranx import metrics as rxm
+
+    def convert(w):
+        qrels, run = trec_dicts(w)
+        q = ranx.Qrels(qrels)
+        r = ranx.Run(run)
+        q_tl = q.to_typed_list()
+        r_arr = np.stack([a[:K] for a in r.to_typed_list()])  # every W1 list has >= K items
+        return q_tl, r_arr
+
+    def compute(s):
+        q, r = s
+        return {
+            f"precision@{K}": float(rxm.precision(q, r, K).mean()),
+            f"recall@{K}": float(rxm.recall(q, r, K).mean()),
+            f"map@{K}": float(rxm.average_precision(q, r, K).mean()),
+            f"ndcg@{K}": float(rxm.ndcg(q, r, K).mean()),
+            f"mrr@{K}": float(rxm.reciprocal_rank(q, r, K).mean()),
+            f"hit_rate@{K}": float(rxm.hit_rate(q, r, K).mean()),
+        }
+
+    return convert, compute
+
+
 def pytrec_eval_peer():
     import pytrec_eval
 
@@ -387,7 +417,7 @@ def floor_peer():
     return convert, compute
 
 
-PEERS = {"ranx": ranx_peer, "pytrec_eval": pytrec_eval_peer, "torchmetrics": torchmetrics_peer,
+PEERS = {"ranx": ranx_peer, "ranx_fast": ranx_fast_peer, "pytrec_eval": pytrec_eval_peer, "torchmetrics": torchmetrics_peer,
          "rectools": rectools_peer, "recommenders": msr_peer, "ml_metrics": ml_metrics_peer,
          "implicit": implicit_peer, "evidently": evidently_peer, "numpy": numpy_peer, "python_loops": python_loops_peer,
          "rankmeter": rankmeter_peer, "floor": floor_peer}
