@@ -58,6 +58,10 @@ CONTENDERS = {
     "pytrec_eval": ("pytrec_eval", 100_000, {"P_10": "precision@10", "recall_10": "recall@10",
                                              "map_cut_10": "map@10", "ndcg_cut_10": "ndcg@10", "recip_rank": "mrr",
                                              "success_10": "success@10"}, {"preset": "trec_eval"}),
+    "pytrec_eval_top": ("ir_measures", 100_000, {"P_10": "precision@10", "recall_10": "recall@10",
+                                                 "map_cut_10": "map@10", "ndcg_cut_10": "ndcg@10",
+                                                 "recip_rank": "mrr@10", "success_10": "success@10"},
+                        {"preset": "trec_eval"}),
     "rectools": ("rectools", 100_000, {"precision": "precision@10", "recall": "recall@10", "map": "map@10",
                                        "ndcg": "ndcg(gain=binary,ideal=k_slots)@10", "mrr": "mrr@10",
                                        "hit_rate": "hit_rate@10"}, {}),
@@ -77,7 +81,8 @@ CONTENDERS = {
 LABEL = {"rankmeter": "rankmeter.evaluate (20 columns)", "floor": "memory floor (np.add.reduce)",
          "implicit": "implicit.evaluation (stand-in model; same metrics: rankmeter on the top-10 lists it receives)", "numpy": "numpy (vectorised, 4 metrics)",
          "ranx": "ranx (warm numba; Qrels/Run + ranx.evaluate)",
-         "ranx_fast": "ranx fastest path (warm numba kernels on typed-List qrels + UxKx2 run array)", "pytrec_eval": "pytrec_eval", "rectools": "RecTools calc_metrics",
+         "ranx_fast": "ranx fastest path (warm numba kernels on typed-List qrels + UxKx2 run array)", "pytrec_eval": "pytrec_eval",
+         "pytrec_eval_top": "pytrec_eval on its run cut to the top 10 (evaluator built beforehand)", "rectools": "RecTools calc_metrics",
          "recommenders": "MS Recommenders python_evaluation", "torchmetrics": "torchmetrics retrieval", "evidently": "Evidently Report (recsys metrics)",
          "ml_metrics": "ml_metrics.mapk + recmetrics.mark", "python_loops": "per-user Python loops"}
 
