@@ -199,8 +199,10 @@ def evaluate(
       ``union`` and a ``repartition`` by user, ``partitions`` of them), so a
       user's rows may start in any partitions.
 
-    Every partition becomes one ``rankmeter.partial`` call on an executor
-    (``mapInArrow``); the driver merges the states. Options (``preset``,
+    Every partition becomes one ``mapInArrow`` task on an executor emitting
+    one exact state (in list form its Arrow batches go through
+    ``rankmeter.partial`` in chunks of about 32 MB as they arrive, merged in the
+    task); the driver merges the states. Options (``preset``,
     ``empty``, ``duplicates``, ``ties``, ``min_relevance``, ``max_items``,
     ``missing``, ``threads``) are those of :func:`rankmeter.evaluate`; ``threads``
     (of the C++ pass inside each task) defaults to 1, as the engine runs one
