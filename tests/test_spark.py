@@ -127,6 +127,32 @@ def test_issue15_tiny_arrow_batches_and_string_ids(spark):
     _same(got, ref, METRICS)
 
 
+def test_issue15_many_chunks_per_task_bit_identical(spark, monkeypatch):
+    """Each task evaluates its batches in chunks as they arrive (a helper thread) and merges them: with every
+    tiny Arrow batch its own chunk, the means, the state and the per-user rows are still those in memory."""
+    import rankmeter._partitions as P
+
+    monkeypatch.setattr(P, "CHUNK_BYTES", 1)  # read when the plan is built on the driver, shipped to the tasks
+    truth, recs, catalog = _random(13, n_users=200)
+    ref = rm.evaluate(truth, recs, METRICS, catalog=catalog)
+    df = _lists_frame(spark, truth, recs)
+    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    old = spark.conf.get(key)
+    spark.conf.set(key, "7")
+    try:
+        st = rs.evaluate(df, METRICS, catalog=catalog, partitions=2, state=True)
+        ms = ["ndcg@10", "map@5"]
+        pu = rs.per_user(df, ms, partitions=2).toArrow()
+    finally:
+        spark.conf.set(key, old)
+    assert st == ref.state
+    _same(st.finalize(), ref, METRICS)
+    by_user = dict(zip(pu.column("user_id").to_pylist(), pu.column("ndcg@10").to_pylist()))
+    assert len(by_user) == len(truth)
+    np.testing.assert_array_equal(np.array([by_user[u] for u in ref.users], dtype=np.float64),
+                                  np.asarray(ref.per_user["ndcg@10"], dtype=np.float64))  # NaN where truth is empty
+
+
 def test_issue15_truth_as_plain_lists_and_scores_column(spark):
     rows = [(1, [5, 6, 7], [0.1, 0.9, 0.5], [5, 7]), (2, [8], [1.0], []), (3, [], [], [9])]
     df = spark.createDataFrame(rows, "user_id long, recs array<long>, s array<double>, truth array<long>")

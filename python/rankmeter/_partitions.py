@@ -12,7 +12,7 @@ the task's closure). pyarrow is imported inside the functions.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Iterable, Iterator, Optional
 
 import numpy as np
 
@@ -23,6 +23,8 @@ __all__ = [
     "Plan",
     "partition_state",
     "partition_per_user",
+    "stream_state",
+    "stream_per_user",
     "merge_blobs",
     "COL_SIDE",
     "COL_USER",
@@ -33,6 +35,9 @@ __all__ = [
 
 # column names of the long form after the engine's one grouping (a union of recs and truth rows)
 COL_SIDE, COL_USER, COL_ITEM, COL_POS, COL_REL = "__rm_side", "__rm_user", "__rm_item", "__rm_pos", "__rm_rel"
+
+# list form: a task's Arrow batches are evaluated in groups of about this many bytes (W1: ~37k users a group)
+CHUNK_BYTES = 32 << 20
 
 OPTION_NAMES = ("preset", "empty", "duplicates", "ties", "min_relevance", "max_items", "missing", "threads")
 
@@ -53,6 +58,13 @@ class Plan:
     rel_col: str = "relevance"
     options: dict = field(default_factory=dict)
     context: dict = field(default_factory=dict)
+    # list form: a task evaluates its Arrow batches in groups of about this many bytes (None: CHUNK_BYTES,
+    # read when the plan is built, on the driver)
+    chunk_bytes: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        if self.chunk_bytes is None:
+            self.chunk_bytes = CHUNK_BYTES
 
 
 def check_metrics(metrics: Any) -> list:
@@ -211,6 +223,67 @@ def partition_per_user(table: Any, plan: Plan, names: list) -> Any:
     for m, name in zip(plan.metrics, names):
         data[name] = pa.array(np.asarray(res.per_user[m], dtype=np.float64))
     return pa.table(data)
+
+
+def chunks(batches: Iterable[Any], plan: Plan) -> Iterator[Any]:
+    """The non-empty Arrow batches of a task as tables, in arrival order.
+
+    List form (one row per user): consecutive batches grouped into tables of at
+    least ``plan.chunk_bytes`` (the last one smaller), so a task never holds its whole
+    partition and its memory stays small and reused. Long form: one table of the
+    whole partition (a user's rows may sit in any of its batches).
+    """
+    import pyarrow as pa
+
+    limit = plan.chunk_bytes if plan.chunk_bytes is not None else CHUNK_BYTES
+    pending: list = []
+    size = 0
+    for b in batches:
+        if b.num_rows == 0:
+            continue
+        pending.append(b)
+        size += b.nbytes
+        if plan.form == "lists" and size >= limit:
+            yield pa.Table.from_batches(pending)
+            pending, size = [], 0
+    if pending:
+        yield pa.Table.from_batches(pending)
+
+
+def stream_state(batches: Iterable[Any], plan: Plan) -> Optional[State]:
+    """The exact state of a task's Arrow batches, ``None`` when they hold no row.
+
+    Each table of :func:`chunks` is evaluated by :func:`partition_state` in one
+    helper thread while the calling thread reads the next batches from the engine
+    (the C++ pass releases the GIL), at most two tables in flight; the chunk
+    states are merged with :meth:`State.merge_all`. The sums being exact, the
+    merged state is that of one call over the whole partition, bit for bit; a
+    user in two rows of the partition raises the merge's ``ValueError`` naming it.
+    """
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    states: list = []
+    inflight: list[Future] = []
+    with ThreadPoolExecutor(1, thread_name_prefix="rankmeter-task") as pool:
+        try:
+            for table in chunks(batches, plan):
+                inflight.append(pool.submit(partition_state, table, plan))
+                del table
+                if len(inflight) > 1:
+                    states.append(inflight.pop(0).result())
+            states.extend(f.result() for f in inflight)
+        finally:
+            for f in inflight:
+                f.cancel()
+    if not states:
+        return None
+    return states[0] if len(states) == 1 else State.merge_all(states)
+
+
+def stream_per_user(batches: Iterable[Any], plan: Plan, names: list) -> Iterator[Any]:
+    """:func:`partition_per_user` over the tables of :func:`chunks`: Arrow record batches, in arrival order."""
+    for table in chunks(batches, plan):
+        yield from partition_per_user(table, plan, names).to_batches()
 
 
 def merge_blobs(blobs: list, plan: Plan) -> State:

@@ -9,9 +9,13 @@ functions; ``import rankmeter.spark`` does not need it.
 What runs where:
 
 - **executors** (one Python task per partition): the partition's Arrow batches
-  are concatenated, turned into ``Truth``/``Recs`` without a loop over users,
-  and evaluated by :func:`rankmeter.partial` (the C++ core); the task emits one
-  row holding ``State.to_bytes()`` (exact sums, catalog histograms, user ids).
+  are turned into ``Truth``/``Recs`` without a loop over users and evaluated by
+  :func:`rankmeter.partial` (the C++ core); the task emits one row holding
+  ``State.to_bytes()`` (exact sums, catalog histograms, user ids). In list form
+  a task evaluates its batches in chunks of about 32 MB as they arrive, in a
+  helper thread while it reads the next ones, and merges the chunk states: it
+  never holds its whole partition, and the arithmetic overlaps Spark's Arrow
+  conversion. In long form a task evaluates its whole partition at once.
 - **driver**: collects those rows (one per non-empty partition) and merges
   them with :meth:`rankmeter.State.merge_all`, then ``finalize()``. Means are
   bit-identical to :func:`rankmeter.evaluate` on the same data, whatever the
@@ -33,8 +37,8 @@ from ._partitions import (
     check_metrics,
     check_options,
     merge_blobs,
-    partition_per_user,
-    partition_state,
+    stream_per_user,
+    stream_state,
 )
 
 if TYPE_CHECKING:
@@ -195,8 +199,10 @@ def evaluate(
       ``union`` and a ``repartition`` by user, ``partitions`` of them), so a
       user's rows may start in any partitions.
 
-    Every partition becomes one ``rankmeter.partial`` call on an executor
-    (``mapInArrow``); the driver merges the states. Options (``preset``,
+    Every partition becomes one ``mapInArrow`` task on an executor emitting
+    one exact state (in list form its Arrow batches go through
+    ``rankmeter.partial`` in chunks of about 32 MB as they arrive, merged in the
+    task); the driver merges the states. Options (``preset``,
     ``empty``, ``duplicates``, ``ties``, ``min_relevance``, ``max_items``,
     ``missing``, ``threads``) are those of :func:`rankmeter.evaluate`; ``threads``
     (of the C++ pass inside each task) defaults to 1, as the engine runs one
@@ -242,11 +248,9 @@ def evaluate(
     def task(batches):
         import pyarrow as pa
 
-        bl = list(batches)
-        if not bl or sum(b.num_rows for b in bl) == 0:
-            return
-        st = partition_state(pa.Table.from_batches(bl), plan)
-        yield pa.RecordBatch.from_pydict({"state": [st.to_bytes()]}, schema=pa.schema([("state", pa.binary())]))
+        st = stream_state(batches, plan)
+        if st is not None:
+            yield pa.RecordBatch.from_pydict({"state": [st.to_bytes()]}, schema=pa.schema([("state", pa.binary())]))
 
     try:
         rows = frame.mapInArrow(task, "state binary").collect()
@@ -308,13 +312,7 @@ def per_user(
     schema = StructType([StructField(user_col, user_type)] + [StructField(n, DoubleType()) for n in names])
 
     def task(batches):
-        import pyarrow as pa
-
-        bl = list(batches)
-        if not bl or sum(b.num_rows for b in bl) == 0:
-            return
-        t = partition_per_user(pa.Table.from_batches(bl), plan, names)
-        yield from t.to_batches()
+        yield from stream_per_user(batches, plan, names)
 
     return frame.mapInArrow(task, schema)
 
