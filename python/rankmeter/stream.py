@@ -34,6 +34,7 @@ from ._options import choice
 from .evaluation import PRESETS, evaluate
 from .inputs import Recs, Truth
 from .inputs._frame import csv_options as _csv_options
+from .inputs._frame import parquet_dataset
 from .inputs._frame import read_csv as read_csv_table
 from .metrics import Metric
 
@@ -91,10 +92,8 @@ def _table_batches(path: str, kind: str, batch_rows: int, columns: dict) -> tupl
     import pyarrow as pa
 
     if kind == "parquet":
-        import pyarrow.dataset as ds
-
         try:
-            dataset = ds.dataset(path, format="parquet")
+            dataset = parquet_dataset(path)  # footers checked: no allocation of what a corrupt footer declares
             names = set(dataset.schema.names)
             wanted = [c for c in columns.values() if c in names]
             total = dataset.count_rows()

@@ -115,11 +115,26 @@ def read_parquet(path: Any):
     import pyarrow as pa
 
     try:
-        return ds.dataset(os.fspath(path), format="parquet").to_table()
+        return parquet_dataset(path).to_table()
     except (pa.ArrowException, OSError) as e:  # a truncated or corrupt file: one clear error naming it
         if isinstance(e, (FileNotFoundError, PermissionError, IsADirectoryError)):
             raise
         raise ValueError(f"{os.fspath(path)}: not a readable parquet file ({' '.join(str(e).split())})") from None
+
+
+def parquet_dataset(path: Any):
+    """``pyarrow.dataset`` of a parquet file or directory whose files' footers were checked first
+    (:func:`rankmeter.inputs._parquet_footer.check_footer`): a footer declaring more rows or bytes
+    than its file can hold is a ValueError naming the file, before pyarrow allocates what it declares."""
+    import pyarrow.dataset as ds
+
+    from ._parquet_footer import check_footer
+
+    dataset = ds.dataset(os.fspath(path), format="parquet")
+    for name in dataset.files:
+        with dataset.filesystem.open_input_file(name) as f:
+            check_footer(lambda offset, n, f=f: f.read_at(n, offset), f.size(), name)  # pyarrow: (nbytes, offset)
+    return dataset
 
 
 def _columns(x: Any) -> list:
