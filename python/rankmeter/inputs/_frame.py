@@ -109,7 +109,7 @@ def read_csv(path: Any, what: str = "recs", user_col: Optional[str] = None, item
 def read_parquet(path: Any):
     """A parquet file or directory as a pyarrow Table (pyarrow.dataset)."""
     try:
-        import pyarrow.dataset  # noqa: F401  (only to say what to install)
+        import pyarrow.dataset
     except ImportError:  # pragma: no cover - depends on the environment
         raise ImportError("reading parquet needs pyarrow: pip install pyarrow") from None
     import pyarrow as pa
