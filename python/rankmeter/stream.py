@@ -16,6 +16,14 @@ rows appear again after its group ended is an error naming the user (never a
 double count). Truth users without any recommendation are handled as
 ``missing=`` says, exactly as the in-memory path does (see "Evaluating in
 pieces" in docs/metrics.md).
+
+A truth too big for memory is streamed too (``stream_truth=True``, or ``"auto"`` for a large
+truth file): both inputs sorted by user id, their batches of whole users are merge-joined on
+the user id, range of users by range (each step uses up the pending batch of at least one
+side, so memory depends on the batch sizes, not on either file). Each range is evaluated with
+``missing=`` as asked: truth-only users are zero or skipped, recs-only users get an empty truth,
+as in memory; a user out of order on either side is an error naming it (never a double count or
+a dropped user).
 """
 
 from __future__ import annotations
@@ -655,6 +663,7 @@ def evaluate_stream(
     max_items: Optional[int] = None,
     missing: Optional[str] = None,
     stream_truth: Union[bool, str] = "auto",
+    truth_batch_rows: Optional[int] = None,
     user_col: Optional[str] = None,
     item_col: Optional[str] = None,
     relevance_col: Optional[str] = None,
@@ -667,8 +676,10 @@ def evaluate_stream(
     Parameters
     ----------
     truth : any truth form of :func:`rankmeter.evaluate`, or a path
-        Loaded once: a TREC qrels file, a parquet file/directory, a CSV (``.csv``/``.tsv``,
-        optionally ``.gz``) file, a table, a dict or a :class:`rankmeter.Truth`.
+        A TREC qrels file, a parquet file/directory, a CSV (``.csv``/``.tsv``, optionally
+        ``.gz``) file, a table, a dict or a :class:`rankmeter.Truth`: loaded once; or, with
+        ``stream_truth``, a path or an iterable of pyarrow RecordBatches/Tables streamed
+        alongside the recs.
     recs : path, or an iterable of pyarrow RecordBatches / Tables
         A parquet file or directory (read with ``pyarrow.dataset``, several files in
         order), a CSV file (``pyarrow.csv`` streaming reader) or a TREC run file (read in
@@ -690,6 +701,18 @@ def evaluate_stream(
         As for :func:`rankmeter.evaluate`; ``missing`` decides the truth users that no
         batch recommends to (default: the preset's, else ``"zero"``), exactly as the
         in-memory path does.
+    stream_truth : bool or "auto"
+        ``False``: the truth is loaded once (only the recs must be grouped by user).
+        ``True``: the truth is read in batches too, in step with the recs (a merge join on
+        the user id): both must then be *sorted* by user id, ascending (numbers by value,
+        text by code point, as ``LC_ALL=C sort`` orders it), within and across files; a
+        user out of order on either side is a ValueError naming it. Users only in the truth
+        are handled as ``missing=`` says, users only in the recs get an empty truth
+        (``empty=``), exactly as in memory; memory then depends on the batch sizes only.
+        ``"auto"`` (default): ``True`` for a truth path bigger than
+        ``rankmeter.stream.TRUTH_IN_MEMORY_MAX`` bytes on disk (1 GiB), else ``False``.
+    truth_batch_rows : int, optional
+        Rows per truth batch when the truth is streamed (default ``batch_rows``).
     user_col, item_col, relevance_col, rank_col, score_col : str, optional
         Column names of parquet/CSV tables (defaults ``user_id``, ``item_id``,
         ``relevance``, ``rank``, ``score``).
@@ -702,14 +725,15 @@ def evaluate_stream(
     StreamResult
         ``res[name]`` the means (bit-identical to :func:`rankmeter.evaluate` on the same
         data), ``res.meta`` (``n_users``, ``n_skipped``, ``n_missing_recs``,
-        ``n_ignored_recs``, ``n_rows``, ``n_batches``), ``res.state``.
+        ``n_ignored_recs``, ``n_rows``, ``n_batches``, ``truth_streamed``), ``res.state``.
 
     Raises
     ------
     ValueError
         A user whose rows appear again after its group ended (the input is not grouped
-        by user: sort it by user first), a malformed file (the message names it), or
-        anything :func:`rankmeter.evaluate` rejects.
+        by user: sort it by user first), with a streamed truth a user out of ascending
+        order in either input, a malformed file (the message names it), or anything
+        :func:`rankmeter.evaluate` rejects.
 
     Examples
     --------
@@ -721,6 +745,10 @@ def evaluate_stream(
     """
     if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
         raise ValueError(f"`batch_rows` must be a positive integer, got {batch_rows!r}")
+    if truth_batch_rows is None:
+        truth_batch_rows = batch_rows
+    if isinstance(truth_batch_rows, bool) or not isinstance(truth_batch_rows, int) or truth_batch_rows < 1:
+        raise ValueError(f"`truth_batch_rows` must be a positive integer, got {truth_batch_rows!r}")
     if progress is not None and not isinstance(progress, bool):
         raise TypeError(f"`progress` must be True, False or None, got {progress!r}")
     columns = dict(
@@ -780,7 +808,7 @@ def evaluate_stream(
         if index is None:
             # the truth streamed alongside: a merge join of the two sorted streams, range of users by range
             windows = _join_windows(
-                _SortedSide(_truth_chunks(truth, names, cols, batch_rows), "truth", auto),
+                _SortedSide(_truth_chunks(truth, names, cols, truth_batch_rows), "truth", auto),
                 _SortedSide(_recs_chunks(source, names, cols), "recs", auto),
             )
             for t_part, r_part, advance, rows_here in windows:

@@ -27,103 +27,108 @@ class _Corrupt(Exception):
     pass
 
 
-class _Reader:
-    __slots__ = ("buf", "pos")
-
-    def __init__(self, buf: bytes):
-        self.buf = buf
-        self.pos = 0
-
-    def byte(self) -> int:
-        if self.pos >= len(self.buf):
+def _varint(buf: bytes, pos: int) -> tuple[int, int]:
+    out = shift = 0
+    end = len(buf)
+    while True:
+        if pos >= end:
             raise _Corrupt("truncated")
-        b = self.buf[self.pos]
-        self.pos += 1
-        return b
+        b = buf[pos]
+        pos += 1
+        out |= (b & 0x7F) << shift
+        if b < 0x80:
+            return out, pos
+        shift += 7
+        if shift > 63:
+            raise _Corrupt("a varint longer than 10 bytes")
 
-    def take(self, n: int) -> bytes:
-        if n < 0 or self.pos + n > len(self.buf):
-            raise _Corrupt(f"a field of {n:,} bytes with {len(self.buf) - self.pos:,} left")
-        out = self.buf[self.pos : self.pos + n]
-        self.pos += n
-        return out
 
-    def varint(self) -> int:
-        shift = out = 0
-        while True:
-            b = self.byte()
-            out |= (b & 0x7F) << shift
-            if not b & 0x80:
-                return out
-            shift += 7
-            if shift > 63:
-                raise _Corrupt("a varint longer than 10 bytes")
-
-    def zigzag(self) -> int:
-        n = self.varint()
-        return (n >> 1) ^ -(n & 1)
-
-    def count(self, n: int) -> int:
+def _value(buf: bytes, pos: int, kind: int, depth: int) -> tuple[Any, int]:
+    """(value, position after it) of a Thrift compact value of type ``kind`` at ``pos``."""
+    if kind == _I64 or kind == _I32 or kind == _I16:
+        n, pos = _varint(buf, pos)
+        return (n >> 1) ^ -(n & 1), pos
+    if kind == _BINARY:
+        n, pos = _varint(buf, pos)
+        if pos + n > len(buf):
+            raise _Corrupt(f"a field of {n:,} bytes with {len(buf) - pos:,} left")
+        return buf[pos : pos + n], pos + n
+    if kind == _TRUE or kind == _FALSE:
+        # inside a struct the type carries the value (inside a list a bool is a byte: see below)
+        return kind == _TRUE, pos
+    if kind == _BYTE or kind == _DOUBLE or kind == _UUID:
+        n = 1 if kind == _BYTE else 8 if kind == _DOUBLE else 16
+        if pos + n > len(buf):
+            raise _Corrupt("truncated")
+        return buf[pos] if n == 1 else buf[pos : pos + n], pos + n
+    if depth > _MAX_DEPTH:
+        raise _Corrupt("nested too deep")
+    if kind == _STRUCT:
+        return _struct(buf, pos, depth + 1)
+    if kind == _LIST or kind == _SET:
+        if pos >= len(buf):
+            raise _Corrupt("truncated")
+        head = buf[pos]
+        pos += 1
+        n, elem = head >> 4, head & 0x0F
+        if n == 15:
+            n, pos = _varint(buf, pos)
         # every element takes at least one byte (a bool in a list: one; an empty struct: its stop byte)
-        if n > len(self.buf) - self.pos:
-            raise _Corrupt(f"a container of {n:,} elements with {len(self.buf) - self.pos:,} bytes left")
-        return n
+        if n > len(buf) - pos:
+            raise _Corrupt(f"a container of {n:,} elements with {len(buf) - pos:,} bytes left")
+        out = []
+        if elem == _TRUE or elem == _FALSE:
+            for _ in range(n):
+                out.append(buf[pos] == 1)
+                pos += 1
+            return out, pos
+        for _ in range(n):
+            v, pos = _value(buf, pos, elem, depth + 1)
+            out.append(v)
+        return out, pos
+    if kind == _MAP:
+        n, pos = _varint(buf, pos)
+        if n > len(buf) - pos:
+            raise _Corrupt(f"a map of {n:,} entries with {len(buf) - pos:,} bytes left")
+        if n == 0:
+            return {}, pos
+        types = buf[pos]
+        pos += 1
+        entries = {}
+        for i in range(n):
+            k, pos = _value(buf, pos, types >> 4, depth + 1)
+            v, pos = _value(buf, pos, types & 0x0F, depth + 1)
+            entries[i] = (k, v)
+        return entries, pos
+    raise _Corrupt(f"unknown Thrift type {kind}")
 
-    def value(self, kind: int, depth: int) -> Any:
-        if kind in (_TRUE, _FALSE):
-            # inside a struct the type carries the value; inside a list a bool is one byte (1 true)
-            return kind == _TRUE
-        if kind == _BYTE:
-            return self.byte()
-        if kind in (_I16, _I32, _I64):
-            return self.zigzag()
-        if kind == _DOUBLE:
-            return self.take(8)
-        if kind == _BINARY:
-            return self.take(self.varint())
-        if kind == _UUID:
-            return self.take(16)
-        if depth > _MAX_DEPTH:
-            raise _Corrupt("nested too deep")
-        if kind in (_LIST, _SET):
-            head = self.byte()
-            n, elem = head >> 4, head & 0x0F
-            if n == 15:
-                n = self.varint()
-            n = self.count(n)
-            if elem in (_TRUE, _FALSE):
-                return [self.byte() == 1 for _ in range(n)]
-            return [self.value(elem, depth + 1) for _ in range(n)]
-        if kind == _MAP:
-            n = self.count(self.varint())
-            if n == 0:
-                return {}
-            types = self.byte()
-            k, v = types >> 4, types & 0x0F
-            return {i: (self.value(k, depth + 1), self.value(v, depth + 1)) for i in range(n)}
-        if kind == _STRUCT:
-            return self.struct(depth + 1)
-        raise _Corrupt(f"unknown Thrift type {kind}")
 
-    def struct(self, depth: int = 0) -> dict:
-        fields: dict = {}
-        last = 0
-        while True:
-            head = self.byte()
-            kind = head & 0x0F
-            if kind == _STOP:
-                return fields
-            delta = head >> 4
-            fid = last + delta if delta else self.zigzag()
-            fields[fid] = self.value(kind, depth)
-            last = fid
+def _struct(buf: bytes, pos: int, depth: int) -> tuple[dict, int]:
+    fields: dict = {}
+    last = 0
+    end = len(buf)
+    while True:
+        if pos >= end:
+            raise _Corrupt("truncated")
+        head = buf[pos]
+        pos += 1
+        kind = head & 0x0F
+        if kind == _STOP:
+            return fields, pos
+        delta = head >> 4
+        if delta:
+            fid = last + delta
+        else:
+            n, pos = _varint(buf, pos)
+            fid = (n >> 1) ^ -(n & 1)
+        fields[fid], pos = _value(buf, pos, kind, depth)
+        last = fid
 
 
 def decode_footer(tail: bytes) -> dict:
     """parquet.thrift's FileMetaData as nested {field id: value} dicts, from the footer bytes."""
-    reader = _Reader(tail)
     try:
-        return reader.struct()
+        return _struct(bytes(tail), 0, 0)[0]
     except _Corrupt as e:
         raise ValueError(f"corrupt metadata: {e}") from None
 
