@@ -529,8 +529,10 @@ def _wants_truth_stream(truth: Any, stream_truth: Any) -> tuple[bool, bool]:
     if stream_truth is True:
         if isinstance(truth, (str, os.PathLike)):
             return True, False
-        if isinstance(truth, Iterable) and not isinstance(truth, (dict, bytes, str, Truth)) and not hasattr(
-            truth, "schema"
+        if (
+            isinstance(truth, Iterable)
+            and not isinstance(truth, (dict, bytes, str, Truth))
+            and not hasattr(truth, "schema")
         ):
             return True, False
         raise TypeError(
@@ -807,6 +809,7 @@ def evaluate_stream(
     try:
         if index is None:
             # the truth streamed alongside: a merge join of the two sorted streams, range of users by range
+            matched, seen_sides = False, [False, False]
             windows = _join_windows(
                 _SortedSide(_truth_chunks(truth, names, cols, truth_batch_rows), "truth", auto),
                 _SortedSide(_recs_chunks(source, names, cols), "recs", auto),
@@ -815,13 +818,28 @@ def evaluate_stream(
                 if t_part is None and r_part is None:
                     bar.update(advance, 0, 0)
                     continue
+                pieces = [(t_part, r_part)]
+                if t_part is not None and len(t_part.items):
+                    seen_sides[0] = True
+                if r_part is not None and len(r_part.items):
+                    seen_sides[1] = True
                 if t_part is None:
-                    t_part = _empty_truth(r_part)
-                res = evaluate(
-                    t_part, {} if r_part is None else r_part, metric_list, missing=missing, **opts, **_ctx(context)
-                )
-                states.append(res.state)
-                _emit(sink, res, metric_list)
+                    pieces = [(_empty_truth(r_part), r_part)]
+                elif r_part is not None and not _any_common(t_part.users, r_part.users):
+                    # no user on both sides (rm.evaluate calls that a mistake): the two sides one by one
+                    pieces = [(t_part, None), (_empty_truth(r_part), r_part)]
+                matched = matched or len(pieces) == 1 and t_part is not None and r_part is not None
+                for t_piece, r_piece in pieces:
+                    res = evaluate(
+                        t_piece,
+                        {} if r_piece is None else r_piece,
+                        metric_list,
+                        missing=missing,
+                        **opts,
+                        **_ctx(context),
+                    )
+                    states.append(res.state)
+                    _emit(sink, res, metric_list)
                 n_rows += rows_here
                 n_batches += r_part is not None
                 n_users = 0 if r_part is None else len(r_part.users)
@@ -829,6 +847,11 @@ def evaluate_stream(
                 if len(states) >= _MERGE_EVERY:
                     merged = State.merge_all(([merged] if merged is not None else []) + states)
                     states = []
+            if not matched and seen_sides[0] and seen_sides[1]:  # as rm.evaluate: surely a mistake
+                raise ValueError(
+                    "no `recs` user matches a `truth` user (the streamed truth and recs share no user id): "
+                    "check that both sides use the same user ids"
+                )
             if merged is None and not states:  # nothing on either side: the in-memory path's empty result
                 res = evaluate(
                     Truth(np.zeros(1, np.int64), np.zeros(0, np.int64), None, np.zeros(0, np.int64)),
@@ -887,6 +910,14 @@ def evaluate_stream(
     means = state.finalize()
     meta = dict(state.meta, n_rows=n_rows, n_batches=n_batches, truth_streamed=streamed)
     return StreamResult(means, meta, state, sink.path, time.perf_counter() - t0)
+
+
+def _any_common(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two ascending arrays of distinct user ids share one."""
+    if not len(a) or not len(b):
+        return False
+    pos = np.minimum(np.searchsorted(a, b), len(a) - 1)
+    return bool((a[pos] == b).any())
 
 
 def _empty_truth(recs: Recs) -> Truth:
