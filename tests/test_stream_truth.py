@@ -246,7 +246,7 @@ def test_auto_streams_a_large_truth_file_only(tmp_path, monkeypatch):
     _same(got, want, METRICS[:6])
     shuffled = truth.take(np.random.default_rng(0).permutation(truth.num_rows))
     pq.write_table(shuffled, tmp_path / "t.parquet")
-    with pytest.raises(ValueError, match="not sorted by user.*stream_truth=False loads it in memory"):
+    with pytest.raises(ValueError, match=r"not sorted by user.*stream_truth=False loads it in memory"):
         rm.evaluate_stream(str(tmp_path / "t.parquet"), str(tmp_path / "r.parquet"), ["hits"], progress=False)
     got = rm.evaluate_stream(
         str(tmp_path / "t.parquet"), str(tmp_path / "r.parquet"), METRICS[:6], stream_truth=False, progress=False

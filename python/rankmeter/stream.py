@@ -828,7 +828,7 @@ def evaluate_stream(
                 elif r_part is not None and not _any_common(t_part.users, r_part.users):
                     # no user on both sides (rm.evaluate calls that a mistake): the two sides one by one
                     pieces = [(t_part, None), (_empty_truth(r_part), r_part)]
-                matched = matched or len(pieces) == 1 and t_part is not None and r_part is not None
+                matched = matched or (len(pieces) == 1 and t_part is not None and r_part is not None)
                 for t_piece, r_piece in pieces:
                     res = evaluate(
                         t_piece,

@@ -45,7 +45,7 @@ def _varint(buf: bytes, pos: int) -> tuple[int, int]:
 
 def _value(buf: bytes, pos: int, kind: int, depth: int) -> tuple[Any, int]:
     """(value, position after it) of a Thrift compact value of type ``kind`` at ``pos``."""
-    if kind == _I64 or kind == _I32 or kind == _I16:
+    if kind in (_I64, _I32, _I16):
         n, pos = _varint(buf, pos)
         return (n >> 1) ^ -(n & 1), pos
     if kind == _BINARY:
@@ -53,10 +53,10 @@ def _value(buf: bytes, pos: int, kind: int, depth: int) -> tuple[Any, int]:
         if pos + n > len(buf):
             raise _Corrupt(f"a field of {n:,} bytes with {len(buf) - pos:,} left")
         return buf[pos : pos + n], pos + n
-    if kind == _TRUE or kind == _FALSE:
+    if kind in (_TRUE, _FALSE):
         # inside a struct the type carries the value (inside a list a bool is a byte: see below)
         return kind == _TRUE, pos
-    if kind == _BYTE or kind == _DOUBLE or kind == _UUID:
+    if kind in (_BYTE, _DOUBLE, _UUID):
         n = 1 if kind == _BYTE else 8 if kind == _DOUBLE else 16
         if pos + n > len(buf):
             raise _Corrupt("truncated")
@@ -65,7 +65,7 @@ def _value(buf: bytes, pos: int, kind: int, depth: int) -> tuple[Any, int]:
         raise _Corrupt("nested too deep")
     if kind == _STRUCT:
         return _struct(buf, pos, depth + 1)
-    if kind == _LIST or kind == _SET:
+    if kind in (_LIST, _SET):
         if pos >= len(buf):
             raise _Corrupt("truncated")
         head = buf[pos]
@@ -77,7 +77,7 @@ def _value(buf: bytes, pos: int, kind: int, depth: int) -> tuple[Any, int]:
         if n > len(buf) - pos:
             raise _Corrupt(f"a container of {n:,} elements with {len(buf) - pos:,} bytes left")
         out = []
-        if elem == _TRUE or elem == _FALSE:
+        if elem in (_TRUE, _FALSE):
             for _ in range(n):
                 out.append(buf[pos] == 1)
                 pos += 1
