@@ -296,3 +296,45 @@ def test_the_truth_is_read_in_step_with_the_recs():
             last_recs = start
         else:
             assert start <= last_recs + 30, (start, last_recs)  # a batch or two of lookahead, never the whole file
+
+
+_RSS_SCRIPT = """
+import resource, sys
+import numpy as np, pyarrow as pa, rankmeter as rm
+n_users, stream = int(sys.argv[1]), sys.argv[2] == "stream"
+per, chunk = 10, 20_000  # rows per user; users per generated batch
+
+def batches(kind):
+    for start in range(0, n_users, chunk):
+        users = np.repeat(np.arange(start, min(start + chunk, n_users), dtype=np.int64), per)
+        items = (users * 7 + np.tile(np.arange(per), users.size // per)) % 100_003
+        cols = {"user_id": users, "item_id": items}
+        if kind == "recs":
+            cols["rank"] = np.tile(np.arange(1, per + 1, dtype=np.int64), users.size // per)
+            items[::3] += 200_000  # not every item relevant
+        yield pa.record_batch(cols)
+
+truth = batches("truth") if stream else pa.Table.from_batches(list(batches("truth")))
+res = rm.evaluate_stream(truth, batches("recs"), ["ndcg@10", "hits"], batch_rows=200_000,
+                         stream_truth=stream, progress=False)
+assert res.meta["n_users"] == n_users
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)  # MiB
+"""
+
+
+def _peak_mib(n_users: int, mode: str) -> int:
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _RSS_SCRIPT, str(n_users), mode], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return int(out.stdout.split()[-1])
+
+
+def test_peak_memory_does_not_grow_with_a_streamed_truth():
+    """Both inputs generated batch by batch: with the truth streamed, 4x the data (2M -> 8M rows a side)
+    leaves peak RSS where it was; with the truth held in memory it grows with the truth."""
+    small, big = _peak_mib(200_000, "stream"), _peak_mib(800_000, "stream")
+    held = _peak_mib(800_000, "memory")
+    assert big <= small * 1.15 + 40, (small, big)
+    assert held > big + 60, (held, big)  # the contrast: the same data with the truth loaded
