@@ -34,7 +34,12 @@ METRICS = ["precision@10", "recall@10", "ndcg@10", "ap@100", "rr", "hit_rate@10"
 
 
 def _rss_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    """Peak RSS of this process in MiB: VmHWM (ru_maxrss keeps the parent's RSS from before the exec)."""
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
 def generate(directory: str, users: int, files: int) -> None:
