@@ -138,8 +138,10 @@ def main() -> None:
     check = run("check")
     print(f"check (first file, {check['users']:,} users): bit-identical means in memory vs streamed "
           f"(batch_rows -> same): {check['bit_identical']}; peak RSS of that child {check['peak_rss_mib']:,.0f} MiB")
+    assert all(check["bit_identical"].values()), check
     if args.stream_truth:
         check = run("check_truth")
+        assert all(check["bit_identical"].values()), check
         print(f"check, truth streamed too: bit-identical (batch_rows -> same): {check['bit_identical']}; "
               f"peak RSS of that child {check['peak_rss_mib']:,.0f} MiB")
     import statistics
@@ -167,6 +169,7 @@ def main() -> None:
               f"peak RSS {max(r['peak_rss_mib'] for r in truths):,.0f} MiB  (truth streamed alongside)")
         same = all(truths[0]["means"][k] == streams[0]["means"][k] for k in METRICS)
         print(f"stream_truth / truth loaded: {truth_s / stream_s:.2f}x time; means bit-identical: {same}")
+        assert same
     print(f"stream / scan: {stream_s / scan_s:.2f}x (same readahead), {stream_s / default_s:.2f}x (default)   (medians of {args.repeats}; batch_rows {args.batch_rows:,})")
     print("meta:", streams[0]["meta"])
     print("means:", json.dumps(streams[0]["means"]))
