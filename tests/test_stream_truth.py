@@ -341,3 +341,44 @@ def test_peak_memory_does_not_grow_with_a_streamed_truth():
     held = _peak_mib(800_000, "memory")
     assert big <= small * 1.15 + 40, (small, big)
     assert held > big + 60, (held, big)  # the contrast: the same data with the truth loaded
+
+
+def test_seeded_random_merge_joins():
+    """Random users on either side or both, random list lengths (0 rows too), random batch sizes on both
+    streams, int and str ids: always rm.evaluate's numbers."""
+    rng = np.random.default_rng(2026)
+    names = ["ndcg@3", "ap", "precision@2", "recall@5", "rr", "hits", "coverage@3"]
+    checked = 0
+    for trial in range(30):
+        n = int(rng.integers(1, 25))
+        ids = np.sort(rng.choice(10**6, size=n, replace=False))
+        in_truth, in_recs = rng.random(n) < 0.8, rng.random(n) < 0.8
+        tu, ti, tg, ru, ri, rk = [], [], [], [], [], []
+        for u, t_here, r_here in zip(ids.tolist(), in_truth, in_recs):
+            if t_here:
+                for item in rng.choice(12, size=int(rng.integers(1, 5)), replace=False).tolist():
+                    tu.append(u), ti.append(item), tg.append(int(rng.integers(0, 3)))
+            if r_here:
+                for j, item in enumerate(rng.choice(12, size=int(rng.integers(1, 7)), replace=False).tolist()):
+                    ru.append(u), ri.append(item), rk.append(j + 1)
+        if not tu or not ru or not set(tu) & set(ru):
+            continue
+        conv = (lambda a: [f"{x:07d}" for x in a]) if trial % 2 else (lambda a: a)
+        truth = pa.table({"user_id": conv(tu), "item_id": ti, "relevance": tg})
+        recs = pa.table({"user_id": conv(ru), "item_id": ri, "rank": rk})
+        missing = ("zero", "skip")[trial % 3 == 0]
+        want = rm.evaluate(truth, recs, names, missing=missing, catalog=list(range(12)))
+        got = rm.evaluate_stream(
+            truth.to_batches(max_chunksize=int(rng.integers(1, 6))),
+            recs.to_batches(max_chunksize=int(rng.integers(1, 6))),
+            names,
+            batch_rows=int(rng.integers(1, 12)),
+            truth_batch_rows=int(rng.integers(1, 12)),
+            missing=missing,
+            stream_truth=True,
+            progress=False,
+            catalog=list(range(12)),
+        )
+        _same(got, want, names)
+        checked += 1
+    assert checked >= 20
