@@ -241,3 +241,40 @@ def test_stream_flag_gives_the_in_memory_output(tmp_path, capsys):
         assert got == want
     code, _, err = _run(capsys, [*base, "--stream", "-m", "num_ret"])
     assert code == 2 and "num_ret" in err
+
+
+def test_stream_truth_flag_and_auto_give_the_in_memory_output(tmp_path, capsys, monkeypatch):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    import rankmeter.stream as st
+
+    rng = np.random.default_rng(5)
+    users = np.repeat(np.arange(2, 32), 8)  # sorted by user; users 0, 1, 32.. only in the truth
+    r = pa.table({"user_id": users, "item_id": rng.integers(0, 40, users.size), "score": rng.random(users.size)})
+    t = pa.table(
+        {
+            "user_id": np.arange(35).repeat(3),
+            "item_id": np.tile([1, 7, 20], 35) + np.arange(35).repeat(3) % 5,
+            "relevance": np.ones(105),
+        }
+    )
+    pq.write_table(r, tmp_path / "r.parquet", row_group_size=5)
+    pq.write_table(t, tmp_path / "t.parquet", row_group_size=4)
+    base = ["eval", str(tmp_path / "t.parquet"), str(tmp_path / "r.parquet"), "--duplicates", "first", "--no-progress"]
+    base += ["-m", "map,P.5,10,ndcg_cut.10,num_q,runid,num_rel,num_rel_ret,recip_rank,success.1"]
+    for extra in (["-q"], ["-q", "-c"], ["--format", "csv", "-q"]):
+        _, want, err = _run(capsys, [*base, *extra])
+        assert "map" in want, err
+        code, got, err = _run(capsys, [*base, *extra, "--stream-truth", "--batch-rows", "3"])
+        assert code == 0, err
+        assert got == want
+        monkeypatch.setattr(st, "TRUTH_IN_MEMORY_MAX", 100)  # "large": streamed without the flag
+        code, got, err = _run(capsys, [*base, *extra, "--batch-rows", "7"])
+        monkeypatch.undo()
+        assert code == 0 and got == want, err
+    # a truth not sorted by user: one line on stderr naming the user, exit 2
+    pq.write_table(t.take(np.arange(104, -1, -1)), tmp_path / "t.parquet")
+    code, out, err = _run(capsys, [*base, "--stream-truth"])
+    assert code == 2 and out == ""
+    assert "`truth` is not sorted by user: user" in err and len(err.strip().splitlines()) == 1

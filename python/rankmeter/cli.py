@@ -415,8 +415,10 @@ def _exact_sum(state: Any, key: str) -> float:
 def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: dict, args: Any, name: str) -> RunOutput:
     keys = list(dict.fromkeys(m.key for m in measures if m.key is not None)) or ["num_rel"]
     columns = opts.pop("columns")
-    stream = args.stream or (
-        not args.no_stream and _size(path) > args.stream_above * (1 << 20) and input_kind(path) != "trec"
+    stream = (
+        args.stream
+        or args.stream_truth
+        or (not args.no_stream and _size(path) > args.stream_above * (1 << 20) and input_kind(path) != "trec")
     )
     per_query = args.per_query or args.format != "trec"
     lengths = None
@@ -432,6 +434,7 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: dict, arg
             keys,
             batch_rows=args.batch_rows,
             progress=False if args.no_progress else None,
+            stream_truth=bool(args.stream_truth),
             per_user=(lambda users, values: chunks.append((users, values))) if per_query else None,
             **opts,
             **columns,
@@ -575,7 +578,11 @@ def eval_files(args: Any) -> int:
         duplicates=args.duplicates,
         threads=args.threads,
     )
-    truth = load_truth(args.truth, columns)
+    from .stream import TRUTH_IN_MEMORY_MAX
+
+    # a truth bigger than memory is streamed alongside every run (both sorted by user); else read once
+    args.stream_truth = args.stream_truth or (not args.no_stream and _size(args.truth) > TRUTH_IN_MEMORY_MAX)
+    truth: Any = args.truth if args.stream_truth else load_truth(args.truth, columns)
     taken: set = set()
     runs = []
     for path in args.runs:
@@ -754,6 +761,11 @@ def _eval_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-stream", action="store_true", help="never stream")
     p.add_argument(
         "--stream-above", type=int, default=1024, metavar="MB", help="stream parquet/CSV runs above this size (1024)"
+    )
+    p.add_argument(
+        "--stream-truth",
+        action="store_true",
+        help="stream the truth alongside the runs too (both sorted by user id); default: when it is above 1 GiB",
     )
     p.add_argument("--batch-rows", type=int, default=1_000_000, help="rows per streamed batch (1,000,000)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar when streaming")

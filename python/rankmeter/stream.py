@@ -16,6 +16,14 @@ rows appear again after its group ended is an error naming the user (never a
 double count). Truth users without any recommendation are handled as
 ``missing=`` says, exactly as the in-memory path does (see "Evaluating in
 pieces" in docs/metrics.md).
+
+A truth too big for memory is streamed too (``stream_truth=True``, or ``"auto"`` for a large
+truth file): both inputs sorted by user id, their batches of whole users are merge-joined on
+the user id, range of users by range (each step uses up the pending batch of at least one
+side, so memory depends on the batch sizes, not on either file). Each range is evaluated with
+``missing=`` as asked: truth-only users are zero or skipped, recs-only users get an empty truth,
+as in memory; a user out of order on either side is an error naming it (never a double count or
+a dropped user).
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ from ._options import choice
 from .evaluation import PRESETS, evaluate
 from .inputs import Recs, Truth
 from .inputs._frame import csv_options as _csv_options
+from .inputs._frame import parquet_dataset
 from .inputs._frame import read_csv as read_csv_table
 from .metrics import Metric
 
@@ -91,10 +100,8 @@ def _table_batches(path: str, kind: str, batch_rows: int, columns: dict) -> tupl
     import pyarrow as pa
 
     if kind == "parquet":
-        import pyarrow.dataset as ds
-
         try:
-            dataset = ds.dataset(path, format="parquet")
+            dataset = parquet_dataset(path)  # footers checked: no allocation of what a corrupt footer declares
             names = set(dataset.schema.names)
             wanted = [c for c in columns.values() if c in names]
             total = dataset.count_rows()
@@ -348,6 +355,197 @@ def _load_truth(truth: Any, columns: dict) -> Truth:
     return to_truth(truth, **cols)
 
 
+# ----------------------------------------------------------------- truth streamed alongside
+TRUTH_IN_MEMORY_MAX = 1 << 30  # stream_truth="auto": a truth file/directory above this many bytes is streamed
+
+
+def _csr_split(c: Any, bound: Any) -> tuple[Any, Any]:
+    """(users <= bound, users > bound) of a Truth/Recs whose users are sorted: two CSR slices, no copy."""
+    users = c.users
+    k = int(np.searchsorted(users, bound, side="right"))
+    if k == 0:
+        return None, c
+    if k == len(users):
+        return c, None
+    e = int(c.indptr[k])
+    head_ptr, tail_ptr = c.indptr[: k + 1], c.indptr[k:] - e
+    if isinstance(c, Truth):
+        g = c.grades
+        return (
+            Truth(head_ptr, c.items[:e], None if g is None else g[:e], users[:k]),
+            Truth(tail_ptr, c.items[e:], None if g is None else g[e:], users[k:]),
+        )
+    sc = c.scores
+    return (
+        Recs(head_ptr, c.items[:e], None if sc is None else sc[:e], users[:k], by_score=c.by_score),
+        Recs(tail_ptr, c.items[e:], None if sc is None else sc[e:], users[k:], by_score=c.by_score),
+    )
+
+
+def _id_kind(users: np.ndarray) -> str:
+    return "int" if users.dtype.kind in "iu" else "str"
+
+
+class _SortedSide:
+    """One input of the merge join: its chunks of whole users (Truth or Recs, users in file order), checked
+    to come in ascending user order, the pending part of the last chunk, and how far it has got."""
+
+    def __init__(self, chunks: Iterator[tuple[Any, int, int]], what: str, auto: bool):
+        self.chunks, self.what, self.auto = chunks, what, auto
+        self.part: Any = None
+        self.last: Any = None  # the last user read so far
+        self.done = False
+
+    def _unsorted(self, user: Any, before: Any) -> ValueError:
+        hint = (
+            " (stream_truth='auto' streamed the truth because the file is large; stream_truth=False loads it "
+            "in memory instead, where only the recs must be grouped)"
+            if self.auto
+            else ""
+        )
+        return ValueError(
+            f"`{self.what}` is not sorted by user: user {_plain(user)!r} comes after user {_plain(before)!r}. "
+            "Streaming the truth alongside the recs (a merge join) needs both sorted by user id, ascending "
+            "(numbers by value, text by code point, e.g. `LC_ALL=C sort -k1,1 -s` for TREC files); sort it, "
+            f"or load the truth in memory with stream_truth=False{hint}"
+        )
+
+    def fill(self) -> tuple[int, int]:
+        """Read the next chunk when nothing is pending; (progress advance, rows) of what was read."""
+        advance = rows = 0
+        while self.part is None and not self.done:
+            try:
+                chunk, adv, n = next(self.chunks)
+            except StopIteration:
+                self.done = True
+                break
+            advance, rows = advance + adv, rows + n
+            users = np.asarray(chunk.users)
+            if not len(users):
+                continue
+            if users.dtype.kind in "US":
+                users = users.astype(object)
+                chunk.users = users
+            down = np.flatnonzero(users[1:] <= users[:-1]) if len(users) > 1 else np.zeros(0, dtype=np.int64)
+            if down.size:
+                raise self._unsorted(users[down[0] + 1], users[down[0]])
+            if self.last is not None:
+                if _id_kind(users) != _id_kind(np.asarray([self.last])):
+                    raise ValueError(f"`{self.what}` mixes int and str user ids across batches")
+                if not users[0] > self.last:
+                    raise self._unsorted(users[0], self.last)
+            self.last = users[-1]
+            self.part = chunk
+        return advance, rows
+
+    def take(self, bound: Any) -> Any:
+        """The pending users <= bound (None if none); the rest stays pending."""
+        if self.part is None:
+            return None
+        head, self.part = _csr_split(self.part, bound)
+        return head
+
+
+def _join_windows(truth: _SortedSide, recs: _SortedSide) -> Iterator[tuple[Any, Any, int, int]]:
+    """(truth, recs, progress advance, recs rows) of consecutive user ranges: each range holds every row
+    of its users on both sides (each side's chunks are whole users in ascending order), and each step
+    uses up the pending chunk of at least one side, so both stay bounded by a batch."""
+    checked = False
+    while True:
+        advance, rows = recs.fill()
+        truth.fill()
+        if truth.part is None and recs.part is None:
+            if advance or rows:
+                yield None, None, advance, rows
+            return
+        if not checked and truth.part is not None and recs.part is not None:
+            t_kind, r_kind = _id_kind(np.asarray(truth.part.users)), _id_kind(np.asarray(recs.part.users))
+            if t_kind != r_kind:
+                raise ValueError(
+                    f"`truth` and `recs` user ids are of different kinds, so none can match: `truth` has {t_kind} "
+                    f"user ids, e.g. {_plain(truth.part.users[0])!r}, but `recs` has {r_kind} user ids, e.g. "
+                    f"{_plain(recs.part.users[0])!r}; convert one side (CSV ids are read as text)"
+                )
+            checked = True
+        if truth.part is None:
+            bound = recs.part.users[-1]
+        elif recs.part is None:
+            bound = truth.part.users[-1]
+        else:
+            bound = min(truth.part.users[-1], recs.part.users[-1])
+        n_before = 0 if recs.part is None else int(recs.part.indptr[-1])
+        r_head = recs.take(bound)
+        t_head = truth.take(bound)
+        n_after = 0 if recs.part is None else int(recs.part.indptr[-1])
+        yield t_head, r_head, advance, n_before - n_after
+
+
+def _truth_chunks(truth: Any, names: dict, cols: dict, batch_rows: int) -> Iterator[tuple[Truth, int, int]]:
+    """The truth in chunks of whole users (Truth objects, users in file order): a parquet file/directory,
+    a CSV or TREC qrels file, or an iterable of pyarrow RecordBatches/Tables."""
+    tcols = {k: v for k, v in cols.items() if k in ("user_col", "item_col", "relevance_col")}
+    if isinstance(truth, (str, os.PathLike)):
+        path = os.fspath(truth)
+        kind = _kind(path)
+        if kind == "trec":
+            from .inputs._trec import _parse_data
+
+            first_line = 1
+            for data, _ in _trec_chunks(path):
+                users, indptr, docs, grades = _parse_data(
+                    data, path, 4, 4, 3, "a qrels line has 4 fields (query iter docno grade)", "grade", first_line
+                )
+                first_line += data.count(b"\n")
+                yield Truth(indptr, docs, grades, users), 0, 0
+            return
+        batches, _, _ = _table_batches(path, kind, batch_rows, names)
+    else:
+        batches = _as_batches(truth, "truth")
+    for table, _ in _whole_user_tables(batches, batch_rows, names["user_col"], "truth"):
+        yield Truth.from_frame(table, **tcols), 0, 0
+
+
+def _recs_chunks(source: Iterator[tuple[Any, int]], names: dict, cols: dict) -> Iterator[tuple[Recs, int, int]]:
+    """The recs batches of whole users as Recs (users in file order): (recs, progress advance, rows)."""
+    rcols = {k: v for k, v in cols.items() if k in ("user_col", "item_col", "rank_col", "score_col")}
+    for batch, advance in source:
+        if isinstance(batch, Recs):
+            yield batch, advance, int(batch.indptr[-1])
+            continue
+        fast = _ranked_csr(batch, names)
+        yield (fast if fast is not None else Recs.from_frame(batch, **rcols)), advance, batch.num_rows
+
+
+def _path_size(path: str) -> int:
+    if os.path.isdir(path):
+        return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
+    return os.path.getsize(path)
+
+
+def _wants_truth_stream(truth: Any, stream_truth: Any) -> tuple[bool, bool]:
+    """(stream the truth?, was it chosen by "auto"?)"""
+    if stream_truth is False:
+        return False, False
+    if stream_truth is True:
+        if isinstance(truth, (str, os.PathLike)):
+            return True, False
+        if (
+            isinstance(truth, Iterable)
+            and not isinstance(truth, (dict, bytes, str, Truth))
+            and not hasattr(truth, "schema")
+        ):
+            return True, False
+        raise TypeError(
+            "`stream_truth=True` needs the truth as a path (parquet file/directory, CSV, TREC qrels) or an "
+            f"iterable of pyarrow RecordBatches/Tables; got {type(truth).__name__}"
+        )
+    if stream_truth != "auto":
+        raise ValueError(f"`stream_truth` must be True, False or 'auto', got {stream_truth!r}")
+    if isinstance(truth, (str, os.PathLike)) and os.path.exists(truth):
+        return _path_size(os.fspath(truth)) > TRUTH_IN_MEMORY_MAX, True
+    return False, False
+
+
 # ----------------------------------------------------------------- progress
 class _Progress:
     """tqdm (else rich, else a plain line) on stderr when it is a terminal; rows/s, users/s, ETA."""
@@ -466,6 +664,8 @@ def evaluate_stream(
     min_relevance: Optional[float] = None,
     max_items: Optional[int] = None,
     missing: Optional[str] = None,
+    stream_truth: Union[bool, str] = "auto",
+    truth_batch_rows: Optional[int] = None,
     user_col: Optional[str] = None,
     item_col: Optional[str] = None,
     relevance_col: Optional[str] = None,
@@ -478,8 +678,10 @@ def evaluate_stream(
     Parameters
     ----------
     truth : any truth form of :func:`rankmeter.evaluate`, or a path
-        Loaded once: a TREC qrels file, a parquet file/directory, a CSV (``.csv``/``.tsv``,
-        optionally ``.gz``) file, a table, a dict or a :class:`rankmeter.Truth`.
+        A TREC qrels file, a parquet file/directory, a CSV (``.csv``/``.tsv``, optionally
+        ``.gz``) file, a table, a dict or a :class:`rankmeter.Truth`: loaded once; or, with
+        ``stream_truth``, a path or an iterable of pyarrow RecordBatches/Tables streamed
+        alongside the recs.
     recs : path, or an iterable of pyarrow RecordBatches / Tables
         A parquet file or directory (read with ``pyarrow.dataset``, several files in
         order), a CSV file (``pyarrow.csv`` streaming reader) or a TREC run file (read in
@@ -501,6 +703,18 @@ def evaluate_stream(
         As for :func:`rankmeter.evaluate`; ``missing`` decides the truth users that no
         batch recommends to (default: the preset's, else ``"zero"``), exactly as the
         in-memory path does.
+    stream_truth : bool or "auto"
+        ``False``: the truth is loaded once (only the recs must be grouped by user).
+        ``True``: the truth is read in batches too, in step with the recs (a merge join on
+        the user id): both must then be *sorted* by user id, ascending (numbers by value,
+        text by code point, as ``LC_ALL=C sort`` orders it), within and across files; a
+        user out of order on either side is a ValueError naming it. Users only in the truth
+        are handled as ``missing=`` says, users only in the recs get an empty truth
+        (``empty=``), exactly as in memory; memory then depends on the batch sizes only.
+        ``"auto"`` (default): ``True`` for a truth path bigger than
+        ``rankmeter.stream.TRUTH_IN_MEMORY_MAX`` bytes on disk (1 GiB), else ``False``.
+    truth_batch_rows : int, optional
+        Rows per truth batch when the truth is streamed (default ``batch_rows``).
     user_col, item_col, relevance_col, rank_col, score_col : str, optional
         Column names of parquet/CSV tables (defaults ``user_id``, ``item_id``,
         ``relevance``, ``rank``, ``score``).
@@ -513,14 +727,15 @@ def evaluate_stream(
     StreamResult
         ``res[name]`` the means (bit-identical to :func:`rankmeter.evaluate` on the same
         data), ``res.meta`` (``n_users``, ``n_skipped``, ``n_missing_recs``,
-        ``n_ignored_recs``, ``n_rows``, ``n_batches``), ``res.state``.
+        ``n_ignored_recs``, ``n_rows``, ``n_batches``, ``truth_streamed``), ``res.state``.
 
     Raises
     ------
     ValueError
         A user whose rows appear again after its group ended (the input is not grouped
-        by user: sort it by user first), a malformed file (the message names it), or
-        anything :func:`rankmeter.evaluate` rejects.
+        by user: sort it by user first), with a streamed truth a user out of ascending
+        order in either input, a malformed file (the message names it), or anything
+        :func:`rankmeter.evaluate` rejects.
 
     Examples
     --------
@@ -532,6 +747,10 @@ def evaluate_stream(
     """
     if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
         raise ValueError(f"`batch_rows` must be a positive integer, got {batch_rows!r}")
+    if truth_batch_rows is None:
+        truth_batch_rows = batch_rows
+    if isinstance(truth_batch_rows, bool) or not isinstance(truth_batch_rows, int) or truth_batch_rows < 1:
+        raise ValueError(f"`truth_batch_rows` must be a positive integer, got {truth_batch_rows!r}")
     if progress is not None and not isinstance(progress, bool):
         raise TypeError(f"`progress` must be True, False or None, got {progress!r}")
     columns = dict(
@@ -555,7 +774,10 @@ def evaluate_stream(
     )
     metric_list = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
     t0 = time.perf_counter()
-    index = _TruthIndex(_load_truth(truth, columns))
+    streamed, auto = _wants_truth_stream(truth, stream_truth)
+    if streamed and isinstance(truth, (str, os.PathLike)) and not os.path.exists(truth):
+        raise ValueError(f"`truth` {os.fspath(truth)}: no such file or directory")
+    index = None if streamed else _TruthIndex(_load_truth(truth, columns))
 
     # the batches of whole users: (recs of the batch, advance for the bar, rows)
     if isinstance(recs, (str, os.PathLike)):
@@ -585,42 +807,98 @@ def evaluate_stream(
     merged: Optional[State] = None
     n_rows = n_batches = 0
     try:
-        for batch, advance in source:
-            rows_here = batch.num_rows if hasattr(batch, "num_rows") else int(batch.indptr[-1])
-            fast = None if isinstance(batch, Recs) else _ranked_csr(batch, names)
-            batch = batch if fast is None else fast
-            if fast is not None:
-                batch_users = np.asarray(fast.users)  # distinct (checked by _ranked_csr)
-            elif isinstance(batch, Recs):
-                batch_users = np.unique(np.asarray(batch.users))
-            else:
-                batch_users = _distinct_users(_id_array(batch.column(names["user_col"])))
-            rows = index.rows(batch_users)
-            again = rows[index.seen[rows]]
-            if again.size:
-                user = index.users[again[0]]
-                user = user.item() if isinstance(user, np.generic) else user
+        if index is None:
+            # the truth streamed alongside: a merge join of the two sorted streams, range of users by range
+            matched, seen_sides = False, [False, False]
+            windows = _join_windows(
+                _SortedSide(_truth_chunks(truth, names, cols, truth_batch_rows), "truth", auto),
+                _SortedSide(_recs_chunks(source, names, cols), "recs", auto),
+            )
+            for t_part, r_part, advance, rows_here in windows:
+                if t_part is None and r_part is None:
+                    bar.update(advance, 0, 0)
+                    continue
+                pieces = [(t_part, r_part)]
+                if t_part is not None and len(t_part.items):
+                    seen_sides[0] = True
+                if r_part is not None and len(r_part.items):
+                    seen_sides[1] = True
+                if t_part is None:
+                    pieces = [(_empty_truth(r_part), r_part)]
+                elif r_part is not None and not _any_common(t_part.users, r_part.users):
+                    # no user on both sides (rm.evaluate calls that a mistake): the two sides one by one
+                    pieces = [(t_part, None), (_empty_truth(r_part), r_part)]
+                matched = matched or (len(pieces) == 1 and t_part is not None and r_part is not None)
+                for t_piece, r_piece in pieces:
+                    res = evaluate(
+                        t_piece,
+                        {} if r_piece is None else r_piece,
+                        metric_list,
+                        missing=missing,
+                        **opts,
+                        **_ctx(context),
+                    )
+                    states.append(res.state)
+                    _emit(sink, res, metric_list)
+                n_rows += rows_here
+                n_batches += r_part is not None
+                n_users = 0 if r_part is None else len(r_part.users)
+                bar.update(advance if unit == "B" else rows_here, rows_here, n_users)
+                if len(states) >= _MERGE_EVERY:
+                    merged = State.merge_all(([merged] if merged is not None else []) + states)
+                    states = []
+            if not matched and seen_sides[0] and seen_sides[1]:  # as rm.evaluate: surely a mistake
                 raise ValueError(
-                    f"`recs` is not grouped by user: the rows of user {user!r} appear again after its group ended "
-                    "(a user's rows must be contiguous); sort the input by user (e.g. with polars, duckdb or "
-                    "pyarrow), or evaluate it in memory with rankmeter.evaluate"
+                    "no `recs` user matches a `truth` user (the streamed truth and recs share no user id): "
+                    "check that both sides use the same user ids"
                 )
-            index.seen[rows] = True
-            res = evaluate(index.subset(rows), batch, metric_list, missing="skip", **opts, **cols, **_ctx(context))
-            states.append(res.state)
-            _emit(sink, res, metric_list)
-            n_rows += rows_here
-            n_batches += 1
-            bar.update(advance if unit == "B" else rows_here, rows_here, len(batch_users))
-            if len(states) >= _MERGE_EVERY:
-                merged = State.merge_all(([merged] if merged is not None else []) + states)
-                states = []
-        # truth users no batch recommends to: as the in-memory path (missing="zero": empty lists; "skip": counted)
-        rest = np.flatnonzero(~index.seen)
-        if rest.size or (merged is None and not states):
-            res = evaluate(index.subset(rest), {}, metric_list, missing=missing, **opts, **_ctx(context))
-            states.append(res.state)
-            _emit(sink, res, metric_list)
+            if merged is None and not states:  # nothing on either side: the in-memory path's empty result
+                res = evaluate(
+                    Truth(np.zeros(1, np.int64), np.zeros(0, np.int64), None, np.zeros(0, np.int64)),
+                    {},
+                    metric_list,
+                    missing=missing,
+                    **opts,
+                    **_ctx(context),
+                )
+                states.append(res.state)
+        else:
+            for batch, advance in source:
+                rows_here = batch.num_rows if hasattr(batch, "num_rows") else int(batch.indptr[-1])
+                fast = None if isinstance(batch, Recs) else _ranked_csr(batch, names)
+                batch = batch if fast is None else fast
+                if fast is not None:
+                    batch_users = np.asarray(fast.users)  # distinct (checked by _ranked_csr)
+                elif isinstance(batch, Recs):
+                    batch_users = np.unique(np.asarray(batch.users))
+                else:
+                    batch_users = _distinct_users(_id_array(batch.column(names["user_col"])))
+                rows = index.rows(batch_users)
+                again = rows[index.seen[rows]]
+                if again.size:
+                    user = index.users[again[0]]
+                    user = user.item() if isinstance(user, np.generic) else user
+                    raise ValueError(
+                        f"`recs` is not grouped by user: the rows of user {user!r} appear again after its group ended "
+                        "(a user's rows must be contiguous); sort the input by user (e.g. with polars, duckdb or "
+                        "pyarrow), or evaluate it in memory with rankmeter.evaluate"
+                    )
+                index.seen[rows] = True
+                res = evaluate(index.subset(rows), batch, metric_list, missing="skip", **opts, **cols, **_ctx(context))
+                states.append(res.state)
+                _emit(sink, res, metric_list)
+                n_rows += rows_here
+                n_batches += 1
+                bar.update(advance if unit == "B" else rows_here, rows_here, len(batch_users))
+                if len(states) >= _MERGE_EVERY:
+                    merged = State.merge_all(([merged] if merged is not None else []) + states)
+                    states = []
+            # truth users no batch recommends to: as the in-memory path (missing="zero": empty lists; "skip": counted)
+            rest = np.flatnonzero(~index.seen)
+            if rest.size or (merged is None and not states):
+                res = evaluate(index.subset(rest), {}, metric_list, missing=missing, **opts, **_ctx(context))
+                states.append(res.state)
+                _emit(sink, res, metric_list)
         state = State.merge_all(([merged] if merged is not None else []) + states)
     except ValueError as e:
         if "more than one of the states" in str(e):  # the State's safety net: never a double count
@@ -630,8 +908,22 @@ def evaluate_stream(
         bar.close()
         sink.close()
     means = state.finalize()
-    meta = dict(state.meta, n_rows=n_rows, n_batches=n_batches)
+    meta = dict(state.meta, n_rows=n_rows, n_batches=n_batches, truth_streamed=streamed)
     return StreamResult(means, meta, state, sink.path, time.perf_counter() - t0)
+
+
+def _any_common(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two ascending arrays of distinct user ids share one."""
+    if not len(a) or not len(b):
+        return False
+    pos = np.minimum(np.searchsorted(a, b), len(a) - 1)
+    return bool((a[pos] == b).any())
+
+
+def _empty_truth(recs: Recs) -> Truth:
+    """A truth of no users, its ids of the kind of the recs' (the recs' users then have an empty truth)."""
+    users = np.asarray(recs.users)
+    return Truth(np.zeros(1, np.int64), np.asarray(recs.items)[:0], None, users[:0])
 
 
 def _ctx(context: dict) -> dict:
@@ -654,11 +946,11 @@ def _emit(sink: _PerUserSink, res: Any, metric_list: list) -> None:
     sink.write(np.asarray(res.users), values)
 
 
-def _as_batches(recs: Iterable[Any]) -> Iterator[Any]:
-    for x in recs:
+def _as_batches(items: Iterable[Any], what: str = "recs") -> Iterator[Any]:
+    for x in items:
         if hasattr(x, "to_batches"):
             yield from x.to_batches()
         elif hasattr(x, "schema") and hasattr(x, "num_rows"):
             yield x
         else:
-            raise TypeError(f"`recs` iterable must yield pyarrow RecordBatches or Tables, got {type(x).__name__}")
+            raise TypeError(f"`{what}` iterable must yield pyarrow RecordBatches or Tables, got {type(x).__name__}")

@@ -116,13 +116,13 @@ def read_parquet(path: Any, id_cols: tuple = ()):
     the file's own dictionary pages and codes instead of one string per row, and the ids
     are then coded from those codes (see ``_ids.code_arrow``)."""
     try:
-        import pyarrow.dataset as ds
+        import pyarrow.dataset
     except ImportError:  # pragma: no cover - depends on the environment
         raise ImportError("reading parquet needs pyarrow: pip install pyarrow") from None
     import pyarrow as pa
 
     try:
-        dataset = ds.dataset(os.fspath(path), format="parquet")
+        dataset = parquet_dataset(path)
         names = set(id_cols)
         as_dict = [
             f.name
@@ -130,13 +130,31 @@ def read_parquet(path: Any, id_cols: tuple = ()):
             if f.name in names and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
         ]
         if as_dict:
-            fmt = ds.ParquetFileFormat(read_options=ds.ParquetReadOptions(dictionary_columns=as_dict))
-            dataset = ds.dataset(os.fspath(path), format=fmt)
+            # the same files (footers checked above), read with the id columns dictionary-encoded
+            fmt = pyarrow.dataset.ParquetFileFormat(
+                read_options=pyarrow.dataset.ParquetReadOptions(dictionary_columns=as_dict)
+            )
+            dataset = pyarrow.dataset.dataset(dataset.files, format=fmt, filesystem=dataset.filesystem)
         return dataset.to_table()
     except (pa.ArrowException, OSError) as e:  # a truncated or corrupt file: one clear error naming it
         if isinstance(e, (FileNotFoundError, PermissionError, IsADirectoryError)):
             raise
         raise ValueError(f"{os.fspath(path)}: not a readable parquet file ({' '.join(str(e).split())})") from None
+
+
+def parquet_dataset(path: Any):
+    """``pyarrow.dataset`` of a parquet file or directory whose files' footers were checked first
+    (:func:`rankmeter.inputs._parquet_footer.check_footer`): a footer declaring more rows or bytes
+    than its file can hold is a ValueError naming the file, before pyarrow allocates what it declares."""
+    import pyarrow.dataset as ds
+
+    from ._parquet_footer import check_footer
+
+    dataset = ds.dataset(os.fspath(path), format="parquet")
+    for name in dataset.files:
+        with dataset.filesystem.open_input_file(name) as f:
+            check_footer(lambda offset, n, f=f: f.read_at(n, offset), f.size(), name)  # pyarrow: (nbytes, offset)
+    return dataset
 
 
 def _columns(x: Any) -> list:
