@@ -355,6 +355,25 @@ double score_entropy_py(const I64& indptr, const I64& items, const F64& scores, 
   return score_entropy(L, k, threads);
 }
 
+py::tuple count_no_relevant_py(const I64& indptr, const std::optional<F64>& grades, std::optional<double> min_rel,
+                               int threads) {
+  if (indptr.ndim() != 1 || indptr.shape(0) < 1) throw std::invalid_argument("indptr must be 1-D");
+  const int64_t n_users = indptr.shape(0) - 1;
+  const int64_t* ip = indptr.data();
+  const int64_t nnz = grades ? grades->shape(0) : ip[n_users];
+  if (grades && grades->ndim() != 1) throw std::invalid_argument("grades must be 1-D");
+  if (ip[0] != 0 || ip[n_users] != nnz) throw std::invalid_argument("indptr does not span the grades");
+  for (int64_t u = 0; u < n_users; ++u)
+    if (ip[u + 1] < ip[u]) throw std::invalid_argument("indptr decreases");
+  const double* g = grades ? grades->data() : nullptr;
+  int64_t first = -1, n = 0;
+  {
+    py::gil_scoped_release release;
+    n = count_no_relevant(n_users, ip, g, min_rel.has_value(), min_rel.value_or(0.0), threads, &first);
+  }
+  return py::make_tuple(n, first);
+}
+
 py::tuple exact_sum_py(const F64& values, int threads) {
   if (values.ndim() != 1) throw std::invalid_argument("values must be 1-D");
   py::array_t<int64_t> limbs(ExactSum::kLimbs);
@@ -412,5 +431,7 @@ void bind_beyond(py::module_& m) {
         py::arg("min_relevance"), py::arg("k"), py::arg("empty"), py::arg("threads"));
   m.def("score_entropy", &score_entropy_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
         py::arg("scores").noconvert(), py::arg("n_items"), py::arg("k"), py::arg("threads"));
+  m.def("count_no_relevant", &count_no_relevant_py, py::arg("indptr").noconvert(), py::arg("grades").noconvert(),
+        py::arg("min_relevance"), py::arg("threads"), "(users without a relevant item, the first of them or -1)");
   m.def("exact_sum", &exact_sum_py, py::arg("values").noconvert(), py::arg("threads"));
 }

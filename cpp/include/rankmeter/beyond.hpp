@@ -1003,6 +1003,31 @@ inline double score_entropy(const Lists& L, int64_t k, int threads) {
   return std::log(Z) - A / Z;
 }
 
+// Users (rows) without a relevant item: grade >= min_relevance (has_min) or grade > 0;
+// grades nullable (every item relevant). The row of the first such user is in *first (-1: none).
+inline int64_t count_no_relevant(int64_t n_users, const int64_t* indptr, const double* grades, bool has_min,
+                                 double min_relevance, int threads, int64_t* first) {
+  const int T = effective_threads(threads, n_users);
+  int64_t n = 0, lo = std::numeric_limits<int64_t>::max();
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel for num_threads(T) schedule(static) reduction(+ : n) reduction(min : lo)
+#endif
+  for (int64_t u = 0; u < n_users; ++u) {
+    bool any = false;
+    if (grades) {
+      for (int64_t p = indptr[u]; p < indptr[u + 1]; ++p) any |= has_min ? grades[p] >= min_relevance : grades[p] > 0.0;
+    } else {
+      any = indptr[u + 1] > indptr[u];
+    }
+    if (!any) {
+      ++n;
+      lo = std::min(lo, u);
+    }
+  }
+  *first = n ? lo : -1;
+  return n;
+}
+
 // Exact sum of the non-NaN values (into `acc`) and their count.
 inline int64_t exact_sum_values(const double* v, int64_t n, int threads, ExactSum& acc) {
   const int T = effective_threads(threads, n);
