@@ -458,10 +458,10 @@ def _sort_key(ids: np.ndarray) -> np.ndarray:
 
 
 def _popularity_mean(prep: Prepared, m: Any) -> tuple:
-    table = None if str(m) in prep._means else _item_table(m, prep.pop_users, prep.pop_inter, prep.n_train_users)
     divide_by_k = m.name == "novelty" and m.options["divide_by"] == "k"
-    vals = prep._means.get(str(m))
+    vals = prep._means.get(str(m))  # already computed by the in-place pass
     if vals is None:
+        table = _item_table(m, prep.pop_users, prep.pop_inter, prep.n_train_users)
         vals = _core.mean_item_value(prep.li, prep.lt, table, m.k or 0, divide_by_k, prep.threads)
     if divide_by_k:
         # CAPRI's sum over the top k / k: an empty top k sums to 0, so it scores 0 (the kernel gives NaN)
