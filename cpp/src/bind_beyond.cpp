@@ -131,17 +131,29 @@ py::tuple int_range_py(const I64& x, int threads) {
   return py::make_tuple(lo, hi);
 }
 
-U8 item_presence_py(const I64& items, int64_t n_items, int threads) {
-  if (items.ndim() != 1 || n_items < 0) throw std::invalid_argument("items must be 1-D codes");
-  const int64_t* it = items.data();
-  const int64_t n = items.shape(0);
-  for (int64_t p = 0; p < n; ++p)
-    if (it[p] < 0 || it[p] >= n_items) throw std::invalid_argument("item code out of range");
-  U8 mask(n_items);
-  uint8_t* m = mask.mutable_data();
-  py::gil_scoped_release release;
-  item_presence(it, n, n_items, threads, m);
-  return mask;
+// (n_codes, users, interactions, non-empty rows) with want_pop, else (n_codes, present mask, None,
+// non-empty rows); None when an id is not a code in [0, hard_limit).
+py::object train_codes_py(const I64& indptr, const I64& items, int64_t hard_limit, bool want_pop, int threads) {
+  check_csr(indptr, items, -1, "train");
+  std::vector<int64_t> users, inter;
+  std::vector<uint8_t> present;
+  int64_t n = 0, ne = 0;
+  bool ok = false;
+  {
+    py::gil_scoped_release release;
+    ok = train_codes(indptr.shape(0) - 1, indptr.data(), items.data(), hard_limit, want_pop, threads, &users, &inter,
+                     &present, &n, &ne);
+  }
+  if (!ok) return py::none();
+  if (want_pop) {
+    I64 u(n), i(n);
+    std::copy(users.begin(), users.end(), u.mutable_data());
+    std::copy(inter.begin(), inter.end(), i.mutable_data());
+    return py::make_tuple(n, u, i, ne);
+  }
+  U8 m(n);
+  std::copy(present.begin(), present.end(), m.mutable_data());
+  return py::make_tuple(n, m, py::none(), ne);
 }
 
 // (kept lengths, counts per cutoff (list of arrays), means per table (list of arrays), status), or None
@@ -402,7 +414,8 @@ void bind_beyond(py::module_& m) {
         py::arg("dup_first"), py::arg("max_items"), py::arg("keep"), py::arg("threads"));
   m.def("int_range", &int_range_py, py::arg("x").noconvert(), py::arg("threads"),
         "(min, max) of an int64 array, (0, -1) when empty");
-  m.def("item_presence", &item_presence_py, py::arg("items").noconvert(), py::arg("n_items"), py::arg("threads"));
+  m.def("train_codes", &train_codes_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
+        py::arg("hard_limit"), py::arg("want_pop"), py::arg("threads"));
   m.def("topk_pass", &topk_pass_py, py::arg("n_users"), py::arg("rowmap").noconvert(), py::arg("r_indptr").noconvert(),
         py::arg("r_items").noconvert(), py::arg("dup_first"), py::arg("max_items"), py::arg("keep"), py::arg("n_base"),
         py::arg("hard_limit"), py::arg("cutoffs"), py::arg("tables"), py::arg("table_k"), py::arg("table_div"),

@@ -1,5 +1,5 @@
 # Hand-written stubs of the private C++ module rankmeter._core.
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 import numpy.typing as npt
@@ -48,7 +48,9 @@ def prepare_lists(
 ) -> tuple[Optional[_I64], Optional[_I64], Optional[_F64], _Status]: ...
 def item_counts(indptr: _I64, items: _I64, n_items: int, k: int, threads: int) -> _I64: ...
 def int_range(x: _I64, threads: int) -> tuple[int, int]: ...
-def item_presence(items: _I64, n_items: int, threads: int) -> npt.NDArray[np.uint8]: ...
+def train_codes(
+    indptr: _I64, items: _I64, hard_limit: int, want_pop: bool, threads: int
+) -> Optional[tuple[int, npt.NDArray[Any], Optional[_I64], int]]: ...
 def topk_pass(
     n_users: int,
     rowmap: Optional[_I64],

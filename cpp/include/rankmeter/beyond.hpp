@@ -360,6 +360,98 @@ inline int64_t train_popularity(int64_t n_rows, const int64_t* indptr, const int
   return total;
 }
 
+// The train side of the in-place path in one pass over the train rows, item ids taken as
+// codes without knowing their range first: with want_pop, users[i] / inter[i] as in
+// train_popularity (and the number of non-empty rows), else only present[i]; per-thread
+// tables grow to the largest id met. Returns false when an id is < 0 or >= hard_limit
+// (the caller codes the ids). *n_codes = largest id + 1 (0 without items).
+inline bool train_codes(int64_t n_rows, const int64_t* indptr, const int64_t* items, int64_t hard_limit, bool want_pop,
+                        int threads, std::vector<int64_t>* users, std::vector<int64_t>* inter,
+                        std::vector<uint8_t>* present, int64_t* n_codes, int64_t* n_nonempty) {
+  using namespace beyond_detail;
+  struct Rec {
+    int64_t last, users, inter;
+  };
+  const int T = effective_threads(threads, n_rows);
+  std::vector<std::vector<Rec>> rec(want_pop ? T : 0);
+  std::vector<std::vector<uint8_t>> mark(want_pop ? 0 : T);
+  std::vector<int64_t> nonempty(T, 0), top(T, -1);
+  std::vector<char> bad(T, 0);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T)
+#endif
+  {
+    const int tid = thread_id();
+    int64_t ne = 0, hi = -1;
+    bool out = false;
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (int64_t r = 0; r < n_rows; ++r) {
+      const int64_t b = indptr[r], e = indptr[r + 1];
+      ne += e > b;
+      if (out) continue;
+      int64_t lo_r = 0, hi_r = -1;
+      for (int64_t p = b; p < e; ++p) {
+        lo_r = std::min(lo_r, items[p]);
+        hi_r = std::max(hi_r, items[p]);
+      }
+      if (lo_r < 0 || hi_r >= hard_limit) {
+        out = true;
+        continue;
+      }
+      if (hi_r > hi) {
+        hi = hi_r;
+        const size_t need = static_cast<size_t>(hi + 1);
+        if (want_pop && rec[tid].size() < need) rec[tid].resize(std::max(need, 2 * rec[tid].size()), Rec{-1, 0, 0});
+        if (!want_pop && mark[tid].size() < need) mark[tid].resize(std::max(need, 2 * mark[tid].size()), 0);
+      }
+      if (want_pop) {
+        Rec* x0 = rec[tid].data();
+        for (int64_t p = b; p < e; ++p) {
+          Rec& x = x0[items[p]];
+          ++x.inter;
+          x.users += x.last != r;
+          x.last = r;
+        }
+      } else {
+        uint8_t* m = mark[tid].data();
+        for (int64_t p = b; p < e; ++p) m[items[p]] = 1;
+      }
+    }
+    nonempty[tid] = ne;
+    top[tid] = hi;
+    bad[tid] = out;
+  }
+  int64_t hi = -1, ne = 0;
+  for (int t = 0; t < T; ++t) {
+    if (bad[t]) return false;
+    hi = std::max(hi, top[t]);
+    ne += nonempty[t];
+  }
+  const int64_t n = hi + 1;
+  *n_codes = n;
+  *n_nonempty = ne;
+  if (want_pop) {
+    users->assign(static_cast<size_t>(n), 0);
+    inter->assign(static_cast<size_t>(n), 0);
+    for (int t = 0; t < T; ++t) {
+      const int64_t m = std::min<int64_t>(n, static_cast<int64_t>(rec[t].size()));
+      for (int64_t i = 0; i < m; ++i) {
+        (*users)[i] += rec[t][i].users;
+        (*inter)[i] += rec[t][i].inter;
+      }
+    }
+  } else {
+    present->assign(static_cast<size_t>(n), 0);
+    for (int t = 0; t < T; ++t) {
+      const int64_t m = std::min<int64_t>(n, static_cast<int64_t>(mark[t].size()));
+      for (int64_t i = 0; i < m; ++i) (*present)[i] |= mark[t][i];
+    }
+  }
+  return true;
+}
+
 // Smallest and largest value of an int64 array (0, -1 when empty), in one parallel pass.
 inline void int_range(const int64_t* x, int64_t n, int threads, int64_t* lo, int64_t* hi) {
   int64_t mn = std::numeric_limits<int64_t>::max(), mx = std::numeric_limits<int64_t>::min();
@@ -373,29 +465,6 @@ inline void int_range(const int64_t* x, int64_t n, int threads, int64_t* lo, int
   }
   *lo = n ? mn : 0;
   *hi = n ? mx : -1;
-}
-
-// mask[i] = 1 when code i occurs in items (codes < n_items).
-inline void item_presence(const int64_t* items, int64_t n, int64_t n_items, int threads, uint8_t* mask) {
-  const int T = effective_threads(threads, n / 64);
-  std::vector<std::vector<uint8_t>> part(T > 1 ? T : 0);
-  std::fill(mask, mask + n_items, 0);
-#ifdef RANKMETER_HAVE_OPENMP
-#pragma omp parallel num_threads(T)
-#endif
-  {
-    uint8_t* m = mask;
-    if (T > 1) {
-      part[thread_id()].assign(static_cast<size_t>(n_items), 0);
-      m = part[thread_id()].data();
-    }
-#ifdef RANKMETER_HAVE_OPENMP
-#pragma omp for schedule(static)
-#endif
-    for (int64_t p = 0; p < n; ++p) m[items[p]] = 1;
-  }
-  for (int t = 0; t < (T > 1 ? T : 0); ++t)
-    for (int64_t i = 0; i < n_items; ++i) mask[i] |= part[t][i];
 }
 
 // ---------------------------------------------------------------------------

@@ -334,29 +334,37 @@ class Prepared:
         p, threads = self.p, self.threads
         if r_items.dtype != np.int64 or not all(_in_place_metric(m) for m in metrics):
             return False
-        extra = []
-        if use_train:
-            if train.items.dtype != np.int64:
-                return False
-            extra.append(np.ascontiguousarray(train.items))
-        if catalog is not None:
-            if catalog.dtype != np.int64:
-                return False
-            extra.append(catalog)
-        total = sum(a.size for a in extra) + min(int(r_indptr[-1]), p.truth.n_users * keep if keep else 2**62)
+        if use_train and train.items.dtype != np.int64:
+            return False
+        if catalog is not None and catalog.dtype != np.int64:
+            return False
+        n_train = train.items.size if use_train else 0
+        n_cat = catalog.size if catalog is not None else 0
+        total = n_train + n_cat + min(int(r_indptr[-1]), p.truth.n_users * keep if keep else 2**62)
         hard_limit = max(_CODE_LIMIT, 4 * total)
-        hi = -1
-        for a in extra:
-            lo_a, hi_a = _core.int_range(a, threads)
-            if lo_a < 0 or hi_a >= hard_limit:
+        n_base = 0
+        if catalog is not None:
+            lo, hi = _core.int_range(catalog, threads)
+            if lo < 0 or hi >= hard_limit:
                 return False
-            hi = max(hi, hi_a)
-        n_base = hi + 1
-        n_train_users = 0
-        pop_users = pop_inter = None
-        if use_train and any(m.name in ("arp", "novelty") for m in metrics):
-            pop_users, pop_inter, n_train_users = _core.train_popularity(train.indptr, extra[0], n_base, threads)
+            n_base = hi + 1
         tables = [m for m in metrics if m.name in ("arp", "novelty")]
+        n_train_users = 0
+        pop_users = pop_inter = present = None
+        if use_train:
+            # one pass over the train rows: the range check and the popularity (or presence)
+            got = _core.train_codes(
+                np.ascontiguousarray(train.indptr), np.ascontiguousarray(train.items), hard_limit, bool(tables), threads
+            )
+            if got is None:
+                return False
+            n_codes, first, second, n_train_users = got
+            n_base = max(n_base, n_codes)
+            if tables:
+                assert second is not None  # the popularity was asked for
+                pop_users, pop_inter = _pad(first, n_base), _pad(second, n_base)
+            else:
+                present = _pad(first, n_base).view(bool)
         table_arrays = []
         if tables:
             if pop_users is None:  # pragma: no cover - arp/novelty need train (checked before)
@@ -398,8 +406,8 @@ class Prepared:
             self.cat_mask[catalog] = True
         elif pop_users is not None:
             self.cat_mask = pop_users > 0
-        elif use_train:
-            self.cat_mask = _core.item_presence(extra[0], n_base, threads).view(bool)
+        elif present is not None:
+            self.cat_mask = present
         self.X = self.has = None
         self._counts = dict(zip(cutoffs, counts))
         self._means = {str(m): v for m, v in zip(tables, means)}
@@ -671,6 +679,11 @@ def _needs(m) -> tuple:
     if m.name == "diversity" and m.options["similarity"] == "cooccurrence":
         needs.append("train")
     return tuple(needs)
+
+
+def _pad(a: np.ndarray, n: int) -> np.ndarray:
+    """``a`` with zeros appended up to length ``n``."""
+    return a if a.size >= n else np.concatenate([a, np.zeros(n - a.size, dtype=a.dtype)])
 
 
 def _in_place_metric(m) -> bool:
