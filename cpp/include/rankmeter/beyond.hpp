@@ -161,15 +161,20 @@ struct KeptReader {
     const int64_t* src = in.items + b;
     bool copied = false;
     int64_t w = 0;
+    uint64_t bloom = 0;  // one bit per kept id (hashed): the linear scan runs only on a hit
     for (int64_t p = b; p < e && w < room; ++p) {
       const int64_t it = in.items[p];
       bool fresh;
       if (hashed) {
         fresh = seen.insert(it);
       } else {
-        const int64_t* k0 = copied ? buf.data() : src;
+        const uint64_t bit = uint64_t{1} << ((static_cast<uint64_t>(it) * 0x9E3779B97F4A7C15ull) >> 58);
         fresh = true;
-        for (int64_t q = 0; q < w; ++q) fresh &= k0[q] != it;
+        if (bloom & bit) {
+          const int64_t* k0 = copied ? buf.data() : src;
+          for (int64_t q = 0; q < w; ++q) fresh &= k0[q] != it;
+        }
+        bloom |= bit;
       }
       if (!fresh) {
         if (!dup_first) {
@@ -935,6 +940,7 @@ inline Status fcp_counts(const Lists& L, int64_t k, const TruthCodes& t, int emp
                          int64_t* disc) {
   using namespace beyond_detail;
   constexpr int64_t kScan = 32;  // top-k this short: positions by a scan, no item map
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
   const int T = effective_threads(threads, L.n_users);
   std::vector<Status> tstatus(T);
 #ifdef RANKMETER_HAVE_OPENMP
@@ -965,10 +971,13 @@ inline Status fcp_counts(const Lists& L, int64_t k, const TruthCodes& t, int emp
       const int64_t* top = L.items + b;
       g.resize(static_cast<size_t>(m));
       if (n <= kScan) {
+        uint64_t bloom = 0;  // one bit per top-k id (hashed): most truth items are not there
+        for (int64_t q = 0; q < n; ++q) bloom |= uint64_t{1} << ((static_cast<uint64_t>(top[q]) * kMul) >> 58);
         for (int64_t p = t0; p < t1; ++p) {
           const int64_t it = t.items[p];
           int64_t r = n;
-          for (int64_t q = n - 1; q >= 0; --q) r = top[q] == it ? q : r;
+          if (bloom & (uint64_t{1} << ((static_cast<uint64_t>(it) * kMul) >> 58)))
+            for (int64_t q = n - 1; q >= 0; --q) r = top[q] == it ? q : r;
           g[p - t0] = GP{t.grade(p), r};
         }
       } else {
