@@ -378,6 +378,10 @@ inline bool train_codes(int64_t n_rows, const int64_t* indptr, const int64_t* it
     int64_t last, users, inter;
   };
   const int T = effective_threads(threads, n_rows);
+  // tables double as they grow, never past the largest possible code
+  auto grow = [hard_limit](size_t have, size_t need) {
+    return std::max(need, std::min(2 * have, static_cast<size_t>(hard_limit)));
+  };
   std::vector<std::vector<Rec>> rec(want_pop ? T : 0);
   std::vector<std::vector<uint8_t>> mark(want_pop ? 0 : T);
   std::vector<int64_t> nonempty(T, 0), top(T, -1);
@@ -408,8 +412,8 @@ inline bool train_codes(int64_t n_rows, const int64_t* indptr, const int64_t* it
       if (hi_r > hi) {
         hi = hi_r;
         const size_t need = static_cast<size_t>(hi + 1);
-        if (want_pop && rec[tid].size() < need) rec[tid].resize(std::max(need, 2 * rec[tid].size()), Rec{-1, 0, 0});
-        if (!want_pop && mark[tid].size() < need) mark[tid].resize(std::max(need, 2 * mark[tid].size()), 0);
+        if (want_pop && rec[tid].size() < need) rec[tid].resize(grow(rec[tid].size(), need), Rec{-1, 0, 0});
+        if (!want_pop && mark[tid].size() < need) mark[tid].resize(grow(mark[tid].size(), need), 0);
       }
       if (want_pop) {
         Rec* x0 = rec[tid].data();
@@ -535,7 +539,7 @@ inline bool topk_pass(const ListsIn& in, bool dup_first, int64_t limit, int64_t 
         continue;
       }
       if (top >= size) {  // a code past the train/catalog codes: grow the counts
-        size = std::max(top + 1, 2 * size);
+        size = std::min(std::max(top + 1, 2 * size), hard_limit);
         for (auto& c : cnt) c.resize(static_cast<size_t>(size), 0);
       }
       for (size_t c = 0; c < nc; ++c) {
