@@ -17,6 +17,9 @@ Peers too slow for the full user count run on the first N users (column
 each peer's convention (the mapping below) and the largest absolute
 difference over the peer's metrics is printed.
 
+The beyond-accuracy targets (coverage, gini, arp, novelty, FCP on W1; Recs.from_scores
+against one read of its matrix) follow in a table of their own (bench/beyond_rows.py).
+
 Speed-up = the peer's (extrapolated) compute time / rankmeter's compute time
 for ten accuracy metrics at k = 10 and 100 (20 columns) on all users: a peer
 computing fewer metrics is not credited for it.
@@ -138,6 +141,9 @@ def main() -> int:
                                                           str(Path.home() / ".cache" / "rankmeter-peers")))
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per contender")
     ap.add_argument("--json", default="", help="also write the raw results here")
+    ap.add_argument("--topk-users", type=int, default=20_000,
+                    help="rows of the float32 score matrix of the Recs.from_scores row (0: skip; 20,000 = 8 GB)")
+    ap.add_argument("--no-beyond", action="store_true", help="leave out the beyond-accuracy target rows")
     ap.add_argument("--reuse", default="", help="take the contenders' results from this --json file of an earlier "
                     "run at the same --users (only rankmeter's same-metric timings are measured again)")
     args = ap.parse_args()
@@ -209,6 +215,11 @@ def main() -> int:
             ts.append(time.perf_counter() - t1)
         res["rankmeter_same"] = statistics.median(ts)
     print_table(results, args.users)
+    if not args.no_beyond:
+        sys.path.insert(0, str(HERE))
+        from beyond_rows import beyond_rows, print_rows
+
+        print_rows(beyond_rows(w, args.repeats, args.topk_users))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     return 0

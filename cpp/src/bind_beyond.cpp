@@ -119,6 +119,102 @@ py::tuple prepare_lists_py(int64_t n_users, const std::optional<I64>& rowmap, co
   return py::make_tuple(indptr, items_out, scores_out, status_tuple(st));
 }
 
+py::tuple int_range_py(const I64& x, int threads) {
+  if (x.ndim() != 1) throw std::invalid_argument("ids must be 1-D");
+  int64_t lo = 0, hi = -1;
+  const int64_t* p = x.data();
+  const int64_t n = x.shape(0);
+  {
+    py::gil_scoped_release release;
+    int_range(p, n, threads, &lo, &hi);
+  }
+  return py::make_tuple(lo, hi);
+}
+
+// (n_codes, users, interactions, non-empty rows) with want_pop, else (n_codes, present mask, None,
+// non-empty rows); None when an id is not a code in [0, hard_limit).
+py::object train_codes_py(const I64& indptr, const I64& items, int64_t hard_limit, bool want_pop, int threads) {
+  check_csr(indptr, items, -1, "train");
+  std::vector<int64_t> users, inter;
+  std::vector<uint8_t> present;
+  int64_t n = 0, ne = 0;
+  bool ok = false;
+  {
+    py::gil_scoped_release release;
+    ok = train_codes(indptr.shape(0) - 1, indptr.data(), items.data(), hard_limit, want_pop, threads, &users, &inter,
+                     &present, &n, &ne);
+  }
+  if (!ok) return py::none();
+  if (want_pop) {
+    I64 u(n), i(n);
+    std::copy(users.begin(), users.end(), u.mutable_data());
+    std::copy(inter.begin(), inter.end(), i.mutable_data());
+    return py::make_tuple(n, u, i, ne);
+  }
+  U8 m(n);
+  std::copy(present.begin(), present.end(), m.mutable_data());
+  return py::make_tuple(n, m, py::none(), ne);
+}
+
+// (kept lengths, counts per cutoff (list of arrays), means per table (list of arrays), status), or None
+// when a kept id is not a code in [0, hard_limit).
+py::object topk_pass_py(int64_t n_users, const std::optional<I64>& rowmap, const I64& r_indptr, const I64& r_items,
+                        bool dup_first, int64_t max_items, int64_t keep, int64_t n_base, int64_t hard_limit,
+                        const std::vector<int64_t>& cutoffs, const std::vector<F64>& tables,
+                        const std::vector<int64_t>& table_k, const std::vector<bool>& table_div, int threads) {
+  check_csr(r_indptr, r_items, -1, "recs");
+  const int64_t rows = r_indptr.shape(0) - 1;
+  if (rowmap) {
+    if (rowmap->ndim() != 1 || rowmap->shape(0) != n_users) throw std::invalid_argument("rowmap length");
+    for (int64_t u = 0; u < n_users; ++u)
+      if (rowmap->data()[u] < -1 || rowmap->data()[u] >= rows) throw std::invalid_argument("rowmap out of range");
+  } else if (rows != n_users) {
+    throw std::invalid_argument("recs rows must equal users without a rowmap");
+  }
+  if (n_base < 0 || hard_limit < n_base) throw std::invalid_argument("bad code bounds");
+  if (tables.size() != table_k.size() || tables.size() != table_div.size())
+    throw std::invalid_argument("one cutoff and one divide flag per table");
+  TopkTables tabs;
+  for (size_t t = 0; t < tables.size(); ++t) {
+    if (tables[t].ndim() != 1 || tables[t].shape(0) != n_base + 1)
+      throw std::invalid_argument("tables must hold n_base + 1 values");
+    tabs.table.push_back(tables[t].data());
+    tabs.k.push_back(table_k[t]);
+    tabs.divide_by_k.push_back(table_div[t] ? 1 : 0);
+  }
+  ListsIn in;
+  in.n_users = n_users;
+  in.rowmap = rowmap ? rowmap->data() : nullptr;
+  in.indptr = r_indptr.data();
+  in.items = r_items.data();
+  I64 kept(n_users);
+  std::vector<F64> means;
+  std::vector<double*> mp;
+  for (size_t t = 0; t < tables.size(); ++t) {
+    means.emplace_back(n_users);
+    mp.push_back(means.back().mutable_data());
+  }
+  int64_t* kp = kept.mutable_data();
+  std::vector<std::vector<int64_t>> counts;
+  int64_t n_final = 0;
+  Status st;
+  bool ok = false;
+  {
+    py::gil_scoped_release release;
+    ok = topk_pass(in, dup_first, list_limit(max_items, keep), max_items, n_base, hard_limit, cutoffs, tabs, threads,
+                   kp, mp, counts, &n_final, &st);
+  }
+  if (!ok) return py::none();
+  py::list cl, ml;
+  for (auto& c : counts) {
+    I64 a(n_final);
+    std::copy(c.begin(), c.end(), a.mutable_data());
+    cl.append(a);
+  }
+  for (auto& m : means) ml.append(m);
+  return py::make_tuple(kept, cl, ml, status_tuple(st));
+}
+
 I64 item_counts_py(const I64& indptr, const I64& items, int64_t n_items, int64_t k, int threads) {
   Lists L = lists_of(indptr, items, std::nullopt, n_items);
   I64 out(n_items);
@@ -271,6 +367,25 @@ double score_entropy_py(const I64& indptr, const I64& items, const F64& scores, 
   return score_entropy(L, k, threads);
 }
 
+py::tuple count_no_relevant_py(const I64& indptr, const std::optional<F64>& grades, std::optional<double> min_rel,
+                               int threads) {
+  if (indptr.ndim() != 1 || indptr.shape(0) < 1) throw std::invalid_argument("indptr must be 1-D");
+  const int64_t n_users = indptr.shape(0) - 1;
+  const int64_t* ip = indptr.data();
+  const int64_t nnz = grades ? grades->shape(0) : ip[n_users];
+  if (grades && grades->ndim() != 1) throw std::invalid_argument("grades must be 1-D");
+  if (ip[0] != 0 || ip[n_users] != nnz) throw std::invalid_argument("indptr does not span the grades");
+  for (int64_t u = 0; u < n_users; ++u)
+    if (ip[u + 1] < ip[u]) throw std::invalid_argument("indptr decreases");
+  const double* g = grades ? grades->data() : nullptr;
+  int64_t first = -1, n = 0;
+  {
+    py::gil_scoped_release release;
+    n = count_no_relevant(n_users, ip, g, min_rel.has_value(), min_rel.value_or(0.0), threads, &first);
+  }
+  return py::make_tuple(n, first);
+}
+
 py::tuple exact_sum_py(const F64& values, int threads) {
   if (values.ndim() != 1) throw std::invalid_argument("values must be 1-D");
   py::array_t<int64_t> limbs(ExactSum::kLimbs);
@@ -297,6 +412,14 @@ void bind_beyond(py::module_& m) {
   m.def("prepare_lists", &prepare_lists_py, py::arg("n_users"), py::arg("rowmap").noconvert(),
         py::arg("r_indptr").noconvert(), py::arg("r_items").noconvert(), py::arg("r_scores").noconvert(),
         py::arg("dup_first"), py::arg("max_items"), py::arg("keep"), py::arg("threads"));
+  m.def("int_range", &int_range_py, py::arg("x").noconvert(), py::arg("threads"),
+        "(min, max) of an int64 array, (0, -1) when empty");
+  m.def("train_codes", &train_codes_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
+        py::arg("hard_limit"), py::arg("want_pop"), py::arg("threads"));
+  m.def("topk_pass", &topk_pass_py, py::arg("n_users"), py::arg("rowmap").noconvert(), py::arg("r_indptr").noconvert(),
+        py::arg("r_items").noconvert(), py::arg("dup_first"), py::arg("max_items"), py::arg("keep"), py::arg("n_base"),
+        py::arg("hard_limit"), py::arg("cutoffs"), py::arg("tables"), py::arg("table_k"), py::arg("table_div"),
+        py::arg("threads"));
   m.def("item_counts", &item_counts_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(), py::arg("n_items"),
         py::arg("k"), py::arg("threads"));
   m.def("cosine_overlap_sum", &cosine_overlap_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
@@ -321,5 +444,7 @@ void bind_beyond(py::module_& m) {
         py::arg("min_relevance"), py::arg("k"), py::arg("empty"), py::arg("threads"));
   m.def("score_entropy", &score_entropy_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
         py::arg("scores").noconvert(), py::arg("n_items"), py::arg("k"), py::arg("threads"));
+  m.def("count_no_relevant", &count_no_relevant_py, py::arg("indptr").noconvert(), py::arg("grades").noconvert(),
+        py::arg("min_relevance"), py::arg("threads"), "(users without a relevant item, the first of them or -1)");
   m.def("exact_sum", &exact_sum_py, py::arg("values").noconvert(), py::arg("threads"));
 }

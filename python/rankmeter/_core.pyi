@@ -1,5 +1,5 @@
 # Hand-written stubs of the private C++ module rankmeter._core.
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 import numpy.typing as npt
@@ -51,6 +51,29 @@ def prepare_lists(
     threads: int,
 ) -> tuple[Optional[_I64], Optional[_I64], Optional[_F64], _Status]: ...
 def item_counts(indptr: _I64, items: _I64, n_items: int, k: int, threads: int) -> _I64: ...
+def int_range(x: _I64, threads: int) -> tuple[int, int]: ...
+def train_codes(
+    indptr: _I64, items: _I64, hard_limit: int, want_pop: bool, threads: int
+) -> Optional[tuple[int, npt.NDArray[Any], Optional[_I64], int]]: ...
+def topk_pass(
+    n_users: int,
+    rowmap: Optional[_I64],
+    r_indptr: _I64,
+    r_items: _I64,
+    dup_first: bool,
+    max_items: int,
+    keep: int,
+    n_base: int,
+    hard_limit: int,
+    cutoffs: list[int],
+    tables: list[_F64],
+    table_k: list[int],
+    table_div: list[bool],
+    threads: int,
+) -> Optional[tuple[_I64, list[_I64], list[_F64], tuple[int, int, int]]]: ...
+def count_no_relevant(
+    indptr: _I64, grades: Optional[_F64], min_relevance: Optional[float], threads: int
+) -> tuple[int, int]: ...
 def cosine_overlap_sum(indptr: _I64, items: _I64, n_items: int, k: int, threads: int) -> float: ...
 def mean_item_value(indptr: _I64, items: _I64, table: _F64, k: int, divide_by_k: bool, threads: int) -> _F64: ...
 def diversity_features(

@@ -16,12 +16,14 @@
 //                     with W_i = Σ_{u∋i} |L_u|^-1/2 and Q_i = Σ_{u∋i} |L_u|^-1;
 //   diversity         with unit vectors x_a, Σ_{a<b} x_a·x_b = (|Σ x_a|^2 - Σ |x_a|^2) / 2;
 //   serendipity       mean_h cos(f_i, f_h) = x_i · (Σ_h x_h) / |H|.
-// FCP counts concordant/discordant pairs with a Fenwick tree: O(m log m) per user.
+// FCP counts concordant/discordant pairs with a Fenwick tree over top-k positions:
+// O(m log m + n) per user, no pair visited.
 #pragma once
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "exact_sum.hpp"
@@ -134,17 +136,93 @@ inline void prepare_bounds(const ListsIn& in, int64_t limit, int64_t* ub) {
   }
 }
 
-inline Status prepare_lists(const ListsIn& in, bool dup_first, int64_t limit, int64_t max_items, int threads,
-                            const int64_t* ub, int64_t* n_out, int64_t* out_items, double* out_scores) {
-  using namespace beyond_detail;
-  constexpr int64_t kLinear = 48;
-  Status status;
+namespace beyond_detail {
+// The kept part of one user's list (SPEC §2.1), read in place when it holds no
+// duplicate (the usual case: a pointer into the caller's buffer, nothing copied),
+// else closed up in a per-thread buffer (dup_first). max_items truncates the list as
+// given; then the first `limit` distinct items are kept. Short reads look for a
+// duplicate by a linear scan of what is kept so far, long ones (> kLinear) hash.
+struct KeptReader {
+  static constexpr int64_t kLinear = 48;
+  IdSet seen;
+  std::vector<int64_t> buf;
+  explicit KeptReader(int64_t cap) : seen(cap > kLinear ? cap : 0) {}
+  // The number of kept items (their ids at *out), or -1 at a duplicate when !dup_first (its id in *dup).
+  int64_t read(const ListsIn& in, int64_t u, bool dup_first, int64_t limit, int64_t max_items, const int64_t** out,
+               int64_t* dup) {
+    const int64_t row = in.rowmap ? in.rowmap[u] : u;
+    *out = nullptr;
+    if (row < 0) return 0;
+    const int64_t b = in.indptr[row], full_e = in.indptr[row + 1];
+    const int64_t e = max_items > 0 ? std::min(full_e, b + max_items) : full_e;
+    const int64_t room = std::min(full_e - b, limit);
+    const bool hashed = std::min(e - b, limit) > kLinear;
+    if (hashed) seen.next();
+    const int64_t* src = in.items + b;
+    bool copied = false;
+    int64_t w = 0;
+    uint64_t bloom = 0;  // one bit per kept id (hashed): the linear scan runs only on a hit
+    for (int64_t p = b; p < e && w < room; ++p) {
+      const int64_t it = in.items[p];
+      bool fresh;
+      if (hashed) {
+        fresh = seen.insert(it);
+      } else {
+        const uint64_t bit = uint64_t{1} << ((static_cast<uint64_t>(it) * 0x9E3779B97F4A7C15ull) >> 58);
+        fresh = true;
+        if (bloom & bit) {
+          const int64_t* k0 = copied ? buf.data() : src;
+          for (int64_t q = 0; q < w; ++q) fresh &= k0[q] != it;
+        }
+        bloom |= bit;
+      }
+      if (!fresh) {
+        if (!dup_first) {
+          *dup = it;
+          return -1;
+        }
+        if (!copied) {
+          buf.assign(src, src + w);
+          copied = true;
+        }
+        continue;
+      }
+      if (copied) buf.push_back(it);
+      ++w;
+    }
+    *out = copied ? buf.data() : src;
+    return w;
+  }
+};
+
+// The longest list part any user can keep (sizes the duplicate hash set).
+inline int64_t longest_kept(const ListsIn& in, int64_t limit) {
   int64_t longest = 0;
   for (int64_t u = 0; u < in.n_users; ++u) {
     const int64_t row = in.rowmap ? in.rowmap[u] : u;
     if (row >= 0) longest = std::max(longest, in.indptr[row + 1] - in.indptr[row]);
   }
-  const int64_t cap = std::min(longest, limit);
+  return std::min(longest, limit);
+}
+
+// Lists are read only up to the cutoff, so rows are visited with a stride that defeats
+// the hardware prefetcher: fetch every cache line of the part user u + kAhead will read.
+inline void prefetch_user(const ListsIn& in, int64_t u, int64_t limit) {
+  constexpr int64_t kAhead = 16;
+  if (u + kAhead >= in.n_users) return;
+  const int64_t ra = in.rowmap ? in.rowmap[u + kAhead] : u + kAhead;
+  if (ra < 0) return;
+  const int64_t pb = in.indptr[ra], pn = std::min(in.indptr[ra + 1] - pb, std::min(limit, int64_t{32}));
+  prefetch_span(in.items + pb, pn);
+  if (in.scores) prefetch_span(in.scores + pb, pn);
+}
+}  // namespace beyond_detail
+
+inline Status prepare_lists(const ListsIn& in, bool dup_first, int64_t limit, int64_t max_items, int threads,
+                            const int64_t* ub, int64_t* n_out, int64_t* out_items, double* out_scores) {
+  using namespace beyond_detail;
+  Status status;
+  const int64_t cap = longest_kept(in, limit);
   const int T = effective_threads(threads, in.n_users);
   std::vector<Status> tstatus(T);
 #ifdef RANKMETER_HAVE_OPENMP
@@ -152,57 +230,35 @@ inline Status prepare_lists(const ListsIn& in, bool dup_first, int64_t limit, in
 #endif
   {
     const int tid = thread_id();
-    IdSet seen(cap > kLinear ? cap : 0);
+    KeptReader rd(cap);
+    std::vector<int64_t> pos;  // positions of the kept items in the list (for the scores)
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp for schedule(static)
 #endif
     for (int64_t u = 0; u < in.n_users; ++u) {
-      const int64_t row = in.rowmap ? in.rowmap[u] : u;
-      // Lists are read only up to the cutoff, so rows are visited with a stride that
-      // defeats the hardware prefetcher: fetch a few users ahead.
-      // Every cache line of the part that will be read is requested, not only the
-      // first: a 10-item prefix straddles two lines.
-      constexpr int64_t kAhead = 16;
-      if (u + kAhead < in.n_users) {
-        const int64_t ra = in.rowmap ? in.rowmap[u + kAhead] : u + kAhead;
-        if (ra >= 0) {
-          const int64_t pb = in.indptr[ra], pn = std::min(in.indptr[ra + 1] - pb, std::min(limit, int64_t{32}));
-          prefetch_span(in.items + pb, pn);
-          if (in.scores) prefetch_span(in.scores + pb, pn);
-        }
+      prefetch_user(in, u, limit);
+      const int64_t* kept = nullptr;
+      int64_t dup = 0;
+      const int64_t n = rd.read(in, u, dup_first, limit, max_items, &kept, &dup);
+      if (n < 0) {
+        tstatus[tid].record(Code::duplicate_recs, u, dup);
+        n_out[u] = 0;
+        continue;
       }
-      int64_t w = ub[u];
-      const int64_t w0 = w;
-      if (row >= 0) {
+      std::copy(kept, kept + n, out_items + ub[u]);
+      if (out_scores && n > 0) {
+        const int64_t row = in.rowmap ? in.rowmap[u] : u;
         const int64_t b = in.indptr[row];
-        // max_items truncates the list as given, before duplicates are looked for
-        const int64_t e = max_items > 0 ? std::min(in.indptr[row + 1], b + max_items) : in.indptr[row + 1];
-        const int64_t room = ub[u + 1] - ub[u];
-        // short reads: a linear scan of what is kept so far beats hashing; long ones hash
-        const bool hashed = std::min(e - b, limit) > kLinear;
-        if (hashed) seen.next();
-        for (int64_t p = b; p < e && w - w0 < room; ++p) {
-          const int64_t it = in.items[p];
-          bool fresh;
-          if (hashed) {
-            fresh = seen.insert(it);
-          } else {  // short prefixes: a linear scan of what is kept so far
-            fresh = true;
-            for (int64_t q = w0; q < w; ++q) fresh &= out_items[q] != it;
-          }
-          if (!fresh) {
-            if (!dup_first) {
-              tstatus[tid].record(Code::duplicate_recs, u, it);
-              break;
-            }
-            continue;
-          }
-          out_items[w] = it;
-          if (out_scores) out_scores[w] = in.scores[p];
-          ++w;
+        if (kept == in.items + b) {  // read in place: the scores are the list's first n
+          std::copy(in.scores + b, in.scores + b + n, out_scores + ub[u]);
+        } else {  // closed up: the score of each kept item's first occurrence
+          const int64_t e = max_items > 0 ? std::min(in.indptr[row + 1], b + max_items) : in.indptr[row + 1];
+          int64_t w = 0;
+          for (int64_t p = b; p < e && w < n; ++p)
+            if (in.items[p] == kept[w]) out_scores[ub[u] + w++] = in.scores[p];
         }
       }
-      n_out[u] = w - w0;
+      n_out[u] = n;
     }
   }
   for (const auto& x : tstatus) status.merge(x);
@@ -259,30 +315,26 @@ inline void item_counts(const Lists& L, int64_t k, int threads, int64_t* counts)
 // Train popularity in one pass over raw CSR rows (items are dense codes < n_items,
 // rows may repeat an item): users[i] = distinct rows holding i, inter[i] = rows'
 // entries equal to i; returns the number of non-empty rows. Integer counts, so the
-// result does not depend on the thread count.
+// result does not depend on the thread count. Each item's (last row, users, entries)
+// live side by side, so an entry costs one random access, not three.
 inline int64_t train_popularity(int64_t n_rows, const int64_t* indptr, const int64_t* items, int64_t n_items,
                                 int threads, int64_t* users, int64_t* inter) {
   using namespace beyond_detail;
+  struct Rec {
+    int64_t last, users, inter;
+  };
   int T = effective_threads(threads, n_rows);
-  // Per-thread scratch is 3 arrays of n_items; past 1 GiB in all, one thread counts
-  // straight into the outputs (scratch: the `last` array only).
+  // Per-thread scratch is 24 bytes per item; past 1 GiB in all, one thread counts.
   if (static_cast<double>(n_items) * 24.0 * T > static_cast<double>(int64_t(1) << 30)) T = 1;
-  std::vector<std::vector<int64_t>> pu(T > 1 ? T : 0), pi(T > 1 ? T : 0);
+  std::vector<std::vector<Rec>> part(T);
   std::vector<int64_t> nonempty(T, 0);
-  std::fill(users, users + n_items, 0);
-  std::fill(inter, inter + n_items, 0);
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp parallel num_threads(T)
 #endif
   {
     const int tid = thread_id();
-    if (T > 1) {
-      pu[tid].assign(static_cast<size_t>(n_items), 0);
-      pi[tid].assign(static_cast<size_t>(n_items), 0);
-    }
-    std::vector<int64_t> last(static_cast<size_t>(n_items), -1);  // last row that counted i
-    int64_t* cu = T > 1 ? pu[tid].data() : users;
-    int64_t* ci = T > 1 ? pi[tid].data() : inter;
+    part[tid].assign(static_cast<size_t>(n_items), Rec{-1, 0, 0});
+    Rec* rec = part[tid].data();
     int64_t ne = 0;
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp for schedule(static)
@@ -291,26 +343,242 @@ inline int64_t train_popularity(int64_t n_rows, const int64_t* indptr, const int
       const int64_t b = indptr[r], e = indptr[r + 1];
       ne += e > b;
       for (int64_t p = b; p < e; ++p) {
-        const int64_t i = items[p];
-        ++ci[i];
-        if (last[i] != r) {
-          last[i] = r;
-          ++cu[i];
-        }
+        Rec& x = rec[items[p]];
+        ++x.inter;
+        x.users += x.last != r;
+        x.last = r;
       }
     }
     nonempty[tid] = ne;
   }
   int64_t total = 0;
-  for (int t = 0; t < T; ++t) {
-    if (T > 1)
-      for (int64_t i = 0; i < n_items; ++i) {
-        users[i] += pu[t][i];
-        inter[i] += pi[t][i];
-      }
-    total += nonempty[t];
+  for (int64_t i = 0; i < n_items; ++i) {
+    int64_t cu = 0, ci = 0;
+    for (int t = 0; t < T; ++t) {
+      cu += part[t][i].users;
+      ci += part[t][i].inter;
+    }
+    users[i] = cu;
+    inter[i] = ci;
   }
+  for (int t = 0; t < T; ++t) total += nonempty[t];
   return total;
+}
+
+// The train side of the in-place path in one pass over the train rows, item ids taken as
+// codes without knowing their range first: with want_pop, users[i] / inter[i] as in
+// train_popularity (and the number of non-empty rows), else only present[i]; per-thread
+// tables grow to the largest id met. Returns false when an id is < 0 or >= hard_limit
+// (the caller codes the ids). *n_codes = largest id + 1 (0 without items).
+inline bool train_codes(int64_t n_rows, const int64_t* indptr, const int64_t* items, int64_t hard_limit, bool want_pop,
+                        int threads, std::vector<int64_t>* users, std::vector<int64_t>* inter,
+                        std::vector<uint8_t>* present, int64_t* n_codes, int64_t* n_nonempty) {
+  using namespace beyond_detail;
+  struct Rec {
+    int64_t last, users, inter;
+  };
+  const int T = effective_threads(threads, n_rows);
+  // tables double as they grow, never past the largest possible code
+  auto grow = [hard_limit](size_t have, size_t need) {
+    return std::max(need, std::min(2 * have, static_cast<size_t>(hard_limit)));
+  };
+  std::vector<std::vector<Rec>> rec(want_pop ? T : 0);
+  std::vector<std::vector<uint8_t>> mark(want_pop ? 0 : T);
+  std::vector<int64_t> nonempty(T, 0), top(T, -1);
+  std::vector<char> bad(T, 0);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T)
+#endif
+  {
+    const int tid = thread_id();
+    int64_t ne = 0, hi = -1;
+    bool out = false;
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (int64_t r = 0; r < n_rows; ++r) {
+      const int64_t b = indptr[r], e = indptr[r + 1];
+      ne += e > b;
+      if (out) continue;
+      int64_t lo_r = 0, hi_r = -1;
+      for (int64_t p = b; p < e; ++p) {
+        lo_r = std::min(lo_r, items[p]);
+        hi_r = std::max(hi_r, items[p]);
+      }
+      if (lo_r < 0 || hi_r >= hard_limit) {
+        out = true;
+        continue;
+      }
+      if (hi_r > hi) {
+        hi = hi_r;
+        const size_t need = static_cast<size_t>(hi + 1);
+        if (want_pop && rec[tid].size() < need) rec[tid].resize(grow(rec[tid].size(), need), Rec{-1, 0, 0});
+        if (!want_pop && mark[tid].size() < need) mark[tid].resize(grow(mark[tid].size(), need), 0);
+      }
+      if (want_pop) {
+        Rec* x0 = rec[tid].data();
+        for (int64_t p = b; p < e; ++p) {
+          Rec& x = x0[items[p]];
+          ++x.inter;
+          x.users += x.last != r;
+          x.last = r;
+        }
+      } else {
+        uint8_t* m = mark[tid].data();
+        for (int64_t p = b; p < e; ++p) m[items[p]] = 1;
+      }
+    }
+    nonempty[tid] = ne;
+    top[tid] = hi;
+    bad[tid] = out;
+  }
+  int64_t hi = -1, ne = 0;
+  for (int t = 0; t < T; ++t) {
+    if (bad[t]) return false;
+    hi = std::max(hi, top[t]);
+    ne += nonempty[t];
+  }
+  const int64_t n = hi + 1;
+  *n_codes = n;
+  *n_nonempty = ne;
+  if (want_pop) {
+    users->assign(static_cast<size_t>(n), 0);
+    inter->assign(static_cast<size_t>(n), 0);
+    for (int t = 0; t < T; ++t) {
+      const int64_t m = std::min<int64_t>(n, static_cast<int64_t>(rec[t].size()));
+      for (int64_t i = 0; i < m; ++i) {
+        (*users)[i] += rec[t][i].users;
+        (*inter)[i] += rec[t][i].inter;
+      }
+    }
+  } else {
+    present->assign(static_cast<size_t>(n), 0);
+    for (int t = 0; t < T; ++t) {
+      const int64_t m = std::min<int64_t>(n, static_cast<int64_t>(mark[t].size()));
+      for (int64_t i = 0; i < m; ++i) (*present)[i] |= mark[t][i];
+    }
+  }
+  return true;
+}
+
+// Smallest and largest value of an int64 array (0, -1 when empty), in one parallel pass.
+inline void int_range(const int64_t* x, int64_t n, int threads, int64_t* lo, int64_t* hi) {
+  int64_t mn = std::numeric_limits<int64_t>::max(), mx = std::numeric_limits<int64_t>::min();
+  const int T = effective_threads(threads, n / 64);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel for simd num_threads(T) schedule(static) reduction(min : mn) reduction(max : mx)
+#endif
+  for (int64_t i = 0; i < n; ++i) {
+    mn = x[i] < mn ? x[i] : mn;
+    mx = x[i] > mx ? x[i] : mx;
+  }
+  *lo = n ? mn : 0;
+  *hi = n ? mx : -1;
+}
+
+// ---------------------------------------------------------------------------
+// topk_pass: the catalog counts and popularity means straight from the raw lists, when
+// the list ids are their own dense codes: no list is copied (each user's kept part is read
+// in place, see KeptReader), every output of one user comes from one read of its prefix.
+//   counts[c][i]: users whose top cut[c] (0: the kept list) holds code i, for codes
+//     0..n_final-1 (n_final = max(n_base, largest list code + 1), returned);
+//   means[t][u]: mean_item_value's value for table t (size n_base + 1, the last entry is
+//     the value of every code >= n_base) at cutoff tab_k[t], divide_by_k tab_div[t];
+//   kept[u]: the length of user u's kept list.
+// Returns false (outputs unusable) when a kept id is < 0 or >= hard_limit: the caller codes
+// the ids and takes the general path. Duplicates follow prepare_lists (status).
+struct TopkTables {
+  std::vector<const double*> table;
+  std::vector<int64_t> k;
+  std::vector<char> divide_by_k;
+};
+
+inline bool topk_pass(const ListsIn& in, bool dup_first, int64_t limit, int64_t max_items, int64_t n_base,
+                      int64_t hard_limit, const std::vector<int64_t>& cut, const TopkTables& tabs, int threads,
+                      int64_t* kept_len, const std::vector<double*>& means, std::vector<std::vector<int64_t>>& counts,
+                      int64_t* n_final, Status* status) {
+  using namespace beyond_detail;
+  const int64_t cap = longest_kept(in, limit);
+  const int T = effective_threads(threads, in.n_users);
+  const size_t nc = cut.size(), nt = tabs.table.size();
+  std::vector<Status> tstatus(T);
+  std::vector<std::vector<std::vector<int64_t>>> part(T, std::vector<std::vector<int64_t>>(nc));
+  std::vector<char> out_of_range(T, 0);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T)
+#endif
+  {
+    const int tid = thread_id();
+    KeptReader rd(cap);
+    auto& cnt = part[tid];
+    for (auto& c : cnt) c.assign(static_cast<size_t>(n_base), 0);
+    int64_t size = n_base;
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (int64_t u = 0; u < in.n_users; ++u) {
+      prefetch_user(in, u, limit);
+      const int64_t* it = nullptr;
+      int64_t dup = 0;
+      const int64_t n = rd.read(in, u, dup_first, limit, max_items, &it, &dup);
+      if (n < 0) {
+        tstatus[tid].record(Code::duplicate_recs, u, dup);
+        kept_len[u] = 0;
+        for (size_t t = 0; t < nt; ++t) means[t][u] = kNaN;
+        continue;
+      }
+      kept_len[u] = n;
+      int64_t top = -1, low = 0;
+      for (int64_t q = 0; q < n; ++q) {
+        top = std::max(top, it[q]);
+        low = std::min(low, it[q]);
+      }
+      if (low < 0 || top >= hard_limit) {
+        out_of_range[tid] = 1;
+        for (size_t t = 0; t < nt; ++t) means[t][u] = kNaN;
+        continue;
+      }
+      if (top >= size) {  // a code past the train/catalog codes: grow the counts
+        size = std::min(std::max(top + 1, 2 * size), hard_limit);
+        for (auto& c : cnt) c.resize(static_cast<size_t>(size), 0);
+      }
+      for (size_t c = 0; c < nc; ++c) {
+        const int64_t m = cut[c] > 0 && cut[c] < n ? cut[c] : n;
+        int64_t* row = cnt[c].data();
+        for (int64_t q = 0; q < m; ++q) ++row[it[q]];
+      }
+      for (size_t t = 0; t < nt; ++t) {
+        const int64_t k = tabs.k[t];
+        const int64_t m = k > 0 && k < n ? k : n;
+        const double* tb = tabs.table[t];
+        double s = 0.0;
+        int64_t c = 0;
+        for (int64_t q = 0; q < m; ++q) {
+          const double v = tb[it[q] < n_base ? it[q] : n_base];
+          if (std::isnan(v)) continue;
+          s += v;
+          ++c;
+        }
+        const int64_t den = tabs.divide_by_k[t] ? (k > 0 ? k : m) : c;
+        means[t][u] = (m == 0 || den == 0 || (c == 0 && !tabs.divide_by_k[t])) ? kNaN : s / static_cast<double>(den);
+      }
+    }
+  }
+  for (const auto& x : tstatus) status->merge(x);
+  for (int t = 0; t < T; ++t)
+    if (out_of_range[t]) return false;
+  int64_t nf = n_base;
+  for (int t = 0; t < T; ++t)
+    for (size_t c = 0; c < nc; ++c) nf = std::max(nf, static_cast<int64_t>(part[t][c].size()));
+  *n_final = nf;
+  counts.assign(nc, std::vector<int64_t>(static_cast<size_t>(nf), 0));
+  for (size_t c = 0; c < nc; ++c)
+    for (int t = 0; t < T; ++t) {
+      const auto& src = part[t][c];
+      int64_t* dst = counts[c].data();
+      for (size_t i = 0; i < src.size(); ++i) dst[i] += src[i];
+    }
+  return true;
 }
 
 // Σ_{u<v} |L_u ∩ L_v| / sqrt(|L_u| |L_v|) over users with a non-empty top-k (cosine personalization).
@@ -669,10 +937,14 @@ inline Status serendipity(const Lists& L, int64_t k, const TruthCodes& t, const 
 // FCP per user: pairs (a, b) of truth items with grade(a) > grade(b); rank = position in the
 //   top-k (infinite beyond it or absent). Concordant: rank(a) < rank(b); discordant: rank(a) >
 //   rank(b); both infinite: ignored. Writes conc[u], disc[u]; users without a relevant item get
-//   -1 in both (the empty policy is applied by the caller). O(m log m) per user.
+//   -1 in both (the empty policy is applied by the caller). O(m log m + n) per user (m truth
+//   items, n top-k items): truth items are sorted by grade and counted against a Fenwick tree
+//   over the n positions; no pair is visited.
 inline Status fcp_counts(const Lists& L, int64_t k, const TruthCodes& t, int empty, int threads, int64_t* conc,
                          int64_t* disc) {
   using namespace beyond_detail;
+  constexpr int64_t kScan = 32;  // top-k this short: positions by a scan, no item map
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
   const int T = effective_threads(threads, L.n_users);
   std::vector<Status> tstatus(T);
 #ifdef RANKMETER_HAVE_OPENMP
@@ -680,9 +952,13 @@ inline Status fcp_counts(const Lists& L, int64_t k, const TruthCodes& t, int emp
 #endif
   {
     const int tid = thread_id();
-    Stamped pos(L.n_items);
-    std::vector<std::pair<double, int64_t>> g;  // (grade, rank index)
-    std::vector<int64_t> ranks, bit;
+    std::unique_ptr<Stamped> pos;  // item -> position, only for long top-k lists
+    struct GP {
+      double g;
+      int64_t r;  // position in the top-k, n = beyond it
+    };
+    std::vector<GP> g;
+    std::vector<int64_t> bit;
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp for schedule(dynamic, 256)
 #endif
@@ -695,51 +971,65 @@ inline Status fcp_counts(const Lists& L, int64_t k, const TruthCodes& t, int emp
         if (empty == 3) tstatus[tid].record(Code::empty_truth, u);
         continue;
       }
-      pos.next();
       const int64_t b = L.indptr[u], n = top_len(L.indptr, u, k);
-      for (int64_t p = b; p < b + n; ++p) pos.set(L.items[p], p - b);
-      // Rank index among the m truth items: finite positions are distinct, infinity = m.
-      ranks.clear();
-      g.clear();
-      for (int64_t p = t0; p < t1; ++p) {
-        const int64_t it = t.items[p];
-        const int64_t r = pos.has(it) ? pos.value[it] : std::numeric_limits<int64_t>::max();
-        g.emplace_back(t.grade(p), r);
-        if (r != std::numeric_limits<int64_t>::max()) ranks.push_back(r);
+      const int64_t* top = L.items + b;
+      g.resize(static_cast<size_t>(m));
+      if (n <= kScan) {
+        uint64_t bloom = 0;  // one bit per top-k id (hashed): most truth items are not there
+        for (int64_t q = 0; q < n; ++q) bloom |= uint64_t{1} << ((static_cast<uint64_t>(top[q]) * kMul) >> 58);
+        for (int64_t p = t0; p < t1; ++p) {
+          const int64_t it = t.items[p];
+          int64_t r = n;
+          if (bloom & (uint64_t{1} << ((static_cast<uint64_t>(it) * kMul) >> 58)))
+            for (int64_t q = n - 1; q >= 0; --q) r = top[q] == it ? q : r;
+          g[p - t0] = GP{t.grade(p), r};
+        }
+      } else {
+        if (!pos) pos = std::make_unique<Stamped>(L.n_items);
+        pos->next();
+        for (int64_t q = 0; q < n; ++q) pos->set(top[q], q);
+        for (int64_t p = t0; p < t1; ++p) {
+          const int64_t it = t.items[p];
+          g[p - t0] = GP{t.grade(p), pos->has(it) ? pos->value[it] : n};
+        }
       }
-      std::sort(ranks.begin(), ranks.end());
-      const int64_t nf = static_cast<int64_t>(ranks.size());
-      for (auto& x : g)
-        x.second = x.second == std::numeric_limits<int64_t>::max()
-                       ? nf
-                       : std::lower_bound(ranks.begin(), ranks.end(), x.second) - ranks.begin();
-      // Descending grade; within a grade group, query before inserting (strict grade order).
-      std::sort(g.begin(), g.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-      bit.assign(static_cast<size_t>(nf + 2), 0);
+      // Descending grade (the order within a grade does not matter: a group is queried before
+      // it is inserted); insertion sort for the usual few items.
+      if (m <= 32) {
+        for (int64_t i = 1; i < m; ++i) {
+          const GP x = g[i];
+          int64_t j = i;
+          for (; j > 0 && g[j - 1].g < x.g; --j) g[j] = g[j - 1];
+          g[j] = x;
+        }
+      } else {
+        std::sort(g.begin(), g.end(), [](const GP& x, const GP& y) { return x.g > y.g; });
+      }
+      // Fenwick tree over positions 0..n-1 (index r + 1) of the inserted higher-graded items.
+      bit.assign(static_cast<size_t>(n + 1), 0);
       int64_t inserted = 0, inserted_inf = 0, c = 0, dd = 0;
       for (int64_t i = 0; i < m;) {
         int64_t j = i;
-        while (j < m && g[j].first == g[i].first) ++j;
+        while (j < m && g[j].g == g[i].g) ++j;
+        const int64_t finite_ins = inserted - inserted_inf;
         for (int64_t q = i; q < j; ++q) {
-          const int64_t r = g[q].second;
-          // higher-graded items with a smaller rank index: concordant; with a larger one: discordant
-          int64_t less = 0;
-          for (int64_t x = r; x > 0; x -= x & -x) less += bit[x];
-          const int64_t finite_ins = inserted - inserted_inf;
-          if (r == nf) {  // b at infinity: every finite a is concordant, infinite ones ignored
+          const int64_t r = g[q].r;
+          if (r == n) {  // b at infinity: every finite a is concordant, infinite ones ignored
             c += finite_ins;
-          } else {
+          } else {  // higher-graded a at a smaller position: concordant; at a larger one: discordant
+            int64_t less = 0;
+            for (int64_t x = r; x > 0; x -= x & -x) less += bit[x];
             c += less;
             dd += (finite_ins - less) + inserted_inf;
           }
         }
         for (int64_t q = i; q < j; ++q) {
-          const int64_t r = g[q].second;
+          const int64_t r = g[q].r;
           ++inserted;
-          if (r == nf) {
+          if (r == n) {
             ++inserted_inf;
           } else {
-            for (int64_t x = r + 1; x <= nf + 1; x += x & -x) ++bit[x];
+            for (int64_t x = r + 1; x <= n; x += x & -x) ++bit[x];
           }
         }
         i = j;
@@ -793,6 +1083,31 @@ inline double score_entropy(const Lists& L, int64_t k, int threads) {
   a[0].normalize();
   const double Z = z[0].to_double(), A = a[0].to_double();
   return std::log(Z) - A / Z;
+}
+
+// Users (rows) without a relevant item: grade >= min_relevance (has_min) or grade > 0;
+// grades nullable (every item relevant). The row of the first such user is in *first (-1: none).
+inline int64_t count_no_relevant(int64_t n_users, const int64_t* indptr, const double* grades, bool has_min,
+                                 double min_relevance, int threads, int64_t* first) {
+  const int T = effective_threads(threads, n_users);
+  int64_t n = 0, lo = std::numeric_limits<int64_t>::max();
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel for num_threads(T) schedule(static) reduction(+ : n) reduction(min : lo)
+#endif
+  for (int64_t u = 0; u < n_users; ++u) {
+    bool any = false;
+    if (grades) {
+      for (int64_t p = indptr[u]; p < indptr[u + 1]; ++p) any |= has_min ? grades[p] >= min_relevance : grades[p] > 0.0;
+    } else {
+      any = indptr[u + 1] > indptr[u];
+    }
+    if (!any) {
+      ++n;
+      lo = std::min(lo, u);
+    }
+  }
+  *first = n ? lo : -1;
+  return n;
 }
 
 // Exact sum of the non-NaN values (into `acc`) and their count.

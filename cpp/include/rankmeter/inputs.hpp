@@ -5,12 +5,17 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "parallel.hpp"
 #include "status.hpp"
@@ -28,10 +33,17 @@ namespace rankmeter::core {
 // shorter list (out_len). Any non-finite score in S is an error (the lowest
 // user, then column, is reported), checked before anything is written.
 //
-// Per row: one pass keeping the k best (score, column) pairs in a binary heap
-// whose top is the worst kept pair, so most columns cost one comparison;
-// then the heap is sorted. Parallel over users; per-thread scratch is the heap
-// and an exclusion stamp array of n_items.
+// Per row, two passes, the second over a few blocks only:
+//   1. one streaming pass over the row in blocks of 64 scores: a branch-free
+//      (vectorised) loop per block checks that every score is finite and takes the
+//      block's maximum (the row is read from memory once, at memory speed);
+//   2. the k-th largest block maximum t is a lower bound of the row's k-th best score
+//      (k blocks each hold a score >= t), so the k best are among the scores >= t,
+//      which lie in the blocks whose maximum is >= t: usually about k blocks of the
+//      row's n/64, read again while still in cache. Those candidates are selected
+//      (nth_element) and sorted (score descending, column ascending).
+// Excluded columns are left out of their block's maximum. Parallel over users;
+// per-thread scratch: the block maxima, the candidates and an exclusion stamp array.
 namespace topk_detail {
 struct Cand {
   double s;
@@ -39,62 +51,105 @@ struct Cand {
 };
 // a is better than b: higher score, or equal score and lower column
 inline bool better(const Cand& a, const Cand& b) { return a.s > b.s || (a.s == b.s && a.c < b.c); }
+// How a candidate is held: (score, column) pairs compared by `better`, or, for float
+// scores and columns < 2^32, one 64-bit key whose integer order is that same order
+// (high half: the score's bits made monotone, -0 taken as +0; low half: ~column), so
+// selecting and sorting compare plain integers.
+struct PairKey {
+  using type = Cand;
+  static Cand make(double v, int64_t c) { return Cand{v, c}; }
+  static int64_t col(const Cand& x) { return x.c; }
+  static double score(const Cand& x) { return x.s; }
+  static bool before(const Cand& a, const Cand& b) { return better(a, b); }
+};
+struct FloatKey {
+  using type = uint64_t;
+  static uint64_t make(float v, int64_t c) {
+    uint32_t u;
+    const float w = v + 0.0f;  // -0 -> +0 (equal scores tie on the column, as in `better`)
+    std::memcpy(&u, &w, sizeof u);
+    u = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+    return (static_cast<uint64_t>(u) << 32) | (0xFFFFFFFFu - static_cast<uint32_t>(c));
+  }
+  static int64_t col(uint64_t x) { return static_cast<int64_t>(0xFFFFFFFFu - static_cast<uint32_t>(x)); }
+  static double score(uint64_t x) {
+    uint32_t u = static_cast<uint32_t>(x >> 32);
+    u = (u & 0x80000000u) ? (u & 0x7FFFFFFFu) : ~u;
+    float v;
+    std::memcpy(&v, &u, sizeof v);
+    return v;
+  }
+  static bool before(uint64_t a, uint64_t b) { return a > b; }
+};
 constexpr int64_t kBlock = 64;
-// Branch-free flags of one block of kBlock scores (vectorised by the compiler):
-// bit 1 when a score is NaN or infinite, bit 0 when a score beats `thr`.
+// Maximum of n <= kBlock scores into *mx; false when one of them is NaN or infinite.
+// v - v is 0 for a finite score and NaN otherwise, so the sum is 0 exactly when every
+// score is finite (in any order of the sum).
 template <class T>
-inline int block_flags(const T* blk, T thr) {
-  // v - v is 0 for a finite score and NaN otherwise, so the sum is 0 exactly when every
-  // score of the block is finite (any order of the sum gives that); the maximum decides
-  // whether some score beats thr (only read when every score is finite).
-  T zero = T(0), mx = blk[0];
+inline bool block_max(const T* blk, int64_t n, T* mx_out) {
+  T zero = T(0), mx = -std::numeric_limits<T>::infinity();
+  if (n == kBlock) {
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp simd reduction(+ : zero) reduction(max : mx)
 #endif
-  for (int64_t j = 0; j < kBlock; ++j) {
-    const T v = blk[j];
-    zero += v - v;
-    mx = v > mx ? v : mx;
+    for (int64_t j = 0; j < kBlock; ++j) {
+      const T v = blk[j];
+      zero += v - v;
+      mx = v > mx ? v : mx;
+    }
+  } else {
+    for (int64_t j = 0; j < n; ++j) {
+      const T v = blk[j];
+      zero += v - v;
+      mx = v > mx ? v : mx;
+    }
   }
-  if (!(zero == T(0))) return 2;
-  return mx > thr ? 1 : 0;
+  *mx_out = mx;
+  return zero == T(0);
 }
 constexpr int64_t kSub = 16;
-// The largest of kSub finite scores (vectorised).
+// Bit j set when p[j] >= t, for kSub scores: four SSE compares for float on x86-64
+// (SSE2 is part of the base instruction set there), a scalar loop otherwise.
 template <class T>
-inline T sub_max(const T* p) {
-  T mx = p[0];
-#ifdef RANKMETER_HAVE_OPENMP
-#pragma omp simd reduction(max : mx)
-#endif
-  for (int64_t j = 0; j < kSub; ++j) mx = p[j] > mx ? p[j] : mx;
-  return mx;
+inline uint32_t ge_mask(const T* p, T t) {
+  uint32_t m = 0;
+  for (int64_t j = 0; j < kSub; ++j) m |= static_cast<uint32_t>(p[j] >= t) << j;
+  return m;
 }
+#if defined(__SSE2__)
+template <>
+inline uint32_t ge_mask<float>(const float* p, float t) {
+  const __m128 tv = _mm_set1_ps(t);
+  uint32_t m = 0;
+  for (int j = 0; j < 4; ++j)
+    m |= static_cast<uint32_t>(_mm_movemask_ps(_mm_cmpge_ps(_mm_loadu_ps(p + 4 * j), tv))) << (4 * j);
+  return m;
+}
+#endif
 }  // namespace topk_detail
 
-template <class T>
-Status topk_rows(const T* S, int64_t n_users, int64_t n_items, int64_t k, const int64_t* ex_indptr,
-                 const int64_t* ex_cols, int threads, int64_t* out_cols, double* out_scores, int64_t* out_len) {
+template <class T, class Key>
+Status topk_rows_with(const T* S, int64_t n_users, int64_t n_items, int64_t k, const int64_t* ex_indptr,
+                      const int64_t* ex_cols, int threads, int64_t* out_cols, double* out_scores, int64_t* out_len) {
   using namespace topk_detail;
+  using K = typename Key::type;
   const int T_ = effective_threads(threads, n_users);
   std::vector<Status> tstatus(T_);
   const int64_t kk = std::min(k, n_items);
-  // One read of the matrix: rows are scanned in blocks of 16 scores; a branch-free
-  // (vectorised) pass over a block checks that every score is finite and whether any
-  // beats the current threshold. Candidates go to a buffer of up to 2k; when it is full,
-  // nth_element keeps the k best and the k-th best score becomes the threshold (later
-  // columns with an equal score are never better, so a strict > is exact). Amortised
-  // O(1) per candidate instead of a heap's O(log k). A non-finite score stops its row
-  // and is reported (lowest user, then column); the caller then raises, so partial
-  // output is never returned.
   constexpr int64_t B = kBlock;
-  const int64_t cap = 2 * kk + kSub;
+  const int64_t nb = (n_items + B - 1) / B;
+  constexpr T kLow = -std::numeric_limits<T>::infinity();
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp parallel num_threads(T_)
 #endif
   {
-    std::vector<Cand> buf;
-    buf.reserve(static_cast<size_t>(cap) + static_cast<size_t>(B));
+    std::vector<T> bm(static_cast<size_t>(nb)), sel;
+    T guess = kLow;
+    bool have_guess = false;
+    const int64_t slack = kk / 4 + 8;
+    const int64_t cap = 4 * kk + 64;
+    std::vector<K> buf(static_cast<size_t>(cap + B));  // room for one more block past cap
+    int64_t nbuf = 0;
     std::vector<uint32_t> stamp(ex_indptr ? static_cast<size_t>(n_items) : 0, 0);
     uint32_t now = 0;
     Status& tst = tstatus[thread_id()];
@@ -110,68 +165,127 @@ Status topk_rows(const T* S, int64_t n_users, int64_t n_items, int64_t k, const 
         }
         for (int64_t p = ex_indptr[u]; p < ex_indptr[u + 1]; ++p) stamp[ex_cols[p]] = now;
       }
-      buf.clear();
-      T thr = -std::numeric_limits<T>::infinity();  // every finite score beats it until k are kept
-      auto shrink = [&]() {                         // keep the k best; their worst sets the threshold
-        std::nth_element(buf.begin(), buf.begin() + (kk - 1), buf.end(), better);
-        buf.resize(static_cast<size_t>(kk));
-        thr = static_cast<T>(buf[static_cast<size_t>(kk - 1)].s);
+      // Scores >= t of columns [c0, c0 + n) (n <= kBlock) into the buffer: 16-score pieces
+      // whose maximum is below t are skipped, the others are written branch-free (a slot is
+      // kept when the score qualifies). A full buffer keeps its kk best and raises t to the
+      // worst of them (later equal scores have higher columns, so they can never displace).
+      auto collect = [&](int64_t c0, int64_t n, T& t) {
+        for (int64_t s0 = 0; s0 < n; s0 += kSub) {
+          const int64_t m = std::min(kSub, n - s0);
+          if (m == kSub) {
+            uint32_t hits = ge_mask(row + c0 + s0, t);  // one bit per score >= t
+            while (hits) {
+              const int64_t c = c0 + s0 + __builtin_ctz(hits);
+              hits &= hits - 1;
+              buf[static_cast<size_t>(nbuf)] = Key::make(row[c], c);
+              nbuf += !(ex_indptr && stamp[c] == now);
+            }
+            continue;
+          }
+          for (int64_t c = c0 + s0; c < c0 + s0 + m; ++c) {
+            const T v = row[c];
+            buf[static_cast<size_t>(nbuf)] = Key::make(v, c);
+            nbuf += (v >= t) & !(ex_indptr && stamp[c] == now);
+          }
+        }
+        if (nbuf >= cap) {
+          std::nth_element(buf.begin(), buf.begin() + (kk - 1), buf.begin() + nbuf, Key::before);
+          nbuf = kk;
+          t = static_cast<T>(Key::score(buf[static_cast<size_t>(kk - 1)]));
+        }
       };
-      auto offer = [&](int64_t c) {
-        const T v = row[c];
-        if (!(v > thr) || (ex_indptr && stamp[c] == now)) return;
-        buf.push_back(Cand{static_cast<double>(v), c});
-      };
+      // 1. one read of the row: finite check and block maxima; with a guess t (the previous
+      // row's), the scores >= t of a block whose maximum reaches t are taken while the block
+      // is in L1. A full buffer keeps its kk best and raises t to the worst of them.
       bool bad = false;
-      int64_t c0 = 0;
-      for (; c0 + B <= n_items; c0 += B) {
-        const T* blk = row + c0;
-        const int flags = block_flags(blk, thr);
-        if (flags & 2) {
-          for (int64_t j = 0; j < B; ++j)
-            if (!std::isfinite(static_cast<double>(blk[j]))) {
+      nbuf = 0;
+      T thr = have_guess ? guess : kLow;
+      for (int64_t b = 0; b < nb; ++b) {
+        const int64_t c0 = b * B, n = std::min(B, n_items - c0);
+        if (!block_max(row + c0, n, &bm[b])) {
+          for (int64_t j = 0; j < n; ++j)
+            if (!std::isfinite(static_cast<double>(row[c0 + j]))) {
               tst.record(Code::bad_score, u, c0 + j);
               break;
             }
           bad = true;
           break;
         }
-        if ((flags & 1) && kk > 0) {
-          // only the 16-score sub-blocks that hold a candidate are offered one by one
-          for (int64_t s0 = 0; s0 < B; s0 += kSub) {
-            if (!(sub_max(blk + s0) > thr)) continue;
-            for (int64_t j = s0; j < s0 + kSub; ++j) offer(c0 + j);
-            if (static_cast<int64_t>(buf.size()) >= cap) shrink();
-          }
-        }
+        if (have_guess && bm[b] >= thr && kk > 0) collect(c0, n, thr);
       }
-      if (!bad)
-        for (int64_t c = c0; c < n_items; ++c) {
-          if (!std::isfinite(static_cast<double>(row[c]))) {
-            tst.record(Code::bad_score, u, c);
-            bad = true;
-            break;
-          }
-          if (kk > 0) offer(c);
-        }
-      if (bad) {
+      if (bad || kk == 0) {
         out_len[u] = 0;
         continue;
       }
-      if (static_cast<int64_t>(buf.size()) > kk) shrink();
-      std::sort(buf.begin(), buf.end(), better);
+      if (ex_indptr) {  // excluded columns leave their block's maximum (kLow: nothing left)
+        for (int64_t p = ex_indptr[u]; p < ex_indptr[u + 1]; ++p) {
+          const int64_t b = ex_cols[p] / B, c0 = b * B, n = std::min(B, n_items - c0);
+          T mx = kLow;
+          for (int64_t j = 0; j < n; ++j)
+            if (stamp[c0 + j] != now) mx = std::max(mx, row[c0 + j]);
+          bm[b] = mx;
+        }
+      }
+      // 2. With kk candidates >= the guess, the kk best are among them (done). Otherwise
+      // (first row, or a guess too high) t is the (kk + slack)-th largest block maximum: a
+      // lower bound of the kk-th best score (that many blocks each hold a score >= t), and
+      // the blocks whose maximum reaches t are read again (still in cache). kLow when fewer
+      // blocks are left: every eligible score is a candidate. The guess for the next row is
+      // renewed when it failed or was loose (more than 2 (kk + slack) blocks reach it). Any
+      // valid bound gives the same answer, so the guess (per thread) never changes a result.
+      const bool found = have_guess && nbuf >= kk;
+      bool renew = !found;
+      if (found && nb > kk) {
+        int64_t cnt = 0;
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp simd reduction(+ : cnt)
+#endif
+        for (int64_t b = 0; b < nb; ++b) cnt += bm[b] >= guess ? 1 : 0;
+        renew = cnt > 2 * (kk + slack);
+      }
+      T t = kLow;
+      if (renew && nb > kk) {
+        const int64_t j = std::min(nb - 1, kk - 1 + slack);
+        sel.assign(bm.begin(), bm.end());
+        std::nth_element(sel.begin(), sel.begin() + j, sel.end(), [](T x, T y) { return x > y; });
+        t = sel[static_cast<size_t>(j)];
+        guess = t;
+        have_guess = t > kLow;
+      }
+      if (!found) {
+        nbuf = 0;
+        for (int64_t b = 0; b < nb; ++b)
+          if (bm[b] >= t && bm[b] > kLow) collect(b * B, std::min(B, n_items - b * B), t);
+      }
+      if (nbuf > kk) {
+        std::nth_element(buf.begin(), buf.begin() + (kk - 1), buf.begin() + nbuf, Key::before);
+        nbuf = kk;
+      }
+      std::sort(buf.begin(), buf.begin() + nbuf, Key::before);
       int64_t* oc = out_cols + u * kk;
       double* os = out_scores + u * kk;
-      for (size_t j = 0; j < buf.size(); ++j) {
-        oc[j] = buf[j].c;
-        os[j] = buf[j].s;
+      for (int64_t j = 0; j < nbuf; ++j) {
+        oc[j] = Key::col(buf[static_cast<size_t>(j)]);
+        os[j] = static_cast<double>(row[oc[j]]);  // the score as given (a -0 stays -0)
       }
-      out_len[u] = static_cast<int64_t>(buf.size());
+      out_len[u] = nbuf;
     }
   }
   Status st;
   for (const auto& x : tstatus) st.merge(x);
   return st;
+}
+
+template <class T>
+Status topk_rows(const T* S, int64_t n_users, int64_t n_items, int64_t k, const int64_t* ex_indptr,
+                 const int64_t* ex_cols, int threads, int64_t* out_cols, double* out_scores, int64_t* out_len) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (n_items <= int64_t{0xFFFFFFFF})
+      return topk_rows_with<T, topk_detail::FloatKey>(S, n_users, n_items, k, ex_indptr, ex_cols, threads, out_cols,
+                                                      out_scores, out_len);
+  }
+  return topk_rows_with<T, topk_detail::PairKey>(S, n_users, n_items, k, ex_indptr, ex_cols, threads, out_cols,
+                                                 out_scores, out_len);
 }
 
 // ===========================================================================

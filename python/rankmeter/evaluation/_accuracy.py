@@ -28,10 +28,17 @@ _MESSAGES = {
 }
 
 
-def count_no_relevant(p: _Plan) -> int:
+def count_no_relevant(p: _Plan, threads: int = 1) -> int:
     """Truth users without a relevant item (meta n_skipped when no accuracy column ran)."""
     t = p.truth
-    if t.grades is None:
+    if t.grades is None or (t.grades.dtype == np.float64 and t.grades.flags.c_contiguous):
+        # one C++ pass over the grades (no temporary arrays)
+        n, first = _core.count_no_relevant(np.ascontiguousarray(t.indptr), t.grades, p.min_relevance, threads)
+        if p.empty == "error" and n:
+            user = p.users[first].item() if isinstance(p.users[first], np.generic) else p.users[first]
+            raise ValueError(_MESSAGES[4].format(user=user, item=0))
+        return int(n) if p.empty == "skip" else 0
+    if t.grades is None:  # pragma: no cover - handled above
         has = np.diff(t.indptr) > 0
     else:
         g = t.grades

@@ -31,6 +31,9 @@ from ._accuracy import EMPTY_CODES
 
 __all__ = ["Context", "run_beyond", "check_context"]
 
+# Ids below max(_CODE_LIMIT, 4 x the number of ids read) are their own codes (the rule of inputs.code_ids)
+_CODE_LIMIT = 1 << 22
+
 
 class Context:
     """The context arguments of one evaluation, as given (converted lazily)."""
@@ -252,6 +255,11 @@ class Prepared:
         )
         # keep only what the largest cutoff reads (0: whole lists)
         keep = 0 if any(m.k is None for m in metrics) else max(m.k for m in metrics)
+        self.feat, self.sim, self.train = feat, sim, train
+        self._counts: dict = {}
+        self._means: dict = {}
+        if self._in_place(metrics, r_indptr, r_items, train, catalog, keep, need_train or need_train_items):
+            return
 
         # read on raw int ids when possible; other ids are coded first
         extra = []  # (name, ids) coded together with the kept list items
@@ -282,8 +290,8 @@ class Prepared:
             )
             _raise(st, p, labels, "recs")
         self.li, self.lt, self.ls, self.n_items, self.labels = li, lt, ls, n_items, labels
+        self.kept = np.diff(li)
         self.code = {name: c for (name, _), c in zip(extra, coded[1:])}
-        self.feat, self.sim, self.train = feat, sim, train
 
         # train: popularity (repeats counted once per user), histories aligned with the truth users
         self.pop_users = self.pop_inter = None
@@ -318,7 +326,92 @@ class Prepared:
             unit = np.divide(feat[1], norms[:, None], out=np.zeros_like(feat[1]), where=norms[:, None] > 0)
             self.X[self.code["features"]] = unit
             self.has[self.code["features"]] = 1
-        self._counts: dict = {}
+
+    def _in_place(self, metrics: list, r_indptr, r_items, train, catalog, keep: int, use_train: bool) -> bool:
+        """The catalog counts and popularity means in one pass over the lists as given (no copy, no
+        coding), when only coverage, gini, plain personalization, arp and novelty are asked and every id
+        is its own code; False (nothing set) otherwise. Same values as the general path."""
+        p, threads = self.p, self.threads
+        if r_items.dtype != np.int64 or not all(_in_place_metric(m) for m in metrics):
+            return False
+        if use_train and train.items.dtype != np.int64:
+            return False
+        if catalog is not None and catalog.dtype != np.int64:
+            return False
+        n_train = train.items.size if use_train else 0
+        n_cat = catalog.size if catalog is not None else 0
+        total = n_train + n_cat + min(int(r_indptr[-1]), p.truth.n_users * keep if keep else 2**62)
+        hard_limit = max(_CODE_LIMIT, 4 * total)
+        n_base = 0
+        if catalog is not None:
+            lo, hi = _core.int_range(catalog, threads)
+            if lo < 0 or hi >= hard_limit:
+                return False
+            n_base = hi + 1
+        tables = [m for m in metrics if m.name in ("arp", "novelty")]
+        n_train_users = 0
+        pop_users = pop_inter = present = None
+        if use_train:
+            # one pass over the train rows: the range check and the popularity (or presence)
+            got = _core.train_codes(
+                np.ascontiguousarray(train.indptr), np.ascontiguousarray(train.items), hard_limit, bool(tables), threads
+            )
+            if got is None:
+                return False
+            n_codes, first, second, n_train_users = got
+            n_base = max(n_base, n_codes)
+            if tables:
+                assert second is not None  # the popularity was asked for
+                pop_users, pop_inter = _pad(first, n_base), _pad(second, n_base)
+            else:
+                present = _pad(first, n_base).view(bool)
+        table_arrays = []
+        if tables:
+            if pop_users is None:  # pragma: no cover - arp/novelty need train (checked before)
+                return False
+            zero = np.zeros(1, dtype=np.int64)  # the last entry: every code past the train codes (cold)
+            pu, pi = np.concatenate([pop_users, zero]), np.concatenate([pop_inter, zero])
+            table_arrays = [np.ascontiguousarray(_item_table(m, pu, pi, n_train_users)) for m in tables]
+        cutoffs = sorted({m.k or 0 for m in metrics if m.name in CATALOG_FAMILIES})
+        out = _core.topk_pass(
+            p.truth.n_users,
+            p.rowmap,
+            r_indptr,
+            r_items,
+            p.dup_first,
+            p.max_items or 0,
+            keep,
+            n_base,
+            hard_limit,
+            cutoffs,
+            table_arrays,
+            [m.k or 0 for m in tables],
+            [m.name == "novelty" and m.options["divide_by"] == "k" for m in tables],
+            threads,
+        )
+        if out is None:  # an id that is not its own code: the general path codes them
+            return False
+        kept, counts, means, st = out
+        _raise(st, p, None, "recs")
+        self.li = self.lt = self.ls = None
+        self.kept = kept
+        self.n_items = max(n_base, counts[0].size if counts else 0, 1)
+        self.labels = None
+        self.code = {}
+        self.pop_users, self.pop_inter, self.n_train_users = pop_users, pop_inter, n_train_users
+        self.h_rowmap = self.tr_ip = self.tr_items = None
+        self.cat_mask = None
+        if catalog is not None:
+            self.cat_mask = np.zeros(max(n_base, 1), dtype=bool)
+            self.cat_mask[catalog] = True
+        elif pop_users is not None:
+            self.cat_mask = pop_users > 0
+        elif present is not None:
+            self.cat_mask = present
+        self.X = self.has = None
+        self._counts = dict(zip(cutoffs, counts))
+        self._means = {str(m): v for m, v in zip(tables, means)}
+        return True
 
     def counts_at(self, k: int) -> np.ndarray:
         """How many users have each item (code) in their top k (0: whole lists)."""
@@ -345,8 +438,7 @@ class Prepared:
         return self.sorted_ids(np.flatnonzero(self.cat_mask))[0]
 
     def top_lengths(self, k: int) -> np.ndarray:
-        lens = np.diff(self.li)
-        return lens if k == 0 else np.minimum(lens, k)
+        return self.kept if k == 0 else np.minimum(self.kept, k)
 
     def popularity_fingerprint(self) -> str:
         """A digest of the item popularity that arp/novelty read (so states of different train don't merge)."""
@@ -374,12 +466,14 @@ def _sort_key(ids: np.ndarray) -> np.ndarray:
 
 
 def _popularity_mean(prep: Prepared, m: Any) -> tuple:
-    table = _item_table(m, prep.pop_users, prep.pop_inter, prep.n_train_users)
     divide_by_k = m.name == "novelty" and m.options["divide_by"] == "k"
-    vals = _core.mean_item_value(prep.li, prep.lt, table, m.k or 0, divide_by_k, prep.threads)
+    vals = prep._means.get(str(m))  # already computed by the in-place pass
+    if vals is None:
+        table = _item_table(m, prep.pop_users, prep.pop_inter, prep.n_train_users)
+        vals = _core.mean_item_value(prep.li, prep.lt, table, m.k or 0, divide_by_k, prep.threads)
     if divide_by_k:
         # CAPRI's sum over the top k / k: an empty top k sums to 0, so it scores 0 (the kernel gives NaN)
-        vals[np.diff(prep.li) == 0] = 0.0
+        vals[prep.kept == 0] = 0.0
     return (vals, *_exact(vals, prep.threads))
 
 
@@ -585,6 +679,18 @@ def _needs(m) -> tuple:
     if m.name == "diversity" and m.options["similarity"] == "cooccurrence":
         needs.append("train")
     return tuple(needs)
+
+
+def _pad(a: np.ndarray, n: int) -> np.ndarray:
+    """``a`` with zeros appended up to length ``n``."""
+    return a if a.size >= n else np.concatenate([a, np.zeros(n - a.size, dtype=a.dtype)])
+
+
+def _in_place_metric(m) -> bool:
+    """Read by topk_pass: catalog counts (coverage, gini, plain personalization) and popularity means."""
+    if m.name == "personalization":
+        return m.options["similarity"] != "cosine"
+    return m.name in ("coverage", "gini", "arp", "novelty")
 
 
 def _uses_features(m) -> bool:

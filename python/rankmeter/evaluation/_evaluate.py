@@ -281,7 +281,7 @@ def _run(p: _Plan, threads: Optional[int], per_user: bool = True) -> tuple[list,
         for j, (i, _) in enumerate(acc):
             values[i], sums[i], counts[i] = v[j], s[j], c[j]
     else:
-        p.meta["n_skipped"] = count_no_relevant(p)
+        p.meta["n_skipped"] = count_no_relevant(p, n_threads)
     parts: dict = {}
     catalog = None
     fingerprints: dict = {}

@@ -329,9 +329,13 @@ class Recs:
         e.g. their training items; a user with fewer than ``k`` eligible items
         gets a shorter list. NaN or infinite scores are errors.
 
-        Selection runs in C++ (one pass per row keeping the k best in a heap,
-        OpenMP over users, GIL released); float32 and float64 matrices are read
-        in place. The chosen scores ride along (as float64).
+        Selection runs in C++ (OpenMP over users, GIL released): one streaming
+        pass per row checks that every score is finite, takes 64-score block
+        maxima and collects the scores above a lower bound of the k-th best
+        (carried over from the previous row, else the (k + k/4 + 8)-th largest
+        block maximum); only those candidates are selected and sorted. float32
+        and float64 matrices are read in place. The chosen scores ride along
+        (as float64).
         """
         S = np.asarray(matrix)
         if S.ndim != 2:
