@@ -644,3 +644,15 @@ def test_dict_inputs_not_modified():
     rm.partial(truth, recs, METRICS_ALL)
     assert truth == t0 and recs == r0
     assert list(truth["u1"]) == ["a", "b"] and list(recs["u1"]) == ["a", "x", "b"]
+
+
+def test_grades_inf_and_minus_inf_are_one_clear_error_without_a_numpy_warning():
+    # inf + -inf sums to nan: the finite check must still name the first bad grade, and warn nothing
+    import warnings
+
+    import rankmeter as rm
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="grades must be finite; user 0 has grade inf for item 0"):
+            rm.evaluate({0: {0: float("inf")}, 1: {}, 2: {0: float("-inf")}}, {}, ["fcp"])

@@ -23,6 +23,7 @@ from ..inputs import (
     ranx_order,
     score_order,
     subset_users,
+    sum_is_finite,
     tie_key,
     to_recs,
     to_truth,
@@ -173,12 +174,7 @@ def _plan(
     # Every grade must be finite (checked here, vectorised, before any work).
     # (a sum is finite when every grade is, and costs no temporary array; only a
     # non-finite sum, which huge finite grades can also give, pays for the mask)
-    if (
-        t.grades is not None
-        and t.grades.size
-        and not math.isfinite(float(np.add.reduce(t.grades)))
-        and not np.isfinite(t.grades).all()
-    ):
+    if t.grades is not None and t.grades.size and not sum_is_finite(t.grades) and not np.isfinite(t.grades).all():
         bad = int(np.argmax(~np.isfinite(t.grades)))
         row = int(np.searchsorted(t.indptr, bad, side="right") - 1)
         user = t.users[row] if t.users is not None else row

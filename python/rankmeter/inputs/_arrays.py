@@ -7,13 +7,23 @@ into one.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Optional, Sequence
 
 import numpy as np
 
 from ._ids import as_id_array
 
-__all__ = ["as_items", "as_int64_1d", "as_float64_1d", "check_indptr", "check_scores", "indptr_of", "user_ids"]
+__all__ = [
+    "sum_is_finite",
+    "as_items",
+    "as_int64_1d",
+    "as_float64_1d",
+    "check_indptr",
+    "check_scores",
+    "indptr_of",
+    "user_ids",
+]
 
 
 def as_items(items: Any, what: str) -> np.ndarray:
@@ -89,3 +99,11 @@ def user_ids(users: Any, n: int, what: str) -> Optional[np.ndarray]:
     if u.size != n:
         raise ValueError(f"`{what}` has {n} users but `users` has {u.size} ids")
     return u
+
+
+def sum_is_finite(a: np.ndarray) -> bool:
+    """Whether the sum of `a` is finite: then every value is (no temporary array). A non-finite sum
+    (a NaN or an infinity, or an overflow of huge finite values) only means "look closer"; numpy's
+    warnings for inf + -inf or an overflow are not the caller's business."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return math.isfinite(float(np.add.reduce(a)))

@@ -15,7 +15,6 @@ the input is of that kind.
 
 from __future__ import annotations
 
-import math
 import os
 import warnings
 from typing import Any, Optional
@@ -23,7 +22,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import _core
-from ._arrays import check_scores
+from ._arrays import check_scores, sum_is_finite
 from ._ids import Coded, as_id_array, code_arrow, code_object_column, factorize
 
 __all__ = [
@@ -329,7 +328,7 @@ def _check_finite(values: np.ndarray, name: str, what: str, users: Any, items: A
     Vectorised; a finite sum (no temporary array) proves every value finite, so only a
     non-finite sum (which huge finite values can also give) pays for the mask.
     """
-    if not values.size or math.isfinite(float(np.add.reduce(values))):
+    if not values.size or sum_is_finite(values):
         return
     bad = np.flatnonzero(~np.isfinite(values))
     if not bad.size:
