@@ -363,10 +363,7 @@ class DenseLookup {
                                                       int64_t* fkey, int64_t& nf_out, int64_t& n_out, bool& pad_ok) {
     const uint16_t t = truth_, sn = seen_;
     uint16_t* mk = mark_.data();
-    const uint64_t n = static_cast<uint64_t>(n_);
     int64_t nf = 0, pos = 0;
-    uint32_t bad = 0;
-    pad_ok = true;
     const __m256i vlimit = _mm256_set1_epi64x(n_);  // ids are in the array when 0 <= id < n (n < 2^62)
     const __m256i vneg1 = _mm256_set1_epi64x(-1);
     const __m256i vpad = _mm256_set1_epi64x(pad);
@@ -404,28 +401,12 @@ class DenseLookup {
       }
       pos += 4;
     }
-    // The rest (fewer than 4 items, or from a group with padding): the scalar scan.
-    for (; it != end; ++it) {
-      const int64_t key = *it;
-      if (kPadded && key == pad) {
-        for (const int64_t* q = it + 1; q != end; ++q) pad_ok &= (*q == pad);
-        break;
-      }
-      const bool in = static_cast<uint64_t>(key) < n;
-      const size_t kc = in ? static_cast<size_t>(key) : 0;
-      const uint16_t old = mk[kc];
-      mk[kc] = sn;
-      bad |= static_cast<uint32_t>(!in) | static_cast<uint32_t>(old == sn);
-      ++pos;
-      if (old == t) {
-        fpos[nf] = pos;
-        fkey[nf] = key;
-        ++nf;
-      }
-    }
-    if (bad) return false;
-    nf_out = nf;
-    n_out = pos;
+    // The rest (fewer than 4 items, or from a group with padding): the scalar scan carries on.
+    int64_t nf_tail = 0, n_tail = 0;
+    if (!fast_scan<kPadded>(it, end, pad, fpos + nf, fkey + nf, nf_tail, n_tail, pad_ok)) return false;
+    for (int64_t f = nf; f < nf + nf_tail; ++f) fpos[f] += pos;
+    nf_out = nf + nf_tail;
+    n_out = pos + n_tail;
     return true;
   }
 #endif

@@ -50,7 +50,32 @@ def _rows(items: Sequence[Iterable[Any]], what: str) -> list:
 
 
 # --------------------------------------------------------------------------- Truth
-class Truth:
+class _ItemIds:
+    """The item ids of Truth and Recs, kept as codes (``coded``) when read that way and made into
+    an id array only when asked for: ``items[indptr[u]:indptr[u+1]]`` for user u (Recs: or the
+    padded 2-D array)."""
+
+    __slots__ = ("_items", "coded")
+    _items: Optional[np.ndarray]
+    coded: Optional[Coded]
+
+    @property
+    def items(self) -> np.ndarray:
+        if self._items is None:
+            assert self.coded is not None
+            self._items = self.coded.ids()
+        return self._items
+
+    @items.setter
+    def items(self, value: np.ndarray) -> None:
+        self._items, self.coded = value, None
+
+    def item_values(self) -> np.ndarray:
+        """The item ids, or only the distinct ones when they are coded (enough to tell their kinds)."""
+        return self.coded.kind_sample() if self.coded is not None else self.items
+
+
+class Truth(_ItemIds):
     """Ground truth (qrels): per user a set of items with a relevance grade.
 
     Use the ``from_*`` constructors; :func:`rankmeter.evaluate` also accepts
@@ -59,7 +84,7 @@ class Truth:
     ``min_relevance``); grade <= 0 items are judged non-relevant.
     """
 
-    __slots__ = ("users", "indptr", "_items", "coded", "grades", "source_rows", "source_col")
+    __slots__ = ("users", "indptr", "grades", "source_rows", "source_col")
 
     def __init__(
         self,
@@ -78,22 +103,6 @@ class Truth:
         # from a long table: the table row of every entry and the item column's name (error messages)
         self.source_rows: Optional[np.ndarray] = None
         self.source_col: Optional[str] = None
-
-    @property
-    def items(self) -> np.ndarray:
-        """The item ids, ``items[indptr[u]:indptr[u+1]]`` for user u."""
-        if self._items is None:
-            assert self.coded is not None
-            self._items = self.coded.ids()
-        return self._items
-
-    @items.setter
-    def items(self, value: np.ndarray) -> None:
-        self._items, self.coded = value, None
-
-    def item_values(self) -> np.ndarray:
-        """The item ids, or only the distinct ones when they are coded (enough to tell their kinds)."""
-        return self.coded.kind_sample() if self.coded is not None else self.items
 
     @property
     def n_entries(self) -> int:
@@ -214,7 +223,7 @@ class Truth:
 
 
 # --------------------------------------------------------------------------- Recs
-class Recs:
+class Recs(_ItemIds):
     """Ranked recommendations (a run): per user an ordered list of items, best first.
 
     Either CSR (``indptr`` + ``items``) or a padded 2-D array (``items_2d`` with
@@ -222,7 +231,7 @@ class Recs:
     ranked by score (descending) at evaluation time, with the ``ties=`` policy.
     """
 
-    __slots__ = ("users", "indptr", "_items", "coded", "scores", "pad", "by_score")
+    __slots__ = ("users", "indptr", "scores", "pad", "by_score")
 
     def __init__(self, indptr, items, scores, users, pad=None, by_score=False):
         self.indptr = indptr  # None for a padded 2-D array
@@ -233,22 +242,6 @@ class Recs:
         self.users = users
         self.pad = pad
         self.by_score = by_score
-
-    @property
-    def items(self) -> np.ndarray:
-        """The item ids: CSR (``items[indptr[u]:indptr[u+1]]``) or the padded 2-D array."""
-        if self._items is None:
-            assert self.coded is not None
-            self._items = self.coded.ids()
-        return self._items
-
-    @items.setter
-    def items(self, value: np.ndarray) -> None:
-        self._items, self.coded = value, None
-
-    def item_values(self) -> np.ndarray:
-        """The item ids, or only the distinct ones when they are coded (enough to tell their kinds)."""
-        return self.coded.kind_sample() if self.coded is not None else self.items
 
     @property
     def n_entries(self) -> int:
