@@ -178,7 +178,7 @@ def run_child(spec: dict[str, Any]) -> dict[str, Any]:
         peak_all_kb = max(peak_all_kb, peak_kb)
         after = _status_kb()
         del r
-        gc.collect()  # a Result and its .per_user refer to each other: only the cyclic GC frees the columns
+        gc.collect()  # older rankmeter versions left Result <-> per_user cycles to the cyclic GC
         file_growth = max(0, after["RssFile"] - before["RssFile"])
         ts = []
         for _ in range(spec["repeats"]):
@@ -393,10 +393,9 @@ def write_doc(args, rm, rows_u, rows_l, n_thr, thread_counts, total_s, out: Path
         "with glibc `malloc_trim(0)`, then the peak reset through `/proc/self/clear_refs` and read with "
         "`getrusage(RUSAGE_SELF).ru_maxrss`), growth of mapped file pages (shared libraries, memory maps) "
         "excluded; it includes the result's per-user columns (10 metrics × users × 8 bytes). *after repeats* is "
-        "the same peak over that first call and the timed repeats (glibc keeps freed heap for reuse). A `Result` "
-        "and its `.per_user` mapping refer to each other, so a dropped Result keeps its per-user columns until "
-        "the cyclic garbage collector runs: the script calls `gc.collect()` after each call, outside the timing "
-        "(without it, six calls at 1M users held 515 MB above the workload instead of 88 MB). "
+        "the same peak over that first call and the timed repeats (glibc keeps freed heap for reuse). The script "
+        "calls `gc.collect()` after each call, outside the timing (before rankmeter's fix of that stop, a "
+        "dropped Result kept its per-user columns until the cyclic garbage collector ran). "
         "*child peak* is the whole child process, build temporaries and (for memory-mapped sizes) the mapped "
         "pages of the buffer files included; those are page cache, shared and reclaimable.\n",
     ]
