@@ -22,6 +22,17 @@ using I64 = py::array_t<int64_t, py::array::c_style>;
 using F64 = py::array_t<double, py::array::c_style>;
 using U8 = py::array_t<uint8_t, py::array::c_style>;
 
+// The recs row of every user (-1: none), or, without a map, one recs row per user.
+void check_rowmap(const std::optional<I64>& rowmap, int64_t n_users, int64_t rows) {
+  if (rowmap) {
+    if (rowmap->ndim() != 1 || rowmap->shape(0) != n_users) throw std::invalid_argument("rowmap length");
+    for (int64_t u = 0; u < n_users; ++u)
+      if (rowmap->data()[u] < -1 || rowmap->data()[u] >= rows) throw std::invalid_argument("rowmap out of range");
+  } else if (rows != n_users) {
+    throw std::invalid_argument("recs rows must equal users without a rowmap");
+  }
+}
+
 void check_csr(const I64& indptr, const I64& items, int64_t n_items, const char* what) {
   if (indptr.ndim() != 1 || indptr.shape(0) < 1 || items.ndim() != 1)
     throw std::invalid_argument(std::string(what) + ": bad CSR shape");
@@ -77,14 +88,7 @@ py::tuple prepare_lists_py(int64_t n_users, const std::optional<I64>& rowmap, co
                            int threads) {
   // raw ids: any int64 value is fine, only the pointers need checking
   check_csr(r_indptr, r_items, -1, "recs");
-  const int64_t rows = r_indptr.shape(0) - 1;
-  if (rowmap) {
-    if (rowmap->ndim() != 1 || rowmap->shape(0) != n_users) throw std::invalid_argument("rowmap length");
-    for (int64_t u = 0; u < n_users; ++u)
-      if (rowmap->data()[u] < -1 || rowmap->data()[u] >= rows) throw std::invalid_argument("rowmap out of range");
-  } else if (rows != n_users) {
-    throw std::invalid_argument("recs rows must equal users without a rowmap");
-  }
+  check_rowmap(rowmap, n_users, r_indptr.shape(0) - 1);
   if (r_scores && (r_scores->ndim() != 1 || r_scores->shape(0) != r_items.shape(0)))
     throw std::invalid_argument("scores length");
   ListsIn in;
@@ -163,14 +167,7 @@ py::object topk_pass_py(int64_t n_users, const std::optional<I64>& rowmap, const
                         const std::vector<int64_t>& cutoffs, const std::vector<F64>& tables,
                         const std::vector<int64_t>& table_k, const std::vector<bool>& table_div, int threads) {
   check_csr(r_indptr, r_items, -1, "recs");
-  const int64_t rows = r_indptr.shape(0) - 1;
-  if (rowmap) {
-    if (rowmap->ndim() != 1 || rowmap->shape(0) != n_users) throw std::invalid_argument("rowmap length");
-    for (int64_t u = 0; u < n_users; ++u)
-      if (rowmap->data()[u] < -1 || rowmap->data()[u] >= rows) throw std::invalid_argument("rowmap out of range");
-  } else if (rows != n_users) {
-    throw std::invalid_argument("recs rows must equal users without a rowmap");
-  }
+  check_rowmap(rowmap, n_users, r_indptr.shape(0) - 1);
   if (n_base < 0 || hard_limit < n_base) throw std::invalid_argument("bad code bounds");
   if (tables.size() != table_k.size() || tables.size() != table_div.size())
     throw std::invalid_argument("one cutoff and one divide flag per table");
