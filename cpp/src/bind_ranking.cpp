@@ -40,12 +40,7 @@ F64 output_matrix(py::ssize_t rows, py::ssize_t cols) {
              static_cast<double*>(p), owner);
 }
 
-template <class A>
-const typename A::value_type* ptr_or_null(const std::optional<A>& a) {
-  return a ? a->data() : nullptr;
-}
-
-py::tuple ranking_pass(const I64& t_indptr, const I64& t_items, const std::optional<F64>& t_grades,
+py::tuple ranking_pass(const I64& t_indptr, const I64& t_items, const std::optional<py::array>& t_grades,
                        const std::optional<I64>& r_indptr, const I64& r_items, int64_t r_stride, int64_t r_pad,
                        const std::optional<I64>& r_rowmap, const I64& col_ints, const F64& col_floats,
                        std::optional<double> min_relevance, int empty, bool dup_first, int64_t max_items, int threads,
@@ -57,6 +52,11 @@ py::tuple ranking_pass(const I64& t_indptr, const I64& t_items, const std::optio
   if (t_items.ndim() != 1) throw std::invalid_argument("t_items must be 1-D");
   if (t_grades && (t_grades->ndim() != 1 || t_grades->shape(0) != t_items.shape(0)))
     throw std::invalid_argument("t_grades must match t_items");
+  // float64, or float32 read in place (C-contiguous, native byte order)
+  const bool g64 = t_grades && py::isinstance<F64>(*t_grades);
+  const bool g32 = t_grades && !g64 && py::isinstance<py::array_t<float, py::array::c_style>>(*t_grades);
+  if (t_grades && !g64 && !g32) throw py::type_error("t_grades must be a contiguous float64 or float32 array");
+  if (t_grades && !(t_grades->flags() & py::array::c_style)) throw py::type_error("t_grades must be contiguous");
   if (col_ints.ndim() != 2 || col_ints.shape(1) != 7) throw std::invalid_argument("col_ints must be n x 7");
   if (col_floats.ndim() != 2 || col_floats.shape(1) != 2 || col_floats.shape(0) != col_ints.shape(0))
     throw std::invalid_argument("col_floats must be n x 2");
@@ -66,7 +66,8 @@ py::tuple ranking_pass(const I64& t_indptr, const I64& t_items, const std::optio
   d.n_users = n_users;
   d.t_indptr = t_indptr.data();
   d.t_items = t_items.data();
-  d.t_grades = ptr_or_null(t_grades);
+  if (g64) d.t_grades = static_cast<const double*>(t_grades->data());
+  if (g32) d.t_grades32 = static_cast<const float*>(t_grades->data());
   d.t_nnz = t_items.shape(0);
   d.r_items = r_items.data();
   d.r_nnz = r_items.size();

@@ -1,5 +1,5 @@
 # Hand-written stubs of the private C++ module rankmeter._core.
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -13,7 +13,7 @@ def simd_path() -> str: ...
 def ranking_pass(
     t_indptr: npt.NDArray[np.int64],
     t_items: npt.NDArray[np.int64],
-    t_grades: Optional[npt.NDArray[np.float64]],
+    t_grades: Optional[Union[npt.NDArray[np.float64], npt.NDArray[np.float32]]],
     r_indptr: Optional[npt.NDArray[np.int64]],
     r_items: npt.NDArray[np.int64],
     r_stride: int,

@@ -331,7 +331,7 @@ class _TruthIndex:
         np.cumsum(lens, out=indptr[1:])
         # index of every entry of the chosen rows: start of its row + offset within it
         idx = np.repeat(starts - indptr[:-1], lens) + np.arange(indptr[-1], dtype=np.int64)
-        grades = None if t.grades is None else t.grades[idx]
+        grades = None if t.grades_native is None else t.grades_native[idx]
         return Truth(indptr, t.items[idx], grades, self.users[rows])
 
 
@@ -370,7 +370,7 @@ def _csr_split(c: Any, bound: Any) -> tuple[Any, Any]:
     e = int(c.indptr[k])
     head_ptr, tail_ptr = c.indptr[: k + 1], c.indptr[k:] - e
     if isinstance(c, Truth):
-        g = c.grades
+        g = c.grades_native
         return (
             Truth(head_ptr, c.items[:e], None if g is None else g[:e], users[:k]),
             Truth(tail_ptr, c.items[e:], None if g is None else g[e:], users[k:]),

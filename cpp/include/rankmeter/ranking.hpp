@@ -5,7 +5,8 @@
 // R-precision, |R|, bpref, RBP, ERR, judged share) at every requested cutoff.
 //
 // Inputs (all contiguous, owned by the caller, never written):
-//   truth  CSR: t_indptr[n_users+1], t_items[nnz], t_grades[nnz] (nullable: grade 1)
+//   truth  CSR: t_indptr[n_users+1], t_items[nnz], t_grades[nnz] float64 or t_grades32[nnz]
+//          float32 (both null: grade 1)
 //   recs   CSR: r_indptr[rows+1], r_items[nnz]           (r_padded == false)
 //          or a row-major 2-D array rows x r_stride padded with r_pad at the end
 //   r_rowmap[n_users] (nullable): the recs row of each truth user, -1 for none.
@@ -112,6 +113,7 @@ struct RankingData {
   const int64_t* t_indptr = nullptr;
   const int64_t* t_items = nullptr;
   const double* t_grades = nullptr;
+  const float* t_grades32 = nullptr;  // float32 grades read in place (each widened exactly); t_grades null
   int64_t t_nnz = 0;
   const int64_t* r_indptr = nullptr;
   const int64_t* r_items = nullptr;
@@ -625,7 +627,10 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
   const bool padded = d.r_padded;
   const int64_t pad = d.r_pad;
   auto relevant = [has_min, min_rel](double g) { return has_min ? g >= min_rel : g > 0.0; };
-  auto grade_at = [grades](int64_t i) { return grades ? grades[i] : 1.0; };
+  const float* grades32 = d.t_grades32;
+  auto grade_at = [grades, grades32](int64_t i) {
+    return grades ? grades[i] : grades32 ? static_cast<double>(grades32[i]) : 1.0;
+  };
   // The gain of each integer grade 0..15 per variant, for the counting-sort ideal:
   // the same value gain_of gives that grade, so the ideal sums are unchanged.
   std::vector<double> level_gain(static_cast<size_t>(std::max(nv, 1) * 16), 0.0);

@@ -31,7 +31,7 @@ _MESSAGES = {
 def count_no_relevant(p: _Plan, threads: int = 1) -> int:
     """Truth users without a relevant item (meta n_skipped when no accuracy column ran)."""
     t = p.truth
-    if t.grades is None or (t.grades.dtype == np.float64 and t.grades.flags.c_contiguous):
+    if t.grades_native is None or (t.grades_native.dtype == np.float64 and t.grades_native.flags.c_contiguous):
         # one C++ pass over the grades (no temporary arrays)
         n, first = _core.count_no_relevant(np.ascontiguousarray(t.indptr), t.grades, p.min_relevance, threads)
         if p.empty == "error" and n:
@@ -41,7 +41,7 @@ def count_no_relevant(p: _Plan, threads: int = 1) -> int:
     if t.grades is None:  # pragma: no cover - handled above
         has = np.diff(t.indptr) > 0
     else:
-        g = t.grades
+        g = t.grades_native
         rel = g >= p.min_relevance if p.min_relevance is not None else g > 0
         nonempty = np.diff(t.indptr) > 0
         has = np.zeros(t.n_users, dtype=bool)
@@ -63,7 +63,7 @@ def accuracy_pass(p: _Plan, columns: list, threads: int, per_user: bool = True):
     values, limbs, counts, n_skipped, status = _core.ranking_pass(
         p.truth.indptr,
         p.t_items,
-        p.truth.grades,
+        p.truth.grades_native,
         p.r_indptr,
         p.r_items,
         p.r_items.shape[1] if padded else 0,

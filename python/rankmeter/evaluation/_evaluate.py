@@ -174,13 +174,14 @@ def _plan(
     # Every grade must be finite (checked here, vectorised, before any work).
     # (a sum is finite when every grade is, and costs no temporary array; only a
     # non-finite sum, which huge finite grades can also give, pays for the mask)
-    if t.grades is not None and t.grades.size and not sum_is_finite(t.grades) and not np.isfinite(t.grades).all():
-        bad = int(np.argmax(~np.isfinite(t.grades)))
+    g = t.grades_native
+    if g is not None and g.size and not sum_is_finite(g) and not np.isfinite(g).all():
+        bad = int(np.argmax(~np.isfinite(g)))
         row = int(np.searchsorted(t.indptr, bad, side="right") - 1)
         user = t.users[row] if t.users is not None else row
         item = t.items[bad]
         user, item = (x.item() if isinstance(x, np.generic) else x for x in (user, item))
-        raise ValueError(f"`truth` grades must be finite; user {user!r} has grade {t.grades[bad]} for item {item!r}")
+        raise ValueError(f"`truth` grades must be finite; user {user!r} has grade {g[bad]} for item {item!r}")
 
     rowmap, n_missing, n_ignored = align(t, r)
     if missing == "skip" and n_missing:

@@ -59,6 +59,15 @@ def as_float64_1d(a: Any, what: str, n: int) -> np.ndarray:
     return np.ascontiguousarray(arr, dtype=np.float64)
 
 
+def as_grades_1d(a: Any, what: str, n: int) -> np.ndarray:
+    """Truth grades: contiguous float32 kept as given (the accuracy pass reads them in place,
+    widening each value exactly), any other numeric dtype as contiguous float64."""
+    arr = np.asarray(a)
+    if arr.ndim == 1 and arr.dtype == np.float32 and arr.size == n:
+        return np.ascontiguousarray(arr)
+    return as_float64_1d(arr, what, n)
+
+
 def check_indptr(indptr: np.ndarray, nnz: int, what: str) -> None:
     if indptr.size < 1:
         raise ValueError(f"`{what}` indptr must have n_users + 1 >= 1 entries")

@@ -21,7 +21,7 @@ import numpy as np
 from .. import _core
 from .._options import check_k, resolve_threads
 from . import _frame, _trec
-from ._arrays import as_float64_1d, as_int64_1d, as_items, check_indptr, check_scores, indptr_of, user_ids
+from ._arrays import as_float64_1d, as_grades_1d, as_int64_1d, as_items, check_indptr, check_scores, indptr_of, user_ids
 from ._ids import INT64_MAX, Coded, as_id_array
 
 __all__ = ["Truth", "Recs"]
@@ -84,7 +84,9 @@ class Truth(_ItemIds):
     ``min_relevance``); grade <= 0 items are judged non-relevant.
     """
 
-    __slots__ = ("users", "indptr", "grades", "source_rows", "source_col")
+    __slots__ = ("users", "indptr", "_grades", "_grades64", "source_rows", "source_col")
+    _grades: Optional[np.ndarray]
+    _grades64: Optional[np.ndarray]
 
     def __init__(
         self,
@@ -103,6 +105,27 @@ class Truth(_ItemIds):
         # from a long table: the table row of every entry and the item column's name (error messages)
         self.source_rows: Optional[np.ndarray] = None
         self.source_col: Optional[str] = None
+
+    @property
+    def grades(self) -> Optional[np.ndarray]:
+        """The grades as float64 (None: every item has grade 1). float32 grades are kept as given
+        and read in place by the accuracy pass (:attr:`grades_native`); this float64 copy is made
+        once, only when something else asks for it."""
+        g = self._grades
+        if g is None or g.dtype == np.float64:
+            return g
+        if self._grades64 is None:
+            self._grades64 = g.astype(np.float64)
+        return self._grades64
+
+    @grades.setter
+    def grades(self, value: Optional[np.ndarray]) -> None:
+        self._grades, self._grades64 = value, None
+
+    @property
+    def grades_native(self) -> Optional[np.ndarray]:
+        """The grades in the dtype they are kept in: float64, or float32 as given (no copy)."""
+        return self._grades
 
     @property
     def n_entries(self) -> int:
@@ -125,7 +148,7 @@ class Truth(_ItemIds):
         indptr = as_int64_1d(indptr, "truth indptr")
         items_arr = as_items(items, "truth items")
         check_indptr(indptr, items_arr.size, "truth")
-        g = None if grades is None else as_float64_1d(grades, "truth grades", items_arr.size)
+        g = None if grades is None else as_grades_1d(grades, "truth grades", items_arr.size)
         return cls(indptr, items_arr, g, user_ids(users, indptr.size - 1, "truth"))
 
     @classmethod

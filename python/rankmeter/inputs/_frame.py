@@ -275,9 +275,11 @@ def _keyword(name: str) -> str:
     return "the *_col= keywords"
 
 
-def _numeric(arr: np.ndarray, name: str, what: str) -> np.ndarray:
+def _numeric(arr: np.ndarray, name: str, what: str, keep_float32: bool = False) -> np.ndarray:
     if arr.dtype.kind not in "iuf" or arr.dtype.kind == "b":
         raise TypeError(f"`{what}` column {name!r} must be numeric, got dtype {arr.dtype}")
+    if keep_float32 and arr.dtype == np.float32:  # truth grades: read in place by the accuracy pass
+        return np.ascontiguousarray(arr)
     return np.ascontiguousarray(arr, dtype=np.float64)
 
 
@@ -371,7 +373,7 @@ def frame_to_truth(x: Any, what: str = "truth", **kw):
     items = _ids(_column(x, kw["item_col"], what, ids=True), kw["item_col"], what)
     grades = None
     if kw["relevance_col"] in _columns(x):
-        grades = _numeric(_column(x, kw["relevance_col"], what), kw["relevance_col"], what)
+        grades = _numeric(_column(x, kw["relevance_col"], what), kw["relevance_col"], what, keep_float32=True)
         _check_finite(grades, kw["relevance_col"], what, users, items, "grades")
     elif what == "truth":
         others = _numeric_columns(x, (kw["user_col"], kw["item_col"]))
