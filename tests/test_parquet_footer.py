@@ -127,6 +127,89 @@ def test_parquet_oom_finding_is_refused_before_pyarrow_allocates(tmp_path):
         assert "malloc" not in line and "memory" not in line.lower()
 
 
+def test_a_dictionary_page_declaring_more_values_than_bytes_is_refused(tmp_path):
+    # fuzz finding (parquet_read, 3.5 million executions): a valid footer, but the dictionary page
+    # header of one column declares 149,221,631,747,835,017 values in 16 bytes; pyarrow allocated
+    # 2.3 GB for it (ArrowMemoryError under the fuzzer's limit). Page headers are checked now.
+    path = tmp_path / "dict.parquet"
+    path.write_bytes((DATA / "parquet-dict-values.bin").read_bytes())
+    lines = _in_child(path)
+    assert len(lines) == 3
+    for line in lines:
+        assert line.startswith("ValueError:") and "dict.parquet" in line, line
+        assert "page 0 (dictionary) declares 149,221,631,747,835,017 values (16 bytes)" in line
+        assert "malloc" not in line and "memory" not in line.lower()
+
+
+def _pages(data: bytes) -> list:
+    """(offset, header end, header dict) of every page of every column chunk of a file from pq."""
+    from rankmeter.inputs._parquet_footer import _struct
+
+    meta = decode_footer(data[-8 - int.from_bytes(data[-8:-4], "little") : -8])
+    out = []
+    for rg in meta[4]:
+        for ch in rg[1]:
+            cm = ch[3]
+            first = cm[11] if isinstance(cm.get(11), int) and 0 < cm[11] < cm[9] else cm[9]
+            pos = first
+            while pos < first + cm[7]:
+                h, hend = _struct(data, pos, 0)  # the header and the position after it
+                out.append((pos, hend, h))
+                pos = hend + h[3]
+    return out
+
+
+def _varint(n: int) -> bytes:
+    z = (n << 1) ^ (n >> 63)  # zigzag
+    out = bytearray()
+    while True:
+        b = z & 0x7F
+        z >>= 7
+        if z:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _replace_i32(data: bytes, start: int, end: int, old: int, new: int) -> bytes:
+    """``data`` with the first zigzag varint ``old`` in [start, end) replaced by ``new`` (the caller
+    then checks the header it edited; lengths may differ, so only the page header is meaningful)."""
+    seg = data[start:end]
+    i = seg.index(_varint(old))
+    return data[:start] + seg[:i] + _varint(new) + seg[i + len(_varint(old)) :] + data[end:]
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["dictionary values", "data values", "uncompressed size", "negative size"],
+)
+def test_page_headers_that_declare_what_no_page_holds_are_refused(case):
+    n = 3000
+    t = pa.table({"item_id": [f"i{i % 40}" for i in range(n)], "x": np.arange(n)})
+    data = _bytes(t, compression="snappy", row_group_size=n)
+    pages = _pages(data)
+    _check(data)  # the unedited file passes
+    if case == "dictionary values":
+        pos, hend, h = next(p for p in pages if 7 in p[2])
+        bad = _replace_i32(data, pos, hend, h[7][1], 10**9)
+        match = r"\(dictionary\) declares 1,000,000,000 values"
+    elif case == "data values":
+        pos, hend, h = next(p for p in pages if 5 in p[2])
+        bad = _replace_i32(data, pos, hend, h[5][1], 10**7)
+        match = r"\(data\) declares 10,000,000 values \(3,000 values in the column chunk\)"
+    elif case == "uncompressed size":
+        pos, hend, h = pages[0]
+        bad = _replace_i32(data, pos, hend, h[2], 2**31 - 1)
+        match = "declares 2,147,483,647 bytes uncompressed"
+    else:
+        pos, hend, h = pages[0]
+        bad = _replace_i32(data, pos, hend, h[2], -5)
+        match = "declares sizes -5"
+    with pytest.raises(ValueError, match=match):
+        _check(bad)
+
+
 def test_a_footer_pyarrow_aborts_on_is_a_value_error(tmp_path):
     # pyarrow's RowGroupMetaData.column() aborts the process on this footer (a C++ exception through
     # Cython: "Repetition level histogram size mismatch"): the check must not use pyarrow's metadata objects

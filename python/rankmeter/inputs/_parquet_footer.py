@@ -140,6 +140,72 @@ def _int(d: Any, fid: int, what: str) -> int:
     return v
 
 
+# The most a page of each codec (parquet.thrift CompressionCodec) can expand, rounded up: snappy's
+# copy of 64 bytes takes 3 bytes, deflate's is 1032:1, LZ4's 255:1, a zstd block of 128 KiB can be
+# a 3-byte header plus one byte. LZO and Brotli are not bounded here.
+_CODEC_RATIO = {0: 1, 1: 24, 2: 1100, 5: 256, 6: 1 << 16, 7: 256}
+_PAGE_HEADER_MAX = 1 << 20  # bytes read for one page header (its statistics included)
+
+
+def _check_pages(read_at: Any, cm: dict, first: int, nbytes: int, rows: int, where: str) -> None:
+    """The page headers of one column chunk (parquet.thrift PageHeader) against what they can hold.
+
+    pyarrow sizes its buffers from them too (fuzz finding ``parquet-dict-values.bin``: a dictionary
+    page of 16 bytes declaring 149,221,631,747,835,017 values made it allocate 2.3 GB). Checked, on
+    every header that decodes: sizes non-negative; the uncompressed size within what the codec can
+    expand the compressed bytes to; a (plain-encoded) dictionary page holds at most one value per
+    byte; a data page holds at most the chunk's values, a v2 page at most the row group's rows and
+    no more nulls than values. The walk stops at a header that does not decode or a page that leaves
+    the chunk: pyarrow stops there too, with its own error (no allocation from it)."""
+    values = _int(cm, 5, f"{where}'s num_values")
+    codec = cm.get(4)
+    ratio = _CODEC_RATIO.get(codec) if isinstance(codec, int) else None
+    pos, end = first, first + nbytes
+    page = 0
+    while pos < end:
+        # most headers are a few dozen bytes: read a little first, more only when it ends inside the header
+        h = None
+        for want in (512, 1 << 16, _PAGE_HEADER_MAX):
+            n_read = min(end - pos, want)
+            try:
+                h, used = _struct(bytes(read_at(pos, n_read)), 0, 0)
+                break
+            except _Corrupt:
+                if n_read < want:  # the whole rest of the chunk was read: not a header
+                    return
+        if h is None:
+            return
+        ph = f"{where}, page {page}"
+        usize, csize = h.get(2), h.get(3)
+        if not isinstance(usize, int) or not isinstance(csize, int) or isinstance(usize, bool):
+            return
+        if usize < 0 or csize < 0:
+            raise ValueError(f"corrupt page header: {ph} declares sizes {usize:,} and {csize:,}")
+        if ratio is not None and usize > csize * ratio + 64:
+            raise ValueError(
+                f"corrupt page header: {ph} declares {usize:,} bytes uncompressed from {csize:,} compressed"
+            )
+        for fid, kind in ((7, "dictionary"), (5, "data"), (8, "data v2")):
+            sub = h.get(fid)
+            if not isinstance(sub, dict):
+                continue
+            n = sub.get(1)
+            if not isinstance(n, int) or isinstance(n, bool):
+                continue
+            limit = usize if kind == "dictionary" else values
+            if n < 0 or n > limit:
+                what = "bytes" if kind == "dictionary" else "values in the column chunk"
+                raise ValueError(f"corrupt page header: {ph} ({kind}) declares {n:,} values ({limit:,} {what})")
+            if kind == "data v2":
+                nulls, nrows = sub.get(2), sub.get(3)
+                if isinstance(nulls, int) and not isinstance(nulls, bool) and not 0 <= nulls <= n:
+                    raise ValueError(f"corrupt page header: {ph} declares {nulls:,} nulls in {n:,} values")
+                if isinstance(nrows, int) and not isinstance(nrows, bool) and not 0 <= nrows <= rows:
+                    raise ValueError(f"corrupt page header: {ph} declares {nrows:,} rows ({rows:,} in the row group)")
+        pos += used + csize
+        page += 1
+
+
 def check_footer(read_at: Any, size: int, path: str) -> None:
     """ValueError naming ``path`` when the parquet file of ``size`` bytes (``read_at(offset, n)`` reads
     it) declares what no valid file of that size holds.
@@ -148,7 +214,8 @@ def check_footer(read_at: Any, size: int, path: str) -> None:
     row groups' row counts are non-negative and add up to the file's; a row group holds no more rows
     than its columns hold values (``num_values`` counts nulls and, in nested columns, every level:
     at least one per row); every column chunk lies inside the file (offsets and compressed sizes
-    non-negative, offset + size within the file)."""
+    non-negative, offset + size within the file); and every column chunk's page headers
+    (:func:`_check_pages`)."""
 
     def bad(what: str) -> ValueError:
         return ValueError(f"{path}: not a readable parquet file ({what})")
@@ -194,6 +261,7 @@ def check_footer(read_at: Any, size: int, path: str) -> None:
                         f"corrupt metadata: {where} declares {nbytes:,} bytes at offset {first:,} "
                         f"in a file of {size:,} bytes"
                     )
+                _check_pages(read_at, cm, first, nbytes, rows, where)
                 most = max(most, values)
             if columns and rows > most:
                 raise ValueError(
