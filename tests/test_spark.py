@@ -127,6 +127,54 @@ def test_issue15_tiny_arrow_batches_and_string_ids(spark):
     _same(got, ref, METRICS)
 
 
+@pytest.mark.parametrize("nbytes", [1, 4096, None])
+def test_issue15_arrow_batch_bytes_is_set_for_the_job_and_restored(spark, nbytes):
+    """evaluate() sets spark.sql.execution.arrow.maxBytesPerBatch for its job only (1 byte: one row a batch);
+    the means are the in-memory ones whatever the batches, and the session's setting is as before after."""
+    truth, recs, catalog = _random(17, n_users=80)
+    ref = rm.evaluate(truth, recs, METRICS, catalog=catalog)
+    df = _lists_frame(spark, truth, recs)
+    key = rs._MAX_BYTES_KEY
+    for before in (None, "123456"):
+        if before is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, before)
+        seen = spark.conf.get(key, None)
+        got = rs.evaluate(df, METRICS, catalog=catalog, partitions=2, arrow_batch_bytes=nbytes)
+        _same(got, ref, METRICS)
+        assert spark.conf.get(key, None) == seen
+    spark.conf.unset(key)
+
+
+def test_issue15_arrow_batch_bytes_inside_the_job(classic, monkeypatch):
+    """The setting is in force while the job runs (read back by a task-side probe: the batch sizes)."""
+    truth, recs, _ = _random(19, n_users=50)
+    df = _lists_frame(classic, truth, recs).repartition(1)
+    seen = []
+    orig = rs._arrow_batches
+
+    from contextlib import contextmanager
+
+    @contextmanager
+    def probe(frame, nbytes):
+        with orig(frame, nbytes):
+            seen.append(frame.sparkSession.conf.get(rs._MAX_BYTES_KEY, None))
+            yield
+
+    monkeypatch.setattr(rs, "_arrow_batches", probe)
+    rs.evaluate(df, ["ndcg@5"], arrow_batch_bytes=777)
+    assert seen == ["777"]
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2**31, 1.5, "1m", True])
+def test_issue15_bad_arrow_batch_bytes_is_a_value_error_before_any_job(classic, bad):
+    truth, recs, _ = _random(23, n_users=5)
+    df = _lists_frame(classic, truth, recs)
+    with pytest.raises(ValueError, match="`arrow_batch_bytes` must be None or an int"):
+        rs.evaluate(df, ["ndcg@5"], arrow_batch_bytes=bad)
+
+
 def test_issue15_many_chunks_per_task_bit_identical(spark, monkeypatch):
     """Each task evaluates its batches in chunks as they arrive (a helper thread) and merges them: with every
     tiny Arrow batch its own chunk, the means, the state and the per-user rows are still those in memory."""

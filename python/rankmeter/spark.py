@@ -24,7 +24,8 @@ What runs where:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional, Union
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Union
 
 from . import State
 from ._partitions import (
@@ -45,6 +46,11 @@ if TYPE_CHECKING:
     from ._aggregate import Means
 
 __all__ = ["evaluate", "per_user"]
+
+
+# the Arrow batches a job's tasks receive (spark.sql.execution.arrow.maxBytesPerBatch), see evaluate()
+ARROW_BATCH_BYTES = 256 << 10
+_MAX_BYTES_KEY = "spark.sql.execution.arrow.maxBytesPerBatch"
 
 
 def _is_spark_frame(x: Any) -> bool:
@@ -182,6 +188,7 @@ def evaluate(
     catalog: Any = None,
     partitions: Optional[int] = None,
     state: bool = False,
+    arrow_batch_bytes: Optional[int] = ARROW_BATCH_BYTES,
     **options: Any,
 ) -> Union[Means, State]:
     """Evaluate recommendations held in a Spark DataFrame; the means of :func:`rankmeter.evaluate`, bit for bit.
@@ -208,6 +215,15 @@ def evaluate(
     (of the C++ pass inside each task) defaults to 1, as the engine runs one
     task per core.
 
+    ``arrow_batch_bytes`` (default 256 KiB): for the duration of the job, the
+    session's ``spark.sql.execution.arrow.maxBytesPerBatch`` is set to it (and
+    restored after), so the JVM hands the tasks Arrow batches that stay in the
+    CPU caches (a batch ends at whichever of that and ``maxRecordsPerBatch``
+    comes first). With W1's 100-item lists this measured about 10% faster than
+    Spark's default of 10,000 rows a batch (about 8 MB); ``None`` leaves the
+    session's settings alone. Other jobs on the same session while this one runs
+    see the setting too.
+
     Context of beyond-accuracy metrics: ``train`` may be a Spark DataFrame of
     (``user_col``, ``item_col``) rows. When only ``coverage``/``gini`` need it,
     Spark reduces it to its distinct items (the default catalog) and only those
@@ -232,6 +248,12 @@ def evaluate(
     >>> rankmeter.spark.evaluate(df, ["ndcg@10", "precision@2"])["precision@2"]  # doctest: +SKIP
     0.5
     """
+    if arrow_batch_bytes is not None and (
+        isinstance(arrow_batch_bytes, bool)
+        or not isinstance(arrow_batch_bytes, int)
+        or not 0 < arrow_batch_bytes < 2**31 - 1
+    ):
+        raise ValueError(f"`arrow_batch_bytes` must be None or an int in [1, 2^31 - 2], got {arrow_batch_bytes!r}")
     cols = dict(
         user_col=user_col,
         recs_col=recs_col,
@@ -253,7 +275,8 @@ def evaluate(
             yield pa.RecordBatch.from_pydict({"state": [st.to_bytes()]}, schema=pa.schema([("state", pa.binary())]))
 
     try:
-        rows = frame.mapInArrow(task, "state binary").collect()
+        with _arrow_batches(frame, arrow_batch_bytes):
+            rows = frame.mapInArrow(task, "state binary").collect()
     except Exception as e:  # a task's ValueError/TypeError arrives wrapped in a pyspark exception
         _reraise(e)
         raise
@@ -315,6 +338,24 @@ def per_user(
         yield from stream_per_user(batches, plan, names)
 
     return frame.mapInArrow(task, schema)
+
+
+@contextmanager
+def _arrow_batches(frame: Any, nbytes: Optional[int]) -> Iterator[None]:
+    """The session's Arrow batch byte limit set to ``nbytes`` inside the block, restored after."""
+    if nbytes is None:
+        yield
+        return
+    conf = frame.sparkSession.conf
+    prev = conf.get(_MAX_BYTES_KEY, None)
+    conf.set(_MAX_BYTES_KEY, str(nbytes))
+    try:
+        yield
+    finally:
+        if prev is None:
+            conf.unset(_MAX_BYTES_KEY)
+        else:
+            conf.set(_MAX_BYTES_KEY, prev)
 
 
 def _reraise(e: Exception) -> None:
