@@ -221,7 +221,7 @@ class HashLookup {
   explicit HashLookup(int64_t cap_max) : tab_(static_cast<size_t>(cap_max), Slot{0, 0, 0}) {}
 
   // `entries`: truth size + list length of the user (an upper bound of inserts).
-  void begin(int64_t entries) {
+  void begin(int64_t /*m: truth size*/, int64_t entries) {
     const int64_t cap = next_pow2(4 * entries + 2);  // load <= 1/4: short probe chains
     mask_ = static_cast<uint64_t>(cap - 1);
     shift_ = 64 - __builtin_ctzll(static_cast<uint64_t>(cap));
@@ -268,35 +268,39 @@ class HashLookup {
 
 // The same set as a direct-addressed array over item ids 0..n-1 (used when
 // every truth id is small and non-negative): one access to a 2-byte mark per
-// list item, so the marks of a 100k-item catalog (200 KB) stay in L2. Each
-// user owns two mark values (truth, seen); after 2^15 users the marks wrap and
-// are cleared. The truth index lives in a separate array read only on a find.
-// List ids outside the array go to a small HashLookup, where they can only be
-// misses or duplicates.
+// list item, so the marks of a 100k-item catalog (200 KB) stay in L2. A user
+// with m truth items owns the m + 1 mark values base..base+m: truth item i is
+// marked base + i (so a find reads its truth index from the mark itself: no
+// second array), and base + m marks the items seen in the list. The next user
+// starts above them; when 2^16 values are used up the marks are cleared (about
+// every 5,000 users of 11 truth items). Requires m + 2 <= 2^16 (the caller
+// takes the hash table otherwise). List ids outside the array go to a small
+// HashLookup, where they can only be misses or duplicates.
 class DenseLookup {
  public:
+  static constexpr int64_t kMaxTruth = 60000;  // largest truth size a dense lookup takes
+
   DenseLookup(int64_t n_ids, int64_t cap_max)
       // At least one slot: the branch-free scan touches slot 0 for ids outside the array.
-      : mark_(static_cast<size_t>(std::max<int64_t>(n_ids, 1)), 0),
-        tidx_(static_cast<size_t>(std::max<int64_t>(n_ids, 1)), 0),
-        n_(n_ids),
-        other_(cap_max) {}
+      : mark_(static_cast<size_t>(std::max<int64_t>(n_ids, 1)), 0), n_(n_ids), other_(cap_max) {}
 
-  void begin(int64_t entries) {
-    truth_ = static_cast<uint16_t>(truth_ + 2);
-    if (truth_ == 0) {  // wrapped: clear once every 2^15 users
+  void begin(int64_t m, int64_t entries) {
+    if (next_ + static_cast<uint32_t>(m) + 1 > 65535u) {  // values used up: clear once
       std::fill(mark_.begin(), mark_.end(), uint16_t(0));
-      truth_ = 2;
+      next_ = 1;
     }
-    seen_ = static_cast<uint16_t>(truth_ + 1);
+    base_ = next_;
+    m_ = static_cast<uint32_t>(m);
+    seen_ = static_cast<uint16_t>(base_ + m_);
+    next_ = base_ + m_ + 1;
     entries_ = entries;
     other_started_ = false;
   }
+  // Truth item `idx` (0, 1, ... in order); false when the key was added before for this user.
   bool add_truth(int64_t key, int32_t idx) {
     uint16_t& mk = mark_[static_cast<size_t>(key)];
-    if (mk == truth_) return false;
-    mk = truth_;
-    tidx_[static_cast<size_t>(key)] = idx;
+    if (static_cast<uint32_t>(mk) - base_ < static_cast<uint32_t>(idx)) return false;  // marked by this user
+    mk = static_cast<uint16_t>(base_ + static_cast<uint32_t>(idx));
     return true;
   }
   Probe probe(int64_t key, int32_t& idx) {
@@ -304,8 +308,9 @@ class DenseLookup {
     uint16_t& mk = mark_[static_cast<size_t>(key)];
     const uint16_t old = mk;
     mk = seen_;
-    if (old == truth_) {
-      idx = tidx_[static_cast<size_t>(key)];
+    const uint32_t t = static_cast<uint32_t>(old) - base_;
+    if (t < m_) {
+      idx = static_cast<int32_t>(t);
       return Probe::find;
     }
     return old == seen_ ? Probe::dup : Probe::miss;
@@ -313,15 +318,16 @@ class DenseLookup {
 
   // Branch-free scan of [it, end) (the part of the list that is read) for the
   // common case: every id inside the array and no duplicate. Records the list
-  // position (1-based) and the id of every truth item found; `n_out` = positions
+  // position (1-based) and the truth index of every truth item found; `n_out` = positions
   // read. Returns false (nothing usable) when the span has an id outside the
   // array or a duplicate: the caller then starts the user again with begin()
   // and the general scan. A padded row ends at the first `pad` (kPadded); only
   // padding may follow it up to `end` (pad_ok).
   template <bool kPadded>
-  bool fast_scan(const int64_t* it, const int64_t* end, int64_t pad, int64_t* fpos, int64_t* fkey, int64_t& nf_out,
+  bool fast_scan(const int64_t* it, const int64_t* end, int64_t pad, int64_t* fpos, int32_t* fti, int64_t& nf_out,
                  int64_t& n_out, bool& pad_ok) {
-    const uint16_t t = truth_, sn = seen_;
+    const uint32_t base = base_, m = m_;
+    const uint16_t sn = seen_;
     uint16_t* mk = mark_.data();
     const uint64_t n = static_cast<uint64_t>(n_);
     int64_t nf = 0, pos = 0;
@@ -343,9 +349,10 @@ class DenseLookup {
       // truth item keeps (a branch on the rare finds mispredicted at each one;
       // measured 6-9% of the W1 pass). At most |truth| finds, so the buffers of
       // |truth| + 2 slots hold the one write past the last find.
+      const uint32_t t = static_cast<uint32_t>(old) - base;  // the truth index when < m
       fpos[nf] = pos;
-      fkey[nf] = key;
-      nf += (old == t);
+      fti[nf] = static_cast<int32_t>(t);
+      nf += (t < m);
     }
     if (bad) return false;
     nf_out = nf;
@@ -362,14 +369,16 @@ class DenseLookup {
   // the same state. Same results as fast_scan, bit for bit.
   template <bool kPadded>
   __attribute__((target("avx2"))) bool fast_scan_avx2(const int64_t* it, const int64_t* end, int64_t pad, int64_t* fpos,
-                                                      int64_t* fkey, int64_t& nf_out, int64_t& n_out, bool& pad_ok) {
-    const uint16_t t = truth_, sn = seen_;
+                                                      int32_t* fti, int64_t& nf_out, int64_t& n_out, bool& pad_ok) {
+    const uint16_t sn = seen_;
     uint16_t* mk = mark_.data();
     int64_t nf = 0, pos = 0;
     const __m256i vlimit = _mm256_set1_epi64x(n_);  // ids are in the array when 0 <= id < n (n < 2^62)
     const __m256i vneg1 = _mm256_set1_epi64x(-1);
     const __m256i vpad = _mm256_set1_epi64x(pad);
-    const __m128i vt = _mm_set1_epi32(t);
+    const __m128i vbase = _mm_set1_epi32(static_cast<int32_t>(base_));
+    const __m128i vm = _mm_set1_epi32(static_cast<int32_t>(m_));
+    const __m128i vneg1_32 = _mm_set1_epi32(-1);
     const __m128i vsn = _mm_set1_epi32(sn);
     alignas(32) int64_t idx[4];
     for (; end - it >= 4; it += 4) {
@@ -393,40 +402,46 @@ class DenseLookup {
       mk[idx[1]] = sn;
       mk[idx[2]] = sn;
       mk[idx[3]] = sn;
-      int found = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(old, vt)));
-      while (found) {  // rare: a few truth items per list
-        const int lane = __builtin_ctz(static_cast<unsigned>(found));
-        found &= found - 1;
-        fpos[nf] = pos + lane + 1;
-        fkey[nf] = it[lane];
-        ++nf;
+      // truth index = mark - base, a find when 0 <= it < m (marks and base are below 2^16)
+      const __m128i ti = _mm_sub_epi32(old, vbase);
+      int found =
+          _mm_movemask_ps(_mm_castsi128_ps(_mm_and_si128(_mm_cmpgt_epi32(ti, vneg1_32), _mm_cmpgt_epi32(vm, ti))));
+      if (found) {  // rare: a few truth items per list
+        alignas(16) int32_t tis[4];
+        _mm_store_si128(reinterpret_cast<__m128i*>(tis), ti);
+        do {
+          const int lane = __builtin_ctz(static_cast<unsigned>(found));
+          found &= found - 1;
+          fpos[nf] = pos + lane + 1;
+          fti[nf] = tis[lane];
+          ++nf;
+        } while (found);
       }
       pos += 4;
     }
     // The rest (fewer than 4 items, or from a group with padding): the scalar scan carries on.
     int64_t nf_tail = 0, n_tail = 0;
-    if (!fast_scan<kPadded>(it, end, pad, fpos + nf, fkey + nf, nf_tail, n_tail, pad_ok)) return false;
+    if (!fast_scan<kPadded>(it, end, pad, fpos + nf, fti + nf, nf_tail, n_tail, pad_ok)) return false;
     for (int64_t f = nf; f < nf + nf_tail; ++f) fpos[f] += pos;
     nf_out = nf + nf_tail;
     n_out = pos + n_tail;
     return true;
   }
 #endif
-  int32_t truth_index(int64_t key) const { return tidx_[static_cast<size_t>(key)]; }
 
  private:
   Probe probe_other(int64_t key) {
     if (!other_started_) {
-      other_.begin(entries_);
+      other_.begin(0, entries_);
       other_started_ = true;
     }
     int32_t unused;
     return other_.probe(key, unused);
   }
   std::vector<uint16_t> mark_;
-  std::vector<int32_t> tidx_;
   int64_t n_;
-  uint16_t truth_ = 0, seen_ = 1;
+  uint32_t next_ = 1, base_ = 1, m_ = 0;  // this user's marks: base_ + truth index, seen_ = base_ + m_
+  uint16_t seen_ = 1;
   int64_t entries_ = 0;
   bool other_started_ = false;
   HashLookup other_;
@@ -575,7 +590,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
       tmax = std::max(tmax, d.t_items[i]);
     }
   }
-  const bool dense = tmin >= 0 && tmax < dense_limit;
+  const bool dense = tmin >= 0 && tmax < dense_limit && max_m <= DenseLookup::kMaxTruth;
   std::vector<DenseLookup> dense_look;
   std::vector<HashLookup> hash_look;
   for (int t = 0; t < T; ++t) {
@@ -586,8 +601,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
   }
   std::vector<std::vector<double>> grade_buf(T, std::vector<double>(max_m + 1));
   // Finds of one user: at most min(|truth|, list length) + 1 slots (the fast scan writes one past the last find).
-  std::vector<std::vector<int64_t>> find_pos(T, std::vector<int64_t>(max_m + 2)),
-      find_key(T, std::vector<int64_t>(max_m + 2));
+  std::vector<std::vector<int64_t>> find_pos(T, std::vector<int64_t>(max_m + 2));
   std::vector<std::vector<int32_t>> find_ti(T, std::vector<int32_t>(max_m + 2));
   std::vector<std::vector<double>> ideal_prefix(
       T, std::vector<double>(static_cast<size_t>(std::max(nv, 1) * (max_m + 1))));
@@ -675,7 +689,6 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
     double* gbuf = grade_buf[tid].data();
     double* ipre = ideal_prefix[tid].data();
     int64_t* fpos = find_pos[tid].data();
-    int64_t* fkey = find_key[tid].data();
     int32_t* fti = find_ti[tid].data();
     Snap* bsnap = block_snaps[tid].data();
     UserRec* brec = block_users[tid].data();
@@ -724,7 +737,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
           }
         }
         e = b + std::min(e - b, trunc);  // max_items truncates the list as given
-        look.begin(m + (e - b));
+        look.begin(m, m + (e - b));
 
         // Truth into the set.
         int64_t nrel = 0;
@@ -755,19 +768,18 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
           const int64_t* span_end = r_items + b + std::min(e - b, depth);
 #ifdef RANKMETER_X86_SIMD
           const bool ok =
-              use_simd ? look.template fast_scan_avx2<kPadded>(r_items + b, span_end, pad, fpos, fkey, nf, pos, pad_ok)
-                       : look.template fast_scan<kPadded>(r_items + b, span_end, pad, fpos, fkey, nf, pos, pad_ok);
+              use_simd ? look.template fast_scan_avx2<kPadded>(r_items + b, span_end, pad, fpos, fti, nf, pos, pad_ok)
+                       : look.template fast_scan<kPadded>(r_items + b, span_end, pad, fpos, fti, nf, pos, pad_ok);
 #else
-          const bool ok = look.template fast_scan<kPadded>(r_items + b, span_end, pad, fpos, fkey, nf, pos, pad_ok);
+          const bool ok = look.template fast_scan<kPadded>(r_items + b, span_end, pad, fpos, fti, nf, pos, pad_ok);
 #endif
           if (ok && pad_ok) {
-            for (int64_t f = 0; f < nf; ++f) fti[f] = look.truth_index(fkey[f]);
             scanned = true;
           } else {
             // An id outside the array, a duplicate or an item after the
             // padding: start the user again on the general path, which
             // applies the policies and reports errors.
-            look.begin(m + (e - b));
+            look.begin(m, m + (e - b));
             for (int64_t i = 0; i < m; ++i) look.add_truth(d.t_items[t0 + i], static_cast<int32_t>(i));
           }
         }
