@@ -115,29 +115,24 @@ def _in_child(path) -> list:
     return proc.stdout.splitlines()
 
 
-def test_parquet_oom_finding_is_refused_before_pyarrow_allocates(tmp_path):
-    # was: pyarrow tried to allocate 256 GiB for this 1 KB file (ArrowMemoryError under a limit, else OOM)
-    path = tmp_path / "oom.parquet"
-    path.write_bytes((DATA / "parquet-oom.bin").read_bytes())
+@pytest.mark.parametrize(
+    "finding, expected",
+    [
+        # was: pyarrow tried to allocate 256 GiB for this 1 KB file (ArrowMemoryError under a limit, else OOM)
+        ("parquet-oom.bin", "row group 0 declares 93,787,715,197 rows but its columns hold at most 3 values"),
+        # a valid footer, but one column's dictionary page header declares 149,221,631,747,835,017 values in
+        # 16 bytes; pyarrow allocated 2.3 GB for it (fuzz target parquet_read, after 3.5 million executions)
+        ("parquet-dict-values.bin", "page 0 (dictionary) declares 149,221,631,747,835,017 values (16 bytes)"),
+    ],
+)
+def test_parquet_findings_are_refused_before_pyarrow_allocates(tmp_path, finding, expected):
+    path = tmp_path / "finding.parquet"
+    path.write_bytes((DATA / finding).read_bytes())
     lines = _in_child(path)
     assert len(lines) == 3
     for line in lines:
-        assert line.startswith("ValueError:") and "oom.parquet" in line, line
-        assert "row group 0 declares 93,787,715,197 rows but its columns hold at most 3 values" in line
-        assert "malloc" not in line and "memory" not in line.lower()
-
-
-def test_a_dictionary_page_declaring_more_values_than_bytes_is_refused(tmp_path):
-    # fuzz finding (parquet_read, 3.5 million executions): a valid footer, but the dictionary page
-    # header of one column declares 149,221,631,747,835,017 values in 16 bytes; pyarrow allocated
-    # 2.3 GB for it (ArrowMemoryError under the fuzzer's limit). Page headers are checked now.
-    path = tmp_path / "dict.parquet"
-    path.write_bytes((DATA / "parquet-dict-values.bin").read_bytes())
-    lines = _in_child(path)
-    assert len(lines) == 3
-    for line in lines:
-        assert line.startswith("ValueError:") and "dict.parquet" in line, line
-        assert "page 0 (dictionary) declares 149,221,631,747,835,017 values (16 bytes)" in line
+        assert line.startswith("ValueError:") and "finding.parquet" in line, line
+        assert expected in line
         assert "malloc" not in line and "memory" not in line.lower()
 
 
