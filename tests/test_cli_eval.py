@@ -205,6 +205,17 @@ def test_metrics_table(capsys):
     assert "presets:" in out and "trec_eval:" in out and "empty='skip'" in out
 
 
+def _truth_table(pa):
+    """35 users (0..34) with 3 relevant items each: the truth of the --stream tests."""
+    return pa.table(
+        {
+            "user_id": np.arange(35).repeat(3),
+            "item_id": np.tile([1, 7, 20], 35) + np.arange(35).repeat(3) % 5,
+            "relevance": np.ones(105),
+        }
+    )
+
+
 def test_stream_flag_gives_the_in_memory_output(tmp_path, capsys):
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
@@ -212,13 +223,7 @@ def test_stream_flag_gives_the_in_memory_output(tmp_path, capsys):
     rng = np.random.default_rng(4)
     users = np.repeat(np.arange(30), 8)
     r = pa.table({"user_id": users, "item_id": rng.integers(0, 40, users.size), "score": rng.random(users.size)})
-    t = pa.table(
-        {
-            "user_id": np.arange(35).repeat(3),
-            "item_id": np.tile([1, 7, 20], 35) + np.arange(35).repeat(3) % 5,
-            "relevance": np.ones(105),
-        }
-    )
+    t = _truth_table(pa)
     pq.write_table(r, tmp_path / "r.parquet", row_group_size=5)
     pq.write_table(t, tmp_path / "t.parquet")
     base = [
@@ -252,13 +257,7 @@ def test_stream_truth_flag_and_auto_give_the_in_memory_output(tmp_path, capsys, 
     rng = np.random.default_rng(5)
     users = np.repeat(np.arange(2, 32), 8)  # sorted by user; users 0, 1, 32.. only in the truth
     r = pa.table({"user_id": users, "item_id": rng.integers(0, 40, users.size), "score": rng.random(users.size)})
-    t = pa.table(
-        {
-            "user_id": np.arange(35).repeat(3),
-            "item_id": np.tile([1, 7, 20], 35) + np.arange(35).repeat(3) % 5,
-            "relevance": np.ones(105),
-        }
-    )
+    t = _truth_table(pa)
     pq.write_table(r, tmp_path / "r.parquet", row_group_size=5)
     pq.write_table(t, tmp_path / "t.parquet", row_group_size=4)
     base = ["eval", str(tmp_path / "t.parquet"), str(tmp_path / "r.parquet"), "--duplicates", "first", "--no-progress"]
