@@ -49,9 +49,10 @@ WORKER = HERE / "peers" / "worker.py"
 CONTENDERS = {
     "rankmeter": (None, None, {}, {}),
     "floor": (None, None, {}, {}),
-    # implicit's precision is a micro-average (sum of hits / sum of min(K, |R|)): not compared
+    # implicit's precision is a micro-average (sum of hits / sum of min(K, |R|)): not compared.
+    # ranking_metrics_at_k returns only the means, so rankmeter is asked for the means only too.
     "implicit": ("implicit", None, {"map": "map(denominator=min_relevant_k)@10",
-                                    "ndcg": "ndcg(gain=binary)@10"}, {}),
+                                    "ndcg": "ndcg(gain=binary)@10"}, {"per_user": False}),
     "numpy": (None, None, {"precision": "precision@10", "recall": "recall@10", "map": "map@10",
                            "ndcg": "ndcg@10"}, {}),
     "ranx": ("ranx", 100_000, {"precision@10": "precision@10", "recall@10": "recall@10", "map@10": "map@10",
@@ -85,7 +86,7 @@ LABEL = {"rankmeter": "rankmeter.evaluate (20 columns)", "floor": "memory floor 
          "implicit": "implicit.evaluation (stand-in model; same metrics: rankmeter on the top-10 lists it receives)", "numpy": "numpy (vectorised, 4 metrics)",
          "ranx": "ranx (warm numba; Qrels/Run + ranx.evaluate)",
          "ranx_fast": "ranx fastest path (warm numba kernels on typed-List qrels + UxKx2 run array)", "pytrec_eval": "pytrec_eval",
-         "pytrec_eval_top": "pytrec_eval on its run cut to the top 10 (evaluator built beforehand)", "rectools": "RecTools calc_metrics",
+         "pytrec_eval_top": "pytrec_eval on its run cut to the top 10 (evaluator built beforehand; rankmeter on the same top-10 run)", "rectools": "RecTools calc_metrics",
          "recommenders": "MS Recommenders python_evaluation", "torchmetrics": "torchmetrics retrieval", "evidently": "Evidently Report (recsys metrics)",
          "ml_metrics": "ml_metrics.mapk + recmetrics.mark", "python_loops": "per-user Python loops"}
 
@@ -201,9 +202,11 @@ def main() -> int:
             continue
         ms = sorted(set(mapping.values()))
         r_in = recs
-        if name == "implicit":
-            # implicit only ever sees the top K of each list (model.recommend(N=K)): rankmeter
-            # gets the same K items per user, as CSR built before the clock starts
+        if name in ("implicit", "pytrec_eval_top"):
+            # implicit only ever sees the top K of each list (model.recommend(N=K)), and
+            # pytrec_eval_top gets its run cut to the top 10: rankmeter gets the same K items
+            # per user, as CSR built before the clock starts (with preset="trec_eval" it would
+            # otherwise read whole lists for duplicates, as trec_eval does)
             n = w.n_users
             top = np.ascontiguousarray(w.recs_items.reshape(n, -1)[:, :10]).ravel()
             r_in = rm.Recs.from_csr(np.arange(0, 10 * n + 1, 10, dtype=np.int64), top)

@@ -382,6 +382,29 @@ def test_random_against_reference(scenario, metrics):
 ALL_WITH_CUTOFFS = [mname(b, k) for b in ALL_METRIC_BASES for k in (None, 1, 3, 10)] + ["r_precision"]
 
 
+# The core reads integer grades 0..15 as levels (tables of relevance and gain per level)
+# and every other grade as a number: grades on both sides of that line, -0.0, and
+# min_relevance at and around 0 and 15 give the reference's values.
+EDGE_GRADES = [-0.0, 0.0, 1.0, 2.0, 14.0, 15.0, 16.0, 17.0, 31.0, 255.0, 2.5, -1.0, 1e-300]
+
+
+@settings(max_examples=200, **SETTINGS)
+@given(st.data())
+def test_grades_at_the_edges_of_the_level_tables(data):
+    n_users = data.draw(st.integers(1, 6))
+    truth, recs = {}, {}
+    for u in range(n_users):
+        items = data.draw(st.lists(st.integers(0, 40), min_size=1, max_size=12, unique=True))
+        truth[u] = {i: data.draw(st.sampled_from(EDGE_GRADES)) for i in items}
+        recs[u] = data.draw(st.lists(st.integers(0, 40), max_size=14, unique=True))
+    metrics = data.draw(st.lists(st.sampled_from(
+        ["ndcg@3", "ndcg@10", "ndcg(gain=exponential)@5", "ndcg(gain=binary,ideal=k_slots)@4", "dcg@10",
+         "cg@5", "ndcg(ideal=all)@3", "map@10", "mrr", "precision@5", "recall@10", "r_precision"]),
+        min_size=1, max_size=6, unique=True))
+    min_rel = data.draw(st.sampled_from([None, 0, -1, 0.5, 15, 16]))
+    check(truth, recs, metrics, min_relevance=min_rel, empty="zero")
+
+
 @settings(max_examples=150, **SETTINGS)
 @given(scenarios())
 def test_random_every_metric_every_cutoff(scenario):

@@ -55,6 +55,36 @@ struct ExactSum {
     if (++binned == 1023) flush();
   }
 
+  // add(x[0]), ..., add(x[n - 1]) with the running state in registers (add()
+  // reloads and stores the members at every value). The same bins as add().
+  void add_span(const double* x, int64_t n) {
+    int lo_ = lo, hi_ = hi;
+    int32_t binned_ = binned;
+    for (int64_t i = 0; i < n; ++i) {
+      uint64_t bits;
+      std::memcpy(&bits, &x[i], sizeof(bits));
+      int be = static_cast<int>((bits >> 52) & 0x7FF);
+      int64_t m = static_cast<int64_t>(bits & ((uint64_t(1) << 52) - 1));
+      m |= static_cast<int64_t>(be != 0) << 52;
+      be = (bits << 1) == 0 ? 1023 : be;
+      const int64_t neg = -static_cast<int64_t>(bits >> 63);
+      bin[be] += (m ^ neg) - neg;
+      lo_ = std::min(lo_, be);
+      hi_ = std::max(hi_, be);
+      if (++binned_ == 1023) {
+        lo = lo_;
+        hi = hi_;
+        flush();
+        lo_ = lo;
+        hi_ = hi;
+        binned_ = 0;
+      }
+    }
+    lo = lo_;
+    hi = hi_;
+    binned = binned_;
+  }
+
   // Move the bins into the limbs.
   void flush() {
     for (int e = lo; e <= hi; ++e) {

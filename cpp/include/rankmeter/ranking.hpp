@@ -63,6 +63,11 @@
 #include <immintrin.h>
 #define RANKMETER_X86_SIMD 1
 #endif
+#if defined(__GNUC__) || defined(__clang__)
+#define RANKMETER_NOINLINE __attribute__((noinline))
+#else
+#define RANKMETER_NOINLINE
+#endif
 
 namespace rankmeter::core {
 
@@ -280,9 +285,14 @@ class DenseLookup {
  public:
   static constexpr int64_t kMaxTruth = 60000;  // largest truth size a dense lookup takes
 
+  // The array covers ids 0..2^b - 1, the smallest power of two >= n_ids: the
+  // branch-free scan reads the slot `id & mask` of every id, and one OR of the ids
+  // read tells at the end whether all were inside. Ids between n_ids and 2^b are
+  // never truth items, so they are plain misses (or duplicates) in their slots.
   DenseLookup(int64_t n_ids, int64_t cap_max)
-      // At least one slot: the branch-free scan touches slot 0 for ids outside the array.
-      : mark_(static_cast<size_t>(std::max<int64_t>(n_ids, 1)), 0), n_(n_ids), other_(cap_max) {}
+      : mark_(static_cast<size_t>(next_pow2(std::max<int64_t>(n_ids, 1))), 0),
+        n_(static_cast<int64_t>(mark_.size())),
+        other_(cap_max) {}
 
   void begin(int64_t m, int64_t entries) {
     if (next_ + static_cast<uint32_t>(m) + 1 > 65535u) {  // values used up: clear once
@@ -323,15 +333,18 @@ class DenseLookup {
   // array or a duplicate: the caller then starts the user again with begin()
   // and the general scan. A padded row ends at the first `pad` (kPadded); only
   // padding may follow it up to `end` (pad_ok).
+  // Not inlined: inside the large per-user loop the scan's state spills to the
+  // stack (reloaded at every item); on its own it stays in registers.
   template <bool kPadded>
-  bool fast_scan(const int64_t* it, const int64_t* end, int64_t pad, int64_t* fpos, int32_t* fti, int64_t& nf_out,
-                 int64_t& n_out, bool& pad_ok) {
+  RANKMETER_NOINLINE bool fast_scan(const int64_t* it, const int64_t* end, int64_t pad, int64_t* fpos, int32_t* fti,
+                                    int64_t& nf_out, int64_t& n_out, bool& pad_ok) {
     const uint32_t base = base_, m = m_;
     const uint16_t sn = seen_;
     uint16_t* mk = mark_.data();
-    const uint64_t n = static_cast<uint64_t>(n_);
+    const uint64_t mask = static_cast<uint64_t>(n_) - 1;  // n_ is a power of two
     int64_t nf = 0, pos = 0;
-    uint32_t bad = 0;
+    uint64_t any = 0;  // OR of the ids read: all are inside the array when it is <= mask
+    int64_t n_le = 0;  // items with t <= m: the finds and the duplicates
     pad_ok = true;
     for (; it != end; ++it) {
       const int64_t key = *it;
@@ -339,22 +352,23 @@ class DenseLookup {
         for (const int64_t* q = it + 1; q != end; ++q) pad_ok &= (*q == pad);
         break;
       }
-      const bool in = static_cast<uint64_t>(key) < n;
-      const size_t kc = in ? static_cast<size_t>(key) : 0;
-      const uint16_t old = mk[kc];
+      any |= static_cast<uint64_t>(key);
+      const size_t kc = static_cast<size_t>(static_cast<uint64_t>(key) & mask);
+      // the truth index when < m; m when seen before in this list (the mark is seen_ = base + m);
+      // above m for a mark of an earlier user (below base: the difference wraps around)
+      const uint32_t t = static_cast<uint32_t>(mk[kc]) - base;
       mk[kc] = sn;
-      bad |= static_cast<uint32_t>(!in) | static_cast<uint32_t>(old == sn);
+      n_le += (t <= m);
       ++pos;
       // Branch-free: every item is written at the next find slot, which only a
       // truth item keeps (a branch on the rare finds mispredicted at each one;
       // measured 6-9% of the W1 pass). At most |truth| finds, so the buffers of
       // |truth| + 2 slots hold the one write past the last find.
-      const uint32_t t = static_cast<uint32_t>(old) - base;  // the truth index when < m
       fpos[nf] = pos;
       fti[nf] = static_cast<int32_t>(t);
       nf += (t < m);
     }
-    if (bad) return false;
+    if ((any > mask) | (n_le != nf)) return false;
     nf_out = nf;
     n_out = pos;
     return true;
@@ -653,6 +667,21 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
       const double g = static_cast<double>(lv);
       level_gain[static_cast<size_t>(v * 16 + lv)] = gain_of(var_gain[v], var_below[v], g, relevant(g));
     }
+  // The same for every user whose truth grades are all integers 0..15 (the usual
+  // scales): each truth item's level is found once, and the walk over the finds
+  // reads relevance and gains from these tables (equal to relevant() and
+  // gain_of() of that grade, so the sums are unchanged).
+  bool level_rel[16], level_adds[16];
+  double level_cg[6][16];
+  bool any_cg = false;
+  for (int gk = 0; gk < 6; ++gk) any_cg |= need_cg[gk];
+  for (int lv = 0; lv < 16; ++lv) {
+    const double g = static_cast<double>(lv);
+    level_rel[lv] = relevant(g);
+    level_adds[lv] = g > 0.0 || level_rel[lv];
+    for (int gk = 0; gk < 6; ++gk) level_cg[gk][lv] = gain_of(static_cast<GainKind>(gk % 3), gk >= 3, g, level_rel[lv]);
+  }
+  std::vector<std::vector<uint8_t>> level_buf(T, std::vector<uint8_t>(max_m + 1));
 
   // Per-column ideal DCG slots (one per NDCG column) kept per user of a block.
   std::vector<int> ndcg_slot(n_cols, -1);
@@ -687,10 +716,12 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
   auto body = [&](auto& look, int tid, auto padded_tag) {
     constexpr bool kPadded = decltype(padded_tag)::value;
     double* gbuf = grade_buf[tid].data();
+    uint8_t* lvl = level_buf[tid].data();
     double* ipre = ideal_prefix[tid].data();
     int64_t* fpos = find_pos[tid].data();
     int32_t* fti = find_ti[tid].data();
     Snap* bsnap = block_snaps[tid].data();
+    double vbuf[kBlock];  // one column's values over a block
     UserRec* brec = block_users[tid].data();
     double* bidcg = block_idcg[tid].data();
     double* bwalk = block_walk[tid].data();
@@ -739,8 +770,11 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
         e = b + std::min(e - b, trunc);  // max_items truncates the list as given
         look.begin(m, m + (e - b));
 
-        // Truth into the set.
+        // Truth into the set, with each grade's level when all are integers 0..15.
         int64_t nrel = 0;
+        int32_t count[16] = {0};
+        uint32_t present = 0;  // bit lv: some truth item has level lv
+        bool small = true;
         for (int64_t i = 0; i < m; ++i) {
           const int64_t key = d.t_items[t0 + i];
           if (!look.add_truth(key, static_cast<int32_t>(i))) {
@@ -748,9 +782,23 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
             bad = true;
             break;
           }
-          nrel += relevant(grade_at(t0 + i));
+          const double g = grade_at(t0 + i);
+          // clamped to -1..16 before the conversion (defined for any double); a
+          // level when it converts back to g exactly and lies in 0..15
+          const double gc = g > -1.0 ? (g < 16.0 ? g : 16.0) : -1.0;
+          const int gi = static_cast<int>(gc);
+          small &= static_cast<unsigned>(gi) <= 15u && static_cast<double>(gi) == g;
+          const int lv = gi & 15;
+          lvl[i] = static_cast<uint8_t>(lv);
+          count[lv] += 1;
+          present |= 1u << lv;
+          nrel += level_rel[lv];
         }
         if (bad) break;
+        if (!small) {  // the levels are not the grades: relevance from the grades themselves
+          nrel = 0;
+          for (int64_t i = 0; i < m; ++i) nrel += relevant(grade_at(t0 + i));
+        }
         if (nrel == 0 && opt.empty == EmptyPolicy::error) {
           st.record(Code::empty_truth, u, 0);
           bad = true;
@@ -824,15 +872,20 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
         double ap = 0.0, ar = 0.0, arhr = 0.0;
         double dcg[kMaxVariants];
         double cgs[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-        for (int v = 0; v < nv; ++v) dcg[v] = 0.0;
+        dcg[0] = 0.0;
+        for (int v = 1; v < nv; ++v) dcg[v] = 0.0;
         auto take = [&](Snap& sn) {
           sn.hits = hits;
           sn.first = first;
           sn.ap = ap;
           sn.ar = ar;
           sn.arhr = arhr;
-          for (int gk = 0; gk < 6; ++gk) sn.cg[gk] = cgs[gk];
-          for (int v = 0; v < nv; ++v) sn.dcg[v] = dcg[v];
+          if (any_cg)
+            for (int gk = 0; gk < 6; ++gk) sn.cg[gk] = cgs[gk];
+          if (nv == 1)  // the usual case, without a call to memcpy
+            sn.dcg[0] = dcg[0];
+          else
+            for (int v = 0; v < nv; ++v) sn.dcg[v] = dcg[v];
         };
         int ci = 0;
         int64_t hits_at_R = -1;
@@ -840,12 +893,23 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
           const int64_t p = fpos[f];
           while (ci < nc && cutoffs[ci] < p) take(snap[ci++]);
           if (hits_at_R < 0 && p > nrel) hits_at_R = hits;
-          const double g = grade_at(t0 + fti[f]);
-          const bool rel = relevant(g);
-          if (g > 0.0 || rel) {
-            for (int v = 0; v < nv; ++v) dcg[v] += gain_of(var_gain[v], var_below[v], g, rel) * disc[v][p];
-            for (int gk = 0; gk < 6; ++gk)
-              if (need_cg[gk]) cgs[gk] += gain_of(static_cast<GainKind>(gk % 3), gk >= 3, g, rel);
+          bool rel;
+          if (small) {
+            const int lv = lvl[fti[f]];
+            rel = level_rel[lv];
+            if (level_adds[lv]) {
+              for (int v = 0; v < nv; ++v) dcg[v] += level_gain[static_cast<size_t>(v * 16 + lv)] * disc[v][p];
+              for (int gk = 0; gk < 6 && any_cg; ++gk)
+                if (need_cg[gk]) cgs[gk] += level_cg[gk][lv];
+            }
+          } else {
+            const double g = grade_at(t0 + fti[f]);
+            rel = relevant(g);
+            if (g > 0.0 || rel) {
+              for (int v = 0; v < nv; ++v) dcg[v] += gain_of(var_gain[v], var_below[v], g, rel) * disc[v][p];
+              for (int gk = 0; gk < 6; ++gk)
+                if (need_cg[gk]) cgs[gk] += gain_of(static_cast<GainKind>(gk % 3), gk >= 3, g, rel);
+            }
           }
           if (rel) {
             ++hits;
@@ -930,27 +994,16 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
           // mispredict constantly on such random small values. Grade 0 gives
           // gain 0 and is never relevant unless min_relevance <= 0, which
           // takes the general path.
-          bool small = !(has_min && min_rel <= 0.0);
-          int32_t count[16] = {0};
-          for (int64_t i = 0; i < m && small; ++i) {
-            const double g = grade_at(t0 + i);
-            const bool in = g >= 0.0 && g <= 15.0;
-            const int gi = static_cast<int>(in ? g : 0.0);
-            small = in && static_cast<double>(gi) == g;
-            count[gi & 15] += 1;
-          }
+          // (The levels were counted with the truth above.)
+          const bool by_count = small && !(has_min && min_rel <= 0.0);
           // Only the first `upto_u` ideal positions are read by any column.
           const int64_t upto_u = std::min(m, ideal_depth);
-          if (small) {
+          if (by_count) {
             // The prefix sums straight from the counts, level by level (largest
             // grade first): the same additions in the same order as over the sorted
             // grades, without writing them out. gbuf[0] = the largest grade (k_slots).
-            int top = 0;
-            for (int lv = 15; lv > 0; --lv)
-              if (count[lv]) {
-                top = lv;
-                break;
-              }
+            const uint32_t above0 = present & ~1u;
+            const int top = above0 ? 31 - __builtin_clz(above0) : 0;
             gbuf[0] = static_cast<double>(top);
             for (int v = 0; v < nv; ++v) {
               if (!ideal_variant[v]) continue;
@@ -960,7 +1013,10 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
               double acc = 0.0;
               pre[0] = acc;
               int64_t q = 0;
-              for (int lv = top; lv >= 0 && q < upto_u; --lv) {
+              // the levels present, largest first (an absent level adds nothing)
+              for (uint32_t left = present; left != 0 && q < upto_u;) {
+                const int lv = 31 - __builtin_clz(left);
+                left &= ~(1u << lv);
                 const double g = lg[lv];
                 const int64_t q_end = std::min<int64_t>(upto_u, q + count[lv]);
                 for (; q < q_end; ++q) {
@@ -1011,95 +1067,130 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
         const double n = static_cast<double>(r.n_eff);  // >= 1: the last item read is relevant
         return static_cast<double>(c.cutoff - r.n_eff) * (per_rank ? H / n : H);
       };
-      // Phase 2: every column over the block (one branch per column, not per value).
+      // Phase 2: every column over the block. The kind is switched on once per
+      // column; each case fills the block's values in its own loop, and the
+      // values are then written out and summed as one span.
       const int64_t nb = u1 - u0;
-      for (int64_t j = 0; j < nb; ++j)
-        if (brec[j].nrel == 0 && opt.empty == EmptyPolicy::skip) ++skipped;
+      int64_t n_empty = 0;
+      for (int64_t j = 0; j < nb; ++j) n_empty += brec[j].nrel == 0;
+      if (opt.empty == EmptyPolicy::skip) skipped += n_empty;
+      const int64_t stride = nc + 1;
       for (int i = 0; i < n_cols; ++i) {
         const Column& c = cols[i];
-        const int si = snap_of[i];
+        const Snap* sc = bsnap + snap_of[i];
+        double* vb = vbuf;
+        // vb[j] = f(snapshot, user record, j) for the users of the block
+        auto fill = [&](auto f) {
+          for (int64_t j = 0; j < nb; ++j) vb[j] = f(sc[j * stride], brec[j], j);
+        };
+        auto k_of = [&c](const UserRec& r) { return c.cutoff > 0 ? c.cutoff : r.n_eff; };
+        switch (c.kind) {
+          case Kind::hits:
+            fill([](const Snap& s, const UserRec&, int64_t) { return static_cast<double>(s.hits); });
+            break;
+          case Kind::precision:
+            fill([&](const Snap& s, const UserRec& r, int64_t) {
+              const int64_t kk = k_of(r);
+              const int64_t den = c.short_repeat ? std::min(kk, r.n_eff) : kk;
+              return den > 0 ? static_cast<double>(s.hits) / static_cast<double>(den) : 0.0;
+            });
+            break;
+          case Kind::recall:
+            fill([&](const Snap& s, const UserRec& r, int64_t) {
+              const double den = c.denom == Denominator::min_relevant_k ? static_cast<double>(std::min(r.nrel, k_of(r)))
+                                                                        : static_cast<double>(r.nrel);
+              return den > 0 ? static_cast<double>(s.hits) / den : 0.0;
+            });
+            break;
+          case Kind::fbeta:
+            fill([&](const Snap& s, const UserRec& r, int64_t) {
+              const int64_t kk = k_of(r);
+              const double H = static_cast<double>(s.hits);
+              const double P = kk > 0 ? H / static_cast<double>(kk) : 0.0;
+              const double R = r.nrel > 0 ? H / static_cast<double>(r.nrel) : 0.0;
+              const double b2 = c.param * c.param;
+              const double den = b2 * P + R;
+              return den > 0 ? (1.0 + b2) * P * R / den : 0.0;
+            });
+            break;
+          case Kind::ap:
+            fill([&](const Snap& s, const UserRec& r, int64_t) {
+              const int64_t kk = k_of(r);
+              const double H = static_cast<double>(s.hits);
+              double den = static_cast<double>(r.nrel);
+              if (c.denom == Denominator::min_relevant_k) den = static_cast<double>(std::min(r.nrel, kk));
+              if (c.denom == Denominator::hits) den = H;
+              if (c.denom == Denominator::k) den = static_cast<double>(kk);
+              return den > 0 ? (s.ap + short_extra(c, r, H, true)) / den : 0.0;
+            });
+            break;
+          case Kind::ar:
+            fill([&](const Snap& s, const UserRec& r, int64_t) {
+              const double H = static_cast<double>(s.hits);
+              const double dn_rel = static_cast<double>(r.nrel);
+              const double den = c.denom == Denominator::hits ? dn_rel * H : dn_rel * dn_rel;
+              return den > 0 ? (s.ar + short_extra(c, r, H, false)) / den : 0.0;
+            });
+            break;
+          case Kind::cg: {
+            const int g = static_cast<int>(c.gain) + 3 * c.below_zero;
+            fill([g](const Snap& s, const UserRec&, int64_t) { return s.cg[g]; });
+            break;
+          }
+          case Kind::dcg: {
+            const int v = variant_of[i];
+            fill([v](const Snap& s, const UserRec&, int64_t) { return s.dcg[v]; });
+            break;
+          }
+          case Kind::ndcg: {
+            const int v = variant_of[i];
+            const double* idcg = bidcg + ndcg_slot[i] * kBlock;
+            fill(
+                [v, idcg](const Snap& s, const UserRec&, int64_t j) { return idcg[j] > 0 ? s.dcg[v] / idcg[j] : 0.0; });
+            break;
+          }
+          case Kind::hit_rate:
+            fill([](const Snap& s, const UserRec&, int64_t) { return s.hits > 0 ? 1.0 : 0.0; });
+            break;
+          case Kind::rr:
+            fill([](const Snap& s, const UserRec&, int64_t) {
+              return s.first > 0 ? 1.0 / static_cast<double>(s.first) : 0.0;
+            });
+            break;
+          case Kind::arhr:
+            fill([](const Snap& s, const UserRec&, int64_t) { return s.arhr; });
+            break;
+          case Kind::r_precision:
+            fill([](const Snap&, const UserRec& r, int64_t) {
+              return r.nrel > 0 ? static_cast<double>(r.hits_at_R) / static_cast<double>(r.nrel) : 0.0;
+            });
+            break;
+          case Kind::num_rel:
+            fill([](const Snap&, const UserRec& r, int64_t) { return static_cast<double>(r.nrel); });
+            break;
+          case Kind::bpref:
+          case Kind::rbp:
+          case Kind::err:
+          case Kind::judged: {
+            const double* w = bwalk + walk_slot[i] * kBlock;
+            fill([w](const Snap&, const UserRec&, int64_t j) { return w[j]; });
+            break;
+          }
+        }
         double* out = values ? values + static_cast<int64_t>(i) * n_users + u0 : nullptr;
+        if (n_empty == 0) {  // the usual block
+          if (out) std::copy(vb, vb + nb, out);
+          my_sums[i].add_span(vb, nb);
+          my_counts[i] += nb;
+          continue;
+        }
+        // Users without a relevant item: left out (NaN), 1, or the value as computed.
         const bool count_like =
             c.kind == Kind::hits || c.kind == Kind::cg || c.kind == Kind::dcg || c.kind == Kind::num_rel ||
             c.kind == Kind::judged;  // judged@k is defined by the truth rows, whatever their relevance
         for (int64_t j = 0; j < nb; ++j) {
-          const Snap& s = bsnap[j * (nc + 1) + si];
-          const int64_t nrel = brec[j].nrel;
-          const int64_t kk = c.cutoff > 0 ? c.cutoff : brec[j].n_eff;
-          const double dk = static_cast<double>(kk);
-          const double H = static_cast<double>(s.hits);
-          const double dn_rel = static_cast<double>(nrel);
-          double val = 0.0;
-          switch (c.kind) {
-            case Kind::hits:
-              val = H;
-              break;
-            case Kind::precision: {
-              const int64_t den = c.short_repeat ? std::min(kk, brec[j].n_eff) : kk;
-              val = den > 0 ? H / static_cast<double>(den) : 0.0;
-              break;
-            }
-            case Kind::recall: {
-              const double den =
-                  c.denom == Denominator::min_relevant_k ? static_cast<double>(std::min(nrel, kk)) : dn_rel;
-              val = den > 0 ? H / den : 0.0;
-              break;
-            }
-            case Kind::fbeta: {
-              const double P = kk > 0 ? H / dk : 0.0;
-              const double R = nrel > 0 ? H / dn_rel : 0.0;
-              const double b2 = c.param * c.param;
-              const double den = b2 * P + R;
-              val = den > 0 ? (1.0 + b2) * P * R / den : 0.0;
-              break;
-            }
-            case Kind::ap: {
-              double den = dn_rel;
-              if (c.denom == Denominator::min_relevant_k) den = static_cast<double>(std::min(nrel, kk));
-              if (c.denom == Denominator::hits) den = H;
-              if (c.denom == Denominator::k) den = dk;
-              val = den > 0 ? (s.ap + short_extra(c, brec[j], H, true)) / den : 0.0;
-              break;
-            }
-            case Kind::ar: {
-              const double den = c.denom == Denominator::hits ? dn_rel * H : dn_rel * dn_rel;
-              val = den > 0 ? (s.ar + short_extra(c, brec[j], H, false)) / den : 0.0;
-              break;
-            }
-            case Kind::cg:
-              val = s.cg[static_cast<int>(c.gain) + 3 * c.below_zero];
-              break;
-            case Kind::dcg:
-              val = s.dcg[variant_of[i]];
-              break;
-            case Kind::ndcg: {
-              const double idcg = bidcg[ndcg_slot[i] * kBlock + j];
-              val = idcg > 0 ? s.dcg[variant_of[i]] / idcg : 0.0;
-              break;
-            }
-            case Kind::hit_rate:
-              val = s.hits > 0 ? 1.0 : 0.0;
-              break;
-            case Kind::rr:
-              val = s.first > 0 ? 1.0 / static_cast<double>(s.first) : 0.0;
-              break;
-            case Kind::arhr:
-              val = s.arhr;
-              break;
-            case Kind::r_precision:
-              val = nrel > 0 ? static_cast<double>(brec[j].hits_at_R) / dn_rel : 0.0;
-              break;
-            case Kind::num_rel:
-              val = dn_rel;
-              break;
-            case Kind::bpref:
-            case Kind::rbp:
-            case Kind::err:
-            case Kind::judged:
-              val = bwalk[walk_slot[i] * kBlock + j];
-              break;
-          }
-          if (nrel == 0) {
+          double val = vb[j];
+          if (brec[j].nrel == 0) {
             if (opt.empty == EmptyPolicy::skip) {
               if (out) out[j] = nan;
               continue;
