@@ -218,8 +218,12 @@ def main() -> int:
             ts.append(time.perf_counter() - t1)
         res["rankmeter_same"] = statistics.median(ts)
     print_table(results, args.users)
+    sys.path.insert(0, str(HERE))
+    from w1_floor import floor_rows, print_floor_rows
+
+    print("\nrankmeter against the memory floors (this process, the contenders alternating in rounds):")
+    print_floor_rows(floor_rows(w, args.repeats))
     if not args.no_beyond:
-        sys.path.insert(0, str(HERE))
         from beyond_rows import beyond_rows, print_rows
 
         print_rows(beyond_rows(w, args.repeats, args.topk_users))
