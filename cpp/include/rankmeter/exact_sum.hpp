@@ -24,77 +24,52 @@ struct ExactSum {
   static constexpr int kBins = 2048;
   int64_t limb[kLimbs];
   int64_t bin[kBins];
-  int lo = kBins, hi = -1;  // range of touched bins
-  int32_t binned = 0;       // additions since the last flush
-  int64_t pending = 0;      // limb updates since the last normalisation
+  uint64_t touched = 0;  // bit g: some bin of the group 32 g .. 32 g + 31 was added to
+  int32_t binned = 0;    // additions since the last flush
+  int64_t pending = 0;   // limb updates since the last normalisation
 
   ExactSum() { clear(); }
   void clear() {
     std::memset(limb, 0, sizeof(limb));
     std::memset(bin, 0, sizeof(bin));
-    lo = kBins;
-    hi = -1;
+    touched = 0;
     binned = 0;
     pending = 0;
   }
 
   // Add a finite double exactly. NaN and infinities must be filtered by the caller.
   inline void add(double x) {
-    uint64_t bits;
-    std::memcpy(&bits, &x, sizeof(bits));
-    int be = static_cast<int>((bits >> 52) & 0x7FF);
-    int64_t m = static_cast<int64_t>(bits & ((uint64_t(1) << 52) - 1));
-    m |= static_cast<int64_t>(be != 0) << 52;
-    // +-0 adds nothing; send it to the bin of 1.0 (usually in use) so that it
-    // does not widen the flushed range. Branch-free: zeros are frequent and random.
-    be = (bits << 1) == 0 ? 1023 : be;
-    const int64_t neg = -static_cast<int64_t>(bits >> 63);  // 0 or -1
-    bin[be] += (m ^ neg) - neg;
-    lo = std::min(lo, be);
-    hi = std::max(hi, be);
-    if (++binned == 1023) flush();
+    add_bits(x, touched);
+    if (++binned == kPerFlush) flush();
   }
 
-  // add(x[0]), ..., add(x[n - 1]) with the running state in registers (add()
-  // reloads and stores the members at every value). The same bins as add().
+  // add(x[0]), ..., add(x[n - 1]), in runs between flushes with the state in
+  // registers (add() reloads and stores the members at every value).
   void add_span(const double* x, int64_t n) {
-    int lo_ = lo, hi_ = hi;
-    int32_t binned_ = binned;
-    for (int64_t i = 0; i < n; ++i) {
-      uint64_t bits;
-      std::memcpy(&bits, &x[i], sizeof(bits));
-      int be = static_cast<int>((bits >> 52) & 0x7FF);
-      int64_t m = static_cast<int64_t>(bits & ((uint64_t(1) << 52) - 1));
-      m |= static_cast<int64_t>(be != 0) << 52;
-      be = (bits << 1) == 0 ? 1023 : be;
-      const int64_t neg = -static_cast<int64_t>(bits >> 63);
-      bin[be] += (m ^ neg) - neg;
-      lo_ = std::min(lo_, be);
-      hi_ = std::max(hi_, be);
-      if (++binned_ == 1023) {
-        lo = lo_;
-        hi = hi_;
-        flush();
-        lo_ = lo;
-        hi_ = hi;
-        binned_ = 0;
-      }
+    while (n > 0) {
+      const int64_t run = std::min<int64_t>(n, kPerFlush - binned);
+      uint64_t t = touched;
+      for (int64_t i = 0; i < run; ++i) add_bits(x[i], t);
+      touched = t;
+      binned += static_cast<int32_t>(run);
+      if (binned == kPerFlush) flush();
+      x += run;
+      n -= run;
     }
-    lo = lo_;
-    hi = hi_;
-    binned = binned_;
   }
 
   // Move the bins into the limbs.
   void flush() {
-    for (int e = lo; e <= hi; ++e) {
-      if (bin[e] != 0) {
-        add_scaled(bin[e], e);
-        bin[e] = 0;
+    for (uint64_t t = touched; t != 0; t &= t - 1) {
+      const int g = __builtin_ctzll(t);
+      for (int e = 32 * g; e < 32 * g + 32; ++e) {
+        if (bin[e] != 0) {
+          add_scaled(bin[e], e);
+          bin[e] = 0;
+        }
       }
     }
-    lo = kBins;
-    hi = -1;
+    touched = 0;
     binned = 0;
   }
 
@@ -127,6 +102,22 @@ struct ExactSum {
   }
 
  private:
+  static constexpr int32_t kPerFlush = 1023;  // mantissas (< 2^53) an int64 bin holds
+
+  // The value's signed 53-bit mantissa into the bin of its biased exponent.
+  // Branch-free (zeros are frequent and random): a zero adds 0 to bin 0;
+  // a subnormal (exponent field 0) has no implicit bit, like the zero.
+  static inline void add_bits_to(int64_t* bin, double x, uint64_t& touched) {
+    uint64_t bits;
+    std::memcpy(&bits, &x, sizeof(bits));
+    const uint64_t be = (bits >> 52) & 0x7FF;
+    // the implicit bit 2^52 when be >= 1: be + 0x7FF reaches bit 11 exactly then
+    const uint64_t m = (bits & ((uint64_t(1) << 52) - 1)) | (((be + 0x7FF) & 0x800) << 41);
+    const int64_t neg = -static_cast<int64_t>(bits >> 63);  // 0 or -1
+    bin[be] += (static_cast<int64_t>(m) ^ neg) - neg;
+    touched |= uint64_t(1) << (be >> 5);
+  }
+  inline void add_bits(double x, uint64_t& t) { add_bits_to(bin, x, t); }
   // Add v * 2^(p - 1074), p = max(be, 1) - 1, with |v| < 2^63.
   void add_scaled(int64_t v, int be) {
     const int p = (be > 0 ? be : 1) - 1;

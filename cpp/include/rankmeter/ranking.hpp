@@ -346,6 +346,7 @@ class DenseLookup {
     uint64_t any = 0;  // OR of the ids read: all are inside the array when it is <= mask
     int64_t n_le = 0;  // items with t <= m: the finds and the duplicates
     pad_ok = true;
+#pragma GCC unroll 4
     for (; it != end; ++it) {
       const int64_t key = *it;
       if (kPadded && key == pad) {
@@ -673,7 +674,8 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
   // gain_of() of that grade, so the sums are unchanged).
   bool level_rel[16], level_adds[16];
   double level_cg[6][16];
-  bool any_cg = false;
+  bool any_cg = false, any_short = false;  // a cg column; a short_lists="evidently" column
+  for (const auto& c : cols) any_short |= c.short_repeat;
   for (int gk = 0; gk < 6; ++gk) any_cg |= need_cg[gk];
   for (int lv = 0; lv < 16; ++lv) {
     const double g = static_cast<double>(lv);
@@ -774,7 +776,6 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
         int64_t nrel = 0;
         int32_t count[16] = {0};
         uint32_t present = 0;  // bit lv: some truth item has level lv
-        bool small = true;
         for (int64_t i = 0; i < m; ++i) {
           const int64_t key = d.t_items[t0 + i];
           if (!look.add_truth(key, static_cast<int32_t>(i))) {
@@ -782,19 +783,50 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
             bad = true;
             break;
           }
-          const double g = grade_at(t0 + i);
-          // clamped to -1..16 before the conversion (defined for any double); a
-          // level when it converts back to g exactly and lies in 0..15
-          const double gc = g > -1.0 ? (g < 16.0 ? g : 16.0) : -1.0;
-          const int gi = static_cast<int>(gc);
-          small &= static_cast<unsigned>(gi) <= 15u && static_cast<double>(gi) == g;
-          const int lv = gi & 15;
-          lvl[i] = static_cast<uint8_t>(lv);
-          count[lv] += 1;
-          present |= 1u << lv;
-          nrel += level_rel[lv];
         }
         if (bad) break;
+        // A loop of its own, per grade dtype, on local copies: inside the loop
+        // above (and through the captured references) the compiler kept
+        // reloading the pointers and spilling the flags.
+        bool small = true;
+        {
+          uint32_t pres = 0;
+          int64_t nr = 0;
+          uint64_t off = 0;  // nonzero once a grade is not a level
+          const bool* lrel = level_rel;
+          auto levels = [&](auto grade) {
+            for (int64_t i = 0; i < m; ++i) {
+              const double g = grade(i);
+              // clamped to -1..16 before the conversion (defined for any double); a
+              // level when it converts back to g exactly and lies in 0..15
+              const double gc = g > -1.0 ? (g < 16.0 ? g : 16.0) : -1.0;
+              const int gi = static_cast<int>(gc);
+              // g - gi is +0.0 exactly when g is the integer gi (also for g = -0.0, as before);
+              // its bits and those of gi outside 0..15 are ORed (no compare and flag per item)
+              const double diff = static_cast<double>(gi) - g;
+              uint64_t db;
+              std::memcpy(&db, &diff, sizeof(db));
+              off |= db | (static_cast<uint32_t>(gi) & ~15u);
+              const int lv = gi & 15;
+              lvl[i] = static_cast<uint8_t>(lv);
+              count[lv] += 1;
+              pres |= 1u << lv;
+              nr += lrel[lv];
+            }
+          };
+          if (grades) {
+            const double* gp = grades + t0;
+            levels([gp](int64_t i) { return gp[i]; });
+          } else if (grades32) {
+            const float* gp = grades32 + t0;
+            levels([gp](int64_t i) { return static_cast<double>(gp[i]); });
+          } else {
+            levels([](int64_t) { return 1.0; });
+          }
+          present = pres;
+          nrel = nr;
+          small = off == 0;
+        }
         if (!small) {  // the levels are not the grades: relevance from the grades themselves
           nrel = 0;
           for (int64_t i = 0; i < m; ++i) nrel += relevant(grade_at(t0 + i));
@@ -921,11 +953,11 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
         }
         while (ci < nc) take(snap[ci++]);
         take(snap[nc]);
-        const bool last_rel = nf > 0 && fpos[nf - 1] == pos && relevant(grade_at(t0 + fti[nf - 1]));
+        const bool last_rel = any_short && nf > 0 && fpos[nf - 1] == pos && relevant(grade_at(t0 + fti[nf - 1]));
         brec[j] = UserRec{nrel, pos, hits_at_R < 0 ? hits : hits_at_R, last_rel};
 
         // bpref, RBP, ERR and judged@k: one more walk over the finds (in list order) per column.
-        for (int i = 0; i < n_cols && n_walk > 0; ++i) {
+        for (int i = 0; i < (n_walk > 0 ? n_cols : 0); ++i) {
           const int q = walk_slot[i];
           if (q < 0) continue;
           const Column& c = cols[i];
