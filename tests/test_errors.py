@@ -656,3 +656,29 @@ def test_grades_inf_and_minus_inf_are_one_clear_error_without_a_numpy_warning():
         warnings.simplefilter("error")
         with pytest.raises(ValueError, match="grades must be finite; user 0 has grade inf for item 0"):
             rm.evaluate({0: {0: float("inf")}, 1: {}, 2: {0: float("-inf")}}, {}, ["fcp"])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("n", [0, 1, 7, 65_537, 200_001])
+def test_all_finite_finds_any_non_finite_value_wherever_it_is(dtype, n):
+    # the parallel C++ check behind the grades check of evaluate(): every position of a
+    # non-finite value is found, whatever the thread count; huge and subnormal values are finite
+    from rankmeter.inputs import all_finite
+
+    info = np.finfo(dtype)
+    rng = np.random.default_rng(n)
+    a = rng.uniform(-3, 3, n).astype(dtype)
+    if n:
+        a[rng.integers(0, n, min(n, 5))] = [info.max, -info.max, info.tiny / 2, -0.0, 0.0][: min(n, 5)]
+    for threads in (0, 1, 2, 3):
+        assert all_finite(a, threads) is True
+    positions = sorted({0, n // 2, n - 1}) if n else []
+    for pos in positions:
+        for bad in (np.nan, np.inf, -np.inf):
+            b = a.copy()
+            b[pos] = bad
+            for threads in (0, 1, 3):
+                assert all_finite(b, threads) is False, (pos, bad, threads)
+    # strided or other dtypes go through numpy
+    assert all_finite(np.arange(10.0)[::2]) is True
+    assert all_finite(np.array([1.0, np.nan])[::1].astype(np.float16)) is False

@@ -261,9 +261,28 @@ py::array decode_strings_py(const py::bytes& blob, const I64& offsets, const std
   return out;
 }
 
+bool all_finite_py(const py::array& a, int threads) {
+  if (a.ndim() != 1) throw std::invalid_argument("all_finite: a 1-D array is expected");
+  if (!(a.flags() & py::array::c_style)) throw std::invalid_argument("all_finite: a contiguous array is expected");
+  const int64_t n = a.shape(0);
+  if (a.dtype().is(py::dtype::of<double>())) {
+    const auto* p = static_cast<const double*>(a.data());
+    py::gil_scoped_release release;
+    return rankmeter::core::all_finite(p, n, threads);
+  }
+  if (a.dtype().is(py::dtype::of<float>())) {
+    const auto* p = static_cast<const float*>(a.data());
+    py::gil_scoped_release release;
+    return rankmeter::core::all_finite(p, n, threads);
+  }
+  throw py::type_error("all_finite: float64 or float32 expected");
+}
+
 }  // namespace
 
 void bind_inputs(py::module_& m) {
+  m.def("all_finite", &all_finite_py, py::arg("a").noconvert(), py::arg("threads"),
+        "Whether every value of a contiguous 1-D float64/float32 array is finite (parallel, GIL released).");
   m.def("parse_trec", &parse_trec_py, py::arg("data"), py::arg("n_min"), py::arg("n_max"), py::arg("value_field"),
         "Parse TREC qrels/run text: (queries, indptr, docno codes, blob and offsets of the sorted distinct docnos, "
         "values, error).");

@@ -23,6 +23,36 @@
 namespace rankmeter::core {
 
 // ===========================================================================
+// Whether every value of x[0..n) is finite: one parallel pass of integer
+// operations the compiler vectorises (a value is not finite when all its
+// exponent bits are set; adding the lowest exponent bit to them then carries
+// into the sign bit). float or double.
+template <class F>
+inline bool all_finite(const F* x, int64_t n, int threads) {
+  using U = std::conditional_t<sizeof(F) == 8, uint64_t, uint32_t>;
+  constexpr int kMant = sizeof(F) == 8 ? 52 : 23;
+  constexpr U kExp = sizeof(F) == 8 ? U(0x7FF) << kMant : U(0xFF) << kMant;
+  constexpr U kOne = U(1) << kMant;
+  constexpr U kSign = U(1) << (sizeof(U) * 8 - 1);
+  const int T = effective_threads(threads, n / 65536 + 1);
+  U bad = 0;
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel for num_threads(T) reduction(| : bad) schedule(static)
+#endif
+  for (int t = 0; t < T; ++t) {
+    const int64_t b = n * t / T, e = n * (t + 1) / T;
+    U acc = 0;
+    for (int64_t i = b; i < e; ++i) {
+      U u;
+      std::memcpy(&u, &x[i], sizeof(u));
+      acc |= (u & kExp) + kOne;
+    }
+    bad |= acc;
+  }
+  return (bad & kSign) == 0;
+}
+
+// ===========================================================================
 // top-k selection from a dense score matrix.
 //
 // Inputs: S (n_users x n_items, row-major, float or double), k, and an optional

@@ -216,6 +216,23 @@ inline int64_t next_pow2(int64_t x) {
   return c;
 }
 
+// Level (0..15) of each double whose top 16 bits are these, for the integer
+// grades 0..15 and -0.0; 16 (not a level) for every other pattern. Built once.
+inline const uint8_t* grade_level_table() {
+  static const std::vector<uint8_t> table = [] {
+    std::vector<uint8_t> t(65536, uint8_t(16));
+    for (int lv = 0; lv < 16; ++lv) {
+      const double g = static_cast<double>(lv);
+      uint64_t bits;
+      std::memcpy(&bits, &g, sizeof(bits));
+      t[bits >> 48] = static_cast<uint8_t>(lv);
+    }
+    t[0x8000] = 0;  // -0.0
+    return t;
+  }();
+  return table.data();
+}
+
 enum class Probe { miss, find, dup };
 
 // Per-user set of the truth items and the list items seen so far, as an
@@ -794,20 +811,19 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
           int64_t nr = 0;
           uint64_t off = 0;  // nonzero once a grade is not a level
           const bool* lrel = level_rel;
+          // The level of a grade from the top 16 bits of its double (sign,
+          // exponent, 4 mantissa bits) in a table, when its other 48 bits are
+          // zero: exactly the integers 0..15 and -0.0 (level 0). Anything else
+          // sets bit 4 of the table value or a bit of `off` above bit 15.
+          const uint8_t* lt = grade_level_table();
           auto levels = [&](auto grade) {
             for (int64_t i = 0; i < m; ++i) {
               const double g = grade(i);
-              // clamped to -1..16 before the conversion (defined for any double); a
-              // level when it converts back to g exactly and lies in 0..15
-              const double gc = g > -1.0 ? (g < 16.0 ? g : 16.0) : -1.0;
-              const int gi = static_cast<int>(gc);
-              // g - gi is +0.0 exactly when g is the integer gi (also for g = -0.0, as before);
-              // its bits and those of gi outside 0..15 are ORed (no compare and flag per item)
-              const double diff = static_cast<double>(gi) - g;
-              uint64_t db;
-              std::memcpy(&db, &diff, sizeof(db));
-              off |= db | (static_cast<uint32_t>(gi) & ~15u);
-              const int lv = gi & 15;
+              uint64_t bits;
+              std::memcpy(&bits, &g, sizeof(bits));
+              const uint32_t tv = lt[bits >> 48];
+              off |= (bits << 16) | tv;
+              const uint32_t lv = tv & 15u;
               lvl[i] = static_cast<uint8_t>(lv);
               count[lv] += 1;
               pres |= 1u << lv;
@@ -825,7 +841,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
           }
           present = pres;
           nrel = nr;
-          small = off == 0;
+          small = (off >> 4) == 0;
         }
         if (!small) {  // the levels are not the grades: relevance from the grades themselves
           nrel = 0;

@@ -16,6 +16,7 @@ from ..inputs import (
     Recs,
     Truth,
     align,
+    all_finite,
     check_id_kinds,
     factorize_items,
     label_rank,
@@ -23,7 +24,6 @@ from ..inputs import (
     ranx_order,
     score_order,
     subset_users,
-    sum_is_finite,
     tie_key,
     to_recs,
     to_truth,
@@ -106,6 +106,7 @@ def _plan(
     missing,
     context: Optional[dict] = None,
     columns: Optional[dict] = None,
+    threads: Optional[int] = None,
 ) -> _Plan:
     pre = get_preset(preset)
     defaults = dict(_DEFAULTS)
@@ -171,11 +172,10 @@ def _plan(
         key_to_col[key] = canon_to_col[name]
     p.columns, p.key_to_col, p.canon_to_col = cols, key_to_col, canon_to_col
 
-    # Every grade must be finite (checked here, vectorised, before any work).
-    # (a sum is finite when every grade is, and costs no temporary array; only a
-    # non-finite sum, which huge finite grades can also give, pays for the mask)
+    # Every grade must be finite (checked here, before any work: one parallel pass
+    # in C++, no temporary array; the grades are kept contiguous float64/float32).
     g = t.grades_native
-    if g is not None and g.size and not sum_is_finite(g) and not np.isfinite(g).all():
+    if g is not None and g.size and not all_finite(g, _check_threads(threads)):
         bad = int(np.argmax(~np.isfinite(g)))
         row = int(np.searchsorted(t.indptr, bad, side="right") - 1)
         user = t.users[row] if t.users is not None else row
@@ -342,6 +342,15 @@ _CONTEXT_KEYS = ("train", "item_features", "item_similarity", "catalog")
 _COLUMN_KEYS = ("user_col", "item_col", "relevance_col", "rank_col", "score_col")
 
 
+def _check_threads(threads: Optional[int]) -> int:
+    """Threads for the input checks of the plan: as asked, or all cores when the value is
+    invalid (the run reports it, after the checks, as before)."""
+    try:
+        return resolve_threads(threads)
+    except (TypeError, ValueError):
+        return 0
+
+
 def _call(args: dict) -> tuple[_Plan, list, State]:
     """Plan and run one call from the keyword arguments of :func:`evaluate` / :func:`partial`."""
     p = _plan(
@@ -351,6 +360,7 @@ def _call(args: dict) -> tuple[_Plan, list, State]:
         **{k: args[k] for k in _OPTION_KEYS},
         context={k: args[k] for k in _CONTEXT_KEYS},
         columns={k: args[k] for k in _COLUMN_KEYS},
+        threads=args["threads"],
     )
     values, state = _run(p, args["threads"], args.get("per_user", False))
     return p, values, state

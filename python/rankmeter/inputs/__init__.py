@@ -20,7 +20,7 @@ from ._align import (
     subset_users,
     tie_key,
 )
-from ._arrays import sum_is_finite
+from ._arrays import all_finite, sum_is_finite
 from ._containers import Recs, Truth
 from ._dispatch import read_trec_qrels, read_trec_run, to_recs, to_truth
 from ._frame import is_frame, is_ranked_table
@@ -52,5 +52,6 @@ __all__ = [
     "id_label",
     "id_kind",
     "check_id_kinds",
+    "all_finite",
     "sum_is_finite",
 ]

@@ -12,9 +12,11 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from .. import _core
 from ._ids import as_id_array
 
 __all__ = [
+    "all_finite",
     "sum_is_finite",
     "as_items",
     "as_int64_1d",
@@ -108,6 +110,14 @@ def user_ids(users: Any, n: int, what: str) -> Optional[np.ndarray]:
     if u.size != n:
         raise ValueError(f"`{what}` has {n} users but `users` has {u.size} ids")
     return u
+
+
+def all_finite(a: np.ndarray, threads: int = 0) -> bool:
+    """Whether every value of the float array `a` is finite: one parallel pass in C++ (no
+    temporary array) for contiguous float64/float32, numpy otherwise."""
+    if a.ndim == 1 and a.flags.c_contiguous and a.dtype in (np.float64, np.float32):
+        return bool(_core.all_finite(a, threads))
+    return bool(np.isfinite(a).all())
 
 
 def sum_is_finite(a: np.ndarray) -> bool:
