@@ -40,8 +40,21 @@ F64 output_matrix(py::ssize_t rows, py::ssize_t cols) {
              static_cast<double*>(p), owner);
 }
 
-py::tuple ranking_pass(const I64& t_indptr, const I64& t_items, const std::optional<py::array>& t_grades,
-                       const std::optional<I64>& r_indptr, const I64& r_items, int64_t r_stride, int64_t r_pad,
+using I32 = py::array_t<int32_t, py::array::c_style>;
+
+// Item ids: contiguous int64 on both sides, or int32 on both sides (read in place).
+bool ids_are_int32(const py::array& t_items, const py::array& r_items) {
+  const bool t64 = py::isinstance<I64>(t_items), r64 = py::isinstance<I64>(r_items);
+  const bool t32 = !t64 && py::isinstance<I32>(t_items), r32 = !r64 && py::isinstance<I32>(r_items);
+  if (!(t64 && r64) && !(t32 && r32))
+    throw py::type_error("t_items and r_items must both be int64 or both int32 arrays");
+  if (!(t_items.flags() & py::array::c_style) || !(r_items.flags() & py::array::c_style))
+    throw py::type_error("t_items and r_items must be contiguous");
+  return t32;
+}
+
+py::tuple ranking_pass(const I64& t_indptr, const py::array& t_items, const std::optional<py::array>& t_grades,
+                       const std::optional<I64>& r_indptr, const py::array& r_items, int64_t r_stride, int64_t r_pad,
                        const std::optional<I64>& r_rowmap, const I64& col_ints, const F64& col_floats,
                        std::optional<double> min_relevance, int empty, bool dup_first, int64_t max_items, int threads,
                        bool whole_lists, bool per_user) {
@@ -61,15 +74,16 @@ py::tuple ranking_pass(const I64& t_indptr, const I64& t_items, const std::optio
   if (col_floats.ndim() != 2 || col_floats.shape(1) != 2 || col_floats.shape(0) != col_ints.shape(0))
     throw std::invalid_argument("col_floats must be n x 2");
   if (empty < 0 || empty > 3) throw std::invalid_argument("bad empty policy");
+  const bool ids32 = ids_are_int32(t_items, r_items);
 
   RankingData d;
   d.n_users = n_users;
   d.t_indptr = t_indptr.data();
-  d.t_items = t_items.data();
+  d.t_items = ids32 ? nullptr : static_cast<const int64_t*>(t_items.data());
   if (g64) d.t_grades = static_cast<const double*>(t_grades->data());
   if (g32) d.t_grades32 = static_cast<const float*>(t_grades->data());
   d.t_nnz = t_items.shape(0);
-  d.r_items = r_items.data();
+  d.r_items = ids32 ? nullptr : static_cast<const int64_t*>(r_items.data());
   d.r_nnz = r_items.size();
   if (r_indptr) {
     if (r_indptr->ndim() != 1 || r_indptr->shape(0) < 1) throw std::invalid_argument("r_indptr must be 1-D");
@@ -139,7 +153,27 @@ py::tuple ranking_pass(const I64& t_indptr, const I64& t_items, const std::optio
     // argument arrays and the fresh outputs) stay referenced by this frame.
     py::gil_scoped_release release;
     std::vector<ExactSum> sums(cols.size());
-    st = evaluate_ranking(d, cols, opt, vptr, sums.data(), cptr, &n_skipped);
+    if (ids32) {
+      // the same pass on int32 ids in place (no widened copy of the lists)
+      RankingDataT<int32_t> d32;
+      d32.n_users = d.n_users;
+      d32.t_indptr = d.t_indptr;
+      d32.t_items = static_cast<const int32_t*>(t_items.data());
+      d32.t_grades = d.t_grades;
+      d32.t_grades32 = d.t_grades32;
+      d32.t_nnz = d.t_nnz;
+      d32.r_indptr = d.r_indptr;
+      d32.r_items = static_cast<const int32_t*>(r_items.data());
+      d32.r_nnz = d.r_nnz;
+      d32.r_rows = d.r_rows;
+      d32.r_padded = d.r_padded;
+      d32.r_stride = d.r_stride;
+      d32.r_pad = d.r_pad;
+      d32.r_rowmap = d.r_rowmap;
+      st = evaluate_ranking(d32, cols, opt, vptr, sums.data(), cptr, &n_skipped);
+    } else {
+      st = evaluate_ranking(d, cols, opt, vptr, sums.data(), cptr, &n_skipped);
+    }
     if (st.ok())
       for (size_t i = 0; i < cols.size(); ++i)
         for (int j = 0; j < ExactSum::kLimbs; ++j) lptr[i * ExactSum::kLimbs + j] = sums[i].limb[j];
@@ -152,16 +186,16 @@ py::tuple ranking_pass(const I64& t_indptr, const I64& t_items, const std::optio
 }  // namespace
 
 void bind_ranking(py::module_& m) {
-  m.def(
-      "ranking_pass", &ranking_pass, py::arg("t_indptr").noconvert(), py::arg("t_items").noconvert(),
-      py::arg("t_grades").noconvert(), py::arg("r_indptr").noconvert(), py::arg("r_items").noconvert(),
-      py::arg("r_stride"), py::arg("r_pad"), py::arg("r_rowmap").noconvert(), py::arg("col_ints").noconvert(),
-      py::arg("col_floats").noconvert(), py::arg("min_relevance"), py::arg("empty"), py::arg("dup_first"),
-      py::arg("max_items"), py::arg("threads"), py::arg("whole_lists") = false, py::arg("per_user") = true,
-      "Fused accuracy pass. Returns (values[n_cols, n_users] or None when per_user=False, limbs[n_cols, 68], counts,\n"
-      "n_skipped, status).\n"
-      "Duplicates are looked for in the part of each list the columns read (up to the largest cutoff,\n"
-      "or the whole list when a column has no cutoff); whole_lists=True looks in whole lists (trec_eval).");
+  m.def("ranking_pass", &ranking_pass, py::arg("t_indptr").noconvert(), py::arg("t_items").noconvert(),
+        py::arg("t_grades").noconvert(), py::arg("r_indptr").noconvert(), py::arg("r_items").noconvert(),
+        py::arg("r_stride"), py::arg("r_pad"), py::arg("r_rowmap").noconvert(), py::arg("col_ints").noconvert(),
+        py::arg("col_floats").noconvert(), py::arg("min_relevance"), py::arg("empty"), py::arg("dup_first"),
+        py::arg("max_items"), py::arg("threads"), py::arg("whole_lists") = false, py::arg("per_user") = true,
+        "Fused accuracy pass; item ids int64 on both sides or int32 on both sides. Returns (values[n_cols, n_users] or "
+        "None when per_user=False, limbs[n_cols, 68], counts,\n"
+        "n_skipped, status).\n"
+        "Duplicates are looked for in the part of each list the columns read (up to the largest cutoff,\n"
+        "or the whole list when a column has no cutoff); whole_lists=True looks in whole lists (trec_eval).");
   m.def(
       "simd_path", [] { return simd_enabled() ? "avx2" : "scalar"; },
       "The list scan the accuracy pass uses now: 'avx2' (chosen by CPU features) or 'scalar' (no AVX2, or "

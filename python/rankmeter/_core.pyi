@@ -12,10 +12,10 @@ def max_threads() -> int: ...
 def simd_path() -> str: ...
 def ranking_pass(
     t_indptr: npt.NDArray[np.int64],
-    t_items: npt.NDArray[np.int64],
+    t_items: Union[npt.NDArray[np.int64], npt.NDArray[np.int32]],
     t_grades: Optional[Union[npt.NDArray[np.float64], npt.NDArray[np.float32]]],
     r_indptr: Optional[npt.NDArray[np.int64]],
-    r_items: npt.NDArray[np.int64],
+    r_items: Union[npt.NDArray[np.int64], npt.NDArray[np.int32]],
     r_stride: int,
     r_pad: int,
     r_rowmap: Optional[npt.NDArray[np.int64]],

@@ -107,7 +107,8 @@ struct ExactSum {
   // The value's signed 53-bit mantissa into the bin of its biased exponent.
   // Branch-free (zeros are frequent and random): a zero adds 0 to bin 0;
   // a subnormal (exponent field 0) has no implicit bit, like the zero.
-  static inline void add_bits_to(int64_t* bin, double x, uint64_t& touched) {
+  // `t`: the touched-group mask to update (a local copy in add_span's runs).
+  inline void add_bits(double x, uint64_t& t) {
     uint64_t bits;
     std::memcpy(&bits, &x, sizeof(bits));
     const uint64_t be = (bits >> 52) & 0x7FF;
@@ -115,9 +116,8 @@ struct ExactSum {
     const uint64_t m = (bits & ((uint64_t(1) << 52) - 1)) | (((be + 0x7FF) & 0x800) << 41);
     const int64_t neg = -static_cast<int64_t>(bits >> 63);  // 0 or -1
     bin[be] += (static_cast<int64_t>(m) ^ neg) - neg;
-    touched |= uint64_t(1) << (be >> 5);
+    t |= uint64_t(1) << (be >> 5);
   }
-  inline void add_bits(double x, uint64_t& t) { add_bits_to(bin, x, t); }
   // Add v * 2^(p - 1074), p = max(be, 1) - 1, with |v| < 2^63.
   void add_scaled(int64_t v, int be) {
     const int p = (be > 0 ? be : 1) - 1;

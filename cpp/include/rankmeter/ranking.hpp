@@ -113,15 +113,17 @@ struct Column {
   bool short_repeat = false;
 };
 
-struct RankingData {
+// Item ids are int64 or int32 (`Id`), the same type on both sides, read in place.
+template <typename Id>
+struct RankingDataT {
   int64_t n_users = 0;
   const int64_t* t_indptr = nullptr;
-  const int64_t* t_items = nullptr;
+  const Id* t_items = nullptr;
   const double* t_grades = nullptr;
   const float* t_grades32 = nullptr;  // float32 grades read in place (each widened exactly); t_grades null
   int64_t t_nnz = 0;
   const int64_t* r_indptr = nullptr;
-  const int64_t* r_items = nullptr;
+  const Id* r_items = nullptr;
   int64_t r_nnz = 0;
   int64_t r_rows = 0;
   bool r_padded = false;
@@ -129,6 +131,7 @@ struct RankingData {
   int64_t r_pad = -1;
   const int64_t* r_rowmap = nullptr;
 };
+using RankingData = RankingDataT<int64_t>;
 
 struct RankingOptions {
   bool has_min_relevance = false;
@@ -352,8 +355,8 @@ class DenseLookup {
   // padding may follow it up to `end` (pad_ok).
   // Not inlined: inside the large per-user loop the scan's state spills to the
   // stack (reloaded at every item); on its own it stays in registers.
-  template <bool kPadded>
-  RANKMETER_NOINLINE bool fast_scan(const int64_t* it, const int64_t* end, int64_t pad, int64_t* fpos, int32_t* fti,
+  template <bool kPadded, typename Id>
+  RANKMETER_NOINLINE bool fast_scan(const Id* it, const Id* end, int64_t pad, int64_t* fpos, int32_t* fti,
                                     int64_t& nf_out, int64_t& n_out, bool& pad_ok) {
     const uint32_t base = base_, m = m_;
     const uint16_t sn = seen_;
@@ -367,7 +370,7 @@ class DenseLookup {
     for (; it != end; ++it) {
       const int64_t key = *it;
       if (kPadded && key == pad) {
-        for (const int64_t* q = it + 1; q != end; ++q) pad_ok &= (*q == pad);
+        for (const Id* q = it + 1; q != end; ++q) pad_ok &= (*q == pad);
         break;
       }
       any |= static_cast<uint64_t>(key);
@@ -399,8 +402,8 @@ class DenseLookup {
   // groups by the marks, as in the scalar scan. A group holding the padding
   // value, and the last < 4 items, go to the scalar loop, which carries on with
   // the same state. Same results as fast_scan, bit for bit.
-  template <bool kPadded>
-  __attribute__((target("avx2"))) bool fast_scan_avx2(const int64_t* it, const int64_t* end, int64_t pad, int64_t* fpos,
+  template <bool kPadded, typename Id>
+  __attribute__((target("avx2"))) bool fast_scan_avx2(const Id* it, const Id* end, int64_t pad, int64_t* fpos,
                                                       int32_t* fti, int64_t& nf_out, int64_t& n_out, bool& pad_ok) {
     const uint16_t sn = seen_;
     uint16_t* mk = mark_.data();
@@ -414,7 +417,11 @@ class DenseLookup {
     const __m128i vsn = _mm_set1_epi32(sn);
     alignas(32) int64_t idx[4];
     for (; end - it >= 4; it += 4) {
-      const __m256i key = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(it));
+      __m256i key;  // four ids as int64 (int32 ids sign-extended)
+      if constexpr (sizeof(Id) == 8)
+        key = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(it));
+      else
+        key = _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(it)));
       if (kPadded && _mm256_movemask_epi8(_mm256_cmpeq_epi64(key, vpad))) break;  // the scalar loop ends the row
       const __m256i in = _mm256_and_si256(_mm256_cmpgt_epi64(key, vneg1), _mm256_cmpgt_epi64(vlimit, key));
       const __m256i kc = _mm256_and_si256(key, in);  // ids outside the array read (and write) slot 0
@@ -483,8 +490,9 @@ class DenseLookup {
 
 // Compute every column for every user. Returns the first problem (lowest user);
 // on a problem the outputs are unspecified.
-inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& cols, const RankingOptions& opt,
-                               double* values, ExactSum* sums, int64_t* counts, int64_t* n_skipped_out) {
+template <typename Id>
+Status evaluate_ranking(const RankingDataT<Id>& d, const std::vector<Column>& cols, const RankingOptions& opt,
+                        double* values, ExactSum* sums, int64_t* counts, int64_t* n_skipped_out) {
   using namespace detail;
   Status status;
   const int64_t n_users = d.n_users;
@@ -608,7 +616,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp parallel for num_threads(T) reduction(| : t_or) schedule(static)
 #endif
-  for (int64_t i = 0; i < d.t_nnz; ++i) t_or |= static_cast<uint64_t>(d.t_items[i]);
+  for (int64_t i = 0; i < d.t_nnz; ++i) t_or |= static_cast<uint64_t>(static_cast<int64_t>(d.t_items[i]));
   if (d.t_nnz > 0 && t_or < static_cast<uint64_t>(dense_limit)) {
     tmax = static_cast<int64_t>(t_or);
   } else if (d.t_nnz > 0) {
@@ -618,8 +626,8 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
 #pragma omp parallel for num_threads(T) reduction(min : tmin) reduction(max : tmax) schedule(static)
 #endif
     for (int64_t i = 0; i < d.t_nnz; ++i) {
-      tmin = std::min(tmin, d.t_items[i]);
-      tmax = std::max(tmax, d.t_items[i]);
+      tmin = std::min<int64_t>(tmin, d.t_items[i]);
+      tmax = std::max<int64_t>(tmax, d.t_items[i]);
     }
   }
   const bool dense = tmin >= 0 && tmax < dense_limit && max_m <= DenseLookup::kMaxTruth;
@@ -669,7 +677,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
   const double nan = std::numeric_limits<double>::quiet_NaN();
   [[maybe_unused]] const bool use_simd = opt.simd && simd_supported();
   const double* grades = d.t_grades;
-  const int64_t* r_items = d.r_items;
+  const Id* r_items = d.r_items;
   const bool padded = d.r_padded;
   const int64_t pad = d.r_pad;
   auto relevant = [has_min, min_rel](double g) { return has_min ? g >= min_rel : g > 0.0; };
@@ -861,7 +869,7 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
         if constexpr (std::is_same_v<std::decay_t<decltype(look)>, DenseLookup>) {
           bool pad_ok = true;
           // Without a duplicate the first `depth` positions are the items read.
-          const int64_t* span_end = r_items + b + std::min(e - b, depth);
+          const Id* span_end = r_items + b + std::min(e - b, depth);
 #ifdef RANKMETER_X86_SIMD
           const bool ok =
               use_simd ? look.template fast_scan_avx2<kPadded>(r_items + b, span_end, pad, fpos, fti, nf, pos, pad_ok)
@@ -884,12 +892,12 @@ inline Status evaluate_ranking(const RankingData& d, const std::vector<Column>& 
           // until `depth` distinct items are read or the list ends.
           nf = 0;
           pos = 0;
-          for (const int64_t *it = r_items + b, *it_end = r_items + e; it != it_end && pos < depth; ++it) {
+          for (const Id *it = r_items + b, *it_end = r_items + e; it != it_end && pos < depth; ++it) {
             const int64_t key = *it;
             if (kPadded && key == pad) {
               // only padding in the positions that would have been read
-              const int64_t* q_end = it + std::min<int64_t>(it_end - it, depth - pos);
-              for (const int64_t* q = it + 1; q != q_end; ++q)
+              const Id* q_end = it + std::min<int64_t>(it_end - it, depth - pos);
+              for (const Id* q = it + 1; q != q_end; ++q)
                 if (*q != pad) {
                   st.record(Code::pad_inside, u, q - (r_items + b));
                   bad = true;

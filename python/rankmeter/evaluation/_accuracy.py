@@ -60,13 +60,16 @@ def accuracy_pass(p: _Plan, columns: list, threads: int, per_user: bool = True):
     col_ints = np.array([m._column()[0] for m in columns], dtype=np.int64).reshape(-1, 7)
     col_floats = np.array([m._column()[1] for m in columns], dtype=np.float64).reshape(-1, 2)
     padded = p.r_indptr is None
+    t_items, r_items = p.t_items, p.r_items
+    if t_items.dtype != r_items.dtype:  # int32 on one side only (e.g. placeholder ids): both as int64
+        t_items, r_items = t_items.astype(np.int64), r_items.astype(np.int64)
     values, limbs, counts, n_skipped, status = _core.ranking_pass(
         p.truth.indptr,
-        p.t_items,
+        t_items,
         p.truth.grades_native,
         p.r_indptr,
-        p.r_items,
-        p.r_items.shape[1] if padded else 0,
+        r_items,
+        r_items.shape[1] if padded else 0,
         p.recs.pad if padded else -1,
         p.rowmap,
         col_ints,

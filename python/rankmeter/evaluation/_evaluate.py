@@ -92,6 +92,11 @@ class _Plan:
     r_scores: Optional[np.ndarray]  # the scores of r_items, in the same (ranked) order; None: lists without scores
 
 
+def _int_ids(a: Optional[np.ndarray]) -> bool:
+    """Ids the accuracy pass reads as they are: int64 or int32 (no codes needed)."""
+    return a is not None and a.dtype in (np.int64, np.int32)
+
+
 def _plan(
     truth: Any,
     recs: Any,
@@ -200,17 +205,24 @@ def _plan(
     # Items as codes when an id is not an int (one hash pass over truth and recs together,
     # or, for sides read coded from a table or a TREC file, over their distinct ids only);
     # the codes then also order equal scores by docno (ties="trec") without sorting strings.
+    # Integer ids are read as given: int64, or int32 on both sides (in place, no widened copy).
     r_indptr, r_scores = r.indptr, r.scores
-    t_side = t.coded if t.coded is not None else t.items
-    r_side = r.coded if r.coded is not None else r.items
-    needs_codes = t.coded is not None or r.coded is not None or t.items.dtype != np.int64 or r.items.dtype != np.int64
-    if needs_codes and r_indptr is None:
-        r_indptr, r_side = padded_to_csr(r)
+    t_nat = t.items_native if t.coded is None else None
+    r_nat = r.items_native if r.coded is None else None
+    needs_codes = not (_int_ids(t_nat) and _int_ids(r_nat))
+    r_side: Any = None
     r_codes: Optional[np.ndarray] = None
     if needs_codes:
+        t_side = t.coded if t.coded is not None else t.items
+        r_side = r.coded if r.coded is not None else r.items
+        if r_indptr is None:
+            r_indptr, r_side = padded_to_csr(r)
         (t_items, r_codes), labels = factorize_items(t_side, r_side)
     else:
-        t_items, labels = t.items, None
+        assert t_nat is not None and r_nat is not None
+        if t_nat.dtype != r_nat.dtype:
+            t_nat, r_nat = t.items, r.items  # int32 on one side only: both as int64
+        t_items, labels = t_nat, None
     # Recommendations ranked by score when the form carries only scores.
     p_tie_scores = None
     order: Optional[np.ndarray] = None
@@ -239,7 +251,11 @@ def _plan(
         else:
             raw = r_side if isinstance(r_side, np.ndarray) else r.items
             p.b_indptr, p.b_items, p.b_scores = r_indptr, raw if order is None else raw[order], r_scores
-    r_items = r_codes if r_codes is not None else (r.items if order is None else r.items[order])
+    if r_codes is not None:
+        r_items = r_codes
+    else:
+        assert r_nat is not None
+        r_items = r_nat if order is None else r_nat[order]
 
     p.tie_scores = p_tie_scores
     p.r_scores = r_scores

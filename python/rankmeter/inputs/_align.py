@@ -227,7 +227,7 @@ def subset_users(truth: Truth, rows: np.ndarray) -> Truth:
     starts = truth.indptr[:-1][rows]
     take = np.repeat(starts - indptr[:-1], lens) + np.arange(int(indptr[-1]), dtype=np.int64)
     users = truth.users[rows] if truth.users is not None else rows.astype(np.int64)
-    items = truth.coded.with_codes(truth.coded.codes[take]) if truth.coded is not None else truth.items[take]
+    items = truth.coded.with_codes(truth.coded.codes[take]) if truth.coded is not None else truth.items_native[take]
     g = truth.grades_native
     out = Truth(indptr, items, None if g is None else g[take], users)
     if truth.source_rows is not None:

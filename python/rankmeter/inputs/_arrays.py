@@ -29,9 +29,12 @@ __all__ = [
 
 
 def as_items(items: Any, what: str) -> np.ndarray:
-    """Item ids of a CSR form: signed ints (and unsigned below 2^63) as contiguous
-    int64, used in place when they already are; anything else through as_id_array."""
+    """Item ids of a CSR form: int32 kept as int32 and other signed ints (and unsigned below
+    2^63) as contiguous int64, used in place when they already are; anything else through
+    as_id_array."""
     arr = np.asarray(items)
+    if arr.ndim == 1 and arr.dtype == np.int32:
+        return np.ascontiguousarray(arr)
     if arr.ndim == 1 and (arr.dtype.kind == "i" or (arr.dtype.kind == "u" and arr.dtype.itemsize < 8)):
         return np.ascontiguousarray(arr, dtype=np.int64)
     return as_id_array(arr, what)

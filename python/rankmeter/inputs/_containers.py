@@ -53,26 +53,43 @@ def _rows(items: Sequence[Iterable[Any]], what: str) -> list:
 class _ItemIds:
     """The item ids of Truth and Recs, kept as codes (``coded``) when read that way and made into
     an id array only when asked for: ``items[indptr[u]:indptr[u+1]]`` for user u (Recs: or the
-    padded 2-D array)."""
+    padded 2-D array). int32 ids given as CSR or a padded array are kept as given
+    (:attr:`items_native`); the accuracy pass reads them in place."""
 
-    __slots__ = ("_items", "coded")
+    __slots__ = ("_items", "_items64", "coded")
     _items: Optional[np.ndarray]
+    _items64: Optional[np.ndarray]
     coded: Optional[Coded]
 
     @property
     def items(self) -> np.ndarray:
+        """The item ids as int64 (or objects for string ids). int32 ids are widened into a copy
+        made once, only when something asks for it (the accuracy pass does not)."""
         if self._items is None:
             assert self.coded is not None
             self._items = self.coded.ids()
-        return self._items
+        a = self._items
+        if a.dtype == np.int32:
+            if self._items64 is None:
+                self._items64 = a.astype(np.int64)
+            return self._items64
+        return a
 
     @items.setter
     def items(self, value: np.ndarray) -> None:
-        self._items, self.coded = value, None
+        self._items, self._items64, self.coded = value, None, None
+
+    @property
+    def items_native(self) -> np.ndarray:
+        """The item ids in the dtype they are kept in: int32 as given (no copy), else :attr:`items`."""
+        a = self._items
+        if a is not None and a.dtype == np.int32:
+            return a
+        return self.items
 
     def item_values(self) -> np.ndarray:
         """The item ids, or only the distinct ones when they are coded (enough to tell their kinds)."""
-        return self.coded.kind_sample() if self.coded is not None else self.items
+        return self.coded.kind_sample() if self.coded is not None else self.items_native
 
 
 class Truth(_ItemIds):
@@ -100,6 +117,7 @@ class Truth(_ItemIds):
         # id array itself is only made (a gather of pointers) when something asks for `items`
         self.coded: Optional[Coded] = items if isinstance(items, Coded) else None
         self._items: Optional[np.ndarray] = None if isinstance(items, Coded) else items
+        self._items64: Optional[np.ndarray] = None
         self.grades = grades
         self.users = users
         # from a long table: the table row of every entry and the item column's name (error messages)
@@ -144,7 +162,10 @@ class Truth(_ItemIds):
 
     @classmethod
     def from_csr(cls, indptr: Any, items: Any, grades: Any = None, users: Any = None) -> Truth:
-        """CSR triple: ``items[indptr[u]:indptr[u+1]]`` are user u's truth items."""
+        """CSR triple: ``items[indptr[u]:indptr[u+1]]`` are user u's truth items.
+
+        int64 ids are used in place, int32 ids kept as given (read in place by the accuracy
+        pass when the recs hold int32 ids too); float32 grades are kept as given."""
         indptr = as_int64_1d(indptr, "truth indptr")
         items_arr = as_items(items, "truth items")
         check_indptr(indptr, items_arr.size, "truth")
@@ -261,6 +282,7 @@ class Recs(_ItemIds):
         # CSR string ids from a table or a TREC file come coded (see Truth)
         self.coded: Optional[Coded] = items if isinstance(items, Coded) else None
         self._items: Optional[np.ndarray] = None if isinstance(items, Coded) else items
+        self._items64: Optional[np.ndarray] = None
         self.scores = scores
         self.users = users
         self.pad = pad
@@ -270,12 +292,12 @@ class Recs(_ItemIds):
     def n_entries(self) -> int:
         """Number of entries (a padded array: its size, pads included)."""
         if self.indptr is None:
-            return int(self.items.size)
+            return int(self.items_native.size)
         return int(self.indptr[-1]) if self.indptr.size else 0
 
     @property
     def n_users(self) -> int:
-        return int(self.items.shape[0]) if self.indptr is None else int(self.indptr.size - 1)
+        return int(self.items_native.shape[0]) if self.indptr is None else int(self.indptr.size - 1)
 
     def __len__(self) -> int:
         return self.n_users
@@ -322,7 +344,8 @@ class Recs(_ItemIds):
             raise ValueError("`recs` item ids must fit in int64")
         if not isinstance(pad, numbers.Integral) or isinstance(pad, bool):
             raise TypeError(f"`pad` must be an integer, got {pad!r}")
-        arr = np.ascontiguousarray(arr, dtype=np.int64)
+        # int32 ids are kept as given (read in place by the accuracy pass), other ints as int64
+        arr = np.ascontiguousarray(arr, dtype=np.int32 if arr.dtype == np.int32 else np.int64)
         return cls(None, arr, None, user_ids(users, arr.shape[0], "recs"), pad=int(pad))
 
     @classmethod
