@@ -213,3 +213,34 @@ def test_from_scores_block_scan_equals_a_plain_sort(dtype):
     bad[1, 199] = np.inf
     with pytest.raises(ValueError, match="user 1 has inf for item column 199"):
         rm.Recs.from_scores(bad, 10)
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_from_scores_avx2_and_scalar_block_maxima_agree(monkeypatch, threads):
+    """float32 rows scanned with the AVX2 block maxima (the default where the CPU has AVX2)
+    and with the scalar loop (RANKMETER_SIMD=0): the same lists and scores, and the same
+    error for a non-finite score anywhere in a full 64-score block or in the row's tail."""
+    rng = np.random.default_rng(9)
+    for trial in range(20):
+        n, m, k = int(rng.integers(1, 25)), int(rng.integers(60, 700)), int(rng.integers(1, 120))
+        S = (rng.integers(-3, 4, size=(n, m)) / 3).astype(np.float32)
+        S[rng.random((n, m)) < 0.05] = -0.0
+        S[rng.random((n, m)) < 0.02] = np.float32(3.4e38)  # the largest floats
+        out = {}
+        for path in ("1", "0"):
+            monkeypatch.setenv("RANKMETER_SIMD", path)
+            r = rm.Recs.from_scores(S, k, threads=threads)
+            out[path] = (r.indptr.copy(), r.items.copy(), r.scores.copy())
+        for a, b in zip(out["1"], out["0"]):
+            np.testing.assert_array_equal(a, b)
+        for bad_value in (np.nan, np.inf, -np.inf):
+            B = S.copy()
+            u, c = int(rng.integers(0, n)), int(rng.integers(0, m))
+            B[u, c] = bad_value
+            msgs = []
+            for path in ("1", "0"):
+                monkeypatch.setenv("RANKMETER_SIMD", path)
+                with pytest.raises(ValueError) as e:
+                    rm.Recs.from_scores(B, k, threads=threads)
+                msgs.append(str(e.value))
+            assert msgs[0] == msgs[1] and f"item column {c}" in msgs[0], msgs

@@ -373,8 +373,9 @@ class Recs(_ItemIds):
         maxima and collects the scores above a lower bound of the k-th best
         (carried over from the previous row, else the (k + k/4 + 8)-th largest
         block maximum); only those candidates are selected and sorted. float32
-        and float64 matrices are read in place. The chosen scores ride along
-        (as float64).
+        and float64 matrices are read in place; float32 block maxima use AVX2
+        where the CPU has it (``RANKMETER_SIMD=0``: the scalar loop, the same
+        lists). The chosen scores ride along (as float64).
         """
         S = np.asarray(matrix)
         if S.ndim != 2:
