@@ -682,3 +682,51 @@ def test_all_finite_finds_any_non_finite_value_wherever_it_is(dtype, n):
     # strided or other dtypes go through numpy
     assert all_finite(np.arange(10.0)[::2]) is True
     assert all_finite(np.array([1.0, np.nan])[::1].astype(np.float16)) is False
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_non_finite_grades_found_by_the_accuracy_pass(dtype, threads):
+    # A call with an accuracy metric over all of the truth leaves the grades check to the pass
+    # (it reads every grade): the same error, naming the first bad grade's user and item, as
+    # the separate check of a call that does not run the pass (beyond-accuracy only, or
+    # missing="skip", which leaves users out), wherever the bad grade is and whatever the
+    # other grades are (integer levels, or not).
+    rng = np.random.default_rng(int(threads))
+    n = 300
+    lens = rng.integers(1, 6, n)
+    indptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    items = np.concatenate([rng.choice(50, k, replace=False) for k in lens]).astype(np.int64) * 3 + 1
+    recs = [rng.choice(150, 8, replace=False).tolist() for _ in range(n)]
+    for grades_kind in ("levels", "fractions"):
+        base = rng.integers(0, 4, indptr[-1]).astype(dtype)
+        if grades_kind == "fractions":
+            base = base + dtype(0.5)
+        for pos in (0, int(indptr[n // 2]) + 1, int(indptr[-1]) - 1):
+            for bad in (np.nan, np.inf, -np.inf):
+                g = base.copy()
+                g[pos] = bad
+                if pos + 7 < g.size:
+                    g[pos + 7] = np.nan  # a later bad grade is not the one reported
+                user = int(np.searchsorted(indptr, pos, side="right") - 1)
+                msg = f"`truth` grades must be finite; user {user} has grade {g[pos]} for item {int(items[pos])}"
+                truth = rm.Truth.from_csr(indptr, items, g)
+                for metrics, kw in (
+                    (["ndcg@5", "precision@3"], {}),
+                    (["ndcg@5", "coverage@5"], {}),
+                    (["coverage@5"], {}),
+                    (["ndcg@5"], {"missing": "skip"}),
+                ):
+                    with pytest.raises(ValueError) as e:
+                        rm.evaluate(truth, recs, metrics, threads=threads, **kw)
+                    assert str(e.value) == msg, (metrics, kw)
+
+
+def test_non_finite_grade_of_a_user_without_recs_is_found():
+    # users without a list (missing="zero") still have their grades read by the pass; with
+    # missing="skip" they are left out, and the separate check still rejects their grades
+    truth = rm.Truth.from_csr([0, 1, 2], [5, 6], np.array([1.0, np.nan]), users=["a", "b"])
+    recs = {"a": [5, 6]}
+    for kw in ({}, {"missing": "skip"}):
+        with pytest.raises(ValueError, match=r"user 'b' has grade nan for item 6"):
+            rm.evaluate(truth, recs, ["ndcg@5"], **kw)

@@ -853,7 +853,18 @@ Status evaluate_ranking(const RankingDataT<Id>& d, const std::vector<Column>& co
         }
         if (!small) {  // the levels are not the grades: relevance from the grades themselves
           nrel = 0;
-          for (int64_t i = 0; i < m; ++i) nrel += relevant(grade_at(t0 + i));
+          for (int64_t i = 0; i < m; ++i) {
+            const double g = grade_at(t0 + i);
+            // Every grade is checked here (a level is finite), so the caller needs no
+            // separate pass over the grades: a NaN or an infinity is an error.
+            if (!std::isfinite(g)) {
+              st.record(Code::bad_grade, u, i);
+              bad = true;
+              break;
+            }
+            nrel += relevant(g);
+          }
+          if (bad) break;
         }
         if (nrel == 0 && opt.empty == EmptyPolicy::error) {
           st.record(Code::empty_truth, u, 0);

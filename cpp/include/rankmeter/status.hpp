@@ -22,6 +22,7 @@ enum class Code : int32_t {
   missing_feature = 9,      // a top-k item without a row in item_features
   missing_similarity = 10,  // a top-k item without a row in item_similarity
   bad_score = 11,           // a non-finite score in a score matrix
+  bad_grade = 12,           // a NaN or infinite truth grade (item: its position in the user's truth)
 };
 
 struct Status {

@@ -87,6 +87,12 @@ def accuracy_pass(p: _Plan, columns: list, threads: int, per_user: bool = True):
         user = p.users[uidx] if 0 <= uidx < p.users.size else uidx
         if isinstance(user, np.generic):
             user = user.item()
+        if code == 12:  # a non-finite grade, found by the pass (which reads every grade)
+            pos = int(p.truth.indptr[uidx]) + int(item)
+            g = p.truth.grades_native
+            tid = p.truth.items[pos]
+            tid = tid.item() if isinstance(tid, np.generic) else tid
+            raise ValueError(f"`truth` grades must be finite; user {user!r} has grade {g[pos]} for item {tid!r}")
         if code in (2, 3) and p.labels is not None:
             item = p.labels[item]
         side = "recs" if code == 1 and item == 1 else "truth"

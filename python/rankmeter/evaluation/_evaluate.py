@@ -177,10 +177,13 @@ def _plan(
         key_to_col[key] = canon_to_col[name]
     p.columns, p.key_to_col, p.canon_to_col = cols, key_to_col, canon_to_col
 
-    # Every grade must be finite (checked here, before any work: one parallel pass
-    # in C++, no temporary array; the grades are kept contiguous float64/float32).
+    # Every grade must be finite. The accuracy pass reads every grade of every truth user
+    # and reports the first non-finite one itself (the same message), so a call that runs it
+    # over all of the truth needs no pass of its own; otherwise (beyond-accuracy metrics
+    # only, or missing="skip", which leaves users out) one parallel C++ pass checks here.
     g = t.grades_native
-    if g is not None and g.size and not all_finite(g, _check_threads(threads)):
+    pass_checks = missing != "skip" and any(m.family == "accuracy" for m in parsed)
+    if g is not None and g.size and not pass_checks and not all_finite(g, _check_threads(threads)):
         bad = int(np.argmax(~np.isfinite(g)))
         row = int(np.searchsorted(t.indptr, bad, side="right") - 1)
         user = t.users[row] if t.users is not None else row
