@@ -88,11 +88,12 @@ def accuracy_pass(p: _Plan, columns: list, threads: int, per_user: bool = True):
         if isinstance(user, np.generic):
             user = user.item()
         if code == 12:  # a non-finite grade, found by the pass (which reads every grade)
-            pos = int(p.truth.indptr[uidx]) + int(item)
+            at = int(p.truth.indptr[uidx]) + int(item)
             g = p.truth.grades_native
-            tid = p.truth.items[pos]
+            assert g is not None  # only grades can be non-finite
+            tid = p.truth.items[at]
             tid = tid.item() if isinstance(tid, np.generic) else tid
-            raise ValueError(f"`truth` grades must be finite; user {user!r} has grade {g[pos]} for item {tid!r}")
+            raise ValueError(f"`truth` grades must be finite; user {user!r} has grade {g[at]} for item {tid!r}")
         if code in (2, 3) and p.labels is not None:
             item = p.labels[item]
         side = "recs" if code == 1 and item == 1 else "truth"
