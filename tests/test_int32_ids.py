@@ -183,16 +183,7 @@ def test_int32_ids_equal_the_reference(seed, n_users):
 def test_int32_ids_with_scores_ties_and_beyond_metrics():
     rng = np.random.default_rng(11)
     ti, tit, g, ri, rit = _case(rng, 200)
-    keep = np.ones(rit.size, dtype=bool)
-    for u in range(200):  # no duplicate ids in a scored list
-        seg = rit[ri[u] : ri[u + 1]]
-        _, first = np.unique(seg, return_index=True)
-        mask = np.zeros(seg.size, dtype=bool)
-        mask[first] = True
-        keep[ri[u] : ri[u + 1]] = mask
-    lens = np.array([keep[ri[u] : ri[u + 1]].sum() for u in range(200)])
-    ri2 = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
-    rit2 = rit[keep]
+    ri2, rit2 = ri, rit  # _case without dups: no id twice in a list (scored lists need that)
     scores = rng.choice(np.array([0.1, 0.5, 0.9, -0.2]), rit2.size)  # many equal scores
     train = rm.Truth.from_csr(ti, tit)
     metrics = ["ndcg@5", "precision@3", "coverage@5", "novelty@5", "map@4"]
@@ -215,16 +206,7 @@ def test_int32_ids_with_scores_ties_and_beyond_metrics():
 def test_int32_ids_hit_scores_positive_and_missing_skip():
     rng = np.random.default_rng(5)
     ti, tit, g, ri, rit = _case(rng, 80)
-    keep = np.ones(rit.size, dtype=bool)
-    for u in range(80):
-        seg = rit[ri[u] : ri[u + 1]]
-        _, first = np.unique(seg, return_index=True)
-        mask = np.zeros(seg.size, dtype=bool)
-        mask[first] = True
-        keep[ri[u] : ri[u + 1]] = mask
-    lens = np.array([keep[ri[u] : ri[u + 1]].sum() for u in range(80)])
-    ri2 = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
-    rit2 = rit[keep]
+    ri2, rit2 = ri, rit  # _case without dups: no id twice in a list (scored lists need that)
     scores = np.linspace(1.0, -1.0, rit2.size)
     users = np.arange(80) * 3
     a, b = _run_both(
