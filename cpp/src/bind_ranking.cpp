@@ -53,6 +53,41 @@ bool ids_are_int32(const py::array& t_items, const py::array& r_items) {
   return t32;
 }
 
+// The pass's view of the input buffers, shapes checked, with item ids of type Id.
+template <typename Id>
+RankingDataT<Id> ranking_data(const I64& t_indptr, const py::array& t_items, const std::optional<py::array>& t_grades,
+                              bool g64, const std::optional<I64>& r_indptr, const py::array& r_items, int64_t r_stride,
+                              int64_t r_pad, const std::optional<I64>& r_rowmap) {
+  RankingDataT<Id> d;
+  d.n_users = t_indptr.shape(0) - 1;
+  d.t_indptr = t_indptr.data();
+  d.t_items = static_cast<const Id*>(t_items.data());
+  if (t_grades && g64) d.t_grades = static_cast<const double*>(t_grades->data());
+  if (t_grades && !g64) d.t_grades32 = static_cast<const float*>(t_grades->data());
+  d.t_nnz = t_items.shape(0);
+  d.r_items = static_cast<const Id*>(r_items.data());
+  d.r_nnz = r_items.size();
+  if (r_indptr) {
+    if (r_indptr->ndim() != 1 || r_indptr->shape(0) < 1) throw std::invalid_argument("r_indptr must be 1-D");
+    if (r_items.ndim() != 1) throw std::invalid_argument("r_items must be 1-D with r_indptr");
+    d.r_indptr = r_indptr->data();
+    d.r_rows = r_indptr->shape(0) - 1;
+  } else {
+    if (r_items.ndim() != 2 || r_items.shape(1) != r_stride) throw std::invalid_argument("r_items must be 2-D");
+    d.r_padded = true;
+    d.r_stride = r_stride;
+    d.r_pad = r_pad;
+    d.r_rows = r_items.shape(0);
+  }
+  if (r_rowmap) {
+    if (r_rowmap->ndim() != 1 || r_rowmap->shape(0) != d.n_users) throw std::invalid_argument("rowmap length");
+    d.r_rowmap = r_rowmap->data();
+  } else if (d.r_rows != d.n_users) {
+    throw std::invalid_argument("recs rows must equal truth users without a rowmap");
+  }
+  return d;
+}
+
 py::tuple ranking_pass(const I64& t_indptr, const py::array& t_items, const std::optional<py::array>& t_grades,
                        const std::optional<I64>& r_indptr, const py::array& r_items, int64_t r_stride, int64_t r_pad,
                        const std::optional<I64>& r_rowmap, const I64& col_ints, const F64& col_floats,
@@ -76,33 +111,13 @@ py::tuple ranking_pass(const I64& t_indptr, const py::array& t_items, const std:
   if (empty < 0 || empty > 3) throw std::invalid_argument("bad empty policy");
   const bool ids32 = ids_are_int32(t_items, r_items);
 
-  RankingData d;
-  d.n_users = n_users;
-  d.t_indptr = t_indptr.data();
-  d.t_items = ids32 ? nullptr : static_cast<const int64_t*>(t_items.data());
-  if (g64) d.t_grades = static_cast<const double*>(t_grades->data());
-  if (g32) d.t_grades32 = static_cast<const float*>(t_grades->data());
-  d.t_nnz = t_items.shape(0);
-  d.r_items = ids32 ? nullptr : static_cast<const int64_t*>(r_items.data());
-  d.r_nnz = r_items.size();
-  if (r_indptr) {
-    if (r_indptr->ndim() != 1 || r_indptr->shape(0) < 1) throw std::invalid_argument("r_indptr must be 1-D");
-    if (r_items.ndim() != 1) throw std::invalid_argument("r_items must be 1-D with r_indptr");
-    d.r_indptr = r_indptr->data();
-    d.r_rows = r_indptr->shape(0) - 1;
-  } else {
-    if (r_items.ndim() != 2 || r_items.shape(1) != r_stride) throw std::invalid_argument("r_items must be 2-D");
-    d.r_padded = true;
-    d.r_stride = r_stride;
-    d.r_pad = r_pad;
-    d.r_rows = r_items.shape(0);
-  }
-  if (r_rowmap) {
-    if (r_rowmap->ndim() != 1 || r_rowmap->shape(0) != n_users) throw std::invalid_argument("rowmap length");
-    d.r_rowmap = r_rowmap->data();
-  } else if (d.r_rows != n_users) {
-    throw std::invalid_argument("recs rows must equal truth users without a rowmap");
-  }
+  // The input buffers as the pass's view, for the id type given (int64 or int32, read in place).
+  std::optional<RankingDataT<int64_t>> d64;
+  std::optional<RankingDataT<int32_t>> d32;
+  if (ids32)
+    d32 = ranking_data<int32_t>(t_indptr, t_items, t_grades, g64, r_indptr, r_items, r_stride, r_pad, r_rowmap);
+  else
+    d64 = ranking_data<int64_t>(t_indptr, t_items, t_grades, g64, r_indptr, r_items, r_stride, r_pad, r_rowmap);
 
   std::vector<Column> cols(col_ints.shape(0));
   auto ci = col_ints.unchecked<2>();
@@ -153,27 +168,8 @@ py::tuple ranking_pass(const I64& t_indptr, const py::array& t_items, const std:
     // argument arrays and the fresh outputs) stay referenced by this frame.
     py::gil_scoped_release release;
     std::vector<ExactSum> sums(cols.size());
-    if (ids32) {
-      // the same pass on int32 ids in place (no widened copy of the lists)
-      RankingDataT<int32_t> d32;
-      d32.n_users = d.n_users;
-      d32.t_indptr = d.t_indptr;
-      d32.t_items = static_cast<const int32_t*>(t_items.data());
-      d32.t_grades = d.t_grades;
-      d32.t_grades32 = d.t_grades32;
-      d32.t_nnz = d.t_nnz;
-      d32.r_indptr = d.r_indptr;
-      d32.r_items = static_cast<const int32_t*>(r_items.data());
-      d32.r_nnz = d.r_nnz;
-      d32.r_rows = d.r_rows;
-      d32.r_padded = d.r_padded;
-      d32.r_stride = d.r_stride;
-      d32.r_pad = d.r_pad;
-      d32.r_rowmap = d.r_rowmap;
-      st = evaluate_ranking(d32, cols, opt, vptr, sums.data(), cptr, &n_skipped);
-    } else {
-      st = evaluate_ranking(d, cols, opt, vptr, sums.data(), cptr, &n_skipped);
-    }
+    st = ids32 ? evaluate_ranking(*d32, cols, opt, vptr, sums.data(), cptr, &n_skipped)
+               : evaluate_ranking(*d64, cols, opt, vptr, sums.data(), cptr, &n_skipped);
     if (st.ok())
       for (size_t i = 0; i < cols.size(); ++i)
         for (int j = 0; j < ExactSum::kLimbs; ++j) lptr[i * ExactSum::kLimbs + j] = sums[i].limb[j];

@@ -61,7 +61,7 @@ def accuracy_pass(p: _Plan, columns: list, threads: int, per_user: bool = True):
     col_floats = np.array([m._column()[1] for m in columns], dtype=np.float64).reshape(-1, 2)
     padded = p.r_indptr is None
     t_items, r_items = p.t_items, p.r_items
-    if t_items.dtype != r_items.dtype:  # int32 on one side only (e.g. placeholder ids): both as int64
+    if t_items.dtype != r_items.dtype:  # int32 on one side only (or int64 placeholder ids): both as int64
         t_items, r_items = t_items.astype(np.int64), r_items.astype(np.int64)
     values, limbs, counts, n_skipped, status = _core.ranking_pass(
         p.truth.indptr,

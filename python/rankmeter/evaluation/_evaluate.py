@@ -222,10 +222,8 @@ def _plan(
             r_indptr, r_side = padded_to_csr(r)
         (t_items, r_codes), labels = factorize_items(t_side, r_side)
     else:
-        assert t_nat is not None and r_nat is not None
-        if t_nat.dtype != r_nat.dtype:
-            t_nat, r_nat = t.items, r.items  # int32 on one side only: both as int64
-        t_items, labels = t_nat, None
+        assert t_nat is not None
+        t_items, labels = t_nat, None  # int32 on one side only: the accuracy pass widens both
     # Recommendations ranked by score when the form carries only scores.
     p_tie_scores = None
     order: Optional[np.ndarray] = None
