@@ -31,11 +31,14 @@ if {run}:
 """
 
 
-def count(code: str) -> int:
+def count(code: str, only: str = "") -> int:
+    """Instructions of the child run; with `only`, those inside functions matching it (inclusive)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cg.out")
-        p = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-c", code],
-                           capture_output=True, text=True)
+        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
+        if only:
+            cmd.append(f"--toggle-collect={only}")
+        p = subprocess.run([*cmd, sys.executable, "-c", code], capture_output=True, text=True)
         m = re.search(r"Collected : (\d+)", p.stderr)
         if p.returncode != 0 or not m:
             raise SystemExit(f"callgrind failed:\n{p.stderr[-2000:]}")
@@ -47,10 +50,19 @@ def main() -> int:
     ap.add_argument("--users", type=int, default=100_000)
     ap.add_argument("--metrics", choices=("six", "twenty"), default="six")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--kernel-only", action="store_true",
+                    help="count only the instructions inside the C++ pass (rankmeter::core::evaluate_ranking and what "
+                         "it calls): no workload bracket, so no Python noise (repeatable to the instruction)")
     args = ap.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed")
     metrics = SIX if args.metrics == "six" else TWENTY
+    if args.kernel_only:
+        n = count(CHILD.format(users=args.users, run=True, metrics=metrics, threads=args.threads),
+                  only="*evaluate_ranking*")
+        print(f"W1 {args.users:,} users, {len(metrics)} columns ({args.metrics}), {args.threads} thread(s)")
+        print(f"instructions inside the C++ pass (rankmeter::core::evaluate_ranking): {n:,} ({n / args.users:,.0f} per user)")
+        return 0
     base = count(CHILD.format(users=args.users, run=False, metrics=metrics, threads=args.threads))
     full = count(CHILD.format(users=args.users, run=True, metrics=metrics, threads=args.threads))
     print(f"W1 {args.users:,} users, {len(metrics)} columns ({args.metrics}), {args.threads} thread(s)")

@@ -1,6 +1,6 @@
 // Bindings of the beyond-accuracy and pairwise kernels (rankmeter/beyond.hpp).
 //
-// The Python layer (python/rankmeter/_beyond.py) validates and codes every
+// The Python layer (python/rankmeter/evaluation/_beyond.py) validates and codes every
 // input; the checks here are the memory-safety net: CSR pointers inside their
 // buffers and item codes inside [0, n_items) before any kernel indexes with them.
 #include <pybind11/numpy.h>
@@ -61,7 +61,7 @@ Lists lists_of(const I64& indptr, const I64& items, const std::optional<F64>& sc
   return L;
 }
 
-py::tuple status_tuple(const Status& st) { return py::make_tuple(static_cast<int>(st.code), st.user, st.item); }
+py::tuple status_tuple(const Status& st) { return py::make_tuple(st.code, st.user, st.item); }
 
 TruthCodes truth_of(const I64& t_indptr, const I64& t_items, const std::optional<F64>& t_grades,
                     std::optional<double> min_rel, int64_t n_users, int64_t n_items) {
@@ -318,7 +318,7 @@ F64 diversity_cooccurrence_py(const I64& indptr, const I64& items, const I64& iu
 py::tuple serendipity_py(const I64& indptr, const I64& items, const I64& t_indptr, const I64& t_items,
                          const std::optional<F64>& t_grades, std::optional<double> min_rel, const I64& h_indptr,
                          const I64& h_items, const std::optional<I64>& h_rowmap, const F64& X, const U8& has, int64_t k,
-                         bool relevance_all, int empty, int threads) {
+                         bool relevance_all, EmptyPolicy empty, int threads) {
   Lists L = lists_of(indptr, items, std::nullopt, X.ndim() == 2 ? X.shape(0) : 0);
   check_features(X, has, L.n_items);
   TruthCodes t = truth_of(t_indptr, t_items, t_grades, min_rel, L.n_users, L.n_items);
@@ -343,7 +343,8 @@ py::tuple serendipity_py(const I64& indptr, const I64& items, const I64& t_indpt
 }
 
 py::tuple fcp_py(const I64& indptr, const I64& items, int64_t n_items, const I64& t_indptr, const I64& t_items,
-                 const std::optional<F64>& t_grades, std::optional<double> min_rel, int64_t k, int empty, int threads) {
+                 const std::optional<F64>& t_grades, std::optional<double> min_rel, int64_t k, EmptyPolicy empty,
+                 int threads) {
   Lists L = lists_of(indptr, items, std::nullopt, n_items);
   TruthCodes t = truth_of(t_indptr, t_items, t_grades, min_rel, L.n_users, n_items);
   I64 conc(L.n_users), disc(L.n_users);

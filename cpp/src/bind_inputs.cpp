@@ -63,7 +63,7 @@ py::tuple topk_impl(const py::array_t<T, py::array::c_style>& S, int64_t k, cons
     st = topk_rows<T>(S.data(), n_users, n_items, k, ex_indptr ? ex_indptr->data() : nullptr,
                       ex_cols ? ex_cols->data() : nullptr, threads, oc, os, ol);
   }
-  return py::make_tuple(cols, scores, lens, py::make_tuple(static_cast<int>(st.code), st.user, st.item));
+  return py::make_tuple(cols, scores, lens, py::make_tuple(st.code, st.user, st.item));
 }
 
 py::tuple factorize_int64_py(const I64& ids) {
@@ -168,8 +168,7 @@ py::tuple parse_trec_py(const py::bytes& data, int n_min, int n_max, int value_f
       }
     }
   }
-  auto err =
-      py::make_tuple(static_cast<int>(res.error), res.line, res.n_fields, res.byte, py::bytes(std::string(res.token)));
+  auto err = py::make_tuple(res.error, res.line, res.n_fields, res.byte, py::bytes(std::string(res.token)));
   if (res.error != TrecError::ok)
     return py::make_tuple(py::none(), py::none(), py::none(), py::none(), py::none(), py::none(), err);
   const int64_t n = static_cast<int64_t>(res.rows.size()), nq = static_cast<int64_t>(queries.size());
@@ -281,6 +280,12 @@ bool all_finite_py(const py::array& a, int threads) {
 }  // namespace
 
 void bind_inputs(py::module_& m) {
+  py::enum_<TrecError>(m, "TrecError", "Errors of the TREC text parser (rankmeter/inputs.hpp).")
+      .value("ok", TrecError::ok)
+      .value("fields", TrecError::fields)
+      .value("not_number", TrecError::not_number)
+      .value("not_finite", TrecError::not_finite)
+      .value("not_utf8", TrecError::not_utf8);
   m.def("all_finite", &all_finite_py, py::arg("a").noconvert(), py::arg("threads"),
         "Whether every value of a contiguous 1-D float64/float32 array is finite (parallel, GIL released).");
   m.def("parse_trec", &parse_trec_py, py::arg("data"), py::arg("n_min"), py::arg("n_max"), py::arg("value_field"),

@@ -90,9 +90,9 @@ RankingDataT<Id> ranking_data(const I64& t_indptr, const py::array& t_items, con
 
 py::tuple ranking_pass(const I64& t_indptr, const py::array& t_items, const std::optional<py::array>& t_grades,
                        const std::optional<I64>& r_indptr, const py::array& r_items, int64_t r_stride, int64_t r_pad,
-                       const std::optional<I64>& r_rowmap, const I64& col_ints, const F64& col_floats,
-                       std::optional<double> min_relevance, int empty, bool dup_first, int64_t max_items, int threads,
-                       bool whole_lists, bool per_user) {
+                       const std::optional<I64>& r_rowmap, const std::vector<Column>& cols,
+                       std::optional<double> min_relevance, EmptyPolicy empty, bool dup_first, int64_t max_items,
+                       int threads, bool whole_lists, bool per_user) {
   // Shapes are validated here too: the Python layer checks them with friendly
   // messages first, this is the memory-safety net.
   if (t_indptr.ndim() != 1 || t_indptr.shape(0) < 1) throw std::invalid_argument("t_indptr must be 1-D, non-empty");
@@ -105,10 +105,6 @@ py::tuple ranking_pass(const I64& t_indptr, const py::array& t_items, const std:
   const bool g32 = t_grades && !g64 && py::isinstance<py::array_t<float, py::array::c_style>>(*t_grades);
   if (t_grades && !g64 && !g32) throw py::type_error("t_grades must be a contiguous float64 or float32 array");
   if (t_grades && !(t_grades->flags() & py::array::c_style)) throw py::type_error("t_grades must be contiguous");
-  if (col_ints.ndim() != 2 || col_ints.shape(1) != 7) throw std::invalid_argument("col_ints must be n x 7");
-  if (col_floats.ndim() != 2 || col_floats.shape(1) != 2 || col_floats.shape(0) != col_ints.shape(0))
-    throw std::invalid_argument("col_floats must be n x 2");
-  if (empty < 0 || empty > 3) throw std::invalid_argument("bad empty policy");
   const bool ids32 = ids_are_int32(t_items, r_items);
 
   // The input buffers as the pass's view, for the id type given (int64 or int32, read in place).
@@ -119,33 +115,16 @@ py::tuple ranking_pass(const I64& t_indptr, const py::array& t_items, const std:
   else
     d64 = ranking_data<int64_t>(t_indptr, t_items, t_grades, g64, r_indptr, r_items, r_stride, r_pad, r_rowmap);
 
-  std::vector<Column> cols(col_ints.shape(0));
-  auto ci = col_ints.unchecked<2>();
-  auto cf = col_floats.unchecked<2>();
-  for (size_t i = 0; i < cols.size(); ++i) {
-    const auto kind = ci(i, 0);
-    if (kind < 0 || kind > static_cast<int64_t>(Kind::judged)) throw std::invalid_argument("bad metric kind");
-    if (ci(i, 1) < 0) throw std::invalid_argument("cutoff must be >= 0");
-    if (ci(i, 2) < 0 || ci(i, 2) > 3 || ci(i, 3) < 0 || ci(i, 3) > 2 || ci(i, 4) < 0 || ci(i, 4) > 2 || ci(i, 5) < 0 ||
-        ci(i, 5) > 1 || ci(i, 6) < 0 || ci(i, 6) > 1)
-      throw std::invalid_argument("bad metric option code");
-    cols[i].kind = static_cast<Kind>(kind);
-    cols[i].cutoff = ci(i, 1);
-    cols[i].denom = static_cast<Denominator>(ci(i, 2));
-    cols[i].gain = static_cast<GainKind>(ci(i, 3));
-    cols[i].ideal = static_cast<Ideal>(ci(i, 4));
-    cols[i].log_base = cf(i, 0);
-    cols[i].param = cf(i, 1);
-    cols[i].below_zero = ci(i, 5) == 1;
-    cols[i].short_repeat = ci(i, 6) == 1;
-    if (cols[i].kind == Kind::rbp && !(cols[i].param > 0.0 && cols[i].param < 1.0))
+  for (const Column& c : cols) {
+    if (c.cutoff < 0) throw std::invalid_argument("cutoff must be >= 0");
+    if (c.kind == Kind::rbp && !(c.p > 0.0 && c.p < 1.0))
       throw std::invalid_argument("rbp persistence p must be in (0, 1)");
   }
 
   RankingOptions opt;
   opt.has_min_relevance = min_relevance.has_value();
   opt.min_relevance = min_relevance.value_or(0.0);
-  opt.empty = static_cast<EmptyPolicy>(empty);
+  opt.empty = empty;
   opt.dup_first = dup_first;
   opt.whole_lists = whole_lists;
   opt.max_items = max_items;
@@ -174,7 +153,7 @@ py::tuple ranking_pass(const I64& t_indptr, const py::array& t_items, const std:
       for (size_t i = 0; i < cols.size(); ++i)
         for (int j = 0; j < ExactSum::kLimbs; ++j) lptr[i * ExactSum::kLimbs + j] = sums[i].limb[j];
   }
-  py::tuple status = py::make_tuple(static_cast<int>(st.code), st.user, st.item);
+  py::tuple status = py::make_tuple(st.code, st.user, st.item);
   py::object vals = values ? py::object(*values) : py::object(py::none());
   return py::make_tuple(vals, limbs, counts, n_skipped, status);
 }
@@ -184,10 +163,11 @@ py::tuple ranking_pass(const I64& t_indptr, const py::array& t_items, const std:
 void bind_ranking(py::module_& m) {
   m.def("ranking_pass", &ranking_pass, py::arg("t_indptr").noconvert(), py::arg("t_items").noconvert(),
         py::arg("t_grades").noconvert(), py::arg("r_indptr").noconvert(), py::arg("r_items").noconvert(),
-        py::arg("r_stride"), py::arg("r_pad"), py::arg("r_rowmap").noconvert(), py::arg("col_ints").noconvert(),
-        py::arg("col_floats").noconvert(), py::arg("min_relevance"), py::arg("empty"), py::arg("dup_first"),
-        py::arg("max_items"), py::arg("threads"), py::arg("whole_lists") = false, py::arg("per_user") = true,
-        "Fused accuracy pass; item ids int64 on both sides or int32 on both sides. Returns (values[n_cols, n_users] or "
+        py::arg("r_stride"), py::arg("r_pad"), py::arg("r_rowmap").noconvert(), py::arg("columns"),
+        py::arg("min_relevance"), py::arg("empty"), py::arg("dup_first"), py::arg("max_items"), py::arg("threads"),
+        py::arg("whole_lists") = false, py::arg("per_user") = true,
+        "Fused accuracy pass over `columns` (a list of Column); item ids int64 on both sides or int32 on both sides. "
+        "Returns (values[n_cols, n_users] or "
         "None when per_user=False, limbs[n_cols, 68], counts,\n"
         "n_skipped, status).\n"
         "Duplicates are looked for in the part of each list the columns read (up to the largest cutoff,\n"

@@ -5,6 +5,7 @@
 
 namespace py = pybind11;
 
+void bind_metrics(py::module_& m);
 void bind_ranking(py::module_& m);
 void bind_beyond(py::module_& m);
 void bind_inputs(py::module_& m);
@@ -14,6 +15,7 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "rankmeter's C++ core (private; use the rankmeter package)";
   m.attr("has_openmp") = rankmeter::core::has_openmp();
   m.def("max_threads", &rankmeter::core::max_threads, "Number of processors OpenMP would use");
+  bind_metrics(m);
   bind_ranking(m);
   bind_beyond(m);
   bind_inputs(m);

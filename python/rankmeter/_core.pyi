@@ -9,6 +9,104 @@ exact_limbs: int
 exact_shift: int
 
 def max_threads() -> int: ...
+
+# The metric registry (metrics.def) and the option enums of the fused pass (ranking/columns.hpp)
+class _Enum:
+    name: str
+    value: int
+    __members__: dict[str, Any]
+    def __init__(self, value: int) -> None: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+
+class Kind(_Enum):
+    hits: Kind
+    precision: Kind
+    recall: Kind
+    fbeta: Kind
+    ap: Kind
+    ar: Kind
+    cg: Kind
+    dcg: Kind
+    ndcg: Kind
+    hit_rate: Kind
+    rr: Kind
+    arhr: Kind
+    r_precision: Kind
+    num_rel: Kind
+    bpref: Kind
+    rbp: Kind
+    err: Kind
+    judged: Kind
+
+class Denominator(_Enum):
+    relevant: Denominator
+    min_relevant_k: Denominator
+    hits: Denominator
+    k: Denominator
+
+class Gain(_Enum):
+    linear: Gain
+    exponential: Gain
+    binary: Gain
+
+class Ideal(_Enum):
+    cut: Ideal
+    all: Ideal
+    k_slots: Ideal
+
+class BelowMin(_Enum):
+    gain: BelowMin
+    zero: BelowMin
+
+class ShortLists(_Enum):
+    pad: ShortLists
+    evidently: ShortLists
+
+class EmptyPolicy(_Enum):
+    skip: EmptyPolicy
+    zero: EmptyPolicy
+    one: EmptyPolicy
+    error: EmptyPolicy
+
+class Code(_Enum):
+    ok: Code
+    bad_indptr: Code
+    duplicate_truth: Code
+    duplicate_recs: Code
+    empty_truth: Code
+    pad_inside: Code
+    bad_rowmap: Code
+    too_large: Code
+    too_many_variants: Code
+    missing_feature: Code
+    missing_similarity: Code
+    bad_score: Code
+    bad_grade: Code
+
+class TrecError(_Enum):
+    ok: TrecError
+    fields: TrecError
+    not_number: TrecError
+    not_finite: TrecError
+    not_utf8: TrecError
+
+class Column:
+    kind: Kind
+    cutoff: int
+    denominator: Denominator
+    gain: Gain
+    ideal: Ideal
+    log_base: float
+    beta: float
+    p: float
+    max_grade: float
+    below_min: BelowMin
+    short_lists: ShortLists
+    def __init__(self) -> None: ...
+
+def metric_registry() -> list[dict[str, Any]]: ...
+def metric_aliases() -> list[tuple[str, str, str]]: ...
 def simd_path() -> str: ...
 def ranking_pass(
     t_indptr: npt.NDArray[np.int64],
@@ -19,23 +117,22 @@ def ranking_pass(
     r_stride: int,
     r_pad: int,
     r_rowmap: Optional[npt.NDArray[np.int64]],
-    col_ints: npt.NDArray[np.int64],
-    col_floats: npt.NDArray[np.float64],
+    columns: list[Column],
     min_relevance: Optional[float],
-    empty: int,
+    empty: EmptyPolicy,
     dup_first: bool,
     max_items: int,
     threads: int,
     whole_lists: bool = False,
     per_user: bool = True,
 ) -> tuple[
-    Optional[npt.NDArray[np.float64]], npt.NDArray[np.int64], npt.NDArray[np.int64], int, tuple[int, int, int]
+    Optional[npt.NDArray[np.float64]], npt.NDArray[np.int64], npt.NDArray[np.int64], int, tuple[Code, int, int]
 ]: ...
 
-# Statuses are (code, user index, item) tuples; code 0 means no problem.
+# Statuses are (code, user index, item) tuples; Code.ok means no problem.
 _I64 = npt.NDArray[np.int64]
 _F64 = npt.NDArray[np.float64]
-_Status = tuple[int, int, int]
+_Status = tuple[Code, int, int]
 
 # ---- beyond-accuracy kernels (cpp/src/bind_beyond.cpp, rankmeter/beyond.hpp)
 def train_popularity(indptr: _I64, items: _I64, n_items: int, threads: int) -> tuple[_I64, _I64, int]: ...
@@ -70,7 +167,7 @@ def topk_pass(
     table_k: list[int],
     table_div: list[bool],
     threads: int,
-) -> Optional[tuple[_I64, list[_I64], list[_F64], tuple[int, int, int]]]: ...
+) -> Optional[tuple[_I64, list[_I64], list[_F64], _Status]]: ...
 def count_no_relevant(
     indptr: _I64, grades: Optional[_F64], min_relevance: Optional[float], threads: int
 ) -> tuple[int, int]: ...
@@ -107,7 +204,7 @@ def serendipity(
     has: npt.NDArray[np.uint8],
     k: int,
     relevance_all: bool,
-    empty: int,
+    empty: EmptyPolicy,
     threads: int,
 ) -> tuple[_F64, _Status]: ...
 def fcp_counts(
@@ -119,7 +216,7 @@ def fcp_counts(
     t_grades: Optional[_F64],
     min_relevance: Optional[float],
     k: int,
-    empty: int,
+    empty: EmptyPolicy,
     threads: int,
 ) -> tuple[_I64, _I64, _Status]: ...
 def score_entropy(indptr: _I64, items: _I64, scores: _F64, n_items: int, k: int, threads: int) -> float: ...
@@ -146,7 +243,7 @@ def parse_trec(
     Optional[bytes],
     Optional[_I64],
     Optional[_F64],
-    tuple[int, int, int, int, bytes],
+    tuple[TrecError, int, int, int, bytes],
 ]: ...
 def merge_sorted_strings(
     blob_a: bytes, offsets_a: _I64, blob_b: bytes, offsets_b: _I64

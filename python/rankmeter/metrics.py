@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Union
 
+from . import _core
 from ._options import MAX_K as _MAX_K
 from ._options import check_k as _check_k
 
@@ -65,11 +66,6 @@ __all__ = [
 
 _list = list  # `list` is also the name of a public function of this module
 
-_GAINS = ("linear", "exponential", "binary")
-# Items that are not relevant (grade below min_relevance): their grade still gains ("gain", rankmeter's and
-# trec_eval's way) or they gain 0 ("zero": ranx drops them from the qrels when rel_lvl > 1).
-_BELOW = ("gain", "zero")
-
 
 def _choice(*values: str) -> Callable[[Any, str], str]:
     def check(v: Any, where: str) -> str:
@@ -111,180 +107,76 @@ def _log_base(v: Any, where: str) -> float:
     return f
 
 
-# A list shorter than the cutoff: "pad" (missing positions are not relevant) or "evidently" (Evidently's code:
-# ranks n+1..k repeat rank n, so precision@k = hits / min(n, k) and AP/AR keep adding P@n / R@n when the
-# item at rank n is relevant; docs/metrics.md 3.2, 3.5, 3.6).
-_SHORT = ("pad", _choice("pad", "evidently"))
-# Which listed items can be hits: "any" (every item, whatever its score) or "positive" (only items whose score is
-# > 0; an item with a score <= 0 keeps its rank but never counts as a hit: torchmetrics' precision, recall, MAP and
-# MRR, torch.where(preds > 0, target, 0)). Lists given without scores are not affected.
-_HIT_SCORES = ("any", _choice("any", "positive"))
+# The checker of each numeric option type of the registry (metrics.def)
+_NUMERIC: dict[str, Callable[[Any, str], float]] = {
+    "positive": _positive_float,
+    "persistence": _persistence,
+    "log_base": _log_base,
+}
+
+
+def _option(text: str, where: str) -> tuple[str, tuple[Any, Callable[[Any, str], Any]]]:
+    """One option of a registry row, ``name:type=default``: (name, (default, checker))."""
+    m = re.fullmatch(r"\s*([a-z_][a-z_0-9]*)\s*:\s*([^=]+?)\s*=\s*(.+?)\s*", text)
+    if not m:  # pragma: no cover - a malformed registry row fails at import, in every test
+        raise RuntimeError(f"metric registry: cannot read option {text!r} of {where}")
+    name, kind, default = m.groups()
+    check = _NUMERIC.get(kind) or _choice(*kind.split("|"))
+    return name, (check(default, f"default of option {name!r} of {where}"), check)
 
 
 @dataclass(frozen=True)
 class _Spec:
-    kind: int
+    """One row of the metric registry (metrics.def), as Python reads it."""
+
+    kind: Any  # rankmeter._core.Kind of an accuracy metric (the fused pass), None for the others
     options: dict  # option name -> (default, checker)
     cutoff: bool = True
     doc: str = ""
     family: str = "accuracy"  # "accuracy" (the fused pass), "user" (per-user beyond kernels), "catalog" (one value)
     needs: tuple = ()  # context arguments the metric needs (beyond-accuracy metrics)
+    stage: str = "snapshot"  # where an accuracy value comes from: snapshot, ideal, walk, user; "kernel" otherwise
+    count_like: bool = False  # keeps its computed value for users without a relevant item under empty="one"
+    reads: tuple = ()  # what it reads besides the lists: "grades", "scores"
+    section: str = ""  # its section of docs/metrics.md
 
 
-SPECS: dict[str, _Spec] = {
-    "hits": _Spec(0, {}, doc="number of relevant items in the top k (trec_eval num_rel_ret)"),
-    "precision": _Spec(
-        1,
-        {"short_lists": _SHORT, "hit_scores": _HIT_SCORES},
-        doc="hits@k / k (short_lists=evidently: hits@k / min(n, k))",
-    ),
-    "recall": _Spec(
-        2,
-        {"denominator": ("relevant", _choice("relevant", "min_relevant_k")), "hit_scores": _HIT_SCORES},
-        doc="hits@k / |R|",
-    ),
-    "fbeta": _Spec(3, {"beta": (1.0, _positive_float)}, doc="(1+b^2) P R / (b^2 P + R)"),
-    "ap": _Spec(
-        4,
-        {
-            "denominator": ("relevant", _choice("relevant", "min_relevant_k", "hits", "k")),
-            "short_lists": _SHORT,
-            "hit_scores": _HIT_SCORES,
-        },
-        doc="sum_{j<=k} P@j h_j / |R|",
-    ),
-    "ar": _Spec(
-        5,
-        {"denominator": ("relevant", _choice("relevant", "hits")), "short_lists": _SHORT},
-        doc="sum_{j<=k} R@j h_j / |R|",
-    ),
-    "cg": _Spec(
-        6, {"gain": ("linear", _choice(*_GAINS)), "below_min": ("gain", _choice(*_BELOW))}, doc="sum_{j<=k} g(rel_j)"
-    ),
-    "dcg": _Spec(
-        7,
-        {
-            "gain": ("linear", _choice(*_GAINS)),
-            "log_base": (2.0, _log_base),
-            "below_min": ("gain", _choice(*_BELOW)),
-        },
-        doc="sum_{j<=k} g(rel_j) / log_b(j+1)",
-    ),
-    "ndcg": _Spec(
-        8,
-        {
-            "gain": ("linear", _choice(*_GAINS)),
-            "ideal": ("cut", _choice("cut", "all", "k_slots")),
-            "below_min": ("gain", _choice(*_BELOW)),
-            # "capri": CAPRI's ndcgk, float32 and rounded to 4 decimals per user (evaluation/_capri.py)
-            "rounding": ("none", _choice("none", "capri")),
-        },
-        doc="dcg@k / idcg@k",
-    ),
-    "hit_rate": _Spec(9, {}, doc="1 if hits@k >= 1"),
-    "rr": _Spec(10, {"hit_scores": _HIT_SCORES}, doc="1 / rank of the first hit within k"),
-    "arhr": _Spec(11, {}, doc="sum_{j<=k} h_j / j"),
-    "r_precision": _Spec(12, {}, cutoff=False, doc="hits@|R| / |R|"),
-    "num_rel": _Spec(13, {}, cutoff=False, doc="|R|, the number of relevant items"),
-    "bpref": _Spec(
-        14,
-        {},
-        doc="trec_eval bpref: (1/R) sum over relevant r in the top k of 1 - min(n_r, R) / min(N, R)",
-    ),
-    "rbp": _Spec(
-        15,
-        {
-            "p": (0.8, _persistence),
-            "gain": ("binary", _choice(*_GAINS)),
-            "below_min": ("gain", _choice(*_BELOW)),
-        },
-        doc="rank-biased precision (1 - p) sum_{j<=k} g_j p^(j-1)",
-    ),
-    "err": _Spec(
-        16,
-        {"max_grade": (4.0, _positive_float)},
-        doc="expected reciprocal rank: sum_{j<=k} R_j / j prod_{i<j} (1 - R_i), R = (2^g - 1) / 2^max_grade",
-    ),
-    "judged": _Spec(17, {}, doc="share of the top min(k, n) items that have a truth row (any grade)"),
-    # beyond-accuracy and pairwise metrics (rankmeter/beyond.hpp)
-    "fcp": _Spec(
-        100, {"average": ("pairs", _choice("pairs", "users"))}, doc="fraction of concordant pairs", family="user"
-    ),
-    "diversity": _Spec(
-        101,
-        {"similarity": ("features", _choice("features", "matrix", "cooccurrence"))},
-        doc="1 - mean pairwise similarity in the top k",
-        family="user",
-    ),
-    "novelty": _Spec(
-        102,
-        {
-            "unseen": ("skip", _choice("skip", "zero", "one_user")),
-            "divide_by": ("items", _choice("items", "k")),
-            "popularity": ("users", _choice("users", "interactions")),
-        },
-        doc="mean -log2(popularity share) of the top-k items",
-        family="user",
-        needs=("train",),
-    ),
-    "serendipity": _Spec(
-        103,
-        {"relevance": ("relevant", _choice("relevant", "all"))},
-        doc="mean unexpectedness of the relevant top-k items",
-        family="user",
-        needs=("train", "item_features"),
-    ),
-    "personalization": _Spec(
-        104,
-        {"similarity": ("overlap", _choice("overlap", "cosine"))},
-        doc="1 - mean list overlap between pairs of users",
-        family="catalog",
-    ),
-    "coverage": _Spec(105, {}, doc="share of the catalog recommended in some top k", family="catalog"),
-    "arp": _Spec(
-        106,
-        {
-            "popularity": ("users", _choice("users", "interactions")),
-            "unseen": ("skip", _choice("skip", "zero")),
-            "normalize": ("none", _choice("none", "max", "total")),
-        },
-        doc="average recommendation popularity",
-        family="user",
-        needs=("train",),
-    ),
-    "gini": _Spec(
-        107,
-        {"over": ("catalog", _choice("catalog", "recommended"))},
-        doc="Gini index of how often items are recommended",
-        family="catalog",
-    ),
-    "score_entropy": _Spec(108, {}, doc="entropy of the softmax of the pooled top-k scores", family="catalog"),
-}
+def _specs() -> dict[str, _Spec]:
+    out: dict[str, _Spec] = {}
+    for row in _core.metric_registry():
+        name = row["name"]
+        out[name] = _Spec(
+            kind=_core.Kind.__members__[name] if row["family"] == "accuracy" else None,
+            options=dict(_option(o, repr(name)) for o in row["options"].split(";") if o.strip()),
+            cutoff=row["cutoff"],
+            doc=row["summary"],
+            family=row["family"],
+            needs=tuple(row["needs"].split()),
+            stage=row["stage"],
+            count_like=row["count_like"],
+            reads=tuple(row["reads"].split()),
+            section=row["section"],
+        )
+    return out
+
+
+SPECS: dict[str, _Spec] = _specs()
+
+
+def _aliases() -> dict[str, tuple[str, dict]]:
+    out: dict[str, tuple[str, dict]] = {}
+    for alias, name, fixed in _core.metric_aliases():
+        opts = {}
+        for part in fixed.split(";"):
+            if part.strip():
+                key, val = (x.strip() for x in part.split("=", 1))
+                opts[key] = SPECS[name].options[key][1](val, f"option {key!r} of alias {alias!r}")
+        out[alias] = (name, opts)
+    return out
+
 
 # alias -> (canonical name, fixed options)
-_ALIASES: dict[str, tuple[str, dict]] = {
-    "map": ("ap", {}),
-    "mar": ("ar", {}),
-    "mrr": ("rr", {}),
-    "f1": ("fbeta", {"beta": 1.0}),
-    "success": ("hit_rate", {}),
-    "hitrate": ("hit_rate", {}),
-    "rprec": ("r_precision", {}),
-    "num_rel_ret": ("hits", {}),
-    "p": ("precision", {}),  # trec_eval's P_k
-    "recip_rank": ("rr", {}),
-    "arpu": ("arp", {}),
-    "entropy": ("score_entropy", {}),
-    "rank_biased_precision": ("rbp", {}),
-    "expected_reciprocal_rank": ("err", {}),
-}
-
-_ENUM_CODES = {
-    "denominator": {"relevant": 0, "min_relevant_k": 1, "hits": 2, "k": 3},
-    "gain": {"linear": 0, "exponential": 1, "binary": 2},
-    "ideal": {"cut": 0, "all": 1, "k_slots": 2},
-    "below_min": {"gain": 0, "zero": 1},
-}
+_ALIASES: dict[str, tuple[str, dict]] = _aliases()
 
 
 def _fmt(v: Any) -> str:
@@ -370,21 +262,18 @@ class Metric:
         return SPECS[self.name].family
 
     # what the C++ pass needs
-    def _column(self) -> tuple[tuple[int, int, int, int, int, int, int], tuple[float, float]]:
-        o = self.options
-        param = o.get("beta", o.get("p", o.get("max_grade", 1.0)))  # one per metric that has one
-        return (
-            (
-                SPECS[self.name].kind,
-                self.k or 0,
-                _ENUM_CODES["denominator"][o.get("denominator", "relevant")],
-                _ENUM_CODES["gain"][o.get("gain", "linear")],
-                _ENUM_CODES["ideal"][o.get("ideal", "cut")],
-                _ENUM_CODES["below_min"][o.get("below_min", "gain")],
-                1 if o.get("short_lists") == "evidently" else 0,
-            ),
-            (float(o.get("log_base", 2.0)), float(param)),
-        )
+    def _column(self) -> Any:
+        """This metric as a column of the fused pass (``_core.Column``): the registry's options that are
+        fields of ``Column`` go there under the same name; the others are applied in Python."""
+        col = _core.Column()
+        col.kind = SPECS[self.name].kind
+        col.cutoff = self.k or 0
+        for key, value in self.options.items():
+            if not hasattr(col, key):
+                continue
+            current = getattr(col, key)
+            setattr(col, key, float(value) if isinstance(current, float) else type(current).__members__[value])
+        return col
 
 
 def _cls(cls_name: str, name: str, doc: str, params: str) -> type:

@@ -10,7 +10,7 @@
 // thread from its own data. Catalog-level kernels reduce integer item counts
 // (exact) or ExactSum accumulators (exact), so they do not depend on it either.
 //
-// Sum identities (SPEC §3.2) keep the pairwise metrics linear:
+// Sum identities (docs/metrics.md, section 3.19) keep the pairwise metrics linear:
 //   personalization   Σ_{u<v} |L_u ∩ L_v| = Σ_i c_i (c_i - 1) / 2, c_i = #users listing i;
 //                     cosine: Σ_{u<v} |L_u ∩ L_v| / sqrt(|L_u||L_v|) = Σ_i (W_i^2 - Q_i) / 2
 //                     with W_i = Σ_{u∋i} |L_u|^-1/2 and Q_i = Σ_{u∋i} |L_u|^-1;
@@ -28,6 +28,7 @@
 
 #include "exact_sum.hpp"
 #include "parallel.hpp"
+#include "policy.hpp"
 #include "status.hpp"
 
 namespace rankmeter::core {
@@ -65,7 +66,7 @@ struct Stamped {
 //   rowmap[u] (nullable: identity): the recs row of truth user u, -1 = none (empty list).
 //   Duplicates: dup_first keeps the first occurrence, else the first duplicate met
 //   is an error (Code::duplicate_recs, lowest user). Only the part of a list that is
-//   kept is read (SPEC §2.1): max_items (0: none) first truncates the list as given,
+//   kept is read (docs/metrics.md, section 6): max_items (0: none) first truncates the list as given,
 //   then keep (0: all) keeps its first `keep` distinct items (the largest cutoff
 //   requested); duplicates are looked for only there, and with dup_first the list
 //   closes up (reading on until `keep` distinct items or the truncated list ends).
@@ -137,7 +138,7 @@ inline void prepare_bounds(const ListsIn& in, int64_t limit, int64_t* ub) {
 }
 
 namespace beyond_detail {
-// The kept part of one user's list (SPEC §2.1), read in place when it holds no
+// The kept part of one user's list (docs/metrics.md, section 6), read in place when it holds no
 // duplicate (the usual case: a pointer into the caller's buffer, nothing copied),
 // else closed up in a per-thread buffer (dup_first). max_items truncates the list as
 // given; then the first `limit` distinct items are kept. Short reads look for a
@@ -835,18 +836,18 @@ struct TruthCodes {
   double grade(int64_t p) const { return grades ? grades[p] : 1.0; }
 };
 
-// empty policy codes, as in ranking.hpp: 0 skip, 1 zero, 2 one, 3 error.
-inline bool empty_value(int empty, double* v) {
-  if (empty == 1) {
+// The value of a user without a relevant item; false under EmptyPolicy::error.
+inline bool empty_value(EmptyPolicy empty, double* v) {
+  if (empty == EmptyPolicy::zero) {
     *v = 0.0;
     return true;
   }
-  if (empty == 2) {
+  if (empty == EmptyPolicy::one) {
     *v = 1.0;
     return true;
   }
   *v = beyond_detail::kNaN;
-  return empty != 3;
+  return empty != EmptyPolicy::error;
 }
 
 // Serendipity: per top-k item i, unexpectedness 1 - x_i · (Σ_{h∈H} x_h) / |H| over the user's
@@ -856,7 +857,7 @@ inline bool empty_value(int empty, double* v) {
 //   Users without a relevant truth item follow `empty`.
 inline Status serendipity(const Lists& L, int64_t k, const TruthCodes& t, const int64_t* h_indptr,
                           const int64_t* h_items, const int64_t* h_rowmap, const double* X, int64_t d,
-                          const uint8_t* has, bool relevance_all, int empty, int threads, double* out) {
+                          const uint8_t* has, bool relevance_all, EmptyPolicy empty, int threads, double* out) {
   using namespace beyond_detail;
   const int T = effective_threads(threads, L.n_users);
   std::vector<Status> tstatus(T);
@@ -940,7 +941,7 @@ inline Status serendipity(const Lists& L, int64_t k, const TruthCodes& t, const 
 //   -1 in both (the empty policy is applied by the caller). O(m log m + n) per user (m truth
 //   items, n top-k items): truth items are sorted by grade and counted against a Fenwick tree
 //   over the n positions; no pair is visited.
-inline Status fcp_counts(const Lists& L, int64_t k, const TruthCodes& t, int empty, int threads, int64_t* conc,
+inline Status fcp_counts(const Lists& L, int64_t k, const TruthCodes& t, EmptyPolicy empty, int threads, int64_t* conc,
                          int64_t* disc) {
   using namespace beyond_detail;
   constexpr int64_t kScan = 32;  // top-k this short: positions by a scan, no item map
@@ -968,7 +969,7 @@ inline Status fcp_counts(const Lists& L, int64_t k, const TruthCodes& t, int emp
       for (int64_t p = t0; p < t1; ++p) any_rel = any_rel || t.relevant(t.grade(p));
       if (!any_rel) {
         conc[u] = disc[u] = -1;
-        if (empty == 3) tstatus[tid].record(Code::empty_truth, u);
+        if (empty == EmptyPolicy::error) tstatus[tid].record(Code::empty_truth, u);
         continue;
       }
       const int64_t b = L.indptr[u], n = top_len(L.indptr, u, k);

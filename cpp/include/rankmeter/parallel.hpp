@@ -24,7 +24,7 @@ inline int max_threads() {
 }
 
 // Below this many users per thread, starting threads costs more than it saves
-// (measured with bench/bench_ranking.py on 2 cores).
+// (measured with the W1 benches of bench/test_ranking.py on 2 cores; docs/performance.md).
 constexpr int64_t kUsersPerThread = 2048;
 
 inline int effective_threads(int requested, int64_t work_items) {

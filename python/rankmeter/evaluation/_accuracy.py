@@ -8,24 +8,15 @@ import numpy as np
 
 from .. import _core
 from .._aggregate import limbs_to_int
+from .._status import MESSAGES, is_ok, message
 
 if TYPE_CHECKING:
     from ._evaluate import _Plan
 
 __all__ = ["accuracy_pass", "count_no_relevant", "EMPTY_CODES"]
 
-EMPTY_CODES = {"skip": 0, "zero": 1, "one": 2, "error": 3}
-
-_MESSAGES = {
-    1: "`{side}` indptr is inconsistent at user {user!r}",
-    2: "`truth` lists item {item!r} more than once for user {user!r}; a user's truth items must be unique",
-    3: "`recs` lists item {item!r} more than once for user {user!r}; pass duplicates='first' to keep the first occurrence",
-    4: "user {user!r} has no relevant item in `truth` and empty='error' (use empty='skip', 'zero' or 'one')",
-    5: "`recs` row of user {user!r} has an item after the padding value at position {item}; pad only at the end",
-    6: "internal error: recs row map out of range at user {user!r}",
-    7: "one user's truth plus list holds {item} items; at most 2^29 per user are supported",
-    8: "too many distinct (gain, log_base) combinations in one call (at most {item})",
-}
+# the `empty=` values and the pass's policy of each (docs/metrics.md, section 4)
+EMPTY_CODES = {name: _core.EmptyPolicy.__members__[name] for name in ("skip", "zero", "one", "error")}
 
 
 def count_no_relevant(p: _Plan, threads: int = 1) -> int:
@@ -36,7 +27,7 @@ def count_no_relevant(p: _Plan, threads: int = 1) -> int:
         n, first = _core.count_no_relevant(np.ascontiguousarray(t.indptr), t.grades, p.min_relevance, threads)
         if p.empty == "error" and n:
             user = p.users[first].item() if isinstance(p.users[first], np.generic) else p.users[first]
-            raise ValueError(_MESSAGES[4].format(user=user, item=0))
+            raise ValueError(message(_core.Code.empty_truth, user=user, item=0))
         return int(n) if p.empty == "skip" else 0
     if t.grades is None:  # pragma: no cover - handled above
         has = np.diff(t.indptr) > 0
@@ -50,15 +41,13 @@ def count_no_relevant(p: _Plan, threads: int = 1) -> int:
     if p.empty == "error" and not has.all():
         u = int(np.argmin(has))
         user = p.users[u].item() if isinstance(p.users[u], np.generic) else p.users[u]
-        raise ValueError(_MESSAGES[4].format(user=user, item=0))
+        raise ValueError(message(_core.Code.empty_truth, user=user, item=0))
     return int(t.n_users - np.count_nonzero(has)) if p.empty == "skip" else 0
 
 
 def accuracy_pass(p: _Plan, columns: list, threads: int, per_user: bool = True):
     """The C++ pass over `columns`: (per-user values per column, or Nones when not `per_user`;
     exact sums; counts)."""
-    col_ints = np.array([m._column()[0] for m in columns], dtype=np.int64).reshape(-1, 7)
-    col_floats = np.array([m._column()[1] for m in columns], dtype=np.float64).reshape(-1, 2)
     padded = p.r_indptr is None
     t_items, r_items = p.t_items, p.r_items
     if t_items.dtype != r_items.dtype:  # int32 on one side only (or int64 placeholder ids): both as int64
@@ -72,8 +61,7 @@ def accuracy_pass(p: _Plan, columns: list, threads: int, per_user: bool = True):
         r_items.shape[1] if padded else 0,
         p.recs.pad if padded else -1,
         p.rowmap,
-        col_ints,
-        col_floats,
+        [m._column() for m in columns],
         p.min_relevance,
         EMPTY_CODES[p.empty],
         p.dup_first,
@@ -83,22 +71,23 @@ def accuracy_pass(p: _Plan, columns: list, threads: int, per_user: bool = True):
         per_user=per_user,
     )
     code, uidx, item = status
-    if code != 0:
+    if not is_ok(code):
+        Code = _core.Code
         user = p.users[uidx] if 0 <= uidx < p.users.size else uidx
         if isinstance(user, np.generic):
             user = user.item()
-        if code == 12:  # a non-finite grade, found by the pass (which reads every grade)
+        if code == Code.bad_grade:  # a non-finite grade, found by the pass (which reads every grade)
             at = int(p.truth.indptr[uidx]) + int(item)
             g = p.truth.grades_native
             assert g is not None  # only grades can be non-finite
             tid = p.truth.items[at]
             tid = tid.item() if isinstance(tid, np.generic) else tid
-            raise ValueError(f"`truth` grades must be finite; user {user!r} has grade {g[at]} for item {tid!r}")
-        if code in (2, 3) and p.labels is not None:
+            raise ValueError(message(code, user=user, grade=g[at], item=tid))
+        if code in (Code.duplicate_truth, Code.duplicate_recs) and p.labels is not None:
             item = p.labels[item]
-        side = "recs" if code == 1 and item == 1 else "truth"
+        side = "recs" if code == Code.bad_indptr and item == 1 else "truth"
         t = p.truth
-        if code == 2 and t.source_rows is not None and 0 <= uidx < t.n_users:
+        if code == Code.duplicate_truth and t.source_rows is not None and 0 <= uidx < t.n_users:
             b, e = int(t.indptr[uidx]), int(t.indptr[uidx + 1])
             seg = t.items[b:e]
             pos = (
@@ -113,7 +102,9 @@ def accuracy_pass(p: _Plan, columns: list, threads: int, per_user: bool = True):
                     f"{user!r} (rows {int(rows[0])} and {int(rows[1])}); a user's truth items must be "
                     "unique"
                 )
-        raise ValueError(_MESSAGES.get(code, "invalid input at user {user!r}").format(user=user, item=item, side=side))
+        if code not in MESSAGES:  # pragma: no cover - every code the pass returns has a message
+            raise ValueError(f"invalid input at user {user!r}")
+        raise ValueError(message(code, user=user, item=item, side=side))
     p.meta["n_skipped"] = int(n_skipped)
     sums = [limbs_to_int(limbs[i]) for i in range(limbs.shape[0])]
     vals = list(values) if values is not None else [None] * len(columns)

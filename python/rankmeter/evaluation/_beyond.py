@@ -25,6 +25,7 @@ import numpy as np
 
 from .. import _core
 from .._aggregate import EXACT_SHIFT, CatalogPart, entropy_part, limbs_to_int
+from .._status import MESSAGES, is_ok, message
 from ..inputs import Truth, align, as_id_array, code_ids, id_label, to_truth
 from ..metrics import SPECS
 from ._accuracy import EMPTY_CODES
@@ -752,20 +753,13 @@ def _train_rowmap(t: Truth, train: Truth) -> Optional[np.ndarray]:
     return rowmap
 
 
-_MESSAGES = {
-    3: "`recs` lists item {item!r} more than once for user {user!r}; pass duplicates='first' to keep the first occurrence",
-    4: "user {user!r} has no relevant item in `truth` and empty='error' (use empty='skip', 'zero' or 'one')",
-    9: "`item_features` has no row for item {item!r} (in the top k of user {user!r}); every recommended item needs one",
-    10: "`item_similarity` has no row for item {item!r} (in the top k of user {user!r}); every recommended item needs one",
-}
-
-
 def _raise(status, p, labels, what: str) -> None:
     code, uidx, item = status
-    if code == 0:
+    if is_ok(code):
         return
     user = p.users[uidx] if 0 <= uidx < p.users.size else uidx
     if isinstance(user, np.generic):
         user = user.item()
-    msg = _MESSAGES.get(code, "invalid `" + what + "` input at user {user!r}")
-    raise ValueError(msg.format(user=user, item=id_label(labels, int(item))))
+    if code not in MESSAGES:  # pragma: no cover - every code a beyond kernel returns has a message
+        raise ValueError("invalid `" + what + f"` input at user {user!r}")
+    raise ValueError(message(code, user=user, item=id_label(labels, int(item)), side=what))

@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import _core
 from .._options import check_k, resolve_threads
+from .._status import is_ok, message
 from . import _frame, _trec
 from ._arrays import as_float64_1d, as_grades_1d, as_int64_1d, as_items, check_indptr, check_scores, indptr_of, user_ids
 from ._ids import INT64_MAX, Coded, as_id_array
@@ -418,10 +419,10 @@ class Recs(_ItemIds):
         kernel = _core.topk_f32 if M.dtype == np.float32 else _core.topk_f64
         cols2, sc2, lens, status = kernel(M, int(min(k, 2**62)), ex_indptr, ex_cols, resolve_threads(threads))
         code, br, bc = status
-        if code != 0:
+        if not is_ok(code):
             user = u[br] if u is not None else br
             user = user.item() if isinstance(user, np.generic) else user
-            raise ValueError(f"`matrix` scores must be finite; user {user!r} has {S[br, bc]} for item column {bc}")
+            raise ValueError(message(code, user=user, score=S[br, bc], item=bc))
         indptr = np.zeros(n_users + 1, dtype=np.int64)
         np.cumsum(lens, out=indptr[1:])
         if int(indptr[-1]) == cols2.size:

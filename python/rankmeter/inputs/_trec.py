@@ -20,6 +20,7 @@ import zlib
 from typing import Optional, Union
 
 from .. import _core
+from .._status import is_ok, message
 from ._ids import Coded, StringTable
 
 __all__ = ["parse_qrels", "parse_run"]
@@ -61,15 +62,19 @@ def _parse_data(
 ):
     users, indptr, codes, blob, offsets, values, err = _core.parse_trec(data, n_min, n_max or 0, value_field)
     code, line, n_fields, byte, token = err
-    line += first_line - 1
-    if code == 1:
-        raise ValueError(f"{path}: line {line}: {layout}, got {n_fields}")
-    if code == 2:
-        raise ValueError(f"{path}: line {line}: {value_name} {token.decode('utf-8')!r} is not a number")
-    if code == 3:
-        raise ValueError(f"{path}: line {line}: {value_name} {token.decode('utf-8')!r} must be finite")
-    if code == 4:
-        raise ValueError(f"`path` {path}: not UTF-8 text (byte {byte}: invalid start or continuation byte)")
+    if not is_ok(code):
+        raise ValueError(
+            message(
+                code,
+                path=path,
+                line=line + first_line - 1,
+                layout=layout,
+                n_fields=n_fields,
+                value_name=value_name,
+                token=token.decode("utf-8", "replace"),
+                byte=byte,
+            )
+        )
     # docnos coded in C++ (codes in the docnos' string order); the distinct ones stay UTF-8 bytes
     # until something asks for them as Python str
     assert codes is not None and blob is not None and offsets is not None  # no error: the parse's outputs

@@ -1,0 +1,346 @@
+// rankmeter/ranking/columns.hpp — what a column of the fused accuracy pass is, and the
+// formula of each metric (docs/architecture.md, "The fused pass").
+//
+// `Kind` is generated from the metric registry (metrics.def): one enumerator per accuracy
+// metric, in the order of its rows. A column is one metric at one cutoff with its options,
+// named as in the registry (`Column` fields carry the registry's option names). Every formula
+// here is a small inline function of the running sums at the column's cutoff (`Snap`), the
+// user's record (`UserRec`) and the column; the walk metrics (bpref, RBP, ERR, judged) are
+// functions of the user's finds (`Finds`). The definitions, conventions and origins of the
+// formulas are in docs/metrics.md, section 3.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "../policy.hpp"
+
+namespace rankmeter::core {
+
+// X-macro filters: expand `x` only for the accuracy family / for one stage.
+#define RANKMETER_IF_ACCURACY_accuracy(...) __VA_ARGS__
+#define RANKMETER_IF_ACCURACY_user(...)
+#define RANKMETER_IF_ACCURACY_catalog(...)
+
+// One enumerator per accuracy metric of the registry, numbered in row order from 0.
+enum class Kind : int32_t {
+#define RANKMETER_METRIC(name, family, ...) RANKMETER_IF_ACCURACY_##family(name, )
+#include "../metrics.def"
+};
+// The number of accuracy metrics (one past the last Kind).
+constexpr int kNumKinds = 0
+#define RANKMETER_METRIC(name, family, ...) RANKMETER_IF_ACCURACY_##family(+1)
+#include "../metrics.def"
+    ;
+
+// count_like: a user without a relevant item keeps its computed value under empty="one"
+// (docs/metrics.md, section 4), per Kind.
+constexpr bool kCountLike[kNumKinds] = {
+#define RANKMETER_METRIC(name, family, stage, cutoff, count_like, ...) RANKMETER_IF_ACCURACY_##family(count_like != 0, )
+#include "../metrics.def"
+};
+inline bool count_like(Kind kind) { return kCountLike[static_cast<int>(kind)]; }
+
+// The registry's stage of each accuracy metric (metrics.def): where its value comes from.
+#define RANKMETER_STAGE_IS_WALK_snapshot false
+#define RANKMETER_STAGE_IS_WALK_ideal false
+#define RANKMETER_STAGE_IS_WALK_walk true
+#define RANKMETER_STAGE_IS_WALK_user false
+constexpr bool kWalk[kNumKinds] = {
+#define RANKMETER_METRIC(name, family, stage, ...) RANKMETER_IF_ACCURACY_##family(RANKMETER_STAGE_IS_WALK_##stage, )
+#include "../metrics.def"
+};
+// A "walk" column: its own walk over the user's finds (ranking/walk.hpp).
+inline bool is_walk(Kind kind) { return kWalk[static_cast<int>(kind)]; }
+
+// Option enums: the enumerator names are the option values of the registry.
+enum class Denominator : int32_t { relevant = 0, min_relevant_k = 1, hits = 2, k = 3 };
+enum class Gain : int32_t { linear = 0, exponential = 1, binary = 2 };
+enum class Ideal : int32_t { cut = 0, all = 1, k_slots = 2 };
+// Items that are not relevant (below min_relevance): their grade still gains, or they gain 0.
+enum class BelowMin : int32_t { gain = 0, zero = 1 };
+// A list shorter than the cutoff: missing positions are not relevant ("pad"), or Evidently's
+// way: ranks n+1..k repeat rank n (docs/metrics.md 3.2, 3.5, 3.6).
+enum class ShortLists : int32_t { pad = 0, evidently = 1 };
+
+constexpr int kMaxVariants = 16;  // distinct (gain, log_base, below_min) triples in one call
+
+// One column: a metric at a cutoff with its options (fields named as the registry's options).
+struct Column {
+  Kind kind = Kind::hits;
+  int64_t cutoff = 0;  // 0: the whole list
+  Denominator denominator = Denominator::relevant;
+  Gain gain = Gain::linear;
+  Ideal ideal = Ideal::cut;
+  double log_base = 2.0;
+  double beta = 1.0;       // fbeta
+  double p = 0.8;          // rbp: the persistence
+  double max_grade = 4.0;  // err
+  BelowMin below_min = BelowMin::gain;
+  ShortLists short_lists = ShortLists::pad;
+
+  bool below_zero() const { return below_min == BelowMin::zero; }
+  // precision/ap/ar on a list of n < k items, as Evidently's code does: ranks n+1..k repeat
+  // rank n (P@j = P@n, R@j = R@n, rel_j = rel_n), so precision@k = hits / n and AP/AR keep
+  // adding P@n (R@n) when the last item read is relevant.
+  bool short_repeat() const { return short_lists == ShortLists::evidently; }
+};
+
+// ---- gains and discounts
+
+inline double gain_of(Gain g, double grade, bool relevant) {
+  switch (g) {
+    case Gain::linear:
+      return grade > 0.0 ? grade : 0.0;
+    case Gain::exponential:
+      return grade > 0.0 ? std::exp2(grade) - 1.0 : 0.0;
+    case Gain::binary:
+      return relevant ? 1.0 : 0.0;
+  }
+  return 0.0;
+}
+
+// The gain of a column: with below_zero, an item that is not relevant gains 0
+// (ranx drops grades below rel_lvl from the qrels before computing gains).
+inline double gain_of(Gain g, bool below_zero, double grade, bool relevant) {
+  return below_zero && !relevant ? 0.0 : gain_of(g, grade, relevant);
+}
+
+// 1 / log_b(p + 1), written as trec_eval and the references do for base 2.
+inline double discount(double base, int64_t p) {
+  if (base == 2.0) return 1.0 / std::log2(static_cast<double>(p) + 1.0);
+  return 1.0 / (std::log(static_cast<double>(p) + 1.0) / std::log(base));
+}
+
+namespace detail {
+
+// Running sums over the list prefix scanned so far (docs/architecture.md, "snapshots").
+struct Snap {
+  int64_t hits = 0;                               // relevant items found
+  int64_t first = 0;                              // position of the first hit (0: none)
+  double ap = 0.0;                                // sum of P@j over hit positions j
+  double ar = 0.0;                                // sum of hits@j over hit positions j (integer valued)
+  double arhr = 0.0;                              // sum of 1/j over hit positions j
+  double cg[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};  // gain kind + 3 * below_zero
+  double dcg[kMaxVariants] = {};
+};
+
+// What a user contributes besides the snapshots.
+struct UserRec {
+  int64_t nrel;       // |R|: truth items that are relevant
+  int64_t n_eff;      // list items read (after truncation and duplicate removal)
+  int64_t hits_at_R;  // hits in the first |R| items read
+  bool last_rel;      // the last item read (position n_eff) is relevant (short_lists="evidently")
+};
+
+// The finds of one user (docs/architecture.md, "finds"): the list position (1-based) and the
+// truth index of every truth item the list holds, in list order, and what the walk metrics read.
+struct Finds {
+  const int64_t* pos;  // list positions
+  const int32_t* ti;   // truth indices
+  int64_t n;           // number of finds
+  int64_t m;           // truth rows of the user (any grade)
+  int64_t nrel;        // |R|
+  int64_t n_read;      // list items read
+};
+
+}  // namespace detail
+
+// ---- formulas: the value of one user for one column (docs/metrics.md, section 3)
+namespace formula {
+using detail::Snap;
+using detail::UserRec;
+
+// The cutoff of a column for this user: k, or the list length without a cutoff.
+inline int64_t k_of(const Column& c, const UserRec& r) { return c.cutoff > 0 ? c.cutoff : r.n_eff; }
+
+// short_lists="evidently": ranks n+1..k of a list of n < k items each add P@n = H / n
+// (AP) or the integer-valued hits@n = H (AR) when the item at rank n is relevant.
+inline double short_extra(const Column& c, const UserRec& r, double H, bool per_rank) {
+  if (!(c.short_repeat() && r.last_rel && c.cutoff > r.n_eff)) return 0.0;
+  const double n = static_cast<double>(r.n_eff);  // >= 1: the last item read is relevant
+  return static_cast<double>(c.cutoff - r.n_eff) * (per_rank ? H / n : H);
+}
+
+// Snapshot formulas: f(snapshot at the cutoff, user record, column, variant).
+// `v` is the gain variant of a dcg/ndcg column, or the cg index (gain + 3 * below_zero).
+inline double hits(const Snap& s, const UserRec&, const Column&, int) { return static_cast<double>(s.hits); }
+
+inline double precision(const Snap& s, const UserRec& r, const Column& c, int) {
+  const int64_t kk = k_of(c, r);
+  const int64_t den = c.short_repeat() ? std::min(kk, r.n_eff) : kk;
+  return den > 0 ? static_cast<double>(s.hits) / static_cast<double>(den) : 0.0;
+}
+
+inline double recall(const Snap& s, const UserRec& r, const Column& c, int) {
+  const double den = c.denominator == Denominator::min_relevant_k ? static_cast<double>(std::min(r.nrel, k_of(c, r)))
+                                                                  : static_cast<double>(r.nrel);
+  return den > 0 ? static_cast<double>(s.hits) / den : 0.0;
+}
+
+inline double fbeta(const Snap& s, const UserRec& r, const Column& c, int) {
+  const int64_t kk = k_of(c, r);
+  const double H = static_cast<double>(s.hits);
+  const double P = kk > 0 ? H / static_cast<double>(kk) : 0.0;
+  const double R = r.nrel > 0 ? H / static_cast<double>(r.nrel) : 0.0;
+  const double b2 = c.beta * c.beta;
+  const double den = b2 * P + R;
+  return den > 0 ? (1.0 + b2) * P * R / den : 0.0;
+}
+
+inline double ap(const Snap& s, const UserRec& r, const Column& c, int) {
+  const int64_t kk = k_of(c, r);
+  const double H = static_cast<double>(s.hits);
+  double den = static_cast<double>(r.nrel);
+  if (c.denominator == Denominator::min_relevant_k) den = static_cast<double>(std::min(r.nrel, kk));
+  if (c.denominator == Denominator::hits) den = H;
+  if (c.denominator == Denominator::k) den = static_cast<double>(kk);
+  return den > 0 ? (s.ap + short_extra(c, r, H, true)) / den : 0.0;
+}
+
+inline double ar(const Snap& s, const UserRec& r, const Column& c, int) {
+  const double H = static_cast<double>(s.hits);
+  const double dn_rel = static_cast<double>(r.nrel);
+  const double den = c.denominator == Denominator::hits ? dn_rel * H : dn_rel * dn_rel;
+  return den > 0 ? (s.ar + short_extra(c, r, H, false)) / den : 0.0;
+}
+
+inline double cg(const Snap& s, const UserRec&, const Column&, int g) { return s.cg[g]; }
+
+inline double dcg(const Snap& s, const UserRec&, const Column&, int v) { return s.dcg[v]; }
+
+inline double hit_rate(const Snap& s, const UserRec&, const Column&, int) { return s.hits > 0 ? 1.0 : 0.0; }
+
+inline double rr(const Snap& s, const UserRec&, const Column&, int) {
+  return s.first > 0 ? 1.0 / static_cast<double>(s.first) : 0.0;
+}
+
+inline double arhr(const Snap& s, const UserRec&, const Column&, int) { return s.arhr; }
+
+// Ideal formula: f(snapshot, the user's ideal DCG for this column, variant).
+inline double ndcg(const Snap& s, double idcg, int v) { return idcg > 0 ? s.dcg[v] / idcg : 0.0; }
+
+// User formulas: f(user record).
+inline double r_precision(const UserRec& r) {
+  return r.nrel > 0 ? static_cast<double>(r.hits_at_R) / static_cast<double>(r.nrel) : 0.0;
+}
+inline double num_rel(const UserRec& r) { return static_cast<double>(r.nrel); }
+
+// Walk formulas: f(finds, column, relevant(grade), grade of truth index), over the finds
+// at positions <= the cutoff, in list order.
+template <class Rel, class Grade>
+inline double bpref(const detail::Finds& f, const Column& c, Rel relevant, Grade grade) {
+  // trec_eval m_bpref.c: every judged (truth) item that is not relevant counts as
+  // judged non-relevant; each relevant item found adds 1 - min(nonrel above, R) / min(N, R).
+  const int64_t lim = c.cutoff > 0 ? c.cutoff : std::numeric_limits<int64_t>::max();
+  const int64_t n_non = f.m - f.nrel;
+  const double den = static_cast<double>(std::min(n_non, f.nrel));
+  int64_t nonrel = 0;
+  double acc = 0.0;
+  for (int64_t q = 0; q < f.n && f.pos[q] <= lim; ++q) {
+    if (relevant(grade(f.ti[q])))
+      acc += nonrel > 0 ? 1.0 - static_cast<double>(std::min(nonrel, f.nrel)) / den : 1.0;
+    else
+      ++nonrel;
+  }
+  return f.nrel > 0 ? acc / static_cast<double>(f.nrel) : 0.0;
+}
+
+template <class Rel, class Grade>
+inline double rbp(const detail::Finds& f, const Column& c, Rel relevant, Grade grade) {
+  // (1 - p) sum_j g_j p^(j-1)
+  const int64_t lim = c.cutoff > 0 ? c.cutoff : std::numeric_limits<int64_t>::max();
+  double acc = 0.0;
+  for (int64_t q = 0; q < f.n && f.pos[q] <= lim; ++q) {
+    const double g = grade(f.ti[q]);
+    const double gain = gain_of(c.gain, c.below_zero(), g, relevant(g));
+    if (gain != 0.0) acc += gain * std::pow(c.p, static_cast<double>(f.pos[q] - 1));
+  }
+  return (1.0 - c.p) * acc;
+}
+
+template <class Rel, class Grade>
+inline double err(const detail::Finds& f, const Column& c, Rel relevant, Grade grade) {
+  // Chapelle et al.: R_j = (2^g_j - 1) / 2^gmax, ERR = sum_j R_j / j prod_{i<j} (1 - R_i).
+  const int64_t lim = c.cutoff > 0 ? c.cutoff : std::numeric_limits<int64_t>::max();
+  const double scale = std::exp2(-c.max_grade);
+  double acc = 0.0, decay = 1.0;
+  for (int64_t q = 0; q < f.n && f.pos[q] <= lim; ++q) {
+    const double g = grade(f.ti[q]);
+    const double r = gain_of(Gain::exponential, c.below_zero(), g, relevant(g)) * scale;
+    acc += r * decay / static_cast<double>(f.pos[q]);
+    decay *= 1.0 - r;
+  }
+  return acc;
+}
+
+template <class Rel, class Grade>
+inline double judged(const detail::Finds& f, const Column& c, Rel, Grade) {
+  // truth rows (any grade) among the first min(k, n) items read
+  const int64_t lim = c.cutoff > 0 ? c.cutoff : std::numeric_limits<int64_t>::max();
+  int64_t n_judged = 0;
+  for (int64_t q = 0; q < f.n && f.pos[q] <= lim; ++q) ++n_judged;
+  const int64_t den = std::min(lim, f.n_read);
+  return den > 0 ? static_cast<double>(n_judged) / static_cast<double>(den) : 0.0;
+}
+
+}  // namespace formula
+
+// ---- dispatch, generated from the registry's stage of each metric
+
+// The values of column `c` for the `nb` users of a block: vb[j] from the snapshot at the
+// column's cutoff sc[j * stride], the user record brec[j], `arg` (the gain variant of a
+// dcg/ndcg column, the cg index of a cg column) and aux[j] (the user's ideal DCG for an
+// "ideal" column, its walk value for a "walk" column).
+#define RANKMETER_FILL_snapshot(name)                                                        \
+  case Kind::name:                                                                           \
+    for (int64_t j = 0; j < nb; ++j) vb[j] = formula::name(sc[j * stride], brec[j], c, arg); \
+    break;
+#define RANKMETER_FILL_ideal(name)                                                       \
+  case Kind::name:                                                                       \
+    for (int64_t j = 0; j < nb; ++j) vb[j] = formula::name(sc[j * stride], aux[j], arg); \
+    break;
+#define RANKMETER_FILL_walk(name)                    \
+  case Kind::name:                                   \
+    for (int64_t j = 0; j < nb; ++j) vb[j] = aux[j]; \
+    break;
+#define RANKMETER_FILL_user(name)                                    \
+  case Kind::name:                                                   \
+    for (int64_t j = 0; j < nb; ++j) vb[j] = formula::name(brec[j]); \
+    break;
+inline void fill_column(const Column& c, int arg, const detail::Snap* sc, int64_t stride, const detail::UserRec* brec,
+                        const double* aux, int64_t nb, double* vb) {
+  switch (c.kind) {
+#define RANKMETER_METRIC(name, family, stage, ...) RANKMETER_IF_ACCURACY_##family(RANKMETER_FILL_##stage(name))
+#include "../metrics.def"
+  }
+}
+#undef RANKMETER_FILL_snapshot
+#undef RANKMETER_FILL_ideal
+#undef RANKMETER_FILL_walk
+#undef RANKMETER_FILL_user
+
+// The value of a "walk" column for one user, from its finds.
+#define RANKMETER_WALK_snapshot(name)
+#define RANKMETER_WALK_ideal(name)
+#define RANKMETER_WALK_user(name)
+#define RANKMETER_WALK_walk(name) \
+  case Kind::name:                \
+    return formula::name(f, c, relevant, grade);
+template <class Rel, class Grade>
+inline double walk_value(const Column& c, const detail::Finds& f, Rel relevant, Grade grade) {
+  switch (c.kind) {
+#define RANKMETER_METRIC(name, family, stage, ...) RANKMETER_IF_ACCURACY_##family(RANKMETER_WALK_##stage(name))
+#include "../metrics.def"
+    default:
+      break;
+  }
+  return 0.0;
+}
+#undef RANKMETER_WALK_snapshot
+#undef RANKMETER_WALK_ideal
+#undef RANKMETER_WALK_user
+#undef RANKMETER_WALK_walk
+
+}  // namespace rankmeter::core
