@@ -31,7 +31,7 @@ import numpy as np
 from . import PRESETS as evaluation_presets
 from . import Recs, Truth, _core, datasets, evaluate, metrics, read_trec_qrels, read_trec_run
 from ._version import __version__
-from .inputs import to_truth
+from .inputs import to_recs, to_truth
 from .inputs._frame import read_csv
 from .inputs._sources import classify, open_binary, path_size
 
@@ -441,7 +441,7 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: dict, arg
             got = _recs_lengths(recs) if not isinstance(recs, str) else None
             if got is None:
                 rcols = {k: v for k, v in columns.items() if k != "relevance_col" and v is not None}
-                got = _recs_lengths(Recs.from_parquet(path, **rcols))
+                got = _recs_lengths(to_recs(recs, **rcols))  # the parquet path or the CSV table read above
             assert got is not None
             lengths = _lookup(got[0], got[1], users)
             if opts.get("max_items"):

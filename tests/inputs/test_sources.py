@@ -149,6 +149,7 @@ def _write_sources(tmp_path, truth, recs):
 def test_in_memory_streaming_and_the_command_read_every_kind_of_path_alike(tmp_path, capsys):
     truth, recs = _data()
     want = rm.evaluate(truth, recs, METRICS)
+    n_ret = int(np.isin(np.asarray(recs.column("user_id").to_pylist()), list(want.users)).sum())
     paths = _write_sources(tmp_path, truth, recs)
     qrels = str(tmp_path / "qrels")
     assert classify(qrels) == "trec"
@@ -168,3 +169,9 @@ def test_in_memory_streaming_and_the_command_read_every_kind_of_path_alike(tmp_p
             (doc,) = json.loads(out).values()
             for name in METRICS:
                 assert doc["all"][name] == want[name], (kind, extra, name)
+        # num_ret (in memory only): the lengths of the lists as read, whatever the kind of file
+        code = cli.main(["eval", qrels, str(path), "-m", "num_ret", "--preset", "none", "--format", "json"])
+        out, err = capsys.readouterr()
+        assert code == 0, (kind, err)
+        (doc,) = json.loads(out).values()
+        assert doc["all"]["num_ret"] == n_ret, kind
