@@ -26,9 +26,10 @@ import atheris
 import numpy as np
 
 import rankmeter as rm
+from rankmeter.inputs._chunks import trec_last_query_start as _trec_last_query_start
+from rankmeter.inputs._frame import csv_options as _csv_options
 from rankmeter.inputs._parquet_footer import check_footer
 from rankmeter.inputs._trec import _parse_data, parse_run_bytes
-from rankmeter.stream import _csv_options, _trec_last_query_start
 
 OK = (ValueError, TypeError)
 METRICS = ["ndcg@10", "ap", "precision@5", "rr", "hits", "num_rel", "coverage@5", "r_precision"]

@@ -93,7 +93,7 @@ def test_csv_and_trec_files_bit_identical(tmp_path, batch_rows):
 
 
 def test_trec_chunks_split_inside_a_query(tmp_path, monkeypatch):
-    import rankmeter.stream as st
+    import rankmeter.inputs._chunks as chunks
 
     truth, recs = _data(seed=5, string_ids=True)
     with open(tmp_path / "run", "w") as f:
@@ -101,7 +101,7 @@ def test_trec_chunks_split_inside_a_query(tmp_path, monkeypatch):
             f.write(f"{u} Q0 {i} 0 {s} x\n")
     want = rm.evaluate(truth, str(tmp_path / "run"), METRICS[:7], ties="trec")
     for chunk in (1, 17, 64, 1000):
-        monkeypatch.setattr(st, "_TREC_CHUNK", chunk)  # chunk boundaries inside lines and inside queries
+        monkeypatch.setattr(chunks, "TREC_CHUNK", chunk)  # chunk boundaries inside lines and inside queries
         got = rm.evaluate_stream(truth, str(tmp_path / "run"), METRICS[:7], ties="trec", progress=False)
         _same(got, want, METRICS[:7])
 
@@ -252,7 +252,7 @@ def test_id_kinds_that_cannot_match_are_an_error_and_a_metric_object_works(tmp_p
 
 def test_ranked_fast_path_and_its_fallbacks():
     """Batches grouped and ordered by rank go to CSR directly; anything else takes the table reader."""
-    from rankmeter.stream import _ranked_csr
+    from rankmeter.inputs._chunks import ranked_csr as _ranked_csr
 
     names = {"user_col": "user_id", "item_col": "item_id", "rank_col": "rank", "score_col": "score"}
     t = pa.table({"user_id": [5, 5, 2, 2, 2], "item_id": [1, 2, 3, 4, 5], "rank": [1, 2, 1, 2, 3]})

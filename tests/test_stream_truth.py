@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import rankmeter as rm
+import rankmeter.inputs._chunks as chunks
 import rankmeter.stream as st
 
 pa = pytest.importorskip("pyarrow")
@@ -141,7 +142,7 @@ def test_trec_qrels_and_run_streamed(tmp_path, monkeypatch, chunk):
             f.write(f"{u}\tQ0\t{i}\t{r}\t{s}\tx\n")
     names = METRICS[:7]
     want = rm.evaluate(str(tmp_path / "qrels.gz"), str(tmp_path / "run"), names, preset="trec_eval", missing="zero")
-    monkeypatch.setattr(st, "_TREC_CHUNK", chunk)  # chunk boundaries inside lines and queries, on both files
+    monkeypatch.setattr(chunks, "TREC_CHUNK", chunk)  # chunk boundaries inside lines and queries, on both files
     got = rm.evaluate_stream(
         str(tmp_path / "qrels.gz"),
         str(tmp_path / "run"),

@@ -15,7 +15,6 @@ import argparse
 import contextlib
 import csv
 import difflib
-import gzip
 import io
 import json
 import math
@@ -32,6 +31,9 @@ import numpy as np
 from . import PRESETS as evaluation_presets
 from . import Recs, Truth, _core, datasets, evaluate, metrics, read_trec_qrels, read_trec_run
 from ._version import __version__
+from .inputs import to_recs, to_truth
+from .inputs._frame import read_csv
+from .inputs._sources import classify, open_binary, path_size
 
 DEMO_METRICS = ("precision", "recall", "f1", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr", "arhr")
 DEMO_KS = (10, 100)
@@ -309,20 +311,10 @@ def parse_measures(texts: Sequence[str], preset: Optional[str]) -> list[Measure]
 
 
 # --------------------------------------------------------------- reading inputs
-def input_kind(path: str) -> str:
-    """'parquet', 'csv' or 'trec', by extension (a directory is a parquet dataset)."""
-    if os.path.isdir(path) or path.endswith(".parquet"):
-        return "parquet"
-    low = path.lower()
-    if low.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
-        return "csv"
-    return "trec"
-
-
 def _check_file(path: str, what: str) -> None:
     if not os.path.exists(path):
         raise CliError(f"{what} {path}: no such file or directory")
-    if input_kind(path) == "trec":
+    if classify(path) == "trec":
         if os.path.isdir(path):
             raise CliError(f"{what} {path}: is a directory")
         with open(path, "rb") as f:
@@ -335,10 +327,9 @@ def _check_file(path: str, what: str) -> None:
 
 def _run_id(path: str, fallback: str) -> str:
     """trec_eval's runid: the 6th field of the run file's first line (the file name for tables)."""
-    if input_kind(path) != "trec":
+    if classify(path) != "trec":
         return fallback
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as f:
+    with open_binary(path) as f:
         for raw in f:
             fields = raw.split()
             if fields:
@@ -348,22 +339,15 @@ def _run_id(path: str, fallback: str) -> str:
 
 def load_truth(path: str, columns: dict) -> Truth:
     """The truth, read once: TREC qrels, a parquet file/directory or a CSV file."""
-    kind = input_kind(path)
     cols = {k: v for k, v in columns.items() if k in ("user_col", "item_col", "relevance_col") and v is not None}
-    if kind == "trec":
-        return read_trec_qrels(path)
-    if kind == "parquet":
-        return Truth.from_parquet(path, **cols)
-    return Truth.from_frame(load_input(path, "truth", columns), **cols)
+    return to_truth(path, **cols)
 
 
 def load_input(path: str, what: str, columns: dict):
     """A TREC file (kept as the path), a parquet path, or a CSV file read with pyarrow.csv."""
-    kind = input_kind(path)
+    kind = classify(path)
     if kind == "csv":
-        from .stream import read_csv_table
-
-        return read_csv_table(path, what, columns.get("user_col"), columns.get("item_col"))
+        return read_csv(path, what, columns.get("user_col"), columns.get("item_col"))
     if kind == "trec":
         return read_trec_qrels(path) if what == "truth" else read_trec_run(path)
     return path
@@ -418,7 +402,7 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: dict, arg
     stream = (
         args.stream
         or args.stream_truth
-        or (not args.no_stream and _size(path) > args.stream_above * (1 << 20) and input_kind(path) != "trec")
+        or (not args.no_stream and path_size(path) > args.stream_above * (1 << 20) and classify(path) != "trec")
     )
     per_query = args.per_query or args.format != "trec"
     lengths = None
@@ -457,7 +441,7 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: dict, arg
             got = _recs_lengths(recs) if not isinstance(recs, str) else None
             if got is None:
                 rcols = {k: v for k, v in columns.items() if k != "relevance_col" and v is not None}
-                got = _recs_lengths(Recs.from_parquet(path, **rcols))
+                got = _recs_lengths(to_recs(recs, **rcols))  # the parquet path or the CSV table read above
             assert got is not None
             lengths = _lookup(got[0], got[1], users)
             if opts.get("max_items"):
@@ -481,12 +465,6 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: dict, arg
                 out.per_user[m.label] = values[m.key][order]
             out.all[m.label] = round(_exact_sum(state, m.key)) if m.is_sum and args.format == "trec" else means[m.key]
     return out
-
-
-def _size(path: str) -> int:
-    if os.path.isdir(path):
-        return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
-    return os.path.getsize(path)
 
 
 def _fmt_value(v: Any, integer: bool) -> str:
@@ -581,7 +559,7 @@ def eval_files(args: Any) -> int:
     from .stream import TRUTH_IN_MEMORY_MAX
 
     # a truth bigger than memory is streamed alongside every run (both sorted by user); else read once
-    args.stream_truth = args.stream_truth or (not args.no_stream and _size(args.truth) > TRUTH_IN_MEMORY_MAX)
+    args.stream_truth = args.stream_truth or (not args.no_stream and path_size(args.truth) > TRUTH_IN_MEMORY_MAX)
     truth: Any = args.truth if args.stream_truth else load_truth(args.truth, columns)
     taken: set = set()
     runs = []

@@ -40,17 +40,23 @@ import numpy as np
 from ._aggregate import Means, State
 from ._options import choice
 from .evaluation import PRESETS, evaluate
-from .inputs import Recs, Truth
-from .inputs._frame import csv_options as _csv_options
-from .inputs._frame import parquet_dataset
+from .inputs import Recs, Truth, to_truth
+from .inputs._chunks import (
+    as_batches,
+    id_array,
+    parse_qrels_chunks,
+    parse_run_chunks,
+    ranked_csr,
+    table_batches,
+    whole_user_tables,
+)
 from .inputs._frame import read_csv as read_csv_table
+from .inputs._sources import classify, is_compressed, path_size
 from .metrics import Metric
 
 __all__ = ["evaluate_stream", "StreamResult", "read_csv_table"]
 
 _MERGE_EVERY = 64  # states held before they are merged into one
-_TREC_CHUNK = 64 << 20  # bytes of a TREC run read at once (before carry-over)
-_BATCH_READAHEAD = 2  # record batches pyarrow.dataset decodes ahead of the one being evaluated
 
 
 @dataclass
@@ -81,67 +87,7 @@ class StreamResult:
         return f"StreamResult({body}; {self.meta['n_users']:,} users, {self.meta['n_rows']:,} rows)"
 
 
-# ----------------------------------------------------------------- sources
-def _kind(path: str) -> str:
-    if os.path.isdir(path) or path.endswith(".parquet"):
-        return "parquet"
-    if path.lower().endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
-        return "csv"
-    return "trec"
-
-
-def _arrow_error(path: str, e: Exception) -> ValueError:
-    msg = " ".join(str(e).split())
-    return ValueError(f"{path}: {msg}")
-
-
-def _table_batches(path: str, kind: str, batch_rows: int, columns: dict) -> tuple[Iterator[Any], Optional[int], str]:
-    """(record batches, total rows or bytes, unit) of a parquet dataset or a CSV file."""
-    import pyarrow as pa
-
-    if kind == "parquet":
-        try:
-            dataset = parquet_dataset(path)  # footers checked: no allocation of what a corrupt footer declares
-            names = set(dataset.schema.names)
-            wanted = [c for c in columns.values() if c in names]
-            total = dataset.count_rows()
-        except (pa.ArrowException, OSError) as e:
-            raise _arrow_error(path, e) from None
-
-        def gen() -> Iterator[Any]:
-            try:
-                # little readahead: pyarrow's defaults (16 batches x 4 files) hold GBs of decoded rows
-                yield from dataset.to_batches(
-                    columns=wanted or None,
-                    batch_size=batch_rows,
-                    batch_readahead=_BATCH_READAHEAD,
-                    fragment_readahead=1,
-                )
-            except (pa.ArrowException, OSError) as e:
-                raise _arrow_error(path, e) from None
-
-        return gen(), total, "rows"
-    import pyarrow.csv as pacsv
-
-    read, parse, convert = _csv_options(path, batch_rows, (columns["user_col"], columns["item_col"]))
-
-    def gen_csv() -> Iterator[Any]:
-        try:
-            reader = pacsv.open_csv(path, read_options=read, parse_options=parse, convert_options=convert)
-            yield from reader
-        except pa.ArrowException as e:
-            raise _arrow_error(path, e) from None
-
-    return gen_csv(), None, "rows"
-
-
-def _last_run_start(users: np.ndarray) -> int:
-    """Index where the trailing run of the last user's rows starts."""
-    differs = users[::-1] != users[-1]
-    at = int(np.argmax(differs))
-    return len(users) - at if differs[at] else 0
-
-
+# ----------------------------------------------------------------- batches
 def _distinct_users(users: np.ndarray) -> np.ndarray:
     """The distinct users of a batch: one per run of equal ids, then made unique (cheap: one per user)."""
     if not len(users):
@@ -149,143 +95,6 @@ def _distinct_users(users: np.ndarray) -> np.ndarray:
     starts = np.flatnonzero(users[1:] != users[:-1]) + 1
     runs = users[np.concatenate(([0], starts))]
     return np.unique(runs)
-
-
-def _id_array(col: Any) -> np.ndarray:
-    import pyarrow as pa
-
-    try:
-        if isinstance(col, pa.ChunkedArray):
-            col = col.combine_chunks()
-        if pa.types.is_dictionary(col.type):
-            col = col.cast(col.type.value_type)
-        arr = col.to_numpy(zero_copy_only=False)
-    except pa.ArrowException as e:  # e.g. invalid UTF-8 in a corrupt file's string column
-        raise ValueError(f"`recs` column cannot be read: {' '.join(str(e).split())}") from None
-    if arr.dtype.kind in "US":
-        arr = arr.astype(object)
-    return arr
-
-
-def _whole_user_tables(batches: Iterable[Any], batch_rows: int, user_col: str, what: str) -> Iterator[tuple[Any, int]]:
-    """pyarrow Tables of whole users (the last user of each batch carried over); (table, bytes or rows read)."""
-    import pyarrow as pa
-
-    pending: list = []
-    n_pending = 0
-    for batch in batches:
-        if batch.num_rows == 0:
-            continue
-        if user_col not in batch.schema.names:
-            raise ValueError(
-                f"`{what}` table has no column {user_col!r} (columns: {', '.join(map(repr, batch.schema.names))}); "
-                "name it with user_col="
-            )
-        pending.append(batch)
-        n_pending += batch.num_rows
-        if n_pending < batch_rows:
-            continue
-        table = pa.Table.from_batches(pending)
-        users = _id_array(table.column(user_col))
-        cut = _last_run_start(users)
-        if cut == 0:  # one user fills everything so far: keep reading
-            continue
-        yield table.slice(0, cut), cut
-        rest = table.slice(cut)
-        pending, n_pending = rest.to_batches(), rest.num_rows
-    if n_pending:
-        yield pa.Table.from_batches(pending), n_pending
-
-
-def _trec_chunks(path: str) -> Iterator[tuple[bytes, int]]:
-    """Chunks of whole lines of a TREC run, each ending after the last complete query run; (bytes, bytes read)."""
-    import gzip
-
-    opener: Callable[..., Any] = gzip.open if path.endswith(".gz") else open
-    carry = b""
-    with opener(path, "rb") as f:
-        while True:
-            block = f.read(_TREC_CHUNK)
-            if not block:
-                break
-            data = carry + block
-            end = data.rfind(b"\n") + 1
-            if end == 0:
-                carry = data
-                continue
-            cut = _trec_last_query_start(data, end)
-            if cut == 0:
-                carry = data
-                continue
-            yield data[:cut], len(block)
-            carry = data[cut:]
-    if carry.strip():
-        yield carry, 0
-
-
-def _first_field(line: bytes) -> bytes:
-    fields = line.split(None, 1)
-    return fields[0] if fields else b""
-
-
-def _trec_last_query_start(data: bytes, end: int) -> int:
-    """Byte offset of the first line of the trailing run of lines of the last complete line's query.
-
-    Walks back line by line over that one query's lines only (bounded by one user's rows)."""
-    start = data.rfind(b"\n", 0, end - 1) + 1
-    query = _first_field(data[start:end])
-    while start > 0:
-        prev = data.rfind(b"\n", 0, start - 1) + 1
-        q = _first_field(data[prev:start])
-        if q and q != query:
-            return start
-        start = prev
-    return 0
-
-
-def _ranked_csr(table: Any, names: dict) -> Optional[Recs]:
-    """A batch already grouped by user and ordered by rank 1..n within each user, as CSR without any
-    hashing or sorting (the common layout of ranked recommendations); None when it is not, and the
-    general table reader (which groups, checks and reports errors) takes the batch."""
-    cols = table.schema.names
-    if names["rank_col"] not in cols or names["score_col"] in cols or names["item_col"] not in cols:
-        return None
-    users = _id_array(table.column(names["user_col"]))
-    if users.dtype.kind not in "iu" or not len(users):
-        return None
-    n = len(users)
-    starts = np.flatnonzero(users[1:] != users[:-1]) + 1
-    indptr = np.empty(starts.size + 2, dtype=np.int64)
-    indptr[0], indptr[-1] = 0, n
-    indptr[1:-1] = starts
-    run_users = users[indptr[:-1]]
-    if not (run_users[1:] > run_users[:-1]).all() and np.unique(run_users).size != run_users.size:
-        return None  # a user in two runs: not grouped within the batch
-    rank = table.column(names["rank_col"])
-    rank = (rank.combine_chunks() if hasattr(rank, "combine_chunks") else rank).to_numpy(zero_copy_only=False)
-    if rank.dtype.kind not in "iu":
-        return None
-    # ranks 1, 2, ... within every run: 1 at each run start, +1 from one row to the next inside a run
-    if not (rank[indptr[:-1]] == 1).all():
-        return None
-    step = np.diff(rank)
-    step[starts - 1] = 1  # across a run boundary anything goes
-    if not (step == 1).all():
-        return None
-    items = _id_array(table.column(names["item_col"]))
-    if items.dtype.kind not in "iuO":
-        return None
-    return Recs.from_csr(indptr, items, users=run_users)
-
-
-def _parse_trec_chunks(path: str) -> Iterator[tuple[Recs, int]]:
-    from .inputs._trec import parse_run_bytes  # the C++ TREC parser, on bytes
-
-    first_line = 1
-    for data, advance in _trec_chunks(path):
-        users, indptr, docs, scores = parse_run_bytes(data, path, first_line)
-        first_line += data.count(b"\n")
-        yield Recs(indptr, docs, scores, users, by_score=True), advance
 
 
 # ----------------------------------------------------------------- truth lookup
@@ -336,22 +145,12 @@ class _TruthIndex:
 
 
 def _load_truth(truth: Any, columns: dict) -> Truth:
-    user_col, item_col = columns.get("user_col"), columns.get("item_col")
     if isinstance(truth, Truth):
         return truth
     cols = {k: v for k, v in columns.items() if k in ("user_col", "item_col", "relevance_col") and v is not None}
-    if isinstance(truth, (str, os.PathLike)):
-        path = os.fspath(truth)
-        if not os.path.exists(path):
-            raise ValueError(f"`truth` {path}: no such file or directory")
-        kind = _kind(path)
-        if kind == "parquet":
-            return Truth.from_parquet(path, **cols)
-        if kind == "csv":
-            return Truth.from_frame(read_csv_table(path, "truth", user_col, item_col), **cols)
-        return Truth.from_trec(path)
-    from .inputs import to_truth
-
+    if isinstance(truth, (str, os.PathLike)) and not os.path.exists(truth):
+        raise ValueError(f"`truth` {os.fspath(truth)}: no such file or directory")
+    # a path (parquet, CSV or TREC qrels: inputs._sources.classify) is read as rankmeter.evaluate reads it
     return to_truth(truth, **cols)
 
 
@@ -486,22 +285,15 @@ def _truth_chunks(truth: Any, names: dict, cols: dict, batch_rows: int) -> Itera
     tcols = {k: v for k, v in cols.items() if k in ("user_col", "item_col", "relevance_col")}
     if isinstance(truth, (str, os.PathLike)):
         path = os.fspath(truth)
-        kind = _kind(path)
+        kind = classify(path)
         if kind == "trec":
-            from .inputs._trec import _parse_data
-
-            first_line = 1
-            for data, _ in _trec_chunks(path):
-                users, indptr, docs, grades = _parse_data(
-                    data, path, 4, 4, 3, "a qrels line has 4 fields (query iter docno grade)", "grade", first_line
-                )
-                first_line += data.count(b"\n")
-                yield Truth(indptr, docs, grades, users), 0, 0
+            for chunk in parse_qrels_chunks(path):
+                yield chunk, 0, 0
             return
-        batches, _, _ = _table_batches(path, kind, batch_rows, names)
+        batches, _, _ = table_batches(path, kind, batch_rows, names)
     else:
-        batches = _as_batches(truth, "truth")
-    for table, _ in _whole_user_tables(batches, batch_rows, names["user_col"], "truth"):
+        batches = as_batches(truth, "truth")
+    for table, _ in whole_user_tables(batches, batch_rows, names["user_col"], "truth"):
         yield Truth.from_frame(table, **tcols), 0, 0
 
 
@@ -512,14 +304,8 @@ def _recs_chunks(source: Iterator[tuple[Any, int]], names: dict, cols: dict) -> 
         if isinstance(batch, Recs):
             yield batch, advance, int(batch.indptr[-1])
             continue
-        fast = _ranked_csr(batch, names)
+        fast = ranked_csr(batch, names)
         yield (fast if fast is not None else Recs.from_frame(batch, **rcols)), advance, batch.num_rows
-
-
-def _path_size(path: str) -> int:
-    if os.path.isdir(path):
-        return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
-    return os.path.getsize(path)
 
 
 def _wants_truth_stream(truth: Any, stream_truth: Any) -> tuple[bool, bool]:
@@ -542,7 +328,7 @@ def _wants_truth_stream(truth: Any, stream_truth: Any) -> tuple[bool, bool]:
     if stream_truth != "auto":
         raise ValueError(f"`stream_truth` must be True, False or 'auto', got {stream_truth!r}")
     if isinstance(truth, (str, os.PathLike)) and os.path.exists(truth):
-        return _path_size(os.fspath(truth)) > TRUTH_IN_MEMORY_MAX, True
+        return path_size(os.fspath(truth)) > TRUTH_IN_MEMORY_MAX, True
     return False, False
 
 
@@ -784,17 +570,17 @@ def evaluate_stream(
         path = os.fspath(recs)
         if not os.path.exists(path):
             raise ValueError(f"`recs` {path}: no such file or directory")
-        kind = _kind(path)
+        kind = classify(path)
         if kind == "trec":
-            total: Optional[int] = None if path.endswith(".gz") else os.path.getsize(path)
+            total: Optional[int] = None if is_compressed(path) else os.path.getsize(path)
             unit = "B"
-            source: Iterator[tuple[Any, int]] = _parse_trec_chunks(path)
+            source: Iterator[tuple[Any, int]] = parse_run_chunks(path)
         else:
-            batches, total, unit = _table_batches(path, kind, batch_rows, names)
-            source = _whole_user_tables(batches, batch_rows, names["user_col"], "recs")
+            batches, total, unit = table_batches(path, kind, batch_rows, names)
+            source = whole_user_tables(batches, batch_rows, names["user_col"], "recs")
     elif isinstance(recs, Iterable) and not isinstance(recs, (dict, bytes)):
         total, unit = None, "rows"
-        source = _whole_user_tables(_as_batches(recs), batch_rows, names["user_col"], "recs")
+        source = whole_user_tables(as_batches(recs), batch_rows, names["user_col"], "recs")
     else:
         raise TypeError(
             f"`recs` must be the path of a parquet file/directory, a CSV or a TREC run file, or an iterable of "
@@ -865,14 +651,14 @@ def evaluate_stream(
         else:
             for batch, advance in source:
                 rows_here = batch.num_rows if hasattr(batch, "num_rows") else int(batch.indptr[-1])
-                fast = None if isinstance(batch, Recs) else _ranked_csr(batch, names)
+                fast = None if isinstance(batch, Recs) else ranked_csr(batch, names)
                 batch = batch if fast is None else fast
                 if fast is not None:
-                    batch_users = np.asarray(fast.users)  # distinct (checked by _ranked_csr)
+                    batch_users = np.asarray(fast.users)  # distinct (checked by ranked_csr)
                 elif isinstance(batch, Recs):
                     batch_users = np.unique(np.asarray(batch.users))
                 else:
-                    batch_users = _distinct_users(_id_array(batch.column(names["user_col"])))
+                    batch_users = _distinct_users(id_array(batch.column(names["user_col"])))
                 rows = index.rows(batch_users)
                 again = rows[index.seen[rows]]
                 if again.size:
@@ -944,13 +730,3 @@ def _emit(sink: _PerUserSink, res: Any, metric_list: list) -> None:
         except KeyError:  # catalog-level metrics: one value, no per-user values
             continue
     sink.write(np.asarray(res.users), values)
-
-
-def _as_batches(items: Iterable[Any], what: str = "recs") -> Iterator[Any]:
-    for x in items:
-        if hasattr(x, "to_batches"):
-            yield from x.to_batches()
-        elif hasattr(x, "schema") and hasattr(x, "num_rows"):
-            yield x
-        else:
-            raise TypeError(f"`{what}` iterable must yield pyarrow RecordBatches or Tables, got {type(x).__name__}")

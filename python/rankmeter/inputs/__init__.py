@@ -3,7 +3,9 @@
 Layer 2 of the package (it imports only the low layer: ``_options``,
 ``_core``): the containers :class:`Truth` and :class:`Recs`, one module per
 source (dicts and lists and numpy in ``_containers``, tables and parquet in
-``_frame``, TREC files in ``_trec``), id coding (``_ids``), checked buffers
+``_frame``, TREC files in ``_trec``), the one classifier of input paths
+(``_sources``: parquet, CSV or TREC), the readers of inputs in chunks of whole
+users for streaming (``_chunks``), id coding (``_ids``), checked buffers
 (``_arrays``), the dispatcher that picks a reader (``_dispatch``) and user
 alignment (``_align``). Nothing here knows a metric.
 """

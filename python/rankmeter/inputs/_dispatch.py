@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _frame
 from ._containers import Recs, Truth
+from ._sources import classify
 
 __all__ = ["to_truth", "to_recs", "read_trec_qrels", "read_trec_run"]
 
@@ -41,10 +42,11 @@ def _from_table_or_path(x: Any, kind: str, what: str, kw: dict):
                 f"`{what}` must be a dict, a list of lists, arrays, a table or the path of an existing "
                 f"TREC or parquet file; got the string {os.fspath(x)!r}, which is no file"
             )
-        if _frame.is_table_path(x):
+        source = classify(x, what)
+        if source == "parquet":
             ids = (kw.get("user_col") or "user_id", kw.get("item_col") or "item_id")
             return _from_table_or_path(_frame.read_parquet(x, ids), kind, what, kw)
-        if _frame.is_csv_path(x):
+        if source == "csv":
             table = _frame.read_csv(x, what, kw.get("user_col"), kw.get("item_col"))
             return _from_table_or_path(table, kind, what, kw)
         return read_trec_qrels(x) if kind == "truth" else read_trec_run(x)

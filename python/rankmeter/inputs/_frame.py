@@ -24,6 +24,7 @@ import numpy as np
 from .. import _core
 from ._arrays import check_scores, sum_is_finite
 from ._ids import Coded, as_id_array, code_arrow, code_object_column, factorize
+from ._sources import csv_delimiter
 
 __all__ = [
     "is_frame",
@@ -31,8 +32,6 @@ __all__ = [
     "frame_to_truth",
     "frame_to_recs",
     "read_parquet",
-    "is_table_path",
-    "is_csv_path",
     "read_csv",
     "csv_options",
 ]
@@ -68,25 +67,13 @@ def is_ranked_table(x: Any, **kw: Any) -> bool:
     return kw["rank_col"] in cols or kw["score_col"] in cols
 
 
-def is_table_path(x: Any) -> bool:
-    if not isinstance(x, (str, os.PathLike)):
-        return False
-    p = os.fspath(x)
-    return p.endswith(".parquet") or os.path.isdir(p)
-
-
-def is_csv_path(x: Any) -> bool:
-    """A ``.csv`` / ``.tsv`` path (optionally ``.gz``): read with pyarrow.csv."""
-    return isinstance(x, (str, os.PathLike)) and os.fspath(x).lower().endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz"))
-
-
 def csv_options(path: str, block_rows: Optional[int] = None, id_cols: tuple = ("user_id", "item_id")):
     """pyarrow.csv (read, parse, convert) options: comma (tab for .tsv), the id columns read as text
     (ids stay strings, as in TREC files), blocks of about ``block_rows`` rows when streaming."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    delimiter = "\t" if path.lower().endswith((".tsv", ".tsv.gz")) else ","
+    delimiter = csv_delimiter(path)
     block = 1 << 20 if block_rows is None else max(1 << 16, min(block_rows * 32, 1 << 28))
     convert = pacsv.ConvertOptions(column_types={c: pa.string() for c in id_cols})
     return pacsv.ReadOptions(block_size=block), pacsv.ParseOptions(delimiter=delimiter), convert
