@@ -1,4 +1,4 @@
-"""The beyond-accuracy rows of bench/compare.py (issue 16): each target of the table, measured
+"""The beyond-accuracy rows of bench/compare.py (docs/performance.md): each target of the table, measured
 side by side in this process, medians of --repeats.
 
 * coverage, gini, arp, novelty @10 on W1 from raw buffers (train = W1's truth interactions,

@@ -1,4 +1,4 @@
-"""Beyond-accuracy metrics at W1 scale (SPEC §6): one evaluate call per metric.
+"""Beyond-accuracy metrics at W1 scale (docs/performance.md): one evaluate call per metric.
 
 W1 (1M users, 100 ranked items each from 100k Zipf items), k = 10, 32-dim
 item features, train = W1's truth interactions (about 11M rows). Each metric

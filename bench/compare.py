@@ -3,7 +3,7 @@
     python bench/compare.py --users 1000000            # the published table
     python bench/compare.py --users 100000 --repeats 5 --only ranx,numpy
 
-Builds W1 (SPEC §6) once at ``--users``, writes it (and the smaller slices the
+Builds W1 (rankmeter.datasets.w1) once at ``--users``, writes it (and the smaller slices the
 slow peers run on) as .npz files, then runs every contender in a subprocess of
 its own (bench/peers/worker.py), with the Python of the contender's virtual
 environment (bench/peers/setup.sh makes them; ``--peers-dir`` or

@@ -1,9 +1,9 @@
 """rankmeter.compare against ranx.compare: 5 runs x W1 users x 4 metrics, every pair, Fisher's test.
 
-    python bench/compare_runs.py                         # 1M users, 10,000 resamples (the issue's bench)
+    python bench/compare_runs.py                         # 1M users, 10,000 resamples (docs/performance.md)
     python bench/compare_runs.py --users 100000 --ranx-users 20000 --ranx-permutations 100
 
-The runs: W1's lists (SPEC §6) and four perturbations of them (for a growing
+The runs: W1's lists (rankmeter.datasets.w1) and four perturbations of them (for a growing
 share of users the top 20 items are rotated and a few items replaced), so the
 differences range from none to large. rankmeter: ``rm.compare(truth, runs,
 metrics, test="randomization", n_resamples=R)`` on numpy buffers — its time

@@ -1,7 +1,7 @@
 """Shared fixtures of the benchmarks: W1 workloads at geometric sizes.
 
 Sizes come from RANKMETER_BENCH_SIZES (comma separated user counts; default
-10000,100000). Add 1000000 for the full W1 of SPEC §6, e.g.
+10000,100000). Add 1000000 for the full W1 (1M users, docs/performance.md), e.g.
 ``RANKMETER_BENCH_SIZES=10000,100000,1000000 python -m pytest bench --benchmark-enable``.
 """
 

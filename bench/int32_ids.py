@@ -1,4 +1,4 @@
-"""int32 item ids and float32 grades against int64/float64 on W1 (issue 16, item 1).
+"""int32 item ids and float32 grades against int64/float64 on W1 (docs/performance.md).
 
     python bench/int32_ids.py --users 1000000 --repeats 7
 

@@ -1,4 +1,4 @@
-"""W1 on Spark and Dask (issue 15): rankmeter inside the engines against Spark's RankingEvaluator
+"""W1 on Spark and Dask (docs/performance.md): rankmeter inside the engines against Spark's RankingEvaluator
 and an Arrow pass-through of the same data, side by side in one run.
 
     python bench/spark_w1.py [--users 1000000] [--repeats 3] [--dir /tmp/rankmeter-spark-w1]

@@ -1,4 +1,4 @@
-"""State size and merge time at W1 scale (issue 11): a 1M-user state with every
+"""State size and merge time at W1 scale (docs/performance.md): a 1M-user state with every
 catalog metric, its to_bytes() size, and merge() of two such states (the second
 one's users renamed so the two are disjoint), plus two halves against one call.
 

@@ -1,4 +1,4 @@
-"""Streaming evaluation at scale (issue 14): a W1 run of N users x 200 items as several parquet files.
+"""Streaming evaluation at scale (docs/performance.md): a W1 run of N users x 200 items as several parquet files.
 
     python bench/stream.py --dir /var/tmp/rankmeter-stream --users 1000000 --files 10
 

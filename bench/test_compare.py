@@ -1,4 +1,4 @@
-"""pytest-benchmark entry of rankmeter.compare (issue 13); the answer is asserted."""
+"""pytest-benchmark entry of rankmeter.compare (docs/compare.md); the answer is asserted."""
 
 import numpy as np
 import pytest

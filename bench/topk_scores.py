@@ -1,6 +1,6 @@
 """Top-k from a dense score matrix: Recs.from_scores (C++) against numpy, side by side.
 
-The issue's workload: 20,000 users x 100,000 items of float32 scores (8 GB) to
+The workload of docs/performance.md: 20,000 users x 100,000 items of float32 scores (8 GB) to
 top-100. The numpy baseline is the usual argpartition + argsort of the
 partition, row blocks at a time (a full-matrix argpartition would need 16 GB of
 int64 indices); the floor is one read of the matrix (numpy's max over one row block per

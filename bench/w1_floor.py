@@ -2,7 +2,7 @@
 
     python bench/w1_floor.py [--users 1000000] [--repeats 7] [--threads N]
 
-Builds workload W1 (SPEC §6) as numpy CSR buffers, then alternates, `repeats`
+Builds workload W1 (rankmeter.datasets.w1) as numpy CSR buffers, then alternates, `repeats`
 times, each contender once per round:
 
 * evaluate() of the 20 accuracy columns (precision, recall, f1, map, mar, ndcg,

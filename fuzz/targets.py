@@ -1,4 +1,4 @@
-"""Coverage-guided fuzz targets (atheris) for the readers of untrusted bytes (issue 14).
+"""Coverage-guided fuzz targets (atheris) for the readers of untrusted bytes (fuzz/README.md).
 
     python fuzz/targets.py trec   [libFuzzer flags, e.g. -runs=10000000 or -max_total_time=60]
     python fuzz/targets.py csv    ...
