@@ -10,10 +10,10 @@ import warnings
 
 import numpy as np
 import pytest
-from recsys_helpers import run_peer
 
 from rankmeter.compat import ml_metrics as C_ml
 from rankmeter.compat import recmetrics as C_rec
+from tests.conformance.recsys_helpers import run_peer
 
 
 def _lists(seed, n=60, n_items=25, max_len=12, dup=False, strings=False, huge=False, fixed_len=None):

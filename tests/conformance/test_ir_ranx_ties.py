@@ -20,10 +20,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from recsys_helpers import _record
 
 import rankmeter as rm
 from rankmeter.compat import ranx as compat
+from tests.conformance.recsys_helpers import _record
 
 RANX_PY = Path(os.environ.get("RANKMETER_PEERS", Path.home() / ".cache" / "rankmeter-peers")) / "ranx" / "bin" / "python"
 # (bpref is left out: ranx's batched bpref kernel gives 0 for most queries, see test_ir_ranx.py)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from recsys_helpers import as_inputs, check, run_peer
 
 import rankmeter as rm
+from tests.conformance.recsys_helpers import as_inputs, check, run_peer
 
 
 def _case(seed, n_users=30, k=5, n_items=40, string_ids=False, short=False):

@@ -8,9 +8,9 @@ without predictions checks ndcg with missing="zero" (the preset's documented exc
 from __future__ import annotations
 
 import pytest
-from recsys_helpers import as_inputs, check, random_case, run_peer
 
 import rankmeter as rm
+from tests.conformance.recsys_helpers import as_inputs, check, random_case, run_peer
 
 SHAPES = [dict(n_users=15, k=5), dict(n_users=10, k=20, max_len=8), dict(n_users=15, k=1),
           dict(n_users=10, k=3, string_ids=True), dict(n_users=10, k=10, huge_ids=True)]

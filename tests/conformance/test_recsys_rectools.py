@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from recsys_helpers import as_inputs, check, random_case, run_peer
 
 import rankmeter as rm
+from tests.conformance.recsys_helpers import as_inputs, check, random_case, run_peer
 
 SHAPES = [dict(n_users=40, k=5), dict(n_users=25, k=20, max_len=8), dict(n_users=60, k=1),
           dict(n_users=30, k=3, string_ids=True), dict(n_users=30, k=10, huge_ids=True)]

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import rankmeter as rm
-import reference_stats as ref
 from rankmeter import _core
 from rankmeter.compare import _stats, ci, plot_result
 from rankmeter.compare import plot as rmplot
+from tests.support import reference_stats as ref
 
 EPS = 2.0 ** -52
 

@@ -7,18 +7,18 @@ import contextlib
 import io
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import rankmeter as rm
 from rankmeter.inputs._parquet_footer import check_footer, decode_footer
+from tests.support import FUZZ_FINDINGS
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
-DATA = Path(__file__).parent / "data" / "fuzz_findings"
+DATA = FUZZ_FINDINGS
 
 
 def _bytes(table, **kw) -> bytes:

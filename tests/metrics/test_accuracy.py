@@ -7,9 +7,7 @@ from rankmeter's output.
 
 import copy
 import math
-import os
 import random
-import sys
 import warnings
 
 import numpy as np
@@ -27,9 +25,8 @@ with warnings.catch_warnings():
     except Exception:  # pragma: no cover
         pass
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import reference as ref  # noqa: E402
-from reference import ALL_METRIC_BASES, reference_evaluate  # noqa: E402
+from tests.support import reference as ref
+from tests.support.reference import ALL_METRIC_BASES, reference_evaluate
 
 try:
     import rankmeter as _rankmeter

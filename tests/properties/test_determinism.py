@@ -489,11 +489,7 @@ def test_exact_sum_dcg_log_base():
 def test_issue6_every_metric_is_covered():
     """Every metric the package knows (aliases resolved) is in METRICS above, so a new
     metric cannot land without its thread-count and merge determinism being tested."""
-    import os
-    import sys
-
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from test_beyond import BEYOND_METRICS  # the beyond-accuracy family, tested there for threads 1/2/3/8
+    from tests.metrics.test_beyond import BEYOND_METRICS  # the beyond-accuracy family, tested there for threads 1/2/3/8
 
     covered = {rm.metrics.parse(m).name for m in METRICS + BEYOND_METRICS}
     known = {rm.metrics.parse(n).name for n in rm.metrics.list()}

@@ -5,19 +5,16 @@ RANKMETER_SIMD=1."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import os
-import sys
-
 import rankmeter as rm
 from rankmeter import _core
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from reference import reference_evaluate  # noqa: E402
+from tests.support.reference import reference_evaluate
 
 METRICS = [
     "precision@3",

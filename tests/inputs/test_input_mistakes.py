@@ -6,12 +6,12 @@ import itertools
 import math
 import re
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import rankmeter as rm
+from tests.support import ROOT
 
 pd = pytest.importorskip("pandas")
 
@@ -184,7 +184,7 @@ def test_issue11_item_features_by_id(ids):
 
 # --------------------------------------------------------------------------- 8. novelty(divide_by=k) of an empty list
 def test_issue11_novelty_divide_by_k_empty_list_is_zero():
-    import reference_beyond as rb
+    from tests.support import reference_beyond as rb
 
     train = {"x": [1, 2], "y": [1], "z": [3]}
     truth = {"u": [1], "v": [2], "w": [3]}
@@ -228,7 +228,6 @@ def test_issue11_item_bias_and_rec_cases_take_column_keywords():
 
 
 # --------------------------------------------------------------------------- 8. docs
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_issue11_every_metric_name_is_documented():

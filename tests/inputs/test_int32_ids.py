@@ -10,7 +10,6 @@ a widened copy made once, on demand.
 from __future__ import annotations
 
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -18,9 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankmeter as rm
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from reference import reference_evaluate  # noqa: E402
+from tests.support.reference import reference_evaluate
 
 ACCURACY = [
     "precision@3", "recall@5", "f1@4", "ap@5", "ar", "ndcg@3", "ndcg", "dcg@5", "hit_rate@2", "rr@5",

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
 import rankmeter as rm
+from tests.support import FUZZ_FINDINGS
 
-DATA = Path(__file__).parent / "data" / "fuzz_findings"
+DATA = FUZZ_FINDINGS
 
 
 def test_state_naming_a_catalog_metric_without_its_histogram():

@@ -26,8 +26,8 @@ import tempfile
 
 import numpy as np
 
-import fuzz_strategies as fz
 import rankmeter as rm
+from tests.support import fuzz_strategies as fz
 
 METRIC_POOL = [
     "precision", "recall@3", "ndcg@5", "map", "mar@2", "mrr", "hit_rate@1", "arhr", "f1@4", "fbeta(beta=0.5)@3",

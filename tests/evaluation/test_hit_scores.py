@@ -4,17 +4,13 @@ a hit) against a plain-Python restatement, on seeded random data and edge cases.
 from __future__ import annotations
 
 import math
-import os
 import random
-import sys
 
 import numpy as np
 import pytest
 
 import rankmeter as rm
-
-sys.path.insert(0, os.path.dirname(__file__))
-import reference as ref  # noqa: E402
+from tests.support import reference as ref
 
 NAMES = ["precision@3", "precision", "recall@5", "recall", "ap@4", "ap(denominator=hits)@10", "rr@3", "rr"]
 

@@ -24,19 +24,16 @@ import gzip
 import json
 import math
 import os
-import sys
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fuzz_strategies as fz  # noqa: E402
-from reference import reference_evaluate  # noqa: E402
-
-import rankmeter as rm  # noqa: E402
-from rankmeter.evaluation import get_preset  # noqa: E402
+import rankmeter as rm
+from rankmeter.evaluation import get_preset
+from tests.support import fuzz_strategies as fz
+from tests.support.reference import reference_evaluate
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -481,7 +478,7 @@ def test_fuzz_random_calls():
     """Numpy-drawn inputs over every entry point (tests/fuzz_random.py): the long-run driver.
 
     RANKMETER_FUZZ_CALLS sets the number of calls (CI: 3000), RANKMETER_FUZZ_SEED the seed."""
-    import fuzz_random
+    from tests.support import fuzz_random
 
     n = int(os.environ.get("RANKMETER_FUZZ_CALLS", "3000"))
     seed = int(os.environ.get("RANKMETER_FUZZ_SEED", "0"))

@@ -46,7 +46,9 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import numpy as np
 import pytest
 
-CONFORMANCE_DIR = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "trec_eval"
+from tests.support import ROOT
+
+CONFORMANCE_DIR = ROOT.parent / "shared" / "conformance" / "trec_eval"
 SKIP_REASON = (
     "../shared/conformance not found: trec_eval conformance data is only "
     "available next to the development checkout"

@@ -5,18 +5,14 @@ determinism, context errors and SPEC §7's FCP example."""
 from __future__ import annotations
 
 import math
-import os
-import sys
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import reference_beyond as rb  # noqa: E402
-
-import rankmeter as rm  # noqa: E402
+import rankmeter as rm
+from tests.support import reference_beyond as rb
 
 BEYOND_METRICS = [
     "fcp", "fcp(average=users)", "fcp@3",

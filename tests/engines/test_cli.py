@@ -15,10 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from test_trec_eval_conformance import CONFORMANCE_DIR, require_conformance_dir
-
 import rankmeter as rm
 from rankmeter.cli import main, parse_measures
+from tests.compat.test_trec_eval_outputs import CONFORMANCE_DIR, require_conformance_dir
 
 # expected output file -> rankmeter eval arguments (trec_eval's own command, -m all_trec)
 CLI_CASES = {

@@ -4,16 +4,16 @@ Runs without atheris (a stand-in module when it is not installed): the targets a
 
 from __future__ import annotations
 
-import importlib
+import importlib.util
 import sys
 import types
-from pathlib import Path
 
 import pytest
 
+from tests.support import FUZZ_FINDINGS, ROOT
+
 pytest.importorskip("pyarrow")
-ROOT = Path(__file__).resolve().parents[1]
-FINDINGS = ROOT / "tests" / "data" / "fuzz_findings"
+FINDINGS = FUZZ_FINDINGS
 
 
 @pytest.fixture(scope="module")
@@ -22,11 +22,12 @@ def targets():
         import atheris  # noqa: F401
     except ImportError:
         sys.modules["atheris"] = types.ModuleType("atheris")
-    sys.path.insert(0, str(ROOT / "fuzz"))
-    try:
-        yield importlib.import_module("targets")
-    finally:
-        sys.path.remove(str(ROOT / "fuzz"))
+    # loaded from its path: fuzz/ is a folder of scripts, not a package
+    spec = importlib.util.spec_from_file_location("fuzz_targets", ROOT / "fuzz" / "targets.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_every_target_on_its_seed_and_every_finding(targets):

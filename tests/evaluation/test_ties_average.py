@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -12,9 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankmeter as rm
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import reference as ref  # noqa: E402
+from tests.support import reference as ref
 
 VARIANTS = [
     ("dcg", {}),

@@ -14,17 +14,12 @@ exactly the answers of the general paths and of plain references.
 
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))
-import reference_beyond as rb
-
 import rankmeter as rm
 from rankmeter import _core
+from tests.support import reference_beyond as rb
 
 SHIFT = 1 << 40  # ids this large are never their own codes
 
