@@ -1,10 +1,10 @@
-"""Public API (SPEC §2, §4): metric grammar and objects, the Result object,
-shortcuts, presets, every accepted input form, id kinds, user alignment, the
-TREC readers. Expected numbers are computed by hand in the comments."""
+"""Public API: one hand-computed example through every accepted input form and id kind, user
+alignment, the Result object, metric objects and shortcuts, presets, options. Expected numbers are
+computed by hand in the comments (the metric grammar: tests/metrics/test_grammar.py; the TREC
+readers: tests/inputs/test_trec_read.py)."""
 
 from __future__ import annotations
 
-import gzip
 import math
 
 import numpy as np
@@ -14,115 +14,6 @@ import rankmeter as rm
 from rankmeter import metrics as M
 
 LOG2_3 = math.log2(3)
-
-# --------------------------------------------------------------------------- metric grammar
-
-
-@pytest.mark.parametrize(
-    "written, canonical",
-    [
-        ("map@10", "ap@10"),
-        ("MAP@10", "ap@10"),
-        ("ap@10", "ap@10"),
-        ("map", "ap"),
-        (" map @ 10 ", "ap@10"),
-        ("NDCG @ 10", "ndcg@10"),
-        ("ndcg(gain=exponential)@10", "ndcg(gain=exponential)@10"),
-        ("ndcg( gain = exponential )@10", "ndcg(gain=exponential)@10"),
-        ("ndcg(ideal=cut)@10", "ndcg@10"),
-        ("ndcg(gain=linear)@10", "ndcg@10"),
-        ("ndcg(ideal=all, gain=exponential)@10", "ndcg(gain=exponential,ideal=all)@10"),
-        ("ndcg(gain=binary,ideal=k_slots)", "ndcg(gain=binary,ideal=k_slots)"),
-        ("f1@5", "f1@5"),
-        ("F1@5", "f1@5"),
-        ("fbeta@5", "f1@5"),
-        ("fbeta(beta=1)", "f1"),
-        ("fbeta(beta=1.0)@2", "f1@2"),
-        ("fbeta(beta=0.5)@3", "fbeta(beta=0.5)@3"),
-        ("fbeta(beta=2)@5", "fbeta(beta=2)@5"),
-        ("mrr", "rr"),
-        ("mrr@10", "rr@10"),
-        ("success@5", "hit_rate@5"),
-        ("hitrate@5", "hit_rate@5"),
-        ("num_rel_ret", "hits"),
-        ("rprec", "r_precision"),
-        ("mar@3", "ar@3"),
-        ("ar(denominator=hits)@3", "ar(denominator=hits)@3"),
-        ("ap(denominator=hits)@20", "ap(denominator=hits)@20"),
-        ("ap(denominator=relevant)@20", "ap@20"),
-        ("recall(denominator=min_relevant_k)@5", "recall(denominator=min_relevant_k)@5"),
-        ("dcg(log_base=e)@5", "dcg(log_base=2.718281828459045)@5"),
-        ("dcg(log_base=2)@5", "dcg@5"),
-        ("dcg(log_base=10, gain=binary)@5", "dcg(gain=binary,log_base=10)@5"),
-        ("cg(gain=exponential)", "cg(gain=exponential)"),
-        ("ndcg@03", "ndcg@3"),
-        ("num_rel", "num_rel"),
-    ],
-)
-def test_parse_canonical(written, canonical):
-    m = M.parse(written)
-    assert str(m) == canonical
-    again = M.parse(str(m))
-    assert again == m and str(again) == canonical and hash(again) == hash(m)
-    assert M.parse(m) is m
-
-
-def test_metric_objects_canonical_names():
-    assert str(M.NDCG(k=10, gain="exponential")) == "ndcg(gain=exponential)@10"
-    assert str(M.NDCG()) == "ndcg"
-    assert str(M.AP(k=5, denominator="k")) == "ap(denominator=k)@5"
-    assert str(M.MAP(k=5)) == "ap@5"
-    assert str(M.MRR()) == "rr"
-    assert str(M.F1(5)) == "f1@5"
-    assert str(M.FBeta(k=3, beta=0.5)) == "fbeta(beta=0.5)@3"
-    assert str(M.FBeta(k=3, beta=1)) == "f1@3"
-    assert str(M.DCG(k=4, log_base=10)) == "dcg(log_base=10)@4"
-    assert str(M.HitRate(k=2)) == "hit_rate@2"
-    assert str(M.RPrecision()) == "r_precision"
-    assert str(M.NumRel()) == "num_rel"
-    assert str(M.Hits(k=np.int64(7))) == "hits@7"
-    assert str(M.Metric("map", 10)) == "ap@10"
-
-
-def test_metric_equality_and_hash():
-    a, b, c = M.parse("map@10"), M.AP(k=10), M.MAP(k=10, denominator="relevant")
-    assert a == b == c
-    assert len({a, b, c}) == 1
-    assert hash(a) == hash(b) == hash(c)
-    assert a != M.parse("ap@5")
-    assert a != M.parse("ap(denominator=hits)@10")
-    assert M.parse("ndcg@10") != M.parse("ndcg(gain=exponential)@10")
-    assert M.parse("f1@3") == M.FBeta(k=3, beta=1.0) == M.F1(3)
-    assert M.parse("f1@3") != M.FBeta(k=3, beta=0.5)
-    assert a != "ap@10"  # a metric is not its string
-    d = {M.parse("ndcg@10"): 1}
-    assert d[M.NDCG(k=10)] == 1
-
-
-def test_metric_objects_are_immutable_and_with_options():
-    m = M.NDCG(k=10)
-    with pytest.raises(AttributeError):
-        m.k = 5
-    m2 = m.with_options(gain="binary", k=3)
-    assert str(m2) == "ndcg(gain=binary)@3" and str(m) == "ndcg@10"
-    assert repr(m) == "rankmeter.metrics.parse('ndcg@10')"
-    assert eval(repr(m), {"rankmeter": rm}) == m
-
-
-def test_metrics_list_has_every_name_and_alias():
-    names = rm.metrics.list()
-    expected = {
-        "hits", "precision", "recall", "fbeta", "f1", "ap", "map", "ar", "mar", "cg", "dcg", "ndcg",
-        "hit_rate", "success", "hitrate", "rr", "mrr", "arhr", "r_precision", "rprec", "num_rel", "num_rel_ret",
-    }
-    assert expected <= set(names)
-    assert len(names) == len(set(names))
-    for name in names:
-        if name in ("r_precision", "rprec", "num_rel"):
-            M.parse(name)
-        else:
-            M.parse(f"{name}@3")
-
 
 # --------------------------------------------------------------------------- a small hand-computed example
 # users 0, 1, 2 (positional) / "a", "b", "c" (keyed)
@@ -626,87 +517,3 @@ def test_public_names():
                  "arhr", "hits", "cg", "r_precision", "has_openmp"):
         assert hasattr(rm, name), name
     assert isinstance(rm.__version__, str)
-
-
-# --------------------------------------------------------------------------- TREC files
-QRELS = """\
-q1 0 d1 1
-q1 0 d2 0
-q1 0 d10 2
-q2 0 d5 1
-
-q2 0 d9 1
-q3 0 dx 0
-"""
-# q1: equal scores for d10 and d9 (relevant d10); trec_eval order by docno descending as strings: d9 > d10
-RUN = """\
-q1 Q0 d10 1 0.5 runA
-q1 Q0 d9 2 0.5 runA
-q1 Q0 d1 3 0.9 runA extra junk
-q2 Q0 d9 1 0.2 runA
-q2 Q0 d7 2 0.3 runA
-q4 Q0 d1 1 1.0 runA
-"""
-
-
-def _write(path, text, compress=False):
-    if compress:
-        with gzip.open(path, "wt") as f:
-            f.write(text)
-    else:
-        path.write_text(text)
-    return path
-
-
-@pytest.mark.parametrize("compress, suffix", [(False, ".txt"), (True, ".gz"), (True, ".txt")],
-                         ids=["plain", "gzip", "gzip-without-suffix"])
-def test_read_trec_files(tmp_path, compress, suffix):
-    q = _write(tmp_path / f"qrels{suffix}", QRELS, compress)
-    r = _write(tmp_path / f"run{suffix}", RUN, compress)
-    truth = rm.read_trec_qrels(q)
-    run = rm.read_trec_run(str(r))
-    assert isinstance(truth, rm.Truth) and isinstance(run, rm.Recs)
-    assert truth.users.tolist() == ["q1", "q2", "q3"]
-    assert run.users.tolist() == ["q1", "q2", "q4"]
-    assert all(isinstance(x, str) for x in truth.items.tolist())
-    res = rm.evaluate(truth, run, ["rr", "hits", "num_rel", "precision@2", "ap"], preset="trec_eval",
-                      missing="zero")  # trec_eval -c: q3 (no results) counts as an empty list
-    assert res.users.tolist() == ["q1", "q2", "q3"]
-    assert res.meta == {"n_users": 3, "n_skipped": 0, "n_missing_recs": 1, "n_ignored_recs": 1}
-    # q1 ranked: d1 (0.9), then d9, d10 (tie, docno descending as strings): relevant d1, d10
-    # q2 ranked: d7 (0.3), d9 (0.2): relevant d5, d9
-    assert res.per_user["rr"].tolist() == [1.0, 0.5, 0.0]
-    assert res.per_user["hits"].tolist() == [2.0, 1.0, 0.0]
-    assert res.per_user["num_rel"].tolist() == [2.0, 2.0, 0.0]
-    assert res.per_user["precision@2"].tolist() == [0.5, 0.5, 0.0]
-    assert res.per_user["ap"].tolist() == pytest.approx([(1 + 2 / 3) / 2, (1 / 2) / 2, 0.0], abs=1e-15)
-    # with input order for ties (the file's order: d10 before d9)
-    res = rm.evaluate(truth, run, ["ap"], ties="input", empty="zero")
-    assert res.per_user["ap"].tolist() == pytest.approx([(1 + 1) / 2, (1 / 2) / 2, 0.0], abs=1e-15)
-
-
-@pytest.mark.parametrize("compress", [False, True], ids=["plain", "gzip"])
-def test_read_trec_malformed_lines_name_the_line(tmp_path, compress):
-    q = _write(tmp_path / ("q.gz" if compress else "q"), "q1 0 d1 1\n\nq1 0 d2 1 extra\n", compress)
-    with pytest.raises(ValueError, match=r"line 3"):
-        rm.read_trec_qrels(q)
-    q = _write(tmp_path / ("q2.gz" if compress else "q2"), "q1 0 d1 1\nq1 0 d2 high\n", compress)
-    with pytest.raises(ValueError, match=r"line 2.*'high'"):
-        rm.read_trec_qrels(q)
-    r = _write(tmp_path / ("r.gz" if compress else "r"), "q1 Q0 d1 1 2.0 run\nq1 Q0 d2 2 1.0 run\nq1 Q0 d3\n", compress)
-    with pytest.raises(ValueError, match=r"line 3"):
-        rm.read_trec_run(r)
-    r = _write(tmp_path / ("r2.gz" if compress else "r2"), "q1 Q0 d1 1 x run\n", compress)
-    with pytest.raises(ValueError, match=r"line 1.*'x'"):
-        rm.read_trec_run(r)
-
-
-def test_read_trec_grades_and_numeric_looking_ids_stay_strings(tmp_path):
-    q = _write(tmp_path / "q", "301 0 10 2\n301 0 9 -1\n301 0 011 1\n")
-    truth = rm.read_trec_qrels(q)
-    assert truth.users.tolist() == ["301"]
-    assert truth.items.tolist() == ["10", "9", "011"]
-    assert truth.grades.tolist() == [2.0, -1.0, 1.0]
-    # "011" and "11" are different documents
-    res = rm.evaluate(truth, {"301": ["11", "011"]}, ["rr"])
-    assert res["rr"] == 0.5

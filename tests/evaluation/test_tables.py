@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -84,3 +85,32 @@ def test_rec_cases_rows():
         rm.rec_cases(recs, train, users=[42])
     with pytest.raises(TypeError, match="item_categories"):
         rm.item_bias(recs, train, ["a"], k=2)
+
+
+def test_issue11_user_bias_takes_a_truth_table_and_column_keywords():
+    pd = pytest.importorskip("pandas")
+    truth_df = pd.DataFrame({"uid": [1, 1, 2, 3], "iid": [5, 6, 7, 8], "rating": [4.0, 5.0, 3.0, 1.0]})
+    train = pd.DataFrame({"uid": [1, 2, 2, 4], "iid": [5, 5, 6, 7], "rating": [1.0, 2.0, 3.0, 4.0]})
+    cats_series = pd.Series({1: "new", 2: "old", 3: "old", 4: "new"})
+    kw = dict(user_col="uid", item_col="iid", relevance_col="rating")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for cats in (cats_series, cats_series.to_frame("segment"), dict(cats_series)):
+            out = rm.user_bias(truth_df, train, cats, **kw)
+            got = dict(zip(out["category"], out["rec_count"]))
+            assert got == {"new": 1, "old": 2}
+            assert dict(zip(out["category"], out["train_count"])) == {"old": 1, "new": 2}
+    with pytest.raises(ValueError, match=r"one column"):
+        rm.user_bias(truth_df, train, pd.DataFrame({"a": [1], "b": [2]}), **kw)
+
+
+def test_issue11_item_bias_and_rec_cases_take_column_keywords():
+    pd = pytest.importorskip("pandas")
+    recs = pd.DataFrame({"uid": [1, 1, 2], "iid": [5, 6, 5], "pos": [1, 2, 1]})
+    train = pd.DataFrame({"uid": [1, 2], "iid": [5, 7]})
+    cats = pd.DataFrame({"genre": ["x", "y", "y"]}, index=[5, 6, 7])
+    out = rm.item_bias(recs, train, cats, k=2, user_col="uid", item_col="iid", rank_col="pos")
+    assert dict(zip(out["category"], out["rec_count"])) == {"x": 2, "y": 1}
+    assert dict(zip(out["category"], out["train_count"])) == {"x": 1, "y": 1}
+    cases = rm.rec_cases(recs, train, users=[1], user_col="uid", item_col="iid", rank_col="pos")
+    assert cases["item"].tolist() == [5, 5, 6] and cases["kind"].tolist() == ["history", "rec", "rec"]

@@ -294,3 +294,17 @@ def test_capri_conventions_reproduce_capri(seed, k):
                         abs_tol=1e-12)
     div = [_capri_list_diversity(lst, S) for lst in lists]
     assert np.allclose(res.per_user[f"diversity(similarity=matrix)@{k}"], div, rtol=1e-12, atol=0)
+
+
+def test_issue11_novelty_divide_by_k_empty_list_is_zero():
+    train = {"x": [1, 2], "y": [1], "z": [3]}
+    truth = {"u": [1], "v": [2], "w": [3]}
+    recs = {"u": [1, 2, 9], "v": [], "w": [9]}
+    for name, k in (("novelty(unseen=zero,divide_by=k)@2", 2), ("novelty(divide_by=k)", None)):
+        res = rm.evaluate(truth, recs, [name], train=train)
+        per = res.per_user[name]
+        assert per[1] == 0.0  # empty list: sum 0 / k
+        assert per[0] == pytest.approx(rb.novelty(recs["u"], k, train, divide_by="k", unseen="zero" if k else "skip"))
+        assert rb.novelty([], k, train, divide_by="k") == 0.0
+    # the default (mean over counted items) still skips an empty list
+    assert math.isnan(rm.evaluate(truth, recs, ["novelty@2"], train=train).per_user["novelty@2"][1])
