@@ -19,11 +19,6 @@ from tests.support import reference_stats as ref
 EPS = 2.0 ** -52
 
 
-@pytest.fixture
-def rng():
-    return np.random.default_rng(1234)
-
-
 def _toy(n_users=60, n_items=40, seed=0, lift=(0.0, 0.15, 0.3)):
     """Truth and a few runs of increasing quality (dicts; every user has a relevant item)."""
     g = np.random.default_rng(seed)

@@ -89,7 +89,7 @@ def _call(module, fn, args):
             return {"raises": type(e).__name__}
 
 
-def _same(a, b, rel):
+def _close(a, b, rel):
     if a is None or b is None:
         return a is None and (b is None or math.isnan(b))
     return math.isclose(a, b, rel_tol=rel, abs_tol=1e-15)
@@ -107,7 +107,7 @@ def test_compat_equals_original(originals, n):
     # exact for the accuracy functions and coverage; the pairwise cosine sums are added in another order
     rel = 1e-12 if fn in ("personalization", "intra_list_similarity") else 0.0
     if fn == "novelty":
-        assert _same(float(v[0]), want["value"][0], rel) and all(
-            _same(float(x), y, rel) for x, y in zip(v[1], want["value"][1]))
+        assert _close(float(v[0]), want["value"][0], rel) and all(
+            _close(float(x), y, rel) for x, y in zip(v[1], want["value"][1]))
     else:
-        assert _same(float(v), want["value"], rel), (fn, float(v), want["value"])
+        assert _close(float(v), want["value"], rel), (fn, float(v), want["value"])

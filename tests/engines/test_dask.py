@@ -6,7 +6,6 @@ Needs dask[dataframe]: skipped with the reason outside CI, a failure in CI (CI=t
 from __future__ import annotations
 
 import importlib
-import math
 import os
 import pathlib
 
@@ -14,6 +13,7 @@ import numpy as np
 import pytest
 
 import rankmeter as rm
+from tests.support.same import assert_same_means
 
 
 def _need(module: str):
@@ -60,13 +60,6 @@ def _frame(truth, recs, str_ids=False):
     return tbl.to_pandas(types_mapper=pd.ArrowDtype)
 
 
-def _same(got, ref, metrics):
-    for m in metrics:
-        a, b = got[m], ref[m]
-        assert (math.isnan(a) and math.isnan(b)) or a == b, (m, a, b)
-    assert got.meta == ref.meta
-
-
 def test_issue15_dask_is_the_real_library():
     import dask
 
@@ -81,7 +74,7 @@ def test_issue15_dask_lists_bit_identical(partitions, str_ids):
     truth, recs, catalog = _random(partitions, str_ids=str_ids)
     ref = rm.evaluate(truth, recs, METRICS, catalog=catalog)
     got = rdk.evaluate(dd.from_pandas(_frame(truth, recs, str_ids), npartitions=partitions), METRICS, catalog=catalog)
-    _same(got, ref, METRICS)
+    assert_same_means(got, ref, METRICS)
     st = rdk.evaluate(dd.from_pandas(_frame(truth, recs, str_ids), npartitions=2), METRICS, catalog=catalog,
                       partitions=partitions, state=True)
     assert st == ref.state
@@ -100,7 +93,7 @@ def test_issue15_dask_long_form_users_split_across_partitions(partitions):
     d = dd.from_pandas(rl_shuffled, npartitions=5, sort=False)
     got = rdk.evaluate(d, METRICS, truth=dd.from_pandas(tl, npartitions=3, sort=False), catalog=catalog,
                        partitions=partitions)
-    _same(got, ref, METRICS)
+    assert_same_means(got, ref, METRICS)
 
 
 def test_issue15_dask_train_frame_and_options():
@@ -112,7 +105,7 @@ def test_issue15_dask_train_frame_and_options():
     ref = rm.evaluate(truth, recs, ms, train=train, preset="spark")
     got = rdk.evaluate(dd.from_pandas(_frame(truth, recs), npartitions=3), ms,
                        train=dd.from_pandas(train, npartitions=2), preset="spark", threads=2)
-    _same(got, ref, ms)
+    assert_same_means(got, ref, ms)
 
 
 def test_issue15_dask_errors():
@@ -139,7 +132,7 @@ def test_issue15_dask_long_form_custom_columns_with_train():
     ref = rm.evaluate(tl, rl, ms, train=train, **kw)
     got = rdk.evaluate(dd.from_pandas(rl, npartitions=4, sort=False), ms, truth=dd.from_pandas(tl, npartitions=2),
                        train=dd.from_pandas(train, npartitions=2), partitions=3, rank_col=None, **kw)
-    _same(got, ref, ms)
+    assert_same_means(got, ref, ms)
     got2 = rdk.evaluate(dd.from_pandas(rl, npartitions=4, sort=False), ms, truth=dd.from_pandas(tl, npartitions=2),
                         train=train, partitions=2, rank_col=None, **kw)  # a local train table travels as is
-    _same(got2, ref, ms)
+    assert_same_means(got2, ref, ms)

@@ -3,12 +3,11 @@ batches evaluated in chunks (list form) as they arrive, merged exactly; no engin
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
 import rankmeter as rm
+from tests.support.same import assert_same_means
 
 pa = pytest.importorskip("pyarrow")
 
@@ -55,12 +54,6 @@ def _plan(metrics, catalog, chunk_bytes):
                   options=P.check_options({}), context=dict(catalog=catalog), chunk_bytes=chunk_bytes)
 
 
-def _same(got, ref, metrics):
-    for m in metrics:
-        a, b = got[m], ref[m]
-        assert (math.isnan(a) and math.isnan(b)) or a == b, (m, a, b)  # bit for bit
-
-
 @pytest.mark.parametrize("str_ids", [False, True])
 @pytest.mark.parametrize("chunk_bytes", [1, 2_000, 1 << 30])
 def test_stream_state_is_the_state_of_the_whole_partition(chunk_bytes, str_ids):
@@ -74,7 +67,7 @@ def test_stream_state_is_the_state_of_the_whole_partition(chunk_bytes, str_ids):
         assert 1 < n_chunks < 6
     st = P.stream_state(iter(_batches(truth, recs, sizes, str_ids)), plan)
     assert st == ref.state
-    _same(st.finalize(), ref, METRICS)
+    assert_same_means(st.finalize(), ref, METRICS, meta=None)
 
 
 def test_stream_state_of_no_rows_is_none():

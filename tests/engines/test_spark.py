@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import rankmeter as rm
+from tests.support.same import assert_same_means
 
 
 def _need(module: str):
@@ -95,20 +96,13 @@ def _lists_frame(spark, truth, recs, str_ids=False):
     return spark.createDataFrame(rows, f"user_id {ut}, recs array<{it}>, truth map<{it}, double>")
 
 
-def _same(got, ref, metrics):
-    for m in metrics:
-        a, b = got[m], ref[m]
-        assert (math.isnan(a) and math.isnan(b)) or a == b, (m, a, b)  # bit for bit
-    assert got.meta == ref.meta
-
-
 @pytest.mark.parametrize("partitions", [1, 3, 7])
 def test_issue15_lists_bit_identical_any_partitioning(spark, partitions):
     truth, recs, catalog = _random(partitions)
     ref = rm.evaluate(truth, recs, METRICS, catalog=catalog)
     df = _lists_frame(spark, truth, recs)
     got = rs.evaluate(df, METRICS, catalog=catalog, partitions=partitions)
-    _same(got, ref, METRICS)
+    assert_same_means(got, ref, METRICS)
     st = rs.evaluate(df, METRICS, catalog=catalog, partitions=partitions, state=True)
     assert isinstance(st, rm.State) and st == ref.state
 
@@ -124,7 +118,7 @@ def test_issue15_tiny_arrow_batches_and_string_ids(spark):
         got = rs.evaluate(df, METRICS, catalog=catalog, partitions=3)
     finally:
         spark.conf.set(key, old)
-    _same(got, ref, METRICS)
+    assert_same_means(got, ref, METRICS)
 
 
 @pytest.mark.parametrize("nbytes", [1, 4096, None])
@@ -142,7 +136,7 @@ def test_issue15_arrow_batch_bytes_is_set_for_the_job_and_restored(spark, nbytes
             spark.conf.set(key, before)
         seen = spark.conf.get(key, None)
         got = rs.evaluate(df, METRICS, catalog=catalog, partitions=2, arrow_batch_bytes=nbytes)
-        _same(got, ref, METRICS)
+        assert_same_means(got, ref, METRICS)
         assert spark.conf.get(key, None) == seen
     spark.conf.unset(key)
 
@@ -194,7 +188,7 @@ def test_issue15_many_chunks_per_task_bit_identical(spark, monkeypatch):
     finally:
         spark.conf.set(key, old)
     assert st == ref.state
-    _same(st.finalize(), ref, METRICS)
+    assert_same_means(st.finalize(), ref, METRICS)
     by_user = dict(zip(pu.column("user_id").to_pylist(), pu.column("ndcg@10").to_pylist()))
     assert len(by_user) == len(truth)
     np.testing.assert_array_equal(np.array([by_user[u] for u in ref.users], dtype=np.float64),
@@ -207,7 +201,7 @@ def test_issue15_truth_as_plain_lists_and_scores_column(spark):
     ref = rm.evaluate({1: [5, 7], 2: [], 3: [9]}, {1: {5: 0.1, 6: 0.9, 7: 0.5}, 2: {8: 1.0}, 3: {}},
                       ["ndcg@2", "precision@1"], empty="zero")
     got = rs.evaluate(df, ["ndcg@2", "precision@1"], scores_col="s", empty="zero")
-    _same(got, ref, ["ndcg@2", "precision@1"])
+    assert_same_means(got, ref, ["ndcg@2", "precision@1"])
     assert got["precision@1"] == pytest.approx(0.0)  # user 1's best by score is 6, not relevant
 
 
@@ -240,7 +234,7 @@ def test_issue15_long_form_users_split_across_partitions(spark, partitions):
     assert df.select(F.spark_partition_id().alias("p"), "user_id").distinct().groupBy("user_id").count() \
         .where("count > 1").count() > 0
     got = rs.evaluate(df, METRICS, truth=tdf, catalog=catalog, partitions=partitions)
-    _same(got, ref, METRICS)
+    assert_same_means(got, ref, METRICS)
     assert got.meta["n_users"] == ref.meta["n_users"]  # never double counted
 
 
@@ -251,7 +245,7 @@ def test_issue15_long_form_by_score_and_binary_truth(classic):
                                  "user_id long, item_id long, score double")
     tdf = classic.createDataFrame([(u, i) for u, t in truth.items() for i in t], "user_id long, item_id long")
     ref = rm.evaluate(truth, recs, ["ndcg@3", "map@2"])
-    _same(rs.evaluate(df, ["ndcg@3", "map@2"], truth=tdf, partitions=2), ref, ["ndcg@3", "map@2"])
+    assert_same_means(rs.evaluate(df, ["ndcg@3", "map@2"], truth=tdf, partitions=2), ref, ["ndcg@3", "map@2"])
 
 
 def test_issue15_train_as_spark_frame(spark):
@@ -264,7 +258,7 @@ def test_issue15_train_as_spark_frame(spark):
     for ms in (["coverage@10", "gini@5"], ["novelty@10", "arp@5", "coverage@10"]):
         ref = rm.evaluate(truth, recs, ms, train=train)
         got = rs.evaluate(df, ms, train=tdf, partitions=3)
-        _same(got, ref, ms)
+        assert_same_means(got, ref, ms)
 
 
 def test_issue15_per_user_frame(spark):
@@ -410,4 +404,4 @@ def test_issue15_spark_preset_through_spark(classic):
     truth = {u: dict(zip(lab, rel)) for u, (_, lab, rel) in enumerate(rows)}
     df = _lists_frame(classic, truth, recs)
     ms = ["ndcg@5", "map@5", "precision@3"]
-    _same(rs.evaluate(df, ms, preset="spark", partitions=3), rm.evaluate(truth, recs, ms, preset="spark"), ms)
+    assert_same_means(rs.evaluate(df, ms, preset="spark", partitions=3), rm.evaluate(truth, recs, ms, preset="spark"), ms)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import rankmeter as rm
+from tests.support.same import COUNTS, assert_same_means
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -44,14 +45,6 @@ def _cat(string_ids=False):
     return [f"i{x}" for x in range(30)] if string_ids else list(range(30))
 
 
-def _same(stream_res, res, names=METRICS):
-    for name in names:
-        a, b = stream_res[name], res[name]
-        assert (math.isnan(a) and math.isnan(b)) or a == b, (name, a, b)  # bit-identical
-    for key in ("n_users", "n_skipped", "n_missing_recs", "n_ignored_recs"):
-        assert stream_res.meta[key] == res.meta[key], (key, stream_res.meta, res.meta)
-
-
 @pytest.mark.parametrize("string_ids", [False, True])
 @pytest.mark.parametrize("missing", ["zero", "skip"])
 @pytest.mark.parametrize("batch_rows", BATCHES)
@@ -67,7 +60,7 @@ def test_parquet_directory_bit_identical(tmp_path, batch_rows, missing, string_i
     got = rm.evaluate_stream(
         truth, str(d), METRICS, batch_rows=batch_rows, missing=missing, progress=False, catalog=cat
     )
-    _same(got, want)
+    assert_same_means(got, want, METRICS, meta=COUNTS)
     assert got.meta["n_rows"] == recs.num_rows
 
 
@@ -79,7 +72,7 @@ def test_csv_and_trec_files_bit_identical(tmp_path, batch_rows):
     got = rm.evaluate_stream(
         truth, str(tmp_path / "recs.csv"), METRICS, batch_rows=batch_rows, progress=False, catalog=_cat(True)
     )
-    _same(got, want)
+    assert_same_means(got, want, METRICS, meta=COUNTS)
     # TREC: truth as qrels, run with scores (trec_eval preset)
     with open(tmp_path / "qrels", "w") as f:
         for u, i, g in zip(*(truth.column(c).to_pylist() for c in ("user_id", "item_id", "relevance"))):
@@ -89,7 +82,7 @@ def test_csv_and_trec_files_bit_identical(tmp_path, batch_rows):
             f.write(f"{u}\tQ0\t{i}\t{r}\t{s}\tx\n")
     want = rm.evaluate(str(tmp_path / "qrels"), str(tmp_path / "run"), METRICS[:7], preset="trec_eval")
     got = rm.evaluate_stream(str(tmp_path / "qrels"), str(tmp_path / "run"), METRICS[:7], preset="trec_eval")
-    _same(got, want, METRICS[:7])
+    assert_same_means(got, want, METRICS[:7], meta=COUNTS)
 
 
 def test_trec_chunks_split_inside_a_query(tmp_path, monkeypatch):
@@ -103,7 +96,7 @@ def test_trec_chunks_split_inside_a_query(tmp_path, monkeypatch):
     for chunk in (1, 17, 64, 1000):
         monkeypatch.setattr(st, "_TREC_CHUNK", chunk)  # chunk boundaries inside lines and inside queries
         got = rm.evaluate_stream(truth, str(tmp_path / "run"), METRICS[:7], ties="trec", progress=False)
-        _same(got, want, METRICS[:7])
+        assert_same_means(got, want, METRICS[:7], meta=COUNTS)
 
 
 def test_iterable_of_batches_with_a_user_split_across_them():
@@ -112,7 +105,7 @@ def test_iterable_of_batches_with_a_user_split_across_them():
     b2 = pa.record_batch({"user_id": [2, 2, 3], "item_id": [20, 22, 30], "rank": [2, 3, 1]})
     got = rm.evaluate_stream(truth, [b1, b2], ["precision@3", "hits"], batch_rows=1, progress=False)
     want = rm.evaluate(truth, pa.Table.from_batches([b1, b2]), ["precision@3", "hits"])
-    _same(got, want, ["precision@3", "hits"])
+    assert_same_means(got, want, ["precision@3", "hits"], meta=COUNTS)
     assert got.meta["n_users"] == 3
 
 
@@ -167,7 +160,7 @@ def test_per_user_parquet_written_as_it_goes(tmp_path):
         truth, str(tmp_path / "r.parquet"), METRICS, batch_rows=10, per_user=str(out), progress=False, catalog=_cat()
     )
     want = rm.evaluate(truth, recs, METRICS, catalog=_cat())
-    _same(got, want)
+    assert_same_means(got, want, METRICS, meta=COUNTS)
     table = pq.read_table(out)
     assert table.num_rows == want.meta["n_users"]
     order = np.argsort(table.column("user_id").to_numpy())
@@ -239,7 +232,7 @@ def test_csv_paths_in_the_in_memory_api(tmp_path):
     streamed = rm.evaluate_stream(
         str(tmp_path / "t.csv"), str(tmp_path / "r.tsv"), METRICS[:6], user_col="u", item_col="i", batch_rows=3
     )
-    _same(streamed, want, METRICS[:6])
+    assert_same_means(streamed, want, METRICS[:6], meta=COUNTS)
 
 
 def test_id_kinds_that_cannot_match_are_an_error_and_a_metric_object_works(tmp_path):
@@ -274,4 +267,4 @@ def test_ranked_fast_path_and_its_fallbacks():
     ]:
         want = rm.evaluate(truth, table, ["ndcg@3", "ap"])
         got = rm.evaluate_stream(truth, [table], ["ndcg@3", "ap"], progress=False)
-        _same(got, want, ["ndcg@3", "ap"])
+        assert_same_means(got, want, ["ndcg@3", "ap"], meta=COUNTS)

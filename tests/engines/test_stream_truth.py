@@ -12,6 +12,7 @@ import pytest
 
 import rankmeter as rm
 import rankmeter.stream as st
+from tests.support.same import COUNTS, assert_same_means
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -46,14 +47,6 @@ def _cat(string_ids):
     return [f"i{x}" for x in range(30)] if string_ids else list(range(30))
 
 
-def _same(got, want, names=METRICS):
-    for name in names:
-        a, b = got[name], want[name]
-        assert (math.isnan(a) and math.isnan(b)) or a == b, (name, a, b)  # bit-identical
-    for key in ("n_users", "n_skipped", "n_missing_recs", "n_ignored_recs"):
-        assert got.meta[key] == want.meta[key], (key, got.meta, want.meta)
-
-
 @pytest.mark.parametrize("string_ids", [False, True])
 @pytest.mark.parametrize("missing", ["zero", "skip"])
 @pytest.mark.parametrize("truth_rows", SIZES)
@@ -80,7 +73,7 @@ def test_parquet_both_streamed_bit_identical(tmp_path, truth_rows, missing, stri
             progress=False,
             catalog=cat,
         )
-        _same(got, want)
+        assert_same_means(got, want, METRICS, meta=COUNTS)
         assert got.meta["truth_streamed"] and got.meta["n_rows"] == recs.num_rows
 
 
@@ -100,7 +93,7 @@ def test_iterables_of_batches_and_users_missing_from_either_side(sizes):
             progress=False,
             catalog=_cat(False),
         )
-        _same(got, want)
+        assert_same_means(got, want, METRICS, meta=COUNTS)
 
 
 def test_disjoint_and_empty_sides():
@@ -125,7 +118,7 @@ def test_disjoint_and_empty_sides():
                     stream_truth=True,
                     progress=False,
                 )
-                _same(got, want, ["hits", "precision@2"])
+                assert_same_means(got, want, ["hits", "precision@2"], meta=COUNTS)
     got = rm.evaluate_stream([empty_t], [empty_r], ["hits"], stream_truth=True, progress=False)
     assert got.meta["n_users"] == 0 and math.isnan(got["hits"])
 
@@ -151,7 +144,7 @@ def test_trec_qrels_and_run_streamed(tmp_path, monkeypatch, chunk):
         stream_truth=True,
         progress=False,
     )
-    _same(got, want, names)
+    assert_same_means(got, want, names, meta=COUNTS)
 
 
 def test_csv_truth_streamed_with_parquet_recs(tmp_path):
@@ -170,7 +163,7 @@ def test_csv_truth_streamed_with_parquet_recs(tmp_path):
         stream_truth=True,
         progress=False,
     )
-    _same(got, want, METRICS[:7])
+    assert_same_means(got, want, METRICS[:7], meta=COUNTS)
 
 
 def test_per_user_values_with_a_streamed_truth(tmp_path):
@@ -180,7 +173,7 @@ def test_per_user_values_with_a_streamed_truth(tmp_path):
     got = rm.evaluate_stream(
         [truth], [recs], ["ndcg@5", "hits"], batch_rows=5, stream_truth=True, per_user=str(out), progress=False
     )
-    _same(got, want, ["ndcg@5", "hits"])
+    assert_same_means(got, want, ["ndcg@5", "hits"], meta=COUNTS)
     table = pq.read_table(out)
     assert table.num_rows == want.meta["n_users"]
     order, ref = np.argsort(table.column("user_id").to_numpy()), np.argsort(np.asarray(want.users))
@@ -200,7 +193,7 @@ def test_unsorted_truth_is_an_error_naming_the_user(batch):
         if users == [1, 2, 1] and batch >= 3:
             # rows of one user apart inside one batch are grouped, as in memory: the same numbers
             got = rm.evaluate_stream([t], [rr], ["hits"], batch_rows=batch, stream_truth=True, progress=False)
-            _same(got, rm.evaluate(t, rr, ["hits"]), ["hits"])
+            assert_same_means(got, rm.evaluate(t, rr, ["hits"]), ["hits"], meta=COUNTS)
             continue
         with pytest.raises(
             ValueError, match=rf"`truth` is not sorted by user: user {bad!r} comes after user {before!r}"
@@ -238,13 +231,13 @@ def test_auto_streams_a_large_truth_file_only(tmp_path, monkeypatch):
     want = rm.evaluate(truth, recs, METRICS[:6])
     got = rm.evaluate_stream(str(tmp_path / "t.parquet"), str(tmp_path / "r.parquet"), METRICS[:6], progress=False)
     assert not got.meta["truth_streamed"]  # small: loaded once
-    _same(got, want, METRICS[:6])
+    assert_same_means(got, want, METRICS[:6], meta=COUNTS)
     monkeypatch.setattr(st, "TRUTH_IN_MEMORY_MAX", 100)
     got = rm.evaluate_stream(
         str(tmp_path / "t.parquet"), str(tmp_path / "r.parquet"), METRICS[:6], batch_rows=4, progress=False
     )
     assert got.meta["truth_streamed"]
-    _same(got, want, METRICS[:6])
+    assert_same_means(got, want, METRICS[:6], meta=COUNTS)
     shuffled = truth.take(np.random.default_rng(0).permutation(truth.num_rows))
     pq.write_table(shuffled, tmp_path / "t.parquet")
     with pytest.raises(ValueError, match=r"not sorted by user.*stream_truth=False loads it in memory"):
@@ -252,7 +245,7 @@ def test_auto_streams_a_large_truth_file_only(tmp_path, monkeypatch):
     got = rm.evaluate_stream(
         str(tmp_path / "t.parquet"), str(tmp_path / "r.parquet"), METRICS[:6], stream_truth=False, progress=False
     )
-    _same(got, want, METRICS[:6])
+    assert_same_means(got, want, METRICS[:6], meta=COUNTS)
 
 
 def test_bad_arguments():
@@ -379,6 +372,6 @@ def test_seeded_random_merge_joins():
             progress=False,
             catalog=list(range(12)),
         )
-        _same(got, want, names)
+        assert_same_means(got, want, names, meta=COUNTS)
         checked += 1
     assert checked >= 20

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankmeter as rm
+from tests.support.same import assert_same_result
 
 ACCURACY = [
     "precision@3", "recall@5", "f1@4", "ap@5", "ar@5", "ndcg@3", "ndcg", "dcg@5", "hit_rate@2", "rr@5",
@@ -29,12 +30,6 @@ def _case(rng: np.random.Generator, n_users: int, n_items: int = 30):
     ti = np.concatenate([[0], np.cumsum(t_len)]).astype(np.int64)
     ri = np.concatenate([[0], np.cumsum(r_len)]).astype(np.int64)
     return ti, t_items.astype(np.int64), g, ri, r_items.astype(np.int64)
-
-
-def _same(a: rm.Result, b: rm.Result, metrics: list) -> None:
-    for m in metrics:
-        assert a[m] == b[m] or (np.isnan(a[m]) and np.isnan(b[m])), m
-        np.testing.assert_array_equal(a.per_user[m], b.per_user[m])
 
 
 def test_float32_grades_are_kept_without_a_copy():
@@ -59,7 +54,7 @@ def test_float32_grades_give_the_float64_results_bit_for_bit(empty, min_relevanc
     kw = dict(empty=empty, min_relevance=min_relevance, threads=threads)
     r32 = rm.evaluate(rm.Truth.from_csr(ti, tit, g), rm.Recs.from_csr(ri, rit), ACCURACY, **kw)
     r64 = rm.evaluate(rm.Truth.from_csr(ti, tit, g.astype(np.float64)), rm.Recs.from_csr(ri, rit), ACCURACY, **kw)
-    _same(r32, r64, ACCURACY)
+    assert_same_result(r32, r64, ACCURACY)
 
 
 @settings(max_examples=60, deadline=None)
@@ -71,7 +66,7 @@ def test_float32_grades_hypothesis(seed, n_users, keyed):
     t32 = rm.Truth.from_csr(ti, tit, g, users=users)
     t64 = rm.Truth.from_csr(ti, tit, g.astype(np.float64), users=users)
     recs = rm.Recs.from_csr(ri, rit, users=users)
-    _same(rm.evaluate(t32, recs, ACCURACY), rm.evaluate(t64, recs, ACCURACY), ACCURACY)
+    assert_same_result(rm.evaluate(t32, recs, ACCURACY), rm.evaluate(t64, recs, ACCURACY), ACCURACY)
 
 
 def test_float32_grades_from_a_table_and_in_beyond_metrics():
@@ -89,7 +84,7 @@ def test_float32_grades_from_a_table_and_in_beyond_metrics():
     for dtype in (np.float32, np.float64):
         truth = pd.DataFrame({"user_id": tu, "item_id": tit, "relevance": g.astype(dtype)})
         out.append(rm.evaluate(truth, recs, metrics, item_features=feats, train=train))
-    _same(out[0], out[1], metrics)
+    assert_same_result(out[0], out[1], metrics)
 
 
 def test_non_finite_float32_grades_are_a_clear_error():

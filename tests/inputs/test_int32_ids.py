@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import rankmeter as rm
 from tests.support.reference import reference_evaluate
+from tests.support.same import assert_same_result
 
 ACCURACY = [
     "precision@3", "recall@5", "f1@4", "ap@5", "ar", "ndcg@3", "ndcg", "dcg@5", "hit_rate@2", "rr@5",
@@ -53,14 +54,6 @@ def _case(rng: np.random.Generator, n_users: int, n_items: int = 30, extremes: b
     return ti, t_items.astype(np.int64), g, ri, r_items.astype(np.int64)
 
 
-def _same(a: rm.Result, b: rm.Result, metrics: list) -> None:
-    for m in metrics:
-        assert a[m] == b[m] or (np.isnan(a[m]) and np.isnan(b[m])), m
-        if m.startswith("coverage"):
-            continue  # catalog-level: one value
-        np.testing.assert_array_equal(a.per_user[m], b.per_user[m])
-
-
 def _run_both(make, metrics, **kw):
     """evaluate on the int32 and the int64 form of the same ids: both results, or both errors."""
     out = []
@@ -89,7 +82,7 @@ def test_int32_ids_are_kept_without_a_copy():
     assert t32.dtype == np.int32 and r32.dtype == np.int32  # the caller's arrays are untouched
     ref = rm.evaluate(rm.Truth.from_csr(ti, tit, g), rm.Recs.from_csr(ri, rit), ACCURACY, empty="zero",
                       duplicates="first")  # fmt: skip
-    _same(res, ref, ACCURACY)
+    assert_same_result(res, ref, ACCURACY)
 
 
 def test_int32_padded_array_is_kept_without_a_copy():
@@ -101,7 +94,7 @@ def test_int32_padded_array_is_kept_without_a_copy():
     res = rm.evaluate(truth, recs, ["precision@2", "ndcg@3", "rr"])
     assert res.per_user["precision@2"].tolist() == [1.0, 0.5, 0.5]
     ref = rm.evaluate(truth, rm.Recs.from_array(arr.astype(np.int64)), ["precision@2", "ndcg@3", "rr"])
-    _same(res, ref, ["precision@2", "ndcg@3", "rr"])
+    assert_same_result(res, ref, ["precision@2", "ndcg@3", "rr"])
 
 
 @settings(max_examples=60, deadline=None)
@@ -158,7 +151,7 @@ def test_int32_ids_give_the_int64_results_bit_for_bit(
     if isinstance(a, str) or isinstance(b, str):
         assert a == b  # the same error, naming the same user and item
         return
-    _same(a, b, ACCURACY)
+    assert_same_result(a, b, ACCURACY)
 
 
 @settings(max_examples=25, deadline=None)
@@ -197,7 +190,7 @@ def test_int32_ids_with_scores_ties_and_beyond_metrics():
             train=train,
         )
         assert not isinstance(a, str), a
-        _same(a, b, ms)
+        assert_same_result(a, b, ms)
 
 
 def test_int32_ids_hit_scores_positive_and_missing_skip():
@@ -215,7 +208,7 @@ def test_int32_ids_hit_scores_positive_and_missing_skip():
         empty="zero",
         missing="skip",
     )
-    _same(a, b, ["precision(hit_scores=positive)@3", "ndcg@4"])
+    assert_same_result(a, b, ["precision(hit_scores=positive)@3", "ndcg@4"])
 
 
 @pytest.mark.parametrize("side", ["truth", "recs"])

@@ -17,6 +17,7 @@ import pytest
 import rankmeter as rm
 from rankmeter.inputs import Recs, Truth
 from rankmeter.inputs._ids import Coded, code_arrow, factorize_items
+from tests.support.same import COUNTS, assert_same_means
 
 pa = pytest.importorskip("pyarrow")
 pc = pytest.importorskip("pyarrow.compute")
@@ -120,13 +121,6 @@ def _string_tables(t_rows, r_rows, users, items, how):
     return truth, recs
 
 
-def _same(a: rm.Result, b: rm.Result, users_b_to_a=None) -> None:
-    assert a.means == b.means  # bit-identical (== on floats, NaN never appears in means here)
-    assert a.meta["n_users"] == b.meta["n_users"]
-    for key in ("n_missing_recs", "n_ignored_recs", "n_skipped"):
-        assert a.meta[key] == b.meta[key], key
-
-
 ENCODINGS = ["string", "large_string", "chunked", "dictionary", "dictionary_messy", "chunked_dictionaries"]
 
 
@@ -142,7 +136,7 @@ def test_arrow_string_ids_equal_int_ids(how, seed):
     for kw in ({}, {"missing": "skip"}, {"preset": "trec_eval"}):
         want = rm.evaluate(ti, ri, METRICS, **kw)
         got = rm.evaluate(ts, rs, METRICS, **kw)
-        _same(want, got)
+        assert_same_means(got, want, meta=COUNTS)
         # per-user values in the same user order, users mapped to their names
         assert [users[u] for u in want.users.tolist()] == list(got.users)
         for m in METRICS:
@@ -151,7 +145,7 @@ def test_arrow_string_ids_equal_int_ids(how, seed):
     for ties in ("input", "trec", "item_desc"):
         want = rm.evaluate(ti, ri.drop_columns(["rank"]), METRICS, ties="input")
         got = rm.evaluate(ts, rs.drop_columns(["rank"]), METRICS, ties="input")
-        _same(want, got)
+        assert_same_means(got, want, meta=COUNTS)
         # the reference for the string order: dicts of str -> score (the object-id path)
         d_truth = {users[u]: {} for u, _, _ in t_rows}
         for u, i, g in t_rows:
@@ -159,9 +153,10 @@ def test_arrow_string_ids_equal_int_ids(how, seed):
         d_recs: dict = {}
         for u, i, _, s in r_rows:
             d_recs.setdefault(users[u], {})[items[i]] = s
-        _same(
-            rm.evaluate(d_truth, d_recs, METRICS, ties=ties),
+        assert_same_means(
             rm.evaluate(ts, rs.drop_columns(["rank"]), METRICS, ties=ties),
+            rm.evaluate(d_truth, d_recs, METRICS, ties=ties),
+            meta=COUNTS,
         )
 
 
@@ -222,13 +217,13 @@ def test_pandas_and_polars_string_columns():
     except ImportError:
         pass
     for t, r in frames:
-        _same(want, rm.evaluate(t, r, METRICS))
+        assert_same_means(rm.evaluate(t, r, METRICS), want, meta=COUNTS)
     # mixing forms: a pandas truth against an arrow recs, a dict truth against a table
-    _same(want, rm.evaluate(frames[0][0], rs, METRICS))
+    assert_same_means(rm.evaluate(frames[0][0], rs, METRICS), want, meta=COUNTS)
     d_truth: dict = {}
     for u, i, g in t_rows:
         d_truth.setdefault(users[u], {})[items[i]] = g
-    _same(want, rm.evaluate(d_truth, rs, METRICS))
+    assert_same_means(rm.evaluate(d_truth, rs, METRICS), want, meta=COUNTS)
 
 
 def test_object_column_of_mixed_ids_is_checked_per_id():
@@ -391,12 +386,13 @@ def test_parquet_paths_read_ids_dictionary_encoded(tmp_path):
     for kw in ({}, {"missing": "skip"}, {"preset": "trec_eval"}):
         want = rm.evaluate(paths["ti"], paths["ri"], METRICS, **kw)
         got = rm.evaluate(paths["ts"], paths["rs"], METRICS, **kw)
-        _same(want, got)
+        assert_same_means(got, want, meta=COUNTS)
         for m in METRICS:
             np.testing.assert_array_equal(want.per_user[m], got.per_user[m])
-    _same(
-        rm.evaluate(paths["ti"], paths["ri"], METRICS),
+    assert_same_means(
         rm.evaluate(rm.Truth.from_parquet(paths["ts"]), rm.Recs.from_parquet(paths["rs"]), METRICS),
+        rm.evaluate(paths["ti"], paths["ri"], METRICS),
+        meta=COUNTS,
     )
 
 

@@ -8,25 +8,15 @@ from rankmeter's output.
 import copy
 import math
 import random
-import warnings
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-with warnings.catch_warnings():
-    # When a @given test fails, hypothesis' pytest plugin imports libcst to suggest a
-    # patch; here that import emits a DeprecationWarning (mypy_extensions.TypedDict),
-    # which `filterwarnings = ["error"]` turns into an INTERNALERROR hiding the failure.
-    warnings.simplefilter("ignore")
-    try:
-        import hypothesis.extra._patching  # noqa: F401
-    except Exception:  # pragma: no cover
-        pass
-
 from tests.support import reference as ref
 from tests.support.reference import ALL_METRIC_BASES, reference_evaluate
+from tests.support.same import close, same_bits
 
 try:
     import rankmeter as _rankmeter
@@ -53,14 +43,6 @@ CUTOFFS = (None, 1, 2, 3, 5, 20)
 
 def mname(base, k):
     return base if k is None else "%s@%d" % (base, k)
-
-
-def close(a, b):
-    a = float(a)
-    b = float(b)
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b)
-    return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
 
 
 def as_list(users):
@@ -92,23 +74,13 @@ def check(truth, recs, metrics, whole_lists=False, **opts):
         assert isinstance(got, np.ndarray) and got.dtype == np.float64, m
         assert got.shape == (len(meta["users"]),), m
         for i, (g, e) in enumerate(zip(got.tolist(), per_user[m])):
-            assert close(g, e), "%s user %r: rankmeter %r, reference %r" % (
+            assert close(g, e, rel=1e-12), "%s user %r: rankmeter %r, reference %r" % (
                 m, meta["users"][i], g, e)
-        assert close(res[m], means[m]), "%s mean: rankmeter %r, reference %r" % (m, res[m], means[m])
+        assert close(res[m], means[m], rel=1e-12), "%s mean: rankmeter %r, reference %r" % (m, res[m], means[m])
     for key in ("n_skipped", "n_missing_recs", "n_ignored_recs"):
         assert res.meta[key] == meta[key], (key, res.meta[key], meta[key])
     assert res.meta["n_users"] == meta["n_users"], (res.meta["n_users"], meta["n_users"])
     return res
-
-
-def same_bits(a, b):
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    return a.shape == b.shape and a.tobytes() == b.tobytes()
-
-
-def same_float(a, b):
-    return np.float64(a).tobytes() == np.float64(b).tobytes()
 
 
 # ---------------------------------------------------------------------------
@@ -479,7 +451,7 @@ def test_items_past_k_do_not_matter(scenario, k, rnd):
     b = rm().evaluate(truth, shuffled, metrics, **opts)
     for m in metrics:
         assert same_bits(a.per_user[m], b.per_user[m]), m
-        assert same_float(a[m], b[m]), m
+        assert same_bits(a[m], b[m]), m
 
 
 # ---------------------------------------------------------------------------
@@ -582,7 +554,7 @@ def test_input_forms_identical(scenario, rnd_scores):
             assert res.meta[key] == base.meta[key], (tname, rname, key)
         for m in FORM_METRICS:
             assert same_bits(res.per_user[m], base.per_user[m]), (tname, rname, m)
-            assert same_float(res[m], base[m]), (tname, rname, m)
+            assert same_bits(res[m], base[m]), (tname, rname, m)
 
 
 # ---------------------------------------------------------------------------
@@ -624,7 +596,7 @@ def test_threads_bit_identical():
         for m in THREAD_METRICS:
             assert same_bits(r1.per_user[m], r2.per_user[m]), m
             assert same_bits(r1.per_user[m], r4.per_user[m]), m
-            assert same_float(r1[m], r2[m]) and same_float(r1[m], r4[m]), m
+            assert same_bits(r1[m], r2[m]) and same_bits(r1[m], r4[m]), m
     # a sample of users against the reference
     sample = list(range(0, 6000, 97))
     t_small = {u: dict(zip(t_items[u], t_grades[u])) for u in sample}
@@ -644,7 +616,7 @@ def test_user_order_does_not_change_means():
     pos = {u: i for i, u in enumerate(as_list(a.users))}
     idx = np.array([pos[u] for u in order])
     for m in THREAD_METRICS:
-        assert same_float(a[m], b[m]), m
+        assert same_bits(a[m], b[m]), m
         assert same_bits(a.per_user[m][idx], b.per_user[m]), m
 
 
@@ -677,8 +649,8 @@ def test_partial_merge_matches_reference(scenario, metrics, split):
         # finalize() is keyed by the canonical metric name (str(rm.metrics.parse(m)));
         # accept the string as passed too
         key = m if m in final else str(R.metrics.parse(m))
-        assert close(final[key], means[m]), (m, final[key], means[m])
-        assert same_float(final[key], full[m]), m
+        assert close(final[key], means[m], rel=1e-12), (m, final[key], means[m])
+        assert same_bits(final[key], full[m]), m
 
 
 # ---------------------------------------------------------------------------

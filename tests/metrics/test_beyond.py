@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import rankmeter as rm
 from tests.support import reference_beyond as rb
+from tests.support.same import close
 
 BEYOND_METRICS = [
     "fcp", "fcp(average=users)", "fcp@3",
@@ -27,13 +28,6 @@ BEYOND_METRICS = [
 ]
 SETTINGS = settings(max_examples=120, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-
-
-def close(a, b) -> bool:
-    a, b = float(a), float(b)
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b)
-    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
 ITEMS = list(range(12))

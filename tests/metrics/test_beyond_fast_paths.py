@@ -20,6 +20,7 @@ import pytest
 import rankmeter as rm
 from rankmeter import _core
 from tests.support import reference_beyond as rb
+from tests.support.same import same_bits
 
 SHIFT = 1 << 40  # ids this large are never their own codes
 
@@ -84,11 +85,6 @@ def _reverse_rows(indptr, items):
     ).astype(np.int64)
 
 
-def _same(a, b) -> bool:
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    return a.shape == b.shape and bool(np.all((a == b) | (np.isnan(a) & np.isnan(b))))
-
-
 @pytest.fixture
 def spy(monkeypatch):
     """Counts the calls of the in-place kernel and how many of them took it (returned a result)."""
@@ -122,9 +118,9 @@ def test_in_place_path_equals_the_coded_path(seed, kw, spy):
     for threads in (1, 2, 3, 8):
         got = _evaluate(truth, recs, train, 0, IN_PLACE, threads=threads, **dict(kw))
         for m in IN_PLACE:
-            assert _same(got[m], ref[m]), (m, threads, got[m], ref[m])
+            assert same_bits(got[m], ref[m]), (m, threads, got[m], ref[m])
             if m.split("(")[0].split("@")[0] in ("arp", "novelty"):
-                assert _same(got.per_user[m], ref.per_user[m]), (m, threads)
+                assert same_bits(got.per_user[m], ref.per_user[m]), (m, threads)
         assert got.meta == ref.meta
     assert spy["taken"] == 4
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import rankmeter as rm
 from rankmeter import _core
 from tests.support.reference import reference_evaluate
+from tests.support.same import assert_same_result
 
 METRICS = [
     "precision@3",
@@ -42,12 +43,6 @@ def _both(truth, recs, metrics, monkeypatch, **kw):
     sca = rm.evaluate(truth, recs, metrics, **kw)
     monkeypatch.delenv("RANKMETER_SIMD")
     return vec, sca, path
-
-
-def _same(a, b, metrics):
-    for m in metrics:
-        np.testing.assert_array_equal(a.per_user[m], b.per_user[m])
-        assert np.isnan(a[m]) and np.isnan(b[m]) or a[m] == b[m], m
 
 
 def test_simd_path_names_the_scan(monkeypatch):
@@ -117,7 +112,7 @@ def test_vector_and_scalar_scans_are_bit_identical(seed, n_users, max_len, n_ite
                 rm.evaluate(truth, recs, METRICS, **kw)
             assert str(e) == str(e2.value)
             return
-        _same(vec, sca, METRICS)
+        assert_same_result(vec, sca, METRICS)
     finally:
         monkeypatch.undo()
 
@@ -126,7 +121,7 @@ def test_vector_scan_equals_reference_on_w1(monkeypatch):
     w = rm.datasets.w1(3000, seed=5)
     metrics = ["precision@10", "ap@100", "ndcg@10", "rr", "recall@50"]
     vec, sca, _ = _both(w.truth, w.recs, metrics, monkeypatch, empty="zero", threads=3)
-    _same(vec, sca, metrics)
+    assert_same_result(vec, sca, metrics)
     ti, tp, tg = w.truth_items, w.truth_indptr, w.truth_grades
     truth_d = {u: dict(zip(ti[tp[u] : tp[u + 1]].tolist(), tg[tp[u] : tp[u + 1]].tolist())) for u in range(300)}
     recs_d = {u: w.recs_items[w.recs_indptr[u] : w.recs_indptr[u + 1]].tolist() for u in range(300)}

@@ -16,19 +16,10 @@ import numpy as np
 import pytest
 
 import rankmeter as rm
+from tests.support.same import assert_same_result
 
 METRICS = ["precision@10", "recall@10", "ndcg@10", "ap@100", "rr", "arhr@5", "ndcg(gain=exponential,ideal=all)",
            "fbeta(beta=0.5)@3", "hits", "r_precision"]
-
-
-def _same(a: "rm.Result", b: "rm.Result") -> bool:
-    if a.keys() != b.keys() or a.meta != b.meta:
-        return False
-    for m in a.keys():
-        x, y = a.per_user[m], b.per_user[m]
-        if x.tobytes() != y.tobytes():
-            return False
-    return a.state == b.state
 
 
 def _workloads():
@@ -69,7 +60,8 @@ def test_eight_threads_on_different_inputs_match_serial(workloads, form):
     for _ in range(3):
         with ThreadPoolExecutor(max_workers=8) as ex:
             got = list(ex.map(run, jobs))
-        assert all(_same(a, b) for a, b in zip(got, serial))
+        for a, b in zip(got, serial):
+            assert_same_result(a, b, state=True)
 
 
 def test_eight_threads_on_one_shared_input_match_serial(workloads):
@@ -85,7 +77,8 @@ def test_eight_threads_on_one_shared_input_match_serial(workloads):
 
     with ThreadPoolExecutor(max_workers=8) as ex:
         got = list(ex.map(run, range(8)))
-    assert all(_same(g, expected) for g in got)
+    for g in got:
+        assert_same_result(g, expected, state=True)
     for a, b in zip(snapshot, (w.truth_indptr, w.truth_items, w.truth_grades, w.recs_indptr, w.recs_items)):
         assert np.array_equal(a, b)
 
@@ -128,4 +121,6 @@ def test_errors_in_threads_stay_in_their_call(workloads):
 
     with ThreadPoolExecutor(max_workers=8) as ex:
         got = [g for g in ex.map(run, range(8)) if g is not None]
-    assert len(got) == 4 and all(_same(g, expected) for g in got)
+    assert len(got) == 4
+    for g in got:
+        assert_same_result(g, expected, state=True)

@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 import rankmeter as rm
+from tests.support.same import bits, same_bits
 
 N_USERS = 12_000
 N_ITEMS = 2_000
@@ -43,16 +44,6 @@ _BASES = (
 )
 # canonical spellings, so that State.finalize() keys are the same strings
 METRICS = [b + c for c in CUTOFFS for b in _BASES] + ["r_precision", "num_rel"]
-
-
-def bits(x: float) -> bytes:
-    return struct.pack("<d", x)
-
-
-def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
-    a = np.ascontiguousarray(a, dtype=np.float64)
-    b = np.ascontiguousarray(b, dtype=np.float64)
-    return a.shape == b.shape and np.array_equal(a, b, equal_nan=True) and a.tobytes() == b.tobytes()
 
 
 # --------------------------------------------------------------------------- workload

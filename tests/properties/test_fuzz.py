@@ -34,6 +34,7 @@ import rankmeter as rm
 from rankmeter.evaluation import get_preset
 from tests.support import fuzz_strategies as fz
 from tests.support.reference import reference_evaluate
+from tests.support.same import close
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -43,13 +44,6 @@ def _report_counts():
     if path:
         with open(path, "w") as f:
             json.dump({**fz.CALLS, "examples_per_test": fz.EXAMPLES, "by_entry": fz.BY_ENTRY}, f, indent=1)
-
-
-def close(a, b) -> bool:
-    a, b = float(a), float(b)
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b)
-    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
 def check_against_reference(res, truth_py, recs_py, metrics, opts):
