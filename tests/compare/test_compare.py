@@ -168,7 +168,7 @@ def test_ci_of_one_run():
     np.testing.assert_allclose(ci(res, "ndcg@10", method="t"), exp, rtol=1e-12)
     with pytest.raises(ValueError, match="method"):
         ci(res, "ndcg@10", method="jackknife")
-    # the same through the Result method (issue 13: res.ci("ndcg@10", method="bootstrap"))
+    # the same through the Result method: res.ci("ndcg@10", method="bootstrap")
     assert res.ci("ndcg@10", method="bootstrap", n_resamples=2000) == (lo, hi)
 
 

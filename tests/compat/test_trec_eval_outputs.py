@@ -1,4 +1,4 @@
-"""Conformance with trec_eval 10.0 on trec_eval's own test data (SPEC.md §8).
+"""Conformance with trec_eval 10.0 on trec_eval's own test data (docs/metrics.md §8).
 
 The data lives next to the development checkout, in
 ``../shared/conformance/trec_eval/`` (see the README there): trec_eval's qrels,
@@ -95,7 +95,7 @@ CASES: Dict[str, Case] = {
     ),
 }
 
-# trec_eval measure name -> rankmeter metric string (SPEC.md §8).
+# trec_eval measure name -> rankmeter metric string (docs/metrics.md §8.2).
 _PATTERNS: List[Tuple[str, Callable[[re.Match], str]]] = [
     (r"P_(\d+)", lambda m: f"precision@{m.group(1)}"),
     (r"recall_(\d+)", lambda m: f"recall@{m.group(1)}"),

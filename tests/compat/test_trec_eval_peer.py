@@ -92,7 +92,7 @@ def test_ties_broken_by_docno_descending_as_strings():
     assert res["rr"] == 0.5
 
 
-def test_issue11_trec_eval_default_skips_queries_without_results():
+def test_trec_eval_default_skips_queries_without_results():
     """A qrels query with no results: trec_eval (no -c) leaves it out of the means, and
     so does preset="trec_eval"; missing="zero" is -c (the query counts as 0)."""
     qrels = {"q1": {"d1": 1, "d2": 1}, "q2": {"d3": 1}, "q3": {"d4": 1}}

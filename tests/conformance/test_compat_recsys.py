@@ -1,6 +1,6 @@
 """rankmeter.compat.ml_metrics and rankmeter.compat.recmetrics against the originals (venv `recm`:
 ml_metrics 0.1.4 and recmetrics 0.1.5), on random inputs and edge cases. recmetrics 0.1.5 has no `mapk`: it is
-checked against its GitHub definition restated in tests/test_compat_lists.py."""
+checked against its GitHub definition restated in tests/compat/test_ml_metrics_recmetrics.py."""
 
 from __future__ import annotations
 

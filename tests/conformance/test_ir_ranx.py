@@ -148,7 +148,7 @@ def test_compat_outputs_and_errors():
         compat.evaluate(qrels, run, "nope@3")
 
 
-def test_rel_lvl_ideal_issue_example():
+def test_rel_lvl_keeps_grade_one_items_out_of_the_ideal():
     # ranx with rel_lvl=2 drops grade-1 items from the ideal: the preset reproduces it
     qrels = {"q": {"a": 1, "b": 2, "c": 1, "d": 1}}
     run = {"q": {"x": 4.0, "a": 3.0, "y": 2.0, "b": 1.0}}

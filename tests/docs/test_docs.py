@@ -9,14 +9,15 @@ import rankmeter as rm
 from tests.support import ROOT
 
 
-def test_issue11_every_metric_name_is_documented():
+def test_every_metric_name_is_documented():
     doc = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
     missing = [name for name in rm.metrics.list() if f"`{name}`" not in doc]
     assert not missing, f"docs/metrics.md does not name {missing}"
 
 
-def test_issue11_user_docs_cite_no_spec():
-    # users have no SPEC or seed documents: the docs and the CLI say what is meant instead
+def test_user_docs_cite_no_document_outside_the_repository():
+    # a user has only the repository: the docs and the CLI say what is meant instead of citing
+    # a specification or seed document kept elsewhere
     files = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "python" / "rankmeter" / "cli.py"]
     for f in files:
         text = f.read_text(encoding="utf-8")

@@ -1,7 +1,7 @@
 """``rankmeter eval``: trec_eval's output byte for byte, -m spellings, formats, shell-friendly errors.
 
 The conformance part reads trec_eval 10.0's own test data in ``../shared/conformance/trec_eval``
-(see tests/test_trec_eval_conformance.py: skipped outside CI when missing, a failure on CI).
+(see tests/compat/test_trec_eval_outputs.py: skipped outside CI when missing, a failure on CI).
 """
 
 from __future__ import annotations

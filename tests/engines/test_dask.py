@@ -21,7 +21,7 @@ def _need(module: str):
         return importlib.import_module(module)
     except ImportError as e:
         if os.environ.get("CI") == "true":
-            raise RuntimeError(f"tests/test_dask.py needs {module} in CI: {e}") from e
+            raise RuntimeError(f"tests/engines/test_dask.py needs {module} in CI: {e}") from e
         pytest.skip(f"{module} is not installed ({e}); pip install 'dask[dataframe]'", allow_module_level=True)
 
 
@@ -60,7 +60,7 @@ def _frame(truth, recs, str_ids=False):
     return tbl.to_pandas(types_mapper=pd.ArrowDtype)
 
 
-def test_issue15_dask_is_the_real_library():
+def test_dask_is_the_real_library():
     import dask
 
     pkg = pathlib.Path(rm.__file__).parent
@@ -70,7 +70,7 @@ def test_issue15_dask_is_the_real_library():
 
 @pytest.mark.parametrize("partitions", [1, 3, 7])
 @pytest.mark.parametrize("str_ids", [False, True])
-def test_issue15_dask_lists_bit_identical(partitions, str_ids):
+def test_dask_lists_bit_identical(partitions, str_ids):
     truth, recs, catalog = _random(partitions, str_ids=str_ids)
     ref = rm.evaluate(truth, recs, METRICS, catalog=catalog)
     got = rdk.evaluate(dd.from_pandas(_frame(truth, recs, str_ids), npartitions=partitions), METRICS, catalog=catalog)
@@ -81,7 +81,7 @@ def test_issue15_dask_lists_bit_identical(partitions, str_ids):
 
 
 @pytest.mark.parametrize("partitions", [1, 3, 7])
-def test_issue15_dask_long_form_users_split_across_partitions(partitions):
+def test_dask_long_form_users_split_across_partitions(partitions):
     truth, recs, catalog = _random(40 + partitions, n_users=80)
     rl = pd.DataFrame([(u, i, k + 1) for u in recs for k, i in enumerate(recs[u])],
                       columns=["user_id", "item_id", "rank"])
@@ -96,7 +96,7 @@ def test_issue15_dask_long_form_users_split_across_partitions(partitions):
     assert_same_means(got, ref, METRICS)
 
 
-def test_issue15_dask_train_frame_and_options():
+def test_dask_train_frame_and_options():
     truth, recs, _ = _random(9, n_users=50)
     rng = np.random.default_rng(2)
     train = pd.DataFrame([(u, int(i)) for u in range(30) for i in rng.choice(40, size=5, replace=False)],
@@ -108,7 +108,7 @@ def test_issue15_dask_train_frame_and_options():
     assert_same_means(got, ref, ms)
 
 
-def test_issue15_dask_errors():
+def test_dask_bad_arguments_are_clear_errors():
     d = dd.from_pandas(_frame(*_random(1, n_users=5)[:2]), npartitions=1)
     with pytest.raises(TypeError, match="`df` must be a dask DataFrame"):
         rdk.evaluate({1: [1]}, ["ndcg@3"])
@@ -120,7 +120,7 @@ def test_issue15_dask_errors():
         rdk.evaluate(d, ["ndcg@3"], truth={1: [1]})
 
 
-def test_issue15_dask_long_form_custom_columns_with_train():
+def test_dask_long_form_custom_columns_with_train():
     truth, recs, _ = _random(12, n_users=60)
     rng = np.random.default_rng(5)
     rl = pd.DataFrame([(u, i, float(rng.random())) for u in recs for i in recs[u]], columns=["uid", "iid", "s"])

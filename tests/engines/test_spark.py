@@ -31,7 +31,7 @@ def _need(module: str):
         except ImportError as e:
             why = f"{module} is not installed ({e}); pip install 'pyspark[connect]'"
     if os.environ.get("CI") == "true":
-        raise RuntimeError(f"tests/test_spark.py needs Spark in CI: {why}")
+        raise RuntimeError(f"tests/engines/test_spark.py needs Spark in CI: {why}")
     pytest.skip(why, allow_module_level=True)
 
 
@@ -97,7 +97,7 @@ def _lists_frame(spark, truth, recs, str_ids=False):
 
 
 @pytest.mark.parametrize("partitions", [1, 3, 7])
-def test_issue15_lists_bit_identical_any_partitioning(spark, partitions):
+def test_lists_bit_identical_any_partitioning(spark, partitions):
     truth, recs, catalog = _random(partitions)
     ref = rm.evaluate(truth, recs, METRICS, catalog=catalog)
     df = _lists_frame(spark, truth, recs)
@@ -107,7 +107,7 @@ def test_issue15_lists_bit_identical_any_partitioning(spark, partitions):
     assert isinstance(st, rm.State) and st == ref.state
 
 
-def test_issue15_tiny_arrow_batches_and_string_ids(spark):
+def test_tiny_arrow_batches_and_string_ids(spark):
     truth, recs, catalog = _random(11, n_users=60, str_ids=True)
     ref = rm.evaluate(truth, recs, METRICS, catalog=catalog)
     df = _lists_frame(spark, truth, recs, str_ids=True)
@@ -122,7 +122,7 @@ def test_issue15_tiny_arrow_batches_and_string_ids(spark):
 
 
 @pytest.mark.parametrize("nbytes", [1, 4096, None])
-def test_issue15_arrow_batch_bytes_is_set_for_the_job_and_restored(spark, nbytes):
+def test_arrow_batch_bytes_is_set_for_the_job_and_restored(spark, nbytes):
     """evaluate() sets spark.sql.execution.arrow.maxBytesPerBatch for its job only (1 byte: one row a batch);
     the means are the in-memory ones whatever the batches, and the session's setting is as before after."""
     truth, recs, catalog = _random(17, n_users=80)
@@ -141,7 +141,7 @@ def test_issue15_arrow_batch_bytes_is_set_for_the_job_and_restored(spark, nbytes
     spark.conf.unset(key)
 
 
-def test_issue15_arrow_batch_bytes_inside_the_job(classic, monkeypatch):
+def test_arrow_batch_bytes_inside_the_job(classic, monkeypatch):
     """The setting is in force while the job runs (read back by a task-side probe: the batch sizes)."""
     truth, recs, _ = _random(19, n_users=50)
     df = _lists_frame(classic, truth, recs).repartition(1)
@@ -162,14 +162,14 @@ def test_issue15_arrow_batch_bytes_inside_the_job(classic, monkeypatch):
 
 
 @pytest.mark.parametrize("bad", [0, -1, 2**31, 1.5, "1m", True])
-def test_issue15_bad_arrow_batch_bytes_is_a_value_error_before_any_job(classic, bad):
+def test_bad_arrow_batch_bytes_is_a_value_error_before_any_job(classic, bad):
     truth, recs, _ = _random(23, n_users=5)
     df = _lists_frame(classic, truth, recs)
     with pytest.raises(ValueError, match="`arrow_batch_bytes` must be None or an int"):
         rs.evaluate(df, ["ndcg@5"], arrow_batch_bytes=bad)
 
 
-def test_issue15_many_chunks_per_task_bit_identical(spark, monkeypatch):
+def test_many_chunks_per_task_bit_identical(spark, monkeypatch):
     """Each task evaluates its batches in chunks as they arrive (a helper thread) and merges them: with every
     tiny Arrow batch its own chunk, the means, the state and the per-user rows are still those in memory."""
     import rankmeter._partitions as P
@@ -195,7 +195,7 @@ def test_issue15_many_chunks_per_task_bit_identical(spark, monkeypatch):
                                   np.asarray(ref.per_user["ndcg@10"], dtype=np.float64))  # NaN where truth is empty
 
 
-def test_issue15_truth_as_plain_lists_and_scores_column(spark):
+def test_truth_as_plain_lists_and_scores_column(spark):
     rows = [(1, [5, 6, 7], [0.1, 0.9, 0.5], [5, 7]), (2, [8], [1.0], []), (3, [], [], [9])]
     df = spark.createDataFrame(rows, "user_id long, recs array<long>, s array<double>, truth array<long>")
     ref = rm.evaluate({1: [5, 7], 2: [], 3: [9]}, {1: {5: 0.1, 6: 0.9, 7: 0.5}, 2: {8: 1.0}, 3: {}},
@@ -224,7 +224,7 @@ def _long_tables(truth, recs):
 
 
 @pytest.mark.parametrize("partitions", [1, 3, 7])
-def test_issue15_long_form_users_split_across_partitions(spark, partitions):
+def test_long_form_users_split_across_partitions(spark, partitions):
     truth, recs, catalog = _random(20 + partitions, n_users=80)
     recs_t, truth_t = _long_tables(truth, recs)
     ref = rm.evaluate(truth_t, recs_t, METRICS, catalog=catalog)
@@ -238,7 +238,7 @@ def test_issue15_long_form_users_split_across_partitions(spark, partitions):
     assert got.meta["n_users"] == ref.meta["n_users"]  # never double counted
 
 
-def test_issue15_long_form_by_score_and_binary_truth(classic):
+def test_long_form_by_score_and_binary_truth(classic):
     recs = {1: {10: 0.5, 11: 0.9, 12: 0.1}, 2: {10: 0.3}}
     truth = {1: [10, 12], 2: [11]}
     df = classic.createDataFrame([(u, i, s) for u, d in recs.items() for i, s in d.items()],
@@ -248,7 +248,7 @@ def test_issue15_long_form_by_score_and_binary_truth(classic):
     assert_same_means(rs.evaluate(df, ["ndcg@3", "map@2"], truth=tdf, partitions=2), ref, ["ndcg@3", "map@2"])
 
 
-def test_issue15_train_as_spark_frame(spark):
+def test_train_as_spark_frame(spark):
     truth, recs, _ = _random(5, n_users=50)
     rng = np.random.default_rng(3)
     train = {u: rng.choice(40, size=5, replace=False).tolist() for u in range(30)}
@@ -261,7 +261,7 @@ def test_issue15_train_as_spark_frame(spark):
         assert_same_means(got, ref, ms)
 
 
-def test_issue15_per_user_frame(spark):
+def test_per_user_frame(spark):
     truth, recs, _ = _random(8, n_users=40)
     ref = rm.evaluate(truth, recs, ["ndcg@10", "map@5"])
     out = rs.per_user(_lists_frame(spark, truth, recs), ["ndcg@10", "map@5"], partitions=3).toArrow().to_pandas()
@@ -274,7 +274,7 @@ def test_issue15_per_user_frame(spark):
         rs.per_user(_lists_frame(spark, truth, recs), ["coverage@10"])
 
 
-def test_issue15_errors(classic):
+def test_bad_arguments_are_clear_errors(classic):
     df = classic.createDataFrame([(1, [1, 2], [1])], "user_id long, recs array<long>, truth array<long>")
     with pytest.raises(TypeError, match="`df` must be a pyspark DataFrame"):
         rs.evaluate({1: [1]}, ["ndcg@3"])
@@ -297,7 +297,7 @@ def test_issue15_errors(classic):
         rs.evaluate(nul, ["ndcg@3"])
 
 
-def test_issue15_empty_frame_gives_nan_means(classic):
+def test_empty_frame_gives_nan_means(classic):
     df = classic.createDataFrame([], "user_id long, recs array<long>, truth array<long>")
     got = rs.evaluate(df, ["ndcg@3"])
     assert math.isnan(got["ndcg@3"]) and got.meta["n_users"] == 0
@@ -329,7 +329,7 @@ def _scala_ndcg(pred: list, lab: list, rel: list, k: int) -> float:
     return 0.0 if ideal == 0.0 else dcg / ideal
 
 
-def test_issue15_preset_spark_graded_ndcg_equals_the_scala_rule():
+def test_preset_spark_graded_ndcg_equals_the_scala_rule():
     # pyspark 4.3's Python RankingMetrics passes only (prediction, labels) to the JVM (relevance values are
     # dropped), so graded ndcgAt is checked against a transcription of the Scala code instead
     rows = _spark_reference_data(4)
@@ -343,7 +343,7 @@ def test_issue15_preset_spark_graded_ndcg_equals_the_scala_rule():
         math.fsum(_scala_ndcg(p, lab, rel, 5) for p, lab, rel in rows) / len(rows), rel=1e-9)
 
 
-def test_issue15_preset_spark_equals_pyspark_ranking_metrics(classic):
+def test_preset_spark_equals_pyspark_ranking_metrics(classic):
     from pyspark.mllib.evaluation import RankingMetrics
 
     rows = _spark_reference_data(0)
@@ -376,7 +376,7 @@ def test_issue15_preset_spark_equals_pyspark_ranking_metrics(classic):
     gc.collect()  # drop the JVM wrapper while the session lives
 
 
-def test_issue15_preset_spark_equals_ranking_evaluator(classic):
+def test_preset_spark_equals_ranking_evaluator(classic):
     from pyspark.ml.evaluation import RankingEvaluator
 
     rows = _spark_reference_data(1)
@@ -392,13 +392,13 @@ def test_issue15_preset_spark_equals_ranking_evaluator(classic):
         assert res[name] == pytest.approx(ev.evaluate(df), rel=1e-12, abs=1e-15), name
 
 
-def test_issue15_preset_spark_rejects_a_duplicated_prediction():
+def test_preset_spark_rejects_a_duplicated_prediction():
     # Spark counts a repeated relevant prediction at both positions; rankmeter does not reproduce that
     with pytest.raises(ValueError, match="duplicate|twice|repeated"):
         rm.evaluate({1: [5]}, {1: [5, 5]}, ["precision@2"], preset="spark")
 
 
-def test_issue15_spark_preset_through_spark(classic):
+def test_spark_preset_through_spark(classic):
     rows = _spark_reference_data(2)
     recs = {u: p for u, (p, _, _) in enumerate(rows)}
     truth = {u: dict(zip(lab, rel)) for u, (_, lab, rel) in enumerate(rows)}

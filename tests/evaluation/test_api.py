@@ -151,7 +151,7 @@ def test_huge_int64_csr_same_as_small_ids():
 
 
 def test_tuple_ids_work_or_raise_cleanly():
-    # SPEC: "any hashable ids (ints or strings)"; tuples either work or are a clean error
+    # ids are ints or strings; other hashables (tuples) either work or are a clean error
     truth, recs = _mapped_forms(lambda i: ("it", i), lambda u: ("us", u))
     try:
         res = rm.evaluate(truth, recs, METRICS)
@@ -165,7 +165,7 @@ def test_int_and_str_ids_are_different_items():
     res = rm.evaluate({0: [1, "1"]}, {0: ["1", 2, 1]}, ["ap", "hits", "precision@1"])
     assert res["hits"] == 2.0
     assert res["ap"] == pytest.approx((1 + 2 / 3) / 2, abs=1e-15)
-    # all-int truth items against all-str recs items can never match: an error (SPEC §2.1, issue 11)
+    # all-int truth items against all-str recs items can never match: an error (docs/metrics.md §5)
     with pytest.raises(ValueError, match=r"item ids are of different kinds"):
         rm.evaluate({0: [1]}, {0: ["1"]}, ["hits", "rr"])
     res = rm.evaluate({0: ["1"]}, {0: [1, "1"]}, ["rr"])
@@ -425,7 +425,7 @@ NDCG_ALL = (1 + 3 / LOG2_3) / (3 + 2 / LOG2_3 + 0.5 + 1 / math.log2(5))
 
 
 def test_preset_trec_eval_ndcg_without_cutoff_uses_ideal_all():
-    # without a cutoff nothing is cut (SPEC §3): ideal=cut gives the same as ideal=all
+    # without a cutoff nothing is cut (docs/metrics.md, ndcg): ideal=cut gives the same as ideal=all
     assert rm.evaluate(NDCG_T, NDCG_R, ["ndcg"])["ndcg"] == pytest.approx(NDCG_ALL, abs=1e-15)
     res = rm.evaluate(NDCG_T, NDCG_R, ["ndcg", "ndcg@2"], preset="trec_eval")
     assert res["ndcg"] == pytest.approx(NDCG_ALL, abs=1e-15)
@@ -479,7 +479,7 @@ def test_max_items_truncation():
 
 
 def test_max_items_truncates_before_duplicate_removal():
-    # SPEC §2.1: max_items truncates the list as given (trec_eval -M), then the
+    # docs/metrics.md §6.2: max_items truncates the list as given (trec_eval -M), then the
     # duplicates policy applies to what is left: [1, 1, 2][:2] -> [1, 1] -> [1]
     res = rm.evaluate({0: [1, 2]}, {0: [1, 1, 2]}, ["hits"], max_items=2, duplicates="first")
     assert res["hits"] == 1.0

@@ -1,4 +1,4 @@
-"""SPEC §5: every public entry validates its input and raises ValueError or
+"""Every public entry validates its input and raises ValueError or
 TypeError with a message naming the argument (and the user / item), and never
 modifies or aliases the caller's arrays."""
 

@@ -51,7 +51,7 @@ def _split(d, parts, rng):
 
 
 # --------------------------------------------------------------------------- names (item 2)
-def test_issue11_finalized_state_answers_to_every_name():
+def test_finalized_state_answers_to_every_name():
     truth = {1: {5: 1, 6: 2}, 2: {7: 1}}
     recs = {1: [5, 8, 6], 2: [9, 7]}
     asked = ["map@100", "mrr@100", "ndcg"]
@@ -74,7 +74,7 @@ def test_issue11_finalized_state_answers_to_every_name():
 
 
 # --------------------------------------------------------------------------- users (item 5)
-def test_issue11_merging_states_that_share_a_user_raises():
+def test_merging_states_that_share_a_user_raises():
     a = rm.partial({1: {5: 1}}, {1: [5]}, ["precision@1"])
     b = rm.partial({1: {5: 1}}, {1: [6]}, ["precision@1"])
     with pytest.raises(ValueError, match="user 1 is in more than one"):
@@ -91,7 +91,7 @@ def test_issue11_merging_states_that_share_a_user_raises():
         a.merge(s3)
 
 
-def test_issue11_per_shard_recipe_gives_the_one_call_numbers():
+def test_per_shard_recipe_gives_the_one_call_numbers():
     truth, recs, _ = _data(3, n_users=80)
     rng = np.random.default_rng(0)
     shards = _split(recs, 4, rng)
@@ -113,7 +113,7 @@ def test_issue11_per_shard_recipe_gives_the_one_call_numbers():
     assert total.meta["n_users"] == one.meta["n_users"]
 
 
-def test_issue11_positional_batches_need_ids():
+def test_positional_batches_need_ids():
     a = rm.partial([[1]], [[1]], ["precision@1"])
     b = rm.partial([[2]], [[2]], ["precision@1"])
     with pytest.raises(ValueError, match="user 0"):
@@ -127,7 +127,7 @@ def test_issue11_positional_batches_need_ids():
 # --------------------------------------------------------------------------- catalog metrics (item 9)
 @pytest.mark.parametrize("strings", [False, True], ids=["int", "str"])
 @pytest.mark.parametrize("parts", [1, 2, 3, 5, 7])
-def test_issue11_catalog_metrics_merge_bit_for_bit(parts, strings):
+def test_catalog_metrics_merge_bit_for_bit(parts, strings):
     truth, recs, train = _data(parts + 10 * strings, strings=strings)
     metrics = CATALOG + PER_USER + ["score_entropy@5", "score_entropy"]
     one = rm.evaluate(truth, recs, metrics, train=train)
@@ -162,7 +162,7 @@ def test_issue11_catalog_metrics_merge_bit_for_bit(parts, strings):
             assert np.array_equal(st.users, np.sort(np.asarray(list(truth), dtype=st.users.dtype)))
 
 
-def test_issue11_catalog_values_match_their_definitions():
+def test_catalog_values_match_their_definitions():
     """The histogram route gives the definitions' values (plain Python here)."""
     truth, recs, train = _data(42, strings=True)
     res = rm.evaluate(truth, recs, CATALOG + ["score_entropy@5"], train=train)
@@ -189,7 +189,7 @@ def test_issue11_catalog_values_match_their_definitions():
     assert res["score_entropy@5"] == pytest.approx(h, rel=1e-12)
 
 
-def test_issue11_states_of_different_context_do_not_merge():
+def test_states_of_different_context_do_not_merge():
     truth, recs, train = _data(5)
     users = list(truth)
     a = rm.partial({u: truth[u] for u in users[:30]}, recs, ["coverage@5"], train=train, missing="skip")
@@ -204,7 +204,7 @@ def test_issue11_states_of_different_context_do_not_merge():
         a.merge(b)
 
 
-def test_issue11_old_state_version_is_rejected_clearly():
+def test_old_state_version_is_rejected_clearly():
     old = b"RMST" + struct.pack("<HI", 1, 0) + struct.pack("<qqqq", 0, 0, 0, 0)
     with pytest.raises(ValueError, match="version 1"):
         rm.State.from_bytes(old)

@@ -1,4 +1,4 @@
-"""item_bias / user_bias / rec_cases against plain counting loops (SPEC §3 tables)."""
+"""item_bias / user_bias / rec_cases against plain counting loops (the category tables of docs/metrics.md §3.19)."""
 
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ def test_rec_cases_rows():
         rm.item_bias(recs, train, ["a"], k=2)
 
 
-def test_issue11_user_bias_takes_a_truth_table_and_column_keywords():
+def test_user_bias_takes_a_truth_table_and_column_keywords():
     pd = pytest.importorskip("pandas")
     truth_df = pd.DataFrame({"uid": [1, 1, 2, 3], "iid": [5, 6, 7, 8], "rating": [4.0, 5.0, 3.0, 1.0]})
     train = pd.DataFrame({"uid": [1, 2, 2, 4], "iid": [5, 5, 6, 7], "rating": [1.0, 2.0, 3.0, 4.0]})
@@ -104,7 +104,7 @@ def test_issue11_user_bias_takes_a_truth_table_and_column_keywords():
         rm.user_bias(truth_df, train, pd.DataFrame({"a": [1], "b": [2]}), **kw)
 
 
-def test_issue11_item_bias_and_rec_cases_take_column_keywords():
+def test_item_bias_and_rec_cases_take_column_keywords():
     pd = pytest.importorskip("pandas")
     recs = pd.DataFrame({"uid": [1, 1, 2], "iid": [5, 6, 5], "pos": [1, 2, 1]})
     train = pd.DataFrame({"uid": [1, 2], "iid": [5, 7]})

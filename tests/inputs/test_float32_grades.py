@@ -1,4 +1,4 @@
-"""float32 truth grades are read in place (SPEC §6: grades in the dtype given, never widened by a copy).
+"""float32 truth grades are read in place (docs/metrics.md §1: grades in the dtype given, never widened by a copy).
 
 Every float32 value widens exactly to float64, so each result must equal, bit for bit, the
 result on the float64 copy of the same grades; and the Truth must keep the caller's array.

@@ -1,4 +1,4 @@
-"""The same data in every accepted form gives identical results (SPEC §2.1), and
+"""The same data in every accepted form gives identical results, and
 malformed tables raise errors naming the column and the first offending row."""
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ pd = pytest.importorskip("pandas")
 
 
 # --------------------------------------------------------------------------- 6. silent zeros
-def test_issue11_str_row_is_not_a_list_of_items():
+def test_str_row_is_not_a_list_of_items():
     with pytest.raises(TypeError, match=r"`recs` for user 0 .*got str 'abc'; a str is never a list of items"):
         rm.evaluate([["a"], ["b"]], ["abc", "bcd"], ["precision@3"])
     with pytest.raises(TypeError, match=r"`truth` for user 1 .*got str 'bc'"):
@@ -31,7 +31,7 @@ def test_issue11_str_row_is_not_a_list_of_items():
     assert rm.evaluate([("a", "b")], [iter(["b", "a"])], ["precision@2"])["precision@2"] == 1.0
 
 
-def test_issue11_user_ids_of_different_kinds_raise():
+def test_user_ids_of_different_kinds_raise():
     with pytest.raises(ValueError, match=r"user ids are of different kinds.*'1'.*e\.g\. 1"):
         rm.evaluate({"1": [1], "2": [2]}, {1: [1], 2: [2]}, ["ndcg"])
     # a positional side's users are 0..n-1: against string keys that is a kind error too
@@ -41,7 +41,7 @@ def test_issue11_user_ids_of_different_kinds_raise():
     assert rm.evaluate([[1], [2]], {1: [2], 0: [1]}, ["precision@1"])["precision@1"] == 1.0
 
 
-def test_issue11_no_recs_user_matches_raises():
+def test_no_recs_user_matches_raises():
     with pytest.raises(ValueError, match=r"no `recs` user matches a `truth` user.*e\.g\. 1.*e\.g\. 7"):
         rm.evaluate({1: [1], 2: [2]}, {7: [1], 8: [2]}, ["ndcg"])
     # empty sides are fine
@@ -52,7 +52,7 @@ def test_issue11_no_recs_user_matches_raises():
     assert res.meta["n_missing_recs"] == 1 and res.meta["n_ignored_recs"] == 1
 
 
-def test_issue11_item_ids_of_different_kinds_raise():
+def test_item_ids_of_different_kinds_raise():
     with pytest.raises(ValueError, match=r"item ids are of different kinds.*int item ids, e\.g\. 1.*str item ids"):
         rm.evaluate({0: [1, 2]}, {0: ["1", "2"]}, ["ndcg"])
     with pytest.raises(ValueError, match=r"item ids are of different kinds"):
@@ -82,7 +82,7 @@ def _tables(d: dict):
     return out
 
 
-def test_issue11_table_without_relevance_but_numeric_columns_warns():
+def test_table_without_relevance_but_numeric_columns_warns():
     d = {"user_id": [1, 1, 2], "item_id": [5, 6, 7], "rating": [1.0, 3.0, 2.0], "title": ["a", "b", "c"]}
     for table in _tables(d):
         with pytest.warns(UserWarning, match=r"no column 'relevance'.*'rating'.*relevance_col='rating'") as rec:
@@ -99,7 +99,7 @@ def test_issue11_table_without_relevance_but_numeric_columns_warns():
 
 
 # --------------------------------------------------------------------------- 4. non-finite grades in tables
-def test_issue11_nonfinite_grade_in_table_names_column_and_row():
+def test_nonfinite_grade_in_table_names_column_and_row():
     for bad in (float("nan"), float("inf")):
         d = {"u": [1009, 1009, 7], "i": [5064, 5065, 1], "rating": [1.0, bad, 2.0]}
         tables = _tables(d)[1:] if bad != bad else _tables(d)  # pandas reads NaN as a null (own message)
@@ -111,7 +111,7 @@ def test_issue11_nonfinite_grade_in_table_names_column_and_row():
                 rm.evaluate(table, {1009: [5065]}, ["ndcg"], user_col="u", item_col="i", relevance_col="rating")
 
 
-def test_issue11_nonfinite_score_in_table_names_column_and_row():
+def test_nonfinite_score_in_table_names_column_and_row():
     for bad in (float("inf"), float("-inf")):
         d = {"user_id": ["a", "a", "b"], "item_id": [1, 2, 3], "pred": [0.5, 0.2, bad], "rank": [1, 2, 1]}
         for table in _tables(d):
@@ -140,7 +140,7 @@ def _plain_diversity_features(lists: dict, feats: dict, k: int) -> dict:
 
 
 @pytest.mark.parametrize("ids", [["a", "b", "c", "d"], [40, 10, 30, 20]], ids=["str", "int"])
-def test_issue11_item_similarity_by_id(ids):
+def test_item_similarity_by_id(ids):
     sp = pytest.importorskip("scipy.sparse")
     a, b, c, d = ids
     S = np.array([[1.0, 0.2, 0.5, 0.0], [0.2, 1.0, 0.9, 0.1], [0.5, 0.9, 1.0, 0.3], [0.0, 0.1, 0.3, 1.0]])
@@ -170,7 +170,7 @@ def test_issue11_item_similarity_by_id(ids):
 
 
 @pytest.mark.parametrize("ids", [["a", "b", "c", "d"], [40, 10, 30, 20]], ids=["str", "int"])
-def test_issue11_item_features_by_id(ids):
+def test_item_features_by_id(ids):
     a, b, c, d = ids
     F = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, 1.0], [1.0, 1.0, 0.0], [0.0, 0.0, 0.0]])
     feats = dict(zip(ids, F))

@@ -60,7 +60,7 @@ def _no_alias(outputs, inputs):
                 assert not np.shares_memory(o, i), "a result aliases an input buffer"
 
 
-def test_issue6_read_only_inputs_every_form_and_no_alias(buffers):
+def test_read_only_inputs_every_form_and_no_alias(buffers):
     b = buffers
     before = {k: v.copy() for k, v in b.items()}
     inputs = list(b.values())
@@ -98,7 +98,7 @@ def test_issue6_read_only_inputs_every_form_and_no_alias(buffers):
     _no_alias([arr], inputs)
 
 
-def test_issue6_result_arrays_are_independent_of_each_other(buffers):
+def test_result_arrays_are_independent_of_each_other(buffers):
     b = buffers
     res = rm.evaluate((b["t_indptr"], b["t_items"], b["t_grades"]), (b["r_indptr"], b["r_items"]), METRICS)
     arrays = list(_exposed(res))[1:]
@@ -110,7 +110,7 @@ def test_issue6_result_arrays_are_independent_of_each_other(buffers):
             assert not np.shares_memory(a, c) or a is c
 
 
-def test_issue6_from_scores_does_not_touch_the_matrix(buffers):
+def test_from_scores_does_not_touch_the_matrix(buffers):
     S = buffers["scores"]
     before = S.copy()
     ex = (np.arange(S.shape[0] + 1, dtype=np.int64), np.zeros(S.shape[0], dtype=np.int64))

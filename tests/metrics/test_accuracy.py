@@ -1,6 +1,6 @@
-"""rankmeter.evaluate against the naive pure-Python reference (tests/reference.py).
+"""rankmeter.evaluate against the naive pure-Python reference (tests/support/reference.py).
 
-The reference is written from SPEC.md section 3, never from the implementation;
+The reference is written from the definitions of docs/metrics.md, never from the implementation;
 expected values are either computed by the reference or by hand, never copied
 from rankmeter's output.
 """
@@ -84,10 +84,10 @@ def check(truth, recs, metrics, whole_lists=False, **opts):
 
 
 # ---------------------------------------------------------------------------
-# 1. the reference alone, by hand (SPEC section 7 and a few more)
+# 1. the reference alone, by hand (the worked examples of docs/metrics.md §10 and a few more)
 # ---------------------------------------------------------------------------
 
-def test_reference_spec7_dcg_ndcg():
+def test_reference_worked_example_dcg_ndcg():
     truth = {"A": 3, "B": 1, "D": 2}
     ranked = ["A", "B", "C", "D", "E"]
     assert round(ref.dcg(ranked, truth, 5, None), 3) == 4.492
@@ -97,14 +97,14 @@ def test_reference_spec7_dcg_ndcg():
     assert math.isclose(ref.dcg(ranked, truth, 5, None), 3 + 1 / math.log2(3) + 2 / math.log2(5))
 
 
-def test_reference_spec7_precision_recall():
+def test_reference_worked_example_precision_recall():
     truth = dict.fromkeys("ABCD", 1)
     ranked = ["A", "X", "Y", "C", "Z"]
     assert ref.recall(ranked, truth, 5, None) == 0.5
     assert ref.precision(ranked, truth, 5, None) == 0.4
 
 
-def test_reference_spec7_mrr():
+def test_reference_worked_example_mrr():
     truth = {1: {"a": 1}, 2: {"a": 1}, 3: {"a": 1}, 4: {"a": 1}}
     recs = {1: ["x", "y", "a"], 2: ["a"], 3: ["x", "y", "a"], 4: ["x", "y"]}
     means, per_user, _ = reference_evaluate(truth, recs, ["mrr"])
@@ -112,13 +112,13 @@ def test_reference_spec7_mrr():
     assert round(means["mrr"], 4) == 0.4167
 
 
-def test_reference_spec7_ap():
+def test_reference_worked_example_ap():
     truth = {"a": 1, "b": 1, "c": 1}
     ranked = ["a", "x", "y", "b", "c", "z"]
     assert math.isclose(ref.ap(ranked, truth, 6, None), 0.7)
 
 
-def test_reference_spec7_cg_ndcg():
+def test_reference_worked_example_cg_ndcg():
     truth = {"a": 2, "c": 3, "d": 2}
     ranked = ["a", "b", "c", "d"]
     assert ref.cg(ranked, truth, None, None) == 7
@@ -126,7 +126,7 @@ def test_reference_spec7_cg_ndcg():
     assert round(ref.ideal_dcg(ranked, truth, None, None), 2) == 5.26
 
 
-def test_reference_spec7_systems():
+def test_reference_worked_example_systems():
     truth = {2: 1, 6: 1}
     a = [6, 2, 1, 0, 3]
     b = [4, 1, 7, 2, 6]
@@ -216,7 +216,7 @@ def test_reference_evaluate_policies():
     assert ref.order_scored(scores, "input") == [11, 10, 9]
     assert ref.order_scored(scores, "trec") == [11, 9, 10]
     assert ref.order_scored(scores, "item_desc") == [11, 10, 9]
-    # duplicates: looked for only in the part the metrics read (SPEC section 2.1)
+    # duplicates: looked for only in the part the metrics read (docs/metrics.md §6.1)
     reference_evaluate({1: {"a": 1}}, {1: ["a", "a"]}, m)  # all @1: the repeat is not read
     with pytest.raises(ValueError):
         reference_evaluate({1: {"a": 1}}, {1: ["a", "a"]}, m + ["ndcg@2"])
@@ -301,7 +301,7 @@ def scenarios(draw, max_users=6, allow_dups=True):
     recs = {}
     for u in truth_users + extra_users:
         # truth user without recs; the first one always has recs: no truth user matched at all is
-        # an error (SPEC §2.1, tests/test_issue11_inputs.py)
+        # an error (docs/metrics.md §5, tests/inputs/test_input_mistakes.py)
         if u in truth and u != truth_users[0] and draw(st.integers(0, 4)) == 0:
             continue
         if recs_form == "scores":
@@ -385,7 +385,7 @@ def test_random_every_metric_every_cutoff(scenario):
 
 @st.composite
 def duplicate_scenarios(draw):
-    """Lists with repeated items placed within the top k or beyond it (SPEC section 2.1:
+    """Lists with repeated items placed within the top k or beyond it (docs/metrics.md §6.1:
     duplicates are looked for only in the part of each list the metrics read)."""
     item_kind = draw(st.sampled_from(ID_KINDS))
     pool = draw(st.lists(id_strategy(item_kind), min_size=20, max_size=20, unique=True))
@@ -635,7 +635,7 @@ def test_partial_merge_matches_reference(scenario, metrics, split):
     part2 = {u: truth[u] for u in users[split:]}
     R = rm()
     for part in (part1, part2):
-        # a truth shard none of whose users has recs is an error (SPEC §2.1), when both sides hold items
+        # a truth shard none of whose users has recs is an error (docs/metrics.md §5), when both sides hold items
         if not any(u in recs for u in part) and any(map(len, part.values())) and any(map(len, recs.values())):
             with pytest.raises(ValueError, match=r"no `recs` user matches a `truth` user"):
                 R.partial(part, recs, metrics, **opts)
@@ -657,7 +657,7 @@ def test_partial_merge_matches_reference(scenario, metrics, split):
 # 5. explicit edge cases (expected values by hand or from the reference)
 # ---------------------------------------------------------------------------
 
-def test_spec7_examples_in_rankmeter():
+def test_worked_examples_in_rankmeter():
     R = rm()
     res = R.evaluate({"u": {"A": 3, "B": 1, "D": 2}}, {"u": ["A", "B", "C", "D", "E"]},
                      ["dcg@5", "ndcg@5"])
@@ -874,7 +874,7 @@ def test_empty_lists_and_no_cutoff():
 
 
 def test_duplicates_with_max_items():
-    # SPEC section 2.1: max_items truncates the list as given first (trec_eval's -M cuts
+    # docs/metrics.md §6.2: max_items truncates the list as given first (trec_eval's -M cuts
     # the run before its duplicate check), then duplicates are looked for in what is read:
     # ["a", "a", "b"][:2] -> ["a", "a"] -> ["a"]
     truth = {"u": {"a": 1, "b": 1}}
@@ -891,10 +891,10 @@ def test_duplicates_with_max_items():
 
 
 # ---------------------------------------------------------------------------
-# 6. NDCG without a cutoff; duplicates only where the metrics read (SPEC 2.1)
+# 6. NDCG without a cutoff; duplicates only where the metrics read (docs/metrics.md §6.1)
 # ---------------------------------------------------------------------------
 
-def test_issue11_ndcg_without_cutoff_does_not_reward_short_lists():
+def test_ndcg_without_cutoff_does_not_reward_short_lists():
     # truth {0: 1, 1: 1}, list [0]: the ideal uses both relevant items (trec_eval's
     # ndcg gives 0.6131), not the ideal cut at the list's own length (1.0)
     expected = 1 / (1 + 1 / math.log2(3))
@@ -922,7 +922,7 @@ def test_issue11_ndcg_without_cutoff_does_not_reward_short_lists():
 
 
 def test_ndcg_k_slots_without_cutoff_uses_the_list_length():
-    # docs/metrics.md: ideal=k_slots without a cutoff takes k = n (SPEC 3: k absent = the
+    # docs/metrics.md: ideal=k_slots without a cutoff takes k = n (k absent = the
     # whole list); its ideal is n slots of the largest gain, whatever |R|
     truth = {0: {"a": 2, "b": 1, "c": 1}}
     res = check(truth, {0: ["b", "x"]}, ["ndcg(ideal=k_slots)", "ndcg(ideal=k_slots)@2"])

@@ -1,6 +1,6 @@
 """Beyond-accuracy and pairwise metrics against the naive quadratic references
-(tests/reference_beyond.py), on hypothesis-generated data, plus thread-count
-determinism, context errors and SPEC §7's FCP example."""
+(tests/support/reference_beyond.py), on hypothesis-generated data, plus thread-count
+determinism, context errors and the FCP worked example."""
 
 from __future__ import annotations
 
@@ -151,8 +151,8 @@ def test_beyond_metrics_match_reference_string_ids(data):
     _check(data, BEYOND_METRICS)
 
 
-def test_spec_fcp_worked_example():
-    """SPEC §7: preference A>B>C, system order B, A, C: FCP = 2/3."""
+def test_fcp_worked_example():
+    """Preference A>B>C, system order B, A, C: FCP = 2/3 (two of the three pairs in order)."""
     res = rm.evaluate({"u": {"A": 3, "B": 2, "C": 1}}, {"u": ["B", "A", "C"]}, ["fcp"])
     assert res["fcp"] == 2 / 3
 
@@ -192,7 +192,7 @@ def test_catalog_argument_and_catalog_level_values():
     assert res["personalization@2"] == 1 - 1 / 2
     with pytest.raises(KeyError, match="catalog-level"):
         res.per_user["coverage@2"]
-    # catalog-level metrics merge through the state's item-count histograms (issue 11)
+    # catalog-level metrics merge through the state's item-count histograms
     st = rm.partial({1: [1]}, {1: [1]}, ["coverage@2"], catalog=[1])
     assert st.finalize()["coverage@2"] == 1.0
 
@@ -231,7 +231,7 @@ def test_beyond_fused_with_accuracy_in_one_call(medium):
     both = rm.evaluate(w.truth, recs, ["ndcg@10", "novelty@10", "coverage@10"], train=train)
     alone = rm.evaluate(w.truth, recs, ["ndcg@10"])
     assert both["ndcg@10"] == alone["ndcg@10"]
-    assert both.state.names == ("ndcg@10", "novelty@10", "coverage@10")  # catalog-level values merge too (issue 11)
+    assert both.state.names == ("ndcg@10", "novelty@10", "coverage@10")  # catalog-level values merge too
 
 
 # --------------------------------------------------------------------------- CAPRI conventions
@@ -290,7 +290,7 @@ def test_capri_conventions_reproduce_capri(seed, k):
     assert np.allclose(res.per_user[f"diversity(similarity=matrix)@{k}"], div, rtol=1e-12, atol=0)
 
 
-def test_issue11_novelty_divide_by_k_empty_list_is_zero():
+def test_novelty_divide_by_k_empty_list_is_zero():
     train = {"x": [1, 2], "y": [1], "z": [3]}
     truth = {"u": [1], "v": [2], "w": [3]}
     recs = {"u": [1, 2, 9], "v": [], "w": [9]}

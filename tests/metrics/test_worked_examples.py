@@ -1,8 +1,9 @@
-"""SPEC §7 worked examples (all but FCP), with the numbers the SPEC prints.
+"""The worked examples of docs/metrics.md §10 (all but FCP: tests/metrics/test_beyond.py), with
+their numbers printed to three decimals.
 
-Each tolerance is half a unit of the last decimal the SPEC prints (plus a
-hair), so a value that would print differently fails. The expected numbers
-are the SPEC's; the comments re-derive them by hand.
+Each tolerance is half a unit of the last printed decimal (plus a hair), so a
+value that would print differently fails. The comments re-derive every
+expected number by hand.
 """
 
 from __future__ import annotations

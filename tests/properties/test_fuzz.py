@@ -1,11 +1,11 @@
 """Fuzz suite: every public entry point on valid and malformed inputs (issue 6).
 
-Each test draws inputs from tests/fuzz_strategies.py and calls an entry point
+Each test draws inputs from tests/support/fuzz_strategies.py and calls an entry point
 through :func:`fuzz_strategies.guarded`, which fails on anything but a result
 or a ``ValueError``/``TypeError`` naming the argument, on a hang, and on any
 write into the caller's arrays. A crash of the interpreter fails the run.
 Valid outcomes are checked for correctness: against the pure-Python
-reference (tests/reference.py) for evaluate/partial/shortcuts, against a
+reference (tests/support/reference.py) for evaluate/partial/shortcuts, against a
 plain sort for ``Recs.from_scores``, and by round trips for the parser, the
 readers and the state bytes.
 
@@ -13,7 +13,7 @@ Short mode (CI): ``RANKMETER_FUZZ_EXAMPLES`` unset, 40 examples per test.
 Long run (manual)::
 
     RANKMETER_FUZZ_EXAMPLES=60000 RANKMETER_FUZZ_REPORT=fuzz.json \
-        python -m pytest tests/test_fuzz.py -q -p no:cacheprovider
+        python -m pytest tests/properties/test_fuzz.py -q -p no:cacheprovider
 
 counts every guarded call and writes the totals to the report file.
 """
@@ -56,7 +56,7 @@ def check_against_reference(res, truth_py, recs_py, metrics, opts):
         ref_opts.setdefault("missing", "skip")
         ref_opts.setdefault("whole_lists", True)
     metrics = list(dict.fromkeys(metrics))
-    # recs users absent from truth are ignored, unvalidated (SPEC §2); a positional side's users are 0..n-1
+    # recs users absent from truth are ignored, unvalidated (docs/metrics.md §5); a positional side's users are 0..n-1
     t_users = set(truth_py) if isinstance(truth_py, dict) else set(range(len(truth_py)))
     pairs = recs_py.items() if isinstance(recs_py, dict) else enumerate(recs_py)
     recs_py = {u: v for u, v in pairs if u in t_users}
@@ -341,7 +341,7 @@ def test_fuzz_state_bytes(data):
     recs = data.draw(fz.recs_python(fz.int_ids))
     truth = dict(enumerate(truth)) if isinstance(truth, list) else truth
     recs = dict(enumerate(recs)) if isinstance(recs, list) else recs
-    # every truth user has a recs entry (maybe empty): no user in common is an error (SPEC §2.1)
+    # every truth user has a recs entry (maybe empty): no user in common is an error (docs/metrics.md §5)
     scored = any(isinstance(v, dict) for v in recs.values())
     recs = {**{u: {} if scored else [] for u in truth}, **recs}
     state = rm.partial(truth, recs, ["ndcg@3", "precision"], duplicates="first")
@@ -469,7 +469,7 @@ def test_fuzz_tables(data):
 
 # --------------------------------------------------------------------------- fast random driver
 def test_fuzz_random_calls():
-    """Numpy-drawn inputs over every entry point (tests/fuzz_random.py): the long-run driver.
+    """Numpy-drawn inputs over every entry point (tests/support/fuzz_random.py): the long-run driver.
 
     RANKMETER_FUZZ_CALLS sets the number of calls (CI: 3000), RANKMETER_FUZZ_SEED the seed."""
     from tests.support import fuzz_random

@@ -1,6 +1,6 @@
 """A fast random fuzzer over every public entry point, for the million-call long run.
 
-The hypothesis suite (tests/test_fuzz.py) checks every accepted input against
+The hypothesis suite (tests/properties/test_fuzz.py) checks every accepted input against
 the pure-Python reference, which costs milliseconds per call. This driver
 keeps the same oracle for each call (:func:`fuzz_strategies.guarded`: a
 result or a ValueError/TypeError naming the argument, no hang, no write into
@@ -8,7 +8,7 @@ the caller's arrays, and no crash of the process) but draws its inputs with
 numpy's generator, so it runs about ten times as many calls per second.
 
     RANKMETER_FUZZ_CALLS=1000000 RANKMETER_FUZZ_SEED=1 RANKMETER_FUZZ_REPORT=r.json \\
-        python -m pytest tests/test_fuzz.py -k random -q
+        python -m pytest tests/properties/test_fuzz.py -k random -q
 
 CI runs it with 3000 calls. Inputs mix valid and malformed parts: wrong
 dtypes (object, bool, float, big-endian, uint64), NaN/inf grades and scores,

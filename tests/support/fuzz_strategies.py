@@ -1,4 +1,4 @@
-"""Hypothesis strategies and the guard used by the fuzz suite (tests/test_fuzz.py).
+"""Hypothesis strategies and the guard used by the fuzz suite (tests/properties/test_fuzz.py).
 
 Every strategy draws an input that is either valid or malformed in one of the
 ways a user's data goes wrong: wrong dtypes, NaN/inf grades and scores,
@@ -7,7 +7,7 @@ non-contiguous, read-only, big-endian and object arrays, unknown metric
 strings and options.
 
 :func:`guarded` runs one call of a public entry point and enforces the
-contract of SPEC §5: the outcome is a result or a ``ValueError``/``TypeError``
+contract of every public entry point: the outcome is a result or a ``ValueError``/``TypeError``
 whose message names what was wrong; never another exception, a hang, or a
 write into the caller's arrays.
 """
@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 # --------------------------------------------------------------------------- run size
 # CI runs the short mode; RANKMETER_FUZZ_EXAMPLES=N raises every fuzz test's
-# example count (the long run: see tests/test_fuzz.py's module docstring).
+# example count (the long run: see tests/properties/test_fuzz.py's module docstring).
 EXAMPLES = int(os.environ.get("RANKMETER_FUZZ_EXAMPLES", "40"))
 FUZZ_SETTINGS = settings(
     max_examples=EXAMPLES,

@@ -1,7 +1,7 @@
 """Naive pure-Python reference for rankmeter's accuracy metrics.
 
-Written directly from SPEC.md section 3 (and sections 2 and 4 for the input
-handling), never from the implementation.  Everything here is deliberately
+Written directly from the definitions of docs/metrics.md (§3, and §4-§6 for the
+input handling), never from the implementation.  Everything here is deliberately
 slow and obvious: plain loops, ``sum``, ``sorted``, ``math.log``.
 
 Per-user functions share one signature::
@@ -206,7 +206,7 @@ def ideal_dcg(ranked, truth, k, min_relevance, gain="linear", ideal="cut", below
         g_max = max(gains) if gains else 0.0
         return g_max * sum(1.0 / math.log2(j + 1) for j in range(1, cutoff(ranked, k) + 1))
     if ideal == "cut":
-        # SPEC section 3, ndcg: cut at k; without a cutoff nothing is cut (every
+        # docs/metrics.md, ndcg: cut at k; without a cutoff nothing is cut (every
         # truth gain), so a short list never scores higher for being short.
         if k is not None:
             gains = gains[:k]
@@ -519,7 +519,7 @@ def normalize_recs(recs, ties):
 
 
 def read_depth(metrics, whole_lists=False):
-    """How many distinct items of each list the metrics read (SPEC section 2.1):
+    """How many distinct items of each list the metrics read (docs/metrics.md §6.1):
     the largest cutoff, or None (the whole list) when a metric has no cutoff
     (r_precision included) or whole lists are asked for (the trec_eval preset)."""
     ks = [parse_metric(m)[2] for m in metrics]
@@ -529,7 +529,7 @@ def read_depth(metrics, whole_lists=False):
 
 
 def prepare_list(user, ranked, duplicates, max_items, depth=None):
-    """SPEC section 2.1: max_items truncates the list as given (trec_eval -M);
+    """docs/metrics.md §6: max_items truncates the list as given (trec_eval -M);
     duplicates are then looked for only in the part that is read, the first
     `depth` distinct items (None: all).  duplicates="first" drops a repeat and
     the list closes up: reading goes on until `depth` distinct items or the end.

@@ -1,6 +1,6 @@
 """Naive pure-Python references of the beyond-accuracy and pairwise metrics.
 
-Written from SPEC.md §3 / §3.1 with the plain quadratic loops (every pair of
+Written from the definitions of docs/metrics.md §3.19 with the plain quadratic loops (every pair of
 items, every pair of users), never from the implementation or its sum
 identities. Inputs:
 
@@ -51,7 +51,7 @@ def relevant(grade, min_relevance=None):
 
 # --------------------------------------------------------------------------- per user
 def fcp_counts(truth_u, lst, k):
-    """(concordant, discordant) pairs of one user (SPEC §3.1), O(m^2)."""
+    """(concordant, discordant) pairs of one user (docs/metrics.md, fcp), O(m^2)."""
     t = top(lst, k)
     rank = {item: j for j, item in enumerate(t)}
     inf = float("inf")
