@@ -223,7 +223,6 @@ def main() -> int:
             ts.append(time.perf_counter() - t1)
         res["rankmeter_same"] = statistics.median(ts)
     print_table(results, args.users)
-    sys.path.insert(0, str(HERE))
     from w1_floor import floor_rows, print_floor_rows
 
     print("\nrankmeter against the memory floors (this process, the contenders alternating in rounds):")

@@ -200,7 +200,7 @@ def main() -> int:
         del truth, recs
 
     # the DataFrame peers, on a slice, in their own environments
-    from compare import python_of, run_one, save_slice  # noqa: E402 - bench/ is on sys.path when run from there
+    from compare import python_of, run_one, save_slice  # bench/ is on sys.path: run as python bench/long_tables.py
 
     n = min(args.peer_users, args.users)
     with tempfile.TemporaryDirectory(prefix="rm-long-") as tmp:
@@ -250,5 +250,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(HERE))
     raise SystemExit(main())

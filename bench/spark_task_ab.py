@@ -27,12 +27,10 @@ import time
 import warnings
 
 import numpy as np
+from spark_w1 import METRICS, write_parquet
 
 import rankmeter as rm
 from rankmeter import _partitions as P
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from spark_w1 import METRICS, write_parquet
 
 TCK = os.sysconf("SC_CLK_TCK")
 

@@ -16,15 +16,12 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
 
 import numpy as np
+from beyond_rows import one_read, score_matrix
 
 import rankmeter as rm
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from beyond_rows import one_read, score_matrix  # noqa: E402
 
 
 def numpy_topk(S: np.ndarray, k: int, block: int = 512):

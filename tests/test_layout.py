@@ -1,4 +1,5 @@
-"""Layout of the project (STYLE.md): one binding file per core header family, stubs for every binding."""
+"""Layout of the project: one binding file per core header family, stubs for every binding, package
+layers that import downward only, and a test tree that mirrors the package."""
 
 import pathlib
 import re
@@ -32,7 +33,7 @@ def test_every_binding_has_a_stub():
 
 
 PKG = ROOT / "python" / "rankmeter"
-# the layers, lowest first (STYLE.md): a module may import only its own layer or lower ones
+# the layers, lowest first: a module may import only its own layer or lower ones
 LAYERS = [
     {"rankmeter._core", "rankmeter._options", "rankmeter.metrics", "rankmeter._aggregate"},
     {"rankmeter.inputs"},
@@ -76,7 +77,7 @@ def _module_imports() -> dict:
 
 
 @pytest.mark.skipif(not PKG.is_dir(), reason="needs the source tree")
-def test_issue11_no_import_cycle():
+def test_no_import_cycle():
     graph = _module_imports()
     assert "rankmeter.inputs._containers" in graph  # the walk found the subpackages
     state, stack, cycles = {}, [], []
@@ -99,7 +100,7 @@ def test_issue11_no_import_cycle():
 
 
 @pytest.mark.skipif(not PKG.is_dir(), reason="needs the source tree")
-def test_issue11_layers_import_downward_only():
+def test_layers_import_downward_only():
     def layer(mod):
         for i, names in enumerate(LAYERS):
             if any(mod == n or mod.startswith(n + ".") for n in sorted(names, key=len, reverse=True)
@@ -110,3 +111,46 @@ def test_issue11_layers_import_downward_only():
     bad = [f"{m} (layer {layer(m)}) imports {t} (layer {layer(t)})"
            for m, targets in _module_imports().items() for t in targets if layer(t) > layer(m)]
     assert bad == []
+
+
+# --------------------------------------------------------------------------- the test tree
+TESTS = ROOT / "tests"
+# each directory of tests/ -> the part of the package it protects (None: no one module)
+TEST_AREAS = {
+    "metrics": ("rankmeter.metrics",),
+    "inputs": ("rankmeter.inputs",),
+    "evaluation": ("rankmeter.evaluation",),
+    "compare": ("rankmeter.compare",),
+    "compat": ("rankmeter.compat",),
+    "engines": ("rankmeter.stream", "rankmeter.spark", "rankmeter.dask", "rankmeter._partitions", "rankmeter.cli"),
+    "properties": None,  # determinism, concurrency, fuzzing: across the package
+    "docs": None,  # README and docs/
+    "conformance": None,  # the real peer libraries (run on its own in CI)
+    "support": None,  # references, strategies, shared checks: no tests
+    "data": None,  # input files, no code
+}
+
+
+@pytest.mark.skipif(not (TESTS / "__init__.py").is_file(), reason="needs the source tree")
+def test_the_test_tree_mirrors_the_package():
+    dirs = {p.name for p in TESTS.iterdir() if p.is_dir() and not p.name.startswith((".", "__"))}
+    assert dirs == set(TEST_AREAS), "a new directory of tests/ needs its entry in TEST_AREAS"
+    for modules in filter(None, TEST_AREAS.values()):
+        for mod in modules:
+            rel = pathlib.Path(*mod.split("."))
+            assert (ROOT / "python" / rel).is_dir() or (ROOT / "python" / rel.with_suffix(".py")).is_file(), mod
+    # the tests live in the areas; at the root only this file and the shared conftest.py
+    assert sorted(p.name for p in TESTS.glob("*.py")) == ["__init__.py", "conftest.py", "test_layout.py"]
+    # every directory holding Python is a package: tests import their helpers as tests.support.*
+    for path in TESTS.rglob("*.py"):
+        assert (path.parent / "__init__.py").is_file(), f"{path.parent} has no __init__.py"
+
+
+@pytest.mark.skipif(not (TESTS / "__init__.py").is_file(), reason="needs the source tree")
+def test_tests_import_their_helpers_and_are_named_after_behaviour():
+    patched = re.compile(r"sys\.path\.(insert|append)\(|sys\.path\s*=|sys\.path\[")
+    for path in [*TESTS.rglob("*.py"), *(ROOT / "bench").rglob("*.py"), *(ROOT / "fuzz").rglob("*.py")]:
+        text = path.read_text(encoding="utf-8")
+        assert not patched.search(text), f"{path.relative_to(ROOT)} patches sys.path"
+        named = re.findall(r"^\s*def (test_\w*issue_?\d+\w*)", text, re.M | re.I)
+        assert not named, f"{path.relative_to(ROOT)}: name tests after the behaviour they protect: {named}"
