@@ -37,6 +37,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -46,7 +47,7 @@ HERE = Path(__file__).resolve().parent
 WORKER = HERE / "peers" / "worker.py"
 
 # name: (venv or None for this Python, users by default (None = all), {peer value: rankmeter metric}, evaluate kw)
-CONTENDERS = {
+CONTENDERS: dict[str, tuple[Any, Any, dict, dict]] = {
     "rankmeter": (None, None, {}, {}),
     "floor": (None, None, {}, {}),
     # implicit's precision is a micro-average (sum of hits / sum of min(K, |R|)): not compared.
@@ -166,8 +167,8 @@ def main() -> int:
           f"{args.repeats} repeats, medians", flush=True)
 
     results = json.loads(Path(args.reuse).read_text()) if args.reuse else {}
-    with tempfile.TemporaryDirectory(prefix="rm-compare-") as tmp:
-        tmp = Path(tmp)
+    with tempfile.TemporaryDirectory(prefix="rm-compare-") as tmp_name:
+        tmp = Path(tmp_name)
         files = {}
         for name, (venv, n_default, mapping, kw) in CONTENDERS.items():
             if args.reuse:

@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -104,8 +105,9 @@ def main() -> int:
         with tempfile.TemporaryDirectory(prefix="rm-cmp-") as tmp:
             npz, res_path = Path(tmp) / "runs.npz", Path(tmp) / "ranx.json"
             tp = w.truth_indptr[: n + 1]
+            arrays: dict[str, Any] = {f"run_{i}": r[:n] for i, r in enumerate(run_items)}
             np.savez(npz, truth_indptr=tp, truth_items=w.truth_items[: tp[-1]], truth_grades=w.truth_grades[: tp[-1]],
-                     **{f"run_{i}": r[:n] for i, r in enumerate(run_items)})
+                     **arrays)
             p = subprocess.run([str(ranx_py), str(HERE / "peers" / "ranx_compare_worker.py"), str(npz),
                                 str(args.ranx_permutations), str(res_path)], capture_output=True, text=True,
                                env=dict(os.environ, PYTHONWARNINGS="ignore"))
@@ -122,8 +124,8 @@ def main() -> int:
                                    w.recs_items[: w.recs_indptr[n]], w.n_items)
         t_sub = rm.Truth.from_csr(sub.truth_indptr, sub.truth_items, sub.truth_grades)
         worst = 0.0
-        for i, r in enumerate(run_items):
-            res = rm.evaluate(t_sub, rm.Recs.from_array(r[:n]), METRICS, preset="ranx")
+        for i, items in enumerate(run_items):
+            res = rm.evaluate(t_sub, rm.Recs.from_array(items[:n]), METRICS, preset="ranx")
             worst = max(worst, max(abs(res[m] - rx["means"][f"run{i}"][m]) for m in METRICS))
         print(f"\nranx.compare (stat_test='fisher', warm numba, Qrels/Run objects) on {n:,} users with "
               f"{args.ranx_permutations} permutations: {rx['compare']:.2f} s (evaluation {rx['evaluate']:.2f} s, "

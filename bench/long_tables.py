@@ -31,6 +31,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -98,9 +99,9 @@ def write_parquet_pair(users: int, directory: str) -> dict:
     w = rm.datasets.w1(users, seed=0)
     c = columns(w)
     del w
-    paths = {}
+    paths: dict[str, Any] = {}
     for kind in ("int64", "string"):
-        def ids(a, prefix):
+        def ids(a, prefix, kind=kind):
             arr = pa.array(a)
             if kind == "int64":
                 return arr

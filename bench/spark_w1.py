@@ -42,7 +42,7 @@ import rankmeter as rm
 ACCURACY = [
     f"{m}@{k}" for k in (10, 100) for m in ("precision", "recall", "f1", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr", "arhr")
 ]
-METRICS = ACCURACY + ["coverage@10", "gini@10"]
+METRICS = [*ACCURACY, "coverage@10", "gini@10"]
 
 
 def write_parquet(n_users: int, path: str):
@@ -106,7 +106,7 @@ def main() -> int:
     def rankmeter_spark():
         got = rs.evaluate(df.select("user_id", "recs", "truth"), METRICS, catalog=catalog)
         for m in METRICS:
-            assert got[m] == ref[m], (m, got[m], ref[m])
+            assert got[m] == ref[m], (m, got[m], ref[m])  # type: ignore[index]  # means, not state=True
 
     def ranking_evaluator():
         sub = df.select("prediction", "label")
@@ -139,7 +139,7 @@ def main() -> int:
         with dask.config.set(scheduler="threads", num_workers=2):
             got = rdk.evaluate(dask_frame(), METRICS, catalog=catalog)
         for m in METRICS:
-            assert got[m] == ref[m], (m, got[m], ref[m])
+            assert got[m] == ref[m], (m, got[m], ref[m])  # type: ignore[index]  # means, not state=True
 
     def dask_passthrough():
         with dask.config.set(scheduler="threads", num_workers=2):

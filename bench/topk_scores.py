@@ -19,9 +19,9 @@ import statistics
 import time
 
 import numpy as np
-from beyond_rows import one_read, score_matrix
 
 import rankmeter as rm
+from beyond_rows import one_read, score_matrix
 
 
 def numpy_topk(S: np.ndarray, k: int, block: int = 512):

@@ -24,7 +24,6 @@ import json
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -35,7 +34,7 @@ import rankmeter as rm
 
 
 def python_loop(path):
-    out = {}
+    out: dict = {}
     with open(path) as f:
         for line in f:
             p = line.split()

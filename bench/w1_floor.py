@@ -24,6 +24,7 @@ import platform
 import statistics
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +40,7 @@ def floor_rows(w, repeats: int, threads=None) -> dict:
     arrays = (w.truth_indptr, w.truth_items, w.truth_grades, w.recs_indptr, w.recs_items)
     n = w.n_users
     lengths = np.diff(w.recs_indptr)
-    prefix = w.recs_items.reshape(n, -1)[:, :10] if n and (lengths == lengths[0]).all() else None
+    prefix: Any = w.recs_items.reshape(n, -1)[:, :10] if n and (lengths == lengths[0]).all() else None
     truth, recs = w.truth, w.recs
 
     def read_all():

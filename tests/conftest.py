@@ -9,6 +9,7 @@ Shared helpers that are not fixtures live in ``tests/support`` and are imported 
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -19,10 +20,8 @@ with warnings.catch_warnings():
     # import emits a DeprecationWarning (mypy_extensions.TypedDict), which `filterwarnings = ["error"]`
     # would turn into an INTERNALERROR hiding the failure. Importing it here, once, keeps it quiet.
     warnings.simplefilter("ignore")
-    try:
+    with contextlib.suppress(Exception):  # depends on the hypothesis version
         import hypothesis.extra._patching  # noqa: F401
-    except Exception:  # pragma: no cover - depends on the hypothesis version
-        pass
 
 
 @pytest.fixture

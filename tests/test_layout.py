@@ -51,11 +51,11 @@ def _module_imports() -> dict:
     for path in PKG.rglob("*.py"):
         name = ".".join(path.relative_to(PKG.parent).with_suffix("").parts)
         mods[name[: -len(".__init__")] if name.endswith(".__init__") else name] = path
-    graph = {m: set() for m in mods}
+    graph: dict[str, set[str]] = {m: set() for m in mods}
     for m, path in mods.items():
         base = m if path.name == "__init__.py" else m.rsplit(".", 1)[0]
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        typing_only = set()
+        typing_only: set[int] = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
                 typing_only.update(id(x) for x in ast.walk(node))
@@ -87,7 +87,7 @@ def test_no_import_cycle():
         stack.append(u)
         for v in sorted(graph[u]):
             if state.get(v) == 1:
-                cycles.append(" -> ".join(stack[stack.index(v):] + [v]))
+                cycles.append(" -> ".join([*stack[stack.index(v):], v]))
             elif v not in state:
                 visit(v)
         stack.pop()

@@ -324,7 +324,7 @@ def numpy_peer():
 
     def compute(w):
         tp, ti, tg = w["truth_indptr"], w["truth_items"], w["truth_grades"]
-        rp, ri = w["recs_indptr"], w["recs_items"]
+        ri = w["recs_items"]
         n = tp.size - 1
         n_items = int(max(ti.max(initial=0), ri.max(initial=0))) + 1
         m = np.diff(tp)
@@ -397,7 +397,7 @@ def python_loops_peer():
 
 def evidently_peer():
     import pandas as pd
-    from evidently import Dataset, DataDefinition, Recsys, Report
+    from evidently import DataDefinition, Dataset, Recsys, Report
     from evidently import metrics as M
 
     def convert(w):

@@ -26,7 +26,7 @@ def capri_ndcgk(actual, predicted, at=None):
     """CAPRI's ndcgk with relevance=None, restated (ids as ints, as CAPRI's np.ones_like(actual) needs)."""
     actual, predicted = np.asarray(list(actual)), np.asarray(list(predicted))
     relevance = np.ones_like(actual)
-    item2rel = {it: r for it, r in zip(actual.tolist(), relevance.tolist())}
+    item2rel = dict(zip(actual.tolist(), relevance.tolist()))
     rank_scores = np.asarray([item2rel.get(it, 0.0) for it in predicted[:at].tolist()], dtype=np.float32)
     idcg = _capri_dcg(np.sort(relevance)[::-1])
     rdcg = _capri_dcg(rank_scores)

@@ -216,6 +216,7 @@ def require_conformance_dir() -> Path:
             pytrace=False,
         )
     pytest.skip(SKIP_REASON)
+    raise AssertionError("unreachable: pytest.skip raises")  # for type checkers without pytest's types
 
 
 def _short(file: str) -> str:
@@ -260,7 +261,8 @@ def evaluated_queries(case: Case, qrels: Dict[str, Any], run: Dict[str, Any]) ->
 def _evaluate(rm: Any, directory: Path, file: str) -> Evaluated:
     case = CASES[file]
     expected = parse_trec_eval_output(directory / file)
-    metrics = sorted({rankmeter_name(m) for m in expected if rankmeter_name(m) is not None})
+    names = (rankmeter_name(m) for m in expected)
+    metrics = sorted({n for n in names if n is not None})
 
     truth = rm.read_trec_qrels(str(directory / case.qrels))
     recs = rm.read_trec_run(str(directory / case.run))

@@ -60,7 +60,8 @@ def collection(seed: int, n_queries: int = 1500):
     relevant documents, few distinct scores (ties), docnos whose string order is
     not their numeric order, queries only in the run or only in the qrels."""
     rng = random.Random(seed)
-    qrels, run = {}, {}
+    qrels: dict = {}
+    run: dict = {}
     for q in range(n_queries):
         qid = f"q{q}"
         if q == 0 or rng.random() < 0.85:
@@ -76,12 +77,14 @@ def collection(seed: int, n_queries: int = 1500):
 # evaluators in one process, so the randomness is in large collections.
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_matches_trec_eval(seed):
-    _compare(*collection(seed), 1)
+    qrels, run = collection(seed)
+    _compare(qrels, run, 1)
 
 
 @pytest.mark.parametrize("level", [2, 3])
 def test_matches_trec_eval_relevance_level(level):
-    _compare(*collection(10 + level), level)
+    qrels, run = collection(10 + level)
+    _compare(qrels, run, level)
 
 
 def test_ties_broken_by_docno_descending_as_strings():

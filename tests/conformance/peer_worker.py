@@ -33,13 +33,14 @@ def _series(s):
 
 def _lists(case):
     """users in truth order, {user: {item: grade}}, {user: [items by rank]}, {user: [scores by rank]}."""
-    truth, order = defaultdict(dict), []
+    truth: defaultdict = defaultdict(dict)
+    order: list = []
     for u, i, g in case["truth"]:
         if u not in truth:
             order.append(u)
         truth[u][i] = g
     recs = defaultdict(list)
-    for u, i, r, s in sorted(case["recs"], key=lambda row: (str(type(row[0])), row[0], row[2])):
+    for u, i, _r, s in sorted(case["recs"], key=lambda row: (str(type(row[0])), row[0], row[2])):
         recs[u].append((i, s))
     return order, truth, {u: [i for i, _ in v] for u, v in recs.items()}, {u: [s for _, s in v] for u, v in recs.items()}
 
@@ -207,7 +208,7 @@ def calls(case):
     for call in case["calls"]:
         mod = importlib.import_module(call["module"])
         args = [pd.DataFrame(a["values"], index=a["index"]) if isinstance(a, dict) and "values" in a
-                else {i: c for i, c in a["pairs"]} if isinstance(a, dict) and "pairs" in a else a
+                else dict(a["pairs"]) if isinstance(a, dict) and "pairs" in a else a
                 for a in call["args"]]
         if "seed" in call:
             random.seed(call["seed"])
@@ -319,14 +320,16 @@ LIBRARIES = {"evidently_legacy": evidently_legacy, "evidently_diversity": eviden
 
 def main() -> int:
     library, path_in, path_out = sys.argv[1:4]
-    data = json.load(open(path_in))
+    with open(path_in) as f:
+        data = json.load(f)
     results = []
     for case in data["cases"]:
         try:
             results.append({"ok": LIBRARIES[library](case)})
         except Exception as e:  # the peer's own exception, reported by type
             results.append({"error": type(e).__name__, "message": str(e)[:500]})
-    json.dump({"results": results}, open(path_out, "w"))
+    with open(path_out, "w") as f:
+        json.dump({"results": results}, f)
     return 0
 
 

@@ -98,7 +98,7 @@ def as_inputs(case: dict, *, scored: bool = False):
     for u, i, gr in case["truth"]:
         truth.setdefault(u, {})[i] = gr
     recs: dict = {}
-    for u, i, r, s in sorted(case["recs"], key=lambda row: (str(row[0]), row[2])):
+    for u, i, _r, s in sorted(case["recs"], key=lambda row: (str(row[0]), row[2])):
         if scored:
             recs.setdefault(u, {})[i] = s
         else:

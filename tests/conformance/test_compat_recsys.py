@@ -78,7 +78,7 @@ def _call(module, fn, args):
 
         args = [args[0], pd.DataFrame(args[1]["values"], index=args[1]["index"])]
     if fn == "novelty":
-        args = [args[0], {i: c for i, c in args[1]["pairs"]}, *args[2:]]
+        args = [args[0], dict(args[1]["pairs"]), *args[2:]]
     if fn == "catalog_coverage":
         random.seed(SEED)
     with warnings.catch_warnings(), np.errstate(all="ignore"):

@@ -7,17 +7,15 @@ The conformance part reads trec_eval 10.0's own test data in ``../shared/conform
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import rankmeter as rm
 from rankmeter.cli import main, parse_measures
-from tests.compat.test_trec_eval_outputs import CONFORMANCE_DIR, require_conformance_dir
+from tests.compat.test_trec_eval_outputs import require_conformance_dir
 
 # expected output file -> rankmeter eval arguments (trec_eval's own command, -m all_trec)
 CLI_CASES = {
@@ -125,15 +123,15 @@ def test_other_formats_and_several_runs(tmp_path, capsys):
     qrels, run = _toy(tmp_path)
     run2 = tmp_path / "r2.txt"
     run2.write_text("1 Q0 b 1 3.0 other\n2 Q0 c 1 5.0 other\n")
-    code, out, _ = _run(capsys, ["eval", str(qrels), str(run), str(run2), "-m", "ndcg@2", "--format", "json", "-q"])
+    _code, out, _ = _run(capsys, ["eval", str(qrels), str(run), str(run2), "-m", "ndcg@2", "--format", "json", "-q"])
     doc = json.loads(out)
     assert set(doc) == {"r", "r2"}
     res = rm.evaluate(rm.read_trec_qrels(str(qrels)), rm.read_trec_run(str(run2)), ["ndcg@2"], preset="trec_eval")
     assert doc["r2"]["all"]["ndcg_cut_2"] == res["ndcg@2"]
     assert set(doc["r"]["per_query"]) == {"1", "2"}
-    code, out, _ = _run(capsys, ["eval", str(qrels), str(run), str(run2), "-m", "ndcg@2", "--format", "csv"])
+    _code, out, _ = _run(capsys, ["eval", str(qrels), str(run), str(run2), "-m", "ndcg@2", "--format", "csv"])
     assert out.splitlines()[0] == "run,query,ndcg_cut_2" and len(out.splitlines()) == 3
-    code, out, _ = _run(capsys, ["eval", str(qrels), str(run), "-m", "ndcg@2", "--format", "table", "--preset", "none"])
+    _code, out, _ = _run(capsys, ["eval", str(qrels), str(run), "-m", "ndcg@2", "--format", "table", "--preset", "none"])
     assert out.splitlines()[0].split() == ["run", "query", "ndcg@2"]
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import os
 import pathlib
+from typing import Any
 
 import numpy as np
 import pytest
@@ -38,10 +39,11 @@ METRICS = ["ndcg@10", "precision@5", "recall@3", "map", "map@5", "mrr@10", "cove
 
 def _random(seed: int, n_users: int = 150, n_items: int = 40, str_ids: bool = False):
     rng = np.random.default_rng(seed)
-    truth, recs = {}, {}
+    truth: dict = {}
+    recs: dict = {}
     for u in range(n_users):
         r = rng.choice(n_items, size=int(rng.integers(0, 14)), replace=False).tolist()
-        t = {int(i): float(rng.integers(1, 4)) for i in rng.choice(n_items, size=int(rng.integers(0, 6)), replace=False)}
+        t: dict = {int(i): float(rng.integers(1, 4)) for i in rng.choice(n_items, size=int(rng.integers(0, 6)), replace=False)}
         if str_ids:
             r, t = [f"i{i}" for i in r], {f"i{i}": g for i, g in t.items()}
         key = f"user-{u}" if str_ids else u * 1_000_000_007
@@ -128,7 +130,7 @@ def test_dask_long_form_custom_columns_with_train():
     train = pd.DataFrame([(u, int(i)) for u in range(30) for i in rng.choice(40, size=5, replace=False)],
                          columns=["uid", "iid"])
     ms = ["ndcg@5", "novelty@10", "arp@10", "coverage@5"]
-    kw = dict(user_col="uid", item_col="iid", score_col="s", relevance_col="g")
+    kw: dict[str, Any] = dict(user_col="uid", item_col="iid", score_col="s", relevance_col="g")
     ref = rm.evaluate(tl, rl, ms, train=train, **kw)
     got = rdk.evaluate(dd.from_pandas(rl, npartitions=4, sort=False), ms, truth=dd.from_pandas(tl, npartitions=2),
                        train=dd.from_pandas(train, npartitions=2), partitions=3, rank_col=None, **kw)

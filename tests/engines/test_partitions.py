@@ -19,10 +19,11 @@ METRICS = ["ndcg@10", "precision@5", "recall@3", "map", "mrr@10", "hit_rate@5", 
 
 def _random(seed: int, n_users: int, n_items: int = 40, str_ids: bool = False):
     rng = np.random.default_rng(seed)
-    truth, recs = {}, {}
+    truth: dict = {}
+    recs: dict = {}
     for u in range(n_users):
         r = rng.choice(n_items, size=int(rng.integers(0, 14)), replace=False).tolist()
-        t = {int(i): float(rng.integers(1, 4)) for i in rng.choice(n_items, size=int(rng.integers(0, 6)), replace=False)}
+        t: dict = {int(i): float(rng.integers(1, 4)) for i in rng.choice(n_items, size=int(rng.integers(0, 6)), replace=False)}
         if str_ids:
             r, t = [f"i{i}" for i in r], {f"i{i}": g for i, g in t.items()}
         key = f"user-{u}" if str_ids else u * 1_000_000_007  # huge ids

@@ -13,6 +13,7 @@ import math
 import os
 import shutil
 import warnings
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -76,10 +77,11 @@ def classic(spark):
 
 def _random(seed: int, n_users: int = 150, n_items: int = 40, str_ids: bool = False):
     rng = np.random.default_rng(seed)
-    truth, recs = {}, {}
+    truth: dict = {}
+    recs: dict = {}
     for u in range(n_users):
         r = rng.choice(n_items, size=int(rng.integers(0, 14)), replace=False).tolist()
-        t = {int(i): float(rng.integers(1, 4)) for i in rng.choice(n_items, size=int(rng.integers(0, 6)), replace=False)}
+        t: dict = {int(i): float(rng.integers(1, 4)) for i in rng.choice(n_items, size=int(rng.integers(0, 6)), replace=False)}
         key = f"user-{u}" if str_ids else u * 1_000_000_007  # huge ids
         if str_ids:
             r = [f"i{i}" for i in r]
@@ -187,7 +189,7 @@ def test_many_chunks_per_task_bit_identical(spark, monkeypatch):
         pu = rs.per_user(df, ms, partitions=2).toArrow()
     finally:
         spark.conf.set(key, old)
-    assert st == ref.state
+    assert isinstance(st, rm.State) and st == ref.state
     assert_same_means(st.finalize(), ref, METRICS)
     by_user = dict(zip(pu.column("user_id").to_pylist(), pu.column("ndcg@10").to_pylist()))
     assert len(by_user) == len(truth)
@@ -202,7 +204,7 @@ def test_truth_as_plain_lists_and_scores_column(spark):
                       ["ndcg@2", "precision@1"], empty="zero")
     got = rs.evaluate(df, ["ndcg@2", "precision@1"], scores_col="s", empty="zero")
     assert_same_means(got, ref, ["ndcg@2", "precision@1"])
-    assert got["precision@1"] == pytest.approx(0.0)  # user 1's best by score is 6, not relevant
+    assert got["precision@1"] == pytest.approx(0.0)  # type: ignore[index]  # user 1's best by score is 6, not relevant
 
 
 def _long_tables(truth, recs):
@@ -280,7 +282,7 @@ def test_bad_arguments_are_clear_errors(classic):
         rs.evaluate({1: [1]}, ["ndcg@3"])
     with pytest.raises(ValueError, match="has no column 'labels'"):
         rs.evaluate(df, ["ndcg@3"], truth_col="labels")
-    with pytest.raises(ValueError, match="unknown metric|not a metric|Unknown"):
+    with pytest.raises(ValueError, match=r"unknown metric|not a metric|Unknown"):
         rs.evaluate(df, ["nope@3"])
     with pytest.raises(TypeError, match="unexpected keyword"):
         rs.evaluate(df, ["ndcg@3"], tie="trec")
@@ -300,7 +302,7 @@ def test_bad_arguments_are_clear_errors(classic):
 def test_empty_frame_gives_nan_means(classic):
     df = classic.createDataFrame([], "user_id long, recs array<long>, truth array<long>")
     got = rs.evaluate(df, ["ndcg@3"])
-    assert math.isnan(got["ndcg@3"]) and got.meta["n_users"] == 0
+    assert math.isnan(got["ndcg@3"]) and got.meta["n_users"] == 0  # type: ignore[index]
 
 
 # --------------------------------------------------------------------------- preset="spark"
@@ -388,13 +390,13 @@ def test_preset_spark_equals_ranking_evaluator(classic):
     for metric, name in (("ndcgAtK", "ndcg@10"), ("precisionAtK", "precision@10"),
                          ("meanAveragePrecisionAtK", "map@10"), ("recallAtK", "recall@10"),
                          ("meanAveragePrecision", "map")):
-        ev = RankingEvaluator(metricName=metric, k=10)
+        ev = RankingEvaluator(metricName=cast(Any, metric), k=10)
         assert res[name] == pytest.approx(ev.evaluate(df), rel=1e-12, abs=1e-15), name
 
 
 def test_preset_spark_rejects_a_duplicated_prediction():
     # Spark counts a repeated relevant prediction at both positions; rankmeter does not reproduce that
-    with pytest.raises(ValueError, match="duplicate|twice|repeated"):
+    with pytest.raises(ValueError, match=r"duplicate|twice|repeated"):
         rm.evaluate({1: [5]}, {1: [5, 5]}, ["precision@2"], preset="spark")
 
 

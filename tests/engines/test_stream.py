@@ -29,11 +29,16 @@ def _data(seed=0, n_users=40, string_ids=False):
     for u in range(n_users):
         if u % 9 != 4:  # users 4, 13, ...: recs only
             for item in rng.choice(30, size=rng.integers(1, 6), replace=False):
-                tu.append(u), ti.append(int(item)), tg.append(int(rng.integers(0, 3)))
+                tu.append(u)
+                ti.append(int(item))
+                tg.append(int(rng.integers(0, 3)))
         if u % 7 != 3:  # users 3, 10, ...: truth only
             n = int(rng.integers(1, 13))
             for j, item in enumerate(rng.choice(30, size=n, replace=False)):
-                ru.append(u), ri.append(int(item)), rr.append(j + 1), rs.append(float(n - j))
+                ru.append(u)
+                ri.append(int(item))
+                rr.append(j + 1)
+                rs.append(float(n - j))
     conv = (lambda a: [f"u{x:03d}" for x in a]) if string_ids else (lambda a: a)
     iconv = (lambda a: [f"i{x}" for x in a]) if string_ids else (lambda a: a)
     truth = pa.table({"user_id": conv(tu), "item_id": iconv(ti), "relevance": tg})
@@ -113,7 +118,7 @@ def test_unsorted_input_is_a_clear_error(tmp_path):
     truth = {1: {10: 1}, 2: {20: 1}}
     t = pa.table({"user_id": [1, 2, 1], "item_id": [10, 20, 11], "rank": [1, 1, 2]})
     pq.write_table(t, tmp_path / "r.parquet")
-    with pytest.raises(ValueError, match="not grouped by user.*user 1"):
+    with pytest.raises(ValueError, match=r"not grouped by user.*user 1"):
         rm.evaluate_stream(truth, str(tmp_path / "r.parquet"), ["hits"], batch_rows=1, progress=False)
     # a batch big enough to hold everything groups it in memory: the right numbers
     got = rm.evaluate_stream(truth, str(tmp_path / "r.parquet"), ["hits"], batch_rows=100, progress=False)
@@ -138,7 +143,7 @@ def test_truncated_parquet_is_a_clear_error(tmp_path):
     data = (tmp_path / "r.parquet").read_bytes()
     for cut in (len(data) // 2, len(data) - 3, 10):
         (tmp_path / "bad.parquet").write_bytes(data[:cut])
-        with pytest.raises(ValueError, match="bad.parquet"):
+        with pytest.raises(ValueError, match=r"bad.parquet"):
             rm.evaluate_stream({0: {1: 1}}, str(tmp_path / "bad.parquet"), ["hits"], progress=False)
 
 

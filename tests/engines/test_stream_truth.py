@@ -30,11 +30,16 @@ def _data(seed=0, n_users=40, string_ids=False, lead_truth=0, tail_recs=0):
     for u in range(-lead_truth, n_users + tail_recs):
         if u < n_users and (u < 0 or u % 9 != 4):
             for item in rng.choice(30, size=rng.integers(1, 6), replace=False):
-                tu.append(u), ti.append(int(item)), tg.append(int(rng.integers(0, 3)))
+                tu.append(u)
+                ti.append(int(item))
+                tg.append(int(rng.integers(0, 3)))
         if u >= 0 and u % 7 != 3:
             n = int(rng.integers(1, 13))
             for j, item in enumerate(rng.choice(30, size=n, replace=False)):
-                ru.append(u), ri.append(int(item)), rr.append(j + 1), rs.append(float(n - j))
+                ru.append(u)
+                ri.append(int(item))
+                rr.append(j + 1)
+                rs.append(float(n - j))
     # string ids sort as text: the offset keeps text order and numeric order the same
     conv = (lambda a: [f"u{x + 1000:05d}" for x in a]) if string_ids else (lambda a: [x * 1000003 for x in a])
     iconv = (lambda a: [f"i{x}" for x in a]) if string_ids else (lambda a: a)
@@ -350,10 +355,14 @@ def test_seeded_random_merge_joins():
         for u, t_here, r_here in zip(ids.tolist(), in_truth, in_recs):
             if t_here:
                 for item in rng.choice(12, size=int(rng.integers(1, 5)), replace=False).tolist():
-                    tu.append(u), ti.append(item), tg.append(int(rng.integers(0, 3)))
+                    tu.append(u)
+                    ti.append(item)
+                    tg.append(int(rng.integers(0, 3)))
             if r_here:
                 for j, item in enumerate(rng.choice(12, size=int(rng.integers(1, 7)), replace=False).tolist()):
-                    ru.append(u), ri.append(item), rk.append(j + 1)
+                    ru.append(u)
+                    ri.append(item)
+                    rk.append(j + 1)
         if not tu or not ru or not set(tu) & set(ru):
             continue
         conv = (lambda a: [f"{x:07d}" for x in a]) if trial % 2 else (lambda a: a)

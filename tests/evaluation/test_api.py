@@ -132,7 +132,7 @@ def test_id_kinds_give_same_numbers(name, f_item, f_user):
     truth, recs = _mapped_forms(f_item, f_user)
     res = rm.evaluate(truth, recs, METRICS)
     check_expected(res)
-    assert [u for u in res.users.tolist()] == [f_user(u) for u in range(3)]
+    assert list(res.users.tolist()) == [f_user(u) for u in range(3)]
 
 
 def test_huge_int64_csr_same_as_small_ids():
@@ -232,7 +232,7 @@ def test_result_keys_per_user_meta(result):
     assert len(result) == 5
     assert list(result.per_user) == result.keys()
     assert result.users.tolist() == ["u1", "u2", "u3"]
-    for key in result.keys():
+    for key in result.keys():  # noqa: SIM118 - Result.keys() is the API under test
         v = result.per_user[key]
         assert v.shape == (3,) and v.dtype == np.float64
         assert math.isnan(v[2])
@@ -241,7 +241,7 @@ def test_result_keys_per_user_meta(result):
     assert np.array_equal(result.per_user[M.AP(k=3)], result.per_user["map@3"], equal_nan=True)
     # u3 has no recs (missing), u4 is not in the truth (ignored), u3 has no relevant item (skipped)
     assert result.meta == {"n_users": 3, "n_skipped": 1, "n_missing_recs": 1, "n_ignored_recs": 1}
-    assert result.means == {k: result[k] for k in result.keys()}
+    assert result.means == {k: result[k] for k in result.keys()}  # noqa: SIM118 - as above
     text = repr(result)
     assert "3 users" in text and "1 skipped" in text and "map@3" in text and "NDCG@2" in text
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 import numpy as np
 import pytest
@@ -142,11 +143,11 @@ def test_metrics_argument_types():
     with pytest.raises(ValueError, match=r"`metrics` is empty"):
         rm.partial(T, R, ())
     with pytest.raises(TypeError, match=r"`metrics`"):
-        rm.evaluate(T, R, 5)
+        rm.evaluate(T, R, 5)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"metric must be a string"):
-        rm.evaluate(T, R, [5])
+        rm.evaluate(T, R, [5])  # type: ignore[list-item]
     with pytest.raises(TypeError, match=r"metric must be a string"):
-        rm.metrics.parse(None)
+        rm.metrics.parse(None)  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------- duplicates
@@ -484,20 +485,20 @@ def test_recs_arrays_of_wrong_shape(entry):
 
 def test_from_array_pad_type():
     with pytest.raises(TypeError, match=r"`pad` must be an integer"):
-        rm.Recs.from_array(np.array([[1]]), pad=1.5)
+        rm.Recs.from_array(np.array([[1]]), pad=1.5)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"`pad`"):
-        rm.Recs.from_array(np.array([[1]]), pad=None)
+        rm.Recs.from_array(np.array([[1]]), pad=None)  # type: ignore[arg-type]
 
 
 def test_constructor_type_errors():
     with pytest.raises(TypeError, match=r"`truth` lists must be a list of lists"):
-        rm.Truth.from_lists(5)
+        rm.Truth.from_lists(5)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"`recs` lists must be a list of lists"):
         rm.Recs.from_lists("abc")
     with pytest.raises(TypeError, match=r"`truth` must be a dict"):
-        rm.Truth.from_dict([[1]])
+        rm.Truth.from_dict([[1]])  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"`recs` must be a dict"):
-        rm.Recs.from_dict([[1]])
+        rm.Recs.from_dict([[1]])  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"`by_score=True` needs `scores`"):
         rm.Recs.from_csr(np.array([0, 2]), np.array([1, 2]), by_score=True)
 
@@ -519,7 +520,7 @@ def test_trec_reader_errors(tmp_path):
     with pytest.raises(ValueError, match=r"line 2: score 'abc' is not a number"):
         rm.read_trec_run(r)
     with pytest.raises(TypeError, match=r"`path` must be a path"):
-        rm.read_trec_run(5)
+        rm.read_trec_run(5)  # type: ignore[arg-type]
     with pytest.raises(FileNotFoundError):
         rm.read_trec_qrels(tmp_path / "missing")
     q.write_text("1 0 d1 1\n1 0 d1 2\n")
@@ -711,12 +712,13 @@ def test_non_finite_grades_found_by_the_accuracy_pass(dtype, threads):
                 user = int(np.searchsorted(indptr, pos, side="right") - 1)
                 msg = f"`truth` grades must be finite; user {user} has grade {g[pos]} for item {int(items[pos])}"
                 truth = rm.Truth.from_csr(indptr, items, g)
-                for metrics, kw in (
+                cases: list[tuple[list[str], dict[str, Any]]] = [
                     (["ndcg@5", "precision@3"], {}),
                     (["ndcg@5", "coverage@5"], {}),
                     (["coverage@5"], {}),
                     (["ndcg@5"], {"missing": "skip"}),
-                ):
+                ]
+                for metrics, kw in cases:
                     with pytest.raises(ValueError) as e:
                         rm.evaluate(truth, recs, metrics, threads=threads, **kw)
                     assert str(e.value) == msg, (metrics, kw)
@@ -727,6 +729,7 @@ def test_non_finite_grade_of_a_user_without_recs_is_found():
     # missing="skip" they are left out, and the separate check still rejects their grades
     truth = rm.Truth.from_csr([0, 1, 2], [5, 6], np.array([1.0, np.nan]), users=["a", "b"])
     recs = {"a": [5, 6]}
-    for kw in ({}, {"missing": "skip"}):
+    options: list[dict[str, Any]] = [{}, {"missing": "skip"}]
+    for kw in options:
         with pytest.raises(ValueError, match=r"user 'b' has grade nan for item 6"):
             rm.evaluate(truth, recs, ["ndcg@5"], **kw)

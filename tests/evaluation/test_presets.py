@@ -9,12 +9,13 @@ import rankmeter as rm
 RECSYS = ["rectools", "recommenders", "torchmetrics", "sklearn", "ml_metrics", "recmetrics", "capri", "evidently"]
 
 
-@pytest.mark.parametrize("name", RECSYS + ["trec_eval", "ranx"])
+@pytest.mark.parametrize("name", [*RECSYS, "trec_eval", "ranx"])
 def test_describe_prints_what_the_preset_changes(name, capsys):
     rm.presets.describe(name)
     out = capsys.readouterr().out
     assert out.startswith(f"preset {name!r}") and "evaluate() defaults:" in out
     pre = rm.evaluation.get_preset(name)
+    assert pre is not None
     for metric, opts in pre.options.items():
         assert metric in out and all(f"{k}={v}" in out for k, v in opts.items())
     for lib_name, _ in pre.metrics:
@@ -28,7 +29,7 @@ def test_describe_without_preset_and_names():
 
 
 def test_unknown_preset_lists_the_known_ones():
-    with pytest.raises(ValueError, match="known presets: .*capri.*evidently.*rectools.*torchmetrics"):
+    with pytest.raises(ValueError, match=r"known presets: .*capri.*evidently.*rectools.*torchmetrics"):
         rm.evaluate({"u": ["a"]}, {"u": ["a"]}, ["ndcg@2"], preset="rec_tools_x")
     with pytest.raises(ValueError, match="known presets"):
         rm.presets.describe("nope")
@@ -37,6 +38,7 @@ def test_unknown_preset_lists_the_known_ones():
 @pytest.mark.parametrize("name", RECSYS)
 def test_option_tables_are_valid_metric_options(name):
     pre = rm.evaluation.get_preset(name)
+    assert pre is not None
     for metric, opts in pre.options.items():
         m = rm.metrics.parse(metric + "@5", pre.metric_options)
         assert all(m.options[k] == v for k, v in opts.items())

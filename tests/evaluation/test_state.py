@@ -165,7 +165,7 @@ def test_catalog_metrics_merge_bit_for_bit(parts, strings):
 def test_catalog_values_match_their_definitions():
     """The histogram route gives the definitions' values (plain Python here)."""
     truth, recs, train = _data(42, strings=True)
-    res = rm.evaluate(truth, recs, CATALOG + ["score_entropy@5"], train=train)
+    res = rm.evaluate(truth, recs, [*CATALOG, "score_entropy@5"], train=train)
     ranked = {u: [i for i, _ in sorted(r.items(), key=lambda kv: -kv[1])] for u, r in recs.items()}
     catalog = {i for items in train.values() for i in items}
 

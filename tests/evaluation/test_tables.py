@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import warnings
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -23,7 +22,8 @@ def _as_dict(table):
 
 
 def _naive_shares(train_cats, rec_cats):
-    tc, rc = {}, {}
+    tc: dict = {}
+    rc: dict = {}
     for c in train_cats:
         tc[c] = tc.get(c, 0) + 1
     for c in rec_cats:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 import rankmeter as rm
 from tests.support import reference as ref
 
-VARIANTS = [
+VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("dcg", {}),
     ("dcg", {"gain": "exponential", "log_base": 10.0}),
     ("ndcg", {}),
@@ -32,7 +33,8 @@ def name(base: str, opts: dict, k) -> str:
 @st.composite
 def scenarios(draw):
     n_users = draw(st.integers(0, 6))
-    truth, recs = {}, {}
+    truth: dict = {}
+    recs: dict = {}
     for u in range(n_users):
         items = draw(st.lists(st.integers(0, 12), max_size=8, unique=True))
         truth[u] = {i: draw(st.integers(-1, 4)) for i in items}

@@ -77,7 +77,7 @@ def test_float32_grades_from_a_table_and_in_beyond_metrics():
     ru = np.repeat(np.arange(120), np.diff(ri))
     rank = np.concatenate([np.arange(1, k + 1) for k in np.diff(ri)] or [np.zeros(0, np.int64)])
     recs = pd.DataFrame({"user_id": ru, "item_id": rit, "rank": rank})
-    metrics = ACCURACY + ["fcp@5", "serendipity@5"]
+    metrics = [*ACCURACY, "fcp@5", "serendipity@5"]
     feats = rng.normal(size=(30, 4))
     train = pd.DataFrame({"user_id": rng.integers(0, 120, 400), "item_id": rng.integers(0, 30, 400)})
     out = []

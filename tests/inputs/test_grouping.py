@@ -15,7 +15,8 @@ users_st = st.one_of(st.integers(-(2**63), 2**63 - 1), st.integers(-3, 6))
 
 def reference_groups(users, rank=None):
     """Users by first appearance; rows of a user in table order, or by rank."""
-    order_users, rows = [], {}
+    order_users: list = []
+    rows: dict = {}
     for r, u in enumerate(users):
         if u not in rows:
             rows[u] = []
@@ -37,7 +38,7 @@ def test_factorize_and_group_int64(users):
     assert [ref_users[c] for c in codes.tolist()] == users
     indptr, order, bad = _core.group_rows(codes, len(ref_users), None)
     assert bad == -1 and order.tolist() == ref_order
-    assert indptr.tolist() == [0] + np.cumsum([users.count(u) for u in ref_users]).tolist()
+    assert indptr.tolist() == [0, *np.cumsum([users.count(u) for u in ref_users]).tolist()]
 
 
 @settings(max_examples=200, deadline=None)
@@ -55,7 +56,7 @@ def test_group_by_rank_and_errors(users, rnd, corrupt):
         rank[rnd.randrange(n)] = rnd.choice([0, -1, 2, 3, 99])
     ids = np.array(users, dtype=np.int64)
     codes, first = _core.factorize_int64(ids)
-    indptr, order, bad = _core.group_rows(codes, first.size, np.array(rank, dtype=np.int64))
+    _indptr, order, bad = _core.group_rows(codes, first.size, np.array(rank, dtype=np.int64))
     # the reference: first row whose rank is out of 1..count or repeats an earlier rank of its user
     expect_bad, seen = -1, set()
     for r in range(n):
@@ -78,8 +79,8 @@ def test_frames_with_string_users_match_dicts(pairs):
     df = pd.DataFrame({"user_id": users, "item_id": items})
     truth = rm.Truth.from_frame(df)
     recs_df = df.assign(rank=df.groupby("user_id", sort=False).cumcount() + 1)
-    d_truth = {}
-    d_recs = {}
+    d_truth: dict = {}
+    d_recs: dict = {}
     for u, i in pairs:
         d_truth.setdefault(u, []).append(i)
         d_recs.setdefault(u, []).append(i)

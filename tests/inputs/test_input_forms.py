@@ -116,7 +116,7 @@ def test_every_form_gives_identical_results(data, tmp_path):
 
 def test_trec_files_match_with_string_users(data, tmp_path):
     truth_forms, _ = _forms(data, tmp_path)
-    _, order, scores = data
+    _, order, _scores = data
     run = tmp_path / "run"
     with open(run, "w") as f:
         for u in range(order.shape[0]):
@@ -187,7 +187,7 @@ def test_order_by_score_is_the_stable_lexsort(with_key, threads):
     scores = rng.integers(0, 5, size=int(indptr[-1])).astype(np.float64) / 4  # many ties
     key = rng.integers(0, 6, size=scores.size).astype(np.int64) if with_key else None
     row = np.repeat(np.arange(lens.size), lens)
-    expect = np.lexsort((-key, -scores, row)) if with_key else np.lexsort((-scores, row))
+    expect = np.lexsort((-key, -scores, row)) if key is not None else np.lexsort((-scores, row))
     got = rm._core.order_by_score(indptr, scores, key, threads)
     assert np.array_equal(got, expect)
 
@@ -221,7 +221,7 @@ def test_from_scores_avx2_and_scalar_block_maxima_agree(monkeypatch, threads):
     and with the scalar loop (RANKMETER_SIMD=0): the same lists and scores, and the same
     error for a non-finite score anywhere in a full 64-score block or in the row's tail."""
     rng = np.random.default_rng(9)
-    for trial in range(20):
+    for _trial in range(20):
         n, m, k = int(rng.integers(1, 25)), int(rng.integers(60, 700)), int(rng.integers(1, 120))
         S = (rng.integers(-3, 4, size=(n, m)) / 3).astype(np.float32)
         S[rng.random((n, m)) < 0.05] = -0.0

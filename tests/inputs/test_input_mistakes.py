@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -115,7 +116,8 @@ def test_nonfinite_score_in_table_names_column_and_row():
     for bad in (float("inf"), float("-inf")):
         d = {"user_id": ["a", "a", "b"], "item_id": [1, 2, 3], "pred": [0.5, 0.2, bad], "rank": [1, 2, 1]}
         for table in _tables(d):
-            for kw in ({"score_col": "pred"}, {"score_col": "pred", "rank_col": "none"}):
+            options: list[dict[str, Any]] = [{"score_col": "pred"}, {"score_col": "pred", "rank_col": "none"}]
+            for kw in options:
                 with pytest.raises(ValueError, match=rf"`recs` column 'pred' has {bad} at row 2 \(user 'b', item 3\)"):
                     rm.evaluate({"a": [1]}, table, ["ndcg"], **kw)
 

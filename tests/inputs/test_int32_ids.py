@@ -56,7 +56,7 @@ def _case(rng: np.random.Generator, n_users: int, n_items: int = 30, extremes: b
 
 def _run_both(make, metrics, **kw):
     """evaluate on the int32 and the int64 form of the same ids: both results, or both errors."""
-    out = []
+    out: list = []
     for dt in (np.int32, np.int64):
         truth, recs = make(dt)
         try:
@@ -133,7 +133,7 @@ def test_int32_ids_give_the_int64_results_bit_for_bit(
         if users is not None and n_users:  # the recs in another user order (aligned by user id)
             order = np.arange(n_users)[::-1]
             parts = [r_ids[ri[u] : ri[u + 1]] for u in order]
-            r_ids_k = np.concatenate(parts + [np.zeros(0, dtype=r_ids.dtype)]).astype(r_ids.dtype)
+            r_ids_k = np.concatenate([*parts, np.zeros(0, dtype=r_ids.dtype)]).astype(r_ids.dtype)
             r_ip = np.concatenate([[0], np.cumsum([p.size for p in parts])]).astype(np.int64)
         return truth, rm.Recs.from_csr(r_ip, r_ids_k, users=r_users)
 

@@ -47,9 +47,9 @@ def buffers():
         _ro(t_indptr, t_items, t_grades, r_indptr, r_items, r_scores, padded, users, scores)))
 
 
-def _exposed(res: "rm.Result"):
+def _exposed(res: rm.Result):
     yield res.users
-    for m in res.keys():
+    for m in res.keys():  # noqa: SIM118 - a Result, not a dict
         yield res.per_user[m]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import math
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -133,7 +134,8 @@ def test_arrow_string_ids_equal_int_ids(how, seed):
     items = _names(rng, 80, "i")
     ti, ri = _int_tables(t_rows, r_rows)
     ts, rs = _string_tables(t_rows, r_rows, users, items, how)
-    for kw in ({}, {"missing": "skip"}, {"preset": "trec_eval"}):
+    options: list[dict[str, Any]] = [{}, {"missing": "skip"}, {"preset": "trec_eval"}]
+    for kw in options:
         want = rm.evaluate(ti, ri, METRICS, **kw)
         got = rm.evaluate(ts, rs, METRICS, **kw)
         assert_same_means(got, want, meta=COUNTS)
@@ -147,7 +149,7 @@ def test_arrow_string_ids_equal_int_ids(how, seed):
         got = rm.evaluate(ts, rs.drop_columns(["rank"]), METRICS, ties="input")
         assert_same_means(got, want, meta=COUNTS)
         # the reference for the string order: dicts of str -> score (the object-id path)
-        d_truth = {users[u]: {} for u, _, _ in t_rows}
+        d_truth: dict = {users[u]: {} for u, _, _ in t_rows}
         for u, i, g in t_rows:
             d_truth[users[u]][items[i]] = g
         d_recs: dict = {}
@@ -210,8 +212,8 @@ def test_pandas_and_polars_string_columns():
         frames.append((pl.from_arrow(ts), pl.from_arrow(rs)))
         frames.append(
             (
-                pl.from_arrow(ts).with_columns(pl.col("item_id").cast(pl.Categorical)),
-                pl.from_arrow(rs).with_columns(pl.col("item_id").cast(pl.Categorical)),
+                cast(Any, pl.from_arrow(ts)).with_columns(pl.col("item_id").cast(pl.Categorical)),
+                cast(Any, pl.from_arrow(rs)).with_columns(pl.col("item_id").cast(pl.Categorical)),
             )
         )
     except ImportError:
@@ -275,9 +277,9 @@ def test_factorize_items_shares_one_code_space():
 def test_code_arrow_kinds():
     assert code_arrow(pa.array([1, 2])) is None
     c = code_arrow(pa.array(["b", "a", "b", ""], pa.large_string()))
-    assert c.labels[c.codes].tolist() == ["b", "a", "b", ""]
+    assert c is not None and c.labels[c.codes].tolist() == ["b", "a", "b", ""]
     c = code_arrow(pa.chunked_array([], pa.string()))
-    assert c.codes.size == 0
+    assert c is not None and c.codes.size == 0
 
 
 # --------------------------------------------------------------------------- TREC
@@ -302,8 +304,8 @@ def test_trec_run_ranked_by_score_then_docno_on_codes(tmp_path, seed):
     rng = np.random.default_rng(seed)
     docs = _docnos(rng, 200)
     run_rows, qrels_rows = [], []
-    for q in range(30):
-        qid = f"q{q}" if q % 5 else f"é{q}"
+    for n in range(30):
+        qid = f"q{n}" if n % 5 else f"é{n}"
         chosen = rng.choice(len(docs), int(rng.integers(1, 40)), replace=False)
         for j in chosen.tolist():
             run_rows.append((qid, docs[j], float(rng.integers(0, 4)) / 2))  # many ties
@@ -383,7 +385,8 @@ def test_parquet_paths_read_ids_dictionary_encoded(tmp_path):
     read = _frame.read_parquet(paths["rs"], ("user_id", "item_id"))
     assert pa.types.is_dictionary(read.schema.field("item_id").type)
     assert read.column("item_id").num_chunks > 1
-    for kw in ({}, {"missing": "skip"}, {"preset": "trec_eval"}):
+    options: list[dict[str, Any]] = [{}, {"missing": "skip"}, {"preset": "trec_eval"}]
+    for kw in options:
         want = rm.evaluate(paths["ti"], paths["ri"], METRICS, **kw)
         got = rm.evaluate(paths["ts"], paths["rs"], METRICS, **kw)
         assert_same_means(got, want, meta=COUNTS)
@@ -404,6 +407,7 @@ def test_trec_docnos_stay_bytes_through_evaluate(tmp_path):
     qrels.write_text("".join(f"q{q} 0 d{(q * 3 + j) % 60} {j % 2}\n" for q in range(5) for j in range(8)))
     t, r = rm.read_trec_qrels(qrels), rm.read_trec_run(run)
     res = rm.evaluate(t, r, ["map", "ndcg@5"], preset="trec_eval")
+    assert r.coded is not None and t.coded is not None and t.grades is not None and t.users is not None
     assert r.coded._labels is None and t.coded._labels is None  # never decoded
     assert r._items is None and t._items is None
     want = rm.evaluate(

@@ -46,6 +46,7 @@ def test_read_trec_files(tmp_path, compress, suffix):
     truth = rm.read_trec_qrels(q)
     run = rm.read_trec_run(str(r))
     assert isinstance(truth, rm.Truth) and isinstance(run, rm.Recs)
+    assert truth.users is not None and run.users is not None and truth.items is not None
     assert truth.users.tolist() == ["q1", "q2", "q3"]
     assert run.users.tolist() == ["q1", "q2", "q4"]
     assert all(isinstance(x, str) for x in truth.items.tolist())
@@ -84,6 +85,7 @@ def test_read_trec_malformed_lines_name_the_line(tmp_path, compress):
 def test_read_trec_grades_and_numeric_looking_ids_stay_strings(tmp_path):
     q = _write(tmp_path / "q", "301 0 10 2\n301 0 9 -1\n301 0 011 1\n")
     truth = rm.read_trec_qrels(q)
+    assert truth.users is not None and truth.grades is not None
     assert truth.users.tolist() == ["301"]
     assert truth.items.tolist() == ["10", "9", "011"]
     assert truth.grades.tolist() == [2.0, -1.0, 1.0]

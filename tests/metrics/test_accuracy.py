@@ -8,6 +8,7 @@ from rankmeter's output.
 import copy
 import math
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -22,27 +23,27 @@ try:
     import rankmeter as _rankmeter
     _IMPORT_ERROR = None
 except Exception as exc:  # pragma: no cover - only while the package is being written
-    _rankmeter = None
+    _rankmeter = None  # type: ignore[assignment]  # rm() turns the import error into a failure
     _IMPORT_ERROR = exc
 
 
 def rm():
     """The package; a failure (not a skip) when it cannot be imported."""
     if _rankmeter is None:
-        pytest.fail("import rankmeter failed: %r" % (_IMPORT_ERROR,))
+        pytest.fail(f"import rankmeter failed: {_IMPORT_ERROR!r}")
     return _rankmeter
 
 
-SETTINGS = dict(deadline=None, database=None,
+SETTINGS: dict[str, Any] = dict(deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 LOG_BASES = (2, math.e, 10)
-ALL_BASES = ALL_METRIC_BASES + ["r_precision"]
+ALL_BASES = [*ALL_METRIC_BASES, "r_precision"]
 CUTOFFS = (None, 1, 2, 3, 5, 20)
 
 
 def mname(base, k):
-    return base if k is None else "%s@%d" % (base, k)
+    return base if k is None else f"{base}@{k:d}"
 
 
 def as_list(users):
@@ -74,9 +75,9 @@ def check(truth, recs, metrics, whole_lists=False, **opts):
         assert isinstance(got, np.ndarray) and got.dtype == np.float64, m
         assert got.shape == (len(meta["users"]),), m
         for i, (g, e) in enumerate(zip(got.tolist(), per_user[m])):
-            assert close(g, e, rel=1e-12), "%s user %r: rankmeter %r, reference %r" % (
+            assert close(g, e, rel=1e-12), "{} user {!r}: rankmeter {!r}, reference {!r}".format(
                 m, meta["users"][i], g, e)
-        assert close(res[m], means[m], rel=1e-12), "%s mean: rankmeter %r, reference %r" % (m, res[m], means[m])
+        assert close(res[m], means[m], rel=1e-12), f"{m} mean: rankmeter {res[m]!r}, reference {means[m]!r}"
     for key in ("n_skipped", "n_missing_recs", "n_ignored_recs"):
         assert res.meta[key] == meta[key], (key, res.meta[key], meta[key])
     assert res.meta["n_users"] == meta["n_users"], (res.meta["n_users"], meta["n_users"])
@@ -219,9 +220,9 @@ def test_reference_evaluate_policies():
     # duplicates: looked for only in the part the metrics read (docs/metrics.md §6.1)
     reference_evaluate({1: {"a": 1}}, {1: ["a", "a"]}, m)  # all @1: the repeat is not read
     with pytest.raises(ValueError):
-        reference_evaluate({1: {"a": 1}}, {1: ["a", "a"]}, m + ["ndcg@2"])
+        reference_evaluate({1: {"a": 1}}, {1: ["a", "a"]}, [*m, "ndcg@2"])
     with pytest.raises(ValueError):
-        reference_evaluate({1: {"a": 1}}, {1: ["a", "a"]}, m + ["ndcg"])
+        reference_evaluate({1: {"a": 1}}, {1: ["a", "a"]}, [*m, "ndcg"])
     with pytest.raises(ValueError):
         reference_evaluate({1: {"a": 1}}, {1: ["a", "a"]}, m, whole_lists=True)
     assert ref.prepare_list(1, ["a", "b", "a", "c", "d"], "first", None, 3) == ["a", "b", "c"]
@@ -284,10 +285,9 @@ def scenarios(draw, max_users=6, allow_dups=True):
     all_users = draw(st.lists(id_strategy(user_kind), min_size=n_truth + n_extra,
                               max_size=n_truth + n_extra, unique=True))
     truth_users, extra_users = all_users[:n_truth], all_users[n_truth:]
-    item = st.sampled_from(pool)
 
     truth_form = draw(st.sampled_from(["int", "float", "binary"]))
-    truth = {}
+    truth: dict = {}
     for u in truth_users:
         items = draw(sized_subsets(pool, [0, 1, 2, 3, 4, 5, 6, 8]))
         if truth_form == "binary":
@@ -842,10 +842,10 @@ def test_aliases_and_option_values():
         assert same_bits(res.per_user[a], res.per_user[b]), (a, b)
     # every option value of every metric, several cutoffs in one call
     check(truth, recs, ALL_WITH_CUTOFFS)
-    for b in LOG_BASES:
-        m = "dcg(log_base=%r)@3" % b
+    for base in LOG_BASES:
+        m = f"dcg(log_base={base!r})@3"
         res = rm().evaluate({0: {"a": 3, "b": 1}}, {0: ["b", "z", "a"]}, [m])
-        assert math.isclose(res[m], math.log(b) / math.log(2) + 3 * math.log(b) / math.log(4),
+        assert math.isclose(res[m], math.log(base) / math.log(2) + 3 * math.log(base) / math.log(4),
                             rel_tol=1e-12), m
 
 
@@ -900,7 +900,7 @@ def test_ndcg_without_cutoff_does_not_reward_short_lists():
     expected = 1 / (1 + 1 / math.log2(3))
     assert round(expected, 4) == 0.6131
     gains = ("linear", "exponential", "binary")
-    metrics = ["ndcg"] + ["ndcg(gain=%s)" % g for g in gains] + ["ndcg(gain=%s,ideal=all)" % g for g in gains]
+    metrics = ["ndcg"] + [f"ndcg(gain={g})" for g in gains] + [f"ndcg(gain={g},ideal=all)" for g in gains]
     res = check({0: {0: 1, 1: 1}}, {0: [0]}, metrics)
     for m in metrics:
         assert res[m] == pytest.approx(expected, abs=1e-15), m
@@ -940,13 +940,13 @@ def _lists_with_duplicate_at_50(ids):
 @pytest.mark.parametrize("kind", ["small", "huge", "string"])
 def test_duplicate_beyond_the_cutoff_is_not_read(kind):
     ids = {"small": list(range(200)), "huge": [2 ** 62 - 3 * i for i in range(200)],
-           "string": ["i%d" % i for i in range(200)]}[kind]
+           "string": [f"i{i:d}" for i in range(200)]}[kind]
     truth, recs = _lists_with_duplicate_at_50(ids)
     at10 = ["ndcg@10", "precision@10", "recall@10", "map@10", "mrr@10", "hit_rate@10", "ndcg@50"]
     res = check(truth, recs, at10)  # no error: positions 1..50 hold no repeat
     assert res.per_user["hit_rate@10"].tolist() == [1.0, 1.0]
     with pytest.raises(ValueError, match=r"`recs` lists item .* more than once for user 'dup'"):
-        rm().evaluate(truth, recs, at10 + ["ndcg"])  # no cutoff: the whole list is read
+        rm().evaluate(truth, recs, [*at10, "ndcg"])  # no cutoff: the whole list is read
     with pytest.raises(ValueError, match=r"more than once for user 'dup'"):
         rm().evaluate(truth, recs, ["ndcg@51"])  # the cutoff reaches the repeat
     with pytest.raises(ValueError, match=r"more than once for user 'dup'"):

@@ -227,7 +227,7 @@ def test_beyond_bit_identical_across_threads(medium):
 
 
 def test_beyond_fused_with_accuracy_in_one_call(medium):
-    w, feats, train, recs = medium
+    w, _feats, train, recs = medium
     both = rm.evaluate(w.truth, recs, ["ndcg@10", "novelty@10", "coverage@10"], train=train)
     alone = rm.evaluate(w.truth, recs, ["ndcg@10"])
     assert both["ndcg@10"] == alone["ndcg@10"]

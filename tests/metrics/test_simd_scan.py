@@ -6,6 +6,7 @@ RANKMETER_SIMD=1."""
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import numpy as np
 import pytest
@@ -86,8 +87,8 @@ def test_vector_and_scalar_scans_are_bit_identical(seed, n_users, max_len, n_ite
             rows.append(row)
         truth = rm.Truth.from_csr(
             np.concatenate([[0], np.cumsum(t_len)]).astype(np.int64),
-            np.concatenate(t_items + [np.zeros(0, np.int64)]).astype(np.int64),
-            np.concatenate(t_grades + [np.zeros(0)]),
+            np.concatenate([*t_items, np.zeros(0, np.int64)]).astype(np.int64),
+            np.concatenate([*t_grades, np.zeros(0)]),
         )
         if padded:
             width = max(int(r_len.max()), 1)
@@ -97,11 +98,11 @@ def test_vector_and_scalar_scans_are_bit_identical(seed, n_users, max_len, n_ite
             if np.any(arr == -1) and rng.random() < 0.2:  # an item after the padding: an error on both paths
                 u = int(np.argmax((arr == -1).any(axis=1)))
                 arr[u, -1] = 1
-            recs = arr
+            recs: Any = arr
         else:
             recs = rm.Recs.from_csr(
                 np.concatenate([[0], np.cumsum([r.size for r in rows])]).astype(np.int64),
-                np.concatenate(rows + [np.zeros(0, np.int64)]).astype(np.int64),
+                np.concatenate([*rows, np.zeros(0, np.int64)]).astype(np.int64),
             )
         kw = dict(empty="zero", duplicates=dup, threads=threads)
         try:

@@ -55,7 +55,8 @@ def test_eight_threads_on_different_inputs_match_serial(workloads, form):
 
     def run(job):
         start.wait()  # all eight enter evaluate together
-        return _call(*job, form)
+        w, threads = job
+        return _call(w, threads, form)
 
     for _ in range(3):
         with ThreadPoolExecutor(max_workers=8) as ex:

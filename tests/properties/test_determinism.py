@@ -31,16 +31,7 @@ N_ITEMS = 2_000
 CUTOFFS = ("@1", "@5", "@10", "")
 
 _BASES = (
-    ["precision", "recall", "recall(denominator=min_relevant_k)", "f1", "fbeta(beta=0.5)"]
-    + ["ap", "ap(denominator=min_relevant_k)", "ap(denominator=hits)", "ap(denominator=k)"]
-    + ["ar", "ar(denominator=hits)"]
-    + ["cg", "cg(gain=exponential)", "cg(gain=binary)"]
-    + ["dcg", "dcg(gain=exponential)", "dcg(gain=binary)", "dcg(log_base=10)", "dcg(gain=exponential,log_base=3)"]
-    + ["ndcg", "ndcg(ideal=all)", "ndcg(ideal=k_slots)"]
-    + ["ndcg(gain=exponential)", "ndcg(gain=exponential,ideal=all)", "ndcg(gain=exponential,ideal=k_slots)"]
-    + ["ndcg(gain=binary)", "ndcg(gain=binary,ideal=all)", "ndcg(gain=binary,ideal=k_slots)"]
-    + ["hit_rate", "rr", "arhr", "hits"]
-    + ["bpref", "rbp", "rbp(p=0.95,gain=linear,below_min=zero)", "err", "judged", "ndcg(below_min=zero)"]
+    ["precision", "recall", "recall(denominator=min_relevant_k)", "f1", "fbeta(beta=0.5)", "ap", "ap(denominator=min_relevant_k)", "ap(denominator=hits)", "ap(denominator=k)", "ar", "ar(denominator=hits)", "cg", "cg(gain=exponential)", "cg(gain=binary)", "dcg", "dcg(gain=exponential)", "dcg(gain=binary)", "dcg(log_base=10)", "dcg(gain=exponential,log_base=3)", "ndcg", "ndcg(ideal=all)", "ndcg(ideal=k_slots)", "ndcg(gain=exponential)", "ndcg(gain=exponential,ideal=all)", "ndcg(gain=exponential,ideal=k_slots)", "ndcg(gain=binary)", "ndcg(gain=binary,ideal=all)", "ndcg(gain=binary,ideal=k_slots)", "hit_rate", "rr", "arhr", "hits", "bpref", "rbp", "rbp(p=0.95,gain=linear,below_min=zero)", "err", "judged", "ndcg(below_min=zero)"]
 )
 # canonical spellings, so that State.finalize() keys are the same strings
 METRICS = [b + c for c in CUTOFFS for b in _BASES] + ["r_precision", "num_rel"]
@@ -54,7 +45,7 @@ def _take_rows(indptr: np.ndarray, rows: np.ndarray, *arrays: np.ndarray):
     np.cumsum(lens, out=new_indptr[1:])
     starts = indptr[:-1][rows]
     idx = np.repeat(starts - new_indptr[:-1], lens) + np.arange(int(new_indptr[-1]))
-    return (new_indptr,) + tuple(a[idx] for a in arrays)
+    return (new_indptr, *tuple(a[idx] for a in arrays))
 
 
 def _make_workload(seed: int = 20240521):
@@ -346,7 +337,7 @@ def test_many_batches_of_one_user(work):
 
 def test_state_bytes_round_trip(states):
     merged = rm.State.merge_all(states)
-    for st in list(states) + [merged]:
+    for st in [*list(states), merged]:
         blob = st.to_bytes()
         assert isinstance(blob, bytes)
         back = rm.State.from_bytes(blob)
@@ -388,7 +379,7 @@ def test_merge_different_metrics_raises(split):
     merged = a.merge(rm.partial(t1, r1, ["ndcg@10", "map@10"]))
     assert merged.meta["n_users"] == t0.n_users + t1.n_users
     with pytest.raises(TypeError):
-        a.merge({"ndcg@10": 0.5})
+        a.merge({"ndcg@10": 0.5})  # type: ignore[arg-type]
 
 
 def test_from_bytes_rejects_garbage(states):
@@ -408,9 +399,9 @@ def test_from_bytes_rejects_garbage(states):
 
 def test_from_bytes_rejects_non_bytes():
     with pytest.raises(TypeError, match="data"):
-        rm.State.from_bytes("RMST")
+        rm.State.from_bytes("RMST")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="data"):
-        rm.State.from_bytes(None)
+        rm.State.from_bytes(None)  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------- adversarial exact sum

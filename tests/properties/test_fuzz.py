@@ -245,6 +245,7 @@ def test_fuzz_from_scores(data):
         S[data.draw(st.integers(0, n_users - 1)), data.draw(st.integers(0, n_items - 1))] = data.draw(
             st.sampled_from([math.nan, math.inf, -math.inf]))
     dtype = data.draw(st.sampled_from(["<f8", ">f8", "<f4", "<i8"] + (["?", "O", "<U2"] if malformed else [])))
+    M: np.ndarray
     with np.errstate(all="ignore"):
         try:
             M = S.astype(dtype)
@@ -256,7 +257,7 @@ def test_fuzz_from_scores(data):
         M = np.asfortranarray(M)
         M.setflags(write=False)
     k = data.draw(st.integers(1, 10) | (st.sampled_from([0, -2, 2.5, None, "3"]) if malformed else st.integers(1, 3)))
-    ex_rows = [set() for _ in range(n_users)]
+    ex_rows: list[set] = [set() for _ in range(n_users)]
     exclude = None
     if data.draw(st.booleans()):
         for r in range(n_users):

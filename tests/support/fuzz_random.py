@@ -104,7 +104,7 @@ class Gen:
         if self.bad:
             items = self.ids(int(indptr[-1]))
         else:  # distinct items per row, in one of the valid id forms
-            base = np.concatenate([self.r.permutation(40)[:l] for l in lens] + [np.zeros(0, np.int64)])
+            base = np.concatenate([self.r.permutation(40)[:n] for n in lens] + [np.zeros(0, np.int64)])
             form = self.r.integers(4)
             items = (base if form == 0 else base - 5 if form == 1 else
                      HUGE[base] if form == 2 else np.array([f"i{x}" for x in base], dtype=object))

@@ -14,6 +14,7 @@ write into the caller's arrays.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -53,7 +54,7 @@ class Hang(Exception):
 
 
 def _alarm(signum, frame):  # pragma: no cover - only on a hang
-    raise Hang("call exceeded %.0f s" % CALL_TIMEOUT_S)
+    raise Hang(f"call exceeded {CALL_TIMEOUT_S:.0f} s")
 
 
 # --------------------------------------------------------------------------- snapshots
@@ -172,7 +173,7 @@ def truth_python(draw, ids=int_ids, users=SMALL_INTS, malformed=False):
             out[u] = row
         else:
             if malformed and items and draw(st.booleans()):
-                items = items + [items[0]]
+                items = [*items, items[0]]
             out[u] = items
     if malformed and draw(st.booleans()):
         out[draw(users)] = draw(st.sampled_from([5, "abc", None, 1.5]))
@@ -265,7 +266,7 @@ def csr_truth(draw, malformed=False):
     if malformed and g_vals and draw(st.booleans()):
         g_vals[draw(st.integers(0, len(g_vals) - 1))] = draw(st.sampled_from([math.nan, math.inf]))
     if malformed and draw(st.integers(0, 4)) == 0:
-        g_vals = g_vals + [1.0]
+        g_vals = [*g_vals, 1.0]
     parts = [draw(as_array(indptr.ravel().tolist(), "int")) if indptr.ndim == 1 else indptr,
              draw(as_array(items, "int"))]
     if draw(st.booleans()):
@@ -303,11 +304,8 @@ def padded_recs(draw, malformed=False):
         rows.append(row)
     arr = np.array(rows, dtype=np.int64).reshape(n, width)
     dtype = draw(st.sampled_from(["<i8", ">i8", "<i8", "<f8", "O", "<u8"] if malformed else ["<i8", ">i8", "<i4"]))
-    with np.errstate(all="ignore"):
-        try:
-            arr = arr.astype(dtype)
-        except (OverflowError, ValueError):
-            pass
+    with np.errstate(all="ignore"), contextlib.suppress(OverflowError, ValueError):
+        arr = arr.astype(dtype)
     if draw(st.booleans()):
         arr = np.asfortranarray(arr)
     if draw(st.booleans()):

@@ -25,6 +25,7 @@ relevant item) is applied by :func:`reference_evaluate`.
 """
 
 import math
+from typing import Any
 
 NAN = float("nan")
 
@@ -75,7 +76,7 @@ def gain_of_grade(grade, gain, relevant):
         return g
     if gain == "exponential":
         return 2.0 ** g - 1.0
-    raise ValueError("unknown gain %r" % (gain,))
+    raise ValueError(f"unknown gain {gain!r}")
 
 
 def item_gain(item, truth, gain, min_relevance, below_min="gain"):
@@ -127,7 +128,7 @@ def recall(ranked, truth, k, min_relevance, denominator="relevant"):
         return safe_div(h, n_rel)
     if denominator == "min_relevant_k":
         return safe_div(h, min(n_rel, cutoff(ranked, k)))
-    raise ValueError("unknown recall denominator %r" % (denominator,))
+    raise ValueError(f"unknown recall denominator {denominator!r}")
 
 
 def fbeta(ranked, truth, k, min_relevance, beta=1.0):
@@ -160,7 +161,7 @@ def ap(ranked, truth, k, min_relevance, denominator="relevant", short_lists="pad
     elif denominator == "k":
         den = kk
     else:
-        raise ValueError("unknown ap denominator %r" % (denominator,))
+        raise ValueError(f"unknown ap denominator {denominator!r}")
     return safe_div(total, den)
 
 
@@ -169,7 +170,7 @@ def ar(ranked, truth, k, min_relevance, denominator="relevant", short_lists="pad
     flags = hit_flags(ranked, truth, k, min_relevance)
     total = 0.0
     hits_so_far = 0
-    for j, h in enumerate(flags, start=1):
+    for h in flags:
         if h:
             hits_so_far += 1
             total += safe_div(hits_so_far, n_rel)  # R@j * h_j
@@ -179,7 +180,7 @@ def ar(ranked, truth, k, min_relevance, denominator="relevant", short_lists="pad
         return safe_div(total, n_rel)
     if denominator == "hits":
         return safe_div(total, hits_so_far)
-    raise ValueError("unknown ar denominator %r" % (denominator,))
+    raise ValueError(f"unknown ar denominator {denominator!r}")
 
 
 def cg(ranked, truth, k, min_relevance, gain="linear", below_min="gain"):
@@ -211,7 +212,7 @@ def ideal_dcg(ranked, truth, k, min_relevance, gain="linear", ideal="cut", below
         if k is not None:
             gains = gains[:k]
     elif ideal != "all":
-        raise ValueError("unknown ideal %r" % (ideal,))
+        raise ValueError(f"unknown ideal {ideal!r}")
     return sum(g / math.log2(j + 1) for j, g in enumerate(gains, start=1))
 
 
@@ -304,12 +305,13 @@ def _float(v):
 def _choice(*allowed):
     def parse(v):
         if v not in allowed:
-            raise ValueError("option value %r not in %r" % (v, allowed))
+            raise ValueError(f"option value {v!r} not in {allowed!r}")
         return v
     return parse
 
 
-METRICS = {
+# name -> (per-user function, {option: (default, parser of its text)})
+METRICS: dict[str, tuple[Any, dict[str, Any]]] = {
     "hits": (hits, {}),
     "precision": (precision, {"short_lists": ("pad", _choice("pad", "evidently"))}),
     "recall": (recall, {"denominator": ("relevant", _choice("relevant", "min_relevant_k"))}),
@@ -359,19 +361,19 @@ def parse_metric(text):
         s, k_text = s.rsplit("@", 1)
         k = int(k_text)
         if k < 1:
-            raise ValueError("k must be >= 1: %r" % (text,))
+            raise ValueError(f"k must be >= 1: {text!r}")
     opts_text = None
     if "(" in s:
         if not s.endswith(")"):
-            raise ValueError("bad metric string %r" % (text,))
+            raise ValueError(f"bad metric string {text!r}")
         s, opts_text = s[:-1].split("(", 1)
     name = s.strip()
-    fixed = {}
+    fixed: dict = {}
     if name in ALIASES:
         name, fixed = ALIASES[name]
     if name not in METRICS:
-        raise ValueError("unknown metric %r" % (text,))
-    func, spec = METRICS[name]
+        raise ValueError(f"unknown metric {text!r}")
+    _func, spec = METRICS[name]
     options = {opt: default for opt, (default, _) in spec.items()}
     options.update(fixed)
     if opts_text is not None and opts_text.strip():
@@ -379,7 +381,7 @@ def parse_metric(text):
             key, value = part.split("=", 1)
             key, value = key.strip(), value.strip()
             if key not in spec:
-                raise ValueError("unknown option %r for %r" % (key, text))
+                raise ValueError(f"unknown option {key!r} for {text!r}")
             options[key] = spec[key][1](value)
     return name, options, k
 
@@ -402,7 +404,7 @@ def normalize_truth(truth, only=None):
     elif isinstance(truth, (list, tuple)):
         pairs = list(enumerate(truth))  # positional users 0..n-1
     else:
-        raise TypeError("reference: unsupported truth form %r" % (type(truth),))
+        raise TypeError(f"reference: unsupported truth form {type(truth)!r}")
     out = []
     for user, items in pairs:
         if only is not None and user not in only:
@@ -413,7 +415,7 @@ def normalize_truth(truth, only=None):
             grades = {}
             for item in items:
                 if item in grades:
-                    raise ValueError("duplicate truth item for user %r" % (user,))
+                    raise ValueError(f"duplicate truth item for user {user!r}")
                 grades[item] = 1.0
         out.append((user, grades))
     return out
@@ -444,7 +446,7 @@ def order_scored(scores, ties):
     if ties == "ranx_dict":
         # a plain dict given to ranx.evaluate: argsort of the scores, read backwards
         return [items[i][0] for i in reversed(numba_quicksort_argsort([sc for _, sc in items]))]
-    raise ValueError("unknown ties %r" % (ties,))
+    raise ValueError(f"unknown ties {ties!r}")
 
 
 def numba_quicksort_argsort(keys):
@@ -508,7 +510,7 @@ def normalize_recs(recs, ties):
     elif isinstance(recs, (list, tuple)):
         pairs = list(enumerate(recs))
     else:
-        raise TypeError("reference: unsupported recs form %r" % (type(recs),))
+        raise TypeError(f"reference: unsupported recs form {type(recs)!r}")
     out = {}
     for user, lst in pairs:
         if isinstance(lst, dict):
@@ -537,16 +539,16 @@ def prepare_list(user, ranked, duplicates, max_items, depth=None):
     if max_items is not None:
         ranked = ranked[:max_items]
     seen = set()
-    out = []
+    out: list = []
     for item in ranked:
         if depth is not None and len(out) >= depth:
             break
         if item in seen:
             if duplicates == "error":
-                raise ValueError("duplicate item %r in the recommendations of user %r" % (item, user))
+                raise ValueError(f"duplicate item {item!r} in the recommendations of user {user!r}")
             if duplicates == "first":
                 continue
-            raise ValueError("unknown duplicates policy %r" % (duplicates,))
+            raise ValueError(f"unknown duplicates policy {duplicates!r}")
         seen.add(item)
         out.append(item)
     return out
@@ -568,11 +570,11 @@ def reference_evaluate(truth, recs, metrics, empty="skip", duplicates="error", t
     meta:     {"users": [...], "n_users", "n_skipped", "n_missing_recs", "n_ignored_recs"}
     """
     if empty not in ("skip", "zero", "one", "error"):
-        raise ValueError("unknown empty policy %r" % (empty,))
+        raise ValueError(f"unknown empty policy {empty!r}")
     if duplicates not in ("error", "first"):
-        raise ValueError("unknown duplicates policy %r" % (duplicates,))
+        raise ValueError(f"unknown duplicates policy {duplicates!r}")
     if missing not in ("zero", "skip"):
-        raise ValueError("unknown missing policy %r" % (missing,))
+        raise ValueError(f"unknown missing policy {missing!r}")
     if max_items is not None and max_items < 1:
         raise ValueError("max_items must be >= 1")
     parsed = {m: parse_metric(m) for m in metrics}
@@ -590,7 +592,7 @@ def reference_evaluate(truth, recs, metrics, empty="skip", duplicates="error", t
     for user, ranked in recs_lists.items():
         lists[user] = prepare_list(user, ranked, duplicates, max_items, depth)
 
-    per_user = {m: [] for m in metrics}
+    per_user: dict = {m: [] for m in metrics}
     n_skipped = 0
     n_missing = 0
     for user, grades in truth_rows:
@@ -601,7 +603,7 @@ def reference_evaluate(truth, recs, metrics, empty="skip", duplicates="error", t
             n_missing += 1
         no_relevant = len(relevant_set(grades, min_relevance)) == 0
         if no_relevant and empty == "error":
-            raise ValueError("user %r has no relevant item" % (user,))
+            raise ValueError(f"user {user!r} has no relevant item")
         if no_relevant and empty == "skip":
             n_skipped += 1
             for m in metrics:
@@ -635,21 +637,21 @@ ALL_METRIC_BASES = (
      "recall(denominator=min_relevant_k)",
      "fbeta", "f1", "fbeta(beta=0.5)", "fbeta(beta=2)", "fbeta(beta=1)",
      "ap", "map", "ar", "mar", "hit_rate", "success", "rr", "mrr", "arhr"]
-    + ["ap(denominator=%s)" % d for d in ("relevant", "min_relevant_k", "hits", "k")]
-    + ["map(denominator=%s)" % d for d in ("min_relevant_k", "hits")]
-    + ["ar(denominator=%s)" % d for d in ("relevant", "hits")]
+    + [f"ap(denominator={d})" for d in ("relevant", "min_relevant_k", "hits", "k")]
+    + [f"map(denominator={d})" for d in ("min_relevant_k", "hits")]
+    + [f"ar(denominator={d})" for d in ("relevant", "hits")]
     + ["mar(denominator=hits)"]
     + ["precision(short_lists=evidently)", "ap(short_lists=evidently)", "ar(short_lists=evidently)",
        "ap(denominator=min_relevant_k,short_lists=evidently)", "ar(denominator=hits,short_lists=evidently)"]
     + ["cg", "dcg", "ndcg"]
-    + ["cg(gain=%s)" % g for g in ("linear", "exponential", "binary")]
-    + ["dcg(gain=%s, log_base=%r)" % (g, b)
+    + [f"cg(gain={g})" for g in ("linear", "exponential", "binary")]
+    + [f"dcg(gain={g}, log_base={b!r})"
        for g in ("linear", "exponential", "binary") for b in (2, math.e, 10)]
-    + ["dcg(log_base=%r)" % b for b in (2.0, math.e, 10.0)]
-    + ["ndcg(gain=%s,ideal=%s)" % (g, i)
+    + [f"dcg(log_base={b!r})" for b in (2.0, math.e, 10.0)]
+    + [f"ndcg(gain={g},ideal={i})"
        for g in ("linear", "exponential", "binary") for i in ("cut", "all", "k_slots")]
-    + ["ndcg(ideal=%s)" % i for i in ("cut", "all", "k_slots")]
-    + ["ndcg(gain=%s)" % g for g in ("linear", "exponential", "binary")]
+    + [f"ndcg(ideal={i})" for i in ("cut", "all", "k_slots")]
+    + [f"ndcg(gain={g})" for g in ("linear", "exponential", "binary")]
     + ["cg(below_min=zero)", "dcg(gain=exponential,below_min=zero)", "ndcg(below_min=zero)",
        "ndcg(gain=exponential,ideal=k_slots,below_min=zero)"]
     + ["bpref", "rbp", "rbp(p=0.5)", "rbp(p=0.95,gain=linear,below_min=zero)", "rbp(gain=exponential)",
@@ -667,7 +669,7 @@ def tie_averaged_dcg(scores, truth, k, min_relevance, gain="linear", log_base=2.
     sum of the discounts of its positions that are <= k (k None: the list)."""
     n = len(scores)
     kk = n if k is None else k
-    by_score = {}
+    by_score: dict = {}
     for item, s in scores.items():
         by_score.setdefault(s, []).append(item)
     total = 0.0

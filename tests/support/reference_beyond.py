@@ -34,7 +34,7 @@ def cos(a, b):
 
 def train_users_of(train):
     """item -> set of train users having it."""
-    out = {}
+    out: dict = {}
     for u, items in train.items():
         for i in items:
             out.setdefault(i, set()).add(u)
@@ -126,7 +126,7 @@ def novelty(lst, k, train, unseen="skip", divide_by="items", popularity="users")
 def arp(lst, k, train, popularity="users", unseen="skip", normalize="none"):
     t = top(lst, k)
     users = train_users_of(train)
-    inter = {}
+    inter: dict = {}
     for items in train.values():
         for i in items:
             inter[i] = inter.get(i, 0) + 1
@@ -185,7 +185,7 @@ def coverage(lists, k, catalog):
 
 
 def gini(lists, k, catalog, over="catalog"):
-    counts = {}
+    counts: dict = {}
     for lst in lists:
         for i in top(lst, k):
             counts[i] = counts.get(i, 0) + 1
