@@ -47,8 +47,10 @@ def main() -> int:
     base = count(CHILD.format(metrics=[], **kw))
     full = count(CHILD.format(metrics=metrics, **kw))
     print(f"W1 {args.users:,} users, {args.module}, {args.threads} thread(s), one call each: {', '.join(metrics)}")
-    print(f"instructions: workload only {base:,}; with the calls {full:,}; the calls alone {full - base:,} "
-          f"({(full - base) / args.users:,.0f} per user)")
+    print(
+        f"instructions: workload only {base:,}; with the calls {full:,}; the calls alone {full - base:,} "
+        f"({(full - base) / args.users:,.0f} per user)"
+    )
     return 0
 
 

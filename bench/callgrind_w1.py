@@ -18,8 +18,11 @@ import sys
 import tempfile
 
 SIX = ["precision@10", "recall@10", "ap@10", "ndcg@10", "rr@10", "hit_rate@10"]
-TWENTY = [f"{m}@{k}" for k in (10, 100)
-          for m in ("precision", "recall", "f1", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr", "arhr")]
+TWENTY = [
+    f"{m}@{k}"
+    for k in (10, 100)
+    for m in ("precision", "recall", "f1", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr", "arhr")
+]
 
 CHILD = """
 import sys
@@ -34,8 +37,11 @@ if {run}:
 def count(code: str) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cg.out")
-        p = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-c", code],
-                           capture_output=True, text=True)
+        p = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+        )
         m = re.search(r"Collected : (\d+)", p.stderr)
         if p.returncode != 0 or not m:
             raise SystemExit(f"callgrind failed:\n{p.stderr[-2000:]}")
@@ -54,8 +60,10 @@ def main() -> int:
     base = count(CHILD.format(users=args.users, run=False, metrics=metrics, threads=args.threads))
     full = count(CHILD.format(users=args.users, run=True, metrics=metrics, threads=args.threads))
     print(f"W1 {args.users:,} users, {len(metrics)} columns ({args.metrics}), {args.threads} thread(s)")
-    print(f"instructions: workload only {base:,}; with evaluate() {full:,}; evaluate() alone {full - base:,} "
-          f"({(full - base) / args.users:,.0f} per user)")
+    print(
+        f"instructions: workload only {base:,}; with evaluate() {full:,}; evaluate() alone {full - base:,} "
+        f"({(full - base) / args.users:,.0f} per user)"
+    )
     return 0
 
 

@@ -40,7 +40,9 @@ import numpy as np
 import rankmeter as rm
 
 ACCURACY = [
-    f"{m}@{k}" for k in (10, 100) for m in ("precision", "recall", "f1", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr", "arhr")
+    f"{m}@{k}"
+    for k in (10, 100)
+    for m in ("precision", "recall", "f1", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr", "arhr")
 ]
 METRICS = [*ACCURACY, "coverage@10", "gini@10"]
 
@@ -174,7 +176,9 @@ def main() -> int:
         f"pyspark {pyspark.__version__} local[2] ({n_parts} input partitions), dask {dask.__version__}, "
         f"rankmeter {rm.__version__}"
     )
-    print(f"W1: {w.n_users:,} users, {w.recs_items.size:,} rec items, {w.truth_items.size:,} truth items; {args.repeats} repeats")
+    print(
+        f"W1: {w.n_users:,} users, {w.recs_items.size:,} rec items, {w.truth_items.size:,} truth items; {args.repeats} repeats"
+    )
     print(f"{'contender':<60}{'median s':>10}{'min s':>10}")
     med = {}
     for name, _ in contenders:

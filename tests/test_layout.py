@@ -15,7 +15,7 @@ UTILITIES = {"parallel", "status", "exact_sum"}  # shared by every family, bound
 
 @pytest.mark.skipif(not SRC.is_dir(), reason="needs the source tree")
 def test_one_binding_file_per_header_family():
-    bindings = {p.stem[len("bind_"):] for p in SRC.glob("bind_*.cpp")}
+    bindings = {p.stem[len("bind_") :] for p in SRC.glob("bind_*.cpp")}
     headers = {p.stem for p in INC.glob("*.hpp")} - UTILITIES
     assert bindings == headers
     assert (SRC / "module.cpp").is_file()
@@ -38,8 +38,18 @@ LAYERS = [
     {"rankmeter._core", "rankmeter._options", "rankmeter.metrics", "rankmeter._aggregate"},
     {"rankmeter.inputs"},
     {"rankmeter.evaluation", "rankmeter.datasets"},
-    {"rankmeter", "rankmeter.cli", "rankmeter.compare", "rankmeter.compat", "rankmeter.stream", "rankmeter.spark",
-     "rankmeter.dask", "rankmeter._partitions", "rankmeter.plot", "rankmeter.presets"},
+    {
+        "rankmeter",
+        "rankmeter.cli",
+        "rankmeter.compare",
+        "rankmeter.compat",
+        "rankmeter.stream",
+        "rankmeter.spark",
+        "rankmeter.dask",
+        "rankmeter._partitions",
+        "rankmeter.plot",
+        "rankmeter.presets",
+    },
 ]
 
 
@@ -87,7 +97,7 @@ def test_no_import_cycle():
         stack.append(u)
         for v in sorted(graph[u]):
             if state.get(v) == 1:
-                cycles.append(" -> ".join([*stack[stack.index(v):], v]))
+                cycles.append(" -> ".join([*stack[stack.index(v) :], v]))
             elif v not in state:
                 visit(v)
         stack.pop()
@@ -103,13 +113,18 @@ def test_no_import_cycle():
 def test_layers_import_downward_only():
     def layer(mod):
         for i, names in enumerate(LAYERS):
-            if any(mod == n or mod.startswith(n + ".") for n in sorted(names, key=len, reverse=True)
-                   if n != "rankmeter"):
+            if any(
+                mod == n or mod.startswith(n + ".") for n in sorted(names, key=len, reverse=True) if n != "rankmeter"
+            ):
                 return i
         return len(LAYERS) - 1  # the package root and anything new sits on top
 
-    bad = [f"{m} (layer {layer(m)}) imports {t} (layer {layer(t)})"
-           for m, targets in _module_imports().items() for t in targets if layer(t) > layer(m)]
+    bad = [
+        f"{m} (layer {layer(m)}) imports {t} (layer {layer(t)})"
+        for m, targets in _module_imports().items()
+        for t in targets
+        if layer(t) > layer(m)
+    ]
     assert bad == []
 
 

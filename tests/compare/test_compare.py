@@ -16,7 +16,7 @@ from rankmeter.compare import _stats, ci, plot_result
 from rankmeter.compare import plot as rmplot
 from tests.support import reference_stats as ref
 
-EPS = 2.0 ** -52
+EPS = 2.0**-52
 
 
 def _toy(n_users=60, n_items=40, seed=0, lift=(0.0, 0.15, 0.3)):
@@ -185,11 +185,11 @@ def test_t_test_equals_scipy(rng, n):
 
 
 def _wilcoxon_cases(rng):
-    yield rng.normal(size=20)                                   # exact, no ties
-    yield rng.normal(size=50)                                   # exact, largest n
-    yield np.round(rng.normal(size=10), 1)                      # n <= 13 with ties: permutation
+    yield rng.normal(size=20)  # exact, no ties
+    yield rng.normal(size=50)  # exact, largest n
+    yield np.round(rng.normal(size=10), 1)  # n <= 13 with ties: permutation
     yield np.array([0.0, 0.5, -0.2, 0.3, 0.3, 1.0, -0.7, 0.0, 0.9])  # zeros and ties, n <= 13
-    yield np.round(rng.normal(size=30), 1)                      # ties, n in 14..50: normal approximation
+    yield np.round(rng.normal(size=30), 1)  # ties, n in 14..50: normal approximation
     yield np.concatenate([np.zeros(5), np.round(rng.normal(size=80), 1)])  # n > 50, zeros and ties
     yield rng.normal(0.3, 1, size=400)
 
@@ -205,7 +205,10 @@ def test_wilcoxon_equals_scipy_with_its_defaults(rng):
 def test_wilcoxon_and_t_through_compare_equal_scipy():
     stats = pytest.importorskip("scipy.stats")
     truth, runs = _toy(n_users=70)
-    for test, fn in (("t", lambda a, b: stats.ttest_rel(a, b).pvalue), ("wilcoxon", lambda a, b: stats.wilcoxon(a, b).pvalue)):
+    for test, fn in (
+        ("t", lambda a, b: stats.ttest_rel(a, b).pvalue),
+        ("wilcoxon", lambda a, b: stats.wilcoxon(a, b).pvalue),
+    ):
         cmp = rm.compare(truth, runs, ["ndcg@10"], test=test, correction="none")
         for row in cmp.rows:
             a = cmp.results[row["run"]].per_user["ndcg@10"]
@@ -275,25 +278,31 @@ def test_means_diff_and_effect_size():
 
 def test_runs_in_any_recs_form():
     truth = {0: {1: 1}, 1: {2: 1}, 2: {3: 1}}
-    cmp = rm.compare(truth, {"lists": {0: [1], 1: [5], 2: [3]}, "array": rm.Recs.from_array(np.array([[1], [2], [4]]),
-                                                                                         users=[0, 1, 2])},
-                     ["hit_rate@1"], n_resamples=99)
+    cmp = rm.compare(
+        truth,
+        {"lists": {0: [1], 1: [5], 2: [3]}, "array": rm.Recs.from_array(np.array([[1], [2], [4]]), users=[0, 1, 2])},
+        ["hit_rate@1"],
+        n_resamples=99,
+    )
     assert cmp.means == {"lists": {"hit_rate@1": 2 / 3}, "array": {"hit_rate@1": 2 / 3}}
 
 
 # --------------------------------------------------------------------------- errors
-@pytest.mark.parametrize("kw, exc, match", [
-    (dict(test="anova"), ValueError, "`test`"),
-    (dict(alpha=0.0), ValueError, "`alpha`"),
-    (dict(alpha=1.5), ValueError, "`alpha`"),
-    (dict(alpha="x"), TypeError, "`alpha`"),
-    (dict(correction="fdr"), ValueError, "`correction`"),
-    (dict(n_resamples=0), ValueError, "`n_resamples`"),
-    (dict(n_resamples=2.5), TypeError, "`n_resamples`"),
-    (dict(baseline="nope"), ValueError, "`baseline`"),
-    (dict(seed=-1), ValueError, "`seed`"),
-    (dict(threads=0), ValueError, "`threads`"),
-])
+@pytest.mark.parametrize(
+    "kw, exc, match",
+    [
+        (dict(test="anova"), ValueError, "`test`"),
+        (dict(alpha=0.0), ValueError, "`alpha`"),
+        (dict(alpha=1.5), ValueError, "`alpha`"),
+        (dict(alpha="x"), TypeError, "`alpha`"),
+        (dict(correction="fdr"), ValueError, "`correction`"),
+        (dict(n_resamples=0), ValueError, "`n_resamples`"),
+        (dict(n_resamples=2.5), TypeError, "`n_resamples`"),
+        (dict(baseline="nope"), ValueError, "`baseline`"),
+        (dict(seed=-1), ValueError, "`seed`"),
+        (dict(threads=0), ValueError, "`threads`"),
+    ],
+)
 def test_bad_arguments_name_the_argument(kw, exc, match):
     truth, runs = _toy(n_users=10)
     with pytest.raises(exc, match=match):
@@ -328,7 +337,7 @@ def test_exports():
     md = cmp.to_markdown()
     best = cmp.best("ndcg@10", 4)[0]
     assert best == "run1"
-    assert f"**{cmp.results['run1']['ndcg@10']:.4f}**ᵃᶜ" in md   # run1 beats run0 (a) and run2 (c)
+    assert f"**{cmp.results['run1']['ndcg@10']:.4f}**ᵃᶜ" in md  # run1 beats run0 (a) and run2 (c)
     assert "superscript letter" in md
     tex = cmp.to_latex()
     assert "\\textbf{" in tex and "$^{ac}$" in tex and "\\toprule" in tex and "\\hphantom" in tex
@@ -346,7 +355,7 @@ def test_html_report_is_self_contained(tmp_path):
     path = tmp_path / "report.html"
     text = cmp.to_html(str(path), k_max=10)
     assert path.read_text(encoding="utf-8") == text
-    assert text.count("<svg") == 1 + 2 + 1 + 2   # means, 2 metric@k curves, PR curve, 2 distributions
+    assert text.count("<svg") == 1 + 2 + 1 + 2  # means, 2 metric@k curves, PR curve, 2 distributions
     # nothing is fetched: no src/href other than in-document fragments, no <script>, no @import
     assert all(u.startswith("#") for u in re.findall(r'(?:src|href)="([^"]*)"', text))
     assert "<script" not in text and "@import" not in text and not re.search(r"url\((?!#)", text)
@@ -403,8 +412,9 @@ def _trec_files(tmp_path, truth, runs):
     paths = []
     for name, recs in runs.items():
         p = tmp_path / f"{name}.txt"
-        p.write_text("".join(f"{u} Q0 d{i} {r + 1} {100 - r} {name}\n" for u, lst in recs.items()
-                             for r, i in enumerate(lst)))
+        p.write_text(
+            "".join(f"{u} Q0 d{i} {r + 1} {100 - r} {name}\n" for u, lst in recs.items() for r, i in enumerate(lst))
+        )
         paths.append(str(p))
     return str(q), paths
 
@@ -415,8 +425,20 @@ def test_cli_compare(tmp_path, capsys, fmt):
 
     truth, runs = _toy(n_users=40)
     q, paths = _trec_files(tmp_path, truth, runs)
-    args = ["compare", q, *paths, "-m", "ndcg@10", "map@100", "--test", "randomization", "--n-resamples", "199",
-            "--format", fmt]
+    args = [
+        "compare",
+        q,
+        *paths,
+        "-m",
+        "ndcg@10",
+        "map@100",
+        "--test",
+        "randomization",
+        "--n-resamples",
+        "199",
+        "--format",
+        fmt,
+    ]
     if fmt == "html":
         args.append("--no-plots")
     assert main(args) == 0

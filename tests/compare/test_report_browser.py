@@ -29,8 +29,18 @@ def _browser():
 
 def _render(browser, html_path, png_path):
     """Screenshot of the page and the browser's log (console messages included)."""
-    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--enable-logging=stderr",
-           "--log-level=0", "--window-size=1280,1600", f"--screenshot={png_path}", f"file://{html_path}"]
+    cmd = [
+        browser,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--hide-scrollbars",
+        "--enable-logging=stderr",
+        "--log-level=0",
+        "--window-size=1280,1600",
+        f"--screenshot={png_path}",
+        f"file://{html_path}",
+    ]
     # Chromium is not ours: under the sanitizer run (.ci/sanitize preloads ASan/UBSan into the
     # Python process) it must not inherit the preload, or it hangs.
     env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS")}
@@ -51,8 +61,11 @@ def _report(tmp_path):
     truth = {u: {int(i): int(g.integers(1, 4)) for i in g.choice(50, 6, replace=False)} for u in range(120)}
     runs = {}
     for name, q in (("bm25", 0.2), ("dense", 0.35), ("hybrid", 0.45)):
-        runs[name] = {u: [i if g.random() < q else int(g.integers(50, 500)) for i in list(truth[u])[:5]]
-                      + [int(x) for x in g.integers(500, 900, 10)] for u in truth}
+        runs[name] = {
+            u: [i if g.random() < q else int(g.integers(50, 500)) for i in list(truth[u])[:5]]
+            + [int(x) for x in g.integers(500, 900, 10)]
+            for u in truth
+        }
         runs[name] = {u: list(dict.fromkeys(v)) for u, v in runs[name].items()}
     cmp = rm.compare(truth, runs, ["ndcg@10", "recall@10"], n_resamples=999)
     path = tmp_path / "report.html"

@@ -18,8 +18,9 @@ import rankmeter as rm
 
 
 def _capri_dcg(scores):
-    return np.sum(np.divide(np.power(2, scores) - 1, np.log(np.arange(scores.shape[0], dtype=np.float32) + 2)),
-                  dtype=np.float32)
+    return np.sum(
+        np.divide(np.power(2, scores) - 1, np.log(np.arange(scores.shape[0], dtype=np.float32) + 2)), dtype=np.float32
+    )
 
 
 def capri_ndcgk(actual, predicted, at=None):
@@ -69,7 +70,8 @@ def test_capri_rounding_is_not_plain_rounding():
     truth, recs = _random(0)
     a = rm.evaluate(truth, recs, ["ndcg@10"], preset="capri").per_user["ndcg@10"]
     b = rm.evaluate(truth, recs, ["ndcg(gain=binary,ideal=all)@10"], preset="capri").per_user[
-        "ndcg(gain=binary,ideal=all)@10"]
+        "ndcg(gain=binary,ideal=all)@10"
+    ]
     assert not np.array_equal(a, np.round(b, 4))
     assert np.all(np.abs(a - b) <= 5e-5 + 1e-7)
 
@@ -90,12 +92,17 @@ def test_capri_edge_cases():
     assert math.isnan(none["ndcg@3"])
     # max_items truncates first; padded 2-D recs and scored dicts give the same
     t2 = {0: {1: 1, 2: 1}, 1: {3: 1}}
-    assert rm.evaluate(t2, {0: [9, 8, 1, 2], 1: [3]}, ["ndcg@4"], preset="capri", max_items=3)["ndcg@4"] == \
-        rm.evaluate(t2, {0: [9, 8, 1], 1: [3]}, ["ndcg@4"], preset="capri")["ndcg@4"]
+    assert (
+        rm.evaluate(t2, {0: [9, 8, 1, 2], 1: [3]}, ["ndcg@4"], preset="capri", max_items=3)["ndcg@4"]
+        == rm.evaluate(t2, {0: [9, 8, 1], 1: [3]}, ["ndcg@4"], preset="capri")["ndcg@4"]
+    )
     padded = rm.evaluate(t2, np.array([[9, 1, 2], [3, -1, -1]]), ["ndcg@3"], preset="capri")
     scored = rm.evaluate(t2, {0: {9: 3.0, 1: 2.0, 2: 1.0}, 1: {3: 1.0}}, ["ndcg@3"], preset="capri")
-    assert padded.per_user["ndcg@3"].tolist() == scored.per_user["ndcg@3"].tolist() == [
-        float(capri_ndcgk([1, 2], [9, 1, 2])), 1.0]
+    assert (
+        padded.per_user["ndcg@3"].tolist()
+        == scored.per_user["ndcg@3"].tolist()
+        == [float(capri_ndcgk([1, 2], [9, 1, 2])), 1.0]
+    )
 
 
 def test_capri_rounding_options_are_checked():
@@ -113,6 +120,14 @@ def test_capri_states_merge_to_the_same_mean():
     truth, recs = _random(5, n_users=120)
     whole = rm.evaluate(truth, recs, ["ndcg@10"], preset="capri")["ndcg@10"]
     users = list(truth)
-    parts = [rm.partial({u: truth[u] for u in users[i::3]}, {u: recs[u] for u in users[i::3] if u in recs},
-                        ["ndcg@10"], preset="capri", missing="zero") for i in range(3)]
+    parts = [
+        rm.partial(
+            {u: truth[u] for u in users[i::3]},
+            {u: recs[u] for u in users[i::3] if u in recs},
+            ["ndcg@10"],
+            preset="capri",
+            missing="zero",
+        )
+        for i in range(3)
+    ]
     assert rm.State.merge_all(parts).finalize()["ndcg@10"] == whole

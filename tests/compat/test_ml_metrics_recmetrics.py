@@ -25,8 +25,11 @@ def ref_rec_apk(actual, predicted, k):  # recmetrics GitHub: mean of P@i at firs
     predicted = predicted[:k]
     if not predicted or not actual:
         return 0
-    precisions = [len({x for x in predicted[: i + 1] if x in actual}) / (i + 1)
-                  for i, p in enumerate(predicted) if p in actual and p not in predicted[:i]]
+    precisions = [
+        len({x for x in predicted[: i + 1] if x in actual}) / (i + 1)
+        for i, p in enumerate(predicted)
+        if p in actual and p not in predicted[:i]
+    ]
     return sum(precisions) / len(precisions) if precisions else 0
 
 
@@ -41,10 +44,12 @@ def _data(seed, dup):
 @pytest.mark.parametrize("k", [1, 4, 10, 30])
 def test_compat_lists_match_restated_definitions(seed, k):
     actual, pred = _data(seed, dup=seed % 2 == 1)
-    assert C_ml.mapk(actual, pred, k) == pytest.approx(np.mean([ref_apk(a, p, k) for a, p in zip(actual, pred)]),
-                                                        rel=1e-15)
+    assert C_ml.mapk(actual, pred, k) == pytest.approx(
+        np.mean([ref_apk(a, p, k) for a, p in zip(actual, pred)]), rel=1e-15
+    )
     assert C_rec.mapk(actual, pred, k) == pytest.approx(
-        np.mean([ref_rec_apk(a, p, k) for a, p in zip(actual, pred)]), rel=1e-15)
+        np.mean([ref_rec_apk(a, p, k) for a, p in zip(actual, pred)]), rel=1e-15
+    )
     for a, p in zip(actual[:5], pred[:5]):
         assert C_ml.apk(a, p, k) == pytest.approx(ref_apk(a, p, k), rel=1e-15)
 

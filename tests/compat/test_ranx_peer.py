@@ -18,10 +18,12 @@ import pytest
 
 import rankmeter as rm
 
-RANX_PY = Path(os.environ.get("RANKMETER_PEERS", Path.home() / ".cache" / "rankmeter-peers")) / "ranx" / "bin" / "python"
+RANX_PY = (
+    Path(os.environ.get("RANKMETER_PEERS", Path.home() / ".cache" / "rankmeter-peers")) / "ranx" / "bin" / "python"
+)
 METRICS = ["precision@5", "recall@10", "map@10", "ndcg@10", "mrr@10", "hit_rate@5", "ndcg@3", "map@100"]
 
-WORKER = r'''
+WORKER = r"""
 import json, sys
 import ranx
 data = json.load(open(sys.argv[1]))
@@ -40,7 +42,7 @@ for i, a in enumerate(names):
         for m in data["compare_metrics"]:
             p[f"{a}|{b}|{m}"] = float(report.comparisons[a, b][m]["p_value"])
 json.dump({"means": means, "p": p}, open(sys.argv[2], "w"))
-'''
+"""
 
 
 def _data(seed=0, n_users=250, n_items=60):
@@ -48,16 +50,16 @@ def _data(seed=0, n_users=250, n_items=60):
     qrels, runs = {}, {}
     for u in range(n_users):
         items = g.choice(n_items, int(g.integers(1, 8)), replace=False)
-        grades = g.integers(0, 4, items.size)          # grade 0: judged non-relevant; some users have none relevant
+        grades = g.integers(0, 4, items.size)  # grade 0: judged non-relevant; some users have none relevant
         qrels[f"q{u}"] = {f"d{i}": int(x) for i, x in zip(items, grades)}
     quality = {"weak": 0.05, "mid": 0.25, "mid2": 0.27, "strong": 0.6}
     for name, q in quality.items():
         run = {}
         for u in range(n_users):
             if u % 17 == 3:
-                continue                                   # truth user without recs
+                continue  # truth user without recs
             rel = [d for d, x in qrels[f"q{u}"].items() if x > 0]
-            length = int(g.integers(1, 15))                # short lists, k beyond the list
+            length = int(g.integers(1, 15))  # short lists, k beyond the list
             pool = [f"d{i}" for i in g.permutation(n_items)]
             lst = []
             for d in rel:
@@ -81,12 +83,22 @@ def ranx_out(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("ranx")
     qrels, runs = _data()
     inp, out, script = tmp / "in.json", tmp / "out.json", tmp / "worker.py"
-    inp.write_text(json.dumps({"qrels": qrels, "runs": runs, "metrics": METRICS,
-                               "compare_metrics": ["ndcg@10", "precision@5", "mrr@10"], "n_perm": 4000}))
+    inp.write_text(
+        json.dumps(
+            {
+                "qrels": qrels,
+                "runs": runs,
+                "metrics": METRICS,
+                "compare_metrics": ["ndcg@10", "precision@5", "mrr@10"],
+                "n_perm": 4000,
+            }
+        )
+    )
     script.write_text(WORKER)
     env = dict(os.environ, PYTHONWARNINGS="ignore")
-    p = subprocess.run([str(RANX_PY), str(script), str(inp), str(out)], capture_output=True, text=True,
-                       timeout=900, env=env)
+    p = subprocess.run(
+        [str(RANX_PY), str(script), str(inp), str(out)], capture_output=True, text=True, timeout=900, env=env
+    )
     assert p.returncode == 0, p.stderr[-2000:]
     return qrels, runs, json.loads(out.read_text())
 
@@ -110,16 +122,23 @@ def test_default_conventions_differ_from_ranx_where_documented(ranx_out):
 def test_randomization_conclusions_agree_with_ranx_fisher(ranx_out):
     qrels, runs, out = ranx_out
     alpha = 0.05
-    cmp = rm.compare(qrels, runs, ["ndcg@10", "precision@5", "mrr@10"], preset="ranx", correction="none",
-                     alpha=alpha, n_resamples=10_000)
+    cmp = rm.compare(
+        qrels,
+        runs,
+        ["ndcg@10", "precision@5", "mrr@10"],
+        preset="ranx",
+        correction="none",
+        alpha=alpha,
+        n_resamples=10_000,
+    )
     clear_below = clear_above = 0
     for row in cmp.rows:
-        key = f"{row['baseline']}|{row['run']}|{row['metric']}"   # ranx keys: earlier run first
+        key = f"{row['baseline']}|{row['run']}|{row['metric']}"  # ranx keys: earlier run first
         p_ranx = out["p"][key]
-        if p_ranx < alpha / 5:          # clearly significant for ranx
+        if p_ranx < alpha / 5:  # clearly significant for ranx
             clear_below += 1
             assert row["significant"], (key, p_ranx, row["p_value"])
-        elif p_ranx > alpha * 4:        # clearly not significant for ranx
+        elif p_ranx > alpha * 4:  # clearly not significant for ranx
             clear_above += 1
             assert not row["significant"], (key, p_ranx, row["p_value"])
     assert clear_below >= 3 and clear_above >= 1, (clear_below, clear_above)

@@ -50,8 +50,7 @@ from tests.support import ROOT
 
 CONFORMANCE_DIR = ROOT.parent / "shared" / "conformance" / "trec_eval"
 SKIP_REASON = (
-    "../shared/conformance not found: trec_eval conformance data is only "
-    "available next to the development checkout"
+    "../shared/conformance not found: trec_eval conformance data is only available next to the development checkout"
 )
 
 # trec_eval prints 4 decimals: the true value lies within half a unit of the
@@ -69,9 +68,7 @@ class Case:
 
 
 CASES: Dict[str, Case] = {
-    "out.test.aq": Case(
-        "qrels.test", "results.test", False, {}, "trec_eval -m all_trec -q qrels.test results.test"
-    ),
+    "out.test.aq": Case("qrels.test", "results.test", False, {}, "trec_eval -m all_trec -q qrels.test results.test"),
     "out.test.aqc": Case(
         "qrels.test",
         "results.trunc",
@@ -333,14 +330,11 @@ def test_measure_matches_trec_eval(
             ours = float(per_user[index[query]])
             label = f"query {query}"
         if not _close(ours, want):
-            mismatches.append(
-                f"{label}: trec_eval {printed}, rankmeter {ours!r} (diff {ours - want:+.6g})"
-            )
+            mismatches.append(f"{label}: trec_eval {printed}, rankmeter {ours!r} (diff {ours - want:+.6g})")
     assert not mismatches, (
         f"{file} [{CASES[file].command}] {measure} -> rankmeter {name!r} "
         f"(preset='trec_eval', {CASES[file].options}): "
-        f"{len(mismatches)} mismatch(es), first 10:\n  "
-        + "\n  ".join(mismatches[:10])
+        f"{len(mismatches)} mismatch(es), first 10:\n  " + "\n  ".join(mismatches[:10])
     )
 
 
@@ -352,8 +346,7 @@ def test_num_q_matches_trec_eval(file: str, evaluated: Callable[[str], Evaluated
     num_q = int(ev.expected["num_q"]["all"])
     file_queries = sorted({q for values in ev.expected.values() for q in values} - {"all"})
     assert res.meta["n_users"] == num_q, (
-        f"{file}: trec_eval num_q = {num_q}, rankmeter meta n_users = {res.meta['n_users']} "
-        f"(meta: {res.meta})"
+        f"{file}: trec_eval num_q = {num_q}, rankmeter meta n_users = {res.meta['n_users']} (meta: {res.meta})"
     )
     assert sorted(str(u) for u in res.users) == file_queries, (
         f"{file}: trec_eval evaluated queries {file_queries}, rankmeter users {list(res.users)}"
@@ -377,9 +370,7 @@ def test_data_facts(file: str) -> None:
         n_rel = sum(grade >= min_relevance for grade in grades.values())
         assert n_rel > 0, f"{file}: query {query} has no relevant document"
         assert int(expected["num_rel"][query]) == n_rel
-        assert int(expected["num_ret"][query]) == min(
-            len(run.get(query, [])), case.options.get("max_items", math.inf)
-        )
+        assert int(expected["num_ret"][query]) == min(len(run.get(query, [])), case.options.get("max_items", math.inf))
 
 
 @pytest.mark.parametrize("file", _file_params())
@@ -428,6 +419,5 @@ def test_trec_tie_order_full_precision(evaluated: Callable[[str], Evaluated]) ->
     users = [str(u) for u in res.users]
     ours = float(np.asarray(res.per_user["ap"])[users.index("301")])
     assert math.isclose(ours, ap_trec, rel_tol=1e-12, abs_tol=1e-15), (
-        f"query 301 ap: rankmeter {ours!r}, trec_eval order {ap_trec!r}, "
-        f"file (input) order {ap_input!r}"
+        f"query 301 ap: rankmeter {ours!r}, trec_eval order {ap_trec!r}, file (input) order {ap_input!r}"
     )

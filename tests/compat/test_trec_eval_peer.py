@@ -18,7 +18,9 @@ import pytest
 
 import rankmeter as rm
 
-pytrec_eval = pytest.importorskip("pytrec_eval", reason="pytrec_eval (pip install pytrec-eval-terrier) is not installed")
+pytrec_eval = pytest.importorskip(
+    "pytrec_eval", reason="pytrec_eval (pip install pytrec-eval-terrier) is not installed"
+)
 
 # trec_eval's default cutoffs: measures are requested without parameters,
 # because pytrec_eval slows down without bound when parameterised measures
@@ -28,18 +30,26 @@ SUCCESS_CUTS = (1, 5, 10)
 # trec_eval measure -> rankmeter metric
 MEASURES = {"map": "ap", "ndcg": "ndcg", "recip_rank": "rr", "Rprec": "r_precision", "num_rel_ret": "hits"}
 for _k in CUTS:
-    MEASURES.update({f"P_{_k}": f"precision@{_k}", f"recall_{_k}": f"recall@{_k}", f"map_cut_{_k}": f"ap@{_k}",
-                     f"ndcg_cut_{_k}": f"ndcg@{_k}"})
+    MEASURES.update(
+        {
+            f"P_{_k}": f"precision@{_k}",
+            f"recall_{_k}": f"recall@{_k}",
+            f"map_cut_{_k}": f"ap@{_k}",
+            f"ndcg_cut_{_k}": f"ndcg@{_k}",
+        }
+    )
 for _k in SUCCESS_CUTS:
     MEASURES[f"success_{_k}"] = f"hit_rate@{_k}"
 REQUEST = {"map", "ndcg", "recip_rank", "Rprec", "num_rel_ret", "P", "recall", "map_cut", "ndcg_cut", "success"}
+
 
 def _compare(qrels, run, level):
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, REQUEST, relevance_level=level)
     expected = evaluator.evaluate(run)
     assert expected, "pytrec_eval evaluated no query: the collection is degenerate"
-    res = rm.evaluate(qrels, run, list(MEASURES.values()), preset="trec_eval",
-                      min_relevance=level if level > 1 else None)
+    res = rm.evaluate(
+        qrels, run, list(MEASURES.values()), preset="trec_eval", min_relevance=level if level > 1 else None
+    )
     index = {u: i for i, u in enumerate(res.users)}
     assert sorted(index) == sorted(expected)  # the same queries: only those in both qrels and run
     for measure, metric in MEASURES.items():
@@ -52,7 +62,8 @@ def _compare(qrels, run, level):
             theirs = values[measure]
             assert math.isclose(ours, theirs, rel_tol=1e-9, abs_tol=1e-12), (
                 f"{measure} ({metric}) for {qid}: rankmeter {ours!r}, trec_eval {theirs!r}\nqrels={qrels[qid]!r}\n"
-                f"run={run.get(qid)!r}, relevance_level={level}")
+                f"run={run.get(qid)!r}, relevance_level={level}"
+            )
 
 
 def collection(seed: int, n_queries: int = 1500):

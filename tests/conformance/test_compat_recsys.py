@@ -41,11 +41,17 @@ for s in range(4):
             ACC += [("ml_metrics", "mapk", [a, p, k]), ("recmetrics", "mark", [a, p, k])]
         ACC += [("ml_metrics", "apk", [a[0], p[0], 5]), ("ml_metrics", "apk", [a[1], p[1], 2])]
 # edge cases: empty truth, empty lists, zero users, k = 0 (ml_metrics divides by min(len, 0)), float k
-ACC += [("ml_metrics", "mapk", [[[]], [[1, 2]], 3]), ("ml_metrics", "mapk", [[[1]], [[]], 3]),
-        ("ml_metrics", "mapk", [[[1, 2]], [[2, 1]], 0]), ("ml_metrics", "mapk", [[[1, 2]], [[2, 1, 3]], 2.0]),
-        ("ml_metrics", "mapk", [[[1, 2]], [[2, 1]], 2.0]), ("recmetrics", "mark", [[[]], [[1]], 3]),
-        ("recmetrics", "mark", [[[1, 2, 2]], [[2, 2, 1]], 3]), ("ml_metrics", "apk", [[1, 1, 2], [1, 2], 3]),
-        ("ml_metrics", "mapk", [[[1], [2]], [[1]], 3])]
+ACC += [
+    ("ml_metrics", "mapk", [[[]], [[1, 2]], 3]),
+    ("ml_metrics", "mapk", [[[1]], [[]], 3]),
+    ("ml_metrics", "mapk", [[[1, 2]], [[2, 1]], 0]),
+    ("ml_metrics", "mapk", [[[1, 2]], [[2, 1, 3]], 2.0]),
+    ("ml_metrics", "mapk", [[[1, 2]], [[2, 1]], 2.0]),
+    ("recmetrics", "mark", [[[]], [[1]], 3]),
+    ("recmetrics", "mark", [[[1, 2, 2]], [[2, 2, 1]], 3]),
+    ("ml_metrics", "apk", [[1, 1, 2], [1, 2], 3]),
+    ("ml_metrics", "mapk", [[[1], [2]], [[1]], 3]),
+]
 BEYOND = []
 for s in range(4):
     a, p = _lists(100 + s, n=30, fixed_len=5)
@@ -56,18 +62,21 @@ for s in range(4):
     BEYOND.append(("recmetrics", "novelty", [p, pop, 50, 5]))
     BEYOND.append(("recmetrics", "prediction_coverage", [p, list(range(40))]))
     BEYOND.append(("recmetrics", "catalog_coverage", [p, list(range(40)), 7]))
-BEYOND += [("recmetrics", "personalization", [[[1, 2], [1, 3, 4]]]),  # ragged: the original raises
-           ("recmetrics", "personalization", [[[1, 1], [2, 3]]]),  # repeated item
-           ("recmetrics", "intra_list_similarity", [[[0, 1], []], {"index": [0, 1], "values": [[1, 0], [0, 1]]}]),
-           ("recmetrics", "novelty", [[[0, 7]], {"pairs": [[0, 3]]}, 10, 2])]  # item without popularity: KeyError
+BEYOND += [
+    ("recmetrics", "personalization", [[[1, 2], [1, 3, 4]]]),  # ragged: the original raises
+    ("recmetrics", "personalization", [[[1, 1], [2, 3]]]),  # repeated item
+    ("recmetrics", "intra_list_similarity", [[[0, 1], []], {"index": [0, 1], "values": [[1, 0], [0, 1]]}]),
+    ("recmetrics", "novelty", [[[0, 7]], {"pairs": [[0, 3]]}, 10, 2]),
+]  # item without popularity: KeyError
 CALLS = ACC + BEYOND
 SEED = 12345
 
 
 @pytest.fixture(scope="module")
 def originals():
-    calls = [{"module": m, "fn": f, "args": a, **({"seed": SEED} if f == "catalog_coverage" else {})}
-             for m, f, a in CALLS]
+    calls = [
+        {"module": m, "fn": f, "args": a, **({"seed": SEED} if f == "catalog_coverage" else {})} for m, f, a in CALLS
+    ]
     return run_peer("recm", "calls", [{"calls": calls}])[0]["ok"]
 
 
@@ -108,6 +117,7 @@ def test_compat_equals_original(originals, n):
     rel = 1e-12 if fn in ("personalization", "intra_list_similarity") else 0.0
     if fn == "novelty":
         assert _close(float(v[0]), want["value"][0], rel) and all(
-            _close(float(x), y, rel) for x, y in zip(v[1], want["value"][1]))
+            _close(float(x), y, rel) for x, y in zip(v[1], want["value"][1])
+        )
     else:
         assert _close(float(v), want["value"], rel), (fn, float(v), want["value"])

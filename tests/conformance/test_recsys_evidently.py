@@ -68,7 +68,9 @@ def test_evidently_preset_short_lists(peer_short, n):
     for name, values in out.items():
         check(res, name, values, tag="evidently")
     for name in ("ap", "precision"):  # the same means from both APIs
-        assert new["ok"][f"{name}@{SHORT[n]['k']}"]["mean"] == pytest.approx(legacy["ok"][f"{name}@{SHORT[n]['k']}"]["mean"], rel=1e-12)
+        assert new["ok"][f"{name}@{SHORT[n]['k']}"]["mean"] == pytest.approx(
+            legacy["ok"][f"{name}@{SHORT[n]['k']}"]["mean"], rel=1e-12
+        )
 
 
 def test_evidently_short_lists_differ_from_pad():
@@ -76,8 +78,12 @@ def test_evidently_short_lists_differ_from_pad():
     truth, recs, _ = as_inputs(SHORT[1])
     k = SHORT[1]["k"]
     a = rm.evaluate(truth, recs, [f"ap@{k}", f"ar@{k}", f"precision@{k}"], preset="evidently")
-    b = rm.evaluate(truth, recs, [f"ap(short_lists=pad)@{k}", f"ar(short_lists=pad)@{k}", f"precision(short_lists=pad)@{k}"],
-                    preset="evidently")
+    b = rm.evaluate(
+        truth,
+        recs,
+        [f"ap(short_lists=pad)@{k}", f"ar(short_lists=pad)@{k}", f"precision(short_lists=pad)@{k}"],
+        preset="evidently",
+    )
     assert a[f"ap@{k}"] > b[f"ap(short_lists=pad)@{k}"]
     assert a[f"ar@{k}"] > b[f"ar(short_lists=pad)@{k}"]
     assert a[f"precision@{k}"] > b[f"precision(short_lists=pad)@{k}"]

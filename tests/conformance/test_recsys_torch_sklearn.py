@@ -16,13 +16,23 @@ import pytest
 import rankmeter as rm
 from tests.conformance.recsys_helpers import as_inputs, check, random_case, run_peer
 
-SHAPES: list[dict[str, Any]] = [dict(n_users=30, k=5), dict(n_users=20, k=20, max_len=8), dict(n_users=40, k=1),
-          dict(n_users=20, k=3, string_ids=True), dict(n_users=20, k=10, huge_ids=True)]
+SHAPES: list[dict[str, Any]] = [
+    dict(n_users=30, k=5),
+    dict(n_users=20, k=20, max_len=8),
+    dict(n_users=40, k=1),
+    dict(n_users=20, k=3, string_ids=True),
+    dict(n_users=20, k=10, huge_ids=True),
+]
 DISTINCT = [random_case(s, all_listed=True, **sh) for s in range(3) for sh in SHAPES]
 TIED = [random_case(100 + s, all_listed=True, ties=True, **sh) for s in range(2) for sh in SHAPES[:2]]
 # every grade zero for one user, a one-document query
-EDGE = [{"truth": [[1, 10, 0], [1, 11, 0], [2, 12, 2], [2, 13, 0]],
-         "recs": [[1, 10, 1, 0.9], [1, 11, 2, 0.8], [2, 13, 1, 0.9], [2, 12, 2, 0.7]], "k": 4}]
+EDGE = [
+    {
+        "truth": [[1, 10, 0], [1, 11, 0], [2, 12, 2], [2, 13, 0]],
+        "recs": [[1, 10, 1, 0.9], [1, 11, 2, 0.8], [2, 13, 1, 0.9], [2, 12, 2, 0.7]],
+        "k": 4,
+    }
+]
 TORCH_TOL: dict[str, Any] = dict(rel=2e-6, abs_=1e-7)
 
 

@@ -131,7 +131,9 @@ def test_other_formats_and_several_runs(tmp_path, capsys):
     assert set(doc["r"]["per_query"]) == {"1", "2"}
     _code, out, _ = _run(capsys, ["eval", str(qrels), str(run), str(run2), "-m", "ndcg@2", "--format", "csv"])
     assert out.splitlines()[0] == "run,query,ndcg_cut_2" and len(out.splitlines()) == 3
-    _code, out, _ = _run(capsys, ["eval", str(qrels), str(run), "-m", "ndcg@2", "--format", "table", "--preset", "none"])
+    _code, out, _ = _run(
+        capsys, ["eval", str(qrels), str(run), "-m", "ndcg@2", "--format", "table", "--preset", "none"]
+    )
     assert out.splitlines()[0].split() == ["run", "query", "ndcg@2"]
 
 

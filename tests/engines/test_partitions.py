@@ -13,8 +13,18 @@ pa = pytest.importorskip("pyarrow")
 
 from rankmeter import _partitions as P  # noqa: E402
 
-METRICS = ["ndcg@10", "precision@5", "recall@3", "map", "mrr@10", "hit_rate@5", "ndcg(gain=exponential)@3",
-           "coverage@10", "gini@10", "personalization@5"]
+METRICS = [
+    "ndcg@10",
+    "precision@5",
+    "recall@3",
+    "map",
+    "mrr@10",
+    "hit_rate@5",
+    "ndcg(gain=exponential)@3",
+    "coverage@10",
+    "gini@10",
+    "personalization@5",
+]
 
 
 def _random(seed: int, n_users: int, n_items: int = 40, str_ids: bool = False):
@@ -23,7 +33,9 @@ def _random(seed: int, n_users: int, n_items: int = 40, str_ids: bool = False):
     recs: dict = {}
     for u in range(n_users):
         r = rng.choice(n_items, size=int(rng.integers(0, 14)), replace=False).tolist()
-        t: dict = {int(i): float(rng.integers(1, 4)) for i in rng.choice(n_items, size=int(rng.integers(0, 6)), replace=False)}
+        t: dict = {
+            int(i): float(rng.integers(1, 4)) for i in rng.choice(n_items, size=int(rng.integers(0, 6)), replace=False)
+        }
         if str_ids:
             r, t = [f"i{i}" for i in r], {f"i{i}": g for i, g in t.items()}
         key = f"user-{u}" if str_ids else u * 1_000_000_007  # huge ids
@@ -36,11 +48,13 @@ def _batches(truth, recs, sizes, str_ids=False):
     """The rows (user, recs list, truth map) cut into record batches of the given sizes (0 = an empty batch)."""
     it = pa.string() if str_ids else pa.int64()
     users = list(truth)
-    tbl = pa.table({
-        "user_id": pa.array(users, pa.string() if str_ids else pa.int64()),
-        "recs": pa.array([recs[u] for u in users], pa.list_(it)),
-        "truth": pa.array([list(truth[u].items()) for u in users], pa.map_(it, pa.float64())),
-    })
+    tbl = pa.table(
+        {
+            "user_id": pa.array(users, pa.string() if str_ids else pa.int64()),
+            "recs": pa.array([recs[u] for u in users], pa.list_(it)),
+            "truth": pa.array([list(truth[u].items()) for u in users], pa.map_(it, pa.float64())),
+        }
+    )
     out, at = [], 0
     for s in sizes:
         part = tbl.slice(at, s).combine_chunks()
@@ -51,8 +65,17 @@ def _batches(truth, recs, sizes, str_ids=False):
 
 
 def _plan(metrics, catalog, chunk_bytes):
-    return P.Plan("lists", P.check_metrics(metrics), "user_id", "recs", "truth", None,
-                  options=P.check_options({}), context=dict(catalog=catalog), chunk_bytes=chunk_bytes)
+    return P.Plan(
+        "lists",
+        P.check_metrics(metrics),
+        "user_id",
+        "recs",
+        "truth",
+        None,
+        options=P.check_options({}),
+        context=dict(catalog=catalog),
+        chunk_bytes=chunk_bytes,
+    )
 
 
 @pytest.mark.parametrize("str_ids", [False, True])
@@ -93,14 +116,22 @@ def test_stream_state_error_in_a_chunk_reaches_the_caller():
     truth, recs, catalog = _random(3, 30)
     good = _batches(truth, recs, [15, 15])
     bad = pa.RecordBatch.from_pydict(
-        {"user_id": [99], "recs": [[1, None]], "truth": [[(1, 1.0)]]}, schema=good[0].schema)
+        {"user_id": [99], "recs": [[1, None]], "truth": [[(1, 1.0)]]}, schema=good[0].schema
+    )
     with pytest.raises(ValueError, match="user 99 holds a null item"):
         P.stream_state(iter([good[0], bad, good[1]]), _plan(METRICS, catalog, 1))
 
 
 def test_long_form_is_one_chunk_whatever_the_size():
-    t = pa.table({P.COL_SIDE: pa.array([0, 1, 0], pa.int8()), P.COL_USER: [1, 1, 2], P.COL_ITEM: [5, 5, 6],
-                  P.COL_POS: [1.0, None, 1.0], P.COL_REL: [None, 1.0, None]})
+    t = pa.table(
+        {
+            P.COL_SIDE: pa.array([0, 1, 0], pa.int8()),
+            P.COL_USER: [1, 1, 2],
+            P.COL_ITEM: [5, 5, 6],
+            P.COL_POS: [1.0, None, 1.0],
+            P.COL_REL: [None, 1.0, None],
+        }
+    )
     plan = P.Plan("long", ["ndcg@3"], "user_id", options=P.check_options({}), chunk_bytes=1)
     got = list(P.chunks(iter(t.to_batches(max_chunksize=1)), plan))
     assert len(got) == 1 and got[0].num_rows == 3

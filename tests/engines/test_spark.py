@@ -45,14 +45,30 @@ from pyspark.sql import functions as F  # noqa: E402
 
 import rankmeter.spark as rs  # noqa: E402
 
-METRICS = ["ndcg@10", "precision@5", "recall@3", "map", "map@5", "mrr@10", "hit_rate@5", "ndcg(gain=exponential)@3",
-           "coverage@10", "gini@10", "personalization@5"]
+METRICS = [
+    "ndcg@10",
+    "precision@5",
+    "recall@3",
+    "map",
+    "map@5",
+    "mrr@10",
+    "hit_rate@5",
+    "ndcg(gain=exponential)@3",
+    "coverage@10",
+    "gini@10",
+    "personalization@5",
+]
 
 
 def _start(kind: str):
     if kind == "classic":
-        s = (SparkSession.builder.master("local[2]").appName("rankmeter-tests")
-             .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4").getOrCreate())
+        s = (
+            SparkSession.builder.master("local[2]")
+            .appName("rankmeter-tests")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "4")
+            .getOrCreate()
+        )
         s.sparkContext.setLogLevel("ERROR")
         return s
     # remote("local[...]") starts a Spark Connect server inside this process and connects to it; it refuses
@@ -81,7 +97,9 @@ def _random(seed: int, n_users: int = 150, n_items: int = 40, str_ids: bool = Fa
     recs: dict = {}
     for u in range(n_users):
         r = rng.choice(n_items, size=int(rng.integers(0, 14)), replace=False).tolist()
-        t: dict = {int(i): float(rng.integers(1, 4)) for i in rng.choice(n_items, size=int(rng.integers(0, 6)), replace=False)}
+        t: dict = {
+            int(i): float(rng.integers(1, 4)) for i in rng.choice(n_items, size=int(rng.integers(0, 6)), replace=False)
+        }
         key = f"user-{u}" if str_ids else u * 1_000_000_007  # huge ids
         if str_ids:
             r = [f"i{i}" for i in r]
@@ -193,15 +211,21 @@ def test_many_chunks_per_task_bit_identical(spark, monkeypatch):
     assert_same_means(st.finalize(), ref, METRICS)
     by_user = dict(zip(pu.column("user_id").to_pylist(), pu.column("ndcg@10").to_pylist()))
     assert len(by_user) == len(truth)
-    np.testing.assert_array_equal(np.array([by_user[u] for u in ref.users], dtype=np.float64),
-                                  np.asarray(ref.per_user["ndcg@10"], dtype=np.float64))  # NaN where truth is empty
+    np.testing.assert_array_equal(
+        np.array([by_user[u] for u in ref.users], dtype=np.float64),
+        np.asarray(ref.per_user["ndcg@10"], dtype=np.float64),
+    )  # NaN where truth is empty
 
 
 def test_truth_as_plain_lists_and_scores_column(spark):
     rows = [(1, [5, 6, 7], [0.1, 0.9, 0.5], [5, 7]), (2, [8], [1.0], []), (3, [], [], [9])]
     df = spark.createDataFrame(rows, "user_id long, recs array<long>, s array<double>, truth array<long>")
-    ref = rm.evaluate({1: [5, 7], 2: [], 3: [9]}, {1: {5: 0.1, 6: 0.9, 7: 0.5}, 2: {8: 1.0}, 3: {}},
-                      ["ndcg@2", "precision@1"], empty="zero")
+    ref = rm.evaluate(
+        {1: [5, 7], 2: [], 3: [9]},
+        {1: {5: 0.1, 6: 0.9, 7: 0.5}, 2: {8: 1.0}, 3: {}},
+        ["ndcg@2", "precision@1"],
+        empty="zero",
+    )
     got = rs.evaluate(df, ["ndcg@2", "precision@1"], scores_col="s", empty="zero")
     assert_same_means(got, ref, ["ndcg@2", "precision@1"])
     assert got["precision@1"] == pytest.approx(0.0)  # type: ignore[index]  # user 1's best by score is 6, not relevant
@@ -218,10 +242,16 @@ def _long_tables(truth, recs):
         tu += [u] * len(t)
         ti += list(t)
         tg += list(t.values())
-    recs_t = pa.table({"user_id": pa.array(ru, pa.int64()), "item_id": pa.array(ri, pa.int64()),
-                       "rank": pa.array(rk, pa.int64())})
-    truth_t = pa.table({"user_id": pa.array(tu, pa.int64()), "item_id": pa.array(ti, pa.int64()),
-                        "relevance": pa.array(tg, pa.float64())})
+    recs_t = pa.table(
+        {"user_id": pa.array(ru, pa.int64()), "item_id": pa.array(ri, pa.int64()), "rank": pa.array(rk, pa.int64())}
+    )
+    truth_t = pa.table(
+        {
+            "user_id": pa.array(tu, pa.int64()),
+            "item_id": pa.array(ti, pa.int64()),
+            "relevance": pa.array(tg, pa.float64()),
+        }
+    )
     return recs_t, truth_t
 
 
@@ -233,8 +263,15 @@ def test_long_form_users_split_across_partitions(spark, partitions):
     # round-robin input partitions: the rows of one user start in several partitions
     df = spark.createDataFrame(recs_t.to_pandas()).repartition(5)
     tdf = spark.createDataFrame(truth_t.to_pandas()).repartition(3)
-    assert df.select(F.spark_partition_id().alias("p"), "user_id").distinct().groupBy("user_id").count() \
-        .where("count > 1").count() > 0
+    assert (
+        df.select(F.spark_partition_id().alias("p"), "user_id")
+        .distinct()
+        .groupBy("user_id")
+        .count()
+        .where("count > 1")
+        .count()
+        > 0
+    )
     got = rs.evaluate(df, METRICS, truth=tdf, catalog=catalog, partitions=partitions)
     assert_same_means(got, ref, METRICS)
     assert got.meta["n_users"] == ref.meta["n_users"]  # never double counted
@@ -243,8 +280,9 @@ def test_long_form_users_split_across_partitions(spark, partitions):
 def test_long_form_by_score_and_binary_truth(classic):
     recs = {1: {10: 0.5, 11: 0.9, 12: 0.1}, 2: {10: 0.3}}
     truth = {1: [10, 12], 2: [11]}
-    df = classic.createDataFrame([(u, i, s) for u, d in recs.items() for i, s in d.items()],
-                                 "user_id long, item_id long, score double")
+    df = classic.createDataFrame(
+        [(u, i, s) for u, d in recs.items() for i, s in d.items()], "user_id long, item_id long, score double"
+    )
     tdf = classic.createDataFrame([(u, i) for u, t in truth.items() for i in t], "user_id long, item_id long")
     ref = rm.evaluate(truth, recs, ["ndcg@3", "map@2"])
     assert_same_means(rs.evaluate(df, ["ndcg@3", "map@2"], truth=tdf, partitions=2), ref, ["ndcg@3", "map@2"])
@@ -311,7 +349,13 @@ def _spark_reference_data(seed: int):
     k beyond the list, labels listed by descending relevance (grades 0..3), one relevant item."""
     rng = np.random.default_rng(seed)
     # the first row has both lists non-empty: pyspark infers the RDD's schema from it
-    rows = [([3, 2, 1], [1, 4], [2.0, 1.0]), ([1, 2, 3], [], []), ([], [4, 5], [1.0, 1.0]), ([7], [7], [2.0]), ([9, 8, 7, 6], [6, 9], [3.0, 0.0])]
+    rows = [
+        ([3, 2, 1], [1, 4], [2.0, 1.0]),
+        ([1, 2, 3], [], []),
+        ([], [4, 5], [1.0, 1.0]),
+        ([7], [7], [2.0]),
+        ([9, 8, 7, 6], [6, 9], [3.0, 0.0]),
+    ]
     for _ in range(120):
         pred = rng.choice(30, size=int(rng.integers(0, 20)), replace=False).tolist()
         lab = rng.choice(30, size=int(rng.integers(0, 8)), replace=False).tolist()
@@ -342,7 +386,8 @@ def test_preset_spark_graded_ndcg_equals_the_scala_rule():
         assert rm.evaluate(truth, recs, [f"ndcg@{k}"], preset="spark")[f"ndcg@{k}"] == pytest.approx(want, rel=1e-12)
     # the default ndcg (linear gain) differs: the test can fail
     assert rm.evaluate(truth, recs, ["ndcg@5"], empty="zero")["ndcg@5"] != pytest.approx(
-        math.fsum(_scala_ndcg(p, lab, rel, 5) for p, lab, rel in rows) / len(rows), rel=1e-9)
+        math.fsum(_scala_ndcg(p, lab, rel, 5) for p, lab, rel in rows) / len(rows), rel=1e-9
+    )
 
 
 def test_preset_spark_equals_pyspark_ranking_metrics(classic):
@@ -359,8 +404,13 @@ def test_preset_spark_equals_pyspark_ranking_metrics(classic):
     # precision, recall and AP (min_relevance=0)
     truth_graded = {u: dict(zip(lab, rel)) for u, (_, lab, rel) in enumerate(rows)}
     ks = [1, 3, 5, 15, 25]
-    names = ([f"precision@{k}" for k in ks] + [f"recall@{k}" for k in ks] + [f"map@{k}" for k in ks]
-             + [f"ndcg@{k}" for k in ks] + ["map"])
+    names = (
+        [f"precision@{k}" for k in ks]
+        + [f"recall@{k}" for k in ks]
+        + [f"map@{k}" for k in ks]
+        + [f"ndcg@{k}" for k in ks]
+        + ["map"]
+    )
     res_b = rm.evaluate(truth_bin, recs, names, preset="spark")
     res_g = rm.evaluate(truth_graded, recs, names, preset="spark")
     for k in ks:
@@ -382,14 +432,20 @@ def test_preset_spark_equals_ranking_evaluator(classic):
     from pyspark.ml.evaluation import RankingEvaluator
 
     rows = _spark_reference_data(1)
-    df = classic.createDataFrame([([float(x) for x in p], [float(x) for x in lab]) for p, lab, _ in rows],
-                                 "prediction array<double>, label array<double>")
+    df = classic.createDataFrame(
+        [([float(x) for x in p], [float(x) for x in lab]) for p, lab, _ in rows],
+        "prediction array<double>, label array<double>",
+    )
     recs = {u: p for u, (p, _, _) in enumerate(rows)}
     truth = {u: lab for u, (_, lab, _) in enumerate(rows)}
     res = rm.evaluate(truth, recs, ["ndcg@10", "precision@10", "map@10", "recall@10", "map"], preset="spark")
-    for metric, name in (("ndcgAtK", "ndcg@10"), ("precisionAtK", "precision@10"),
-                         ("meanAveragePrecisionAtK", "map@10"), ("recallAtK", "recall@10"),
-                         ("meanAveragePrecision", "map")):
+    for metric, name in (
+        ("ndcgAtK", "ndcg@10"),
+        ("precisionAtK", "precision@10"),
+        ("meanAveragePrecisionAtK", "map@10"),
+        ("recallAtK", "recall@10"),
+        ("meanAveragePrecision", "map"),
+    ):
         ev = RankingEvaluator(metricName=cast(Any, metric), k=10)
         assert res[name] == pytest.approx(ev.evaluate(df), rel=1e-12, abs=1e-15), name
 
@@ -406,4 +462,6 @@ def test_spark_preset_through_spark(classic):
     truth = {u: dict(zip(lab, rel)) for u, (_, lab, rel) in enumerate(rows)}
     df = _lists_frame(classic, truth, recs)
     ms = ["ndcg@5", "map@5", "precision@3"]
-    assert_same_means(rs.evaluate(df, ms, preset="spark", partitions=3), rm.evaluate(truth, recs, ms, preset="spark"), ms)
+    assert_same_means(
+        rs.evaluate(df, ms, preset="spark", partitions=3), rm.evaluate(truth, recs, ms, preset="spark"), ms
+    )

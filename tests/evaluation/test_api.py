@@ -63,39 +63,67 @@ def _forms():
     yield "dict/dict-of-lists", dict_truth, {u: ri[u] for u in range(3)}
     yield "dict/dict-of-scores", dict_truth, {u: {it: 10.0 - j for j, it in enumerate(ri[u])} for u in range(3)}
     # scores given in another order than the ranking
-    yield "dict/dict-of-scores-shuffled", dict_truth, {
-        u: dict(reversed([(it, 10.0 - j) for j, it in enumerate(ri[u])])) for u in range(3)
-    }
+    yield (
+        "dict/dict-of-scores-shuffled",
+        dict_truth,
+        {u: dict(reversed([(it, 10.0 - j) for j, it in enumerate(ri[u])])) for u in range(3)},
+    )
     yield "lists/lists", rm.Truth.from_lists(ti, tg), ri
     yield "lists-tuples/lists", rm.Truth.from_lists([tuple(r) for r in ti], tg), [tuple(r) for r in ri]
     yield "csr/csr", (t_indptr, t_items, t_grades), (r_indptr, r_items)
     yield "csr/padded", (t_indptr, t_items, t_grades), padded
     yield "csr/from_array", rm.Truth.from_csr(t_indptr, t_items, t_grades), rm.Recs.from_array(padded)
-    yield "csr/from_array-pad0", (t_indptr, t_items, t_grades), rm.Recs.from_array(np.where(padded == -1, 0, padded), pad=0)
-    yield "csr/from_array-pad-big", (t_indptr, t_items, t_grades), rm.Recs.from_array(
-        np.where(padded == -1, 10**15, padded), pad=10**15
+    yield (
+        "csr/from_array-pad0",
+        (t_indptr, t_items, t_grades),
+        rm.Recs.from_array(np.where(padded == -1, 0, padded), pad=0),
+    )
+    yield (
+        "csr/from_array-pad-big",
+        (t_indptr, t_items, t_grades),
+        rm.Recs.from_array(np.where(padded == -1, 10**15, padded), pad=10**15),
     )
     yield "csr/from_csr", rm.Truth.from_csr(t_indptr, t_items, t_grades), rm.Recs.from_csr(r_indptr, r_items)
-    yield "csr-users/from_csr-users", rm.Truth.from_csr(t_indptr, t_items, t_grades, users=[0, 1, 2]), rm.Recs.from_csr(
-        r_indptr, r_items, users=[0, 1, 2]
+    yield (
+        "csr-users/from_csr-users",
+        rm.Truth.from_csr(t_indptr, t_items, t_grades, users=[0, 1, 2]),
+        rm.Recs.from_csr(r_indptr, r_items, users=[0, 1, 2]),
     )
-    yield "csr/by_score", (t_indptr, t_items, t_grades), rm.Recs.from_csr(
-        r_indptr, r_items, -np.arange(7.0), by_score=True
+    yield (
+        "csr/by_score",
+        (t_indptr, t_items, t_grades),
+        rm.Recs.from_csr(r_indptr, r_items, -np.arange(7.0), by_score=True),
     )
-    yield "csr/csr-int32", (t_indptr.astype(np.int32), t_items.astype(np.int32), t_grades.astype(np.float32)), (
-        r_indptr.astype(np.int32), r_items.astype(np.int32))
-    yield "csr-uint64/csr-uint64", (t_indptr, t_items.astype(np.uint64), t_grades), (
-        r_indptr.astype(np.uint32), r_items.astype(np.uint64))
-    yield "csr/padded-uint64", (t_indptr, t_items, t_grades), rm.Recs.from_array(
-        np.where(padded == -1, 2**40, padded).astype(np.uint64), pad=2**40)
-    yield "csr/padded-uint16", (t_indptr, t_items.astype(np.uint16), t_grades), rm.Recs.from_array(
-        np.where(padded == -1, 65535, padded).astype(np.uint16), pad=65535)
+    yield (
+        "csr/csr-int32",
+        (t_indptr.astype(np.int32), t_items.astype(np.int32), t_grades.astype(np.float32)),
+        (r_indptr.astype(np.int32), r_items.astype(np.int32)),
+    )
+    yield (
+        "csr-uint64/csr-uint64",
+        (t_indptr, t_items.astype(np.uint64), t_grades),
+        (r_indptr.astype(np.uint32), r_items.astype(np.uint64)),
+    )
+    yield (
+        "csr/padded-uint64",
+        (t_indptr, t_items, t_grades),
+        rm.Recs.from_array(np.where(padded == -1, 2**40, padded).astype(np.uint64), pad=2**40),
+    )
+    yield (
+        "csr/padded-uint16",
+        (t_indptr, t_items.astype(np.uint16), t_grades),
+        rm.Recs.from_array(np.where(padded == -1, 65535, padded).astype(np.uint16), pad=65535),
+    )
     # keyed recs joined to positional truth (users 0..n-1), in another order, with an extra recs user
     yield "lists/keyed-dict", rm.Truth.from_lists(ti, tg), {2: ri[2], 7: [1, 2], 0: ri[0], 1: ri[1]}
     yield "lists/keyed-array", rm.Truth.from_lists(ti, tg), rm.Recs.from_array(padded[::-1], users=[2, 1, 0])
     yield "keyed-dict/positional-lists", dict_truth, ri
     # numpy integer user ids on either side
-    yield "np-user-ids", {np.int64(u): _grade_dict(ti[u], tg[u]) for u in range(3)}, {np.int32(u): ri[u] for u in range(3)}
+    yield (
+        "np-user-ids",
+        {np.int64(u): _grade_dict(ti[u], tg[u]) for u in range(3)},
+        {np.int32(u): ri[u] for u in range(3)},
+    )
 
 
 FORM_IDS = [f[0] for f in _forms()]
@@ -143,7 +171,11 @@ def test_huge_int64_csr_same_as_small_ids():
     huge = [2**62, -(2**62), 2**63 - 1, -(2**63), 123, -5, 2**40 + 7, 2**33, -1, 0, 2**62 + 1, -(2**63) + 1]
     assert len(ids) <= len(huge)
     mapping = dict(zip(ids, huge))
-    t = (np.array([0, 3, 4, 6]), np.array([mapping[i] for i in small_t], dtype=np.int64), np.array(sum(TRUTH_GRADES, [])))
+    t = (
+        np.array([0, 3, 4, 6]),
+        np.array([mapping[i] for i in small_t], dtype=np.int64),
+        np.array(sum(TRUTH_GRADES, [])),
+    )
     r = (np.array([0, 4, 6, 7]), np.array([mapping[i] for i in small_r], dtype=np.int64))
     check_expected(rm.evaluate(t, r, METRICS))
     # -1 as an item id in a CSR list is an item, not padding
@@ -362,7 +394,9 @@ def test_shortcuts_options_change_the_value():
     # ndcg@2 linear: (1 + 3/log2 3) / (3 + 1/log2 3)
     assert rm.ndcg(truth, recs, k=2) == pytest.approx((1 + 3 / LOG2_3) / (3 + 1 / LOG2_3), abs=1e-15)
     # exponential: gains 7 and 1
-    assert rm.ndcg(truth, recs, k=2, gain="exponential") == pytest.approx((1 + 7 / LOG2_3) / (7 + 1 / LOG2_3), abs=1e-15)
+    assert rm.ndcg(truth, recs, k=2, gain="exponential") == pytest.approx(
+        (1 + 7 / LOG2_3) / (7 + 1 / LOG2_3), abs=1e-15
+    )
     assert rm.r_precision(truth, recs) == 1.0
     assert rm.r_precision({0: [1, 2, 3]}, {0: [1, 9, 2]}) == pytest.approx(2 / 3, abs=1e-15)
     assert rm.mrr(truth, {0: [9, 2]}) == 0.5
@@ -512,8 +546,30 @@ def test_has_openmp_is_bool():
 
 
 def test_public_names():
-    for name in ("evaluate", "partial", "Result", "State", "Truth", "Recs", "metrics", "read_trec_qrels",
-                 "read_trec_run", "precision", "recall", "fbeta", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr",
-                 "arhr", "hits", "cg", "r_precision", "has_openmp"):
+    for name in (
+        "evaluate",
+        "partial",
+        "Result",
+        "State",
+        "Truth",
+        "Recs",
+        "metrics",
+        "read_trec_qrels",
+        "read_trec_run",
+        "precision",
+        "recall",
+        "fbeta",
+        "map",
+        "mar",
+        "ndcg",
+        "dcg",
+        "hit_rate",
+        "mrr",
+        "arhr",
+        "hits",
+        "cg",
+        "r_precision",
+        "has_openmp",
+    ):
         assert hasattr(rm, name), name
     assert isinstance(rm.__version__, str)

@@ -181,8 +181,9 @@ def test_duplicate_items_in_recs_name_user_and_item(entry):
 
 def test_duplicates_first_keeps_first_occurrence_and_closes_up():
     # truth {1, 3}; list [2, 2, 3, 1] -> [2, 3, 1]: hits at 2 and 3
-    res = rm.evaluate([[1, 3]], (np.array([0, 4]), np.array([2, 2, 3, 1])), ["ap", "precision@2", "hits@2", "rr"],
-                      duplicates="first")
+    res = rm.evaluate(
+        [[1, 3]], (np.array([0, 4]), np.array([2, 2, 3, 1])), ["ap", "precision@2", "hits@2", "rr"], duplicates="first"
+    )
     assert res["ap"] == pytest.approx((1 / 2 + 2 / 3) / 2, abs=1e-15)
     assert res["precision@2"] == 0.5
     assert res["hits@2"] == 1.0
@@ -235,7 +236,9 @@ def test_non_finite_grades_name_the_user(entry, bad):
     with pytest.raises(ValueError, match=r"`truth` grades must be finite.*user 1\b"):
         entry((np.array([0, 1, 2]), np.array([1, 2]), np.array([1.0, bad])), [[1], [2]])
     with pytest.raises(ValueError, match=r"`truth` grades must be finite.*user 'v'"):
-        entry(rm.Truth.from_csr(np.array([0, 1, 2]), np.array([1, 2]), np.array([1.0, bad]), users=["w", "v"]), {"v": [2]})
+        entry(
+            rm.Truth.from_csr(np.array([0, 1, 2]), np.array([1, 2]), np.array([1.0, bad]), users=["w", "v"]), {"v": [2]}
+        )
     with pytest.raises(ValueError, match=r"`truth` grades must be finite.*user 0\b"):
         entry(rm.Truth.from_lists([[1, 2]], [[bad, 1.0]]), [[1]])
 
@@ -254,8 +257,10 @@ def test_non_finite_scores_raise(entry, bad):
     with pytest.raises(ValueError, match=r"`recs` scores must be finite"):
         entry([[1]], (np.array([0, 2]), np.array([1, 2]), np.array([1.0, bad])))
     with pytest.raises(ValueError, match=r"`recs` scores must be finite"):
-        entry({"u": [1]}, rm.Recs.from_csr(np.array([0, 2]), np.array([1, 2]), np.array([bad, 1.0]), users=["u"],
-                                           by_score=True))
+        entry(
+            {"u": [1]},
+            rm.Recs.from_csr(np.array([0, 2]), np.array([1, 2]), np.array([bad, 1.0]), users=["u"], by_score=True),
+        )
 
 
 @pytest.mark.parametrize("bad", [math.nan, math.inf])
@@ -446,14 +451,18 @@ def test_swapped_truth_and_recs(entry):
 
 
 @entries
-@pytest.mark.parametrize("bad", [{1, 2}, 5, "abc", None, 1.5, b"xy"], ids=["set", "int", "str", "None", "float", "bytes"])
+@pytest.mark.parametrize(
+    "bad", [{1, 2}, 5, "abc", None, 1.5, b"xy"], ids=["set", "int", "str", "None", "float", "bytes"]
+)
 def test_unsupported_truth_types(entry, bad):
     with pytest.raises(TypeError, match=r"`truth` must be"):
         entry(bad, [[1]])
 
 
 @entries
-@pytest.mark.parametrize("bad", [{1, 2}, 5, "abc", None, frozenset([1])], ids=["set", "int", "str", "None", "frozenset"])
+@pytest.mark.parametrize(
+    "bad", [{1, 2}, 5, "abc", None, frozenset([1])], ids=["set", "int", "str", "None", "frozenset"]
+)
 def test_unsupported_recs_types(entry, bad):
     with pytest.raises(TypeError, match=r"`recs` must be"):
         entry([[1]], bad)
@@ -554,9 +563,15 @@ def _inputs_read_only():
         padded[u, : row.size] = row
     users = rng.choice(10**6, n, replace=False).astype(np.int64)
     return {
-        "t_indptr": _ro(t_indptr), "t_items": _ro(t_items), "grades": _ro(grades),
-        "r_indptr": _ro(r_indptr), "r_items": _ro(r_items), "scores": _ro(scores),
-        "padded": _ro(padded), "users": _ro(users), "r_users": _ro(users[::-1]),
+        "t_indptr": _ro(t_indptr),
+        "t_items": _ro(t_items),
+        "grades": _ro(grades),
+        "r_indptr": _ro(r_indptr),
+        "r_items": _ro(r_items),
+        "scores": _ro(scores),
+        "padded": _ro(padded),
+        "users": _ro(users),
+        "r_users": _ro(users[::-1]),
     }
 
 
@@ -575,8 +590,9 @@ def _forms(a):
     yield "keyed/csr", t_keyed, rm.Recs.from_csr(a["r_indptr"], a["r_items"], users=a["users"])
 
 
-@pytest.mark.parametrize("form", ["csr/csr", "csr/csr+scores", "csr/by_score", "csr/padded", "csr/from_array",
-                                  "keyed/padded", "keyed/csr"])
+@pytest.mark.parametrize(
+    "form", ["csr/csr", "csr/csr+scores", "csr/by_score", "csr/padded", "csr/from_array", "keyed/padded", "keyed/csr"]
+)
 def test_read_only_inputs_work_and_stay_unchanged(form):
     a = _inputs_read_only()
     copies = {k: v.copy() for k, v in a.items()}

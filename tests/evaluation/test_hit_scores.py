@@ -57,8 +57,17 @@ def test_hit_scores_positive_equals_the_restatement(seed):
 def test_hit_scores_edge_cases():
     truth = {"a": {"x": 1, "y": 1}, "b": {"x": 1}, "c": {}, "d": {2**62: 1}}
     recs = {"a": {"x": -0.5, "z": 0.9, "y": 0.1}, "b": {"x": 0.0}, "c": {"x": 1.0}, "d": {}}
-    res = rm.evaluate(truth, recs, ["precision(hit_scores=positive)@2", "rr(hit_scores=positive)",
-                                    "recall(hit_scores=positive)", "ap(hit_scores=positive)@3"], empty="zero")
+    res = rm.evaluate(
+        truth,
+        recs,
+        [
+            "precision(hit_scores=positive)@2",
+            "rr(hit_scores=positive)",
+            "recall(hit_scores=positive)",
+            "ap(hit_scores=positive)@3",
+        ],
+        empty="zero",
+    )
     # a: ranked z (0.9), y (0.1), x (-0.5): y is a hit at 2, x is not (score < 0) though relevant
     assert res.per_user["precision(hit_scores=positive)@2"].tolist() == [0.5, 0.0, 0.0, 0.0]
     assert res.per_user["rr(hit_scores=positive)"].tolist() == [0.5, 0.0, 0.0, 0.0]
@@ -91,8 +100,14 @@ def test_hit_scores_state_and_names():
     truth = {u: {u % 7: 1, (u + 1) % 7: 2} for u in range(50)}
     recs = {u: {i: float(i - 3) for i in range(7)} for u in range(50)}
     whole = rm.evaluate(truth, recs, ["ap(hit_scores=positive)@5", "precision@5"])
-    parts = [rm.partial({u: truth[u] for u in range(i, 50, 2)}, {u: recs[u] for u in range(i, 50, 2)},
-                        ["ap(hit_scores=positive)@5", "precision@5"]) for i in range(2)]
+    parts = [
+        rm.partial(
+            {u: truth[u] for u in range(i, 50, 2)},
+            {u: recs[u] for u in range(i, 50, 2)},
+            ["ap(hit_scores=positive)@5", "precision@5"],
+        )
+        for i in range(2)
+    ]
     fin = rm.State.merge_all(parts).finalize()
     assert fin["ap(hit_scores=positive)@5"] == whole["ap(hit_scores=positive)@5"]
     assert fin["precision@5"] == whole["precision@5"]

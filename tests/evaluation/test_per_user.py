@@ -57,7 +57,9 @@ def _data(seed: int, n_users: int, max_len: int, dup: bool):
     max_items=st.sampled_from([None, 1, 4]),
     threads=st.sampled_from([1, 2, 3]),
 )
-def test_means_and_state_are_the_same_without_per_user_values(seed, n_users, max_len, empty, beyond, max_items, threads):
+def test_means_and_state_are_the_same_without_per_user_values(
+    seed, n_users, max_len, empty, beyond, max_items, threads
+):
     truth, recs, train = _data(seed, n_users, max_len, dup=True)
     metrics = ACCURACY + (BEYOND if beyond else [])
     kw = dict(empty=empty, duplicates="first", max_items=max_items, threads=threads, train=train)
@@ -108,8 +110,13 @@ def test_errors_are_the_same_without_per_user_values():
 
 
 def test_per_user_values_kept_with_beyond_metrics_in_the_call():
-    res = rm.evaluate({1: {5: 1}, 2: {6: 1}}, {1: [5, 6], 2: [7]}, ["ndcg@5", "hits", "coverage@2", "novelty@2"],
-                      catalog=[5, 6, 7], train={1: [5], 2: [6, 7]})
+    res = rm.evaluate(
+        {1: {5: 1}, 2: {6: 1}},
+        {1: [5, 6], 2: [7]},
+        ["ndcg@5", "hits", "coverage@2", "novelty@2"],
+        catalog=[5, 6, 7],
+        train={1: [5], 2: [6, 7]},
+    )
     np.testing.assert_array_equal(res.per_user["ndcg@5"], [1.0, 0.0])
     np.testing.assert_array_equal(res.per_user["hits"], [1.0, 0.0])
     assert res.per_user["novelty@2"].shape == (2,)

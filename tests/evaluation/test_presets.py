@@ -69,9 +69,17 @@ def test_capri_preset_equals_the_explicit_capri_options():
     lists = {u: g.choice(15, 5, replace=False).tolist() for u in range(6)}
     truth = {u: {lists[u][0]: 1, 99: 2} for u in lists}
     train = {100 + t: g.choice(15, 4).tolist() for t in range(5)}
-    a = rm.evaluate(truth, lists, ["map@5", "ndcg@5", "novelty@5", "personalization@5"], preset="capri",
-                    train=train)
-    b = rm.evaluate(truth, lists, ["ap(denominator=min_relevant_k)@5", "ndcg(gain=binary,ideal=all,rounding=capri)@5",
-                                   "novelty(unseen=zero,divide_by=k,popularity=interactions)@5",
-                                   "personalization(similarity=cosine)@5"], empty="zero", train=train)
+    a = rm.evaluate(truth, lists, ["map@5", "ndcg@5", "novelty@5", "personalization@5"], preset="capri", train=train)
+    b = rm.evaluate(
+        truth,
+        lists,
+        [
+            "ap(denominator=min_relevant_k)@5",
+            "ndcg(gain=binary,ideal=all,rounding=capri)@5",
+            "novelty(unseen=zero,divide_by=k,popularity=interactions)@5",
+            "personalization(similarity=cosine)@5",
+        ],
+        empty="zero",
+        train=train,
+    )
     assert list(a.means.values()) == list(b.means.values())

@@ -134,9 +134,9 @@ def test_catalog_metrics_merge_bit_for_bit(parts, strings):
     rng = np.random.default_rng(parts)
     batches = [(t, {u: recs[u] for u in t}) for t in _split(truth, parts, rng)]
     states = [rm.partial(t, r, metrics, train=train) for t, r in batches]
-    orders = list(itertools.permutations(range(parts))) if parts <= 3 else [
-        list(rng.permutation(parts)) for _ in range(6)
-    ]
+    orders = (
+        list(itertools.permutations(range(parts))) if parts <= 3 else [list(rng.permutation(parts)) for _ in range(6)]
+    )
     for order in orders:
         for how in ("fold", "all", "bytes", "tree"):
             seq = [states[i] for i in order]

@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 
 import rankmeter as rm
 
-SETTINGS = settings(max_examples=80, deadline=None, database=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=80, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _as_dict(table):
@@ -38,8 +37,10 @@ def _naive_shares(train_cats, rec_cats):
 
 def _check(table, expected):
     d = _as_dict(table)
-    got = {c: (a, b, x, y) for c, a, b, x, y in zip(d["category"], d["train_count"], d["train_share"],
-                                                    d["rec_count"], d["rec_share"])}
+    got = {
+        c: (a, b, x, y)
+        for c, a, b, x, y in zip(d["category"], d["train_count"], d["train_share"], d["rec_count"], d["rec_share"])
+    }
     assert set(got) == set(expected)
     for c, (a, b, x, y) in expected.items():
         ga, gb, gx, gy = got[c]

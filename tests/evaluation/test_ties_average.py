@@ -45,8 +45,12 @@ def scenarios(draw):
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
-@given(scenarios(), st.sampled_from([None, 1, 2, 3, 7, 50]), st.sampled_from([None, 2.0]),
-       st.sampled_from(["skip", "zero", "one"]))
+@given(
+    scenarios(),
+    st.sampled_from([None, 1, 2, 3, 7, 50]),
+    st.sampled_from([None, 2.0]),
+    st.sampled_from(["skip", "zero", "one"]),
+)
 def test_against_reference(scenario, k, min_rel, empty):
     truth, recs = scenario
     metrics = [name(b, o, k) for b, o in VARIANTS]
@@ -66,7 +70,11 @@ def test_against_reference(scenario, k, min_rel, empty):
                 want = ref.tie_averaged_ndcg(scores, grades, k, min_rel, **opts)
             got = float(res.per_user[m][idx])
             assert (math.isnan(want) and math.isnan(got)) or math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-12), (
-                m, u, got, want)
+                m,
+                u,
+                got,
+                want,
+            )
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -71,8 +71,11 @@ def test_group_by_rank_and_errors(users, rnd, corrupt):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["a", "b", "é", "c d", ""]), st.integers(0, 9)), min_size=1, max_size=30,
-                unique=True))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["a", "b", "é", "c d", ""]), st.integers(0, 9)), min_size=1, max_size=30, unique=True
+    )
+)
 def test_frames_with_string_users_match_dicts(pairs):
     users = [u for u, _ in pairs]
     items = [i for _, i in pairs]

@@ -16,8 +16,22 @@ pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 sp = pytest.importorskip("scipy.sparse")
 
-METRICS = ["precision@5", "recall@5", "fbeta@5", "ap@10", "ar@10", "cg@5", "dcg@5", "ndcg@5", "ndcg", "hit_rate@3",
-           "rr", "arhr@10", "r_precision", "hits@10"]
+METRICS = [
+    "precision@5",
+    "recall@5",
+    "fbeta@5",
+    "ap@10",
+    "ar@10",
+    "cg@5",
+    "dcg@5",
+    "ndcg@5",
+    "ndcg",
+    "hit_rate@3",
+    "rr",
+    "arhr@10",
+    "r_precision",
+    "hits@10",
+]
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +65,7 @@ def _forms(data, tmp_path):
         for i, g in row.items():
             dense[u, i] = g
             mask[u, i] = True
-    coo = sp.coo_matrix((t_grades, (np.repeat(np.arange(n_users), np.diff(t_indptr)), t_items)),
-                        shape=dense.shape)
+    coo = sp.coo_matrix((t_grades, (np.repeat(np.arange(n_users), np.diff(t_indptr)), t_items)), shape=dense.shape)
     tdf.to_parquet(tmp_path / "truth.parquet")
     rdf.to_parquet(tmp_path / "recs.parquet")
     qrels = tmp_path / "qrels.gz"
@@ -101,8 +114,15 @@ def test_every_form_gives_identical_results(data, tmp_path):
                 t_arg = rm.Truth.from_lists(t[0], [[data[0][u][i] for i in t[0][u]] for u in range(len(t[0]))])
             else:
                 t_arg = t
-            if tname == "trec" and rname in ("dict", "scored_dict", "pandas", "pandas_score", "polars", "pyarrow",
-                                             "parquet"):
+            if tname == "trec" and rname in (
+                "dict",
+                "scored_dict",
+                "pandas",
+                "pandas_score",
+                "polars",
+                "pyarrow",
+                "parquet",
+            ):
                 continue  # TREC query ids are strings; keyed recs here use int users
             if tname == "trec" and rname in ("lists", "padded", "csr", "scores_matrix"):
                 continue  # positional recs against keyed string users: no join
@@ -123,8 +143,11 @@ def test_trec_files_match_with_string_users(data, tmp_path):
             for j, i in enumerate(order[u]):
                 f.write(f"{u} Q0 {i} {j + 1} {100 - j} r\n")  # strictly decreasing scores keep the order
     a = rm.evaluate(truth_forms["trec"], str(run), METRICS)
-    b = rm.evaluate({str(u): {str(i): g for i, g in row.items()} for u, row in data[0].items()},
-                    {str(u): [str(i) for i in order[u]] for u in range(order.shape[0])}, METRICS)
+    b = rm.evaluate(
+        {str(u): {str(i): g for i, g in row.items()} for u, row in data[0].items()},
+        {str(u): [str(i) for i in order[u]] for u in range(order.shape[0])},
+        METRICS,
+    )
     for m in METRICS:
         assert a[m] == b[m], m
 
@@ -132,20 +155,29 @@ def test_trec_files_match_with_string_users(data, tmp_path):
 @pytest.mark.parametrize("lib", ["pandas", "polars", "pyarrow"])
 def test_malformed_tables_name_column_and_row(lib):
     def conv(df):
-        return {"pandas": lambda: df, "polars": lambda: pl.from_pandas(df),
-                "pyarrow": lambda: pa.Table.from_pandas(df, preserve_index=False)}[lib]()
+        return {
+            "pandas": lambda: df,
+            "polars": lambda: pl.from_pandas(df),
+            "pyarrow": lambda: pa.Table.from_pandas(df, preserve_index=False),
+        }[lib]()
 
     truth = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [5, 6, 7], "relevance": [1.0, 2.0, 1.0]})
     recs = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [5, 9, 7], "rank": [1, 2, 1]})
     with pytest.raises(ValueError, match=r"no column 'item_id'.*item_col="):
         rm.evaluate(conv(truth.rename(columns={"item_id": "item"})), conv(recs), ["ndcg@3"])
-    rm.evaluate(conv(truth.rename(columns={"item_id": "item"})), conv(recs.rename(columns={"item_id": "item"})),
-                ["ndcg@3"], item_col="item")
+    rm.evaluate(
+        conv(truth.rename(columns={"item_id": "item"})),
+        conv(recs.rename(columns={"item_id": "item"})),
+        ["ndcg@3"],
+        item_col="item",
+    )
     with pytest.raises(ValueError, match=r"column 'user_id' has a null at row 1"):
         rm.evaluate(conv(truth.astype({"user_id": "float"}).assign(user_id=[1.0, None, 2.0])), conv(recs), ["ndcg@3"])
     with pytest.raises(TypeError, match=r"column 'relevance' must be numeric"):
         rm.evaluate(conv(truth.assign(relevance=["a", "b", "c"])), conv(recs), ["ndcg@3"])
-    with pytest.raises(ValueError, match=r"column 'item_id': item 5 appears more than once for user 1 \(rows 0 and 1\)"):
+    with pytest.raises(
+        ValueError, match=r"column 'item_id': item 5 appears more than once for user 1 \(rows 0 and 1\)"
+    ):
         rm.evaluate(conv(truth.assign(item_id=[5, 5, 7])), conv(recs), ["ndcg@3"])
     with pytest.raises(ValueError, match=r"column 'rank'.*user 1.*\(n = 2 rows\); row 1 has rank 3, outside 1..2"):
         rm.evaluate(conv(truth), conv(recs.assign(rank=[1, 3, 1])), ["ndcg@3"])

@@ -39,12 +39,15 @@ def buffers():
     r_scores = rng.random(r_items.size)
     padded = np.full((n, 8), -1, dtype=np.int64)
     for u in range(n):
-        padded[u, :r_len[u]] = r_items[r_indptr[u]:r_indptr[u + 1]]
+        padded[u, : r_len[u]] = r_items[r_indptr[u] : r_indptr[u + 1]]
     users = np.arange(100, 100 + n, dtype=np.int64)
     scores = rng.random((n, 40))
-    return dict(zip(
-        ["t_indptr", "t_items", "t_grades", "r_indptr", "r_items", "r_scores", "padded", "users", "scores"],
-        _ro(t_indptr, t_items, t_grades, r_indptr, r_items, r_scores, padded, users, scores)))
+    return dict(
+        zip(
+            ["t_indptr", "t_items", "t_grades", "r_indptr", "r_items", "r_scores", "padded", "users", "scores"],
+            _ro(t_indptr, t_items, t_grades, r_indptr, r_items, r_scores, padded, users, scores),
+        )
+    )
 
 
 def _exposed(res: rm.Result):
@@ -106,7 +109,7 @@ def test_result_arrays_are_independent_of_each_other(buffers):
     res.per_user["ap"][:] = -1.0  # a caller scribbling on one column leaves the others alone
     assert np.array_equal(res.per_user["ndcg@5"], keep, equal_nan=True)
     for i, a in enumerate(arrays):
-        for c in arrays[i + 1:]:
+        for c in arrays[i + 1 :]:
             assert not np.shares_memory(a, c) or a is c
 
 

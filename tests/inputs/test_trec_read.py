@@ -38,8 +38,9 @@ def _write(path, text, compress=False):
     return path
 
 
-@pytest.mark.parametrize("compress, suffix", [(False, ".txt"), (True, ".gz"), (True, ".txt")],
-                         ids=["plain", "gzip", "gzip-without-suffix"])
+@pytest.mark.parametrize(
+    "compress, suffix", [(False, ".txt"), (True, ".gz"), (True, ".txt")], ids=["plain", "gzip", "gzip-without-suffix"]
+)
 def test_read_trec_files(tmp_path, compress, suffix):
     q = _write(tmp_path / f"qrels{suffix}", QRELS, compress)
     r = _write(tmp_path / f"run{suffix}", RUN, compress)
@@ -50,8 +51,9 @@ def test_read_trec_files(tmp_path, compress, suffix):
     assert truth.users.tolist() == ["q1", "q2", "q3"]
     assert run.users.tolist() == ["q1", "q2", "q4"]
     assert all(isinstance(x, str) for x in truth.items.tolist())
-    res = rm.evaluate(truth, run, ["rr", "hits", "num_rel", "precision@2", "ap"], preset="trec_eval",
-                      missing="zero")  # trec_eval -c: q3 (no results) counts as an empty list
+    res = rm.evaluate(
+        truth, run, ["rr", "hits", "num_rel", "precision@2", "ap"], preset="trec_eval", missing="zero"
+    )  # trec_eval -c: q3 (no results) counts as an empty list
     assert res.users.tolist() == ["q1", "q2", "q3"]
     assert res.meta == {"n_users": 3, "n_skipped": 0, "n_missing_recs": 1, "n_ignored_recs": 1}
     # q1 ranked: d1 (0.9), then d9, d10 (tie, docno descending as strings): relevant d1, d10

@@ -21,6 +21,7 @@ from tests.support.same import close, same_bits
 
 try:
     import rankmeter as _rankmeter
+
     _IMPORT_ERROR = None
 except Exception as exc:  # pragma: no cover - only while the package is being written
     _rankmeter = None  # type: ignore[assignment]  # rm() turns the import error into a failure
@@ -34,8 +35,9 @@ def rm():
     return _rankmeter
 
 
-SETTINGS: dict[str, Any] = dict(deadline=None, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS: dict[str, Any] = dict(
+    deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 
 LOG_BASES = (2, math.e, 10)
 ALL_BASES = [*ALL_METRIC_BASES, "r_precision"]
@@ -76,7 +78,8 @@ def check(truth, recs, metrics, whole_lists=False, **opts):
         assert got.shape == (len(meta["users"]),), m
         for i, (g, e) in enumerate(zip(got.tolist(), per_user[m])):
             assert close(g, e, rel=1e-12), "{} user {!r}: rankmeter {!r}, reference {!r}".format(
-                m, meta["users"][i], g, e)
+                m, meta["users"][i], g, e
+            )
         assert close(res[m], means[m], rel=1e-12), f"{m} mean: rankmeter {res[m]!r}, reference {means[m]!r}"
     for key in ("n_skipped", "n_missing_recs", "n_ignored_recs"):
         assert res.meta[key] == meta[key], (key, res.meta[key], meta[key])
@@ -87,6 +90,7 @@ def check(truth, recs, metrics, whole_lists=False, **opts):
 # ---------------------------------------------------------------------------
 # 1. the reference alone, by hand (the worked examples of docs/metrics.md §10 and a few more)
 # ---------------------------------------------------------------------------
+
 
 def test_reference_worked_example_dcg_ndcg():
     truth = {"A": 3, "B": 1, "D": 2}
@@ -141,8 +145,8 @@ def test_reference_worked_example_systems():
 def test_reference_hand_options():
     truth = {"a": 1, "b": 1, "c": 1, "d": 1}
     ranked = ["x", "a", "y", "b"]  # hits at 2 and 4, |R| = 4
-    assert ref.precision(ranked, truth, 10, None) == 0.2           # k even when list is shorter
-    assert ref.precision(ranked, truth, None, None) == 0.5         # hits / n
+    assert ref.precision(ranked, truth, 10, None) == 0.2  # k even when list is shorter
+    assert ref.precision(ranked, truth, None, None) == 0.5  # hits / n
     assert ref.precision([], truth, None, None) == 0.0
     assert ref.recall(ranked, truth, 3, None, denominator="min_relevant_k") == 1 / 3
     assert ref.recall(ranked, truth, 2, None, denominator="min_relevant_k") == 1 / 2
@@ -165,7 +169,7 @@ def test_reference_hand_options():
     assert math.isclose(ref.arhr(ranked, truth, None, None), 1 / 2 + 1 / 4)
     assert ref.hit_rate(ranked, truth, 1, None) == 0.0
     assert ref.hit_rate(ranked, truth, 2, None) == 1.0
-    assert ref.r_precision(ranked, truth, None, None) == 0.5      # hits@4 / 4
+    assert ref.r_precision(ranked, truth, None, None) == 0.5  # hits@4 / 4
     assert ref.r_precision(["a", "b", "x"], {"a": 1, "b": 1, "c": 0}, None, None) == 1.0
 
 
@@ -174,8 +178,7 @@ def test_reference_hand_gains_and_ideal():
     ranked = ["n", "b", "a", "z"]
     # linear: gains 0, 1, 3, 0
     assert math.isclose(ref.dcg(ranked, truth, None, None), 1 / math.log2(3) + 3 / 2)
-    assert math.isclose(ref.dcg(ranked, truth, None, None, log_base=10),
-                        1 / math.log10(3) + 3 / math.log10(4))
+    assert math.isclose(ref.dcg(ranked, truth, None, None, log_base=10), 1 / math.log10(3) + 3 / math.log10(4))
     # exponential: 2^g - 1, negative grade -> gain 0
     assert math.isclose(ref.dcg(ranked, truth, 2, None, gain="exponential"), 1 / math.log2(3))
     assert math.isclose(ref.cg(ranked, truth, None, None, gain="exponential"), 1 + 7)
@@ -189,8 +192,7 @@ def test_reference_hand_gains_and_ideal():
     d2 = ref.dcg(ranked, truth, 2, None)
     assert math.isclose(ref.ndcg(ranked, truth, 2, None), d2 / idcg_cut2)
     assert math.isclose(ref.ndcg(ranked, truth, 2, None, ideal="all"), d2 / idcg_all)
-    assert math.isclose(ref.ndcg(ranked, truth, 2, None, ideal="k_slots"),
-                        d2 / (3 * (1 + 1 / math.log2(3))))
+    assert math.isclose(ref.ndcg(ranked, truth, 2, None, ideal="k_slots"), d2 / (3 * (1 + 1 / math.log2(3))))
     assert ref.ndcg(ranked, {"n": -1}, 2, None) == 0.0
 
 
@@ -199,8 +201,13 @@ def test_reference_evaluate_policies():
     recs = {"u1": ["a"], "u2": ["b"], "u3": ["a"], "zz": ["a"]}
     m = ["precision@1", "hits@1", "ndcg@1"]
     means, pu, meta = reference_evaluate(truth, recs, m)
-    assert meta == {"users": ["u1", "u2", "u3", "u4"], "n_users": 4, "n_skipped": 2,
-                    "n_missing_recs": 1, "n_ignored_recs": 1}
+    assert meta == {
+        "users": ["u1", "u2", "u3", "u4"],
+        "n_users": 4,
+        "n_skipped": 2,
+        "n_missing_recs": 1,
+        "n_ignored_recs": 1,
+    }
     assert pu["precision@1"][0] == 1.0 and math.isnan(pu["precision@1"][1])
     assert means["precision@1"] == 0.5
     means, pu, _ = reference_evaluate(truth, recs, m, empty="one")
@@ -243,9 +250,9 @@ def id_strategy(kind):
     if kind == "small":
         return st.integers(0, 25)
     if kind == "huge":
-        return st.one_of(st.integers(2 ** 62 - 12, 2 ** 62), st.integers(0, 2 ** 62))
+        return st.one_of(st.integers(2**62 - 12, 2**62), st.integers(0, 2**62))
     if kind == "negative":
-        return st.one_of(st.integers(-12, 3), st.integers(-(2 ** 62), -(2 ** 62) + 12))
+        return st.one_of(st.integers(-12, 3), st.integers(-(2**62), -(2**62) + 12))
     return st.text(alphabet="ab9Z10", min_size=1, max_size=3)
 
 
@@ -282,8 +289,9 @@ def scenarios(draw, max_users=6, allow_dups=True):
     n_truth = draw(st.sampled_from([1, 2, 3, 4, 5, 6, 2, 3, 4, 5, 6, 0]))
     n_truth = min(n_truth, max_users)
     n_extra = draw(st.integers(0, 3))
-    all_users = draw(st.lists(id_strategy(user_kind), min_size=n_truth + n_extra,
-                              max_size=n_truth + n_extra, unique=True))
+    all_users = draw(
+        st.lists(id_strategy(user_kind), min_size=n_truth + n_extra, max_size=n_truth + n_extra, unique=True)
+    )
     truth_users, extra_users = all_users[:n_truth], all_users[n_truth:]
 
     truth_form = draw(st.sampled_from(["int", "float", "binary"]))
@@ -336,8 +344,11 @@ def scenarios(draw, max_users=6, allow_dups=True):
 
 metric_lists = st.lists(
     st.tuples(st.sampled_from(ALL_BASES), st.sampled_from(CUTOFFS)).filter(
-        lambda t: t[0] != "r_precision" or t[1] is None),
-    min_size=1, max_size=14, unique=True,
+        lambda t: t[0] != "r_precision" or t[1] is None
+    ),
+    min_size=1,
+    max_size=14,
+    unique=True,
 ).map(lambda ts: [mname(b, k) for b, k in ts])
 
 
@@ -366,10 +377,29 @@ def test_grades_at_the_edges_of_the_level_tables(data):
         items = data.draw(st.lists(st.integers(0, 40), min_size=1, max_size=12, unique=True))
         truth[u] = {i: data.draw(st.sampled_from(EDGE_GRADES)) for i in items}
         recs[u] = data.draw(st.lists(st.integers(0, 40), max_size=14, unique=True))
-    metrics = data.draw(st.lists(st.sampled_from(
-        ["ndcg@3", "ndcg@10", "ndcg(gain=exponential)@5", "ndcg(gain=binary,ideal=k_slots)@4", "dcg@10",
-         "cg@5", "ndcg(ideal=all)@3", "map@10", "mrr", "precision@5", "recall@10", "r_precision"]),
-        min_size=1, max_size=6, unique=True))
+    metrics = data.draw(
+        st.lists(
+            st.sampled_from(
+                [
+                    "ndcg@3",
+                    "ndcg@10",
+                    "ndcg(gain=exponential)@5",
+                    "ndcg(gain=binary,ideal=k_slots)@4",
+                    "dcg@10",
+                    "cg@5",
+                    "ndcg(ideal=all)@3",
+                    "map@10",
+                    "mrr",
+                    "precision@5",
+                    "recall@10",
+                    "r_precision",
+                ]
+            ),
+            min_size=1,
+            max_size=6,
+            unique=True,
+        )
+    )
     min_rel = data.draw(st.sampled_from([None, 0, -1, 0.5, 15, 16]))
     check(truth, recs, metrics, min_relevance=min_rel, empty="zero")
 
@@ -409,8 +439,12 @@ def duplicate_scenarios(draw):
     metrics += [mname(b, draw(st.integers(1, k))) for b in bases[:2]]  # smaller cutoffs too
     if draw(st.integers(0, 3)) == 0:
         metrics.append(draw(st.sampled_from(["ndcg", "precision", "r_precision", "ap"])))  # whole lists
-    opts = dict(duplicates=draw(st.sampled_from(["error", "first"])), empty="zero", ties="input",
-                max_items=draw(st.sampled_from([None, None, 2, k, k + 3])))
+    opts = dict(
+        duplicates=draw(st.sampled_from(["error", "first"])),
+        empty="zero",
+        ties="input",
+        max_items=draw(st.sampled_from([None, None, 2, k, k + 3])),
+    )
     return truth, recs, sorted(set(metrics)), opts, item_kind
 
 
@@ -424,7 +458,7 @@ def test_random_duplicates_within_and_beyond_the_cutoff(scenario, whole_lists):
         width = max(len(v) for v in recs.values()) + 1
         arr = np.full((len(recs), width), -1, dtype=np.int64)
         for u, lst in recs.items():
-            arr[u, :len(lst)] = lst
+            arr[u, : len(lst)] = lst
         kw = dict(opts, preset="trec_eval") if whole_lists else opts
         res2 = rm().evaluate(truth, rm().Recs.from_array(arr, pad=-1, users=list(recs)), metrics, **kw)
         for m in metrics:
@@ -437,8 +471,7 @@ def test_items_past_k_do_not_matter(scenario, k, rnd):
     truth, recs, opts = scenario
     opts.pop("max_items")
     # ordered lists only (dicts of scores would be re-ranked)
-    lists = {u: (ref.order_scored(v, opts["ties"]) if isinstance(v, dict) else list(v))
-             for u, v in recs.items()}
+    lists = {u: (ref.order_scored(v, opts["ties"]) if isinstance(v, dict) else list(v)) for u, v in recs.items()}
     shuffled = {}
     for u, lst in lists.items():
         tail = lst[k:]
@@ -472,15 +505,15 @@ def csr(rows):
 def positional_scenarios(draw):
     n = draw(st.sampled_from([1, 2, 3, 5, 0]))
     n_pool = draw(st.sampled_from([1, 4, 10]))
-    pool = draw(st.lists(st.one_of(st.integers(0, 30), st.integers(0, 2 ** 62)),
-                         min_size=n_pool, max_size=n_pool, unique=True))
+    pool = draw(
+        st.lists(st.one_of(st.integers(0, 30), st.integers(0, 2**62)), min_size=n_pool, max_size=n_pool, unique=True)
+    )
     binary = draw(st.booleans())
     t_items, t_grades = [], []
     for _ in range(n):
         items = draw(sized_subsets(pool, [0, 1, 2, 4, 6]))
         t_items.append(items)
-        t_grades.append([1.0 if binary else draw(st.sampled_from(FLOAT_GRADES + INT_GRADES))
-                         for _ in items])
+        t_grades.append([1.0 if binary else draw(st.sampled_from(FLOAT_GRADES + INT_GRADES)) for _ in items])
     r_items = [draw(sized_subsets(pool, [0, 1, 3, 5, 8])) for _ in range(n)]
     extra_pad = draw(st.integers(0, 2))
     empty = draw(st.sampled_from(["skip", "zero", "one"]))
@@ -499,8 +532,7 @@ def truth_forms(binary, t_items, t_grades):
         "Truth.from_dict": R.Truth.from_dict(graded),
         "Truth.from_lists": R.Truth.from_lists(t_items, t_grades),
         "Truth.from_csr": R.Truth.from_csr(indptr, items_arr, grades_arr),
-        "Truth.from_csr(users)": R.Truth.from_csr(indptr, items_arr, grades_arr,
-                                                  users=np.arange(n, dtype=np.int64)),
+        "Truth.from_csr(users)": R.Truth.from_csr(indptr, items_arr, grades_arr, users=np.arange(n, dtype=np.int64)),
     }
     if binary:
         forms["dict of sets"] = {u: set(t_items[u]) for u in range(n)}
@@ -519,7 +551,7 @@ def recs_forms(r_items, extra_pad, rnd_scores):
     width = max([len(r) for r in r_items] + [0]) + extra_pad
     arr = np.full((n, width), -1, dtype=np.int64)
     for u, r in enumerate(r_items):
-        arr[u, :len(r)] = r
+        arr[u, : len(r)] = r
     forms = {
         "dict": as_dict,
         "list of lists": [list(r) for r in r_items],
@@ -528,8 +560,9 @@ def recs_forms(r_items, extra_pad, rnd_scores):
         "Recs.from_csr": R.Recs.from_csr(indptr, items_arr),
         "Recs.from_csr(users)": R.Recs.from_csr(indptr, items_arr, users=np.arange(n, dtype=np.int64)),
         # ordered forms keep their order: scores (here deliberately unordered) only ride along
-        "Recs.from_csr(scores)": R.Recs.from_csr(indptr, items_arr,
-                                                 scores=np.array(rnd_scores[:len(flat)], dtype=np.float64)),
+        "Recs.from_csr(scores)": R.Recs.from_csr(
+            indptr, items_arr, scores=np.array(rnd_scores[: len(flat)], dtype=np.float64)
+        ),
         "Recs.from_array": R.Recs.from_array(arr, pad=-1),
         "Recs.from_array(users)": R.Recs.from_array(arr, pad=-1, users=np.arange(n, dtype=np.int64)),
     }
@@ -544,8 +577,11 @@ def test_input_forms_identical(scenario, rnd_scores):
     as_dict, rforms = recs_forms(r_items, extra_pad, rnd_scores)
     base = check(graded, as_dict, FORM_METRICS, empty=empty)
     tnames, rnames = list(tforms), list(rforms)
-    pairs = ([(t, "dict") for t in tnames] + [("dict", r) for r in rnames]
-             + [(tnames[i % len(tnames)], rnames[i]) for i in range(len(rnames))])
+    pairs = (
+        [(t, "dict") for t in tnames]
+        + [("dict", r) for r in rnames]
+        + [(tnames[i % len(tnames)], rnames[i]) for i in range(len(rnames))]
+    )
     for tname, rname in pairs:
         t, r = tforms[tname], rforms[rname]
         res = rm().evaluate(t, r, FORM_METRICS, empty=empty)
@@ -560,6 +596,7 @@ def test_input_forms_identical(scenario, rnd_scores):
 # ---------------------------------------------------------------------------
 # 4. threads, user order, partial states
 # ---------------------------------------------------------------------------
+
 
 def big_random(n_users, seed):
     rng = np.random.default_rng(seed)
@@ -585,8 +622,9 @@ def test_threads_bit_identical():
     t_items, t_grades, r_items = big_random(6000, 1)
     R = rm()
     ti, tf = csr(t_items)
-    truth = R.Truth.from_csr(ti, np.array(tf, dtype=np.int64),
-                             np.array([g for gs in t_grades for g in gs], dtype=np.float64))
+    truth = R.Truth.from_csr(
+        ti, np.array(tf, dtype=np.int64), np.array([g for gs in t_grades for g in gs], dtype=np.float64)
+    )
     ri, rf = csr(r_items)
     recs = R.Recs.from_csr(ri, np.array(rf, dtype=np.int64))
     for empty in ("skip", "zero", "one"):
@@ -657,23 +695,27 @@ def test_partial_merge_matches_reference(scenario, metrics, split):
 # 5. explicit edge cases (expected values by hand or from the reference)
 # ---------------------------------------------------------------------------
 
+
 def test_worked_examples_in_rankmeter():
     R = rm()
-    res = R.evaluate({"u": {"A": 3, "B": 1, "D": 2}}, {"u": ["A", "B", "C", "D", "E"]},
-                     ["dcg@5", "ndcg@5"])
+    res = R.evaluate({"u": {"A": 3, "B": 1, "D": 2}}, {"u": ["A", "B", "C", "D", "E"]}, ["dcg@5", "ndcg@5"])
     assert math.isclose(res["dcg@5"], 3 + 1 / math.log2(3) + 2 / math.log2(5), rel_tol=1e-12)
     assert round(res["ndcg@5"], 3) == 0.943
     res = R.evaluate({"u": set("ABCD")}, {"u": list("AXYCZ")}, ["recall@5", "precision@5"])
     assert res["recall@5"] == 0.5 and res["precision@5"] == 0.4
-    res = R.evaluate({1: ["a"], 2: ["a"], 3: ["a"], 4: ["a"]},
-                     {1: ["x", "y", "a"], 2: ["a"], 3: ["x", "y", "a"], 4: ["x", "y"]}, ["mrr"])
+    res = R.evaluate(
+        {1: ["a"], 2: ["a"], 3: ["a"], 4: ["a"]},
+        {1: ["x", "y", "a"], 2: ["a"], 3: ["x", "y", "a"], 4: ["x", "y"]},
+        ["mrr"],
+    )
     assert math.isclose(res["mrr"], (1 / 3 + 1 + 1 / 3) / 4, rel_tol=1e-12)
     res = R.evaluate({0: ["a", "b", "c"]}, {0: ["a", "x", "y", "b", "c", "z"]}, ["ap@6", "map@6"])
     assert math.isclose(res["ap@6"], 0.7, rel_tol=1e-12) and res["map@6"] == res["ap@6"]
     res = R.evaluate({0: {"a": 2, "c": 3, "d": 2}}, {0: ["a", "b", "c", "d"]}, ["cg", "ndcg"])
     assert res["cg"] == 7.0 and round(res["ndcg"], 2) == 0.83
-    res = R.evaluate({"A": [2, 6], "B": [2, 6]}, {"A": [6, 2, 1, 0, 3], "B": [4, 1, 7, 2, 6]},
-                     ["precision@5", "recall@5", "ap@5"])
+    res = R.evaluate(
+        {"A": [2, 6], "B": [2, 6]}, {"A": [6, 2, 1, 0, 3], "B": [4, 1, 7, 2, 6]}, ["precision@5", "recall@5", "ap@5"]
+    )
     assert res.per_user["precision@5"].tolist() == [0.4, 0.4]
     assert res.per_user["recall@5"].tolist() == [1.0, 1.0]
     assert res.per_user["ap@5"][0] == 1.0 and math.isclose(res.per_user["ap@5"][1], 0.325, rel_tol=1e-12)
@@ -690,8 +732,11 @@ def test_zero_users():
 
 
 def test_one_user_and_k_larger_than_list():
-    res = check({"u": {"a": 1, "b": 1, "c": 1}}, {"u": ["a", "x", "b"]},
-                [mname(b, k) for b in ALL_BASES for k in (None, 10, 1000) if b != "r_precision"])
+    res = check(
+        {"u": {"a": 1, "b": 1, "c": 1}},
+        {"u": ["a", "x", "b"]},
+        [mname(b, k) for b in ALL_BASES for k in (None, 10, 1000) if b != "r_precision"],
+    )
     assert res["precision@10"] == 0.2
     assert math.isclose(res["precision"], 2 / 3, rel_tol=1e-12)
     assert res["hits@1000"] == 2.0
@@ -733,8 +778,7 @@ def test_duplicates():
         rm().evaluate(truth, recs, ["ndcg@3"])
     with pytest.raises(ValueError, match="alice"):
         rm().evaluate(truth, recs, ["ndcg@3"], duplicates="error")
-    res = check(truth, recs, [mname(b, k) for b in ALL_METRIC_BASES for k in (None, 1, 2, 3)],
-                duplicates="first")
+    res = check(truth, recs, [mname(b, k) for b in ALL_METRIC_BASES for k in (None, 1, 2, 3)], duplicates="first")
     # list closes up to [a, b, c]
     assert res["rr@2"] == 0.5 and res["hits@3"] == 2.0 and res["hits"] == 2.0
     assert math.isclose(res["precision"], 2 / 3, rel_tol=1e-12)
@@ -776,15 +820,16 @@ def test_ranx_ties_long_lists():
     for ties in ("ranx", "ranx_comparable", "ranx_dict"):
         check(truth, recs, metrics, ties=ties, empty="zero")
     # the orders differ from input order and from one another on these lists
-    orders = {t: [ref.order_scored(recs[u], t) for u in recs] for t in ("input", "ranx", "ranx_comparable", "ranx_dict")}
+    orders = {
+        t: [ref.order_scored(recs[u], t) for u in recs] for t in ("input", "ranx", "ranx_comparable", "ranx_dict")
+    }
     assert len({str(v) for v in orders.values()}) == 4
 
 
 def test_id_kinds():
-    big = 2 ** 62
+    big = 2**62
     metrics = ["ndcg@3", "ap", "rr@2", "hits@2", "precision@5"]
-    check({big: {big - 1: 1, big: 2}, -5: {-(2 ** 62): 3}},
-          {big: [big, 7, big - 1], -5: [-1, -(2 ** 62)]}, metrics)
+    check({big: {big - 1: 1, big: 2}, -5: {-(2**62): 3}}, {big: [big, 7, big - 1], -5: [-1, -(2**62)]}, metrics)
     check({"x": {"10": 1, "9": 2}}, {"x": ["9", "1", "10"]}, metrics)
     check({-1: {-1: 1}}, {-1: [-2, -1]}, metrics)
 
@@ -804,12 +849,11 @@ def test_min_relevance_and_gains():
     metrics = [mname(b, k) for b in ALL_BASES for k in (None, 2, 4) if b != "r_precision" or k is None]
     for mr in (None, -1, 0, 0.5, 1, 2, 3, 4):
         check(truth, recs, metrics, min_relevance=mr, empty="zero")
-    res = rm().evaluate(truth, recs, ["hits", "cg", "cg(gain=binary)", "cg(gain=exponential)@3"],
-                        min_relevance=2)
+    res = rm().evaluate(truth, recs, ["hits", "cg", "cg(gain=binary)", "cg(gain=exponential)@3"], min_relevance=2)
     assert res["hits"] == 2.0
     assert res["cg"] == 1 + 0 + 0.5 + 2 + 0 + 3
     assert res["cg(gain=binary)"] == 2.0
-    assert math.isclose(res["cg(gain=exponential)@3"], 1 + 0 + (2 ** 0.5 - 1), rel_tol=1e-12)
+    assert math.isclose(res["cg(gain=exponential)@3"], 1 + 0 + (2**0.5 - 1), rel_tol=1e-12)
 
 
 def test_max_items():
@@ -830,12 +874,21 @@ def test_max_items():
 def test_aliases_and_option_values():
     truth = {0: {"a": 3, "b": 1}, 1: {"c": 2, "d": 0.5, "a": 1}}
     recs = {0: ["b", "z", "a"], 1: ["a", "c", "y", "d"]}
-    pairs = [("map@3", "ap@3"), ("mar@3", "ar@3"), ("mrr@3", "rr@3"), ("f1@3", "fbeta@3"),
-             ("f1@3", "fbeta(beta=1)@3"), ("success@2", "hit_rate@2"),
-             ("ap(denominator=relevant)@2", "ap@2"), ("recall(denominator=relevant)", "recall"),
-             ("dcg(log_base=2)@3", "dcg@3"), ("dcg(gain=linear)", "dcg"),
-             ("ndcg(ideal=cut)@2", "ndcg@2"), ("ndcg(gain=linear,ideal=cut)@2", "ndcg@2"),
-             ("map(denominator=hits)@3", "ap(denominator=hits)@3")]
+    pairs = [
+        ("map@3", "ap@3"),
+        ("mar@3", "ar@3"),
+        ("mrr@3", "rr@3"),
+        ("f1@3", "fbeta@3"),
+        ("f1@3", "fbeta(beta=1)@3"),
+        ("success@2", "hit_rate@2"),
+        ("ap(denominator=relevant)@2", "ap@2"),
+        ("recall(denominator=relevant)", "recall"),
+        ("dcg(log_base=2)@3", "dcg@3"),
+        ("dcg(gain=linear)", "dcg"),
+        ("ndcg(ideal=cut)@2", "ndcg@2"),
+        ("ndcg(gain=linear,ideal=cut)@2", "ndcg@2"),
+        ("map(denominator=hits)@3", "ap(denominator=hits)@3"),
+    ]
     metrics = sorted({m for p in pairs for m in p})
     res = check(truth, recs, metrics)
     for a, b in pairs:
@@ -845,19 +898,28 @@ def test_aliases_and_option_values():
     for base in LOG_BASES:
         m = f"dcg(log_base={base!r})@3"
         res = rm().evaluate({0: {"a": 3, "b": 1}}, {0: ["b", "z", "a"]}, [m])
-        assert math.isclose(res[m], math.log(base) / math.log(2) + 3 * math.log(base) / math.log(4),
-                            rel_tol=1e-12), m
+        assert math.isclose(res[m], math.log(base) / math.log(2) + 3 * math.log(base) / math.log(4), rel_tol=1e-12), m
 
 
 def test_ndcg_ideal_hand():
     truth = {0: {"a": 3, "b": 2, "c": 1, "d": 1}}
     recs = {0: ["c", "x"]}
-    res = rm().evaluate(truth, recs, ["ndcg@2", "ndcg(ideal=all)@2", "ndcg(ideal=k_slots)@2",
-                                      "ndcg(gain=binary,ideal=k_slots)@2", "ndcg(ideal=k_slots)"])
+    res = rm().evaluate(
+        truth,
+        recs,
+        [
+            "ndcg@2",
+            "ndcg(ideal=all)@2",
+            "ndcg(ideal=k_slots)@2",
+            "ndcg(gain=binary,ideal=k_slots)@2",
+            "ndcg(ideal=k_slots)",
+        ],
+    )
     dcg = 1.0
     assert math.isclose(res["ndcg@2"], dcg / (3 + 2 / math.log2(3)), rel_tol=1e-12)
-    assert math.isclose(res["ndcg(ideal=all)@2"],
-                        dcg / (3 + 2 / math.log2(3) + 1 / 2 + 1 / math.log2(5)), rel_tol=1e-12)
+    assert math.isclose(
+        res["ndcg(ideal=all)@2"], dcg / (3 + 2 / math.log2(3) + 1 / 2 + 1 / math.log2(5)), rel_tol=1e-12
+    )
     assert math.isclose(res["ndcg(ideal=k_slots)@2"], dcg / (3 * (1 + 1 / math.log2(3))), rel_tol=1e-12)
     assert math.isclose(res["ndcg(gain=binary,ideal=k_slots)@2"], 1 / (1 + 1 / math.log2(3)), rel_tol=1e-12)
     # no cutoff: k = n = 2
@@ -893,6 +955,7 @@ def test_duplicates_with_max_items():
 # ---------------------------------------------------------------------------
 # 6. NDCG without a cutoff; duplicates only where the metrics read (docs/metrics.md §6.1)
 # ---------------------------------------------------------------------------
+
 
 def test_ndcg_without_cutoff_does_not_reward_short_lists():
     # truth {0: 1, 1: 1}, list [0]: the ideal uses both relevant items (trec_eval's
@@ -939,8 +1002,11 @@ def _lists_with_duplicate_at_50(ids):
 
 @pytest.mark.parametrize("kind", ["small", "huge", "string"])
 def test_duplicate_beyond_the_cutoff_is_not_read(kind):
-    ids = {"small": list(range(200)), "huge": [2 ** 62 - 3 * i for i in range(200)],
-           "string": [f"i{i:d}" for i in range(200)]}[kind]
+    ids = {
+        "small": list(range(200)),
+        "huge": [2**62 - 3 * i for i in range(200)],
+        "string": [f"i{i:d}" for i in range(200)],
+    }[kind]
     truth, recs = _lists_with_duplicate_at_50(ids)
     at10 = ["ndcg@10", "precision@10", "recall@10", "map@10", "mrr@10", "hit_rate@10", "ndcg@50"]
     res = check(truth, recs, at10)  # no error: positions 1..50 hold no repeat
@@ -961,8 +1027,10 @@ def test_duplicate_beyond_the_cutoff_is_not_read(kind):
         indptr = np.array([0, 100, 200], dtype=np.int64)
         flat = np.array(recs["ok"] + recs["dup"], dtype=np.int64)
         tr = {0: truth["ok"], 1: truth["dup"]}
-        for r in (rm().Recs.from_csr(indptr, flat, users=[0, 1]),
-                  rm().Recs.from_array(flat.reshape(2, 100), users=[0, 1])):
+        for r in (
+            rm().Recs.from_csr(indptr, flat, users=[0, 1]),
+            rm().Recs.from_array(flat.reshape(2, 100), users=[0, 1]),
+        ):
             got = rm().evaluate(tr, r, at10)
             for m in at10:
                 assert same_bits(got.per_user[m], res.per_user[m]), m

@@ -16,18 +16,38 @@ from tests.support import reference_beyond as rb
 from tests.support.same import close
 
 BEYOND_METRICS = [
-    "fcp", "fcp(average=users)", "fcp@3",
-    "diversity@3", "diversity(similarity=matrix)@3", "diversity(similarity=cooccurrence)@3",
-    "novelty@3", "novelty(unseen=zero,divide_by=k)@3", "novelty(unseen=one_user)", "novelty(popularity=interactions,unseen=zero,divide_by=k)@4",
-    "serendipity@3", "serendipity(relevance=all)@4",
-    "personalization@3", "personalization(similarity=cosine)@3", "personalization",
-    "coverage@3", "coverage",
-    "arp@3", "arp(popularity=interactions,unseen=zero)@3", "arp(normalize=max)@2", "arp(normalize=total)",
-    "gini@3", "gini(over=recommended)@3",
-    "score_entropy@3", "score_entropy",
+    "fcp",
+    "fcp(average=users)",
+    "fcp@3",
+    "diversity@3",
+    "diversity(similarity=matrix)@3",
+    "diversity(similarity=cooccurrence)@3",
+    "novelty@3",
+    "novelty(unseen=zero,divide_by=k)@3",
+    "novelty(unseen=one_user)",
+    "novelty(popularity=interactions,unseen=zero,divide_by=k)@4",
+    "serendipity@3",
+    "serendipity(relevance=all)@4",
+    "personalization@3",
+    "personalization(similarity=cosine)@3",
+    "personalization",
+    "coverage@3",
+    "coverage",
+    "arp@3",
+    "arp(popularity=interactions,unseen=zero)@3",
+    "arp(normalize=max)@2",
+    "arp(normalize=total)",
+    "gini@3",
+    "gini(over=recommended)@3",
+    "score_entropy@3",
+    "score_entropy",
 ]
-SETTINGS = settings(max_examples=120, deadline=None, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=120,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 ITEMS = list(range(12))
@@ -70,14 +90,26 @@ def _call(truth, lists, scores, train, feats, sim, conv, metrics, **kw):
     r_users = [u for u in users if u in lists]
     indptr = np.concatenate([[0], np.cumsum([len(lists[u]) for u in r_users])]).astype(np.int64)
     items = [i for u in r_users for i in lists[u]]
-    items_arr = np.array(items, dtype=object) if items and isinstance(items[0], str) else np.array(items, dtype=np.int64)
-    recs = rm.Recs.from_csr(indptr, items_arr, np.array([s for u in r_users for s in scores[u]], dtype=np.float64),
-                            users=np.array(r_users, dtype=np.int64))
+    items_arr = (
+        np.array(items, dtype=object) if items and isinstance(items[0], str) else np.array(items, dtype=np.int64)
+    )
+    recs = rm.Recs.from_csr(
+        indptr,
+        items_arr,
+        np.array([s for u in r_users for s in scores[u]], dtype=np.float64),
+        users=np.array(r_users, dtype=np.int64),
+    )
     ids = [conv(i) for i in ITEMS]
     S = np.array([[sim.get((a, b), 1.0 if a == b else 0.0) for b in ids] for a in ids])
-    return rm.evaluate(truth, recs, metrics, train=train, item_features={i: feats[i] for i in ids if i in feats},
-                       item_similarity=(np.array(ids, dtype=object) if isinstance(ids[0], str) else np.array(ids), S),
-                       **kw)
+    return rm.evaluate(
+        truth,
+        recs,
+        metrics,
+        train=train,
+        item_features={i: feats[i] for i in ids if i in feats},
+        item_similarity=(np.array(ids, dtype=object) if isinstance(ids[0], str) else np.array(ids), S),
+        **kw,
+    )
 
 
 def _reference(truth, lists, scores, train, feats, sim, metric, empty="skip"):
@@ -111,8 +143,10 @@ def _reference(truth, lists, scores, train, feats, sim, metric, empty="skip"):
         per = [rb.arp(L[u], k, train, o["popularity"], o["unseen"], o["normalize"]) for u in users]
         return per, rb.mean(per)
     if m.name == "serendipity":
-        per = [rb.NAN if no_rel[u] else rb.serendipity(truth[u], L[u], k, train.get(u, []), feats, o["relevance"])
-               for u in users]
+        per = [
+            rb.NAN if no_rel[u] else rb.serendipity(truth[u], L[u], k, train.get(u, []), feats, o["relevance"])
+            for u in users
+        ]
         return per, rb.mean(per)
     lists_all = [L[u] for u in users]
     cat = rb.default_catalog(train, None)
@@ -184,8 +218,9 @@ def test_missing_feature_row_names_user_and_item():
 
 
 def test_catalog_argument_and_catalog_level_values():
-    res = rm.evaluate({1: [1], 2: [2]}, {1: [1, 2], 2: [2, 3]}, ["coverage@2", "gini@2", "personalization@2"],
-                      catalog=[1, 2, 3, 4])
+    res = rm.evaluate(
+        {1: [1], 2: [2]}, {1: [1, 2], 2: [2, 3]}, ["coverage@2", "gini@2", "personalization@2"], catalog=[1, 2, 3, 4]
+    )
     assert res["coverage@2"] == 3 / 4
     # counts over the catalog (1, 2, 3, 4) -> sorted (0, 1, 1, 2): sum (2j - 5) c_j / (3 * 4)
     assert res["gini@2"] == ((-1) * 1 + 1 * 1 + 3 * 2) / (3 * 4)
@@ -214,10 +249,19 @@ def test_beyond_bit_identical_across_threads(medium):
     sim = np.tanh(feats @ feats.T)
     base = None
     for threads in (1, 2, 3, 8):
-        res = rm.evaluate((w.truth_indptr, w.truth_items, w.truth_grades), recs, BEYOND_METRICS, train=train,
-                          item_features=feats, item_similarity=sim, threads=threads)
-        got = {m: (res[m], res.per_user[m].tobytes() if rm.metrics.parse(m).family == "user" else None)
-               for m in BEYOND_METRICS}
+        res = rm.evaluate(
+            (w.truth_indptr, w.truth_items, w.truth_grades),
+            recs,
+            BEYOND_METRICS,
+            train=train,
+            item_features=feats,
+            item_similarity=sim,
+            threads=threads,
+        )
+        got = {
+            m: (res[m], res.per_user[m].tobytes() if rm.metrics.parse(m).family == "user" else None)
+            for m in BEYOND_METRICS
+        }
         if base is None:
             base = got
         else:
@@ -276,16 +320,27 @@ def test_capri_conventions_reproduce_capri(seed, k):
     S = rng.random((n_items, n_items))
     truth = {u: [lists[u][0]] for u in range(n_users)}
     recs = {u: lists[u] for u in range(n_users)}
-    res = rm.evaluate(truth, recs, [
-        f"novelty(unseen=zero,divide_by=k,popularity=interactions)@{k}", f"coverage@{k}",
-        f"personalization(similarity=cosine)@{k}", f"diversity(similarity=matrix)@{k}",
-    ], train=train, catalog=catalog, item_similarity=S)
+    res = rm.evaluate(
+        truth,
+        recs,
+        [
+            f"novelty(unseen=zero,divide_by=k,popularity=interactions)@{k}",
+            f"coverage@{k}",
+            f"personalization(similarity=cosine)@{k}",
+            f"diversity(similarity=matrix)@{k}",
+        ],
+        train=train,
+        catalog=catalog,
+        item_similarity=S,
+    )
     nov = [_capri_novelty(lst, occurrences, len(train), k) for lst in lists]
-    assert np.allclose(res.per_user[f"novelty(unseen=zero,divide_by=k,popularity=interactions)@{k}"], nov,
-                       rtol=1e-12, atol=0)
+    assert np.allclose(
+        res.per_user[f"novelty(unseen=zero,divide_by=k,popularity=interactions)@{k}"], nov, rtol=1e-12, atol=0
+    )
     assert round(res[f"coverage@{k}"] * 100, 2) == _capri_coverage(lists, catalog)
-    assert math.isclose(res[f"personalization(similarity=cosine)@{k}"], _capri_personalization(lists), rel_tol=1e-12,
-                        abs_tol=1e-12)
+    assert math.isclose(
+        res[f"personalization(similarity=cosine)@{k}"], _capri_personalization(lists), rel_tol=1e-12, abs_tol=1e-12
+    )
     div = [_capri_list_diversity(lst, S) for lst in lists]
     assert np.allclose(res.per_user[f"diversity(similarity=matrix)@{k}"], div, rtol=1e-12, atol=0)
 

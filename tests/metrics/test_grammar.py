@@ -104,8 +104,28 @@ def test_metric_objects_are_immutable_and_with_options():
 def test_metrics_list_has_every_name_and_alias():
     names = rm.metrics.list()
     expected = {
-        "hits", "precision", "recall", "fbeta", "f1", "ap", "map", "ar", "mar", "cg", "dcg", "ndcg",
-        "hit_rate", "success", "hitrate", "rr", "mrr", "arhr", "r_precision", "rprec", "num_rel", "num_rel_ret",
+        "hits",
+        "precision",
+        "recall",
+        "fbeta",
+        "f1",
+        "ap",
+        "map",
+        "ar",
+        "mar",
+        "cg",
+        "dcg",
+        "ndcg",
+        "hit_rate",
+        "success",
+        "hitrate",
+        "rr",
+        "mrr",
+        "arhr",
+        "r_precision",
+        "rprec",
+        "num_rel",
+        "num_rel_ret",
     }
     assert expected <= set(names)
     assert len(names) == len(set(names))

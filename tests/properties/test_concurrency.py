@@ -18,8 +18,18 @@ import pytest
 import rankmeter as rm
 from tests.support.same import assert_same_result
 
-METRICS = ["precision@10", "recall@10", "ndcg@10", "ap@100", "rr", "arhr@5", "ndcg(gain=exponential,ideal=all)",
-           "fbeta(beta=0.5)@3", "hits", "r_precision"]
+METRICS = [
+    "precision@10",
+    "recall@10",
+    "ndcg@10",
+    "ap@100",
+    "rr",
+    "arhr@5",
+    "ndcg(gain=exponential,ideal=all)",
+    "fbeta(beta=0.5)@3",
+    "hits",
+    "r_precision",
+]
 
 
 def _workloads():
@@ -41,9 +51,16 @@ def _call(w, threads, form):
     # a Python-object form: the conversion holds the GIL, the pass releases it
     n = min(w.n_users, 400)
     h = w.head(n)
-    truth = {u: dict(zip(h.truth_items[h.truth_indptr[u]:h.truth_indptr[u + 1]].tolist(),
-                         h.truth_grades[h.truth_indptr[u]:h.truth_indptr[u + 1]].tolist())) for u in range(n)}
-    recs = {u: h.recs_items[h.recs_indptr[u]:h.recs_indptr[u + 1]].tolist() for u in range(n)}
+    truth = {
+        u: dict(
+            zip(
+                h.truth_items[h.truth_indptr[u] : h.truth_indptr[u + 1]].tolist(),
+                h.truth_grades[h.truth_indptr[u] : h.truth_indptr[u + 1]].tolist(),
+            )
+        )
+        for u in range(n)
+    }
+    recs = {u: h.recs_items[h.recs_indptr[u] : h.recs_indptr[u + 1]].tolist() for u in range(n)}
     return rm.evaluate(truth, recs, METRICS, threads=threads)
 
 
@@ -93,12 +110,16 @@ def test_concurrent_partials_merge_to_the_one_call_state(workloads):
 
     def batch(i):
         lo, hi = cuts[i], cuts[i + 1]
-        t_ip = w.truth_indptr[lo:hi + 1] - w.truth_indptr[lo]
-        r_ip = w.recs_indptr[lo:hi + 1] - w.recs_indptr[lo]
+        t_ip = w.truth_indptr[lo : hi + 1] - w.truth_indptr[lo]
+        r_ip = w.recs_indptr[lo : hi + 1] - w.recs_indptr[lo]
         users = np.arange(lo, hi)
-        truth = rm.Truth.from_csr(t_ip, w.truth_items[w.truth_indptr[lo]:w.truth_indptr[hi]],
-                                  w.truth_grades[w.truth_indptr[lo]:w.truth_indptr[hi]], users=users)
-        recs = rm.Recs.from_csr(r_ip, w.recs_items[w.recs_indptr[lo]:w.recs_indptr[hi]], users=users)
+        truth = rm.Truth.from_csr(
+            t_ip,
+            w.truth_items[w.truth_indptr[lo] : w.truth_indptr[hi]],
+            w.truth_grades[w.truth_indptr[lo] : w.truth_indptr[hi]],
+            users=users,
+        )
+        recs = rm.Recs.from_csr(r_ip, w.recs_items[w.recs_indptr[lo] : w.recs_indptr[hi]], users=users)
         return rm.partial(truth, recs, METRICS, threads=2)
 
     with ThreadPoolExecutor(max_workers=4) as ex:

@@ -30,9 +30,46 @@ N_USERS = 12_000
 N_ITEMS = 2_000
 CUTOFFS = ("@1", "@5", "@10", "")
 
-_BASES = (
-    ["precision", "recall", "recall(denominator=min_relevant_k)", "f1", "fbeta(beta=0.5)", "ap", "ap(denominator=min_relevant_k)", "ap(denominator=hits)", "ap(denominator=k)", "ar", "ar(denominator=hits)", "cg", "cg(gain=exponential)", "cg(gain=binary)", "dcg", "dcg(gain=exponential)", "dcg(gain=binary)", "dcg(log_base=10)", "dcg(gain=exponential,log_base=3)", "ndcg", "ndcg(ideal=all)", "ndcg(ideal=k_slots)", "ndcg(gain=exponential)", "ndcg(gain=exponential,ideal=all)", "ndcg(gain=exponential,ideal=k_slots)", "ndcg(gain=binary)", "ndcg(gain=binary,ideal=all)", "ndcg(gain=binary,ideal=k_slots)", "hit_rate", "rr", "arhr", "hits", "bpref", "rbp", "rbp(p=0.95,gain=linear,below_min=zero)", "err", "judged", "ndcg(below_min=zero)"]
-)
+_BASES = [
+    "precision",
+    "recall",
+    "recall(denominator=min_relevant_k)",
+    "f1",
+    "fbeta(beta=0.5)",
+    "ap",
+    "ap(denominator=min_relevant_k)",
+    "ap(denominator=hits)",
+    "ap(denominator=k)",
+    "ar",
+    "ar(denominator=hits)",
+    "cg",
+    "cg(gain=exponential)",
+    "cg(gain=binary)",
+    "dcg",
+    "dcg(gain=exponential)",
+    "dcg(gain=binary)",
+    "dcg(log_base=10)",
+    "dcg(gain=exponential,log_base=3)",
+    "ndcg",
+    "ndcg(ideal=all)",
+    "ndcg(ideal=k_slots)",
+    "ndcg(gain=exponential)",
+    "ndcg(gain=exponential,ideal=all)",
+    "ndcg(gain=exponential,ideal=k_slots)",
+    "ndcg(gain=binary)",
+    "ndcg(gain=binary,ideal=all)",
+    "ndcg(gain=binary,ideal=k_slots)",
+    "hit_rate",
+    "rr",
+    "arhr",
+    "hits",
+    "bpref",
+    "rbp",
+    "rbp(p=0.95,gain=linear,below_min=zero)",
+    "err",
+    "judged",
+    "ndcg(below_min=zero)",
+]
 # canonical spellings, so that State.finalize() keys are the same strings
 METRICS = [b + c for c in CUTOFFS for b in _BASES] + ["r_precision", "num_rel"]
 
@@ -325,7 +362,11 @@ def test_many_batches_of_one_user(work):
     res = rm.evaluate(_truth_rows(work, rows), _recs_rows(work, rows, work["user_ids"][rows]), METRICS)
     rng = np.random.default_rng(3)
     parts = [
-        rm.partial(_truth_rows(work, rows[i : i + 1]), _recs_rows(work, rows[i : i + 1], work["user_ids"][rows[i : i + 1]]), METRICS)
+        rm.partial(
+            _truth_rows(work, rows[i : i + 1]),
+            _recs_rows(work, rows[i : i + 1], work["user_ids"][rows[i : i + 1]]),
+            METRICS,
+        )
         for i in rng.permutation(rows.size)
     ]
     merged = rm.State.merge_all(parts)

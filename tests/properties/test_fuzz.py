@@ -84,7 +84,7 @@ def truth_csr_to_python(parts):
     grades = None if len(parts) < 3 else np.asarray(parts[2], dtype=np.float64).tolist()
     out = []
     for u in range(len(indptr) - 1):
-        row = items[indptr[u]:indptr[u + 1]]
+        row = items[indptr[u] : indptr[u + 1]]
         out.append({i: (1.0 if grades is None else grades[indptr[u] + j]) for j, i in enumerate(row)})
     return out
 
@@ -92,7 +92,7 @@ def truth_csr_to_python(parts):
 def recs_csr_to_python(parts):
     indptr = np.asarray(parts[0]).tolist()
     items = [_plain(x) for x in np.asarray(parts[1]).tolist()]
-    return [items[indptr[u]:indptr[u + 1]] for u in range(len(indptr) - 1)]
+    return [items[indptr[u] : indptr[u + 1]] for u in range(len(indptr) - 1)]
 
 
 def padded_to_python(arr, pad):
@@ -147,25 +147,61 @@ def test_fuzz_evaluate_array_forms(data):
 @fz.FUZZ_SETTINGS
 @given(st.data())
 def test_fuzz_shortcuts(data):
-    name = data.draw(st.sampled_from(["precision", "recall", "fbeta", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr",
-                                      "arhr", "hits", "cg", "r_precision"]))
+    name = data.draw(
+        st.sampled_from(
+            [
+                "precision",
+                "recall",
+                "fbeta",
+                "map",
+                "mar",
+                "ndcg",
+                "dcg",
+                "hit_rate",
+                "mrr",
+                "arhr",
+                "hits",
+                "cg",
+                "r_precision",
+            ]
+        )
+    )
     fn = getattr(rm, name)
     truth = data.draw(fz.truth_python(fz.int_ids))
     recs = data.draw(fz.recs_python(fz.int_ids))
     k = data.draw(st.one_of(st.none(), st.integers(1, 12), st.sampled_from([0, -1, 1.5, "3", True, 2**70, math.nan])))
     kwargs = {}
     if data.draw(st.booleans()):
-        key, val = data.draw(st.sampled_from([
-            ("gain", "exponential"), ("gain", "cubic"), ("ideal", "all"), ("denominator", "hits"), ("beta", 2.0),
-            ("beta", -1), ("log_base", 10), ("aggregate", None), ("aggregate", "median"), ("bogus", 1),
-            ("empty", "zero"), ("threads", 3), ("threads", 0),
-        ]))
+        key, val = data.draw(
+            st.sampled_from(
+                [
+                    ("gain", "exponential"),
+                    ("gain", "cubic"),
+                    ("ideal", "all"),
+                    ("denominator", "hits"),
+                    ("beta", 2.0),
+                    ("beta", -1),
+                    ("log_base", 10),
+                    ("aggregate", None),
+                    ("aggregate", "median"),
+                    ("bogus", 1),
+                    ("empty", "zero"),
+                    ("threads", 3),
+                    ("threads", 0),
+                ]
+            )
+        )
         kwargs[key] = val
     ok, out = fz.guarded(fn, truth, recs, k, **kwargs)
     if ok:
         agg = kwargs.pop("aggregate", "mean")
-        metric = str(rm.metrics.Metric({"map": "ap", "mar": "ar", "mrr": "rr"}.get(name, name), k,
-                                       **{a: b for a, b in kwargs.items() if a not in ("empty", "threads")}))
+        metric = str(
+            rm.metrics.Metric(
+                {"map": "ap", "mar": "ar", "mrr": "rr"}.get(name, name),
+                k,
+                **{a: b for a, b in kwargs.items() if a not in ("empty", "threads")},
+            )
+        )
         res = rm.evaluate(truth, recs, [metric], **{a: b for a, b in kwargs.items() if a in ("empty", "threads")})
         if agg == "mean":
             assert close(out, res[metric])
@@ -189,8 +225,10 @@ def test_fuzz_constructors(data):
         rows = data.draw(st.lists(fz.id_list(fz.any_ids, unique=not malformed), max_size=5))
         grades = None
         if data.draw(st.booleans()):
-            grades = [[data.draw(fz.grades if not malformed else st.one_of(fz.grades, fz.bad_grades)) for _ in r]
-                      for r in rows]
+            grades = [
+                [data.draw(fz.grades if not malformed else st.one_of(fz.grades, fz.bad_grades)) for _ in r]
+                for r in rows
+            ]
             if malformed and data.draw(st.booleans()):
                 grades.append([1.0])
         ok, obj = fz.guarded(rm.Truth.from_lists, rows, grades)
@@ -237,13 +275,19 @@ def _topk_reference(S, k, exclude_rows):
 def test_fuzz_from_scores(data):
     n_users = data.draw(st.integers(0, 6))
     n_items = data.draw(st.integers(0, 9))
-    vals = data.draw(st.lists(st.sampled_from([0.0, 1.0, 1.0, 2.5, -3.0, 1e300, -1e300]) | fz.scores,
-                              min_size=n_users * n_items, max_size=n_users * n_items))
+    vals = data.draw(
+        st.lists(
+            st.sampled_from([0.0, 1.0, 1.0, 2.5, -3.0, 1e300, -1e300]) | fz.scores,
+            min_size=n_users * n_items,
+            max_size=n_users * n_items,
+        )
+    )
     S = np.array(vals, dtype=np.float64).reshape(n_users, n_items)
     malformed = data.draw(st.booleans())
     if malformed and S.size and data.draw(st.booleans()):
         S[data.draw(st.integers(0, n_users - 1)), data.draw(st.integers(0, n_items - 1))] = data.draw(
-            st.sampled_from([math.nan, math.inf, -math.inf]))
+            st.sampled_from([math.nan, math.inf, -math.inf])
+        )
     dtype = data.draw(st.sampled_from(["<f8", ">f8", "<f4", "<i8"] + (["?", "O", "<U2"] if malformed else [])))
     M: np.ndarray
     with np.errstate(all="ignore"):
@@ -272,7 +316,7 @@ def test_fuzz_from_scores(data):
     if ok:
         Mf = np.asarray(M, dtype=np.float64)
         ref = _topk_reference(Mf, int(k), ex_rows)
-        got = [recs.items[recs.indptr[u]:recs.indptr[u + 1]].tolist() for u in range(n_users)]
+        got = [recs.items[recs.indptr[u] : recs.indptr[u + 1]].tolist() for u in range(n_users)]
         assert got == ref
 
 
@@ -324,8 +368,14 @@ def test_fuzz_trec_readers(tmp_path_factory, data):
     okq, qrels = fz.guarded(rm.read_trec_qrels, str(paths["qrels"]))
     okr, run = fz.guarded(rm.read_trec_run, paths["run"])
     if okq and okr:
-        ok, res = fz.guarded(rm.evaluate, qrels, run, ["ndcg@5", "map", "P@3"], preset="trec_eval",
-                             duplicates=data.draw(st.sampled_from(["error", "first"])))
+        ok, res = fz.guarded(
+            rm.evaluate,
+            qrels,
+            run,
+            ["ndcg@5", "map", "P@3"],
+            preset="trec_eval",
+            duplicates=data.draw(st.sampled_from(["error", "first"])),
+        )
         if ok:  # the preset evaluates the queries in both files (trec_eval without -c)
             assert res.meta["n_users"] + res.meta["n_missing_recs"] == qrels.n_users
     bad = data.draw(st.sampled_from([None, 5, b"path", ["x"], str(d / "missing")]))
@@ -376,10 +426,24 @@ def test_fuzz_counted_calls():
 
 
 # --------------------------------------------------------------------------- beyond-accuracy entry points
-BEYOND = ["fcp", "fcp(average=users)@3", "diversity@3", "diversity(similarity=matrix)@2",
-          "diversity(similarity=cooccurrence)@3", "novelty@3", "novelty(unseen=zero,divide_by=k)@2",
-          "serendipity@3", "serendipity(relevance=all)", "personalization@3", "personalization(similarity=cosine)",
-          "coverage@2", "arp(normalize=max)@3", "gini@3", "gini(over=recommended)", "score_entropy@3"]
+BEYOND = [
+    "fcp",
+    "fcp(average=users)@3",
+    "diversity@3",
+    "diversity(similarity=matrix)@2",
+    "diversity(similarity=cooccurrence)@3",
+    "novelty@3",
+    "novelty(unseen=zero,divide_by=k)@2",
+    "serendipity@3",
+    "serendipity(relevance=all)",
+    "personalization@3",
+    "personalization(similarity=cosine)",
+    "coverage@2",
+    "arp(normalize=max)@3",
+    "gini@3",
+    "gini(over=recommended)",
+    "score_entropy@3",
+]
 
 
 @st.composite
@@ -391,8 +455,10 @@ def _features_arg(draw):
         vals = draw(st.lists(st.sampled_from([0.0, 1.0, -2.0, 0.5, math.nan]), min_size=rows * d, max_size=rows * d))
         return np.array(vals, dtype=np.float64).reshape(rows, d)
     if form == "dict":
-        return {i: [draw(st.sampled_from([0.0, 1.0, 3.0])) for _ in range(d)]
-                for i in draw(st.lists(fz.SMALL_INTS, max_size=12, unique=True))}
+        return {
+            i: [draw(st.sampled_from([0.0, 1.0, 3.0])) for _ in range(d)]
+            for i in draw(st.lists(fz.SMALL_INTS, max_size=12, unique=True))
+        }
     if form == "pair":
         ids = draw(st.lists(fz.any_ids, max_size=8, unique=True))
         return (ids, np.ones((len(ids) + draw(st.sampled_from([0, 0, 1])), d)))
@@ -454,9 +520,12 @@ def test_fuzz_tables(data):
     recs = data.draw(fz.recs_python(fz.int_ids, malformed=data.draw(st.booleans())))
     train = data.draw(fz.truth_python(fz.int_ids))
     which = data.draw(st.sampled_from(["item", "user", "cases"]))
-    cats = data.draw(st.one_of(
-        st.dictionaries(fz.int_ids, st.sampled_from(["a", "b", None, 3]), max_size=8),
-        st.sampled_from([None, 5, "x", (1, 2, 3), ([1, 2], ["a"])])))
+    cats = data.draw(
+        st.one_of(
+            st.dictionaries(fz.int_ids, st.sampled_from(["a", "b", None, 3]), max_size=8),
+            st.sampled_from([None, 5, "x", (1, 2, 3), ([1, 2], ["a"])]),
+        )
+    )
     k = data.draw(st.sampled_from([None, 1, 3, 0, -1, 2.5]))
     if which == "item":
         fz.guarded(rm.item_bias, recs, train, cats, k=k)
@@ -464,8 +533,14 @@ def test_fuzz_tables(data):
         fz.guarded(rm.user_bias, recs, train, cats)
     else:
         users = data.draw(st.one_of(st.none(), st.lists(fz.SMALL_INTS, max_size=3)))
-        fz.guarded(rm.rec_cases, recs, train, users=users, n=data.draw(st.sampled_from([0, 2, -1, 1.5])),
-                   k=data.draw(st.sampled_from([1, 3, 10])))
+        fz.guarded(
+            rm.rec_cases,
+            recs,
+            train,
+            users=users,
+            n=data.draw(st.sampled_from([0, 2, -1, 1.5])),
+            k=data.draw(st.sampled_from([1, 3, 10])),
+        )
 
 
 # --------------------------------------------------------------------------- fast random driver

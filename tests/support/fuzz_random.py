@@ -30,18 +30,66 @@ import rankmeter as rm
 from tests.support import fuzz_strategies as fz
 
 METRIC_POOL = [
-    "precision", "recall@3", "ndcg@5", "map", "mar@2", "mrr", "hit_rate@1", "arhr", "f1@4", "fbeta(beta=0.5)@3",
-    "dcg@10", "cg", "hits@2", "r_precision", "num_rel", "success@1", "ndcg(gain=exponential,ideal=all)@3",
-    "map(denominator=hits)@5", "recall(denominator=min_relevant_k)@2", "coverage@3", "personalization@2",
-    "personalization(similarity=cosine)", "gini(over=recommended)@3", "arp@2", "novelty(unseen=zero)@3",
-    "diversity@3", "diversity(similarity=matrix)@2", "diversity(similarity=cooccurrence)", "fcp", "serendipity@3",
+    "precision",
+    "recall@3",
+    "ndcg@5",
+    "map",
+    "mar@2",
+    "mrr",
+    "hit_rate@1",
+    "arhr",
+    "f1@4",
+    "fbeta(beta=0.5)@3",
+    "dcg@10",
+    "cg",
+    "hits@2",
+    "r_precision",
+    "num_rel",
+    "success@1",
+    "ndcg(gain=exponential,ideal=all)@3",
+    "map(denominator=hits)@5",
+    "recall(denominator=min_relevant_k)@2",
+    "coverage@3",
+    "personalization@2",
+    "personalization(similarity=cosine)",
+    "gini(over=recommended)@3",
+    "arp@2",
+    "novelty(unseen=zero)@3",
+    "diversity@3",
+    "diversity(similarity=matrix)@2",
+    "diversity(similarity=cooccurrence)",
+    "fcp",
+    "serendipity@3",
     "score_entropy@4",
     # malformed (after N_VALID_METRICS)
-    "precision@0", "ndcg@-1", "nope", "map(denominator=x)", "recall@", "@3", "", "ndcg(gain=linear", 3, None,
+    "precision@0",
+    "ndcg@-1",
+    "nope",
+    "map(denominator=x)",
+    "recall@",
+    "@3",
+    "",
+    "ndcg(gain=linear",
+    3,
+    None,
 ]
 N_VALID_METRICS = METRIC_POOL.index("precision@0")
-SHORTCUTS = ["precision", "recall", "map", "ndcg", "mrr", "hit_rate", "coverage", "personalization", "gini",
-             "novelty", "arp", "diversity", "fcp", "score_entropy"]
+SHORTCUTS = [
+    "precision",
+    "recall",
+    "map",
+    "ndcg",
+    "mrr",
+    "hit_rate",
+    "coverage",
+    "personalization",
+    "gini",
+    "novelty",
+    "arp",
+    "diversity",
+    "fcp",
+    "score_entropy",
+]
 HUGE = np.array([2**62 + j for j in range(20)] + [-(2**63) + j for j in range(10)] + [2**63 - 1 - j for j in range(10)])
 WEIRD = [None, float("nan"), float("inf"), "x", b"y", 2**64, -(2**63), 2**63 - 1, 1.5, True, (1,), object()]
 
@@ -86,7 +134,7 @@ class Gen:
         elif c == 1 and a.size:
             a = np.repeat(a, 2)[::2]  # non-contiguous view, same values
         elif c == 2 and a.dtype.kind in "iu":
-            a = a.astype(np.int32, copy=False) if np.all((a > -2**31) & (a < 2**31)) else a
+            a = a.astype(np.int32, copy=False) if np.all((a > -(2**31)) & (a < 2**31)) else a
         elif c == 3 and a.dtype.kind in "iu" and a.size and a.min() >= 0:
             a = a.astype(np.uint64)
         elif c == 4:
@@ -106,8 +154,15 @@ class Gen:
         else:  # distinct items per row, in one of the valid id forms
             base = np.concatenate([self.r.permutation(40)[:n] for n in lens] + [np.zeros(0, np.int64)])
             form = self.r.integers(4)
-            items = (base if form == 0 else base - 5 if form == 1 else
-                     HUGE[base] if form == 2 else np.array([f"i{x}" for x in base], dtype=object))
+            items = (
+                base
+                if form == 0
+                else base - 5
+                if form == 1
+                else HUGE[base]
+                if form == 2
+                else np.array([f"i{x}" for x in base], dtype=object)
+            )
         grades = self.r.choice(np.array([0.0, 1.0, 2.0, 3.0, -1.0, 0.5]), items.size) if graded else None
         if grades is not None and self.flaw(0.2) and grades.size:
             grades[self.r.integers(grades.size)] = self.pick([np.nan, np.inf, -np.inf])
@@ -128,9 +183,17 @@ class Gen:
         users = list(range(n_users))
         out = {}
         for u in users:
-            row = it[ip[u]:ip[u + 1]] if 0 <= ip[u] <= ip[u + 1] <= it.size else []
-            out[u] = {(x.item() if isinstance(x, np.generic) else x): float(self.pick([1, 2, 0, -1, np.nan] if self.bad else [1, 2, 0, -1]))
-                      for x in row} if f == 2 else [x.item() if isinstance(x, np.generic) else x for x in row]
+            row = it[ip[u] : ip[u + 1]] if 0 <= ip[u] <= ip[u + 1] <= it.size else []
+            out[u] = (
+                {
+                    (x.item() if isinstance(x, np.generic) else x): float(
+                        self.pick([1, 2, 0, -1, np.nan] if self.bad else [1, 2, 0, -1])
+                    )
+                    for x in row
+                }
+                if f == 2
+                else [x.item() if isinstance(x, np.generic) else x for x in row]
+            )
         return out
 
     def recs(self, n_users: int):
@@ -145,8 +208,11 @@ class Gen:
         if f == 1:
             width = int(self.r.integers(0, 6))
             pad = self.r.integers(-1, 5, (n_users, width))
-            ok, out = fz.guarded(rm.Recs.from_array, self.mangle(pad.ravel()).reshape(n_users, width)
-                                 if width and self.flaw(0.5) else pad, pad=int(self.pick([-1, 0, 99])))
+            ok, out = fz.guarded(
+                rm.Recs.from_array,
+                self.mangle(pad.ravel()).reshape(n_users, width) if width and self.flaw(0.5) else pad,
+                pad=int(self.pick([-1, 0, 99])),
+            )
             return out if ok else None
         if f == 2:
             m = self.r.normal(size=(n_users, int(self.r.integers(1, 7)))).astype(self.pick([np.float32, np.float64]))
@@ -154,18 +220,23 @@ class Gen:
                 m[0, 0] = np.nan
             ok, out = fz.guarded(rm.Recs.from_scores, m, int(self.r.integers(-1 if self.bad else 1, 6)))
             return out if ok else None
-        return {u: [x.item() if isinstance(x, np.generic) else x for x in it[ip[u]:ip[u + 1]]]
-                for u in range(n_users) if 0 <= ip[u] <= ip[u + 1] <= it.size}
+        return {
+            u: [x.item() if isinstance(x, np.generic) else x for x in it[ip[u] : ip[u + 1]]]
+            for u in range(n_users)
+            if 0 <= ip[u] <= ip[u + 1] <= it.size
+        }
 
     def options(self):
         o = {}
-        for key, n_valid, vals in (("threads", 4, [None, 1, 2, 3, 0, -1, 5000, "2", 1.5]),
-                                   ("empty", 4, ["skip", "zero", "one", "error", "bad"]),
-                                   ("duplicates", 2, ["error", "first", "nope"]),
-                                   ("ties", 2, ["input", "trec", "average", "x"]),
-                                   ("min_relevance", 3, [1, 2, 0.5, -1, float("nan"), "1"]),
-                                   ("max_items", 3, [None, 1, 3, 0, -2, 2**70]),
-                                   ("preset", 2, [None, "trec_eval", "nope", 3])):
+        for key, n_valid, vals in (
+            ("threads", 4, [None, 1, 2, 3, 0, -1, 5000, "2", 1.5]),
+            ("empty", 4, ["skip", "zero", "one", "error", "bad"]),
+            ("duplicates", 2, ["error", "first", "nope"]),
+            ("ties", 2, ["input", "trec", "average", "x"]),
+            ("min_relevance", 3, [1, 2, 0.5, -1, float("nan"), "1"]),
+            ("max_items", 3, [None, 1, 3, 0, -2, 2**70]),
+            ("preset", 2, [None, "trec_eval", "nope", 3]),
+        ):
             if self.chance(0.25):
                 o[key] = self.pick(vals if self.bad else vals[:n_valid])
         return o
@@ -176,8 +247,11 @@ class Gen:
             c["train"] = self.truth(int(self.r.integers(0, 6)))
         if self.chance(0.3):
             n = int(self.r.integers(0, 15))
-            c["item_features"] = (np.arange(n), self.r.normal(size=(n, 3))) if self.chance(0.7) else \
-                self.r.normal(size=(n, int(self.r.integers(0, 3))))
+            c["item_features"] = (
+                (np.arange(n), self.r.normal(size=(n, 3)))
+                if self.chance(0.7)
+                else self.r.normal(size=(n, int(self.r.integers(0, 3))))
+            )
         if self.chance(0.2):
             n = int(self.r.integers(0, 15))
             c["item_similarity"] = self.r.random((n, n)) if self.chance(0.8) else self.r.random((n, n + 1))
@@ -217,11 +291,19 @@ def one_call(g: Gen, tmpdir: str) -> None:
         fz.guarded(getattr(rm, name), t, r, **kw)
     elif kind == 5:
         ip, it, gr = g.csr(n)
-        fz.guarded(g.pick([rm.Truth.from_csr, rm.Recs.from_csr]), g.mangle(ip), g.mangle(it),
-                   g.mangle(gr) if gr is not None and g.chance(0.7) else None)
+        fz.guarded(
+            g.pick([rm.Truth.from_csr, rm.Recs.from_csr]),
+            g.mangle(ip),
+            g.mangle(it),
+            g.mangle(gr) if gr is not None and g.chance(0.7) else None,
+        )
     elif kind == 6:
-        fz.guarded(rm.metrics.parse, g.pick(METRIC_POOL) if g.chance(0.7) else
-                   "".join(g.pick(list("ndcg@(),=0123456789 abx-_.")) for _ in range(int(g.r.integers(0, 12)))))
+        fz.guarded(
+            rm.metrics.parse,
+            g.pick(METRIC_POOL)
+            if g.chance(0.7)
+            else "".join(g.pick(list("ndcg@(),=0123456789 abx-_.")) for _ in range(int(g.r.integers(0, 12)))),
+        )
     elif kind == 7:
         lines = []
         for _ in range(int(g.r.integers(0, 6))):
@@ -231,7 +313,7 @@ def one_call(g: Gen, tmpdir: str) -> None:
         if g.chance(0.2):
             data += bytes(g.r.integers(0, 256, 8, dtype=np.uint8))
         path = os.path.join(tmpdir, "f.gz" if g.chance(0.3) else "f.txt")
-        with (gzip.open(path, "wb") if path.endswith(".gz") and g.chance(0.8) else open(path, "wb")) as f:
+        with gzip.open(path, "wb") if path.endswith(".gz") and g.chance(0.8) else open(path, "wb") as f:
             f.write(data)
         fz.guarded(g.pick([rm.read_trec_qrels, rm.read_trec_run]), path)
     elif kind == 8:

@@ -43,9 +43,33 @@ BY_ENTRY: dict = {}  # entry point -> [ok, rejected]
 
 # Words a rejection message may use to name the argument it is about.
 ARG_WORDS = (
-    "`", "truth", "recs", "metric", "option", "cutoff", "threads", "empty", "duplicates", "ties",
-    "min_relevance", "max_items", "preset", "path", "line", "data", "users", "items", "grades",
-    "scores", "matrix", "indptr", "pad", "k", "exclude", "aggregate", "state",
+    "`",
+    "truth",
+    "recs",
+    "metric",
+    "option",
+    "cutoff",
+    "threads",
+    "empty",
+    "duplicates",
+    "ties",
+    "min_relevance",
+    "max_items",
+    "preset",
+    "path",
+    "line",
+    "data",
+    "users",
+    "items",
+    "grades",
+    "scores",
+    "matrix",
+    "indptr",
+    "pad",
+    "k",
+    "exclude",
+    "aggregate",
+    "state",
 )
 
 
@@ -123,7 +147,8 @@ def guarded(fn: Callable, *args: Any, **kwargs: Any) -> tuple[bool, Any]:
         assert msg.strip(), f"{type(out).__name__} with an empty message"
         low = msg.lower()
         named = re.search(r"`[^`]+`", msg) or any(
-            (re.search(rf"\b{w}\b", low) if len(w) <= 2 else w in low) for w in ARG_WORDS[1:])
+            (re.search(rf"\b{w}\b", low) if len(w) <= 2 else w in low) for w in ARG_WORDS[1:]
+        )
         assert named, f"message names no argument: {msg!r}"
         assert "incompatible function arguments" not in msg, f"raw binding error leaked: {msg!r}"
     return ok, out
@@ -243,8 +268,14 @@ def _csr_rows(draw, max_len, malformed):
     lens = [draw(st.integers(0, max_len)) for _ in range(n)]
     items: list = []
     for ln in lens:
-        items += draw(st.lists(int_ids if draw(st.booleans()) else SMALL_INTS, min_size=ln, max_size=ln,
-                               unique=not malformed or draw(st.booleans())))
+        items += draw(
+            st.lists(
+                int_ids if draw(st.booleans()) else SMALL_INTS,
+                min_size=ln,
+                max_size=ln,
+                unique=not malformed or draw(st.booleans()),
+            )
+        )
     return n, items, np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
 
 
@@ -267,8 +298,10 @@ def csr_truth(draw, malformed=False):
         g_vals[draw(st.integers(0, len(g_vals) - 1))] = draw(st.sampled_from([math.nan, math.inf]))
     if malformed and draw(st.integers(0, 4)) == 0:
         g_vals = [*g_vals, 1.0]
-    parts = [draw(as_array(indptr.ravel().tolist(), "int")) if indptr.ndim == 1 else indptr,
-             draw(as_array(items, "int"))]
+    parts = [
+        draw(as_array(indptr.ravel().tolist(), "int")) if indptr.ndim == 1 else indptr,
+        draw(as_array(items, "int")),
+    ]
     if draw(st.booleans()):
         parts.append(draw(as_array(g_vals, "float")))
     return tuple(parts)
@@ -296,8 +329,14 @@ def padded_recs(draw, malformed=False):
     rows = []
     for _ in range(n):
         ln = draw(st.integers(0, width))
-        row = draw(st.lists(st.integers(0, 50).filter(lambda x: x != pad), min_size=ln, max_size=ln,
-                            unique=not malformed or draw(st.booleans())))
+        row = draw(
+            st.lists(
+                st.integers(0, 50).filter(lambda x: x != pad),
+                min_size=ln,
+                max_size=ln,
+                unique=not malformed or draw(st.booleans()),
+            )
+        )
         row = row + [pad] * (width - ln)
         if malformed and width >= 2 and ln < width and draw(st.booleans()):
             row[-1] = 3 if pad != 3 else 4  # an item after the padding
@@ -314,16 +353,54 @@ def padded_recs(draw, malformed=False):
 
 
 METRIC_NAMES = [
-    "precision", "recall", "recall(denominator=min_relevant_k)", "f1", "fbeta(beta=0.5)", "ap",
-    "ap(denominator=hits)", "ap(denominator=k)", "ap(denominator=min_relevant_k)", "ar",
-    "ar(denominator=hits)", "cg", "dcg(gain=exponential)", "dcg(log_base=10)", "ndcg",
-    "ndcg(ideal=all)", "ndcg(gain=binary,ideal=k_slots)", "hit_rate", "rr", "arhr", "hits",
+    "precision",
+    "recall",
+    "recall(denominator=min_relevant_k)",
+    "f1",
+    "fbeta(beta=0.5)",
+    "ap",
+    "ap(denominator=hits)",
+    "ap(denominator=k)",
+    "ap(denominator=min_relevant_k)",
+    "ar",
+    "ar(denominator=hits)",
+    "cg",
+    "dcg(gain=exponential)",
+    "dcg(log_base=10)",
+    "ndcg",
+    "ndcg(ideal=all)",
+    "ndcg(gain=binary,ideal=k_slots)",
+    "hit_rate",
+    "rr",
+    "arhr",
+    "hits",
 ]
 BAD_METRICS = [
-    "ndcg@0", "ndcg@-1", "ndcg@1.5", "nope@3", "ndcg(gain=cubic)@3", "ndcg(log_base=2)@3",
-    "ap(denominator=)@2", "dcg(log_base=1)", "dcg(log_base=-2)", "r_precision@3", "ndcg@", "@5",
-    "ndcg(gain=linear,gain=binary)", "fbeta(beta=0)", "fbeta(beta=nan)", "ndcg@99999999999999999999999",
-    "", "   ", "p@1e3", "ndcg((", "ndcg(gain=linear", 5, None, 1.5, b"ndcg",
+    "ndcg@0",
+    "ndcg@-1",
+    "ndcg@1.5",
+    "nope@3",
+    "ndcg(gain=cubic)@3",
+    "ndcg(log_base=2)@3",
+    "ap(denominator=)@2",
+    "dcg(log_base=1)",
+    "dcg(log_base=-2)",
+    "r_precision@3",
+    "ndcg@",
+    "@5",
+    "ndcg(gain=linear,gain=binary)",
+    "fbeta(beta=0)",
+    "fbeta(beta=nan)",
+    "ndcg@99999999999999999999999",
+    "",
+    "   ",
+    "p@1e3",
+    "ndcg((",
+    "ndcg(gain=linear",
+    5,
+    None,
+    1.5,
+    b"ndcg",
 ]
 
 
@@ -359,7 +436,22 @@ def eval_options(draw, malformed=False):
         opts["preset"] = "trec_eval"
     if malformed and draw(st.booleans()):
         key = draw(st.sampled_from(["empty", "duplicates", "ties", "min_relevance", "max_items", "threads", "preset"]))
-        opts[key] = draw(st.sampled_from([
-            "bogus", 0, -1, 1.5, math.nan, math.inf, True, None, 2**40, 2**70, [1], "average",
-        ]))
+        opts[key] = draw(
+            st.sampled_from(
+                [
+                    "bogus",
+                    0,
+                    -1,
+                    1.5,
+                    math.nan,
+                    math.inf,
+                    True,
+                    None,
+                    2**40,
+                    2**70,
+                    [1],
+                    "average",
+                ]
+            )
+        )
     return opts

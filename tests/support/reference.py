@@ -34,6 +34,7 @@ NAN = float("nan")
 # small helpers
 # ---------------------------------------------------------------------------
 
+
 def safe_div(num, den):
     """x / 0 = 0 (trec_eval's convention)."""
     if den == 0:
@@ -75,7 +76,7 @@ def gain_of_grade(grade, gain, relevant):
     if gain == "linear":
         return g
     if gain == "exponential":
-        return 2.0 ** g - 1.0
+        return 2.0**g - 1.0
     raise ValueError(f"unknown gain {gain!r}")
 
 
@@ -92,6 +93,7 @@ def item_gain(item, truth, gain, min_relevance, below_min="gain"):
 # ---------------------------------------------------------------------------
 # per-user metrics
 # ---------------------------------------------------------------------------
+
 
 def hits(ranked, truth, k, min_relevance):
     return float(sum(hit_flags(ranked, truth, k, min_relevance)))
@@ -115,7 +117,7 @@ def evidently_ranks(ranked, truth, k, min_relevance):
     n = len(ranked)
     out = []
     for j in range(1, cutoff(ranked, k) + 1):
-        rows = ranked[:min(n, j)]
+        rows = ranked[: min(n, j)]
         tp = sum(1 for i in rows if i in rel)
         out.append((tp, min(n, j), 1 if rows and rows[-1] in rel else 0))
     return out
@@ -254,7 +256,7 @@ def bpref(ranked, truth, k, min_relevance):
     n_non = len(truth) - n_rel
     above = 0
     total = 0.0
-    for item in ranked[:cutoff(ranked, k)]:
+    for item in ranked[: cutoff(ranked, k)]:
         if item not in truth:
             continue  # unjudged: ignored
         if item in R:
@@ -270,7 +272,7 @@ def bpref(ranked, truth, k, min_relevance):
 def rbp(ranked, truth, k, min_relevance, p=0.8, gain="binary", below_min="gain"):
     # Moffat & Zobel (TOIS 2008): (1 - p) * sum_j g_j p^(j - 1) over the top k.
     total = 0.0
-    for j, item in enumerate(ranked[:cutoff(ranked, k)], start=1):
+    for j, item in enumerate(ranked[: cutoff(ranked, k)], start=1):
         total += item_gain(item, truth, gain, min_relevance, below_min) * p ** (j - 1)
     return (1 - p) * total
 
@@ -280,8 +282,8 @@ def err(ranked, truth, k, min_relevance, max_grade=4.0):
     # with probability R_j = (2^g - 1) / 2^max_grade (gdeval: max grade 4).
     total = 0.0
     still = 1.0
-    for j, item in enumerate(ranked[:cutoff(ranked, k)], start=1):
-        r = item_gain(item, truth, "exponential", min_relevance) / 2.0 ** max_grade
+    for j, item in enumerate(ranked[: cutoff(ranked, k)], start=1):
+        r = item_gain(item, truth, "exponential", min_relevance) / 2.0**max_grade
         total += still * r / j
         still *= 1 - r
     return total
@@ -289,13 +291,14 @@ def err(ranked, truth, k, min_relevance, max_grade=4.0):
 
 def judged(ranked, truth, k, min_relevance):
     # ir_measures' Judged@k: truth rows (any grade) in the top k / min(k, n).
-    top = ranked[:cutoff(ranked, k)]
+    top = ranked[: cutoff(ranked, k)]
     return safe_div(sum(1 for item in top if item in truth), len(top))
 
 
 # ---------------------------------------------------------------------------
 # metric strings
 # ---------------------------------------------------------------------------
+
 
 # name -> (function, {option: (default, parser)})
 def _float(v):
@@ -307,6 +310,7 @@ def _choice(*allowed):
         if v not in allowed:
             raise ValueError(f"option value {v!r} not in {allowed!r}")
         return v
+
     return parse
 
 
@@ -316,20 +320,49 @@ METRICS: dict[str, tuple[Any, dict[str, Any]]] = {
     "precision": (precision, {"short_lists": ("pad", _choice("pad", "evidently"))}),
     "recall": (recall, {"denominator": ("relevant", _choice("relevant", "min_relevant_k"))}),
     "fbeta": (fbeta, {"beta": (1.0, _float)}),
-    "ap": (ap, {"denominator": ("relevant", _choice("relevant", "min_relevant_k", "hits", "k")),
-                "short_lists": ("pad", _choice("pad", "evidently"))}),
-    "ar": (ar, {"denominator": ("relevant", _choice("relevant", "hits")),
-                "short_lists": ("pad", _choice("pad", "evidently"))}),
-    "cg": (cg, {"gain": ("linear", _choice("linear", "exponential", "binary")),
-                "below_min": ("gain", _choice("gain", "zero"))}),
-    "dcg": (dcg, {"gain": ("linear", _choice("linear", "exponential", "binary")),
-                  "log_base": (2.0, _float), "below_min": ("gain", _choice("gain", "zero"))}),
-    "ndcg": (ndcg, {"gain": ("linear", _choice("linear", "exponential", "binary")),
-                    "ideal": ("cut", _choice("cut", "all", "k_slots")),
-                    "below_min": ("gain", _choice("gain", "zero"))}),
+    "ap": (
+        ap,
+        {
+            "denominator": ("relevant", _choice("relevant", "min_relevant_k", "hits", "k")),
+            "short_lists": ("pad", _choice("pad", "evidently")),
+        },
+    ),
+    "ar": (
+        ar,
+        {"denominator": ("relevant", _choice("relevant", "hits")), "short_lists": ("pad", _choice("pad", "evidently"))},
+    ),
+    "cg": (
+        cg,
+        {
+            "gain": ("linear", _choice("linear", "exponential", "binary")),
+            "below_min": ("gain", _choice("gain", "zero")),
+        },
+    ),
+    "dcg": (
+        dcg,
+        {
+            "gain": ("linear", _choice("linear", "exponential", "binary")),
+            "log_base": (2.0, _float),
+            "below_min": ("gain", _choice("gain", "zero")),
+        },
+    ),
+    "ndcg": (
+        ndcg,
+        {
+            "gain": ("linear", _choice("linear", "exponential", "binary")),
+            "ideal": ("cut", _choice("cut", "all", "k_slots")),
+            "below_min": ("gain", _choice("gain", "zero")),
+        },
+    ),
     "bpref": (bpref, {}),
-    "rbp": (rbp, {"p": (0.8, _float), "gain": ("binary", _choice("linear", "exponential", "binary")),
-                  "below_min": ("gain", _choice("gain", "zero"))}),
+    "rbp": (
+        rbp,
+        {
+            "p": (0.8, _float),
+            "gain": ("binary", _choice("linear", "exponential", "binary")),
+            "below_min": ("gain", _choice("gain", "zero")),
+        },
+    ),
     "err": (err, {"max_grade": (4.0, _float)}),
     "judged": (judged, {}),
     "hit_rate": (hit_rate, {}),
@@ -396,6 +429,7 @@ def metric_value(text, ranked, truth, min_relevance):
 # inputs
 # ---------------------------------------------------------------------------
 
+
 def normalize_truth(truth, only=None):
     """-> list of (user, {item: grade}) in truth order; with ``only`` (a set of users), the
     other users are left out before their rows are read (missing="skip" never reads them)."""
@@ -454,6 +488,7 @@ def numba_quicksort_argsort(keys):
     16+ entries is split around a median-of-three pivot kept at its end, scanning from both sides and swapping
     entries that are not strictly on their side (so equal keys move); the larger part waits on the stack; ranges
     under 16 entries are finished by insertion sort. Returns the permutation."""
+
     def less(a, b):
         return a < b or (math.isnan(b) and not math.isnan(a))
 
@@ -558,8 +593,19 @@ def prepare_list(user, ranked, duplicates, max_items, depth=None):
 # evaluate
 # ---------------------------------------------------------------------------
 
-def reference_evaluate(truth, recs, metrics, empty="skip", duplicates="error", ties="input",
-                       min_relevance=None, max_items=None, missing="zero", whole_lists=False):
+
+def reference_evaluate(
+    truth,
+    recs,
+    metrics,
+    empty="skip",
+    duplicates="error",
+    ties="input",
+    min_relevance=None,
+    max_items=None,
+    missing="zero",
+    whole_lists=False,
+):
     """Returns (means, per_user, meta).
 
     whole_lists=True looks for duplicates in whole lists (what the trec_eval
@@ -633,35 +679,68 @@ def reference_evaluate(truth, recs, metrics, empty="skip", duplicates="error", t
 
 # Every metric string variant the contract names (without a cutoff).
 ALL_METRIC_BASES = (
-    ["hits", "precision", "recall", "recall(denominator=relevant)",
-     "recall(denominator=min_relevant_k)",
-     "fbeta", "f1", "fbeta(beta=0.5)", "fbeta(beta=2)", "fbeta(beta=1)",
-     "ap", "map", "ar", "mar", "hit_rate", "success", "rr", "mrr", "arhr"]
+    [
+        "hits",
+        "precision",
+        "recall",
+        "recall(denominator=relevant)",
+        "recall(denominator=min_relevant_k)",
+        "fbeta",
+        "f1",
+        "fbeta(beta=0.5)",
+        "fbeta(beta=2)",
+        "fbeta(beta=1)",
+        "ap",
+        "map",
+        "ar",
+        "mar",
+        "hit_rate",
+        "success",
+        "rr",
+        "mrr",
+        "arhr",
+    ]
     + [f"ap(denominator={d})" for d in ("relevant", "min_relevant_k", "hits", "k")]
     + [f"map(denominator={d})" for d in ("min_relevant_k", "hits")]
     + [f"ar(denominator={d})" for d in ("relevant", "hits")]
     + ["mar(denominator=hits)"]
-    + ["precision(short_lists=evidently)", "ap(short_lists=evidently)", "ar(short_lists=evidently)",
-       "ap(denominator=min_relevant_k,short_lists=evidently)", "ar(denominator=hits,short_lists=evidently)"]
+    + [
+        "precision(short_lists=evidently)",
+        "ap(short_lists=evidently)",
+        "ar(short_lists=evidently)",
+        "ap(denominator=min_relevant_k,short_lists=evidently)",
+        "ar(denominator=hits,short_lists=evidently)",
+    ]
     + ["cg", "dcg", "ndcg"]
     + [f"cg(gain={g})" for g in ("linear", "exponential", "binary")]
-    + [f"dcg(gain={g}, log_base={b!r})"
-       for g in ("linear", "exponential", "binary") for b in (2, math.e, 10)]
+    + [f"dcg(gain={g}, log_base={b!r})" for g in ("linear", "exponential", "binary") for b in (2, math.e, 10)]
     + [f"dcg(log_base={b!r})" for b in (2.0, math.e, 10.0)]
-    + [f"ndcg(gain={g},ideal={i})"
-       for g in ("linear", "exponential", "binary") for i in ("cut", "all", "k_slots")]
+    + [f"ndcg(gain={g},ideal={i})" for g in ("linear", "exponential", "binary") for i in ("cut", "all", "k_slots")]
     + [f"ndcg(ideal={i})" for i in ("cut", "all", "k_slots")]
     + [f"ndcg(gain={g})" for g in ("linear", "exponential", "binary")]
-    + ["cg(below_min=zero)", "dcg(gain=exponential,below_min=zero)", "ndcg(below_min=zero)",
-       "ndcg(gain=exponential,ideal=k_slots,below_min=zero)"]
-    + ["bpref", "rbp", "rbp(p=0.5)", "rbp(p=0.95,gain=linear,below_min=zero)", "rbp(gain=exponential)",
-       "err", "err(max_grade=2)", "judged"]
+    + [
+        "cg(below_min=zero)",
+        "dcg(gain=exponential,below_min=zero)",
+        "ndcg(below_min=zero)",
+        "ndcg(gain=exponential,ideal=k_slots,below_min=zero)",
+    ]
+    + [
+        "bpref",
+        "rbp",
+        "rbp(p=0.5)",
+        "rbp(p=0.95,gain=linear,below_min=zero)",
+        "rbp(gain=exponential)",
+        "err",
+        "err(max_grade=2)",
+        "judged",
+    ]
 )
 
 
 # ---------------------------------------------------------------------------
 # ties="average": tie-averaged DCG (McSherry & Najork 2008; scikit-learn dcg_score)
 # ---------------------------------------------------------------------------
+
 
 def tie_averaged_dcg(scores, truth, k, min_relevance, gain="linear", log_base=2.0, below_min="gain"):
     """scores: {item: score}.  Items are grouped by equal score, groups taken by
