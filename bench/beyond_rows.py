@@ -69,7 +69,7 @@ def beyond_rows(w, repeats: int, topk_users: int, topk_items: int = 100_000, k: 
     truth = rm.Truth.from_csr(w.truth_indptr, w.truth_items, w.truth_grades)
     recs = rm.Recs.from_csr(w.recs_indptr, w.recs_items)
     train = (w.truth_indptr, w.truth_items)
-    rows = []
+    rows: list[tuple] = []
     for m, target in BEYOND_TARGETS:
         t = _median(lambda m=m: rm.evaluate(truth, recs, [m], train=train, threads=threads), repeats)
         rows.append((f"{m} on W1, train {w.truth_items.size:,} rows", t, "", None, None, f"<= {target} s", t <= target))

@@ -19,8 +19,18 @@ import numpy as np
 
 import rankmeter as rm
 
-METRICS = ["personalization@10", "coverage@10", "gini@10", "arp@10", "novelty@10", "diversity@10", "fcp@10",
-           "serendipity@10", "personalization(similarity=cosine)@10", "score_entropy@10"]
+METRICS = [
+    "personalization@10",
+    "coverage@10",
+    "gini@10",
+    "arp@10",
+    "novelty@10",
+    "diversity@10",
+    "fcp@10",
+    "serendipity@10",
+    "personalization(similarity=cosine)@10",
+    "score_entropy@10",
+]
 
 
 def main() -> None:

@@ -15,14 +15,11 @@ import os
 import shutil
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from callgrind_w1 import count  # noqa: E402
+from callgrind_w1 import count  # bench/ is on sys.path: run as python bench/callgrind_beyond.py
 
 METRICS = ["coverage@10", "gini@10", "arp@10", "novelty@10", "fcp@10"]
 
 CHILD = """
-import sys
-sys.path.insert(0, {path!r})
 import {module} as rm
 w = rm.datasets.w1({users}, seed=0)
 truth = rm.Truth.from_csr(w.truth_indptr, w.truth_items, w.truth_grades)
@@ -38,18 +35,22 @@ def main() -> int:
     ap.add_argument("--users", type=int, default=100_000)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--metrics", default=",".join(METRICS))
-    ap.add_argument("--path", default="", help="put this directory first on sys.path")
+    ap.add_argument("--path", default="", help="put this directory first on the child's import path (PYTHONPATH)")
     ap.add_argument("--module", default="rankmeter", help="the package to import as rankmeter")
     args = ap.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed")
-    kw = dict(path=args.path, module=args.module, users=args.users, threads=args.threads)
+    if args.path:  # the child process (under valgrind) imports from there first
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [args.path, os.environ.get("PYTHONPATH")]))
+    kw = dict(module=args.module, users=args.users, threads=args.threads)
     metrics = [m for m in args.metrics.split(",") if m]
     base = count(CHILD.format(metrics=[], **kw))
     full = count(CHILD.format(metrics=metrics, **kw))
     print(f"W1 {args.users:,} users, {args.module}, {args.threads} thread(s), one call each: {', '.join(metrics)}")
-    print(f"instructions: workload only {base:,}; with the calls {full:,}; the calls alone {full - base:,} "
-          f"({(full - base) / args.users:,.0f} per user)")
+    print(
+        f"instructions: workload only {base:,}; with the calls {full:,}; the calls alone {full - base:,} "
+        f"({(full - base) / args.users:,.0f} per user)"
+    )
     return 0
 
 

@@ -18,8 +18,11 @@ import sys
 import tempfile
 
 SIX = ["precision@10", "recall@10", "ap@10", "ndcg@10", "rr@10", "hit_rate@10"]
-TWENTY = [f"{m}@{k}" for k in (10, 100)
-          for m in ("precision", "recall", "f1", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr", "arhr")]
+TWENTY = [
+    f"{m}@{k}"
+    for k in (10, 100)
+    for m in ("precision", "recall", "f1", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr", "arhr")
+]
 
 CHILD = """
 import sys
@@ -66,8 +69,10 @@ def main() -> int:
     base = count(CHILD.format(users=args.users, run=False, metrics=metrics, threads=args.threads))
     full = count(CHILD.format(users=args.users, run=True, metrics=metrics, threads=args.threads))
     print(f"W1 {args.users:,} users, {len(metrics)} columns ({args.metrics}), {args.threads} thread(s)")
-    print(f"instructions: workload only {base:,}; with evaluate() {full:,}; evaluate() alone {full - base:,} "
-          f"({(full - base) / args.users:,.0f} per user)")
+    print(
+        f"instructions: workload only {base:,}; with evaluate() {full:,}; evaluate() alone {full - base:,} "
+        f"({(full - base) / args.users:,.0f} per user)"
+    )
     return 0
 
 

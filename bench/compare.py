@@ -37,6 +37,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -46,60 +47,174 @@ HERE = Path(__file__).resolve().parent
 WORKER = HERE / "peers" / "worker.py"
 
 # name: (venv or None for this Python, users by default (None = all), {peer value: rankmeter metric}, evaluate kw)
-CONTENDERS = {
+CONTENDERS: dict[str, tuple[Any, Any, dict, dict]] = {
     "rankmeter": (None, None, {}, {}),
     "floor": (None, None, {}, {}),
     # implicit's precision is a micro-average (sum of hits / sum of min(K, |R|)): not compared.
     # ranking_metrics_at_k returns only the means, so rankmeter is asked for the means only too.
-    "implicit": ("implicit", None, {"map": "map(denominator=min_relevant_k)@10",
-                                    "ndcg": "ndcg(gain=binary)@10"}, {"per_user": False}),
-    "numpy": (None, None, {"precision": "precision@10", "recall": "recall@10", "map": "map@10",
-                           "ndcg": "ndcg@10"}, {}),
-    "ranx": ("ranx", 100_000, {"precision@10": "precision@10", "recall@10": "recall@10", "map@10": "map@10",
-                               "ndcg@10": "ndcg@10", "mrr@10": "mrr@10", "hit_rate@10": "hit_rate@10"}, {}),
-    "ranx_fast": ("ranx", 100_000, {"precision@10": "precision@10", "recall@10": "recall@10", "map@10": "map@10",
-                                    "ndcg@10": "ndcg@10", "mrr@10": "mrr@10", "hit_rate@10": "hit_rate@10"}, {}),
+    "implicit": (
+        "implicit",
+        None,
+        {"map": "map(denominator=min_relevant_k)@10", "ndcg": "ndcg(gain=binary)@10"},
+        {"per_user": False},
+    ),
+    "numpy": (None, None, {"precision": "precision@10", "recall": "recall@10", "map": "map@10", "ndcg": "ndcg@10"}, {}),
+    "ranx": (
+        "ranx",
+        100_000,
+        {
+            "precision@10": "precision@10",
+            "recall@10": "recall@10",
+            "map@10": "map@10",
+            "ndcg@10": "ndcg@10",
+            "mrr@10": "mrr@10",
+            "hit_rate@10": "hit_rate@10",
+        },
+        {},
+    ),
+    "ranx_fast": (
+        "ranx",
+        100_000,
+        {
+            "precision@10": "precision@10",
+            "recall@10": "recall@10",
+            "map@10": "map@10",
+            "ndcg@10": "ndcg@10",
+            "mrr@10": "mrr@10",
+            "hit_rate@10": "hit_rate@10",
+        },
+        {},
+    ),
     # the 16 columns ranx has of rankmeter's 20 (no AR, no ARHR), on its fastest path
-    "ranx_fast16": ("ranx", 100_000, {f"{m}@{k}": f"{m}@{k}" for m in ("precision", "recall", "f1", "map", "ndcg",
-                                                                      "dcg", "hit_rate", "mrr") for k in (10, 100)},
-                    {}),
-    "pytrec_eval": ("pytrec_eval", 100_000, {"P_10": "precision@10", "recall_10": "recall@10",
-                                             "map_cut_10": "map@10", "ndcg_cut_10": "ndcg@10", "recip_rank": "mrr",
-                                             "success_10": "success@10"}, {"preset": "trec_eval"}),
-    "pytrec_eval_top": ("ir_measures", 100_000, {"P_10": "precision@10", "recall_10": "recall@10",
-                                                 "map_cut_10": "map@10", "ndcg_cut_10": "ndcg@10",
-                                                 "recip_rank": "mrr@10", "success_10": "success@10"},
-                        {"preset": "trec_eval"}),
-    "rectools": ("rectools", 100_000, {"precision": "precision@10", "recall": "recall@10", "map": "map@10",
-                                       "ndcg": "ndcg(gain=binary,ideal=k_slots)@10", "mrr": "mrr@10",
-                                       "hit_rate": "hit_rate@10"}, {}),
-    "recommenders": ("msr", 20_000, {"precision": "precision@10", "recall": "recall@10",
-                                     "map": "map(denominator=min_relevant_k)@10", "ndcg": "ndcg(gain=binary)@10"}, {}),
-    "torchmetrics": ("torch", 20_000, {"precision": "precision@10", "recall": "recall@10",
-                                       "map": "map(denominator=hits)@10", "ndcg": "ndcg@10", "mrr": "mrr@10",
-                                       "hit_rate": "hit_rate@10"}, {}),
-    "evidently": ("evidently", 10_000, {"precision": "precision@10", "recall": "recall@10", "map": "map@10",
-                                        "ndcg": "ndcg(gain=binary)@10", "mrr": "mrr@10", "hit_rate": "hit_rate@10"}, {}),
-    "ml_metrics": ("recm", 100_000, {"ml_metrics.mapk": "map(denominator=min_relevant_k)@10",
-                                     "recmetrics.mark": "map@10"}, {}),
-    "python_loops": (None, 100_000, {"precision": "precision@10", "recall": "recall@10", "map": "map@10",
-                                     "ndcg": "ndcg@10"}, {}),
+    "ranx_fast16": (
+        "ranx",
+        100_000,
+        {
+            f"{m}@{k}": f"{m}@{k}"
+            for m in ("precision", "recall", "f1", "map", "ndcg", "dcg", "hit_rate", "mrr")
+            for k in (10, 100)
+        },
+        {},
+    ),
+    "pytrec_eval": (
+        "pytrec_eval",
+        100_000,
+        {
+            "P_10": "precision@10",
+            "recall_10": "recall@10",
+            "map_cut_10": "map@10",
+            "ndcg_cut_10": "ndcg@10",
+            "recip_rank": "mrr",
+            "success_10": "success@10",
+        },
+        {"preset": "trec_eval"},
+    ),
+    "pytrec_eval_top": (
+        "ir_measures",
+        100_000,
+        {
+            "P_10": "precision@10",
+            "recall_10": "recall@10",
+            "map_cut_10": "map@10",
+            "ndcg_cut_10": "ndcg@10",
+            "recip_rank": "mrr@10",
+            "success_10": "success@10",
+        },
+        {"preset": "trec_eval"},
+    ),
+    "rectools": (
+        "rectools",
+        100_000,
+        {
+            "precision": "precision@10",
+            "recall": "recall@10",
+            "map": "map@10",
+            "ndcg": "ndcg(gain=binary,ideal=k_slots)@10",
+            "mrr": "mrr@10",
+            "hit_rate": "hit_rate@10",
+        },
+        {},
+    ),
+    "recommenders": (
+        "msr",
+        20_000,
+        {
+            "precision": "precision@10",
+            "recall": "recall@10",
+            "map": "map(denominator=min_relevant_k)@10",
+            "ndcg": "ndcg(gain=binary)@10",
+        },
+        {},
+    ),
+    "torchmetrics": (
+        "torch",
+        20_000,
+        {
+            "precision": "precision@10",
+            "recall": "recall@10",
+            "map": "map(denominator=hits)@10",
+            "ndcg": "ndcg@10",
+            "mrr": "mrr@10",
+            "hit_rate": "hit_rate@10",
+        },
+        {},
+    ),
+    "evidently": (
+        "evidently",
+        10_000,
+        {
+            "precision": "precision@10",
+            "recall": "recall@10",
+            "map": "map@10",
+            "ndcg": "ndcg(gain=binary)@10",
+            "mrr": "mrr@10",
+            "hit_rate": "hit_rate@10",
+        },
+        {},
+    ),
+    "ml_metrics": (
+        "recm",
+        100_000,
+        {"ml_metrics.mapk": "map(denominator=min_relevant_k)@10", "recmetrics.mark": "map@10"},
+        {},
+    ),
+    "python_loops": (
+        None,
+        100_000,
+        {"precision": "precision@10", "recall": "recall@10", "map": "map@10", "ndcg": "ndcg@10"},
+        {},
+    ),
 }
 
-LABEL = {"rankmeter": "rankmeter.evaluate (20 columns)", "floor": "memory floor (np.add.reduce)",
-         "implicit": "implicit.evaluation (stand-in model; same metrics: rankmeter on the top-10 lists it receives)", "numpy": "numpy (vectorised, 4 metrics)",
-         "ranx": "ranx (warm numba; Qrels/Run + ranx.evaluate)",
-         "ranx_fast": "ranx fastest path (warm numba kernels on typed-List qrels + UxKx2 run array)",
-         "ranx_fast16": "ranx fastest path, its 16 columns (8 metrics x k 10, 100; warm numba kernels, Ux100x2 run array)", "pytrec_eval": "pytrec_eval",
-         "pytrec_eval_top": "pytrec_eval on its run cut to the top 10 (evaluator built beforehand; rankmeter on the same top-10 run)", "rectools": "RecTools calc_metrics",
-         "recommenders": "MS Recommenders python_evaluation", "torchmetrics": "torchmetrics retrieval", "evidently": "Evidently Report (recsys metrics)",
-         "ml_metrics": "ml_metrics.mapk + recmetrics.mark", "python_loops": "per-user Python loops"}
+LABEL = {
+    "rankmeter": "rankmeter.evaluate (20 columns)",
+    "floor": "memory floor (np.add.reduce)",
+    "implicit": "implicit.evaluation (stand-in model; same metrics: rankmeter on the top-10 lists it receives)",
+    "numpy": "numpy (vectorised, 4 metrics)",
+    "ranx": "ranx (warm numba; Qrels/Run + ranx.evaluate)",
+    "ranx_fast": "ranx fastest path (warm numba kernels on typed-List qrels + UxKx2 run array)",
+    "ranx_fast16": "ranx fastest path, its 16 columns (8 metrics x k 10, 100; warm numba kernels, Ux100x2 run array)",
+    "pytrec_eval": "pytrec_eval",
+    "pytrec_eval_top": "pytrec_eval on its run cut to the top 10 (evaluator built beforehand; rankmeter on the same top-10 run)",
+    "rectools": "RecTools calc_metrics",
+    "recommenders": "MS Recommenders python_evaluation",
+    "torchmetrics": "torchmetrics retrieval",
+    "evidently": "Evidently Report (recsys metrics)",
+    "ml_metrics": "ml_metrics.mapk + recmetrics.mark",
+    "python_loops": "per-user Python loops",
+}
 
 
 def save_slice(w, n: int, path: Path) -> None:
     tp, rp = w.truth_indptr[: n + 1], w.recs_indptr[: n + 1]
-    np.savez(path, truth_indptr=tp, truth_items=w.truth_items[: tp[-1]], truth_grades=w.truth_grades[: tp[-1]],
-             recs_indptr=rp, recs_items=w.recs_items[: rp[-1]])
+    np.savez(
+        path,
+        truth_indptr=tp,
+        truth_items=w.truth_items[: tp[-1]],
+        truth_grades=w.truth_grades[: tp[-1]],
+        recs_indptr=rp,
+        recs_items=w.recs_items[: rp[-1]],
+    )
 
 
 def python_of(venv, peers_dir: Path):
@@ -114,8 +229,13 @@ def run_one(name, python, npz, repeats, timeout):
     env = dict(os.environ, PYTHONWARNINGS="ignore")
     t0 = time.perf_counter()
     try:
-        p = subprocess.run([python, str(WORKER), name, str(npz), str(repeats), str(out)], capture_output=True,
-                           text=True, timeout=timeout, env=env)
+        p = subprocess.run(
+            [python, str(WORKER), name, str(npz), str(repeats), str(out)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+        )
     except subprocess.TimeoutExpired:
         return {"error": f"timed out after {timeout} s"}
     if p.returncode != 0 or not out.exists():
@@ -143,15 +263,24 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--only", default="", help="comma-separated contenders (default: all that are installed)")
     ap.add_argument("--peer-users", default="", help="overrides, e.g. ranx=1000000,torchmetrics=50000")
-    ap.add_argument("--peers-dir", default=os.environ.get("RANKMETER_PEERS",
-                                                          str(Path.home() / ".cache" / "rankmeter-peers")))
+    ap.add_argument(
+        "--peers-dir", default=os.environ.get("RANKMETER_PEERS", str(Path.home() / ".cache" / "rankmeter-peers"))
+    )
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per contender")
     ap.add_argument("--json", default="", help="also write the raw results here")
-    ap.add_argument("--topk-users", type=int, default=20_000,
-                    help="rows of the float32 score matrix of the Recs.from_scores row (0: skip; 20,000 = 8 GB)")
+    ap.add_argument(
+        "--topk-users",
+        type=int,
+        default=20_000,
+        help="rows of the float32 score matrix of the Recs.from_scores row (0: skip; 20,000 = 8 GB)",
+    )
     ap.add_argument("--no-beyond", action="store_true", help="leave out the beyond-accuracy target rows")
-    ap.add_argument("--reuse", default="", help="take the contenders' results from this --json file of an earlier "
-                    "run at the same --users (only rankmeter's same-metric timings are measured again)")
+    ap.add_argument(
+        "--reuse",
+        default="",
+        help="take the contenders' results from this --json file of an earlier "
+        "run at the same --users (only rankmeter's same-metric timings are measured again)",
+    )
     args = ap.parse_args()
     peers_dir = Path(args.peers_dir)
     only = [x for x in args.only.split(",") if x]
@@ -159,15 +288,20 @@ def main() -> int:
 
     t0 = time.perf_counter()
     w = rm.datasets.w1(args.users, seed=0)
-    print(f"W1: {w.n_users:,} users, {w.recs_items.size:,} rec rows, {w.truth_items.size:,} truth rows, "
-          f"{w.nbytes / 1e6:,.0f} MB of buffers (built in {time.perf_counter() - t0:.1f} s)")
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Linux {platform.release()}, "
-          f"Python {platform.python_version()}, numpy {np.__version__}, rankmeter {rm.__version__}; "
-          f"{args.repeats} repeats, medians", flush=True)
+    print(
+        f"W1: {w.n_users:,} users, {w.recs_items.size:,} rec rows, {w.truth_items.size:,} truth rows, "
+        f"{w.nbytes / 1e6:,.0f} MB of buffers (built in {time.perf_counter() - t0:.1f} s)"
+    )
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Linux {platform.release()}, "
+        f"Python {platform.python_version()}, numpy {np.__version__}, rankmeter {rm.__version__}; "
+        f"{args.repeats} repeats, medians",
+        flush=True,
+    )
 
     results = json.loads(Path(args.reuse).read_text()) if args.reuse else {}
-    with tempfile.TemporaryDirectory(prefix="rm-compare-") as tmp:
-        tmp = Path(tmp)
+    with tempfile.TemporaryDirectory(prefix="rm-compare-") as tmp_name:
+        tmp = Path(tmp_name)
         files = {}
         for name, (venv, n_default, mapping, kw) in CONTENDERS.items():
             if args.reuse:
@@ -223,7 +357,6 @@ def main() -> int:
             ts.append(time.perf_counter() - t1)
         res["rankmeter_same"] = statistics.median(ts)
     print_table(results, args.users)
-    sys.path.insert(0, str(HERE))
     from w1_floor import floor_rows, print_floor_rows
 
     print("\nrankmeter against the memory floors (this process, the contenders alternating in rounds):")
@@ -241,8 +374,10 @@ def print_table(results, users):
     rmk = results.get("rankmeter", {})
     base = statistics.median(rmk["compute"]) if "compute" in rmk else float("nan")
     print()
-    print(f"| contender | users run | convert s | compute s | compute at {users:,} users | speed-up of rankmeter "
-          f"(20 columns) | rankmeter, same metrics s | speed-up, same metrics | peak RSS MB | max abs diff |")
+    print(
+        f"| contender | users run | convert s | compute s | compute at {users:,} users | speed-up of rankmeter "
+        f"(20 columns) | rankmeter, same metrics s | speed-up, same metrics | peak RSS MB | max abs diff |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, r in results.items():
         if "error" in r:
@@ -258,13 +393,17 @@ def print_table(results, users):
         dtxt = "" if diff is None else f"{diff:.1e}"
         same = r.get("rankmeter_same")
         stxt = f"{same:.4f} | {full / same:,.1f}x" if same else " | "
-        print(f"| {LABEL[name]} | {n:,} | {conv:.3f} | {comp:.4f} | {mark}{full:.3f} | "
-              f"{ratio:,.1f}x | {stxt} | {r['rss_mb']:,.0f} | {dtxt} |")
+        print(
+            f"| {LABEL[name]} | {n:,} | {conv:.3f} | {comp:.4f} | {mark}{full:.3f} | "
+            f"{ratio:,.1f}x | {stxt} | {r['rss_mb']:,.0f} | {dtxt} |"
+        )
         if name == "ranx" and r.get("cold") is not None:
             cold = r["cold"] * scale
             stxt = f"{same:.4f} | {cold / same:,.1f}x" if same else " | "
-            print(f"| ranx (cold: first call, numba JIT) | {n:,} | | {r['cold']:.3f} | {mark}{cold:.3f} | "
-                  f"{cold / base:,.1f}x | {stxt} | | |")
+            print(
+                f"| ranx (cold: first call, numba JIT) | {n:,} | | {r['cold']:.3f} | {mark}{cold:.3f} | "
+                f"{cold / base:,.1f}x | {stxt} | | |"
+            )
     if "floor" in results and "compute" in results["floor"]:
         fl = statistics.median(results["floor"]["compute"])
         print(f"\nrankmeter / memory floor: {base / fl:.2f}x  (rankmeter {base:.4f} s, one read pass {fl:.4f} s)")

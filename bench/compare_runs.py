@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -63,8 +64,9 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--ranx-users", type=int, default=100_000)
     ap.add_argument("--ranx-permutations", type=int, default=100)
-    ap.add_argument("--peers-dir", default=os.environ.get("RANKMETER_PEERS",
-                                                          str(Path.home() / ".cache" / "rankmeter-peers")))
+    ap.add_argument(
+        "--peers-dir", default=os.environ.get("RANKMETER_PEERS", str(Path.home() / ".cache" / "rankmeter-peers"))
+    )
     ap.add_argument("--no-ranx", action="store_true")
     ap.add_argument("--json", default="")
     args = ap.parse_args()
@@ -74,11 +76,15 @@ def main() -> int:
     run_items = make_runs(w, args.runs)
     truth = rm.Truth.from_csr(w.truth_indptr, w.truth_items, w.truth_grades)
     runs = {f"run{i}": rm.Recs.from_array(r) for i, r in enumerate(run_items)}
-    print(f"W1: {w.n_users:,} users, {args.runs} runs x {run_items[0].shape[1]} items, {len(METRICS)} metrics, "
-          f"every pair ({args.runs * (args.runs - 1) // 2} pairs, {len(METRICS) * args.runs * (args.runs - 1) // 2} "
-          f"comparisons), {args.resamples:,} resamples (built in {time.perf_counter() - t0:.1f} s)")
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"numpy {np.__version__}, rankmeter {rm.__version__}, OpenMP {rm.has_openmp}")
+    print(
+        f"W1: {w.n_users:,} users, {args.runs} runs x {run_items[0].shape[1]} items, {len(METRICS)} metrics, "
+        f"every pair ({args.runs * (args.runs - 1) // 2} pairs, {len(METRICS) * args.runs * (args.runs - 1) // 2} "
+        f"comparisons), {args.resamples:,} resamples (built in {time.perf_counter() - t0:.1f} s)"
+    )
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"numpy {np.__version__}, rankmeter {rm.__version__}, OpenMP {rm.has_openmp}"
+    )
 
     t_eval = []
     for _ in range(args.repeats):
@@ -89,12 +95,13 @@ def main() -> int:
     times = []
     for _ in range(args.repeats):
         t1 = time.perf_counter()
-        cmp = rm.compare(truth, runs, METRICS, test="randomization", n_resamples=args.resamples,
-                         threads=args.threads)
+        cmp = rm.compare(truth, runs, METRICS, test="randomization", n_resamples=args.resamples, threads=args.threads)
         times.append(time.perf_counter() - t1)
     t_rm = statistics.median(times)
-    print(f"\nrankmeter.compare: {t_rm:.2f} s (median of {len(times)}; of which the 5 evaluations "
-          f"{statistics.median(t_eval):.2f} s)")
+    print(
+        f"\nrankmeter.compare: {t_rm:.2f} s (median of {len(times)}; of which the 5 evaluations "
+        f"{statistics.median(t_eval):.2f} s)"
+    )
     print(cmp.to_text())
 
     out = {"users": args.users, "resamples": args.resamples, "rankmeter": times, "rankmeter_eval": t_eval}
@@ -104,11 +111,26 @@ def main() -> int:
         with tempfile.TemporaryDirectory(prefix="rm-cmp-") as tmp:
             npz, res_path = Path(tmp) / "runs.npz", Path(tmp) / "ranx.json"
             tp = w.truth_indptr[: n + 1]
-            np.savez(npz, truth_indptr=tp, truth_items=w.truth_items[: tp[-1]], truth_grades=w.truth_grades[: tp[-1]],
-                     **{f"run_{i}": r[:n] for i, r in enumerate(run_items)})
-            p = subprocess.run([str(ranx_py), str(HERE / "peers" / "ranx_compare_worker.py"), str(npz),
-                                str(args.ranx_permutations), str(res_path)], capture_output=True, text=True,
-                               env=dict(os.environ, PYTHONWARNINGS="ignore"))
+            arrays: dict[str, Any] = {f"run_{i}": r[:n] for i, r in enumerate(run_items)}
+            np.savez(
+                npz,
+                truth_indptr=tp,
+                truth_items=w.truth_items[: tp[-1]],
+                truth_grades=w.truth_grades[: tp[-1]],
+                **arrays,
+            )
+            p = subprocess.run(
+                [
+                    str(ranx_py),
+                    str(HERE / "peers" / "ranx_compare_worker.py"),
+                    str(npz),
+                    str(args.ranx_permutations),
+                    str(res_path),
+                ],
+                capture_output=True,
+                text=True,
+                env=dict(os.environ, PYTHONWARNINGS="ignore"),
+            )
             if p.returncode != 0:
                 print("ranx failed:", p.stderr[-1500:])
                 return 1
@@ -118,19 +140,28 @@ def main() -> int:
         extrap = rx["evaluate"] * scale_u + t_fisher * scale_u * args.resamples / args.ranx_permutations
         # agreement of the means on ranx's users (rankmeter's defaults equal ranx's here: every W1 user has
         # a relevant item, lists are 100 long)
-        sub = rm.datasets.Workload(tp, w.truth_items[: tp[-1]], w.truth_grades[: tp[-1]], w.recs_indptr[: n + 1],
-                                   w.recs_items[: w.recs_indptr[n]], w.n_items)
+        sub = rm.datasets.Workload(
+            tp,
+            w.truth_items[: tp[-1]],
+            w.truth_grades[: tp[-1]],
+            w.recs_indptr[: n + 1],
+            w.recs_items[: w.recs_indptr[n]],
+            w.n_items,
+        )
         t_sub = rm.Truth.from_csr(sub.truth_indptr, sub.truth_items, sub.truth_grades)
         worst = 0.0
-        for i, r in enumerate(run_items):
-            res = rm.evaluate(t_sub, rm.Recs.from_array(r[:n]), METRICS, preset="ranx")
+        for i, items in enumerate(run_items):
+            res = rm.evaluate(t_sub, rm.Recs.from_array(items[:n]), METRICS, preset="ranx")
             worst = max(worst, max(abs(res[m] - rx["means"][f"run{i}"][m]) for m in METRICS))
-        print(f"\nranx.compare (stat_test='fisher', warm numba, Qrels/Run objects) on {n:,} users with "
-              f"{args.ranx_permutations} permutations: {rx['compare']:.2f} s (evaluation {rx['evaluate']:.2f} s, "
-              f"Fisher {t_fisher:.2f} s; conversion to Qrels/Run {rx['convert']:.2f} s, not counted)")
+        print(
+            f"\nranx.compare (stat_test='fisher', warm numba, Qrels/Run objects) on {n:,} users with "
+            f"{args.ranx_permutations} permutations: {rx['compare']:.2f} s (evaluation {rx['evaluate']:.2f} s, "
+            f"Fisher {t_fisher:.2f} s; conversion to Qrels/Run {rx['convert']:.2f} s, not counted)"
+        )
         print(f"  extrapolated to {args.users:,} users and {args.resamples:,} permutations: ~{extrap:,.0f} s")
-        print(f"  rankmeter speed-up: ~{extrap / t_rm:,.0f}x   (means agree with preset='ranx': max |diff| "
-              f"{worst:.1e})")
+        print(
+            f"  rankmeter speed-up: ~{extrap / t_rm:,.0f}x   (means agree with preset='ranx': max |diff| {worst:.1e})"
+        )
         out.update(ranx=rx, ranx_extrapolated=extrap, speedup=extrap / t_rm, max_mean_diff=worst)
     elif not args.no_ranx:
         print(f"\nranx not installed at {ranx_py} (bash bench/peers/setup.sh ranx)")

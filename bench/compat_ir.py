@@ -87,8 +87,12 @@ def peer(which: str, venv: str, path: str, repeats: int):
         return None
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
         f.write(WORKER)
-    p = subprocess.run([str(py), f.name, which, path, str(repeats)], capture_output=True, text=True,
-                       env=dict(os.environ, PYTHONWARNINGS="ignore"))
+    p = subprocess.run(
+        [str(py), f.name, which, path, str(repeats)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONWARNINGS="ignore"),
+    )
     if p.returncode != 0:
         print(p.stderr[-2000:], file=sys.stderr)
         return None

@@ -25,7 +25,7 @@ import numpy as np
 
 ROOT = Path(os.environ.get("RANKMETER_PEERS", Path.home() / ".cache" / "rankmeter-peers"))
 
-TIMER = r'''
+TIMER = r"""
 import json, random, statistics, sys, time, warnings
 warnings.simplefilter("ignore")
 import numpy as np, pandas as pd
@@ -50,7 +50,7 @@ for name, f in calls.items():
         t = time.perf_counter(); v = f(); ts.append(time.perf_counter() - t)
     out[name] = {"median": statistics.median(ts), "value": float(v[0] if isinstance(v, tuple) else v)}
 json.dump(out, open(sys.argv[2], "w"))
-'''
+"""
 
 
 def main() -> int:
@@ -66,14 +66,23 @@ def main() -> int:
     pair_pred = pred[: args.pairwise_users]
     features = g.integers(0, 2, (n_items, 16)).tolist()
     pop = {str(i): int(c) for i, c in enumerate(g.integers(1, 1000, n_items))}
-    data = {"actual": actual, "pred": pred, "pair_pred": pair_pred, "features": features, "pop": pop,
-            "n_train_users": 2000, "n_items": n_items, "repeats": args.repeats}
+    data = {
+        "actual": actual,
+        "pred": pred,
+        "pair_pred": pair_pred,
+        "features": features,
+        "pop": pop,
+        "n_train_users": 2000,
+        "n_items": n_items,
+        "repeats": args.repeats,
+    }
     py = ROOT / "recm" / "bin" / "python"
     with tempfile.TemporaryDirectory() as d:
         (Path(d) / "in.json").write_text(json.dumps(data))
         (Path(d) / "t.py").write_text(TIMER)
-        subprocess.run([str(py), str(Path(d) / "t.py"), str(Path(d) / "in.json"), str(Path(d) / "out.json")],
-                       check=True)
+        subprocess.run(
+            [str(py), str(Path(d) / "t.py"), str(Path(d) / "in.json"), str(Path(d) / "out.json")], check=True
+        )
         orig = json.loads((Path(d) / "out.json").read_text())
 
     import pandas as pd
@@ -87,8 +96,10 @@ def main() -> int:
         "recmetrics.mark": lambda: recmetrics.mark(actual, pred, 10),
         "recmetrics.novelty": lambda: recmetrics.novelty(pred, popd, 2000, 10),
         "recmetrics.prediction_coverage": lambda: recmetrics.prediction_coverage(pred, list(range(n_items))),
-        "recmetrics.catalog_coverage": lambda: (random.seed(1),
-                                                recmetrics.catalog_coverage(pred, list(range(n_items)), 1000))[1],
+        "recmetrics.catalog_coverage": lambda: (
+            random.seed(1),
+            recmetrics.catalog_coverage(pred, list(range(n_items)), 1000),
+        )[1],
         "recmetrics.personalization": lambda: recmetrics.personalization(pair_pred),
         "recmetrics.intra_list_similarity": lambda: recmetrics.intra_list_similarity(pair_pred, feats),
     }
@@ -101,8 +112,11 @@ def main() -> int:
             ts.append(time.perf_counter() - t)
         v = float(v[0] if isinstance(v, tuple) else v)
         mine, theirs = statistics.median(ts), orig[name]["median"]
-        users = args.pairwise_users if name in ("recmetrics.personalization",
-                                                "recmetrics.intra_list_similarity") else args.users
+        users = (
+            args.pairwise_users
+            if name in ("recmetrics.personalization", "recmetrics.intra_list_similarity")
+            else args.users
+        )
         same = abs(v - orig[name]["value"]) <= 1e-12 * max(1.0, abs(v))
         print(f"{name:36s} {users:8d} {theirs:11.4f} {mine:12.4f} {theirs / mine:8.1f}x  {same}")
     return 0

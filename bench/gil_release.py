@@ -37,7 +37,7 @@ def main() -> None:
     serial, concurrent = [], []
     for _ in range(args.repeats):
         t0 = time.perf_counter()
-        out = [None, None]
+        out: list = [None, None]
         one(out, 0)
         one(out, 1)
         serial.append(time.perf_counter() - t0)

@@ -65,8 +65,12 @@ def main() -> None:
         t_items = (7 * u + 13 * pos) % N_ITEMS
         t_indptr = np.arange(n + 1, dtype=np.int64)
         t0 = time.perf_counter()
-        res = rm.evaluate((t_indptr, t_items), rm.Recs.from_csr(indptr, items),
-                          ["hits@100", "precision@100", "rr"], threads=args.threads)
+        res = rm.evaluate(
+            (t_indptr, t_items),
+            rm.Recs.from_csr(indptr, items),
+            ["hits@100", "precision@100", "rr"],
+            threads=args.threads,
+        )
         dt = time.perf_counter() - t0
         rr = res.per_user["rr"]
         expect_rr = 1.0 / (pos + 1)

@@ -31,6 +31,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +45,8 @@ def columns(w):
     n = w.n_users
     return {
         "t_user": np.repeat(np.arange(n, dtype=np.int64), np.diff(w.truth_indptr)),
-        "t_item": w.truth_items, "t_rel": w.truth_grades,
+        "t_item": w.truth_items,
+        "t_rel": w.truth_grades,
         "r_user": np.repeat(np.arange(n, dtype=np.int64), np.diff(w.recs_indptr)),
         "r_item": w.recs_items,
         "r_rank": (np.arange(w.recs_items.size) - np.repeat(w.recs_indptr[:-1], np.diff(w.recs_indptr)) + 1),
@@ -56,11 +58,14 @@ def tables(c, lib):
     r = {"user_id": c["r_user"], "item_id": c["r_item"], "rank": c["r_rank"]}
     if lib == "pandas":
         import pandas as pd
+
         return pd.DataFrame(t, copy=False), pd.DataFrame(r, copy=False)
     if lib == "polars":
         import polars as pl
+
         return pl.DataFrame(t), pl.DataFrame(r)
     import pyarrow as pa
+
     return pa.table(t), pa.table(r)
 
 
@@ -98,19 +103,23 @@ def write_parquet_pair(users: int, directory: str) -> dict:
     w = rm.datasets.w1(users, seed=0)
     c = columns(w)
     del w
-    paths = {}
+    paths: dict[str, Any] = {}
     for kind in ("int64", "string"):
-        def ids(a, prefix):
+
+        def ids(a, prefix, kind=kind):
             arr = pa.array(a)
             if kind == "int64":
                 return arr
             return pc.binary_join_element_wise(prefix, pc.cast(arr, pa.string()), "")
 
-        t = pa.table({"user_id": ids(c["t_user"], "user-"), "item_id": ids(c["t_item"], "item-"),
-                      "relevance": c["t_rel"]})
-        r = pa.table({"user_id": ids(c["r_user"], "user-"), "item_id": ids(c["r_item"], "item-"),
-                      "rank": c["r_rank"]})
-        paths[kind] = (os.path.join(directory, f"truth_{kind}.parquet"), os.path.join(directory, f"recs_{kind}.parquet"))
+        t = pa.table(
+            {"user_id": ids(c["t_user"], "user-"), "item_id": ids(c["t_item"], "item-"), "relevance": c["t_rel"]}
+        )
+        r = pa.table({"user_id": ids(c["r_user"], "user-"), "item_id": ids(c["r_item"], "item-"), "rank": c["r_rank"]})
+        paths[kind] = (
+            os.path.join(directory, f"truth_{kind}.parquet"),
+            os.path.join(directory, f"recs_{kind}.parquet"),
+        )
         pq.write_table(t, paths[kind][0])
         pq.write_table(r, paths[kind][1])
     paths["rows"] = int(c["r_item"].size), int(c["t_item"].size)
@@ -131,28 +140,36 @@ def string_id_runs(users: int, repeats: int) -> None:
     with tempfile.TemporaryDirectory(prefix="rm-strids-") as tmp:
         paths = write_parquet_pair(users, tmp)
         n_r, n_t = paths["rows"]
-        print(f"parquet, {users:,} users: {n_r:,} recs rows, {n_t:,} truth rows; evaluate(truth_path, recs_path) in a "
-              f"fresh process each time (time: the call; memory: the process's peak RSS); medians of {repeats}",
-              flush=True)
+        print(
+            f"parquet, {users:,} users: {n_r:,} recs rows, {n_t:,} truth rows; evaluate(truth_path, recs_path) in a "
+            f"fresh process each time (time: the call; memory: the process's peak RSS); medians of {repeats}",
+            flush=True,
+        )
         out: dict = {"int64": [], "string": []}
         for _ in range(repeats):
             for kind in ("int64", "string"):  # interleaved: load changes hit both
-                p = subprocess.run([sys.executable, __file__, "--parquet-child", *paths[kind]], capture_output=True,
-                                   text=True)
+                p = subprocess.run(
+                    [sys.executable, __file__, "--parquet-child", *paths[kind]], capture_output=True, text=True
+                )
                 if p.returncode != 0:
                     print(f"  {kind}: child failed: {p.stderr[-800:]}")
                     return
                 out[kind].append(json.loads(p.stdout.strip().splitlines()[-1]))
         assert out["int64"][0]["means"] == out["string"][0]["means"], (out["int64"][0], out["string"][0])
-        med = {k: (statistics.median(x["seconds"] for x in v), statistics.median(x["peak_mb"] for x in v))
-               for k, v in out.items()}
+        med = {
+            k: (statistics.median(x["seconds"] for x in v), statistics.median(x["peak_mb"] for x in v))
+            for k, v in out.items()
+        }
         print("| ids | seconds (median) | runs | peak RSS MB (median) |")
         print("|---|---:|---|---:|")
         for kind in ("int64", "string"):
             runs = ", ".join(f"{x['seconds']:.2f}" for x in out[kind])
             print(f"| {kind} | {med[kind][0]:.3f} | {runs} | {med[kind][1]:,.0f} |")
-        print(f"string / int64: time {med['string'][0] / med['int64'][0]:.2f}x, "
-              f"peak memory {med['string'][1] / med['int64'][1]:.2f}x (target: <= 3x each)", flush=True)
+        print(
+            f"string / int64: time {med['string'][0] / med['int64'][0]:.2f}x, "
+            f"peak memory {med['string'][1] / med['int64'][1]:.2f}x (target: <= 3x each)",
+            flush=True,
+        )
 
 
 def main() -> int:
@@ -160,10 +177,15 @@ def main() -> int:
     ap.add_argument("--users", type=int, default=1_000_000)
     ap.add_argument("--peer-users", type=int, default=100_000)
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--peers-dir", default=os.environ.get("RANKMETER_PEERS",
-                                                          str(Path.home() / ".cache" / "rankmeter-peers")))
-    ap.add_argument("--string-users", type=int, default=200_000,
-                    help="users of the parquet string-id vs int64-id run (x 100 recs rows; 0: skip)")
+    ap.add_argument(
+        "--peers-dir", default=os.environ.get("RANKMETER_PEERS", str(Path.home() / ".cache" / "rankmeter-peers"))
+    )
+    ap.add_argument(
+        "--string-users",
+        type=int,
+        default=200_000,
+        help="users of the parquet string-id vs int64-id run (x 100 recs rows; 0: skip)",
+    )
     ap.add_argument("--only-strings", action="store_true", help="only the parquet string-id vs int64-id run")
     ap.add_argument("--memory-child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--parquet-child", nargs=2, help=argparse.SUPPRESS)
@@ -178,8 +200,10 @@ def main() -> int:
 
     w = rm.datasets.w1(args.users, seed=0)
     c = columns(w)
-    print(f"W1 as long tables: {w.n_users:,} users, {c['r_item'].size:,} rec rows, {c['t_item'].size:,} truth rows; "
-          f"{', '.join(METRICS)}; medians of {args.repeats}")
+    print(
+        f"W1 as long tables: {w.n_users:,} users, {c['r_item'].size:,} rec rows, {c['t_item'].size:,} truth rows; "
+        f"{', '.join(METRICS)}; medians of {args.repeats}"
+    )
     rows = []
     ref = rm.evaluate(w.truth, w.recs, METRICS)
     for lib in ("pandas", "polars", "pyarrow"):
@@ -200,7 +224,7 @@ def main() -> int:
         del truth, recs
 
     # the DataFrame peers, on a slice, in their own environments
-    from compare import python_of, run_one, save_slice  # noqa: E402 - bench/ is on sys.path when run from there
+    from compare import python_of, run_one, save_slice  # bench/ is on sys.path: run as python bench/long_tables.py
 
     n = min(args.peer_users, args.users)
     with tempfile.TemporaryDirectory(prefix="rm-long-") as tmp:
@@ -220,8 +244,9 @@ def main() -> int:
             rows.append((f"{name} (DataFrames in, metrics out)", n, total, res["values"]))
             print(f"  {name}: {total:.3f} s on {n:,} users", flush=True)
 
-    p = subprocess.run([sys.executable, __file__, "--memory-child", "--users", str(args.users)], capture_output=True,
-                       text=True)
+    p = subprocess.run(
+        [sys.executable, __file__, "--memory-child", "--users", str(args.users)], capture_output=True, text=True
+    )
     mem = json.loads(p.stdout.strip().splitlines()[-1]) if p.returncode == 0 else None
 
     fastest_rm = min(r[2] for r in rows if r[0].startswith("rankmeter"))
@@ -238,9 +263,11 @@ def main() -> int:
         best = min(r[2] * args.users / r[1] for r in peers)
         print(f"\nfastest DataFrame peer / rankmeter from pandas: {best / rm_pandas:,.1f}x")
     if mem:
-        print(f"peak extra memory of a pandas evaluate(): {mem['extra_mb']:,.0f} MB over {mem['base_mb']:,.0f} MB "
-              f"resident; the id/grade/rank columns involved are {mem['columns_mb']:,.0f} MB "
-              f"(ratio {mem['extra_mb'] / mem['columns_mb']:.2f})")
+        print(
+            f"peak extra memory of a pandas evaluate(): {mem['extra_mb']:,.0f} MB over {mem['base_mb']:,.0f} MB "
+            f"resident; the id/grade/rank columns involved are {mem['columns_mb']:,.0f} MB "
+            f"(ratio {mem['extra_mb'] / mem['columns_mb']:.2f})"
+        )
     else:
         print("memory child failed:", p.stderr[-500:])
     if args.string_users:
@@ -250,5 +277,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(HERE))
     raise SystemExit(main())

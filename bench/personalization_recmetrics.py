@@ -57,8 +57,9 @@ def main() -> None:
             ours = time.perf_counter() - t0
             value = res["personalization(similarity=cosine)@10"]
             try:
-                out = subprocess.run([args.peer_python, __file__, "--child", path], capture_output=True, text=True,
-                                     timeout=args.limit)
+                out = subprocess.run(
+                    [args.peer_python, __file__, "--child", path], capture_output=True, text=True, timeout=args.limit
+                )
                 peer = json.loads(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else None
                 why = out.stderr.strip().splitlines()[-1] if out.returncode else ""
             except subprocess.TimeoutExpired:
@@ -66,12 +67,16 @@ def main() -> None:
             if peer is None:
                 print(f"{n:9d} {'failed':>13s} {ours:12.3f}  ({why})")
                 break
-            print(f"{n:9d} {peer['seconds']:13.3f} {ours:12.4f} {peer['seconds'] / ours:9.0f}  "
-                  f"{abs(peer['value'] - value):12.2e}")
+            print(
+                f"{n:9d} {peer['seconds']:13.3f} {ours:12.4f} {peer['seconds'] / ours:9.0f}  "
+                f"{abs(peer['value'] - value):12.2e}"
+            )
         t0 = time.perf_counter()
         res = rm.evaluate(w.truth, lists_all, ["personalization(similarity=cosine)@10", "personalization@10"])
-        print(f"rankmeter, all {w.n_users:,} users, both variants in one call: {time.perf_counter() - t0:.3f} s "
-              f"(cosine {res['personalization(similarity=cosine)@10']:.6f}, overlap {res['personalization@10']:.6f})")
+        print(
+            f"rankmeter, all {w.n_users:,} users, both variants in one call: {time.perf_counter() - t0:.3f} s "
+            f"(cosine {res['personalization(similarity=cosine)@10']:.6f}, overlap {res['personalization@10']:.6f})"
+        )
 
 
 if __name__ == "__main__":

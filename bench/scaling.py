@@ -120,7 +120,7 @@ def _build_memmap(n: int, list_len: int, chunk: int, seed: int, tmp: Path) -> di
     t_ptr.flush()
     r_ptr.flush()
     del t_ptr, r_ptr
-    out = {
+    out: dict[str, np.ndarray] = {
         "truth_indptr": np.memmap(tmp / "truth_indptr.bin", dtype=np.int64, mode="r"),
         "recs_indptr": np.memmap(tmp / "recs_indptr.bin", dtype=np.int64, mode="r"),
     }

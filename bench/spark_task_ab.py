@@ -25,13 +25,12 @@ import statistics
 import sys
 import time
 import warnings
+from typing import Any, cast
 
 import numpy as np
 
 import rankmeter as rm
 from rankmeter import _partitions as P
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from spark_w1 import METRICS, write_parquet
 
 TCK = os.sysconf("SC_CLK_TCK")
@@ -94,7 +93,8 @@ def main() -> int:
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
-    jvm = spark.sparkContext._gateway.proc.pid
+    gateway: Any = spark.sparkContext._gateway
+    jvm = gateway.proc.pid
     full = spark.read.parquet(path)
     df = full.select("user_id", "recs", "truth")
     P.CHUNK_BYTES = int(args.chunk_mb * 2**20)  # read when the plan is built
@@ -155,7 +155,7 @@ def main() -> int:
         contenders.append(
             (
                 "RankingEvaluator (3 metrics)",
-                lambda: [RankingEvaluator(metricName=m, k=10).evaluate(sub) for m in metrics],
+                lambda: [RankingEvaluator(metricName=cast(Any, m), k=10).evaluate(sub) for m in metrics],
             )
         )
     for _, f in contenders:

@@ -40,9 +40,11 @@ import numpy as np
 import rankmeter as rm
 
 ACCURACY = [
-    f"{m}@{k}" for k in (10, 100) for m in ("precision", "recall", "f1", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr", "arhr")
+    f"{m}@{k}"
+    for k in (10, 100)
+    for m in ("precision", "recall", "f1", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr", "arhr")
 ]
-METRICS = ACCURACY + ["coverage@10", "gini@10"]
+METRICS = [*ACCURACY, "coverage@10", "gini@10"]
 
 
 def write_parquet(n_users: int, path: str):
@@ -106,7 +108,7 @@ def main() -> int:
     def rankmeter_spark():
         got = rs.evaluate(df.select("user_id", "recs", "truth"), METRICS, catalog=catalog)
         for m in METRICS:
-            assert got[m] == ref[m], (m, got[m], ref[m])
+            assert got[m] == ref[m], (m, got[m], ref[m])  # type: ignore[index]  # means, not state=True
 
     def ranking_evaluator():
         sub = df.select("prediction", "label")
@@ -139,7 +141,7 @@ def main() -> int:
         with dask.config.set(scheduler="threads", num_workers=2):
             got = rdk.evaluate(dask_frame(), METRICS, catalog=catalog)
         for m in METRICS:
-            assert got[m] == ref[m], (m, got[m], ref[m])
+            assert got[m] == ref[m], (m, got[m], ref[m])  # type: ignore[index]  # means, not state=True
 
     def dask_passthrough():
         with dask.config.set(scheduler="threads", num_workers=2):
@@ -174,7 +176,9 @@ def main() -> int:
         f"pyspark {pyspark.__version__} local[2] ({n_parts} input partitions), dask {dask.__version__}, "
         f"rankmeter {rm.__version__}"
     )
-    print(f"W1: {w.n_users:,} users, {w.recs_items.size:,} rec items, {w.truth_items.size:,} truth items; {args.repeats} repeats")
+    print(
+        f"W1: {w.n_users:,} users, {w.recs_items.size:,} rec items, {w.truth_items.size:,} truth items; {args.repeats} repeats"
+    )
     print(f"{'contender':<60}{'median s':>10}{'min s':>10}")
     med = {}
     for name, _ in contenders:

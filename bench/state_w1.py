@@ -13,8 +13,16 @@ import numpy as np
 
 import rankmeter as rm
 
-CATALOG = ["coverage@10", "gini@10", "gini(over=recommended)@10", "personalization@10",
-           "personalization(similarity=cosine)@10", "score_entropy@10", "coverage@100", "personalization@100"]
+CATALOG = [
+    "coverage@10",
+    "gini@10",
+    "gini(over=recommended)@10",
+    "personalization@10",
+    "personalization(similarity=cosine)@10",
+    "score_entropy@10",
+    "coverage@100",
+    "personalization@100",
+]
 ACCURACY = ["precision@10", "recall@10", "ap@10", "ndcg@10", "rr@10", "hit_rate@10"]
 
 
@@ -64,10 +72,14 @@ def main() -> None:
     assert back.finalize() == one
     print(f"users {args.users:,}; metrics: {len(ACCURACY)} accuracy + {len(CATALOG)} catalog")
     print(f"to_bytes() of the whole state: {len(blob) / 1e6:.2f} MB")
-    print(f"merge() of two {half:,}-user states: median {statistics.median(times):.3f} s "
-          f"(min {min(times):.3f}, max {max(times):.3f}, {args.repeats} runs)")
-    print(f"merge() of two {args.users:,}-user states: median {statistics.median(big):.3f} s "
-          f"(min {min(big):.3f}, max {max(big):.3f})")
+    print(
+        f"merge() of two {half:,}-user states: median {statistics.median(times):.3f} s "
+        f"(min {min(times):.3f}, max {max(times):.3f}, {args.repeats} runs)"
+    )
+    print(
+        f"merge() of two {args.users:,}-user states: median {statistics.median(big):.3f} s "
+        f"(min {min(big):.3f}, max {max(big):.3f})"
+    )
     print(f"from_bytes() of the whole state: median {statistics.median(rt):.3f} s")
 
 

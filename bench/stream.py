@@ -104,7 +104,12 @@ def child(phase: str, directory: str, batch_rows: int) -> None:
         same = {}
         for b, tb in ((1_000_000, 1_000_000), (77_777, 33_333)):
             s = rm.evaluate_stream(
-                t0_, r0, METRICS, batch_rows=b, truth_batch_rows=tb, progress=False,
+                t0_,
+                r0,
+                METRICS,
+                batch_rows=b,
+                truth_batch_rows=tb,
+                progress=False,
                 stream_truth=phase == "check_truth",
             )
             same[b] = all(s[k] == mem[k] for k in METRICS) and s.meta["n_users"] == mem.meta["n_users"]
@@ -128,22 +133,29 @@ def main() -> None:
         return
     t0 = time.perf_counter()
     generate(args.dir, args.users, args.files)
-    print(f"data: {args.users:,} users x 200 = {args.users * 200:,} rows in {args.files} files "
-          f"({time.perf_counter() - t0:.0f} s to generate or check)", flush=True)
+    print(
+        f"data: {args.users:,} users x 200 = {args.users * 200:,} rows in {args.files} files "
+        f"({time.perf_counter() - t0:.0f} s to generate or check)",
+        flush=True,
+    )
 
     def run(phase: str) -> dict:
         cmd = [sys.executable, __file__, "--phase", phase, "--dir", args.dir, "--batch-rows", str(args.batch_rows)]
         return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()[-1])
 
     check = run("check")
-    print(f"check (first file, {check['users']:,} users): bit-identical means in memory vs streamed "
-          f"(batch_rows -> same): {check['bit_identical']}; peak RSS of that child {check['peak_rss_mib']:,.0f} MiB")
+    print(
+        f"check (first file, {check['users']:,} users): bit-identical means in memory vs streamed "
+        f"(batch_rows -> same): {check['bit_identical']}; peak RSS of that child {check['peak_rss_mib']:,.0f} MiB"
+    )
     assert all(check["bit_identical"].values()), check
     if args.stream_truth:
         check = run("check_truth")
         assert all(check["bit_identical"].values()), check
-        print(f"check, truth streamed too: bit-identical (batch_rows -> same): {check['bit_identical']}; "
-              f"peak RSS of that child {check['peak_rss_mib']:,.0f} MiB")
+        print(
+            f"check, truth streamed too: bit-identical (batch_rows -> same): {check['bit_identical']}; "
+            f"peak RSS of that child {check['peak_rss_mib']:,.0f} MiB"
+        )
     import statistics
 
     scans, defaults, streams, truths = [], [], [], []
@@ -157,20 +169,30 @@ def main() -> None:
     scan_s = statistics.median(r["seconds"] for r in scans)
     stream_s = statistics.median(r["seconds"] for r in streams)
     rows = streams[0]["rows"]
-    print(f"pyarrow.dataset scan, default readahead: {default_s:8.1f} s  {rows / default_s:14,.0f} rows/s  "
-          f"peak RSS {max(r['peak_rss_mib'] for r in defaults):,.0f} MiB")
-    print(f"pyarrow.dataset scan, stream's readahead:{scan_s:8.1f} s  {rows / scan_s:14,.0f} rows/s  "
-          f"peak RSS {max(r['peak_rss_mib'] for r in scans):,.0f} MiB")
-    print(f"rankmeter.evaluate_stream (truth loaded):{stream_s:8.1f} s  {rows / stream_s:14,.0f} rows/s  "
-          f"peak RSS {max(r['peak_rss_mib'] for r in streams):,.0f} MiB  ({len(METRICS)} metrics)")
+    print(
+        f"pyarrow.dataset scan, default readahead: {default_s:8.1f} s  {rows / default_s:14,.0f} rows/s  "
+        f"peak RSS {max(r['peak_rss_mib'] for r in defaults):,.0f} MiB"
+    )
+    print(
+        f"pyarrow.dataset scan, stream's readahead:{scan_s:8.1f} s  {rows / scan_s:14,.0f} rows/s  "
+        f"peak RSS {max(r['peak_rss_mib'] for r in scans):,.0f} MiB"
+    )
+    print(
+        f"rankmeter.evaluate_stream (truth loaded):{stream_s:8.1f} s  {rows / stream_s:14,.0f} rows/s  "
+        f"peak RSS {max(r['peak_rss_mib'] for r in streams):,.0f} MiB  ({len(METRICS)} metrics)"
+    )
     if truths:
         truth_s = statistics.median(r["seconds"] for r in truths)
-        print(f"evaluate_stream(stream_truth=True):      {truth_s:8.1f} s  {rows / truth_s:14,.0f} rows/s  "
-              f"peak RSS {max(r['peak_rss_mib'] for r in truths):,.0f} MiB  (truth streamed alongside)")
+        print(
+            f"evaluate_stream(stream_truth=True):      {truth_s:8.1f} s  {rows / truth_s:14,.0f} rows/s  "
+            f"peak RSS {max(r['peak_rss_mib'] for r in truths):,.0f} MiB  (truth streamed alongside)"
+        )
         same = all(truths[0]["means"][k] == streams[0]["means"][k] for k in METRICS)
         print(f"stream_truth / truth loaded: {truth_s / stream_s:.2f}x time; means bit-identical: {same}")
         assert same
-    print(f"stream / scan: {stream_s / scan_s:.2f}x (same readahead), {stream_s / default_s:.2f}x (default)   (medians of {args.repeats}; batch_rows {args.batch_rows:,})")
+    print(
+        f"stream / scan: {stream_s / scan_s:.2f}x (same readahead), {stream_s / default_s:.2f}x (default)   (medians of {args.repeats}; batch_rows {args.batch_rows:,})"
+    )
     print("meta:", streams[0]["meta"])
     print("means:", json.dumps(streams[0]["means"]))
 

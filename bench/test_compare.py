@@ -5,7 +5,6 @@ import pytest
 
 import rankmeter as rm
 from compare_runs import METRICS, make_runs
-
 from conftest import workload
 
 

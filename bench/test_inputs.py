@@ -25,6 +25,7 @@ def csr_answer():
         if w.n_users not in cache:
             cache[w.n_users] = rm.evaluate(w.truth, w.recs, ["ndcg@10", "precision@10"])
         return cache[w.n_users]
+
     return get
 
 
@@ -40,8 +41,11 @@ def _tables(lib, t, r):
 @pytest.mark.parametrize("lib", ["pandas", "pyarrow"])
 def test_long_tables(benchmark, w1, csr_answer, lib):
     t_user, r_user, rank = _long(w1)
-    truth, recs = _tables(lib, {"user_id": t_user, "item_id": w1.truth_items, "relevance": w1.truth_grades},
-                          {"user_id": r_user, "item_id": w1.recs_items, "rank": rank})
+    truth, recs = _tables(
+        lib,
+        {"user_id": t_user, "item_id": w1.truth_items, "relevance": w1.truth_grades},
+        {"user_id": r_user, "item_id": w1.recs_items, "rank": rank},
+    )
     res = benchmark(rm.evaluate, truth, recs, ["ndcg@10", "precision@10"])
     assert res.means == csr_answer(w1).means
 
@@ -65,5 +69,4 @@ def test_topk_from_scores(benchmark, w1):
     order = np.argsort(-np.take_along_axis(scores, part, axis=1), axis=1, kind="stable")
     expect = np.take_along_axis(part, order, axis=1)
     got = recs.items.reshape(n_users, 100)
-    np.testing.assert_array_equal(np.take_along_axis(scores, got, axis=1),
-                                  np.take_along_axis(scores, expect, axis=1))
+    np.testing.assert_array_equal(np.take_along_axis(scores, got, axis=1), np.take_along_axis(scores, expect, axis=1))

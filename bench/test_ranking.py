@@ -9,8 +9,11 @@ import pytest
 
 import rankmeter as rm
 
-ACCURACY_20 = [f"{m}@{k}" for k in (10, 100)
-               for m in ("precision", "recall", "f1", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr", "arhr")]
+ACCURACY_20 = [
+    f"{m}@{k}"
+    for k in (10, 100)
+    for m in ("precision", "recall", "f1", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr", "arhr")
+]
 
 
 def _numpy_precision_at(w, k: int) -> np.ndarray:

@@ -15,8 +15,12 @@ def _half(w, lo, hi, train):
     ip = w.recs_indptr[lo : hi + 1] - w.recs_indptr[lo]
     tip = w.truth_indptr[lo : hi + 1] - w.truth_indptr[lo]
     users = np.arange(lo, hi, dtype=np.int64)
-    truth = rm.Truth.from_csr(tip, w.truth_items[w.truth_indptr[lo] : w.truth_indptr[hi]],
-                              w.truth_grades[w.truth_indptr[lo] : w.truth_indptr[hi]], users=users)
+    truth = rm.Truth.from_csr(
+        tip,
+        w.truth_items[w.truth_indptr[lo] : w.truth_indptr[hi]],
+        w.truth_grades[w.truth_indptr[lo] : w.truth_indptr[hi]],
+        users=users,
+    )
     recs = rm.Recs.from_csr(ip, w.recs_items[w.recs_indptr[lo] : w.recs_indptr[hi]], users=users)
     return rm.partial(truth, recs, METRICS, train=train)
 

@@ -16,25 +16,22 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
 
 import numpy as np
 
 import rankmeter as rm
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from beyond_rows import one_read, score_matrix  # noqa: E402
+from beyond_rows import one_read, score_matrix
 
 
 def numpy_topk(S: np.ndarray, k: int, block: int = 512):
     out = np.empty((S.shape[0], k), dtype=np.int64)
     for r0 in range(0, S.shape[0], block):
-        W = S[r0:r0 + block]
+        W = S[r0 : r0 + block]
         part = np.argpartition(-W, k - 1, axis=1)[:, :k]
         vals = np.take_along_axis(W, part, axis=1)
         order = np.argsort(-vals, axis=1, kind="stable")
-        out[r0:r0 + block] = np.take_along_axis(part, order, axis=1)
+        out[r0 : r0 + block] = np.take_along_axis(part, order, axis=1)
     return out
 
 
@@ -63,11 +60,15 @@ def main() -> None:
     print(f"{args.users:,} x {args.items:,} float32 -> top-{args.k}, {args.repeats} repeats, 2 cores")
     print(f"rankmeter Recs.from_scores      median {statistics.median(ours):.3f} s (best {min(ours):.3f})")
     print(f"numpy argpartition + sort       median {statistics.median(theirs):.3f} s (best {min(theirs):.3f})")
-    print(f"one read of the matrix (numpy max, one row block per thread, {threads} threads) "
-          f"median {statistics.median(read):.3f} s")
-    print(f"speed-up {statistics.median(theirs) / statistics.median(ours):.1f}x; "
-          f"{statistics.median(ours) / statistics.median(read):.2f}x one read; same top-k scores: {same}; "
-          f"load {os.getloadavg()[0]:.2f}")
+    print(
+        f"one read of the matrix (numpy max, one row block per thread, {threads} threads) "
+        f"median {statistics.median(read):.3f} s"
+    )
+    print(
+        f"speed-up {statistics.median(theirs) / statistics.median(ours):.1f}x; "
+        f"{statistics.median(ours) / statistics.median(read):.2f}x one read; same top-k scores: {same}; "
+        f"load {os.getloadavg()[0]:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ import json
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -35,7 +34,7 @@ import rankmeter as rm
 
 
 def python_loop(path):
-    out = {}
+    out: dict = {}
     with open(path) as f:
         for line in f:
             p = line.split()
@@ -92,13 +91,15 @@ def write_eval_files(tmp: str, queries: int, depth: int, rng) -> tuple[str, str]
     s = np.round(rng.random(q.size) * 20, 3)
     rank = np.tile(np.arange(1, depth + 1), queries)
     with open(run, "w") as f:
-        f.writelines(f"Q{a} Q0 D{b} {r} {c} run\n" for a, b, r, c in zip(q.tolist(), d.tolist(), rank.tolist(),
-                                                                         s.tolist()))
+        f.writelines(
+            f"Q{a} Q0 D{b} {r} {c} run\n" for a, b, r, c in zip(q.tolist(), d.tolist(), rank.tolist(), s.tolist())
+        )
     qq = np.repeat(np.arange(queries), judged)
     docs = np.concatenate([docs_all[:, : judged // 2], docs_all[:, depth:]], axis=1).reshape(-1)
     with open(qrels, "w") as f:
-        f.writelines(f"Q{a} 0 D{b} {g}\n" for a, b, g in zip(qq.tolist(), docs.tolist(),
-                                                             rng.integers(0, 3, docs.size).tolist()))
+        f.writelines(
+            f"Q{a} 0 D{b} {g}\n" for a, b, g in zip(qq.tolist(), docs.tolist(), rng.integers(0, 3, docs.size).tolist())
+        )
     return run, qrels
 
 
@@ -117,22 +118,31 @@ def eval_runs(args, rng) -> None:
         if py is None:
             print("pytrec_eval: not installed (bash bench/peers/setup.sh pytrec_eval)")
         else:
-            p = subprocess.run([py, "-c", PYTREC_WORKER, run, qrels, str(args.repeats),
-                                ",".join(EVAL_METRICS.values())], capture_output=True, text=True)
+            p = subprocess.run(
+                [py, "-c", PYTREC_WORKER, run, qrels, str(args.repeats), ",".join(EVAL_METRICS.values())],
+                capture_output=True,
+                text=True,
+            )
             if p.returncode != 0:
                 print("pytrec_eval failed:", p.stderr[-800:])
             else:
                 peer = json.loads(p.stdout.strip().splitlines()[-1])
-    print(f"\nTREC run {args.eval_queries:,} queries x {args.eval_depth:,} docs (string docnos, tied scores), "
-          f"{', '.join(names)}; medians of {args.repeats}")
+    print(
+        f"\nTREC run {args.eval_queries:,} queries x {args.eval_depth:,} docs (string docnos, tied scores), "
+        f"{', '.join(names)}; medians of {args.repeats}"
+    )
     print("| contender | exact path | seconds (median) | runs |")
     print("|---|---|---:|---|")
-    print(f"| rankmeter | evaluate(qrels_path, run_path, preset='trec_eval'): read + code + rank + metrics | "
-          f"{statistics.median(ts):.3f} | {', '.join(f'{t:.3f}' for t in ts)} |")
+    print(
+        f"| rankmeter | evaluate(qrels_path, run_path, preset='trec_eval'): read + code + rank + metrics | "
+        f"{statistics.median(ts):.3f} | {', '.join(f'{t:.3f}' for t in ts)} |"
+    )
     if peer:
         pt = statistics.median(peer["seconds"])
-        print(f"| pytrec_eval {peer['version']} | RelevanceEvaluator(qrels, measures).evaluate(run) on dicts and an "
-              f"evaluator built beforehand | {pt:.3f} | {', '.join(f'{t:.3f}' for t in peer['seconds'])} |")
+        print(
+            f"| pytrec_eval {peer['version']} | RelevanceEvaluator(qrels, measures).evaluate(run) on dicts and an "
+            f"evaluator built beforehand | {pt:.3f} | {', '.join(f'{t:.3f}' for t in peer['seconds'])} |"
+        )
         print(f"pytrec_eval evaluate alone / rankmeter from the files: {pt / statistics.median(ts):.2f}x")
         for ours_name, theirs in EVAL_METRICS.items():
             a, b = ours.means[ours_name], peer["means"][theirs]
@@ -148,8 +158,9 @@ def main() -> None:
     ap.add_argument("--eval-queries", type=int, default=2_000)
     ap.add_argument("--eval-depth", type=int, default=1_000)
     ap.add_argument("--only-eval", action="store_true", help="only the evaluate-vs-pytrec_eval part")
-    ap.add_argument("--peers-dir", default=os.environ.get("RANKMETER_PEERS",
-                                                          str(Path.home() / ".cache" / "rankmeter-peers")))
+    ap.add_argument(
+        "--peers-dir", default=os.environ.get("RANKMETER_PEERS", str(Path.home() / ".cache" / "rankmeter-peers"))
+    )
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     if args.only_eval:
@@ -162,27 +173,38 @@ def main() -> None:
         s = rng.random(q.size)
         rank = np.tile(np.arange(1, args.depth + 1), args.queries)
         with open(run, "w") as f:
-            f.writelines(f"q{a} Q0 doc{b} {r} {c:.6f} sys\n" for a, b, r, c in zip(q.tolist(), d.tolist(),
-                                                                                rank.tolist(), s.tolist()))
+            f.writelines(
+                f"q{a} Q0 doc{b} {r} {c:.6f} sys\n"
+                for a, b, r, c in zip(q.tolist(), d.tolist(), rank.tolist(), s.tolist())
+            )
         nq = args.queries * 10
         with open(qrels, "w") as f:
-            f.writelines(f"q{a} 0 doc{b} {g}\n" for a, b, g in zip(np.repeat(np.arange(args.queries), 10).tolist(),
-                                                                  rng.integers(0, 1_000_000, nq).tolist(),
-                                                                  rng.integers(0, 3, nq).tolist()))
+            f.writelines(
+                f"q{a} 0 doc{b} {g}\n"
+                for a, b, g in zip(
+                    np.repeat(np.arange(args.queries), 10).tolist(),
+                    rng.integers(0, 1_000_000, nq).tolist(),
+                    rng.integers(0, 3, nq).tolist(),
+                )
+            )
         size = os.path.getsize(run) / 1e6
         rows = []
-        for name, fn, path in (("rankmeter.read_trec_run", rm.read_trec_run, run),
-                               ("Python split loop (run)", python_loop, run),
-                               ("rankmeter.read_trec_qrels", rm.read_trec_qrels, qrels),
-                               ("Python split loop (qrels)", python_loop, qrels)):
+        for name, fn, path in (
+            ("rankmeter.read_trec_run", rm.read_trec_run, run),
+            ("Python split loop (run)", python_loop, run),
+            ("rankmeter.read_trec_qrels", rm.read_trec_qrels, qrels),
+            ("Python split loop (qrels)", python_loop, qrels),
+        ):
             ts = []
             for _ in range(args.repeats):
                 t0 = time.perf_counter()
                 fn(path)
                 ts.append(time.perf_counter() - t0)
             rows.append((name, statistics.median(ts)))
-    print(f"run file: {args.queries:,} queries x {args.depth} = {args.queries * args.depth:,} lines, {size:.0f} MB; "
-          f"qrels: {args.queries * 10:,} lines; medians of {args.repeats}")
+    print(
+        f"run file: {args.queries:,} queries x {args.depth} = {args.queries * args.depth:,} lines, {size:.0f} MB; "
+        f"qrels: {args.queries * 10:,} lines; medians of {args.repeats}"
+    )
     for name, t in rows:
         print(f"{name:30s} {t:8.3f} s")
     print(f"run speed-up {rows[1][1] / rows[0][1]:.1f}x, qrels speed-up {rows[3][1] / rows[2][1]:.1f}x")

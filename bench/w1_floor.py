@@ -24,13 +24,17 @@ import platform
 import statistics
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
 import rankmeter as rm
 
-METRICS = [f"{m}@{k}" for k in (10, 100)
-           for m in ("precision", "recall", "f1", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr", "arhr")]
+METRICS = [
+    f"{m}@{k}"
+    for k in (10, 100)
+    for m in ("precision", "recall", "f1", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr", "arhr")
+]
 SIX = ["precision@10", "recall@10", "map@10", "ndcg@10", "mrr@10", "hit_rate@10"]
 
 
@@ -39,7 +43,7 @@ def floor_rows(w, repeats: int, threads=None) -> dict:
     arrays = (w.truth_indptr, w.truth_items, w.truth_grades, w.recs_indptr, w.recs_items)
     n = w.n_users
     lengths = np.diff(w.recs_indptr)
-    prefix = w.recs_items.reshape(n, -1)[:, :10] if n and (lengths == lengths[0]).all() else None
+    prefix: Any = w.recs_items.reshape(n, -1)[:, :10] if n and (lengths == lengths[0]).all() else None
     truth, recs = w.truth, w.recs
 
     def read_all():
@@ -53,12 +57,12 @@ def floor_rows(w, repeats: int, threads=None) -> dict:
 
     contenders = {
         "evaluate, 20 columns": lambda: rm.evaluate(truth, recs, METRICS, threads=threads),
-        "evaluate, 20 columns, per_user=False": lambda: rm.evaluate(truth, recs, METRICS, threads=threads,
-                                                                    per_user=False),
+        "evaluate, 20 columns, per_user=False": lambda: rm.evaluate(
+            truth, recs, METRICS, threads=threads, per_user=False
+        ),
         "read pass over all the buffers": read_all,
         "evaluate, six @10": lambda: rm.evaluate(truth, recs, SIX, threads=threads),
-        "evaluate, six @10, per_user=False": lambda: rm.evaluate(truth, recs, SIX, threads=threads,
-                                                                 per_user=False),
+        "evaluate, six @10, per_user=False": lambda: rm.evaluate(truth, recs, SIX, threads=threads, per_user=False),
     }
     if prefix is not None:
         contenders["read of the truth arrays + the 10-item prefixes"] = read_six
@@ -79,12 +83,16 @@ def print_floor_rows(times: dict) -> None:
         print(f"{k:<52}{statistics.median(ts):>10.4f}{min(ts):>10.4f}")
     med = {k: statistics.median(ts) for k, ts in times.items()}
     full = med["read pass over all the buffers"]
-    print(f"20 columns / read pass (medians): {med['evaluate, 20 columns'] / full:.2f}x; "
-          f"per_user=False {med['evaluate, 20 columns, per_user=False'] / full:.2f}x  (target <= 3x)")
+    print(
+        f"20 columns / read pass (medians): {med['evaluate, 20 columns'] / full:.2f}x; "
+        f"per_user=False {med['evaluate, 20 columns, per_user=False'] / full:.2f}x  (target <= 3x)"
+    )
     six = med.get("read of the truth arrays + the 10-item prefixes")
     if six:
-        print(f"six @10 / read of the truth + 10-item prefixes (medians): {med['evaluate, six @10'] / six:.2f}x; "
-              f"per_user=False {med['evaluate, six @10, per_user=False'] / six:.2f}x  (target <= 3x)")
+        print(
+            f"six @10 / read of the truth + 10-item prefixes (medians): {med['evaluate, six @10'] / six:.2f}x; "
+            f"per_user=False {med['evaluate, six @10, per_user=False'] / six:.2f}x  (target <= 3x)"
+        )
 
 
 def main() -> int:
@@ -95,10 +103,14 @@ def main() -> int:
     args = ap.parse_args()
 
     w = rm.datasets.w1(args.users, seed=0)
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"numpy {np.__version__}, rankmeter {rm.__version__}, OpenMP {rm.has_openmp}")
-    print(f"W1: {w.n_users:,} users, {w.recs_items.size:,} rec items, {w.truth_items.size:,} truth items, "
-          f"{w.nbytes / 1e6:,.0f} MB; {args.repeats} rounds")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"numpy {np.__version__}, rankmeter {rm.__version__}, OpenMP {rm.has_openmp}"
+    )
+    print(
+        f"W1: {w.n_users:,} users, {w.recs_items.size:,} rec items, {w.truth_items.size:,} truth items, "
+        f"{w.nbytes / 1e6:,.0f} MB; {args.repeats} rounds"
+    )
     print_floor_rows(floor_rows(w, args.repeats, args.threads))
     return 0
 

@@ -1,4 +1,5 @@
-"""Layout of the project (STYLE.md): one binding file per core header family, stubs for every binding."""
+"""Layout of the project: one binding file per core header family, stubs for every binding, package
+layers that import downward only, and a test tree that mirrors the package."""
 
 import pathlib
 import re
@@ -14,7 +15,7 @@ UTILITIES = {"parallel", "status", "exact_sum", "policy"}  # shared by every fam
 
 @pytest.mark.skipif(not SRC.is_dir(), reason="needs the source tree")
 def test_one_binding_file_per_header_family():
-    bindings = {p.stem[len("bind_"):] for p in SRC.glob("bind_*.cpp")}
+    bindings = {p.stem[len("bind_") :] for p in SRC.glob("bind_*.cpp")}
     # the metric registry (metrics.def) is a family of its own, bound by bind_metrics.cpp
     headers = {p.stem for p in INC.glob("*.hpp")} - UTILITIES | {p.stem for p in INC.glob("*.def")}
     assert bindings == headers
@@ -38,13 +39,23 @@ def test_every_binding_has_a_stub():
 
 
 PKG = ROOT / "python" / "rankmeter"
-# the layers, lowest first (STYLE.md): a module may import only its own layer or lower ones
+# the layers, lowest first: a module may import only its own layer or lower ones
 LAYERS = [
     {"rankmeter._core", "rankmeter._options", "rankmeter._status", "rankmeter.metrics", "rankmeter._aggregate"},
     {"rankmeter.inputs"},
     {"rankmeter.evaluation", "rankmeter.datasets"},
-    {"rankmeter", "rankmeter.cli", "rankmeter.compare", "rankmeter.compat", "rankmeter.stream", "rankmeter.spark",
-     "rankmeter.dask", "rankmeter._partitions", "rankmeter.plot", "rankmeter.presets"},
+    {
+        "rankmeter",
+        "rankmeter.cli",
+        "rankmeter.compare",
+        "rankmeter.compat",
+        "rankmeter.stream",
+        "rankmeter.spark",
+        "rankmeter.dask",
+        "rankmeter._partitions",
+        "rankmeter.plot",
+        "rankmeter.presets",
+    },
 ]
 
 
@@ -56,11 +67,11 @@ def _module_imports() -> dict:
     for path in PKG.rglob("*.py"):
         name = ".".join(path.relative_to(PKG.parent).with_suffix("").parts)
         mods[name[: -len(".__init__")] if name.endswith(".__init__") else name] = path
-    graph = {m: set() for m in mods}
+    graph: dict[str, set[str]] = {m: set() for m in mods}
     for m, path in mods.items():
         base = m if path.name == "__init__.py" else m.rsplit(".", 1)[0]
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        typing_only = set()
+        typing_only: set[int] = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
                 typing_only.update(id(x) for x in ast.walk(node))
@@ -82,7 +93,7 @@ def _module_imports() -> dict:
 
 
 @pytest.mark.skipif(not PKG.is_dir(), reason="needs the source tree")
-def test_issue11_no_import_cycle():
+def test_no_import_cycle():
     graph = _module_imports()
     assert "rankmeter.inputs._containers" in graph  # the walk found the subpackages
     state, stack, cycles = {}, [], []
@@ -92,7 +103,7 @@ def test_issue11_no_import_cycle():
         stack.append(u)
         for v in sorted(graph[u]):
             if state.get(v) == 1:
-                cycles.append(" -> ".join(stack[stack.index(v):] + [v]))
+                cycles.append(" -> ".join([*stack[stack.index(v) :], v]))
             elif v not in state:
                 visit(v)
         stack.pop()
@@ -105,14 +116,62 @@ def test_issue11_no_import_cycle():
 
 
 @pytest.mark.skipif(not PKG.is_dir(), reason="needs the source tree")
-def test_issue11_layers_import_downward_only():
+def test_layers_import_downward_only():
     def layer(mod):
         for i, names in enumerate(LAYERS):
-            if any(mod == n or mod.startswith(n + ".") for n in sorted(names, key=len, reverse=True)
-                   if n != "rankmeter"):
+            if any(
+                mod == n or mod.startswith(n + ".") for n in sorted(names, key=len, reverse=True) if n != "rankmeter"
+            ):
                 return i
         return len(LAYERS) - 1  # the package root and anything new sits on top
 
-    bad = [f"{m} (layer {layer(m)}) imports {t} (layer {layer(t)})"
-           for m, targets in _module_imports().items() for t in targets if layer(t) > layer(m)]
+    bad = [
+        f"{m} (layer {layer(m)}) imports {t} (layer {layer(t)})"
+        for m, targets in _module_imports().items()
+        for t in targets
+        if layer(t) > layer(m)
+    ]
     assert bad == []
+
+
+# --------------------------------------------------------------------------- the test tree
+TESTS = ROOT / "tests"
+# each directory of tests/ -> the part of the package it protects (None: no one module)
+TEST_AREAS = {
+    "metrics": ("rankmeter.metrics",),
+    "inputs": ("rankmeter.inputs",),
+    "evaluation": ("rankmeter.evaluation",),
+    "compare": ("rankmeter.compare",),
+    "compat": ("rankmeter.compat",),
+    "engines": ("rankmeter.stream", "rankmeter.spark", "rankmeter.dask", "rankmeter._partitions", "rankmeter.cli"),
+    "properties": None,  # determinism, concurrency, fuzzing: across the package
+    "docs": None,  # README and docs/
+    "conformance": None,  # the real peer libraries (run on its own in CI)
+    "support": None,  # references, strategies, shared checks: no tests
+    "data": None,  # input files, no code
+}
+
+
+@pytest.mark.skipif(not (TESTS / "__init__.py").is_file(), reason="needs the source tree")
+def test_the_test_tree_mirrors_the_package():
+    dirs = {p.name for p in TESTS.iterdir() if p.is_dir() and not p.name.startswith((".", "__"))}
+    assert dirs == set(TEST_AREAS), "a new directory of tests/ needs its entry in TEST_AREAS"
+    for modules in filter(None, TEST_AREAS.values()):
+        for mod in modules:
+            rel = pathlib.Path(*mod.split("."))
+            assert (ROOT / "python" / rel).is_dir() or (ROOT / "python" / rel.with_suffix(".py")).is_file(), mod
+    # the tests live in the areas; at the root only this file and the shared conftest.py
+    assert sorted(p.name for p in TESTS.glob("*.py")) == ["__init__.py", "conftest.py", "test_layout.py"]
+    # every directory holding Python is a package: tests import their helpers as tests.support.*
+    for path in TESTS.rglob("*.py"):
+        assert (path.parent / "__init__.py").is_file(), f"{path.parent} has no __init__.py"
+
+
+@pytest.mark.skipif(not (TESTS / "__init__.py").is_file(), reason="needs the source tree")
+def test_tests_import_their_helpers_and_are_named_after_behaviour():
+    patched = re.compile(r"sys\.path\.(insert|append)\(|sys\.path\s*=|sys\.path\[")
+    for path in [*TESTS.rglob("*.py"), *(ROOT / "bench").rglob("*.py"), *(ROOT / "fuzz").rglob("*.py")]:
+        text = path.read_text(encoding="utf-8")
+        assert not patched.search(text), f"{path.relative_to(ROOT)} patches sys.path"
+        named = re.findall(r"^\s*def (test_\w*issue_?\d+\w*)", text, re.M | re.I)
+        assert not named, f"{path.relative_to(ROOT)}: name tests after the behaviour they protect: {named}"

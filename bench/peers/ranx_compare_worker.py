@@ -55,11 +55,22 @@ def main():
     t_compare = time.perf_counter() - t0
     p = {}
     for i, a in enumerate(runs):
-        for b in runs[i + 1:]:
+        for b in runs[i + 1 :]:
             for m in METRICS:
                 p[f"{a.name}|{b.name}|{m}"] = float(report.comparisons[a.name, b.name][m]["p_value"])
-    json.dump({"convert": t_convert, "evaluate": t_eval, "compare": t_compare, "n_permutations": n_perm,
-               "n_users": len(z["truth_indptr"]) - 1, "means": means, "p": p}, open(out, "w"))
+    with open(out, "w") as f:
+        json.dump(
+            {
+                "convert": t_convert,
+                "evaluate": t_eval,
+                "compare": t_compare,
+                "n_permutations": n_perm,
+                "n_users": len(z["truth_indptr"]) - 1,
+                "means": means,
+                "p": p,
+            },
+            f,
+        )
 
 
 if __name__ == "__main__":

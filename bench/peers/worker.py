@@ -85,6 +85,7 @@ def flat_pairs(w):
 # --------------------------------------------------------------------------- peers
 # Each peer is (convert(w) -> state, compute(state) -> {metric: mean}).
 
+
 def ranx_peer():
     import ranx
 
@@ -129,8 +130,16 @@ def ranx_fast_peer():
     return convert, compute
 
 
-RANX16 = {"precision": "precision", "recall": "recall", "f1": "f1", "map": "average_precision", "ndcg": "ndcg",
-          "dcg": "dcg", "hit_rate": "hit_rate", "mrr": "reciprocal_rank"}
+RANX16 = {
+    "precision": "precision",
+    "recall": "recall",
+    "f1": "f1",
+    "map": "average_precision",
+    "ndcg": "ndcg",
+    "dcg": "dcg",
+    "hit_rate": "hit_rate",
+    "mrr": "reciprocal_rank",
+}
 
 
 def ranx_fast16_peer():
@@ -149,7 +158,9 @@ def ranx_fast16_peer():
 
     def compute(s):
         q, r = s
-        return {f"{name}@{k}": float(getattr(rxm, fn)(q, r, k).mean()) for name, fn in RANX16.items() for k in (10, 100)}
+        return {
+            f"{name}@{k}": float(getattr(rxm, fn)(q, r, k).mean()) for name, fn in RANX16.items() for k in (10, 100)
+        }
 
     return convert, compute
 
@@ -209,9 +220,14 @@ def torchmetrics_peer():
         idx, preds, gr = s
         binary = gr > 0
         out = {}
-        for name, cls, target in [("precision", R.RetrievalPrecision, binary), ("recall", R.RetrievalRecall, binary),
-                                  ("map", R.RetrievalMAP, binary), ("ndcg", R.RetrievalNormalizedDCG, gr),
-                                  ("mrr", R.RetrievalMRR, binary), ("hit_rate", R.RetrievalHitRate, binary)]:
+        for name, cls, target in [
+            ("precision", R.RetrievalPrecision, binary),
+            ("recall", R.RetrievalRecall, binary),
+            ("map", R.RetrievalMAP, binary),
+            ("ndcg", R.RetrievalNormalizedDCG, gr),
+            ("mrr", R.RetrievalMRR, binary),
+            ("hit_rate", R.RetrievalHitRate, binary),
+        ]:
             m = cls(top_k=K)
             out[name] = float(m(preds, target, indexes=idx))
         return out
@@ -222,8 +238,9 @@ def torchmetrics_peer():
 def _long_frames(w, pd):
     tp, rp = w["truth_indptr"], w["recs_indptr"]
     n = tp.size - 1
-    truth = pd.DataFrame({"user_id": np.repeat(np.arange(n), np.diff(tp)), "item_id": w["truth_items"],
-                          "weight": w["truth_grades"]})
+    truth = pd.DataFrame(
+        {"user_id": np.repeat(np.arange(n), np.diff(tp)), "item_id": w["truth_items"], "weight": w["truth_grades"]}
+    )
     ru = np.repeat(np.arange(n), np.diff(rp))
     rank = np.arange(rp[-1]) - np.repeat(rp[:-1], np.diff(rp)) + 1
     recs = pd.DataFrame({"user_id": ru, "item_id": w["recs_items"], "rank": rank})
@@ -240,8 +257,14 @@ def rectools_peer():
 
     def compute(s):
         truth, recs = s
-        metrics = {"precision": M.Precision(k=K), "recall": M.Recall(k=K), "map": M.MAP(k=K), "ndcg": M.NDCG(k=K),
-                   "mrr": M.MRR(k=K), "hit_rate": M.HitRate(k=K)}
+        metrics = {
+            "precision": M.Precision(k=K),
+            "recall": M.Recall(k=K),
+            "map": M.MAP(k=K),
+            "ndcg": M.NDCG(k=K),
+            "mrr": M.MRR(k=K),
+            "hit_rate": M.HitRate(k=K),
+        }
         res = M.calc_metrics(metrics, reco=recs, interactions=truth[["user_id", "item_id"]])
         return {k: float(v) for k, v in res.items()}
 
@@ -261,8 +284,12 @@ def msr_peer():
 
     def compute(s):
         rt, rp = s
-        return {"precision": float(E.precision_at_k(rt, rp, k=K)), "recall": float(E.recall_at_k(rt, rp, k=K)),
-                "map": float(E.map_at_k(rt, rp, k=K)), "ndcg": float(E.ndcg_at_k(rt, rp, k=K))}
+        return {
+            "precision": float(E.precision_at_k(rt, rp, k=K)),
+            "recall": float(E.recall_at_k(rt, rp, k=K)),
+            "map": float(E.map_at_k(rt, rp, k=K)),
+            "ndcg": float(E.ndcg_at_k(rt, rp, k=K)),
+        }
 
     return convert, compute
 
@@ -278,8 +305,10 @@ def ml_metrics_peer():
 
     def compute(s):
         actual, pred = s
-        return {"ml_metrics.mapk": float(ml_metrics.mapk(actual, pred, k=K)),
-                "recmetrics.mark": float(recmetrics.mark(actual, pred, k=K))}
+        return {
+            "ml_metrics.mapk": float(ml_metrics.mapk(actual, pred, k=K)),
+            "recmetrics.mark": float(recmetrics.mark(actual, pred, k=K)),
+        }
 
     return convert, compute
 
@@ -294,8 +323,16 @@ def implicit_peer():
         def __init__(self, ids):
             self.ids = ids
 
-        def recommend(self, userid, user_items, N=10, filter_already_liked_items=True, filter_items=None,
-                      recalculate_user=False, items=None):
+        def recommend(
+            self,
+            userid,
+            user_items,
+            N=10,
+            filter_already_liked_items=True,
+            filter_items=None,
+            recalculate_user=False,
+            items=None,
+        ):
             ids = self.ids[np.asarray(userid)][:, :N]
             return ids, np.broadcast_to(np.arange(N, 0, -1, dtype=np.float32), ids.shape)
 
@@ -324,7 +361,7 @@ def numpy_peer():
 
     def compute(w):
         tp, ti, tg = w["truth_indptr"], w["truth_items"], w["truth_grades"]
-        rp, ri = w["recs_indptr"], w["recs_items"]
+        ri = w["recs_items"]
         n = tp.size - 1
         n_items = int(max(ti.max(initial=0), ri.max(initial=0))) + 1
         m = np.diff(tp)
@@ -348,8 +385,12 @@ def numpy_peer():
         idcg = ideal @ disc
         cum = np.cumsum(hit, 1)
         ap = (hit * cum / np.arange(1, K + 1)).sum(1) / m
-        return {"precision": float(np.mean(h / K)), "recall": float(np.mean(h / m)), "map": float(np.mean(ap)),
-                "ndcg": float(np.mean(np.divide(dcg, idcg, out=np.zeros(n), where=idcg > 0)))}
+        return {
+            "precision": float(np.mean(h / K)),
+            "recall": float(np.mean(h / m)),
+            "map": float(np.mean(ap)),
+            "ndcg": float(np.mean(np.divide(dcg, idcg, out=np.zeros(n), where=idcg > 0))),
+        }
 
     return convert, compute
 
@@ -366,8 +407,10 @@ def python_loops_peer():
     """The textbook per-user loops of the seed documents (sets, one user at a time)."""
 
     def convert(w):
-        truth = [dict(zip(i.tolist(), g.tolist())) for i, g in
-                 zip(rows(w["truth_indptr"], w["truth_items"]), rows(w["truth_indptr"], w["truth_grades"]))]
+        truth = [
+            dict(zip(i.tolist(), g.tolist()))
+            for i, g in zip(rows(w["truth_indptr"], w["truth_items"]), rows(w["truth_indptr"], w["truth_grades"]))
+        ]
         recs = [r.tolist() for r in rows(w["recs_indptr"], w["recs_items"])]
         return truth, recs
 
@@ -397,7 +440,7 @@ def python_loops_peer():
 
 def evidently_peer():
     import pandas as pd
-    from evidently import Dataset, DataDefinition, Recsys, Report
+    from evidently import DataDefinition, Dataset, Recsys, Report
     from evidently import metrics as M
 
     def convert(w):
@@ -405,17 +448,36 @@ def evidently_peer():
         # from the list at rank 1000; target = 1 for relevant items
         ti, ri = w["truth_items"], w["recs_items"]
         ru, rank, tu, hit, _, missing = flat_pairs(w)
-        df = pd.DataFrame({"user_id": np.concatenate([ru, tu[missing]]),
-                           "item_id": np.concatenate([ri, ti[missing]]),
-                           "prediction": np.concatenate([rank + 1, np.full(int(missing.sum()), 1000)]),
-                           "target": np.concatenate([hit, np.ones(int(missing.sum()), bool)]).astype(int)})
-        dd = DataDefinition(ranking=[Recsys(user_id="user_id", item_id="item_id", target="target",
-                                            prediction="prediction", recommendations_type="rank")])
+        df = pd.DataFrame(
+            {
+                "user_id": np.concatenate([ru, tu[missing]]),
+                "item_id": np.concatenate([ri, ti[missing]]),
+                "prediction": np.concatenate([rank + 1, np.full(int(missing.sum()), 1000)]),
+                "target": np.concatenate([hit, np.ones(int(missing.sum()), bool)]).astype(int),
+            }
+        )
+        dd = DataDefinition(
+            ranking=[
+                Recsys(
+                    user_id="user_id",
+                    item_id="item_id",
+                    target="target",
+                    prediction="prediction",
+                    recommendations_type="rank",
+                )
+            ]
+        )
         return Dataset.from_pandas(df, data_definition=dd)
 
     def compute(ds):
-        names = {"PrecisionTopK": "precision", "RecallTopK": "recall", "MAP": "map", "NDCG": "ndcg", "MRR": "mrr",
-                 "HitRate": "hit_rate"}
+        names = {
+            "PrecisionTopK": "precision",
+            "RecallTopK": "recall",
+            "MAP": "map",
+            "NDCG": "ndcg",
+            "MRR": "mrr",
+            "HitRate": "hit_rate",
+        }
         rep = Report([M.PrecisionTopK(k=K), M.RecallTopK(k=K), M.MAP(k=K), M.NDCG(k=K), M.MRR(k=K), M.HitRate(k=K)])
         out = {}
         for m in rep.run(current_data=ds).dict()["metrics"]:
@@ -435,12 +497,17 @@ def rankmeter_peer():
     """rankmeter itself, in a process of its own like every contender (for its peak RSS)."""
     import rankmeter as rm
 
-    metrics = [f"{m}@{k}" for k in (10, 100)
-               for m in ("precision", "recall", "f1", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr", "arhr")]
+    metrics = [
+        f"{m}@{k}"
+        for k in (10, 100)
+        for m in ("precision", "recall", "f1", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr", "arhr")
+    ]
 
     def convert(w):
-        return (rm.Truth.from_csr(w["truth_indptr"], w["truth_items"], w["truth_grades"]),
-                rm.Recs.from_csr(w["recs_indptr"], w["recs_items"]))
+        return (
+            rm.Truth.from_csr(w["truth_indptr"], w["truth_items"], w["truth_grades"]),
+            rm.Recs.from_csr(w["recs_indptr"], w["recs_items"]),
+        )
 
     def compute(s):
         return dict(rm.evaluate(s[0], s[1], metrics).means)
@@ -462,10 +529,23 @@ def floor_peer():
     return convert, compute
 
 
-PEERS = {"ranx": ranx_peer, "ranx_fast": ranx_fast_peer, "ranx_fast16": ranx_fast16_peer, "pytrec_eval": pytrec_eval_peer, "pytrec_eval_top": pytrec_eval_top_peer, "torchmetrics": torchmetrics_peer,
-         "rectools": rectools_peer, "recommenders": msr_peer, "ml_metrics": ml_metrics_peer,
-         "implicit": implicit_peer, "evidently": evidently_peer, "numpy": numpy_peer, "python_loops": python_loops_peer,
-         "rankmeter": rankmeter_peer, "floor": floor_peer}
+PEERS = {
+    "ranx": ranx_peer,
+    "ranx_fast": ranx_fast_peer,
+    "ranx_fast16": ranx_fast16_peer,
+    "pytrec_eval": pytrec_eval_peer,
+    "pytrec_eval_top": pytrec_eval_top_peer,
+    "torchmetrics": torchmetrics_peer,
+    "rectools": rectools_peer,
+    "recommenders": msr_peer,
+    "ml_metrics": ml_metrics_peer,
+    "implicit": implicit_peer,
+    "evidently": evidently_peer,
+    "numpy": numpy_peer,
+    "python_loops": python_loops_peer,
+    "rankmeter": rankmeter_peer,
+    "floor": floor_peer,
+}
 
 
 def main() -> int:
@@ -488,8 +568,18 @@ def main() -> int:
         t_comp.append(t3 - t2)
         del state
     with open(out, "w") as f:
-        json.dump({"convert": t_conv, "compute": t_comp, "cold": cold, "values": values,
-                   "rss_mb": rss_mb(), "base_rss_mb": base, "users": int(w["truth_indptr"].size - 1)}, f)
+        json.dump(
+            {
+                "convert": t_conv,
+                "compute": t_comp,
+                "cold": cold,
+                "values": values,
+                "rss_mb": rss_mb(),
+                "base_rss_mb": base,
+                "users": int(w["truth_indptr"].size - 1),
+            },
+            f,
+        )
     return 0
 
 

@@ -5,15 +5,10 @@ built by bench/peers/setup.sh under $RANKMETER_PEERS (default
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 
 def pytest_terminal_summary(terminalreporter):
     """The largest difference from each peer seen in this run (for the closing note)."""
-    from recsys_helpers import WORST
+    from tests.conformance.recsys_helpers import WORST
 
     if WORST:
         terminalreporter.write_line("largest differences from the peers (absolute, relative):")

@@ -33,15 +33,21 @@ def _series(s):
 
 def _lists(case):
     """users in truth order, {user: {item: grade}}, {user: [items by rank]}, {user: [scores by rank]}."""
-    truth, order = defaultdict(dict), []
+    truth: defaultdict = defaultdict(dict)
+    order: list = []
     for u, i, g in case["truth"]:
         if u not in truth:
             order.append(u)
         truth[u][i] = g
     recs = defaultdict(list)
-    for u, i, r, s in sorted(case["recs"], key=lambda row: (str(type(row[0])), row[0], row[2])):
+    for u, i, _r, s in sorted(case["recs"], key=lambda row: (str(type(row[0])), row[0], row[2])):
         recs[u].append((i, s))
-    return order, truth, {u: [i for i, _ in v] for u, v in recs.items()}, {u: [s for _, s in v] for u, v in recs.items()}
+    return (
+        order,
+        truth,
+        {u: [i for i, _ in v] for u, v in recs.items()},
+        {u: [s for _, s in v] for u, v in recs.items()},
+    )
 
 
 # --------------------------------------------------------------------------- RecTools
@@ -70,8 +76,11 @@ def rectools(case):
         out[name] = {"per_user": _series(pu), "mean": _f(m.calc(reco, inter))}
     if case.get("train"):
         prev = pd.DataFrame(case["train"], columns=["user_id", "item_id"])
-        for name, m in {f"novelty@{k}": M.MeanInvUserFreq(k=k), f"arp@{k}": M.AvgRecPopularity(k=k),
-                        f"arp(normalize=total)@{k}": M.AvgRecPopularity(k=k, normalize=True)}.items():
+        for name, m in {
+            f"novelty@{k}": M.MeanInvUserFreq(k=k),
+            f"arp@{k}": M.AvgRecPopularity(k=k),
+            f"arp(normalize=total)@{k}": M.AvgRecPopularity(k=k, normalize=True),
+        }.items():
             pu = m.calc_per_user(reco, prev)
             out[name] = {"per_user": _series(pu), "mean": _f(m.calc(reco, prev))}
     return out
@@ -161,13 +170,16 @@ def sklearn(case):
     y_true = np.zeros((len(users), width))
     y_score = -1e9 - np.arange(width, dtype=float)[None, :].repeat(len(users), 0)
     for n, u in enumerate(users):
-        y_true[n, :len(recs[u])] = [truth[u].get(i, 0) for i in recs[u]]
-        y_score[n, :len(recs[u])] = scores[u]
+        y_true[n, : len(recs[u])] = [truth[u].get(i, 0) for i in recs[u]]
+        y_score[n, : len(recs[u])] = scores[u]
     out = {}
-    for name, f in {f"ndcg@{k}": lambda a, b: ndcg_score(a, b, k=k), "ndcg": lambda a, b: ndcg_score(a, b),
-                    f"dcg@{k}": lambda a, b: dcg_score(a, b, k=k),
-                    f"dcg(log_base=10)@{k}": lambda a, b: dcg_score(a, b, k=k, log_base=10)}.items():
-        per = [[u, float(f(y_true[n:n + 1], y_score[n:n + 1]))] for n, u in enumerate(users)]
+    for name, f in {
+        f"ndcg@{k}": lambda a, b: ndcg_score(a, b, k=k),
+        "ndcg": lambda a, b: ndcg_score(a, b),
+        f"dcg@{k}": lambda a, b: dcg_score(a, b, k=k),
+        f"dcg(log_base=10)@{k}": lambda a, b: dcg_score(a, b, k=k, log_base=10),
+    }.items():
+        per = [[u, float(f(y_true[n : n + 1], y_score[n : n + 1]))] for n, u in enumerate(users)]
         out[name] = {"per_user": per, "mean": float(f(y_true, y_score))}
     return out
 
@@ -206,14 +218,20 @@ def calls(case):
     out = []
     for call in case["calls"]:
         mod = importlib.import_module(call["module"])
-        args = [pd.DataFrame(a["values"], index=a["index"]) if isinstance(a, dict) and "values" in a
-                else {i: c for i, c in a["pairs"]} if isinstance(a, dict) and "pairs" in a else a
-                for a in call["args"]]
+        args = [
+            pd.DataFrame(a["values"], index=a["index"])
+            if isinstance(a, dict) and "values" in a
+            else dict(a["pairs"])
+            if isinstance(a, dict) and "pairs" in a
+            else a
+            for a in call["args"]
+        ]
         if "seed" in call:
             random.seed(call["seed"])
         try:
             with np.errstate(all="ignore"):
                 import warnings
+
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     v = getattr(mod, call["fn"])(*args)
@@ -241,11 +259,26 @@ def evidently(case):
     order, truth, recs, _ = _lists(case)
     rows = [[u, i, r + 1, truth[u].get(i, 0)] for u in order if u in recs for r, i in enumerate(recs[u])]
     df = pd.DataFrame(rows, columns=["user_id", "item_id", "prediction", "target"])
-    dd = DataDefinition(ranking=[Recsys(user_id="user_id", item_id="item_id", target="target",
-                                        prediction="prediction", recommendations_type="rank")])
+    dd = DataDefinition(
+        ranking=[
+            Recsys(
+                user_id="user_id",
+                item_id="item_id",
+                target="target",
+                prediction="prediction",
+                recommendations_type="rank",
+            )
+        ]
+    )
     ds = Dataset.from_pandas(df, data_definition=dd)
-    wanted = {"PrecisionTopK": (f"precision@{k}", 0), "RecallTopK": (f"recall@{k}", 0), "MAP": (f"ap@{k}", 0),
-              "NDCG": (f"ndcg@{k}", 1), "MRR": (f"rr@{k}", 1), "HitRate": (f"hit_rate@{k}", 0)}
+    wanted = {
+        "PrecisionTopK": (f"precision@{k}", 0),
+        "RecallTopK": (f"recall@{k}", 0),
+        "MAP": (f"ap@{k}", 0),
+        "NDCG": (f"ndcg@{k}", 1),
+        "MRR": (f"rr@{k}", 1),
+        "HitRate": (f"hit_rate@{k}", 0),
+    }
     rep = Report([M.PrecisionTopK(k=k), M.RecallTopK(k=k), M.MAP(k=k), M.NDCG(k=k), M.MRR(k=k), M.HitRate(k=k)])
     out = {}
     for m in rep.run(current_data=ds).dict()["metrics"]:
@@ -269,13 +302,16 @@ def evidently_legacy(case):
     order, truth, recs, _ = _lists(case)
     rows = [[u, i, r + 1, truth[u].get(i, 0)] for u in order if u in recs for r, i in enumerate(recs[u])]
     df = pd.DataFrame(rows, columns=["user_id", "item_id", "prediction", "target"])
-    cm = ColumnMapping(recommendations_type="rank", target="target", prediction="prediction", item_id="item_id",
-                       user_id="user_id")
+    cm = ColumnMapping(
+        recommendations_type="rank", target="target", prediction="prediction", item_id="item_id", user_id="user_id"
+    )
     names = {"MAPKMetric": f"ap@{k}", "MARKMetric": f"ar@{k}", "PrecisionTopKMetric": f"precision@{k}"}
     rep = Report(metrics=[MAPKMetric(k=k), MARKMetric(k=k), PrecisionTopKMetric(k=k)])
     rep.run(reference_data=None, current_data=df, column_mapping=cm)
-    return {names[m["metric"]]: {"per_user": None, "mean": _f(m["result"]["current_value"])}
-            for m in rep.as_dict()["metrics"]}
+    return {
+        names[m["metric"]]: {"per_user": None, "mean": _f(m["result"]["current_value"])}
+        for m in rep.as_dict()["metrics"]
+    }
 
 
 def sklearn_topk(case):
@@ -287,8 +323,10 @@ def sklearn_topk(case):
     y_score = np.array(case["scores"], dtype=float)
     k = case["k"]
     classes = list(range(y_score.shape[1]))
-    per = [[u, float(top_k_accuracy_score(y_true[u:u + 1], y_score[u:u + 1], k=k, labels=classes))]
-           for u in range(len(y_true))]
+    per = [
+        [u, float(top_k_accuracy_score(y_true[u : u + 1], y_score[u : u + 1], k=k, labels=classes))]
+        for u in range(len(y_true))
+    ]
     return {f"hit_rate@{k}": {"per_user": per, "mean": float(top_k_accuracy_score(y_true, y_score, k=k))}}
 
 
@@ -305,28 +343,51 @@ def evidently_diversity(case):
     rows = [[u, i, r + 1, truth[u].get(i, 0), *feats[i]] for u in order if u in recs for r, i in enumerate(recs[u])]
     cols = [f"f{j}" for j in range(width)]
     df = pd.DataFrame(rows, columns=["user_id", "item_id", "prediction", "target", *cols])
-    dd = DataDefinition(numerical_columns=cols, ranking=[Recsys(user_id="user_id", item_id="item_id",
-                        target="target", prediction="prediction", recommendations_type="rank")])
+    dd = DataDefinition(
+        numerical_columns=cols,
+        ranking=[
+            Recsys(
+                user_id="user_id",
+                item_id="item_id",
+                target="target",
+                prediction="prediction",
+                recommendations_type="rank",
+            )
+        ],
+    )
     ds = Dataset.from_pandas(df, data_definition=dd)
     rep = Report([M.Diversity(k=k, item_features=cols)])
     m = rep.run(current_data=ds).dict()["metrics"][0]
     return {f"diversity@{k}": {"per_user": None, "mean": _f(m["value"])}}
 
 
-LIBRARIES = {"evidently_legacy": evidently_legacy, "evidently_diversity": evidently_diversity, "sklearn_topk": sklearn_topk, "evidently": evidently, "calls": calls, "rectools": rectools, "recommenders": recommenders, "torchmetrics": torchmetrics, "sklearn": sklearn,
-             "ml_metrics": ml_metrics, "recmetrics": recmetrics}
+LIBRARIES = {
+    "evidently_legacy": evidently_legacy,
+    "evidently_diversity": evidently_diversity,
+    "sklearn_topk": sklearn_topk,
+    "evidently": evidently,
+    "calls": calls,
+    "rectools": rectools,
+    "recommenders": recommenders,
+    "torchmetrics": torchmetrics,
+    "sklearn": sklearn,
+    "ml_metrics": ml_metrics,
+    "recmetrics": recmetrics,
+}
 
 
 def main() -> int:
     library, path_in, path_out = sys.argv[1:4]
-    data = json.load(open(path_in))
+    with open(path_in) as f:
+        data = json.load(f)
     results = []
     for case in data["cases"]:
         try:
             results.append({"ok": LIBRARIES[library](case)})
         except Exception as e:  # the peer's own exception, reported by type
             results.append({"error": type(e).__name__, "message": str(e)[:500]})
-    json.dump({"results": results}, open(path_out, "w"))
+    with open(path_out, "w") as f:
+        json.dump({"results": results}, f)
     return 0
 
 

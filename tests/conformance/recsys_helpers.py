@@ -41,16 +41,29 @@ def run_peer(venv: str, library: str, cases: list) -> list:
     with tempfile.TemporaryDirectory() as d:
         src, dst = Path(d) / "in.json", Path(d) / "out.json"
         src.write_text(json.dumps({"cases": cases}))
-        proc = subprocess.run([str(py), str(WORKER), library, str(src), str(dst)], capture_output=True, text=True,
-                              timeout=900)
+        proc = subprocess.run(
+            [str(py), str(WORKER), library, str(src), str(dst)], capture_output=True, text=True, timeout=900
+        )
         assert proc.returncode == 0, proc.stderr[-3000:]
         return json.loads(dst.read_text())["results"]
 
 
-def random_case(seed: int, n_users: int = 40, n_items: int = 30, max_len: int = 12, k: int = 5, *,
-                graded: bool = True, zero_grades: bool = True, ties: bool = False, string_ids: bool = False,
-                huge_ids: bool = False, all_listed: bool = False, train: bool = False,
-                positive_grades_only: bool = False) -> dict:
+def random_case(
+    seed: int,
+    n_users: int = 40,
+    n_items: int = 30,
+    max_len: int = 12,
+    k: int = 5,
+    *,
+    graded: bool = True,
+    zero_grades: bool = True,
+    ties: bool = False,
+    string_ids: bool = False,
+    huge_ids: bool = False,
+    all_listed: bool = False,
+    train: bool = False,
+    positive_grades_only: bool = False,
+) -> dict:
     """Random truth/recs rows. all_listed: every truth item is in the user's list (torchmetrics/sklearn: the
     documents of a query are its list)."""
     g = np.random.default_rng(seed)
@@ -98,7 +111,7 @@ def as_inputs(case: dict, *, scored: bool = False):
     for u, i, gr in case["truth"]:
         truth.setdefault(u, {})[i] = gr
     recs: dict = {}
-    for u, i, r, s in sorted(case["recs"], key=lambda row: (str(row[0]), row[2])):
+    for u, i, _r, s in sorted(case["recs"], key=lambda row: (str(row[0]), row[2])):
         if scored:
             recs.setdefault(u, {})[i] = s
         else:
@@ -109,8 +122,9 @@ def as_inputs(case: dict, *, scored: bool = False):
     return truth, recs, train
 
 
-def check(res, name: str, peer: dict, *, rel: float = 1e-9, abs_: float = 0.0, means_only: bool = False,
-          tag: str = "") -> float:
+def check(
+    res, name: str, peer: dict, *, rel: float = 1e-9, abs_: float = 0.0, means_only: bool = False, tag: str = ""
+) -> float:
     """Compare rankmeter's Result column `name` with the peer's per-user values and mean; returns the largest
     absolute difference seen."""
     worst = 0.0

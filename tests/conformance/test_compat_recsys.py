@@ -1,6 +1,6 @@
 """rankmeter.compat.ml_metrics and rankmeter.compat.recmetrics against the originals (venv `recm`:
 ml_metrics 0.1.4 and recmetrics 0.1.5), on random inputs and edge cases. recmetrics 0.1.5 has no `mapk`: it is
-checked against its GitHub definition restated in tests/test_compat_lists.py."""
+checked against its GitHub definition restated in tests/compat/test_ml_metrics_recmetrics.py."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import warnings
 
 import numpy as np
 import pytest
-from recsys_helpers import run_peer
 
 from rankmeter.compat import ml_metrics as C_ml
 from rankmeter.compat import recmetrics as C_rec
+from tests.conformance.recsys_helpers import run_peer
 
 
 def _lists(seed, n=60, n_items=25, max_len=12, dup=False, strings=False, huge=False, fixed_len=None):
@@ -41,11 +41,17 @@ for s in range(4):
             ACC += [("ml_metrics", "mapk", [a, p, k]), ("recmetrics", "mark", [a, p, k])]
         ACC += [("ml_metrics", "apk", [a[0], p[0], 5]), ("ml_metrics", "apk", [a[1], p[1], 2])]
 # edge cases: empty truth, empty lists, zero users, k = 0 (ml_metrics divides by min(len, 0)), float k
-ACC += [("ml_metrics", "mapk", [[[]], [[1, 2]], 3]), ("ml_metrics", "mapk", [[[1]], [[]], 3]),
-        ("ml_metrics", "mapk", [[[1, 2]], [[2, 1]], 0]), ("ml_metrics", "mapk", [[[1, 2]], [[2, 1, 3]], 2.0]),
-        ("ml_metrics", "mapk", [[[1, 2]], [[2, 1]], 2.0]), ("recmetrics", "mark", [[[]], [[1]], 3]),
-        ("recmetrics", "mark", [[[1, 2, 2]], [[2, 2, 1]], 3]), ("ml_metrics", "apk", [[1, 1, 2], [1, 2], 3]),
-        ("ml_metrics", "mapk", [[[1], [2]], [[1]], 3])]
+ACC += [
+    ("ml_metrics", "mapk", [[[]], [[1, 2]], 3]),
+    ("ml_metrics", "mapk", [[[1]], [[]], 3]),
+    ("ml_metrics", "mapk", [[[1, 2]], [[2, 1]], 0]),
+    ("ml_metrics", "mapk", [[[1, 2]], [[2, 1, 3]], 2.0]),
+    ("ml_metrics", "mapk", [[[1, 2]], [[2, 1]], 2.0]),
+    ("recmetrics", "mark", [[[]], [[1]], 3]),
+    ("recmetrics", "mark", [[[1, 2, 2]], [[2, 2, 1]], 3]),
+    ("ml_metrics", "apk", [[1, 1, 2], [1, 2], 3]),
+    ("ml_metrics", "mapk", [[[1], [2]], [[1]], 3]),
+]
 BEYOND = []
 for s in range(4):
     a, p = _lists(100 + s, n=30, fixed_len=5)
@@ -56,18 +62,21 @@ for s in range(4):
     BEYOND.append(("recmetrics", "novelty", [p, pop, 50, 5]))
     BEYOND.append(("recmetrics", "prediction_coverage", [p, list(range(40))]))
     BEYOND.append(("recmetrics", "catalog_coverage", [p, list(range(40)), 7]))
-BEYOND += [("recmetrics", "personalization", [[[1, 2], [1, 3, 4]]]),  # ragged: the original raises
-           ("recmetrics", "personalization", [[[1, 1], [2, 3]]]),  # repeated item
-           ("recmetrics", "intra_list_similarity", [[[0, 1], []], {"index": [0, 1], "values": [[1, 0], [0, 1]]}]),
-           ("recmetrics", "novelty", [[[0, 7]], {"pairs": [[0, 3]]}, 10, 2])]  # item without popularity: KeyError
+BEYOND += [
+    ("recmetrics", "personalization", [[[1, 2], [1, 3, 4]]]),  # ragged: the original raises
+    ("recmetrics", "personalization", [[[1, 1], [2, 3]]]),  # repeated item
+    ("recmetrics", "intra_list_similarity", [[[0, 1], []], {"index": [0, 1], "values": [[1, 0], [0, 1]]}]),
+    ("recmetrics", "novelty", [[[0, 7]], {"pairs": [[0, 3]]}, 10, 2]),
+]  # item without popularity: KeyError
 CALLS = ACC + BEYOND
 SEED = 12345
 
 
 @pytest.fixture(scope="module")
 def originals():
-    calls = [{"module": m, "fn": f, "args": a, **({"seed": SEED} if f == "catalog_coverage" else {})}
-             for m, f, a in CALLS]
+    calls = [
+        {"module": m, "fn": f, "args": a, **({"seed": SEED} if f == "catalog_coverage" else {})} for m, f, a in CALLS
+    ]
     return run_peer("recm", "calls", [{"calls": calls}])[0]["ok"]
 
 
@@ -78,7 +87,7 @@ def _call(module, fn, args):
 
         args = [args[0], pd.DataFrame(args[1]["values"], index=args[1]["index"])]
     if fn == "novelty":
-        args = [args[0], {i: c for i, c in args[1]["pairs"]}, *args[2:]]
+        args = [args[0], dict(args[1]["pairs"]), *args[2:]]
     if fn == "catalog_coverage":
         random.seed(SEED)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -89,7 +98,7 @@ def _call(module, fn, args):
             return {"raises": type(e).__name__}
 
 
-def _same(a, b, rel):
+def _close(a, b, rel):
     if a is None or b is None:
         return a is None and (b is None or math.isnan(b))
     return math.isclose(a, b, rel_tol=rel, abs_tol=1e-15)
@@ -107,7 +116,8 @@ def test_compat_equals_original(originals, n):
     # exact for the accuracy functions and coverage; the pairwise cosine sums are added in another order
     rel = 1e-12 if fn in ("personalization", "intra_list_similarity") else 0.0
     if fn == "novelty":
-        assert _same(float(v[0]), want["value"][0], rel) and all(
-            _same(float(x), y, rel) for x, y in zip(v[1], want["value"][1]))
+        assert _close(float(v[0]), want["value"][0], rel) and all(
+            _close(float(x), y, rel) for x, y in zip(v[1], want["value"][1])
+        )
     else:
-        assert _same(float(v), want["value"], rel), (fn, float(v), want["value"])
+        assert _close(float(v), want["value"], rel), (fn, float(v), want["value"])

@@ -23,13 +23,42 @@ import pytest
 from rankmeter.compat import ir_measures as compat
 
 IRM_PY = (
-    Path(os.environ.get("RANKMETER_PEERS", Path.home() / ".cache" / "rankmeter-peers")) / "ir_measures" / "bin" / "python"
+    Path(os.environ.get("RANKMETER_PEERS", Path.home() / ".cache" / "rankmeter-peers"))
+    / "ir_measures"
+    / "bin"
+    / "python"
 )
 
 MEASURES = [
-    "nDCG@10", "nDCG@3", "nDCG", "P@5", "P@1", "P(rel=2)@5", "AP", "AP@10", "AP(rel=2)", "RR", "RR@10",
-    "R@100", "R@5", "Success@1", "Success@5", "Rprec", "Bpref", "Bpref(rel=2)", "RBP(rel=1)", "RBP(rel=1,p=0.5)",
-    "RBP(rel=2,p=0.95)", "ERR@10", "ERR@3", "Judged@10", "Judged@3", "NumRel", "MAP", "MRR", "NDCG@5",
+    "nDCG@10",
+    "nDCG@3",
+    "nDCG",
+    "P@5",
+    "P@1",
+    "P(rel=2)@5",
+    "AP",
+    "AP@10",
+    "AP(rel=2)",
+    "RR",
+    "RR@10",
+    "R@100",
+    "R@5",
+    "Success@1",
+    "Success@5",
+    "Rprec",
+    "Bpref",
+    "Bpref(rel=2)",
+    "RBP(rel=1)",
+    "RBP(rel=1,p=0.5)",
+    "RBP(rel=2,p=0.95)",
+    "ERR@10",
+    "ERR@3",
+    "Judged@10",
+    "Judged@3",
+    "NumRel",
+    "MAP",
+    "MRR",
+    "NDCG@5",
 ]
 
 WORKER = r"""
@@ -77,14 +106,21 @@ CASES["edge"] = (
 def irm_out(tmp_path_factory):
     if not IRM_PY.exists():
         if os.environ.get("CI") == "true":
-            pytest.fail(f"ir_measures is missing at {IRM_PY}: .ci/run builds it (bash bench/peers/setup.sh --reuse ir_measures)")
+            pytest.fail(
+                f"ir_measures is missing at {IRM_PY}: .ci/run builds it (bash bench/peers/setup.sh --reuse ir_measures)"
+            )
         pytest.skip(f"ir_measures not installed at {IRM_PY} (bash bench/peers/setup.sh ir_measures)")
     tmp = tmp_path_factory.mktemp("irm")
     inp, out, script = tmp / "in.json", tmp / "out.json", tmp / "worker.py"
     inp.write_text(json.dumps({c: {"qrels": q, "run": r, "measures": MEASURES} for c, (q, r) in CASES.items()}))
     script.write_text(WORKER)
-    p = subprocess.run([str(IRM_PY), str(script), str(inp), str(out)], capture_output=True, text=True, timeout=900,
-                       env=dict(os.environ, PYTHONWARNINGS="ignore"))
+    p = subprocess.run(
+        [str(IRM_PY), str(script), str(inp), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=dict(os.environ, PYTHONWARNINGS="ignore"),
+    )
     assert p.returncode == 0, p.stderr[-3000:]
     return json.loads(out.read_text())
 
@@ -163,8 +199,13 @@ def test_rbp_without_rel_raises_as_ir_measures(irm_out, tmp_path):
     inp, out, script = tmp_path / "in.json", tmp_path / "out.json", tmp_path / "worker.py"
     inp.write_text(json.dumps({"measures": RBP_NO_REL, "qrels": qrels, "run": run}))
     script.write_text(ERROR_WORKER)
-    p = subprocess.run([str(IRM_PY), str(script), str(inp), str(out)], capture_output=True, text=True, timeout=300,
-                       env=dict(os.environ, PYTHONWARNINGS="ignore"))
+    p = subprocess.run(
+        [str(IRM_PY), str(script), str(inp), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, PYTHONWARNINGS="ignore"),
+    )
     assert p.returncode == 0, p.stderr[-3000:]
     want = json.loads(out.read_text())
     for measure in RBP_NO_REL:

@@ -102,7 +102,16 @@ def test_measure_names_and_errors() -> None:
         "success_5",
         "success_10",
     }
-    assert {"P", "ndcg_cut", "map_cut", "recall", "success", "bpref", "Rprec", "recip_rank"} <= compat.supported_measures
+    assert {
+        "P",
+        "ndcg_cut",
+        "map_cut",
+        "recall",
+        "success",
+        "bpref",
+        "Rprec",
+        "recip_rank",
+    } <= compat.supported_measures
     with pytest.raises(ValueError):
         pytrec_eval.RelevanceEvaluator({"q": {"a": 1}}, {"no_such_measure"})
     with pytest.raises(ValueError):

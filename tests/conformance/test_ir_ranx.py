@@ -23,14 +23,12 @@ import pytest
 import rankmeter as rm
 from rankmeter.compat import ranx as compat
 
-RANX_PY = Path(os.environ.get("RANKMETER_PEERS", Path.home() / ".cache" / "rankmeter-peers")) / "ranx" / "bin" / "python"
+RANX_PY = (
+    Path(os.environ.get("RANKMETER_PEERS", Path.home() / ".cache" / "rankmeter-peers")) / "ranx" / "bin" / "python"
+)
 
 BASES = ["hits", "hit_rate", "precision", "recall", "f1", "mrr", "map", "dcg", "dcg_burges", "ndcg", "ndcg_burges"]
-METRICS = (
-    [f"{b}@{k}" for b in BASES for k in (1, 5, 20)]
-    + BASES
-    + ["r-precision", "bpref", "rbp.8", "rbp.95", "rbp.5"]
-)
+METRICS = [f"{b}@{k}" for b in BASES for k in (1, 5, 20)] + BASES + ["r-precision", "bpref", "rbp.8", "rbp.95", "rbp.5"]
 METRICS = METRICS + [m + "-l2" for m in METRICS]
 
 WORKER = r"""
@@ -92,8 +90,13 @@ def ranx_out(tmp_path_factory):
     inp, out, script = tmp / "in.json", tmp / "out.json", tmp / "worker.py"
     inp.write_text(json.dumps({c: {"qrels": q, "run": r, "metrics": METRICS} for c, (q, r) in CASES.items()}))
     script.write_text(WORKER)
-    p = subprocess.run([str(RANX_PY), str(script), str(inp), str(out)], capture_output=True, text=True, timeout=900,
-                       env=dict(os.environ, PYTHONWARNINGS="ignore"))
+    p = subprocess.run(
+        [str(RANX_PY), str(script), str(inp), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=dict(os.environ, PYTHONWARNINGS="ignore"),
+    )
     assert p.returncode == 0, p.stderr[-3000:]
     return json.loads(out.read_text())
 
@@ -148,7 +151,7 @@ def test_compat_outputs_and_errors():
         compat.evaluate(qrels, run, "nope@3")
 
 
-def test_rel_lvl_ideal_issue_example():
+def test_rel_lvl_keeps_grade_one_items_out_of_the_ideal():
     # ranx with rel_lvl=2 drops grade-1 items from the ideal: the preset reproduces it
     qrels = {"q": {"a": 1, "b": 2, "c": 1, "d": 1}}
     run = {"q": {"x": 4.0, "a": 3.0, "y": 2.0, "b": 1.0}}

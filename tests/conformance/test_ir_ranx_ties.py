@@ -20,12 +20,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from recsys_helpers import _record
 
 import rankmeter as rm
 from rankmeter.compat import ranx as compat
+from tests.conformance.recsys_helpers import _record
 
-RANX_PY = Path(os.environ.get("RANKMETER_PEERS", Path.home() / ".cache" / "rankmeter-peers")) / "ranx" / "bin" / "python"
+RANX_PY = (
+    Path(os.environ.get("RANKMETER_PEERS", Path.home() / ".cache" / "rankmeter-peers")) / "ranx" / "bin" / "python"
+)
 # (bpref is left out: ranx's batched bpref kernel gives 0 for most queries, see test_ir_ranx.py)
 METRICS = ["ndcg@10", "ndcg@5", "map@20", "mrr", "precision@5", "precision@17", "dcg_burges@30", "rbp.8", "hits@12"]
 
@@ -88,8 +90,13 @@ def ranx_out(tmp_path_factory):
     inp, out, script = tmp / "in.json", tmp / "out.json", tmp / "worker.py"
     inp.write_text(json.dumps({c: {"qrels": q, "run": r, "metrics": METRICS} for c, (q, r) in CASES.items()}))
     script.write_text(WORKER)
-    p = subprocess.run([str(RANX_PY), str(script), str(inp), str(out)], capture_output=True, text=True, timeout=900,
-                       env=dict(os.environ, PYTHONWARNINGS="ignore"))
+    p = subprocess.run(
+        [str(RANX_PY), str(script), str(inp), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=dict(os.environ, PYTHONWARNINGS="ignore"),
+    )
     assert p.returncode == 0, p.stderr[-3000:]
     return json.loads(out.read_text())
 
@@ -133,7 +140,7 @@ def test_ties_matter_in_these_cases(ranx_out):
         per[mode] = np.asarray(rm.evaluate(qrels, run, ["ndcg@10"], preset="ranx", ties=mode).per_user["ndcg@10"])
     modes = list(per)
     for i, a in enumerate(modes):
-        for b in modes[i + 1:]:
+        for b in modes[i + 1 :]:
             assert not np.allclose(per[a], per[b]), (a, b)
 
 
@@ -163,11 +170,21 @@ def test_compat_ties_equal_ranx(ranx_out, case):
     want = ranx_out[case]
     users = list(qrels)
     plain = compat.evaluate(qrels, run, METRICS, return_mean=False)
-    _compare(case, {m: dict(zip(users, v.tolist())) for m, v in plain.items()}, want["ranx_dict"],
-             want["dict_qids"], "compat dict")
+    _compare(
+        case,
+        {m: dict(zip(users, v.tolist())) for m, v in plain.items()},
+        want["ranx_dict"],
+        want["dict_qids"],
+        "compat dict",
+    )
     q_obj = _QrelsLike({q: qrels[q] for q in want["qids"]})
     for make_comparable, key in ((False, "ranx"), (True, "ranx_comparable")):
         r_obj = _RunLike({q: want["run_order"][q] for q in want["qids"]}, run)
         got = compat.evaluate(q_obj, r_obj, METRICS, return_mean=False, make_comparable=make_comparable)
-        _compare(case, {m: dict(zip(want["qids"], v.tolist())) for m, v in got.items()}, want[key], want["qids"],
-                 f"compat Run make_comparable={make_comparable}")
+        _compare(
+            case,
+            {m: dict(zip(want["qids"], v.tolist())) for m, v in got.items()},
+            want[key],
+            want["qids"],
+            f"compat Run make_comparable={make_comparable}",
+        )

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from recsys_helpers import as_inputs, check, run_peer
 
 import rankmeter as rm
+from tests.conformance.recsys_helpers import as_inputs, check, run_peer
 
 
 def _case(seed, n_users=30, k=5, n_items=40, string_ids=False, short=False):
@@ -68,7 +68,9 @@ def test_evidently_preset_short_lists(peer_short, n):
     for name, values in out.items():
         check(res, name, values, tag="evidently")
     for name in ("ap", "precision"):  # the same means from both APIs
-        assert new["ok"][f"{name}@{SHORT[n]['k']}"]["mean"] == pytest.approx(legacy["ok"][f"{name}@{SHORT[n]['k']}"]["mean"], rel=1e-12)
+        assert new["ok"][f"{name}@{SHORT[n]['k']}"]["mean"] == pytest.approx(
+            legacy["ok"][f"{name}@{SHORT[n]['k']}"]["mean"], rel=1e-12
+        )
 
 
 def test_evidently_short_lists_differ_from_pad():
@@ -76,8 +78,12 @@ def test_evidently_short_lists_differ_from_pad():
     truth, recs, _ = as_inputs(SHORT[1])
     k = SHORT[1]["k"]
     a = rm.evaluate(truth, recs, [f"ap@{k}", f"ar@{k}", f"precision@{k}"], preset="evidently")
-    b = rm.evaluate(truth, recs, [f"ap(short_lists=pad)@{k}", f"ar(short_lists=pad)@{k}", f"precision(short_lists=pad)@{k}"],
-                    preset="evidently")
+    b = rm.evaluate(
+        truth,
+        recs,
+        [f"ap(short_lists=pad)@{k}", f"ar(short_lists=pad)@{k}", f"precision(short_lists=pad)@{k}"],
+        preset="evidently",
+    )
     assert a[f"ap@{k}"] > b[f"ap(short_lists=pad)@{k}"]
     assert a[f"ar@{k}"] > b[f"ar(short_lists=pad)@{k}"]
     assert a[f"precision@{k}"] > b[f"precision(short_lists=pad)@{k}"]

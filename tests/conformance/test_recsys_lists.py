@@ -3,13 +3,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
-from recsys_helpers import as_inputs, check, random_case, run_peer
 
 import rankmeter as rm
+from tests.conformance.recsys_helpers import as_inputs, check, random_case, run_peer
 
-SHAPES = [dict(n_users=40, k=5), dict(n_users=30, k=20, max_len=8), dict(n_users=40, k=1),
-          dict(n_users=30, k=3, string_ids=True), dict(n_users=30, k=10, huge_ids=True)]
+SHAPES: list[dict[str, Any]] = [
+    dict(n_users=40, k=5),
+    dict(n_users=30, k=20, max_len=8),
+    dict(n_users=40, k=1),
+    dict(n_users=30, k=3, string_ids=True),
+    dict(n_users=30, k=10, huge_ids=True),
+]
 CASES = [random_case(s, graded=False, **sh) for s in range(3) for sh in SHAPES]
 EDGE = [{"truth": [[1, 10, 1], [2, 11, 0], [3, 12, 1]], "recs": [[1, 10, 1, 1.0], [2, 11, 1, 1.0]], "k": 3}]
 

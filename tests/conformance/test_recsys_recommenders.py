@@ -7,17 +7,29 @@ without predictions checks ndcg with missing="zero" (the preset's documented exc
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
-from recsys_helpers import as_inputs, check, random_case, run_peer
 
 import rankmeter as rm
+from tests.conformance.recsys_helpers import as_inputs, check, random_case, run_peer
 
-SHAPES = [dict(n_users=15, k=5), dict(n_users=10, k=20, max_len=8), dict(n_users=15, k=1),
-          dict(n_users=10, k=3, string_ids=True), dict(n_users=10, k=10, huge_ids=True)]
+SHAPES: list[dict[str, Any]] = [
+    dict(n_users=15, k=5),
+    dict(n_users=10, k=20, max_len=8),
+    dict(n_users=15, k=1),
+    dict(n_users=10, k=3, string_ids=True),
+    dict(n_users=10, k=10, huge_ids=True),
+]
 CASES = [random_case(s, positive_grades_only=True, **sh) for s in range(2) for sh in SHAPES]
 # every truth user has predictions (random_case may leave a list empty: such a user is absent from rating_pred)
-EDGE = [{"truth": [[1, 10, 5], [1, 11, 3], [2, 10, 1], [3, 12, 4]],
-         "recs": [[1, 11, 1, 0.9], [1, 10, 2, 0.5], [1, 14, 3, 0.4], [2, 13, 1, 0.9], [3, 12, 1, 0.3]], "k": 2}]
+EDGE = [
+    {
+        "truth": [[1, 10, 5], [1, 11, 3], [2, 10, 1], [3, 12, 4]],
+        "recs": [[1, 11, 1, 0.9], [1, 10, 2, 0.5], [1, 14, 3, 0.4], [2, 13, 1, 0.9], [3, 12, 1, 0.3]],
+        "k": 2,
+    }
+]
 
 
 @pytest.fixture(scope="module")

@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
-from recsys_helpers import as_inputs, check, random_case, run_peer
 
 import rankmeter as rm
+from tests.conformance.recsys_helpers import as_inputs, check, random_case, run_peer
 
-SHAPES = [dict(n_users=40, k=5), dict(n_users=25, k=20, max_len=8), dict(n_users=60, k=1),
-          dict(n_users=30, k=3, string_ids=True), dict(n_users=30, k=10, huge_ids=True)]
-CASES = [random_case(seed, train=True, positive_grades_only=True, **shape)
-         for seed in range(3) for shape in SHAPES]
+SHAPES: list[dict[str, Any]] = [
+    dict(n_users=40, k=5),
+    dict(n_users=25, k=20, max_len=8),
+    dict(n_users=60, k=1),
+    dict(n_users=30, k=3, string_ids=True),
+    dict(n_users=30, k=10, huge_ids=True),
+]
+CASES = [random_case(seed, train=True, positive_grades_only=True, **shape) for seed in range(3) for shape in SHAPES]
 # hand-made: a user with an empty list, a user with one item, k beyond every list
-EDGE = [{"truth": [[1, 10, 1], [1, 11, 1], [2, 10, 1], [3, 12, 1]],
-         "recs": [[1, 11, 1, 1.0], [1, 10, 2, 0.5], [2, 13, 1, 1.0]], "train": [[9, 10], [9, 11], [8, 10]], "k": 50}]
+EDGE = [
+    {
+        "truth": [[1, 10, 1], [1, 11, 1], [2, 10, 1], [3, 12, 1]],
+        "recs": [[1, 11, 1, 1.0], [1, 10, 2, 0.5], [2, 13, 1, 1.0]],
+        "train": [[9, 10], [9, 11], [8, 10]],
+        "k": 50,
+    }
+]
 
 
 @pytest.fixture(scope="module")

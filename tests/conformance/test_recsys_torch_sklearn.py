@@ -8,20 +8,32 @@ torchmetrics computes in float32: compared at relative 2e-6 (its precision), abs
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
-from recsys_helpers import as_inputs, check, random_case, run_peer
 
 import rankmeter as rm
+from tests.conformance.recsys_helpers import as_inputs, check, random_case, run_peer
 
-SHAPES = [dict(n_users=30, k=5), dict(n_users=20, k=20, max_len=8), dict(n_users=40, k=1),
-          dict(n_users=20, k=3, string_ids=True), dict(n_users=20, k=10, huge_ids=True)]
+SHAPES: list[dict[str, Any]] = [
+    dict(n_users=30, k=5),
+    dict(n_users=20, k=20, max_len=8),
+    dict(n_users=40, k=1),
+    dict(n_users=20, k=3, string_ids=True),
+    dict(n_users=20, k=10, huge_ids=True),
+]
 DISTINCT = [random_case(s, all_listed=True, **sh) for s in range(3) for sh in SHAPES]
 TIED = [random_case(100 + s, all_listed=True, ties=True, **sh) for s in range(2) for sh in SHAPES[:2]]
 # every grade zero for one user, a one-document query
-EDGE = [{"truth": [[1, 10, 0], [1, 11, 0], [2, 12, 2], [2, 13, 0]],
-         "recs": [[1, 10, 1, 0.9], [1, 11, 2, 0.8], [2, 13, 1, 0.9], [2, 12, 2, 0.7]], "k": 4}]
-TORCH_TOL = dict(rel=2e-6, abs_=1e-7)
+EDGE = [
+    {
+        "truth": [[1, 10, 0], [1, 11, 0], [2, 12, 2], [2, 13, 0]],
+        "recs": [[1, 10, 1, 0.9], [1, 11, 2, 0.8], [2, 13, 1, 0.9], [2, 12, 2, 0.7]],
+        "k": 4,
+    }
+]
+TORCH_TOL: dict[str, Any] = dict(rel=2e-6, abs_=1e-7)
 
 
 @pytest.fixture(scope="module")
@@ -75,6 +87,7 @@ def test_sklearn_preset_tied_ndcg(sk_out, n):
 
 def test_torchmetrics_preset_defaults():
     pre = rm.evaluation.get_preset("torchmetrics")
+    assert pre is not None
     assert pre.defaults["ties"] == "average" and pre.defaults["empty"] == "zero"
     assert str(rm.metrics.parse("map@5", pre.metric_options)) == "ap(denominator=hits,hit_scores=positive)@5"
     assert str(rm.metrics.parse("ndcg@5", pre.metric_options)) == "ndcg@5"  # NDCG keeps every hit
@@ -136,7 +149,7 @@ def test_sklearn_top_k_accuracy_is_hit_rate_with_item_desc_ties():
     for case, o in zip(TOPK, out):
         o = o["ok"]
         truth = {u: {int(c): 1} for u, c in enumerate(case["labels"])}
-        recs = {u: {c: s for c, s in enumerate(row)} for u, row in enumerate(case["scores"])}
+        recs = {u: dict(enumerate(row)) for u, row in enumerate(case["scores"])}
         res = rm.evaluate(truth, recs, list(o), preset="sklearn", ties="item_desc")
         for name, values in o.items():
             check(res, name, values, tag="sklearn")

@@ -1,0 +1,1 @@
+"""evaluate/partial, Result, State, presets, evaluation options and input errors."""

@@ -13,7 +13,7 @@
 //     thread: results are bit-identical for any thread count;
 //   * OpenMP parallelizes over resamples; no exception is thrown inside the
 //     parallel region (nothing can fail there).
-// tests/reference_stats.py re-implements both kernels in plain Python, operation
+// tests/support/reference_stats.py re-implements both kernels in plain Python, operation
 // for operation, and the tests check bit-for-bit equality.
 #pragma once
 #include <algorithm>

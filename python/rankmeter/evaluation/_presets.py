@@ -99,7 +99,7 @@ PRESETS: dict[str, Preset] = {
             "the dict, as ranx.evaluate(qrels, run) reads it; ties='ranx_comparable' a Run after "
             "evaluate(..., make_comparable=True), which sorts it again; ties='ranx_dict' a plain dict run given to "
             "ranx.evaluate (argsort of the scores read backwards); verified against the real ranx "
-            "(tests/test_peer_ranx.py, tests/conformance/test_ir_ranx.py and test_ir_ranx_ties.py: random data "
+            "(tests/compat/test_ranx_peer.py, tests/conformance/test_ir_ranx.py and test_ir_ranx_ties.py: random data "
             "with short lists, k beyond the list, users without relevant items and users without recs, rel_lvl 1 "
             "and 2, lists of up to 60 items with few distinct scores): hits, hit_rate, precision, recall, f1, "
             "r-precision, mrr, map, dcg, dcg_burges, ndcg, ndcg_burges, bpref, rbp."
@@ -139,7 +139,7 @@ PRESETS: dict[str, Preset] = {
             "recall can count it twice; rankmeter rejects it, or drops the repeat with duplicates='first'); "
             "graded labels not listed by descending relevance (Spark's ideal DCG takes the labels in the order "
             "given; rankmeter sorts them, the true ideal); negative relevance (Spark's gain 2^rel - 1 < 0, "
-            "rankmeter's 0). Verified against the real pyspark (tests/test_spark.py): precision@k, recall@k, "
+            "rankmeter's 0). Verified against the real pyspark (tests/engines/test_spark.py): precision@k, recall@k, "
             "map, map@k, ndcg@k, binary and graded."
         ),
     ),

@@ -255,13 +255,13 @@ RECSYS_PRESETS: list[dict] = [
             "ndcg(gain=exponential,ideal=all), without CAPRI's float32 rounding",
             "CAPRI writes the means to its CSV rounded to 5 decimals (DataFrame.round(5)); its np.mean of float32 "
             "values is float32 when no user scores 0: rankmeter's mean is the exact mean of the same per-user values",
-            "CAPRI is not installable from PyPI: its code path is restated in tests (tests/test_capri.py, "
-            "tests/test_beyond.py), not run",
+            "CAPRI is not installable from PyPI: its code path is restated in tests (tests/compat/test_capri.py, "
+            "tests/metrics/test_beyond.py), not run",
         ),
         "doc": (
-            "CAPRI (github.com/CapriRecSys/CAPRI, Evaluations/metrics/*.py, restated in tests/test_capri.py and "
-            "tests/test_beyond.py): MAP@k divides by min(|R|, k); nDCG@k (ndcgk as evaluator.py calls it) gains 1 "
-            "per relevant item, divides by the ideal DCG of all relevant items (ideal='all'), computes in float32 "
+            "CAPRI (github.com/CapriRecSys/CAPRI, Evaluations/metrics/*.py, restated in tests/compat/test_capri.py and "
+            "tests/metrics/test_beyond.py): MAP@k divides by min(|R|, k); nDCG@k (ndcgk as evaluator.py calls it) "
+            "gains 1 per relevant item, divides by the ideal DCG of all relevant items (ideal='all'), computes in float32 "
             "and rounds each user's value to 4 decimals (round() of a numpy float32: rounding='capri'); novelty "
             "sums -log2 of the "
             "interaction share over the top k and divides by k, unseen items 0; personalization by cosine; list "

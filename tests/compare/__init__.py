@@ -1,0 +1,1 @@
+"""rankmeter.compare: paired significance tests, tables, plots and the HTML report."""

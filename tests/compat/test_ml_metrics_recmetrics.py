@@ -1,0 +1,81 @@
+"""rankmeter.compat.ml_metrics / recmetrics without the originals: pure-Python restatements of their definitions
+(ml_metrics 0.1.4 average_precision.apk; recmetrics' GitHub `_apk`/`mapk`, absent from the 0.1.5 release), seeded
+random data and edge cases. tests/conformance/test_compat_recsys.py checks the real packages."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rankmeter.compat import ml_metrics as C_ml
+from rankmeter.compat import recmetrics as C_rec
+
+
+def ref_apk(actual, predicted, k):  # ml_metrics 0.1.4: empty actual -> 1.0, / min(len(actual), k)
+    predicted = predicted[:k]
+    hits, total = 0, 0.0
+    for i, p in enumerate(predicted):
+        if p in actual and p not in predicted[:i]:
+            hits += 1
+            total += hits / (i + 1)
+    return 1.0 if not actual else total / min(len(actual), k)
+
+
+def ref_rec_apk(actual, predicted, k):  # recmetrics GitHub: mean of P@i at first-occurrence hits
+    predicted = predicted[:k]
+    if not predicted or not actual:
+        return 0
+    precisions = [
+        len({x for x in predicted[: i + 1] if x in actual}) / (i + 1)
+        for i, p in enumerate(predicted)
+        if p in actual and p not in predicted[:i]
+    ]
+    return sum(precisions) / len(precisions) if precisions else 0
+
+
+def _data(seed, dup):
+    g = np.random.default_rng(seed)
+    actual = [g.choice(20, int(g.integers(0, 6)), replace=dup).tolist() for _ in range(50)]
+    pred = [g.choice(20, int(g.integers(0, 12)), replace=dup).tolist() for _ in range(50)]
+    return actual, pred
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("k", [1, 4, 10, 30])
+def test_compat_lists_match_restated_definitions(seed, k):
+    actual, pred = _data(seed, dup=seed % 2 == 1)
+    assert C_ml.mapk(actual, pred, k) == pytest.approx(
+        np.mean([ref_apk(a, p, k) for a, p in zip(actual, pred)]), rel=1e-15
+    )
+    assert C_rec.mapk(actual, pred, k) == pytest.approx(
+        np.mean([ref_rec_apk(a, p, k) for a, p in zip(actual, pred)]), rel=1e-15
+    )
+    for a, p in zip(actual[:5], pred[:5]):
+        assert C_ml.apk(a, p, k) == pytest.approx(ref_apk(a, p, k), rel=1e-15)
+
+
+def test_compat_lists_edge_cases():
+    assert C_ml.apk([], [1, 2]) == 1.0 and C_ml.apk([1], []) == 0.0
+    assert C_rec.mapk([[]], [[1]], 3) == 0.0 and C_rec.mapk([[1]], [[]], 3) == 0.0 and C_rec.mark([[]], [[1]]) == 0.0
+    assert C_ml.apk(["a", "b"], ["b", "x", "a"], 3) == pytest.approx((1 + 2 / 3) / 2)
+    assert C_ml.apk([2**63 - 1], [5, 2**63 - 1], 2) == 0.5
+    assert C_ml.apk([1], [1.0], 1) == 1.0  # Python equality, as `p in actual`
+    assert C_ml.apk([1, "1"], ["1", 1.0, "x"], 3) == 1.0 and C_ml.apk(["1"], [1], 1) == 0.0  # mixed kinds
+    assert C_ml.apk([2**53 + 1], [float(2**53)], 1) == ref_apk([2**53 + 1], [float(2**53)], 1)
+    assert C_ml.apk([True, 3], [1, 3], 2) == 1.0  # True == 1
+    assert C_ml.mapk([[1], [2]], [[1]], 3) == 1.0  # zip: the shorter argument wins
+    with pytest.raises(ZeroDivisionError):
+        C_ml.mapk([[1]], [[1]], 0)
+    with pytest.raises(TypeError):
+        C_ml.mapk([[1]], [[1, 2, 3]], 2.0)  # predicted[:2.0]
+    with pytest.warns(RuntimeWarning):
+        assert np.isnan(C_ml.mapk([], [], 3))  # np.mean of nothing
+    with pytest.raises(Exception, match="Predicted list is empty, index: 1"):
+        import pandas as pd
+
+        C_rec.intra_list_similarity([[0, 1], []], pd.DataFrame([[1, 0], [0, 1]]))
+    with pytest.raises(ValueError):
+        C_rec.personalization([[1, 2], [1, 3, 4]])
+    with pytest.raises(KeyError):
+        C_rec.novelty([[0, 7]], {0: 3}, 10, 2)
+    assert C_rec.prediction_coverage([[1, 2], [2, "x"]], range(8)) == 37.5

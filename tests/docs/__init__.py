@@ -1,0 +1,1 @@
+"""What the documentation promises (README, docs/)."""

@@ -1,0 +1,278 @@
+"""``rankmeter eval``: trec_eval's output byte for byte, -m spellings, formats, shell-friendly errors.
+
+The conformance part reads trec_eval 10.0's own test data in ``../shared/conformance/trec_eval``
+(see tests/compat/test_trec_eval_outputs.py: skipped outside CI when missing, a failure on CI).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import rankmeter as rm
+from rankmeter.cli import main, parse_measures
+from tests.compat.test_trec_eval_outputs import require_conformance_dir
+
+# expected output file -> rankmeter eval arguments (trec_eval's own command, -m all_trec)
+CLI_CASES = {
+    "out.test.aq": ["qrels.test", "results.test"],
+    "out.test.aqc": ["-c", "qrels.test", "results.trunc"],
+    "out.test.aqcM": ["-c", "-M100", "qrels.test", "results.trunc"],
+    "out.test.aql": ["-l2", "qrels.rel_level", "results.test"],
+}
+
+
+def _run(capsys, argv):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("file", list(CLI_CASES))
+def test_cli_reproduces_trec_eval_byte_for_byte(file, capsys, monkeypatch):
+    """Every line trec_eval printed for a measure rankmeter implements, in trec_eval's order, same bytes."""
+    directory = require_conformance_dir()
+    monkeypatch.chdir(directory)
+    code, out, err = _run(capsys, ["eval", *CLI_CASES[file], "-m", "all_trec", "-q"])
+    assert code == 0, err
+    ours = out.splitlines(keepends=True)
+    printed = {line.split("\t")[0].strip() for line in ours}
+    expected = [
+        line
+        for line in (directory / file).read_text().splitlines(keepends=True)
+        if line.split("\t")[0].strip() in printed
+    ]
+    # every measure the conformance test compares is printed here (and runid, num_q, num_ret, num_rel)
+    for name in (
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "map",
+        "P_10",
+        "ndcg",
+        "ndcg_cut_10",
+        "map_cut_100",
+        "recall_100",
+        "recip_rank",
+        "success_10",
+        "Rprec",
+    ):
+        assert name in printed
+    assert len(ours) == len(expected) == 186
+    assert "".join(ours) == "".join(expected)
+
+
+def test_cli_all_only_and_trec_spellings(capsys, monkeypatch):
+    directory = require_conformance_dir()
+    monkeypatch.chdir(directory)
+    code, out, _ = _run(capsys, ["eval", "qrels.test", "results.test", "-m", "P.10", "ndcg_cut.10,20", "map_cut.100"])
+    assert code == 0
+    expected = [
+        line
+        for line in (directory / "out.test").read_text().splitlines(keepends=True)
+        if line.split("\t")[0].strip() in {"P_10", "ndcg_cut_10", "ndcg_cut_20", "map_cut_100"}
+    ]
+    aq = (directory / "out.test.aq").read_text().splitlines(keepends=True)
+    want = [
+        line
+        for line in aq
+        if "\tall\t" in line and line.split("\t")[0].strip() in {"P_10", "ndcg_cut_10", "ndcg_cut_20", "map_cut_100"}
+    ]
+    assert out.splitlines(keepends=True) == want
+    assert all(line in want for line in expected)
+
+
+def _toy(tmp_path):
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 a 1\n1 0 b 2\n2 0 c 1\n10 0 d 1\n")
+    run = tmp_path / "r.txt"
+    run.write_text("1 Q0 a 1 3.0 myrun\n1 Q0 x 2 2.0 myrun\n2 Q0 y 1 5.0 myrun\n2 Q0 c 2 4.0 myrun\n")
+    return qrels, run
+
+
+def test_m_parsing_names_lists_and_trec_spellings():
+    labels = [m.label for m in parse_measures(["P_10,5", "ndcg@10,20", "map_cut.100", "mrr@10", "map"], "trec_eval")]
+    # trec_eval's print order: map, P, ndcg_cut, map_cut; names trec_eval lacks last
+    assert labels == ["map", "P_5", "P_10", "ndcg_cut_10", "ndcg_cut_20", "map_cut_100", "mrr@10"]
+    keys = [m.label for m in parse_measures(["P.5,10", "ndcg(gain=exponential)@10,map"], "none")]
+    assert keys == ["precision@5", "precision@10", "ndcg(gain=exponential)@10", "map"]
+    assert [m.label for m in parse_measures(["P"], "trec_eval")][:3] == ["P_5", "P_10", "P_15"]
+
+
+def test_trec_layout_sums_and_per_query(tmp_path, capsys):
+    qrels, run = _toy(tmp_path)
+    code, out, _ = _run(capsys, ["eval", str(qrels), str(run), "-q", "-m", "runid,num_q,num_rel,num_rel_ret,P_2"])
+    assert code == 0
+    assert out == (
+        "num_rel               \t1\t2\nnum_rel_ret           \t1\t1\nP_2                   \t1\t0.5000\n"
+        "num_rel               \t2\t1\nnum_rel_ret           \t2\t1\nP_2                   \t2\t0.5000\n"
+        "runid                 \tall\tmyrun\nnum_q                 \tall\t2\nnum_rel               \tall\t3\n"
+        "num_rel_ret           \tall\t2\nP_2                   \tall\t0.5000\n"
+    )
+    code, out, _ = _run(capsys, ["eval", str(qrels), str(run), "-c", "-m", "num_q", "P_2"])
+    assert out.splitlines()[0].endswith("\t3") and out.splitlines()[1].endswith(f"\t{1 / 3:.4f}")
+
+
+def test_other_formats_and_several_runs(tmp_path, capsys):
+    qrels, run = _toy(tmp_path)
+    run2 = tmp_path / "r2.txt"
+    run2.write_text("1 Q0 b 1 3.0 other\n2 Q0 c 1 5.0 other\n")
+    _code, out, _ = _run(capsys, ["eval", str(qrels), str(run), str(run2), "-m", "ndcg@2", "--format", "json", "-q"])
+    doc = json.loads(out)
+    assert set(doc) == {"r", "r2"}
+    res = rm.evaluate(rm.read_trec_qrels(str(qrels)), rm.read_trec_run(str(run2)), ["ndcg@2"], preset="trec_eval")
+    assert doc["r2"]["all"]["ndcg_cut_2"] == res["ndcg@2"]
+    assert set(doc["r"]["per_query"]) == {"1", "2"}
+    _code, out, _ = _run(capsys, ["eval", str(qrels), str(run), str(run2), "-m", "ndcg@2", "--format", "csv"])
+    assert out.splitlines()[0] == "run,query,ndcg_cut_2" and len(out.splitlines()) == 3
+    _code, out, _ = _run(
+        capsys, ["eval", str(qrels), str(run), "-m", "ndcg@2", "--format", "table", "--preset", "none"]
+    )
+    assert out.splitlines()[0].split() == ["run", "query", "ndcg@2"]
+
+
+def test_parquet_and_csv_inputs_give_the_trec_numbers(tmp_path, capsys):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    qrels, run = _toy(tmp_path)
+    t = pa.table({"user_id": ["1", "1", "2", "10"], "item_id": ["a", "b", "c", "d"], "relevance": [1, 2, 1, 1]})
+    r = pa.table({"user_id": ["1", "1", "2", "2"], "item_id": ["a", "x", "y", "c"], "score": [3.0, 2.0, 5.0, 4.0]})
+    pq.write_table(t, tmp_path / "t.parquet")
+    pacsv.write_csv(r, tmp_path / "r.csv")
+    _, want, _ = _run(capsys, ["eval", str(qrels), str(run), "-m", "ndcg@2", "P_1", "-q"])
+    code, got, err = _run(
+        capsys, ["eval", str(tmp_path / "t.parquet"), str(tmp_path / "r.csv"), "-m", "ndcg@2", "P_1", "-q"]
+    )
+    assert code == 0, err
+    assert got == want
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["eval", "{q}", "{d}/missing.txt", "-m", "map"], "no such file"),
+        (["eval", "{q}", "{r}", "-m", "ndgc@10"], "did you mean 'ndcg'"),
+        (["eval", "{q}", "{d}/r.parquet", "-m", "map", "--score-col", "nope"], "nope"),
+        (["eval", "{q}", "{d}/fake.txt", "-m", "map"], "is a parquet file, not TREC text"),
+    ],
+)
+def test_errors_are_one_line_and_exit_2(tmp_path, argv, needle):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    qrels, run = _toy(tmp_path)
+    pq.write_table(pa.table({"user_id": ["1"], "item_id": ["a"], "score": [1.0]}), tmp_path / "r.parquet")
+    (tmp_path / "fake.txt").write_bytes((tmp_path / "r.parquet").read_bytes())
+    argv = [a.format(q=qrels, r=run, d=tmp_path) for a in argv]
+    proc = subprocess.run([sys.executable, "-m", "rankmeter.cli", *argv], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("rankmeter: error: ") and needle in proc.stderr
+
+
+def test_broken_pipe_is_quiet():
+    proc = subprocess.run(
+        f"{sys.executable} -m rankmeter.cli metrics | head -2", shell=True, capture_output=True, text=True
+    )
+    assert len(proc.stdout.splitlines()) == 2
+    assert proc.stderr == ""
+
+
+def test_help_lists_metrics_and_presets():
+    for argv in (["--help"], ["eval", "--help"], ["metrics", "--help"], ["compare", "--help"]):
+        proc = subprocess.run([sys.executable, "-m", "rankmeter.cli", *argv], capture_output=True, text=True)
+        assert proc.returncode == 0
+        assert "ndcg" in proc.stdout and "trec_eval" in proc.stdout and "ranx" in proc.stdout
+
+
+def test_metrics_table(capsys):
+    code, out, _ = _run(capsys, ["metrics"])
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split()[:3] == ["metric", "family", "cutoff"]
+    for name in rm.metrics.SPECS:
+        assert any(line.split()[:1] == [name] for line in lines), name
+    assert "presets:" in out and "trec_eval:" in out and "empty='skip'" in out
+
+
+def _truth_table(pa):
+    """35 users (0..34) with 3 relevant items each: the truth of the --stream tests."""
+    return pa.table(
+        {
+            "user_id": np.arange(35).repeat(3),
+            "item_id": np.tile([1, 7, 20], 35) + np.arange(35).repeat(3) % 5,
+            "relevance": np.ones(105),
+        }
+    )
+
+
+def test_stream_flag_gives_the_in_memory_output(tmp_path, capsys):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(4)
+    users = np.repeat(np.arange(30), 8)
+    r = pa.table({"user_id": users, "item_id": rng.integers(0, 40, users.size), "score": rng.random(users.size)})
+    t = _truth_table(pa)
+    pq.write_table(r, tmp_path / "r.parquet", row_group_size=5)
+    pq.write_table(t, tmp_path / "t.parquet")
+    base = [
+        "eval",
+        str(tmp_path / "t.parquet"),
+        str(tmp_path / "r.parquet"),
+        "--duplicates",
+        "first",
+        "-m",
+        "map,P.5,10,ndcg,ndcg_cut.10,num_q,runid,num_rel,num_rel_ret,recip_rank,Rprec,success.1,recall.5",
+    ]
+    for extra in (["-q"], ["-q", "-c"], ["--format", "json", "-q"]):
+        _, want, err = _run(capsys, [*base, *extra, "-m", "num_ret"])
+        assert "num_ret" in want, err
+        want = "".join(line for line in want.splitlines(keepends=True) if not line.startswith("num_ret "))
+        if extra[0] == "--format":
+            continue
+        code, got, err = _run(capsys, [*base, *extra, "--stream", "--batch-rows", "3", "--no-progress"])
+        assert code == 0, err
+        assert got == want
+    code, _, err = _run(capsys, [*base, "--stream", "-m", "num_ret"])
+    assert code == 2 and "num_ret" in err
+
+
+def test_stream_truth_flag_and_auto_give_the_in_memory_output(tmp_path, capsys, monkeypatch):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    import rankmeter.stream as st
+
+    rng = np.random.default_rng(5)
+    users = np.repeat(np.arange(2, 32), 8)  # sorted by user; users 0, 1, 32.. only in the truth
+    r = pa.table({"user_id": users, "item_id": rng.integers(0, 40, users.size), "score": rng.random(users.size)})
+    t = _truth_table(pa)
+    pq.write_table(r, tmp_path / "r.parquet", row_group_size=5)
+    pq.write_table(t, tmp_path / "t.parquet", row_group_size=4)
+    base = ["eval", str(tmp_path / "t.parquet"), str(tmp_path / "r.parquet"), "--duplicates", "first", "--no-progress"]
+    base += ["-m", "map,P.5,10,ndcg_cut.10,num_q,runid,num_rel,num_rel_ret,recip_rank,success.1"]
+    for extra in (["-q"], ["-q", "-c"], ["--format", "csv", "-q"]):
+        _, want, err = _run(capsys, [*base, *extra])
+        assert "map" in want, err
+        code, got, err = _run(capsys, [*base, *extra, "--stream-truth", "--batch-rows", "3"])
+        assert code == 0, err
+        assert got == want
+        monkeypatch.setattr(st, "TRUTH_IN_MEMORY_MAX", 100)  # "large": streamed without the flag
+        code, got, err = _run(capsys, [*base, *extra, "--batch-rows", "7"])
+        monkeypatch.undo()
+        assert code == 0 and got == want, err
+    # a truth not sorted by user: one line on stderr naming the user, exit 2
+    pq.write_table(t.take(np.arange(104, -1, -1)), tmp_path / "t.parquet")
+    code, out, err = _run(capsys, [*base, "--stream-truth"])
+    assert code == 2 and out == ""
+    assert "`truth` is not sorted by user: user" in err and len(err.strip().splitlines()) == 1

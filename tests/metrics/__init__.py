@@ -1,0 +1,1 @@
+"""Metric values against plain references, worked examples and the kernels' fast paths."""

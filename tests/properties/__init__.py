@@ -1,0 +1,1 @@
+"""Properties over many inputs: determinism, concurrency, fuzzing."""

@@ -1,0 +1,769 @@
+"""Naive pure-Python reference for rankmeter's accuracy metrics.
+
+Written directly from the definitions of docs/metrics.md (§3, and §4-§6 for the
+input handling), never from the implementation.  Everything here is deliberately
+slow and obvious: plain loops, ``sum``, ``sorted``, ``math.log``.
+
+Per-user functions share one signature::
+
+    f(ranked, truth, k, min_relevance, **options) -> float
+
+* ``ranked``  -- list of item ids, best first (already ordered, truncated to
+  ``max_items``, de-duplicated and possibly cut to the read depth, see
+  :func:`prepare_list`);
+* ``truth``   -- dict ``{item: grade}`` for this user;
+* ``k``       -- the cutoff, or ``None`` for "the whole list" (k = len(ranked));
+* ``min_relevance`` -- ``None`` (relevant <=> grade > 0) or a threshold
+  (relevant <=> grade >= min_relevance).
+
+The per-user functions compute the metric "normally" with the x/0 = 0
+convention.  The ``empty=`` policy (what to do with users that have no
+relevant item) is applied by :func:`reference_evaluate`.
+
+:func:`reference_evaluate` mirrors ``rankmeter.evaluate`` and returns
+``(means, per_user, meta)``.
+"""
+
+import math
+from typing import Any
+
+NAN = float("nan")
+
+
+# ---------------------------------------------------------------------------
+# small helpers
+# ---------------------------------------------------------------------------
+
+
+def safe_div(num, den):
+    """x / 0 = 0 (trec_eval's convention)."""
+    if den == 0:
+        return 0.0
+    return num / den
+
+
+def is_relevant_grade(grade, min_relevance):
+    if min_relevance is None:
+        return grade > 0
+    return grade >= min_relevance
+
+
+def relevant_set(truth, min_relevance):
+    """R: the truth items that are relevant."""
+    return {item for item, grade in truth.items() if is_relevant_grade(grade, min_relevance)}
+
+
+def cutoff(ranked, k):
+    """Resolve the cutoff: None -> the whole list."""
+    if k is None:
+        return len(ranked)
+    return k
+
+
+def hit_flags(ranked, truth, k, min_relevance):
+    """h_1 .. h_min(k, n): 1 when l_j is relevant."""
+    R = relevant_set(truth, min_relevance)
+    kk = cutoff(ranked, k)
+    return [1 if item in R else 0 for item in ranked[:kk]]
+
+
+def gain_of_grade(grade, gain, relevant):
+    """Gain of one item.  Gains use the grade itself (negative -> 0),
+    whatever min_relevance; binary gain is 1 for relevant items."""
+    if gain == "binary":
+        return 1.0 if relevant else 0.0
+    g = max(float(grade), 0.0)
+    if gain == "linear":
+        return g
+    if gain == "exponential":
+        return 2.0**g - 1.0
+    raise ValueError(f"unknown gain {gain!r}")
+
+
+def item_gain(item, truth, gain, min_relevance, below_min="gain"):
+    if item not in truth:
+        return 0.0  # rel(i) = 0 when not in truth; not relevant either
+    grade = truth[item]
+    relevant = is_relevant_grade(grade, min_relevance)
+    if below_min == "zero" and not relevant:
+        return 0.0  # ranx: grades below rel_lvl are dropped from the qrels
+    return gain_of_grade(grade, gain, relevant)
+
+
+# ---------------------------------------------------------------------------
+# per-user metrics
+# ---------------------------------------------------------------------------
+
+
+def hits(ranked, truth, k, min_relevance):
+    return float(sum(hit_flags(ranked, truth, k, min_relevance)))
+
+
+def precision(ranked, truth, k, min_relevance, short_lists="pad"):
+    # hits@k / k, with k the nominal cutoff even when the list is shorter;
+    # no cutoff: hits / n, 0 for an empty list. short_lists="evidently":
+    # Evidently's tp_k / min(size, k).
+    kk = cutoff(ranked, k)
+    if short_lists == "evidently":
+        kk = min(kk, len(ranked))
+    return safe_div(hits(ranked, truth, k, min_relevance), kk)
+
+
+def evidently_ranks(ranked, truth, k, min_relevance):
+    """Evidently's per-rank table (legacy/metrics/recsys/precision_recall_k.py) for j = 1..k: (tp_j,
+    min(size, j), rel_j), where the rows at or above rank j are the first min(n, j) items and rel_j is the
+    relevance of the last of them (0 when there is none)."""
+    rel = relevant_set(truth, min_relevance)
+    n = len(ranked)
+    out = []
+    for j in range(1, cutoff(ranked, k) + 1):
+        rows = ranked[: min(n, j)]
+        tp = sum(1 for i in rows if i in rel)
+        out.append((tp, min(n, j), 1 if rows and rows[-1] in rel else 0))
+    return out
+
+
+def recall(ranked, truth, k, min_relevance, denominator="relevant"):
+    n_rel = len(relevant_set(truth, min_relevance))
+    h = hits(ranked, truth, k, min_relevance)
+    if denominator == "relevant":
+        return safe_div(h, n_rel)
+    if denominator == "min_relevant_k":
+        return safe_div(h, min(n_rel, cutoff(ranked, k)))
+    raise ValueError(f"unknown recall denominator {denominator!r}")
+
+
+def fbeta(ranked, truth, k, min_relevance, beta=1.0):
+    p = precision(ranked, truth, k, min_relevance)
+    r = recall(ranked, truth, k, min_relevance)
+    if p == 0 and r == 0:
+        return 0.0
+    b2 = beta * beta
+    return (1 + b2) * p * r / (b2 * p + r)
+
+
+def ap(ranked, truth, k, min_relevance, denominator="relevant", short_lists="pad"):
+    flags = hit_flags(ranked, truth, k, min_relevance)
+    total = 0.0
+    hits_so_far = 0
+    for j, h in enumerate(flags, start=1):
+        if h:
+            hits_so_far += 1
+            total += hits_so_far / j  # P@j * h_j
+    if short_lists == "evidently":  # sum over j <= k of precision_j * rel_j, Evidently's table
+        total = sum(safe_div(tp, size) * r for tp, size, r in evidently_ranks(ranked, truth, k, min_relevance))
+    n_rel = len(relevant_set(truth, min_relevance))
+    kk = cutoff(ranked, k)
+    if denominator == "relevant":
+        den = n_rel
+    elif denominator == "min_relevant_k":
+        den = min(n_rel, kk)
+    elif denominator == "hits":
+        den = hits_so_far
+    elif denominator == "k":
+        den = kk
+    else:
+        raise ValueError(f"unknown ap denominator {denominator!r}")
+    return safe_div(total, den)
+
+
+def ar(ranked, truth, k, min_relevance, denominator="relevant", short_lists="pad"):
+    n_rel = len(relevant_set(truth, min_relevance))
+    flags = hit_flags(ranked, truth, k, min_relevance)
+    total = 0.0
+    hits_so_far = 0
+    for h in flags:
+        if h:
+            hits_so_far += 1
+            total += safe_div(hits_so_far, n_rel)  # R@j * h_j
+    if short_lists == "evidently":  # sum over j <= k of recall_j * rel_j, Evidently's table
+        total = sum(safe_div(tp, n_rel) * r for tp, _, r in evidently_ranks(ranked, truth, k, min_relevance))
+    if denominator == "relevant":
+        return safe_div(total, n_rel)
+    if denominator == "hits":
+        return safe_div(total, hits_so_far)
+    raise ValueError(f"unknown ar denominator {denominator!r}")
+
+
+def cg(ranked, truth, k, min_relevance, gain="linear", below_min="gain"):
+    kk = cutoff(ranked, k)
+    return sum(item_gain(item, truth, gain, min_relevance, below_min) for item in ranked[:kk])
+
+
+def dcg(ranked, truth, k, min_relevance, gain="linear", log_base=2.0, below_min="gain"):
+    kk = cutoff(ranked, k)
+    total = 0.0
+    for j, item in enumerate(ranked[:kk], start=1):
+        discount = math.log(j + 1) / math.log(log_base)  # log_b(j + 1)
+        total += item_gain(item, truth, gain, min_relevance, below_min) / discount
+    return total
+
+
+def ideal_dcg(ranked, truth, k, min_relevance, gain="linear", ideal="cut", below_min="gain"):
+    gains = sorted(
+        (item_gain(item, truth, gain, min_relevance, below_min) for item in truth),
+        reverse=True,
+    )
+    if ideal == "k_slots":
+        # k slots of the largest gain; k absent = the whole list, k = n (docs/metrics.md, ndcg)
+        g_max = max(gains) if gains else 0.0
+        return g_max * sum(1.0 / math.log2(j + 1) for j in range(1, cutoff(ranked, k) + 1))
+    if ideal == "cut":
+        # docs/metrics.md, ndcg: cut at k; without a cutoff nothing is cut (every
+        # truth gain), so a short list never scores higher for being short.
+        if k is not None:
+            gains = gains[:k]
+    elif ideal != "all":
+        raise ValueError(f"unknown ideal {ideal!r}")
+    return sum(g / math.log2(j + 1) for j, g in enumerate(gains, start=1))
+
+
+def ndcg(ranked, truth, k, min_relevance, gain="linear", ideal="cut", below_min="gain"):
+    # NDCG always uses log2 (log_base never changes NDCG).
+    d = dcg(ranked, truth, k, min_relevance, gain=gain, log_base=2.0, below_min=below_min)
+    i = ideal_dcg(ranked, truth, k, min_relevance, gain=gain, ideal=ideal, below_min=below_min)
+    return safe_div(d, i)
+
+
+def hit_rate(ranked, truth, k, min_relevance):
+    return 1.0 if hits(ranked, truth, k, min_relevance) >= 1 else 0.0
+
+
+def rr(ranked, truth, k, min_relevance):
+    for j, h in enumerate(hit_flags(ranked, truth, k, min_relevance), start=1):
+        if h:
+            return 1.0 / j
+    return 0.0
+
+
+def arhr(ranked, truth, k, min_relevance):
+    return sum(h / j for j, h in enumerate(hit_flags(ranked, truth, k, min_relevance), start=1))
+
+
+def r_precision(ranked, truth, k, min_relevance):
+    # hits@|R| / |R|; the metric takes no cutoff of its own.
+    n_rel = len(relevant_set(truth, min_relevance))
+    return safe_div(hits(ranked, truth, n_rel, min_relevance), n_rel)
+
+
+def bpref(ranked, truth, k, min_relevance):
+    # Buckley & Voorhees (SIGIR 2004) as trec_eval's m_bpref.c computes it: the
+    # judged non-relevant items are the truth items that are not relevant (N of
+    # them); a relevant item r in the top k adds 1 - min(n_r, R) / min(N, R), n_r
+    # being the judged non-relevant items above r (1 when n_r = 0); / R.
+    R = relevant_set(truth, min_relevance)
+    n_rel = len(R)
+    n_non = len(truth) - n_rel
+    above = 0
+    total = 0.0
+    for item in ranked[: cutoff(ranked, k)]:
+        if item not in truth:
+            continue  # unjudged: ignored
+        if item in R:
+            if above == 0:
+                total += 1.0
+            else:
+                total += 1.0 - min(above, n_rel) / min(n_non, n_rel)
+        else:
+            above += 1
+    return safe_div(total, n_rel)
+
+
+def rbp(ranked, truth, k, min_relevance, p=0.8, gain="binary", below_min="gain"):
+    # Moffat & Zobel (TOIS 2008): (1 - p) * sum_j g_j p^(j - 1) over the top k.
+    total = 0.0
+    for j, item in enumerate(ranked[: cutoff(ranked, k)], start=1):
+        total += item_gain(item, truth, gain, min_relevance, below_min) * p ** (j - 1)
+    return (1 - p) * total
+
+
+def err(ranked, truth, k, min_relevance, max_grade=4.0):
+    # Chapelle, Metzler, Zhang & Grinspan (CIKM 2009): the user stops at rank j
+    # with probability R_j = (2^g - 1) / 2^max_grade (gdeval: max grade 4).
+    total = 0.0
+    still = 1.0
+    for j, item in enumerate(ranked[: cutoff(ranked, k)], start=1):
+        r = item_gain(item, truth, "exponential", min_relevance) / 2.0**max_grade
+        total += still * r / j
+        still *= 1 - r
+    return total
+
+
+def judged(ranked, truth, k, min_relevance):
+    # ir_measures' Judged@k: truth rows (any grade) in the top k / min(k, n).
+    top = ranked[: cutoff(ranked, k)]
+    return safe_div(sum(1 for item in top if item in truth), len(top))
+
+
+# ---------------------------------------------------------------------------
+# metric strings
+# ---------------------------------------------------------------------------
+
+
+# name -> (function, {option: (default, parser)})
+def _float(v):
+    return float(v)
+
+
+def _choice(*allowed):
+    def parse(v):
+        if v not in allowed:
+            raise ValueError(f"option value {v!r} not in {allowed!r}")
+        return v
+
+    return parse
+
+
+# name -> (per-user function, {option: (default, parser of its text)})
+METRICS: dict[str, tuple[Any, dict[str, Any]]] = {
+    "hits": (hits, {}),
+    "precision": (precision, {"short_lists": ("pad", _choice("pad", "evidently"))}),
+    "recall": (recall, {"denominator": ("relevant", _choice("relevant", "min_relevant_k"))}),
+    "fbeta": (fbeta, {"beta": (1.0, _float)}),
+    "ap": (
+        ap,
+        {
+            "denominator": ("relevant", _choice("relevant", "min_relevant_k", "hits", "k")),
+            "short_lists": ("pad", _choice("pad", "evidently")),
+        },
+    ),
+    "ar": (
+        ar,
+        {"denominator": ("relevant", _choice("relevant", "hits")), "short_lists": ("pad", _choice("pad", "evidently"))},
+    ),
+    "cg": (
+        cg,
+        {
+            "gain": ("linear", _choice("linear", "exponential", "binary")),
+            "below_min": ("gain", _choice("gain", "zero")),
+        },
+    ),
+    "dcg": (
+        dcg,
+        {
+            "gain": ("linear", _choice("linear", "exponential", "binary")),
+            "log_base": (2.0, _float),
+            "below_min": ("gain", _choice("gain", "zero")),
+        },
+    ),
+    "ndcg": (
+        ndcg,
+        {
+            "gain": ("linear", _choice("linear", "exponential", "binary")),
+            "ideal": ("cut", _choice("cut", "all", "k_slots")),
+            "below_min": ("gain", _choice("gain", "zero")),
+        },
+    ),
+    "bpref": (bpref, {}),
+    "rbp": (
+        rbp,
+        {
+            "p": (0.8, _float),
+            "gain": ("binary", _choice("linear", "exponential", "binary")),
+            "below_min": ("gain", _choice("gain", "zero")),
+        },
+    ),
+    "err": (err, {"max_grade": (4.0, _float)}),
+    "judged": (judged, {}),
+    "hit_rate": (hit_rate, {}),
+    "rr": (rr, {}),
+    "arhr": (arhr, {}),
+    "r_precision": (r_precision, {}),
+}
+
+ALIASES = {
+    "map": ("ap", {}),
+    "mar": ("ar", {}),
+    "mrr": ("rr", {}),
+    "f1": ("fbeta", {"beta": 1.0}),
+    "success": ("hit_rate", {}),
+}
+
+# Metrics computed normally under empty="one" (count-like ones).
+# judged@k is defined by the truth rows whatever their relevance: empty="zero"/"one" keep its value.
+COUNT_LIKE = {"hits", "cg", "dcg", "judged"}
+
+
+def parse_metric(text):
+    """'ap(denominator=hits)@10' -> ('ap', {'denominator': 'hits'}, 10).
+
+    Returns (canonical name, full options dict with defaults, k or None)."""
+    s = text.strip()
+    k = None
+    if "@" in s:
+        s, k_text = s.rsplit("@", 1)
+        k = int(k_text)
+        if k < 1:
+            raise ValueError(f"k must be >= 1: {text!r}")
+    opts_text = None
+    if "(" in s:
+        if not s.endswith(")"):
+            raise ValueError(f"bad metric string {text!r}")
+        s, opts_text = s[:-1].split("(", 1)
+    name = s.strip()
+    fixed: dict = {}
+    if name in ALIASES:
+        name, fixed = ALIASES[name]
+    if name not in METRICS:
+        raise ValueError(f"unknown metric {text!r}")
+    _func, spec = METRICS[name]
+    options = {opt: default for opt, (default, _) in spec.items()}
+    options.update(fixed)
+    if opts_text is not None and opts_text.strip():
+        for part in opts_text.split(","):
+            key, value = part.split("=", 1)
+            key, value = key.strip(), value.strip()
+            if key not in spec:
+                raise ValueError(f"unknown option {key!r} for {text!r}")
+            options[key] = spec[key][1](value)
+    return name, options, k
+
+
+def metric_value(text, ranked, truth, min_relevance):
+    name, options, k = parse_metric(text)
+    func = METRICS[name][0]
+    return func(ranked, truth, k, min_relevance, **options)
+
+
+# ---------------------------------------------------------------------------
+# inputs
+# ---------------------------------------------------------------------------
+
+
+def normalize_truth(truth, only=None):
+    """-> list of (user, {item: grade}) in truth order; with ``only`` (a set of users), the
+    other users are left out before their rows are read (missing="skip" never reads them)."""
+    if isinstance(truth, dict):
+        pairs = list(truth.items())
+    elif isinstance(truth, (list, tuple)):
+        pairs = list(enumerate(truth))  # positional users 0..n-1
+    else:
+        raise TypeError(f"reference: unsupported truth form {type(truth)!r}")
+    out = []
+    for user, items in pairs:
+        if only is not None and user not in only:
+            continue
+        if isinstance(items, dict):
+            grades = {item: float(g) for item, g in items.items()}
+        else:
+            grades = {}
+            for item in items:
+                if item in grades:
+                    raise ValueError(f"duplicate truth item for user {user!r}")
+                grades[item] = 1.0
+        out.append((user, grades))
+    return out
+
+
+def str_desc_key(item):
+    return str(item)
+
+
+def order_scored(scores, ties):
+    """{item: score} -> items by score descending, ties per `ties`."""
+    items = list(scores.items())  # insertion order = input order
+    if ties == "input":
+        # stable sort: equal scores keep input order
+        return [it for it, _ in sorted(items, key=lambda p: -p[1])]
+    if ties == "trec":
+        # equal scores: item id descending, compared as strings
+        by_id = sorted(items, key=lambda p: str(p[0]), reverse=True)
+        return [it for it, _ in sorted(by_id, key=lambda p: -p[1])]
+    if ties == "item_desc":
+        by_id = sorted(items, key=lambda p: p[0], reverse=True)
+        return [it for it, _ in sorted(by_id, key=lambda p: -p[1])]
+    if ties in ("ranx", "ranx_comparable"):
+        # ranx Run: numba's quicksort argsort of the negated scores (again after make_comparable)
+        for _ in range(2 if ties == "ranx_comparable" else 1):
+            items = [items[i] for i in numba_quicksort_argsort([-sc for _, sc in items])]
+        return [it for it, _ in items]
+    if ties == "ranx_dict":
+        # a plain dict given to ranx.evaluate: argsort of the scores, read backwards
+        return [items[i][0] for i in reversed(numba_quicksort_argsort([sc for _, sc in items]))]
+    raise ValueError(f"unknown ties {ties!r}")
+
+
+def numba_quicksort_argsort(keys):
+    """numba's np.argsort(kind="quicksort") (numba/misc/quicksort.py), restated: a stack of ranges; a range of
+    16+ entries is split around a median-of-three pivot kept at its end, scanning from both sides and swapping
+    entries that are not strictly on their side (so equal keys move); the larger part waits on the stack; ranges
+    under 16 entries are finished by insertion sort. Returns the permutation."""
+
+    def less(a, b):
+        return a < b or (math.isnan(b) and not math.isnan(a))
+
+    perm = list(range(len(keys)))
+    if len(perm) < 2:
+        return perm
+    todo = [(0, len(perm) - 1)]
+    while todo:
+        lo, hi = todo.pop()
+        while hi - lo >= 15:
+            mid = (lo + hi) // 2
+            if less(keys[perm[mid]], keys[perm[lo]]):
+                perm[lo], perm[mid] = perm[mid], perm[lo]
+            if less(keys[perm[hi]], keys[perm[mid]]):
+                perm[hi], perm[mid] = perm[mid], perm[hi]
+            if less(keys[perm[mid]], keys[perm[lo]]):
+                perm[lo], perm[mid] = perm[mid], perm[lo]
+            pivot = keys[perm[mid]]
+            perm[hi], perm[mid] = perm[mid], perm[hi]
+            i, j = lo, hi - 1
+            while True:
+                while i < hi and less(keys[perm[i]], pivot):
+                    i += 1
+                while j >= lo and less(pivot, keys[perm[j]]):
+                    j -= 1
+                if i >= j:
+                    break
+                perm[i], perm[j] = perm[j], perm[i]
+                i += 1
+                j -= 1
+            perm[i], perm[hi] = perm[hi], perm[i]
+            if hi - i > i - lo:
+                if hi > i:
+                    todo.append((i + 1, hi))
+                hi = i - 1
+            else:
+                if i > lo:
+                    todo.append((lo, i - 1))
+                lo = i + 1
+        for a in range(lo + 1, hi + 1):
+            moved = perm[a]
+            b = a
+            while b > lo and less(keys[moved], keys[perm[b - 1]]):
+                perm[b] = perm[b - 1]
+                b -= 1
+            perm[b] = moved
+    return perm
+
+
+def normalize_recs(recs, ties):
+    """-> dict user -> ordered list (before truncation / de-duplication)."""
+    if isinstance(recs, dict):
+        pairs = list(recs.items())
+    elif isinstance(recs, (list, tuple)):
+        pairs = list(enumerate(recs))
+    else:
+        raise TypeError(f"reference: unsupported recs form {type(recs)!r}")
+    out = {}
+    for user, lst in pairs:
+        if isinstance(lst, dict):
+            out[user] = order_scored(lst, ties)
+        else:
+            out[user] = list(lst)
+    return out
+
+
+def read_depth(metrics, whole_lists=False):
+    """How many distinct items of each list the metrics read (docs/metrics.md §6.1):
+    the largest cutoff, or None (the whole list) when a metric has no cutoff
+    (r_precision included) or whole lists are asked for (the trec_eval preset)."""
+    ks = [parse_metric(m)[2] for m in metrics]
+    if whole_lists or any(k is None for k in ks):
+        return None
+    return max(ks)
+
+
+def prepare_list(user, ranked, duplicates, max_items, depth=None):
+    """docs/metrics.md §6: max_items truncates the list as given (trec_eval -M);
+    duplicates are then looked for only in the part that is read, the first
+    `depth` distinct items (None: all).  duplicates="first" drops a repeat and
+    the list closes up: reading goes on until `depth` distinct items or the end.
+    The result is cut to `depth` items, which no metric reads past."""
+    if max_items is not None:
+        ranked = ranked[:max_items]
+    seen = set()
+    out: list = []
+    for item in ranked:
+        if depth is not None and len(out) >= depth:
+            break
+        if item in seen:
+            if duplicates == "error":
+                raise ValueError(f"duplicate item {item!r} in the recommendations of user {user!r}")
+            if duplicates == "first":
+                continue
+            raise ValueError(f"unknown duplicates policy {duplicates!r}")
+        seen.add(item)
+        out.append(item)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# evaluate
+# ---------------------------------------------------------------------------
+
+
+def reference_evaluate(
+    truth,
+    recs,
+    metrics,
+    empty="skip",
+    duplicates="error",
+    ties="input",
+    min_relevance=None,
+    max_items=None,
+    missing="zero",
+    whole_lists=False,
+):
+    """Returns (means, per_user, meta).
+
+    whole_lists=True looks for duplicates in whole lists (what the trec_eval
+    preset does); otherwise only in the part the metrics read.
+
+    means:    {metric string: float}  (math.fsum(non-NaN) / count, NaN if count 0)
+    per_user: {metric string: list of floats aligned with the truth users}
+    meta:     {"users": [...], "n_users", "n_skipped", "n_missing_recs", "n_ignored_recs"}
+    """
+    if empty not in ("skip", "zero", "one", "error"):
+        raise ValueError(f"unknown empty policy {empty!r}")
+    if duplicates not in ("error", "first"):
+        raise ValueError(f"unknown duplicates policy {duplicates!r}")
+    if missing not in ("zero", "skip"):
+        raise ValueError(f"unknown missing policy {missing!r}")
+    if max_items is not None and max_items < 1:
+        raise ValueError("max_items must be >= 1")
+    parsed = {m: parse_metric(m) for m in metrics}
+
+    recs_lists = normalize_recs(recs, ties)
+    all_rows = list(truth.items()) if isinstance(truth, dict) else list(enumerate(truth))
+    all_truth_users = {u for u, _ in all_rows}
+    n_without_recs = sum(1 for u, _ in all_rows if u not in recs_lists)
+    # missing="skip": only the users on both sides (trec_eval without -c)
+    truth_rows = normalize_truth(truth, only=set(recs_lists) if missing == "skip" else None)
+    truth_users = [u for u, _ in truth_rows]
+
+    depth = read_depth(metrics, whole_lists)
+    lists = {}
+    for user, ranked in recs_lists.items():
+        lists[user] = prepare_list(user, ranked, duplicates, max_items, depth)
+
+    per_user: dict = {m: [] for m in metrics}
+    n_skipped = 0
+    n_missing = 0
+    for user, grades in truth_rows:
+        if user in lists:
+            ranked = lists[user]
+        else:
+            ranked = []
+            n_missing += 1
+        no_relevant = len(relevant_set(grades, min_relevance)) == 0
+        if no_relevant and empty == "error":
+            raise ValueError(f"user {user!r} has no relevant item")
+        if no_relevant and empty == "skip":
+            n_skipped += 1
+            for m in metrics:
+                per_user[m].append(NAN)
+            continue
+        for m in metrics:
+            name, _, _ = parsed[m]
+            if no_relevant and empty == "one" and name not in COUNT_LIKE:
+                per_user[m].append(1.0)
+            else:
+                per_user[m].append(float(metric_value(m, ranked, grades, min_relevance)))
+
+    means = {}
+    for m in metrics:
+        values = [v for v in per_user[m] if not math.isnan(v)]
+        means[m] = math.fsum(values) / len(values) if values else NAN
+
+    meta = {
+        "users": truth_users,
+        "n_users": len(truth_users),
+        "n_skipped": n_skipped,
+        "n_missing_recs": n_without_recs if missing == "skip" else n_missing,
+        "n_ignored_recs": sum(1 for u in recs_lists if u not in all_truth_users),
+    }
+    return means, per_user, meta
+
+
+# Every metric string variant the contract names (without a cutoff).
+ALL_METRIC_BASES = (
+    [
+        "hits",
+        "precision",
+        "recall",
+        "recall(denominator=relevant)",
+        "recall(denominator=min_relevant_k)",
+        "fbeta",
+        "f1",
+        "fbeta(beta=0.5)",
+        "fbeta(beta=2)",
+        "fbeta(beta=1)",
+        "ap",
+        "map",
+        "ar",
+        "mar",
+        "hit_rate",
+        "success",
+        "rr",
+        "mrr",
+        "arhr",
+    ]
+    + [f"ap(denominator={d})" for d in ("relevant", "min_relevant_k", "hits", "k")]
+    + [f"map(denominator={d})" for d in ("min_relevant_k", "hits")]
+    + [f"ar(denominator={d})" for d in ("relevant", "hits")]
+    + ["mar(denominator=hits)"]
+    + [
+        "precision(short_lists=evidently)",
+        "ap(short_lists=evidently)",
+        "ar(short_lists=evidently)",
+        "ap(denominator=min_relevant_k,short_lists=evidently)",
+        "ar(denominator=hits,short_lists=evidently)",
+    ]
+    + ["cg", "dcg", "ndcg"]
+    + [f"cg(gain={g})" for g in ("linear", "exponential", "binary")]
+    + [f"dcg(gain={g}, log_base={b!r})" for g in ("linear", "exponential", "binary") for b in (2, math.e, 10)]
+    + [f"dcg(log_base={b!r})" for b in (2.0, math.e, 10.0)]
+    + [f"ndcg(gain={g},ideal={i})" for g in ("linear", "exponential", "binary") for i in ("cut", "all", "k_slots")]
+    + [f"ndcg(ideal={i})" for i in ("cut", "all", "k_slots")]
+    + [f"ndcg(gain={g})" for g in ("linear", "exponential", "binary")]
+    + [
+        "cg(below_min=zero)",
+        "dcg(gain=exponential,below_min=zero)",
+        "ndcg(below_min=zero)",
+        "ndcg(gain=exponential,ideal=k_slots,below_min=zero)",
+    ]
+    + [
+        "bpref",
+        "rbp",
+        "rbp(p=0.5)",
+        "rbp(p=0.95,gain=linear,below_min=zero)",
+        "rbp(gain=exponential)",
+        "err",
+        "err(max_grade=2)",
+        "judged",
+    ]
+)
+
+
+# ---------------------------------------------------------------------------
+# ties="average": tie-averaged DCG (McSherry & Najork 2008; scikit-learn dcg_score)
+# ---------------------------------------------------------------------------
+
+
+def tie_averaged_dcg(scores, truth, k, min_relevance, gain="linear", log_base=2.0, below_min="gain"):
+    """scores: {item: score}.  Items are grouped by equal score, groups taken by
+    score descending; a group over positions a..b adds its mean gain times the
+    sum of the discounts of its positions that are <= k (k None: the list)."""
+    n = len(scores)
+    kk = n if k is None else k
+    by_score: dict = {}
+    for item, s in scores.items():
+        by_score.setdefault(s, []).append(item)
+    total = 0.0
+    first = 1
+    for s in sorted(by_score, reverse=True):
+        group = by_score[s]
+        last = first + len(group) - 1
+        mean_gain = sum(item_gain(i, truth, gain, min_relevance, below_min) for i in group) / len(group)
+        disc = sum(math.log(log_base) / math.log(j + 1) for j in range(first, min(last, kk) + 1))
+        total += mean_gain * disc
+        first = last + 1
+    return total
+
+
+def tie_averaged_ndcg(scores, truth, k, min_relevance, gain="linear", ideal="cut", below_min="gain"):
+    d = tie_averaged_dcg(scores, truth, k, min_relevance, gain=gain, below_min=below_min)
+    i = ideal_dcg(list(scores), truth, k, min_relevance, gain=gain, ideal=ideal, below_min=below_min)
+    return safe_div(d, i)
