@@ -53,18 +53,24 @@ def main() -> int:
     ap.add_argument("--users", type=int, default=100_000)
     ap.add_argument("--metrics", choices=("six", "twenty"), default="six")
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--kernel-only", action="store_true",
-                    help="count only the instructions inside the C++ pass (rankmeter::core::evaluate_ranking and what "
-                         "it calls): no workload bracket, so no Python noise (repeatable to the instruction)")
+    ap.add_argument(
+        "--kernel-only",
+        action="store_true",
+        help="count only the instructions inside the C++ pass (rankmeter::core::evaluate_ranking and what "
+        "it calls): no workload bracket, so no Python noise (repeatable to the instruction)",
+    )
     args = ap.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed")
     metrics = SIX if args.metrics == "six" else TWENTY
     if args.kernel_only:
-        n = count(CHILD.format(users=args.users, run=True, metrics=metrics, threads=args.threads),
-                  only="*evaluate_ranking*")
+        n = count(
+            CHILD.format(users=args.users, run=True, metrics=metrics, threads=args.threads), only="*evaluate_ranking*"
+        )
         print(f"W1 {args.users:,} users, {len(metrics)} columns ({args.metrics}), {args.threads} thread(s)")
-        print(f"instructions inside the C++ pass (rankmeter::core::evaluate_ranking): {n:,} ({n / args.users:,.0f} per user)")
+        print(
+            f"instructions inside the C++ pass (rankmeter::core::evaluate_ranking): {n:,} ({n / args.users:,.0f} per user)"
+        )
         return 0
     base = count(CHILD.format(users=args.users, run=False, metrics=metrics, threads=args.threads))
     full = count(CHILD.format(users=args.users, run=True, metrics=metrics, threads=args.threads))

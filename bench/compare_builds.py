@@ -27,23 +27,37 @@ import sys
 import tempfile
 
 CUTOFFS = ("@1", "@5", "@10", "")
-BASES = (
-    ["precision", "recall", "recall(denominator=min_relevant_k)", "f1", "fbeta(beta=0.5)"]
-    + ["ap", "ap(denominator=min_relevant_k)", "ap(denominator=hits)", "ap(denominator=k)"]
-    + ["ar", "ar(denominator=hits)", "precision(short_lists=evidently)", "ap(short_lists=evidently)"]
-    + ["ar(short_lists=evidently)", "cg", "cg(gain=exponential)", "cg(gain=binary)", "cg(below_min=zero)"]
-    + ["dcg", "dcg(gain=exponential)", "dcg(gain=binary)", "dcg(log_base=10)", "dcg(gain=exponential,log_base=3)"]
-    + ["ndcg", "ndcg(ideal=all)", "ndcg(ideal=k_slots)", "ndcg(gain=exponential)", "ndcg(gain=exponential,ideal=all)"]
-    + ["ndcg(gain=exponential,ideal=k_slots)", "ndcg(gain=binary)", "ndcg(gain=binary,ideal=all)"]
-    + ["ndcg(gain=binary,ideal=k_slots)", "ndcg(below_min=zero)", "hit_rate", "rr", "arhr", "hits"]
-    + ["bpref", "rbp", "rbp(p=0.95,gain=linear,below_min=zero)", "err", "err(max_grade=2)", "judged"]
-)
-ACCURACY = [b + c for c in CUTOFFS for b in BASES] + ["r_precision", "num_rel"]
+BASES = [
+    *("precision", "recall", "recall(denominator=min_relevant_k)", "f1", "fbeta(beta=0.5)"),
+    *("ap", "ap(denominator=min_relevant_k)", "ap(denominator=hits)", "ap(denominator=k)"),
+    *("ar", "ar(denominator=hits)", "precision(short_lists=evidently)", "ap(short_lists=evidently)"),
+    *("ar(short_lists=evidently)", "cg", "cg(gain=exponential)", "cg(gain=binary)", "cg(below_min=zero)"),
+    *("dcg", "dcg(gain=exponential)", "dcg(gain=binary)", "dcg(log_base=10)", "dcg(gain=exponential,log_base=3)"),
+    *("ndcg", "ndcg(ideal=all)", "ndcg(ideal=k_slots)", "ndcg(gain=exponential)", "ndcg(gain=exponential,ideal=all)"),
+    *("ndcg(gain=exponential,ideal=k_slots)", "ndcg(gain=binary)", "ndcg(gain=binary,ideal=all)"),
+    *("ndcg(gain=binary,ideal=k_slots)", "ndcg(below_min=zero)", "hit_rate", "rr", "arhr", "hits"),
+    *("bpref", "rbp", "rbp(p=0.95,gain=linear,below_min=zero)", "err", "err(max_grade=2)", "judged"),
+]
+ACCURACY = [*(b + c for c in CUTOFFS for b in BASES), "r_precision", "num_rel"]
 BEYOND = [
-    "fcp", "fcp(average=users)@3", "diversity@3", "diversity(similarity=cooccurrence)@3", "novelty@3",
-    "novelty(unseen=zero,divide_by=k)@3", "novelty(unseen=one_user)", "serendipity@3", "serendipity(relevance=all)@4",
-    "personalization@3", "personalization(similarity=cosine)", "coverage@3", "coverage", "arp@3",
-    "arp(popularity=interactions,unseen=zero)@3", "arp(normalize=max)@2", "gini@3", "gini(over=recommended)",
+    "fcp",
+    "fcp(average=users)@3",
+    "diversity@3",
+    "diversity(similarity=cooccurrence)@3",
+    "novelty@3",
+    "novelty(unseen=zero,divide_by=k)@3",
+    "novelty(unseen=one_user)",
+    "serendipity@3",
+    "serendipity(relevance=all)@4",
+    "personalization@3",
+    "personalization(similarity=cosine)",
+    "coverage@3",
+    "coverage",
+    "arp@3",
+    "arp(popularity=interactions,unseen=zero)@3",
+    "arp(normalize=max)@2",
+    "gini@3",
+    "gini(over=recommended)",
     "score_entropy@3",
 ]
 
@@ -186,8 +200,10 @@ def main() -> int:
                 n_bad += 1
             elif name != "error":
                 n_values += len(a[name]) // 8
-    print(f"{len(old)} evaluations ({n_errors} rejected with the same message on both sides), "
-          f"{n_values:,} float64 values compared byte for byte: {n_bad} differences")
+    print(
+        f"{len(old)} evaluations ({n_errors} rejected with the same message on both sides), "
+        f"{n_values:,} float64 values compared byte for byte: {n_bad} differences"
+    )
     return 1 if n_bad else 0
 
 

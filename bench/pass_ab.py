@@ -46,8 +46,18 @@ def columns_for(core, names: list):
         return {"columns": cols}, core.EmptyPolicy.skip
     ints, floats = [], []
     for c in cols:
-        param = c.beta if c.kind.name == "fbeta" else c.p if c.kind.name == "rbp" else c.max_grade if c.kind.name == "err" else 1.0
-        ints.append([int(c.kind), c.cutoff, int(c.denominator), int(c.gain), int(c.ideal), int(c.below_min), int(c.short_lists)])
+        param = (
+            c.beta
+            if c.kind.name == "fbeta"
+            else c.p
+            if c.kind.name == "rbp"
+            else c.max_grade
+            if c.kind.name == "err"
+            else 1.0
+        )
+        ints.append(
+            [int(c.kind), c.cutoff, int(c.denominator), int(c.gain), int(c.ideal), int(c.below_min), int(c.short_lists)]
+        )
         floats.append([c.log_base, param])
     return {"col_ints": np.array(ints, dtype=np.int64), "col_floats": np.array(floats, dtype=np.float64)}, 0
 
@@ -63,8 +73,18 @@ def main() -> int:
     w = rm.datasets.w1(args.users, seed=0)
     t, r = w.truth, w.recs
     base = dict(
-        t_indptr=t.indptr, t_items=t.items_native, t_grades=t.grades_native, r_indptr=r.indptr, r_items=r.items_native,
-        r_stride=0, r_pad=-1, r_rowmap=None, min_relevance=None, dup_first=False, max_items=0, threads=args.threads,
+        t_indptr=t.indptr,
+        t_items=t.items_native,
+        t_grades=t.grades_native,
+        r_indptr=r.indptr,
+        r_items=r.items_native,
+        r_stride=0,
+        r_pad=-1,
+        r_rowmap=None,
+        min_relevance=None,
+        dup_first=False,
+        max_items=0,
+        threads=args.threads,
     )
     print(f"W1 {args.users:,} users, {args.threads} threads, {args.rounds} rounds alternating old/new (medians)")
     for label, names in (("six @10", SIX), ("twenty", TWENTY)):

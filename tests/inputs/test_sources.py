@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -60,9 +61,9 @@ def test_a_path_that_does_not_exist_is_classified_by_its_name(tmp_path):
 
 def test_something_that_is_not_a_path_is_a_type_error_naming_the_argument():
     with pytest.raises(TypeError, match=r"`recs` must be a path \(str or os.PathLike\), got int"):
-        classify(3, "recs")
+        classify(3, "recs")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="`path` must be a path"):
-        classify(b"run.csv")
+        classify(b"run.csv")  # type: ignore[arg-type]
 
 
 def test_tsv_names_are_tab_separated_and_csv_names_comma_separated():
@@ -155,7 +156,7 @@ def test_in_memory_streaming_and_the_command_read_every_kind_of_path_alike(tmp_p
     assert classify(qrels) == "trec"
     for kind, path in paths.items():
         assert classify(str(path)) == kind
-        got = {
+        got: dict[str, Any] = {
             "evaluate": rm.evaluate(qrels, str(path), METRICS),
             "evaluate_stream": rm.evaluate_stream(qrels, str(path), METRICS, batch_rows=7, progress=False),
         }

@@ -40,7 +40,7 @@ SETTINGS: dict[str, Any] = dict(
 )
 
 LOG_BASES = (2, math.e, 10)
-ALL_BASES = [*ALL_METRIC_BASES, "r_precision"]
+ALL_BASES = [*ALL_METRIC_BASES, "r_precision", "num_rel"]
 CUTOFFS = (None, 1, 2, 3, 5, 20)
 
 
@@ -344,7 +344,7 @@ def scenarios(draw, max_users=6, allow_dups=True):
 
 metric_lists = st.lists(
     st.tuples(st.sampled_from(ALL_BASES), st.sampled_from(CUTOFFS)).filter(
-        lambda t: t[0] != "r_precision" or t[1] is None
+        lambda t: t[0] not in ("r_precision", "num_rel") or t[1] is None
     ),
     min_size=1,
     max_size=14,
@@ -359,7 +359,7 @@ def test_random_against_reference(scenario, metrics):
     check(truth, recs, metrics, **opts)
 
 
-ALL_WITH_CUTOFFS = [mname(b, k) for b in ALL_METRIC_BASES for k in (None, 1, 3, 10)] + ["r_precision"]
+ALL_WITH_CUTOFFS = [mname(b, k) for b in ALL_METRIC_BASES for k in (None, 1, 3, 10)] + ["r_precision", "num_rel"]
 
 
 # The core reads integer grades 0..15 as levels (tables of relevance and gain per level)
@@ -438,7 +438,7 @@ def duplicate_scenarios(draw):
     metrics = [mname(b, k) for b in bases]
     metrics += [mname(b, draw(st.integers(1, k))) for b in bases[:2]]  # smaller cutoffs too
     if draw(st.integers(0, 3)) == 0:
-        metrics.append(draw(st.sampled_from(["ndcg", "precision", "r_precision", "ap"])))  # whole lists
+        metrics.append(draw(st.sampled_from(["ndcg", "precision", "r_precision", "num_rel", "ap"])))  # whole lists
     opts = dict(
         duplicates=draw(st.sampled_from(["error", "first"])),
         empty="zero",
@@ -491,7 +491,7 @@ def test_items_past_k_do_not_matter(scenario, k, rnd):
 # 3. input forms give identical results
 # ---------------------------------------------------------------------------
 
-FORM_METRICS = [mname(b, k) for b in ALL_METRIC_BASES for k in (None, 2, 5)] + ["r_precision"]
+FORM_METRICS = [mname(b, k) for b in ALL_METRIC_BASES for k in (None, 2, 5)] + ["r_precision", "num_rel"]
 
 
 def csr(rows):
@@ -615,7 +615,7 @@ def big_random(n_users, seed):
     return t_items, t_grades, r_items
 
 
-THREAD_METRICS = [mname(b, k) for b in ALL_METRIC_BASES for k in (None, 1, 5, 10, 30)] + ["r_precision"]
+THREAD_METRICS = [mname(b, k) for b in ALL_METRIC_BASES for k in (None, 1, 5, 10, 30)] + ["r_precision", "num_rel"]
 
 
 def test_threads_bit_identical():
@@ -735,7 +735,7 @@ def test_one_user_and_k_larger_than_list():
     res = check(
         {"u": {"a": 1, "b": 1, "c": 1}},
         {"u": ["a", "x", "b"]},
-        [mname(b, k) for b in ALL_BASES for k in (None, 10, 1000) if b != "r_precision"],
+        [mname(b, k) for b in ALL_BASES for k in (None, 10, 1000) if b not in ("r_precision", "num_rel")],
     )
     assert res["precision@10"] == 0.2
     assert math.isclose(res["precision"], 2 / 3, rel_tol=1e-12)
@@ -746,7 +746,7 @@ def test_one_user_and_k_larger_than_list():
 def test_empty_policies(empty):
     truth = {"empty": {}, "neg": {"a": 0, "b": -1}, "ok": {"a": 1}, "sub": {"a": 1, "b": 3}}
     recs = {"empty": ["a", "b"], "neg": ["b", "a"], "ok": ["a"], "sub": ["a", "b"]}
-    metrics = [mname(b, k) for b in ALL_BASES for k in (None, 1, 2) if b != "r_precision" or k is None]
+    metrics = [mname(b, k) for b in ALL_BASES for k in (None, 1, 2) if b not in ("r_precision", "num_rel") or k is None]
     res = check(truth, recs, metrics, empty=empty, min_relevance=None)
     res2 = check(truth, recs, metrics, empty=empty, min_relevance=2)
     if empty == "skip":
@@ -846,7 +846,7 @@ def test_recs_users_not_in_truth_and_missing_recs():
 def test_min_relevance_and_gains():
     truth = {0: {"a": 1, "b": 2, "c": 3, "d": -1, "e": 0.5}}
     recs = {0: ["a", "d", "e", "b", "x", "c"]}
-    metrics = [mname(b, k) for b in ALL_BASES for k in (None, 2, 4) if b != "r_precision" or k is None]
+    metrics = [mname(b, k) for b in ALL_BASES for k in (None, 2, 4) if b not in ("r_precision", "num_rel") or k is None]
     for mr in (None, -1, 0, 0.5, 1, 2, 3, 4):
         check(truth, recs, metrics, min_relevance=mr, empty="zero")
     res = rm().evaluate(truth, recs, ["hits", "cg", "cg(gain=binary)", "cg(gain=exponential)@3"], min_relevance=2)
@@ -859,7 +859,7 @@ def test_min_relevance_and_gains():
 def test_max_items():
     truth = {0: {"a": 1, "b": 1, "c": 1}}
     recs = {0: ["x", "a", "b", "c"]}
-    metrics = [mname(b, k) for b in ALL_BASES for k in (None, 2, 5) if b != "r_precision" or k is None]
+    metrics = [mname(b, k) for b in ALL_BASES for k in (None, 2, 5) if b not in ("r_precision", "num_rel") or k is None]
     for mi in (1, 2, 3, 10):
         check(truth, recs, metrics, max_items=mi)
     res = rm().evaluate(truth, recs, ["hits", "precision", "precision@3", "r_precision"], max_items=2)
@@ -929,7 +929,9 @@ def test_ndcg_ideal_hand():
 def test_empty_lists_and_no_cutoff():
     truth = {0: {"a": 1}, 1: {"b": 2}}
     recs = {0: [], 1: ["b"]}
-    metrics = [mname(b, k) for b in ALL_BASES for k in (None, 1, 4) if b != "r_precision" or k is None]
+    metrics = [
+        mname(b, k) for b in ALL_BASES for k in (None, 1, 4) if b != "num_rel" and (b != "r_precision" or k is None)
+    ]
     res = check(truth, recs, metrics)
     for m in metrics:
         assert res.per_user[m][0] == 0.0, m

@@ -118,11 +118,13 @@ def _reference(truth, lists, scores, train, feats, sim, metric, empty="skip"):
     users = list(truth)
     L = {u: lists.get(u, []) for u in users}
     no_rel = {u: not any(g > 0 for g in truth[u].values()) for u in users}
+    # a user without a relevant truth item (fcp, serendipity): left out, 0 or 1 by `empty`
+    empty_value = {"skip": rb.NAN, "zero": 0.0, "one": 1.0}[empty]
     if m.name == "fcp":
         per, cs, ts = [], 0, 0
         for u in users:
             if no_rel[u]:
-                per.append(rb.NAN)
+                per.append(empty_value)
                 continue
             c, d = rb.fcp_counts(truth[u], L[u], k)
             per.append(c / (c + d) if c + d else rb.NAN)
@@ -144,7 +146,7 @@ def _reference(truth, lists, scores, train, feats, sim, metric, empty="skip"):
         return per, rb.mean(per)
     if m.name == "serendipity":
         per = [
-            rb.NAN if no_rel[u] else rb.serendipity(truth[u], L[u], k, train.get(u, []), feats, o["relevance"])
+            empty_value if no_rel[u] else rb.serendipity(truth[u], L[u], k, train.get(u, []), feats, o["relevance"])
             for u in users
         ]
         return per, rb.mean(per)
@@ -161,11 +163,11 @@ def _reference(truth, lists, scores, train, feats, sim, metric, empty="skip"):
     raise AssertionError(metric)
 
 
-def _check(data, metrics):
+def _check(data, metrics, empty="skip"):
     truth, lists, scores, train, feats, sim, conv = data
-    res = _call(truth, lists, scores, train, feats, sim, conv, metrics)
+    res = _call(truth, lists, scores, train, feats, sim, conv, metrics, empty=empty)
     for metric in metrics:
-        per, mean = _reference(truth, lists, scores, train, feats, sim, metric)
+        per, mean = _reference(truth, lists, scores, train, feats, sim, metric, empty=empty)
         assert close(res[metric], mean), (metric, res[metric], mean)
         if per is not None:
             got = res.per_user[metric].tolist()
@@ -183,6 +185,12 @@ def test_beyond_metrics_match_reference_int_ids(data):
 @given(workload(string_ids=True))
 def test_beyond_metrics_match_reference_string_ids(data):
     _check(data, BEYOND_METRICS)
+
+
+@SETTINGS
+@given(workload(), st.sampled_from(["zero", "one"]))
+def test_users_without_a_relevant_item_score_the_empty_value_in_fcp_and_serendipity(data, empty):
+    _check(data, ["fcp", "fcp(average=users)@3", "serendipity@3", "serendipity(relevance=all)@4"], empty=empty)
 
 
 def test_fcp_worked_example():

@@ -240,6 +240,11 @@ def arhr(ranked, truth, k, min_relevance):
     return sum(h / j for j, h in enumerate(hit_flags(ranked, truth, k, min_relevance), start=1))
 
 
+def num_rel(ranked, truth, k, min_relevance):
+    """|R|: the user's relevant truth items (no list item is read)."""
+    return float(len(relevant_set(truth, min_relevance)))
+
+
 def r_precision(ranked, truth, k, min_relevance):
     # hits@|R| / |R|; the metric takes no cutoff of its own.
     n_rel = len(relevant_set(truth, min_relevance))
@@ -369,6 +374,7 @@ METRICS: dict[str, tuple[Any, dict[str, Any]]] = {
     "rr": (rr, {}),
     "arhr": (arhr, {}),
     "r_precision": (r_precision, {}),
+    "num_rel": (num_rel, {}),
 }
 
 ALIASES = {
@@ -381,7 +387,7 @@ ALIASES = {
 
 # Metrics computed normally under empty="one" (count-like ones).
 # judged@k is defined by the truth rows whatever their relevance: empty="zero"/"one" keep its value.
-COUNT_LIKE = {"hits", "cg", "dcg", "judged"}
+COUNT_LIKE = {"hits", "cg", "dcg", "judged", "num_rel"}
 
 
 def parse_metric(text):
@@ -559,7 +565,8 @@ def read_depth(metrics, whole_lists=False):
     """How many distinct items of each list the metrics read (docs/metrics.md §6.1):
     the largest cutoff, or None (the whole list) when a metric has no cutoff
     (r_precision included) or whole lists are asked for (the trec_eval preset)."""
-    ks = [parse_metric(m)[2] for m in metrics]
+    # num_rel reads no list item
+    ks = [parse_metric(m)[2] for m in metrics if parse_metric(m)[0] != "num_rel"]
     if whole_lists or any(k is None for k in ks):
         return None
     return max(ks)

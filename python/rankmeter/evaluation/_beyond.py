@@ -555,8 +555,8 @@ def _fcp(prep: Prepared, m: Any) -> tuple:
     no_rel = conc < 0
     with np.errstate(invalid="ignore", divide="ignore"):
         vals = np.where(tot > 0, conc / np.where(tot > 0, tot, 1), np.nan)
-    if empty in (1, 2):
-        vals[no_rel] = 0.0 if empty == 1 else 1.0
+    if p.empty in ("zero", "one"):
+        vals[no_rel] = 0.0 if p.empty == "zero" else 1.0
     if m.options["average"] == "pairs":
         return vals, _fraction_sum(int(conc[~no_rel].sum())), int(tot[~no_rel].sum())
     return (vals, *_exact(vals, prep.threads))
