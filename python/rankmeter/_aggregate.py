@@ -34,7 +34,16 @@ import numpy as np
 
 from .metrics import Metric, parse
 
-__all__ = ["State", "Means", "CatalogPart", "exact_mean", "limbs_to_int", "EXACT_SHIFT", "META_KEYS"]
+__all__ = [
+    "State",
+    "Means",
+    "CatalogPart",
+    "exact_mean",
+    "limbs_to_int",
+    "reads_catalog",
+    "EXACT_SHIFT",
+    "META_KEYS",
+]
 
 EXACT_SHIFT = 1074  # sums are integers in units of 2^-1074
 _ONE = 1 << EXACT_SHIFT
@@ -160,6 +169,12 @@ def _sorted_union_counts(ids: list[np.ndarray], counts: list[np.ndarray]) -> tup
 
 
 # --------------------------------------------------------------------------- catalog parts
+def reads_catalog(m: Metric) -> bool:
+    """Whether a catalog-level metric's value reads the catalog (the ``catalog`` argument, else the
+    items of ``train``): coverage, and gini over the catalog (see docs/metrics.md)."""
+    return m.family == "catalog" and (m.name == "coverage" or (m.name == "gini" and m.options["over"] == "catalog"))
+
+
 class CatalogPart:
     """What the catalog-level metrics at one cutoff are computed from (exact integers).
 
@@ -585,8 +600,7 @@ class State:
                 if m.family == "catalog":
                     if (m.k or 0) not in parts:
                         raise ValueError(f"`data` is corrupt (no item histogram for {n!r})")
-                    needs_catalog = m.name == "coverage" or (m.name == "gini" and m.options["over"] == "catalog")
-                    if needs_catalog and catalog is None:
+                    if reads_catalog(m) and catalog is None:
                         raise ValueError(f"`data` is corrupt (no catalog for {n!r})")
             if not (len(names) == len(header["sums"]) == len(header["counts"])):
                 raise ValueError("`data` is corrupt (names, sums and counts differ in length)")

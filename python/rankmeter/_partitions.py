@@ -12,12 +12,13 @@ the task's closure). pyarrow is imported inside the functions.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, Iterable, Iterator, Optional, Union
 
 import numpy as np
 
-from . import Recs, State, Truth, partial
+from . import Recs, State, Truth
 from . import metrics as _metrics
+from .evaluation import CONTEXT, EvalOptions, evaluate_with, partial_with
 
 __all__ = [
     "Plan",
@@ -39,12 +40,11 @@ COL_SIDE, COL_USER, COL_ITEM, COL_POS, COL_REL = "__rm_side", "__rm_user", "__rm
 # list form: a task's Arrow batches are evaluated in groups of about this many bytes (W1: ~37k users a group)
 CHUNK_BYTES = 32 << 20
 
-OPTION_NAMES = ("preset", "empty", "duplicates", "ties", "min_relevance", "max_items", "missing", "threads")
-
 
 @dataclass
 class Plan:
-    """What every task needs: the form, the column names, the metrics and the evaluate() keywords."""
+    """What every task needs: the form, the column names, the metrics, the evaluation options (without
+    column names: the task's own tables name theirs) and the context of beyond-accuracy metrics."""
 
     form: str  # "lists" or "long"
     metrics: list
@@ -56,7 +56,7 @@ class Plan:
     item_col: str = "item_id"
     pos_col: str = "rank"  # long form: the rank or score column's name
     rel_col: str = "relevance"
-    options: dict = field(default_factory=dict)
+    options: EvalOptions = field(default_factory=EvalOptions)
     context: dict = field(default_factory=dict)
     # list form: a task evaluates its Arrow batches in groups of about this many bytes (None: CHUNK_BYTES,
     # read when the plan is built, on the driver)
@@ -77,17 +77,13 @@ def check_metrics(metrics: Any) -> list:
     return ms
 
 
-def check_options(options: dict) -> dict:
-    bad = sorted(set(options) - set(OPTION_NAMES))
-    if bad:
-        raise TypeError(
-            f"unexpected keyword argument(s) {', '.join(map(repr, bad))}; evaluate() options are "
-            f"{', '.join(OPTION_NAMES)}"
-        )
-    out = {k: v for k, v in options.items() if v is not None}
-    # one C++ thread per task by default: the engine already runs one task per core
-    out.setdefault("threads", 1)
-    return out
+def check_options(options: Union[dict, EvalOptions], where: str = "evaluate") -> EvalOptions:
+    """The options a task passes on: checked once on the driver (a keyword argument that is no option
+    raises a ``TypeError`` naming it), without column names and context (the plan carries those), and
+    one C++ thread per task unless ``threads`` says otherwise (the engine already runs one task per core)."""
+    opts = options if isinstance(options, EvalOptions) else EvalOptions.from_kwargs(where, **options)
+    cleared = dict.fromkeys((*opts.columns(), *CONTEXT))
+    return opts.replace(**cleared, threads=1 if opts.threads is None else opts.threads)
 
 
 def _as_array(col: Any) -> Any:
@@ -207,17 +203,15 @@ def _inputs(table: Any, plan: Plan) -> tuple[Any, Any, dict]:
 def partition_state(table: Any, plan: Plan) -> State:
     """The exact mergeable state of the users in one partition (an Arrow table, possibly empty)."""
     truth, recs, cols = _inputs(table, plan)
-    return partial(truth, recs, plan.metrics, **plan.options, **plan.context, **cols)
+    return partial_with(truth, recs, plan.metrics, plan.options.replace(**plan.context, **cols))
 
 
 def partition_per_user(table: Any, plan: Plan, names: list) -> Any:
     """A pyarrow table: the user column, then one float64 column per metric (in ``names``)."""
     import pyarrow as pa
 
-    from . import evaluate
-
     truth, recs, cols = _inputs(table, plan)
-    res = evaluate(truth, recs, plan.metrics, **plan.options, **plan.context, **cols)
+    res = evaluate_with(truth, recs, plan.metrics, plan.options.replace(**plan.context, **cols))
     users = res.users if res.users is not None else np.arange(len(res.per_user[plan.metrics[0]]))
     data = {plan.user_col: pa.array(np.asarray(users).tolist() if users.dtype == object else users)}
     for m, name in zip(plan.metrics, names):

@@ -31,6 +31,7 @@ import numpy as np
 from . import PRESETS as evaluation_presets
 from . import Recs, Truth, _core, datasets, evaluate, metrics, read_trec_qrels, read_trec_run
 from ._version import __version__
+from .evaluation import CONTEXT, DEFAULTS, OPTION_NAMES, EvalOptions, evaluate_with, option_field
 from .inputs import to_recs, to_truth
 from .inputs._frame import read_csv
 from .inputs._sources import classify, open_binary, path_size
@@ -396,9 +397,9 @@ def _exact_sum(state: Any, key: str) -> float:
     return state.sums[col] / (1 << 1074)
 
 
-def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: dict, args: Any, name: str) -> RunOutput:
+def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptions, args: Any, name: str) -> RunOutput:
     keys = list(dict.fromkeys(m.key for m in measures if m.key is not None)) or ["num_rel"]
-    columns = opts.pop("columns")
+    columns = opts.columns()
     stream = (
         args.stream
         or args.stream_truth
@@ -420,8 +421,7 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: dict, arg
             progress=False if args.no_progress else None,
             stream_truth=bool(args.stream_truth),
             per_user=(lambda users, values: chunks.append((users, values))) if per_query else None,
-            **opts,
-            **columns,
+            **opts.kwargs(),
         )
         state, meta = sres.state, sres.meta
         if chunks:
@@ -431,7 +431,7 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: dict, arg
             users, values = np.zeros(0, dtype=object), {}
     else:
         recs = load_input(path, "recs", columns)
-        res = evaluate(truth, recs, keys, **opts, **columns)
+        res = evaluate_with(truth, recs, keys, opts)
         state, meta = res.state, res.meta
         users, values = np.asarray(res.users), {}
         for k in keys:
@@ -444,8 +444,8 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: dict, arg
                 got = _recs_lengths(to_recs(recs, **rcols))  # the parquet path or the CSV table read above
             assert got is not None
             lengths = _lookup(got[0], got[1], users)
-            if opts.get("max_items"):
-                lengths = np.minimum(lengths, opts["max_items"])
+            if opts.max_items:
+                lengths = np.minimum(lengths, opts.max_items)
     order = _sort_users(users)
     users = users[order]
     out = RunOutput(name, _run_id(path, name), users, {}, {})
@@ -539,23 +539,8 @@ def eval_files(args: Any) -> int:
     _check_file(args.truth, "truth")
     for path in args.runs:
         _check_file(path, "run")
-    columns = dict(
-        user_col=args.user_col,
-        item_col=args.item_col,
-        relevance_col=args.relevance_col,
-        rank_col=args.rank_col,
-        score_col=args.score_col,
-    )
-    opts = dict(
-        preset=None if args.preset == "none" else args.preset,
-        max_items=args.max_items,
-        min_relevance=args.min_relevance,
-        missing="zero" if args.complete else args.missing,
-        ties=args.ties,
-        empty=args.empty,
-        duplicates=args.duplicates,
-        threads=args.threads,
-    )
+    opts = options_from_args(args, "rankmeter eval")
+    columns = opts.columns()
     from .stream import TRUTH_IN_MEMORY_MAX
 
     # a truth bigger than memory is streamed alongside every run (both sorted by user); else read once
@@ -564,7 +549,7 @@ def eval_files(args: Any) -> int:
     taken: set = set()
     runs = []
     for path in args.runs:
-        run = evaluate_run(truth, path, measures, dict(opts, columns=columns), args, _run_name(path, taken))
+        run = evaluate_run(truth, path, measures, opts, args, _run_name(path, taken))
         if args.format == "trec":
             _write(format_trec(run, measures, args.per_query))
         runs.append(run)
@@ -598,14 +583,21 @@ def metrics_table() -> str:
     lines += ["", "aliases: " + aliases]
     lines += [
         "",
-        "conventions (evaluate() defaults): empty='skip' (users without a relevant item: NaN, left out of the mean), "
-        "missing='zero' (truth users without recs: empty lists), duplicates='error', ties='input', relevant: grade > 0",
+        "conventions (evaluate() defaults): "
+        + ", ".join(f"{k}={v!r}{_DEFAULT_NOTES.get((k, v), '')}" for k, v in DEFAULTS.items())
+        + ", relevant: grade > 0",
         "",
         "presets:",
     ]
     for name, pre in sorted(evaluation_presets.items()):
         lines.append(f"  {name}: {pre.doc}")
     return "\n".join(lines) + "\n"
+
+
+_DEFAULT_NOTES = {
+    ("empty", "skip"): " (users without a relevant item: NaN, left out of the mean)",
+    ("missing", "zero"): " (truth users without recs: empty lists)",
+}
 
 
 def _epilog() -> str:
@@ -648,8 +640,7 @@ def _comparison(args):
         correction=args.correction,
         n_resamples=args.n_resamples,
         seed=args.seed,
-        preset=args.preset,
-        threads=args.threads,
+        **options_from_args(args, "rankmeter compare").kwargs(),
     )
 
 
@@ -693,9 +684,54 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--correction", default="holm", help="holm (default), bonferroni or none")
     p.add_argument("--n-resamples", type=int, default=10_000)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--preset", default=None, help="conventions of another tool, e.g. trec_eval or ranx")
-    p.add_argument("--threads", type=int, default=None)
+    add_option_flags(p, preset=None)
     p.add_argument("--no-plots", action="store_true", help="HTML without plots")
+
+
+# trec_eval's short forms and the value names of some option flags
+_SHORT_FLAGS = {"max_items": ("-M",), "min_relevance": ("-l",)}
+_METAVARS = {"max_items": "N", "min_relevance": "L"}
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def add_option_flags(p: argparse.ArgumentParser, preset: Optional[str]) -> None:
+    """A flag for every evaluation option, from its one declaration (:class:`EvalOptions`): its help,
+    type and allowed values. The context of beyond-accuracy metrics (``--train`` ...) takes Python
+    objects: its flags exist only to be refused by name (:func:`options_from_args`)."""
+    for name in OPTION_NAMES:
+        meta = option_field(name).metadata
+        if meta["cli"] is None:
+            p.add_argument(_flag(name), default=None, help=argparse.SUPPRESS)
+            continue
+        kw: dict[str, Any] = dict(default=None, type=meta["cli"], help=meta["help"])
+        if meta["allowed"]:
+            kw["choices"] = meta["allowed"]
+        if name in _METAVARS:
+            kw["metavar"] = _METAVARS[name]
+        if name == "preset":
+            kw["default"] = preset
+            if preset is not None:
+                kw["help"] = f"conventions: {preset} (default), none, ranx, ... (rankmeter metrics lists them)"
+        p.add_argument(*_SHORT_FLAGS.get(name, ()), _flag(name), **kw)
+
+
+def options_from_args(args: Any, where: str) -> EvalOptions:
+    """The evaluation options of parsed command-line arguments, checked once (as every entry point)."""
+    kw = {name: getattr(args, name) for name in OPTION_NAMES}
+    for name in CONTEXT:
+        if kw[name] is not None:
+            raise CliError(
+                f"{_flag(name)} is not available on the command line: the context of beyond-accuracy metrics "
+                f"takes Python objects; pass {name}=... to rankmeter.evaluate"
+            )
+    if getattr(args, "complete", False):
+        kw["missing"] = "zero"  # trec_eval -c
+    if kw["preset"] == "none":
+        kw["preset"] = None
+    return EvalOptions.from_kwargs(where, **kw)
 
 
 def _eval_args(p: argparse.ArgumentParser) -> None:
@@ -710,7 +746,7 @@ def _eval_args(p: argparse.ArgumentParser) -> None:
         help="metrics: rankmeter names (ndcg@10 map@100), comma lists (ndcg@10,20) or trec_eval spellings "
         "(P.10, P_10, ndcg_cut.10,20, map_cut.100, all_trec)",
     )
-    p.add_argument("--preset", default="trec_eval", help="conventions: trec_eval (default), none, ranx, ...")
+    add_option_flags(p, preset="trec_eval")
     p.add_argument("-q", "--per-query", action="store_true", help="values of every query, then the `all` lines")
     p.add_argument(
         "-c",
@@ -718,23 +754,9 @@ def _eval_args(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="qrels queries without results count as empty lists (trec_eval -c)",
     )
-    p.add_argument("-M", "--max-items", type=int, default=None, metavar="N", help="only the first N results (-M N)")
-    p.add_argument(
-        "-l", "--min-relevance", type=float, default=None, metavar="L", help="relevant means grade >= L (-l L)"
-    )
-    p.add_argument("--missing", choices=("zero", "skip"), default=None, help="truth users without recs")
-    p.add_argument("--ties", choices=("input", "trec", "item_desc"), default=None, help="equal scores")
-    p.add_argument("--empty", choices=("skip", "zero", "one", "error"), default=None, help="users without relevant")
-    p.add_argument("--duplicates", choices=("error", "first"), default=None, help="an item twice in one list")
     p.add_argument(
         "--format", choices=FORMATS, default="trec", help="trec (default: trec_eval's layout), table, json, csv"
     )
-    p.add_argument("--user-col", default=None, help="column names of parquet/CSV tables (default user_id, ...)")
-    p.add_argument("--item-col", default=None)
-    p.add_argument("--relevance-col", default=None)
-    p.add_argument("--rank-col", default=None)
-    p.add_argument("--score-col", default=None)
-    p.add_argument("--threads", type=int, default=None)
     p.add_argument("--stream", action="store_true", help="stream the runs in batches of whole users")
     p.add_argument("--no-stream", action="store_true", help="never stream")
     p.add_argument(

@@ -25,6 +25,7 @@ from ._partitions import (
     merge_blobs,
     partition_state,
 )
+from .evaluation import EvalOptions
 
 if TYPE_CHECKING:
     from ._aggregate import Means
@@ -128,12 +129,9 @@ def evaluate(
     if not _is_dask_frame(df):
         raise TypeError(f"`df` must be a dask DataFrame, got {type(df).__name__}")
     ms = check_metrics(metrics)
-    opts = check_options(options)
-    ctx = {
-        k: v
-        for k, v in dict(item_features=item_features, item_similarity=item_similarity, catalog=catalog).items()
-        if v is not None
-    }
+    given = EvalOptions.pick("rankmeter.dask.evaluate", locals(), **options)
+    opts = check_options(given)
+    ctx = {k: v for k, v in given.context().items() if v is not None and k != "train"}
     if train is not None:
         if _is_dask_frame(train):
             _check_columns(train, [user_col, item_col], "train")
@@ -149,10 +147,7 @@ def evaluate(
         if partitions:
             frame = frame.repartition(npartitions=partitions)
     else:
-        cols = dict(
-            user_col=user_col, item_col=item_col, rank_col=rank_col, score_col=score_col, relevance_col=relevance_col
-        )
-        frame, by, pos = _long_frame(df, truth, cols, partitions)
+        frame, by, pos = _long_frame(df, truth, given.columns(), partitions)
         plan = Plan(
             "long",
             ms,

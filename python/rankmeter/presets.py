@@ -10,12 +10,9 @@ from __future__ import annotations
 import sys
 from typing import Optional, TextIO
 
-from .evaluation import PRESETS, get_preset
+from .evaluation import DEFAULTS, PRESETS, get_preset
 
 __all__ = ["names", "describe", "summary"]
-
-# rankmeter's own defaults, for "changes X from Y to Z"
-_DEFAULTS = {"empty": "skip", "duplicates": "error", "ties": "input", "missing": "zero"}
 
 
 def names() -> list[str]:
@@ -27,11 +24,11 @@ def summary(name: str) -> str:
     """What the preset ``name`` changes, as text (``describe`` prints it)."""
     pre = get_preset(name)
     if pre is None:
-        return "no preset: rankmeter's own defaults (" + ", ".join(f"{k}={v!r}" for k, v in _DEFAULTS.items()) + ")"
+        return "no preset: rankmeter's own defaults (" + ", ".join(f"{k}={v!r}" for k, v in DEFAULTS.items()) + ")"
     lines = [f"preset {pre.name!r}", ""]
     lines.append("evaluate() defaults:")
     for key, value in pre.defaults.items():
-        base = _DEFAULTS.get(key)
+        base = DEFAULTS.get(key)
         note = "" if base is None or base == value else f" (rankmeter: {base!r})"
         lines.append(f"  {key}={value!r}{note}")
     if not pre.defaults:

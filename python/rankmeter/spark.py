@@ -28,6 +28,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Iterator, Optional, Union
 
 from . import State
+from . import metrics as _m
+from ._aggregate import reads_catalog
 from ._partitions import (
     COL_ITEM,
     COL_POS,
@@ -41,6 +43,7 @@ from ._partitions import (
     stream_per_user,
     stream_state,
 )
+from .evaluation import EvalOptions, context_needs
 
 if TYPE_CHECKING:
     from ._aggregate import Means
@@ -109,33 +112,35 @@ def _long_frame(df: Any, truth: Any, cols: dict, partitions: Optional[int]) -> t
     return both, by, pos
 
 
-def _train_context(train: Any, metrics: list, context: dict, item_col: str, user_col: str) -> dict:
-    """train as a Spark frame: reduced by Spark to the catalog when only coverage/gini need it, else collected."""
+def _train_context(train: Any, metrics: list, context: dict, options: EvalOptions) -> dict:
+    """train as a Spark frame: reduced by Spark to the catalog when only the catalog of coverage/gini
+    reads it, else collected (the metric table says which metrics read what)."""
     if not _is_spark_frame(train):
         context["train"] = train
         return context
-    from . import metrics as _m
-
-    names = {_m.parse(m).name for m in metrics}
+    pre = options.preset_spec  # a preset may set what a metric reads (rectools: diversity by co-occurrence)
+    parsed = [_m.parse(m, pre.metric_options if pre is not None else None) for m in metrics]
+    user_col, item_col = options.user_col, options.item_col
     _check_columns(train, [item_col], "train")
-    if names & _NEEDS_TRAIN:
+    if any("train" in context_needs(m) for m in parsed):
         # popularity and histories are read: the (user, item) rows travel in the task closure
         _check_columns(train, [user_col, item_col], "train")
         context["train"] = train.select(user_col, item_col).toArrow()
-    elif names & {"coverage", "gini"} and context.get("catalog") is None:
+    elif any(reads_catalog(m) for m in parsed) and context.get("catalog") is None:
         # only the set of train items is read (the default catalog): Spark computes it, one row per item
         context["catalog"] = train.select(item_col).distinct().toArrow().column(0).to_numpy(zero_copy_only=False)
     return context
 
 
-def _plan_and_frame(df, metrics, truth, cols, options, context, partitions) -> tuple[Plan, Any]:
+def _plan_and_frame(df, metrics, truth, cols, options: EvalOptions, partitions) -> tuple[Plan, Any]:
     if not _is_spark_frame(df):
         raise TypeError(f"`df` must be a pyspark DataFrame (classic or Spark Connect), got {type(df).__name__}")
     ms = check_metrics(metrics)
     opts = check_options(options)
+    context = options.context()
     ctx = {k: v for k, v in context.items() if v is not None and k != "train"}
     if context.get("train") is not None:
-        ctx = _train_context(context["train"], ms, ctx, cols["item_col"], cols["user_col"])
+        ctx = _train_context(context["train"], ms, ctx, options)
     if truth is None:
         _check_columns(df, [cols["user_col"], cols["recs_col"], cols["truth_col"], cols["scores_col"]], "df")
         keep = [c for c in (cols["user_col"], cols["recs_col"], cols["truth_col"], cols["scores_col"]) if c]
@@ -209,11 +214,12 @@ def evaluate(
     Every partition becomes one ``mapInArrow`` task on an executor emitting
     one exact state (in list form its Arrow batches go through
     ``rankmeter.partial`` in chunks of about 32 MB as they arrive, merged in the
-    task); the driver merges the states. Options (``preset``,
-    ``empty``, ``duplicates``, ``ties``, ``min_relevance``, ``max_items``,
-    ``missing``, ``threads``) are those of :func:`rankmeter.evaluate`; ``threads``
-    (of the C++ pass inside each task) defaults to 1, as the engine runs one
-    task per core.
+    task); the driver merges the states. The other keyword arguments
+    (``preset``, ``empty``, ``duplicates``, ``ties``, ``min_relevance``,
+    ``max_items``, ``missing``, ``threads``) are the options of
+    :func:`rankmeter.evaluate` (:class:`rankmeter.evaluation.EvalOptions`), checked
+    on the driver before any job; ``threads`` (of the C++ pass inside each task)
+    defaults to 1, as the engine runs one task per core.
 
     ``arrow_batch_bytes`` (default 256 KiB): for the duration of the job, the
     session's ``spark.sql.execution.arrow.maxBytesPerBatch`` is set to it (and
@@ -254,18 +260,9 @@ def evaluate(
         or not 0 < arrow_batch_bytes < 2**31 - 1
     ):
         raise ValueError(f"`arrow_batch_bytes` must be None or an int in [1, 2^31 - 2], got {arrow_batch_bytes!r}")
-    cols = dict(
-        user_col=user_col,
-        recs_col=recs_col,
-        truth_col=truth_col,
-        scores_col=scores_col,
-        item_col=item_col,
-        rank_col=rank_col,
-        score_col=score_col,
-        relevance_col=relevance_col,
-    )
-    context = dict(train=train, item_features=item_features, item_similarity=item_similarity, catalog=catalog)
-    plan, frame = _plan_and_frame(df, metrics, truth, cols, options, context, partitions)
+    opts = EvalOptions.pick("rankmeter.spark.evaluate", locals(), **options)
+    cols = dict(opts.columns(), recs_col=recs_col, truth_col=truth_col, scores_col=scores_col)
+    plan, frame = _plan_and_frame(df, metrics, truth, cols, opts, partitions)
 
     def task(batches):
         import pyarrow as pa
@@ -313,21 +310,15 @@ def per_user(
     """
     from pyspark.sql.types import DoubleType, StructField, StructType
 
-    from . import metrics as _m
-
-    cols = dict(
-        user_col=user_col,
-        recs_col=recs_col,
-        truth_col=truth_col,
-        scores_col=scores_col,
-        item_col=item_col,
-        rank_col=rank_col,
-        score_col=score_col,
-        relevance_col=relevance_col,
-    )
-    context = dict(train=train, item_features=item_features, item_similarity=item_similarity, catalog=catalog)
-    plan, frame = _plan_and_frame(df, metrics, truth, cols, options, context, partitions)
-    catalog_level = [m for m in plan.metrics if _m.parse(m).name in _CATALOG]
+    opts = EvalOptions.pick("rankmeter.spark.per_user", locals(), **options)
+    if opts.catalog is not None:
+        raise TypeError(
+            "rankmeter.spark.per_user() takes no `catalog`: only catalog-level metrics (coverage, gini) read it, "
+            "and they have no per-user values; use rankmeter.spark.evaluate"
+        )
+    cols = dict(opts.columns(), recs_col=recs_col, truth_col=truth_col, scores_col=scores_col)
+    plan, frame = _plan_and_frame(df, metrics, truth, cols, opts, partitions)
+    catalog_level = [m for m in plan.metrics if _m.parse(m).family == "catalog"]
     if catalog_level:
         raise ValueError(f"`metrics`: {', '.join(map(str, catalog_level))} have no per-user values (catalog-level)")
     names = [str(m) for m in plan.metrics]
@@ -368,7 +359,3 @@ def _reraise(e: Exception) -> None:
     if found:
         kind, msg = found[-1]
         raise (ValueError if kind == "ValueError" else TypeError)(msg) from e
-
-
-_NEEDS_TRAIN = frozenset({"novelty", "arp", "serendipity", "diversity"})
-_CATALOG = frozenset({"coverage", "gini", "personalization", "score_entropy"})

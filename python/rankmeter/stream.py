@@ -38,8 +38,7 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 
 from ._aggregate import Means, State
-from ._options import choice
-from .evaluation import PRESETS, evaluate
+from .evaluation import EvalOptions, evaluate_with
 from .inputs import Recs, Truth, to_truth
 from .inputs._chunks import (
     as_batches,
@@ -539,25 +538,15 @@ def evaluate_stream(
         raise ValueError(f"`truth_batch_rows` must be a positive integer, got {truth_batch_rows!r}")
     if progress is not None and not isinstance(progress, bool):
         raise TypeError(f"`progress` must be True, False or None, got {progress!r}")
-    columns = dict(
-        user_col=user_col, item_col=item_col, relevance_col=relevance_col, rank_col=rank_col, score_col=score_col
-    )
+    # every evaluation option, checked once; the context (train, ...) comes in **context
+    opts = EvalOptions.pick("evaluate_stream", locals(), **context)
+    columns = opts.columns()
     cols: dict[str, Any] = {k: v for k, v in columns.items() if v is not None}
     names = dict(user_col="user_id", item_col="item_id", relevance_col="relevance", rank_col="rank", score_col="score")
     names.update(cols)
-    if missing is None:
-        pre = None if preset is None or preset == "none" else PRESETS.get(preset.strip().lower().replace("-", "_"))
-        missing = (pre.defaults.get("missing") if pre is not None else None) or "zero"
-    choice(missing, ("zero", "skip"), "missing")
-    opts: dict[str, Any] = dict(
-        preset=preset,
-        threads=threads,
-        empty=empty,
-        duplicates=duplicates,
-        ties=ties,
-        min_relevance=min_relevance,
-        max_items=max_items,
-    )
+    # the truth users no batch recommends to: as `missing` says (the preset's default, else "zero")
+    opts = opts.replace(missing=opts.resolved().missing)
+    batch_opts = opts.replace(missing="skip")  # a batch of recs: only its users
     metric_list = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
     t0 = time.perf_counter()
     streamed, auto = _wants_truth_stream(truth, stream_truth)
@@ -616,14 +605,7 @@ def evaluate_stream(
                     pieces = [(t_part, None), (_empty_truth(r_part), r_part)]
                 matched = matched or (len(pieces) == 1 and t_part is not None and r_part is not None)
                 for t_piece, r_piece in pieces:
-                    res = evaluate(
-                        t_piece,
-                        {} if r_piece is None else r_piece,
-                        metric_list,
-                        missing=missing,
-                        **opts,
-                        **_ctx(context),
-                    )
+                    res = evaluate_with(t_piece, {} if r_piece is None else r_piece, metric_list, opts)
                     states.append(res.state)
                     _emit(sink, res, metric_list)
                 n_rows += rows_here
@@ -639,13 +621,11 @@ def evaluate_stream(
                     "check that both sides use the same user ids"
                 )
             if merged is None and not states:  # nothing on either side: the in-memory path's empty result
-                res = evaluate(
+                res = evaluate_with(
                     Truth(np.zeros(1, np.int64), np.zeros(0, np.int64), None, np.zeros(0, np.int64)),
                     {},
                     metric_list,
-                    missing=missing,
-                    **opts,
-                    **_ctx(context),
+                    opts,
                 )
                 states.append(res.state)
         else:
@@ -670,7 +650,7 @@ def evaluate_stream(
                         "pyarrow), or evaluate it in memory with rankmeter.evaluate"
                     )
                 index.seen[rows] = True
-                res = evaluate(index.subset(rows), batch, metric_list, missing="skip", **opts, **cols, **_ctx(context))
+                res = evaluate_with(index.subset(rows), batch, metric_list, batch_opts)
                 states.append(res.state)
                 _emit(sink, res, metric_list)
                 n_rows += rows_here
@@ -682,7 +662,7 @@ def evaluate_stream(
             # truth users no batch recommends to: as the in-memory path (missing="zero": empty lists; "skip": counted)
             rest = np.flatnonzero(~index.seen)
             if rest.size or (merged is None and not states):
-                res = evaluate(index.subset(rest), {}, metric_list, missing=missing, **opts, **_ctx(context))
+                res = evaluate_with(index.subset(rest), {}, metric_list, opts)
                 states.append(res.state)
                 _emit(sink, res, metric_list)
         state = State.merge_all(([merged] if merged is not None else []) + states)
@@ -710,14 +690,6 @@ def _empty_truth(recs: Recs) -> Truth:
     """A truth of no users, its ids of the kind of the recs' (the recs' users then have an empty truth)."""
     users = np.asarray(recs.users)
     return Truth(np.zeros(1, np.int64), np.asarray(recs.items)[:0], None, users[:0])
-
-
-def _ctx(context: dict) -> dict:
-    allowed = ("train", "item_features", "item_similarity", "catalog")
-    bad = [k for k in context if k not in allowed]
-    if bad:
-        raise TypeError(f"evaluate_stream() got an unexpected keyword argument {bad[0]!r}")
-    return context
 
 
 def _emit(sink: _PerUserSink, res: Any, metric_list: list) -> None:

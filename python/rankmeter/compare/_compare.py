@@ -10,7 +10,7 @@ from typing import Any, Iterable, Optional, Union
 import numpy as np
 
 from .._options import resolve_threads
-from ..evaluation import evaluate
+from ..evaluation import EvalOptions, evaluate_with
 from ..metrics import Metric, parse
 from . import _stats
 from ._table import Comparison
@@ -127,7 +127,9 @@ def compare(
         Seed of the counter-based generator: same seed, same p-values, for any
         thread count.
     preset, threads, **evaluate_kw
-        Passed to :func:`rankmeter.evaluate` (``empty=``, ``ties=``, ...).
+        The options of :func:`rankmeter.evaluate` (``empty=``, ``ties=``, ``user_col=``,
+        ``train=``, ...), the same for every run. ``catalog`` is refused: only
+        catalog-level metrics read it.
 
     Returns
     -------
@@ -154,11 +156,17 @@ def compare(
     names, keys, test, alpha, correction, n_resamples, seed = _check(
         runs, metrics, baseline, test, alpha, correction, n_resamples, seed
     )
-    n_threads = resolve_threads(threads)
+    opts = EvalOptions.from_kwargs("compare", preset=preset, threads=threads, **evaluate_kw)
+    if opts.catalog is not None:
+        raise TypeError(
+            "compare() takes no `catalog`: only catalog-level metrics (coverage, gini) read it, and paired "
+            "tests need per-user metrics"
+        )
+    n_threads = resolve_threads(opts.threads)
 
     results = {}
     for name in names:
-        results[name] = evaluate(truth, runs[name], keys, preset=preset, threads=threads, **evaluate_kw)
+        results[name] = evaluate_with(truth, runs[name], keys, opts)
     users = results[names[0]].users
     for name in names[1:]:
         u = results[name].users
@@ -308,5 +316,5 @@ def compare(
         results,
         meta,
         run_ci,
-        inputs=(truth, runs, dict(evaluate_kw, preset=preset, threads=threads)),
+        inputs=(truth, runs, opts.kwargs()),
     )

@@ -24,13 +24,13 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import _core
-from .._aggregate import EXACT_SHIFT, CatalogPart, entropy_part, limbs_to_int
+from .._aggregate import EXACT_SHIFT, CatalogPart, entropy_part, limbs_to_int, reads_catalog
 from .._status import MESSAGES, is_ok, message
 from ..inputs import Truth, align, as_id_array, code_ids, id_label, to_truth
 from ..metrics import SPECS
 from ._accuracy import EMPTY_CODES
 
-__all__ = ["Context", "run_beyond", "check_context"]
+__all__ = ["Context", "run_beyond", "check_context", "context_needs"]
 
 # Ids below max(_CODE_LIMIT, 4 x the number of ids read) are their own codes (the rule of inputs.code_ids)
 _CODE_LIMIT = 1 << 22
@@ -249,11 +249,9 @@ class Prepared:
                 ctx.catalog if not isinstance(ctx.catalog, (set, frozenset)) else list(ctx.catalog), "catalog"
             )
         need_truth = any(m.name in ("fcp", "serendipity") for m in metrics)
-        need_train = train is not None and any("train" in _needs(m) for m in metrics)
-        # coverage and gini only need the set of train items (the default catalog)
-        need_train_items = (
-            train is not None and catalog is None and any(m.name in ("coverage", "gini") for m in metrics)
-        )
+        need_train = train is not None and any("train" in context_needs(m) for m in metrics)
+        # coverage and gini over the catalog only need the set of train items (the default catalog)
+        need_train_items = train is not None and catalog is None and any(reads_catalog(m) for m in metrics)
         # keep only what the largest cutoff reads (0: whole lists)
         keep = 0 if any(m.k is None for m in metrics) else max(m.k for m in metrics)
         self.feat, self.sim, self.train = feat, sim, train
@@ -373,7 +371,7 @@ class Prepared:
             zero = np.zeros(1, dtype=np.int64)  # the last entry: every code past the train codes (cold)
             pu, pi = np.concatenate([pop_users, zero]), np.concatenate([pop_inter, zero])
             table_arrays = [np.ascontiguousarray(_item_table(m, pu, pi, n_train_users)) for m in tables]
-        cutoffs = sorted({m.k or 0 for m in metrics if m.name in CATALOG_FAMILIES})
+        cutoffs = sorted({m.k or 0 for m in metrics if m.family == "catalog"})
         out = _core.topk_pass(
             p.truth.n_users,
             p.rowmap,
@@ -569,7 +567,6 @@ PER_USER_FAMILIES = {
     "serendipity": _serendipity,
     "fcp": _fcp,
 }
-CATALOG_FAMILIES = ("coverage", "gini", "personalization", "score_entropy")
 
 
 def catalog_part(prep: Prepared, k: int, metrics: list) -> CatalogPart:
@@ -639,15 +636,15 @@ def run_beyond(p: Any, cols: list, ctx: Context, threads: int) -> tuple[dict, di
     for col, m in cols:
         if m.name in PER_USER_FAMILIES:
             out[col] = PER_USER_FAMILIES[m.name](prep, m)
-    catalog_cols = [m for m in metrics if m.name in CATALOG_FAMILIES]
+    catalog_cols = [m for m in metrics if m.family == "catalog"]
     parts = {
         k: catalog_part(prep, k, [m for m in catalog_cols if (m.k or 0) == k])
         for k in sorted({m.k or 0 for m in catalog_cols})
     }
     catalog = None
-    if any(m.name == "coverage" or (m.name == "gini" and m.options["over"] == "catalog") for m in catalog_cols):
+    if any(reads_catalog(m) for m in catalog_cols):
         if prep.cat_mask is None:
-            m = next(m for m in catalog_cols if m.name in ("coverage", "gini"))
+            m = next(m for m in catalog_cols if reads_catalog(m))
             raise _missing(m, "catalog", "or `train`, whose items are the default catalog")
         catalog = prep.catalog_ids()
     context = {}
@@ -666,12 +663,12 @@ _WHY = {
 def check_context(metrics, ctx: Context) -> None:
     """Every context argument the metrics need is there (checked before any work)."""
     for m in metrics:
-        for arg in _needs(m):
+        for arg in context_needs(m):
             if getattr(ctx, arg) is None:
                 raise _missing(m, arg, _WHY[arg])
 
 
-def _needs(m) -> tuple:
+def context_needs(m) -> tuple:
     needs = list(SPECS[m.name].needs)
     if m.name == "diversity" and m.options["similarity"] == "features":
         needs.append("item_features")
@@ -695,7 +692,7 @@ def _in_place_metric(m) -> bool:
 
 
 def _uses_features(m) -> bool:
-    return "item_features" in _needs(m)
+    return "item_features" in context_needs(m)
 
 
 def _uses_similarity(m) -> bool:

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import copy
-import math
-import numbers
 from typing import Any, Iterable, Optional, Union
 
 import numpy as np
 
 from .._aggregate import State
-from .._options import choice, resolve_threads
+from .._options import resolve_threads
 from ..inputs import (
     RANX_TIES,
     Recs,
@@ -29,22 +27,16 @@ from ..inputs import (
     to_truth,
 )
 from ..metrics import Metric, parse
-from ._accuracy import EMPTY_CODES, accuracy_pass, count_no_relevant
+from ._accuracy import accuracy_pass, count_no_relevant
 from ._beyond import Context, check_context, run_beyond
 from ._capri import apply_capri_ndcg, check_capri_options
-from ._presets import get_preset
+from ._options import EvalOptions, options_doc
 from ._result import Result
 from ._ties import TIE_AVERAGED, apply_tie_average
 
-__all__ = ["evaluate", "partial", "Result"]
+__all__ = ["evaluate", "partial", "evaluate_with", "partial_with", "Result"]
 
 MetricsArg = Union[str, Metric, Iterable[Union[str, Metric]]]
-
-_DUPLICATES = ("error", "first")
-_TIES = ("input", "trec", "item_desc", "average", *RANX_TIES)
-_MISSING = ("zero", "skip")
-_DEFAULTS = {"empty": "skip", "duplicates": "error", "ties": "input", "missing": "zero"}
-_MAX_ITEMS_CAP = 2**62  # larger max_items values truncate nothing, like no max_items
 
 
 def _parse_metrics(metrics: MetricsArg, preset_options) -> tuple[list[str], list[Metric]]:
@@ -97,47 +89,12 @@ def _int_ids(a: Optional[np.ndarray]) -> bool:
     return a is not None and a.dtype in (np.int64, np.int32)
 
 
-def _plan(
-    truth: Any,
-    recs: Any,
-    metrics: MetricsArg,
-    *,
-    preset,
-    empty,
-    duplicates,
-    ties,
-    min_relevance,
-    max_items,
-    missing,
-    context: Optional[dict] = None,
-    columns: Optional[dict] = None,
-    threads: Optional[int] = None,
-) -> _Plan:
-    pre = get_preset(preset)
-    defaults = dict(_DEFAULTS)
-    if pre is not None:
-        defaults.update(pre.defaults)
-    empty = defaults["empty"] if empty is None else empty
-    duplicates = defaults["duplicates"] if duplicates is None else duplicates
-    ties = defaults["ties"] if ties is None else ties
-    missing = defaults["missing"] if missing is None else missing
-    min_relevance = defaults.get("min_relevance") if min_relevance is None else min_relevance
-    choice(missing, _MISSING, "missing")
-    choice(empty, tuple(EMPTY_CODES), "empty")
-    choice(duplicates, _DUPLICATES, "duplicates")
-    choice(ties, _TIES, "ties")
-    if min_relevance is not None:
-        if isinstance(min_relevance, bool) or not isinstance(min_relevance, numbers.Real):
-            raise TypeError(f"`min_relevance` must be a number or None, got {min_relevance!r}")
-        if not math.isfinite(float(min_relevance)):
-            raise ValueError(f"`min_relevance` must be finite, got {min_relevance!r}")
-        min_relevance = float(min_relevance)
-    if max_items is not None:
-        if isinstance(max_items, bool) or not isinstance(max_items, numbers.Integral):
-            raise TypeError(f"`max_items` must be a positive integer or None, got {max_items!r}")
-        if max_items < 1:
-            raise ValueError(f"`max_items` must be a positive integer or None, got {max_items}")
-        max_items = min(int(max_items), _MAX_ITEMS_CAP)
+def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _Plan:
+    opts = options.resolved()  # the preset's defaults, then rankmeter's, where nothing was passed
+    pre = opts.preset_spec
+    empty, duplicates, ties, missing = opts.empty, opts.duplicates, opts.ties, opts.missing
+    min_relevance, max_items, threads = opts.min_relevance, opts.max_items, opts.threads
+    assert empty is not None and duplicates is not None and ties is not None and missing is not None
 
     keys, parsed = _parse_metrics(metrics, pre.metric_options if pre is not None else None)
     if ties == "average":
@@ -153,8 +110,8 @@ def _plan(
     for m in parsed:
         if m.options.get("rounding") == "capri":
             check_capri_options(m, duplicates, ties)
-    table_kw = {k: v for k, v in (columns or {}).items() if v is not None}
-    ctx = Context(**(context or {}), table_kw=table_kw)
+    table_kw = {k: v for k, v in opts.columns().items() if v is not None}
+    ctx = Context(**opts.context(), table_kw=table_kw)
     check_context([m for m in parsed if m.family != "accuracy"], ctx)
     t = to_truth(truth, **table_kw)
     r = to_recs(recs, **table_kw)
@@ -354,33 +311,44 @@ def _positive_hits_pass(p: _Plan, cols: list, n_threads: int) -> tuple:
     return accuracy_pass(pm, cols, n_threads)
 
 
-_OPTION_KEYS = ("preset", "empty", "duplicates", "ties", "min_relevance", "max_items", "missing")
-_CONTEXT_KEYS = ("train", "item_features", "item_similarity", "catalog")
-_COLUMN_KEYS = ("user_col", "item_col", "relevance_col", "rank_col", "score_col")
-
-
 def _check_threads(threads: Optional[int]) -> int:
-    """Threads for the input checks of the plan: as asked, or all cores when the value is
-    invalid (the run reports it, after the checks, as before)."""
+    """Threads for the input checks of the plan: as asked, or all cores when RANKMETER_NUM_THREADS
+    is invalid (the run reports it, after the checks, as before)."""
     try:
         return resolve_threads(threads)
     except (TypeError, ValueError):
         return 0
 
 
-def _call(args: dict) -> tuple[_Plan, list, State]:
-    """Plan and run one call from the keyword arguments of :func:`evaluate` / :func:`partial`."""
-    p = _plan(
-        args["truth"],
-        args["recs"],
-        args["metrics"],
-        **{k: args[k] for k in _OPTION_KEYS},
-        context={k: args[k] for k in _CONTEXT_KEYS},
-        columns={k: args[k] for k in _COLUMN_KEYS},
-        threads=args["threads"],
-    )
-    values, state = _run(p, args["threads"], args.get("per_user", False))
+def _call(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions, per_user: bool) -> tuple:
+    """Plan and run one call: (plan, per-user values, State)."""
+    p = _plan(truth, recs, metrics, options)
+    values, state = _run(p, options.threads, per_user)
     return p, values, state
+
+
+def evaluate_with(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions, per_user: bool = True) -> Result:
+    """:func:`evaluate` with its options already gathered in one :class:`EvalOptions` (what every
+    entry point calls once it has checked its own arguments)."""
+    if not isinstance(per_user, bool):
+        raise TypeError(f"`per_user` must be True or False, got {per_user!r}")
+    p, values, state = _call(truth, recs, metrics, options, per_user)
+    return Result(
+        values,
+        list(dict.fromkeys(p.keys)),
+        p.key_to_col,
+        p.canon_to_col,
+        state,
+        p.users,
+        dict(p.meta),
+        state.values(),
+        per_user=per_user,
+    )
+
+
+def partial_with(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> State:
+    """:func:`partial` with its options already gathered in one :class:`EvalOptions`."""
+    return _call(truth, recs, metrics, options, False)[2]
 
 
 # --------------------------------------------------------------------------- public
@@ -426,44 +394,7 @@ def evaluate(
     metrics : str, Metric or list of them
         ``"ndcg@10"``, ``"ap(denominator=hits)@20"``, ``"mrr"`` ...; see
         :func:`rankmeter.metrics.list`. All are computed in one pass.
-    preset : str, optional
-        A family of conventions matching another tool, e.g. ``"trec_eval"``.
-    threads : int, optional
-        Threads of the C++ pass; default ``RANKMETER_NUM_THREADS`` or all cores.
-        Results are bit-identical for any value.
-    empty : {'skip', 'zero', 'one', 'error'}
-        Users whose truth has no relevant item: excluded (NaN, default), 0,
-        1, or an error.
-    duplicates : {'error', 'first'}
-        The same item twice in one list: an error (default) or keep the first.
-    ties : {'input', 'trec', 'item_desc', 'average', 'ranx', 'ranx_comparable', 'ranx_dict'}
-        Equal scores when ranking by score: input order (default), item id
-        descending as strings (trec_eval), item id descending, tie-averaged
-        DCG/NDCG (scikit-learn), or ranx's numba quicksort order (a ``Run``;
-        a ``Run`` after ``make_comparable=True``; a plain dict), docs/metrics.md 6.3.
-    min_relevance : float, optional
-        Items are relevant when grade >= min_relevance (default: grade > 0).
-        Gains of the DCG family still use the grade itself.
-    max_items : int, optional
-        Truncate every list to its first ``max_items`` items (trec_eval -M).
-    missing : {'zero', 'skip'}
-        Truth users without recommendations: scored as empty lists (default;
-        trec_eval ``-c``) or left out (only users on both sides: trec_eval's
-        default, and the per-shard recipe of :func:`partial`).
-    train : any truth-like form, optional
-        Training interactions (user, item): item popularity, user histories and the
-        default catalog of the beyond-accuracy metrics (novelty, arp, serendipity,
-        coverage, gini, diversity with similarity=cooccurrence).
-    item_features : 2-D array (row = item id), dict, (ids, matrix) or DataFrame indexed by item id, optional
-        Item feature vectors for diversity (similarity=features) and serendipity.
-    item_similarity : square array or scipy.sparse (row/column = item id), (ids, matrix), DataFrame or dict, optional
-        Item x item similarity for diversity(similarity=matrix): also a DataFrame whose index and
-        columns are item ids, or ``{a: {b: sim}}`` (missing pairs 0).
-    catalog : iterable of item ids, optional
-        The catalog of coverage and gini (default: the items seen in ``train``).
-    user_col, item_col, relevance_col, rank_col, score_col : str, optional
-        Column names of long tables (pandas, polars, pyarrow, parquet paths);
-        defaults ``user_id``, ``item_id``, ``relevance``, ``rank``, ``score``.
+    {options}
     per_user : bool, default True
         Keep every user's value (``res.per_user``). ``False`` computes the same
         exact means without allocating or writing per-user columns (an 8-byte
@@ -490,18 +421,7 @@ def evaluate(
     """
     if not isinstance(per_user, bool):
         raise TypeError(f"`per_user` must be True or False, got {per_user!r}")
-    p, values, state = _call(locals())
-    return Result(
-        values,
-        list(dict.fromkeys(p.keys)),
-        p.key_to_col,
-        p.canon_to_col,
-        state,
-        p.users,
-        dict(p.meta),
-        state.values(),
-        per_user=per_user,
-    )
+    return evaluate_with(truth, recs, metrics, EvalOptions.pick("evaluate", locals()), per_user)
 
 
 def partial(
@@ -549,5 +469,9 @@ def partial(
     against one truth: ``partial(truth, shard, ..., missing="skip")`` per shard, so
     each shard evaluates only its own users (see docs/metrics.md, "Evaluating in pieces").
     """
-    _, _, state = _call(locals())
-    return state
+    return partial_with(truth, recs, metrics, EvalOptions.pick("partial", locals()))
+
+
+# the options' entries of the docstring, from their one declaration (EvalOptions)
+if evaluate.__doc__:  # None under python -OO
+    evaluate.__doc__ = evaluate.__doc__.replace("    {options}\n", options_doc())

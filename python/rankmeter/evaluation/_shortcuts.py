@@ -2,7 +2,9 @@
 
 Each one is ``evaluate(truth, recs, [Metric(name, k, **options)], ...)`` and
 returns the mean (``aggregate="mean"``, default) or the per-user array
-(``aggregate=None``).
+(``aggregate=None``). A keyword is the metric's option when the metric has
+one of that name, else an evaluation option (every option of
+:class:`~rankmeter.evaluation.EvalOptions`: ``missing``, ``user_col``, ...).
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from ..metrics import Metric
-from ._evaluate import evaluate
+from ..metrics import SPECS, Metric
+from ._evaluate import evaluate_with
+from ._options import OPTION_NAMES, EvalOptions
 
 __all__ = [
     "precision",
@@ -39,52 +42,66 @@ __all__ = [
     "score_entropy",
 ]
 
-_EVAL_KW = (
-    "preset",
-    "threads",
-    "empty",
-    "duplicates",
-    "ties",
-    "min_relevance",
-    "max_items",
-    "train",
-    "item_features",
-    "item_similarity",
-    "catalog",
-)
-
 
 def _single(
-    name: str, truth: Any, recs: Any, k: Optional[int], aggregate: Optional[str], kwargs: dict
+    name: str, where: str, truth: Any, recs: Any, k: Optional[int], aggregate: Optional[str], kwargs: dict
 ) -> Union[float, np.ndarray]:
     if aggregate not in ("mean", None):
         raise ValueError(f"`aggregate` must be 'mean' or None, got {aggregate!r}")
-    eval_kw = {key: kwargs.pop(key) for key in _EVAL_KW if key in kwargs}
-    metric = Metric(name, k, **kwargs)
+    if "per_user" in kwargs:
+        raise TypeError(
+            f"{where}() takes no `per_user`: aggregate=None returns the per-user values, aggregate='mean' "
+            "(the default) their mean"
+        )
+    # a name the metric takes is the metric's option; the other evaluation options go to evaluate()
+    own = SPECS[name].options
+    eval_kw = {key: kwargs.pop(key) for key in list(kwargs) if key not in own and key in OPTION_NAMES}
+    try:
+        metric = Metric(name, k, **kwargs)
+    except ValueError as e:
+        if str(e).startswith("unknown option"):
+            raise ValueError(f"{e}; evaluation options: {', '.join(OPTION_NAMES)}") from None
+        raise
     if aggregate is None and metric.family == "catalog":
         raise ValueError(
             f"`aggregate` must be 'mean' for {name!r}: a catalog-level metric has one value, no per-user values"
         )
-    res = evaluate(truth, recs, [metric], **eval_kw)
+    opts = EvalOptions.from_kwargs(where, **eval_kw)
+    # the mean alone needs no per-user column (the same exact mean, without writing one value per user)
+    res = evaluate_with(truth, recs, [metric], opts, per_user=aggregate is None)
     return res[metric] if aggregate == "mean" else res.per_user[metric]
 
 
 def _make(name: str, summary: str, options: str = ""):
+    public = {"ap": "map", "rr": "mrr", "ar": "mar"}.get(name, name)
+
     def shortcut(
         truth: Any, recs: Any, k: Optional[int] = None, *, aggregate: Optional[str] = "mean", **kwargs: Any
     ) -> Union[float, np.ndarray]:
-        return _single(name, truth, recs, k, aggregate, kwargs)
+        return _single(name, public, truth, recs, k, aggregate, kwargs)
 
-    shortcut.__name__ = shortcut.__qualname__ = name if name != "ap" else "map"
+    shortcut.__name__ = shortcut.__qualname__ = public
     shortcut.__doc__ = (
         f"{summary}\n\nParameters\n----------\ntruth, recs\n    As for :func:`rankmeter.evaluate`.\n"
         f"k : int, optional\n    Cutoff (None: the whole list).\n{options}"
         "aggregate : {'mean', None}\n    The mean over users (default) or the per-user float64 array.\n"
-        "**kwargs\n    Options of :func:`rankmeter.evaluate` (preset, threads, empty, duplicates, ties,\n"
-        "    min_relevance, max_items, and the context train, item_features, item_similarity, catalog).\n\n"
-        "See ``docs/metrics.md`` for the formula and conventions.\n"
+        "**kwargs\n    "
+        + _wrapped(f"Options of :func:`rankmeter.evaluate`: {', '.join(OPTION_NAMES)}.")
+        + "\n\nSee ``docs/metrics.md`` for the formula and conventions.\n"
     )
     return shortcut
+
+
+def _wrapped(text: str, width: int = 84) -> str:
+    """``text`` in lines of at most ``width`` characters, indented as a parameter's description."""
+    lines, line = [], ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return "\n    ".join([*lines, line])
 
 
 precision = _make("precision", "Precision@k = hits@k / k.")
@@ -102,8 +119,6 @@ arhr = _make("arhr", "Average reciprocal hit rank: sum of 1/j over every hit wit
 hits = _make("hits", "Number of relevant items within k.")
 cg = _make("cg", "Cumulative gain at k.", "gain : str\n")
 r_precision = _make("r_precision", "R-precision: precision at |R|.")
-mrr.__name__ = mrr.__qualname__ = "mrr"
-mar.__name__ = mar.__qualname__ = "mar"
 fcp = _make(
     "fcp",
     "Fraction of concordant pairs (Koren 2008): truth pairs ordered like their grades.",

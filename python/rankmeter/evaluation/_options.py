@@ -1,0 +1,329 @@
+"""``EvalOptions``: every evaluation option once, with its type, default, allowed values and docs.
+
+Every entry point (``evaluate``, ``partial``, the single-metric shortcuts,
+``evaluate_stream``, ``rankmeter.spark`` / ``rankmeter.dask``, ``compare`` and
+the command line) turns its keyword arguments into one :class:`EvalOptions`
+as soon as it is called, so an option is declared, checked and documented
+here only and means the same everywhere. The docstring of
+:func:`rankmeter.evaluate` and the flags of ``rankmeter eval`` are generated
+from the table below.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .._options import choice, resolve_threads
+from ..inputs import RANX_TIES
+from ._accuracy import EMPTY_CODES
+from ._presets import Preset, get_preset
+
+__all__ = [
+    "EvalOptions",
+    "DEFAULTS",
+    "OPTION_NAMES",
+    "CONVENTIONS",
+    "CONTEXT",
+    "COLUMNS",
+    "options_doc",
+    "option_field",
+    "unknown_option",
+]
+
+_MAX_ITEMS_CAP = 2**62  # larger max_items values truncate nothing, like no max_items
+
+
+def _meta(kind: str, type_: str, doc: str, help_: str, *, allowed: tuple = (), default: Any = None, cli: Any = str):
+    """What is known of one option: ``kind`` ('convention', 'threads', 'context' or 'column'),
+    the type and the text of its docstring entry, a one-line help (the command line's), the allowed
+    values, rankmeter's own default (None: none, or "the preset's") and the type a command-line value
+    is read as (None: no command-line form). The type of an option with allowed values is their set."""
+    if allowed:
+        type_ = "{" + ", ".join(map(repr, allowed)) + "}"
+    return {"kind": kind, "type": type_, "doc": doc, "help": help_, "allowed": allowed, "default": default, "cli": cli}
+
+
+_COLUMNS_DOC = (
+    "Column names of long tables (pandas, polars, pyarrow, parquet paths);\n"
+    "defaults ``user_id``, ``item_id``, ``relevance``, ``rank``, ``score``."
+)
+_TIES = ("input", "trec", "item_desc", "average", *RANX_TIES)
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """Every option of an evaluation, checked once (the same messages at every entry point).
+
+    ``None`` means "the preset's default, else rankmeter's" (:data:`DEFAULTS`);
+    :meth:`resolved` fills those in. Build one with :meth:`from_kwargs` (unknown
+    names raise a ``TypeError`` naming them) or directly; both check every value.
+    How per-user values are returned is not an option of the evaluation but of
+    each entry point (``evaluate(per_user=)``, the shortcuts' ``aggregate=None``,
+    ``evaluate_stream(per_user=path)``, ``rankmeter.spark.per_user``).
+    """
+
+    preset: Optional[str] = field(
+        default=None,
+        metadata=_meta(
+            "convention",
+            "str, optional",
+            'A family of conventions matching another tool, e.g. ``"trec_eval"``.',
+            "conventions of another tool, e.g. trec_eval or ranx (rankmeter metrics lists them)",
+        ),
+    )
+    threads: Optional[int] = field(
+        default=None,
+        metadata=_meta(
+            "threads",
+            "int, optional",
+            "Threads of the C++ pass; default ``RANKMETER_NUM_THREADS`` or all cores.\n"
+            "Results are bit-identical for any value.",
+            "threads of the C++ pass (default: RANKMETER_NUM_THREADS, else all cores)",
+            cli=int,
+        ),
+    )
+    empty: Optional[str] = field(
+        default=None,
+        metadata=_meta(
+            "convention",
+            "choice",
+            "Users whose truth has no relevant item: excluded (NaN, default), 0,\n1, or an error.",
+            "users without a relevant item",
+            allowed=tuple(EMPTY_CODES),
+            default="skip",
+        ),
+    )
+    duplicates: Optional[str] = field(
+        default=None,
+        metadata=_meta(
+            "convention",
+            "choice",
+            "The same item twice in one list: an error (default) or keep the first.",
+            "an item twice in one list",
+            allowed=("error", "first"),
+            default="error",
+        ),
+    )
+    ties: Optional[str] = field(
+        default=None,
+        metadata=_meta(
+            "convention",
+            "choice",
+            "Equal scores when ranking by score: input order (default), item id\n"
+            "descending as strings (trec_eval), item id descending, tie-averaged\n"
+            "DCG/NDCG (scikit-learn), or ranx's numba quicksort order (a ``Run``;\n"
+            "a ``Run`` after ``make_comparable=True``; a plain dict), docs/metrics.md 6.3.",
+            "equal scores",
+            allowed=_TIES,
+            default="input",
+        ),
+    )
+    min_relevance: Optional[float] = field(
+        default=None,
+        metadata=_meta(
+            "convention",
+            "float, optional",
+            "Items are relevant when grade >= min_relevance (default: grade > 0).\n"
+            "Gains of the DCG family still use the grade itself.",
+            "relevant means grade >= L (trec_eval -l L)",
+            cli=float,
+        ),
+    )
+    max_items: Optional[int] = field(
+        default=None,
+        metadata=_meta(
+            "convention",
+            "int, optional",
+            "Truncate every list to its first ``max_items`` items (trec_eval -M).",
+            "only the first N items of every list (trec_eval -M N)",
+            cli=int,
+        ),
+    )
+    missing: Optional[str] = field(
+        default=None,
+        metadata=_meta(
+            "convention",
+            "choice",
+            "Truth users without recommendations: scored as empty lists (default;\n"
+            "trec_eval ``-c``) or left out (only users on both sides: trec_eval's\n"
+            "default, and the per-shard recipe of :func:`partial`).",
+            "truth users without recs",
+            allowed=("zero", "skip"),
+            default="zero",
+        ),
+    )
+    train: Any = field(
+        default=None,
+        metadata=_meta(
+            "context",
+            "any truth-like form, optional",
+            "Training interactions (user, item): item popularity, user histories and the\n"
+            "default catalog of the beyond-accuracy metrics (novelty, arp, serendipity,\n"
+            "coverage, gini, diversity with similarity=cooccurrence).",
+            "",
+            cli=None,
+        ),
+    )
+    item_features: Any = field(
+        default=None,
+        metadata=_meta(
+            "context",
+            "2-D array (row = item id), dict, (ids, matrix) or DataFrame indexed by item id, optional",
+            "Item feature vectors for diversity (similarity=features) and serendipity.",
+            "",
+            cli=None,
+        ),
+    )
+    item_similarity: Any = field(
+        default=None,
+        metadata=_meta(
+            "context",
+            "square array or scipy.sparse (row/column = item id), (ids, matrix), DataFrame or dict, optional",
+            "Item x item similarity for diversity(similarity=matrix): also a DataFrame whose index and\n"
+            "columns are item ids, or ``{a: {b: sim}}`` (missing pairs 0).",
+            "",
+            cli=None,
+        ),
+    )
+    catalog: Any = field(
+        default=None,
+        metadata=_meta(
+            "context",
+            "iterable of item ids, optional",
+            "The catalog of coverage and gini (default: the items seen in ``train``).",
+            "",
+            cli=None,
+        ),
+    )
+    user_col: Optional[str] = field(
+        default=None, metadata=_meta("column", "str, optional", _COLUMNS_DOC, "user column of tables (default user_id)")
+    )
+    item_col: Optional[str] = field(
+        default=None, metadata=_meta("column", "str, optional", _COLUMNS_DOC, "item column (default item_id)")
+    )
+    relevance_col: Optional[str] = field(
+        default=None,
+        metadata=_meta("column", "str, optional", _COLUMNS_DOC, "grade column of the truth (default relevance)"),
+    )
+    rank_col: Optional[str] = field(
+        default=None, metadata=_meta("column", "str, optional", _COLUMNS_DOC, "rank column of the recs (default rank)")
+    )
+    score_col: Optional[str] = field(
+        default=None,
+        metadata=_meta("column", "str, optional", _COLUMNS_DOC, "score column of the recs (default score)"),
+    )
+
+    def __post_init__(self) -> None:
+        # the order of the checks is the order evaluate() has always reported them in
+        get_preset(self.preset)
+        for name in ("missing", "empty", "duplicates", "ties"):
+            value = getattr(self, name)
+            if value is not None:
+                choice(value, _FIELDS[name].metadata["allowed"], name)
+        mr = self.min_relevance
+        if mr is not None:
+            if isinstance(mr, bool) or not isinstance(mr, numbers.Real):
+                raise TypeError(f"`min_relevance` must be a number or None, got {mr!r}")
+            if not math.isfinite(float(mr)):
+                raise ValueError(f"`min_relevance` must be finite, got {mr!r}")
+            object.__setattr__(self, "min_relevance", float(mr))
+        mi = self.max_items
+        if mi is not None:
+            if isinstance(mi, bool) or not isinstance(mi, numbers.Integral):
+                raise TypeError(f"`max_items` must be a positive integer or None, got {mi!r}")
+            if mi < 1:
+                raise ValueError(f"`max_items` must be a positive integer or None, got {mi}")
+            object.__setattr__(self, "max_items", min(int(mi), _MAX_ITEMS_CAP))
+        if self.threads is not None:
+            object.__setattr__(self, "threads", resolve_threads(self.threads))
+
+    @classmethod
+    def from_kwargs(cls, where: str = "evaluate", /, **kwargs: Any) -> EvalOptions:
+        """The options of keyword arguments; a name that is no option raises a ``TypeError`` naming it
+        (``where``: the function named in the message)."""
+        for name in kwargs:
+            if name not in _FIELDS:
+                raise unknown_option(where, name)
+        return cls(**kwargs)
+
+    @classmethod
+    def pick(cls, where: str, args: dict, **extra: Any) -> EvalOptions:
+        """The options among a function's arguments (``locals()`` of a signature that lists every option;
+        its other arguments are left out), plus ``extra`` keyword arguments (checked by name)."""
+        return cls.from_kwargs(where, **{k: v for k, v in args.items() if k in _FIELDS}, **extra)
+
+    def replace(self, **changes: Any) -> EvalOptions:
+        """A copy with some options changed (checked like the others)."""
+        return dataclasses.replace(self, **changes)
+
+    def kwargs(self) -> dict:
+        """The options that are set (not None), as keyword arguments of :func:`rankmeter.evaluate`."""
+        return {name: getattr(self, name) for name in OPTION_NAMES if getattr(self, name) is not None}
+
+    def columns(self) -> dict:
+        """The column names (``user_col`` ... ``score_col``; None: the default), as keyword arguments."""
+        return {name: getattr(self, name) for name in COLUMNS}
+
+    def context(self) -> dict:
+        """The context of the beyond-accuracy metrics (``train`` ... ``catalog``), as keyword arguments."""
+        return {name: getattr(self, name) for name in CONTEXT}
+
+    @property
+    def preset_spec(self) -> Optional[Preset]:
+        """The preset named by ``preset`` (None: no preset)."""
+        return get_preset(self.preset)
+
+    def resolved(self) -> EvalOptions:
+        """These options with every unset convention filled in: the preset's default, else rankmeter's."""
+        pre = get_preset(self.preset)
+        defaults = dict(DEFAULTS)
+        if pre is not None:
+            defaults.update(pre.defaults)
+        changes = {k: v for k, v in defaults.items() if getattr(self, k) is None}
+        return self.replace(**changes) if changes else self
+
+
+_FIELDS: dict[str, dataclasses.Field] = {f.name: f for f in dataclasses.fields(EvalOptions)}
+OPTION_NAMES: tuple = tuple(_FIELDS)
+CONVENTIONS: tuple = tuple(n for n, f in _FIELDS.items() if f.metadata["kind"] == "convention")
+CONTEXT: tuple = tuple(n for n, f in _FIELDS.items() if f.metadata["kind"] == "context")
+COLUMNS: tuple = tuple(n for n, f in _FIELDS.items() if f.metadata["kind"] == "column")
+# rankmeter's own defaults (a preset's defaults replace them, anything passed explicitly wins over both)
+DEFAULTS: dict = {n: f.metadata["default"] for n, f in _FIELDS.items() if f.metadata["default"] is not None}
+
+
+def option_field(name: str) -> dataclasses.Field:
+    """The declaration of one option (its metadata: kind, type, doc, help, allowed, default, cli)."""
+    return _FIELDS[name]
+
+
+def unknown_option(where: str, name: str) -> TypeError:
+    """The error for a keyword that is no evaluation option, with the closest option's name."""
+    close = difflib.get_close_matches(name, OPTION_NAMES, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return TypeError(
+        f"{where}() got an unexpected keyword argument {name!r}{hint}; the evaluation options are "
+        f"{', '.join(OPTION_NAMES)}"
+    )
+
+
+def options_doc(indent: str = "    ") -> str:
+    """The numpydoc ``Parameters`` entries of every option, in declaration order (options that share a
+    description, like the column names, share one entry)."""
+    groups: list[tuple[list[str], str, str]] = []
+    for name, f in _FIELDS.items():
+        type_, doc = f.metadata["type"], f.metadata["doc"]
+        if groups and groups[-1][1:] == (type_, doc):
+            groups[-1][0].append(name)
+        else:
+            groups.append(([name], type_, doc))
+    lines = []
+    for names, type_, doc in groups:
+        lines.append(f"{indent}{', '.join(names)} : {type_}")
+        lines.extend(f"{indent}    {line}" for line in doc.splitlines())
+    return "\n".join(lines) + "\n"
