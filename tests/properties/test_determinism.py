@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 import rankmeter as rm
+from rankmeter.metrics import SPECS, Metric
 from tests.support.same import bits, same_bits
 
 N_USERS = 12_000
@@ -71,7 +72,11 @@ _BASES = [
     "ndcg(below_min=zero)",
 ]
 # canonical spellings, so that State.finalize() keys are the same strings
-METRICS = [b + c for c in CUTOFFS for b in _BASES] + ["r_precision", "num_rel"]
+# Every accuracy metric of the registry is in, with its default options, whether or not a variant above
+# names it: a metric added to the registry is checked here without another edit.
+_REGISTRY = [name for name, spec in SPECS.items() if spec.family == "accuracy"]
+_BASES += [name for name in _REGISTRY if SPECS[name].cutoff and str(Metric(name)) not in _BASES]
+METRICS = [b + c for c in CUTOFFS for b in _BASES] + [name for name in _REGISTRY if not SPECS[name].cutoff]
 
 
 # --------------------------------------------------------------------------- workload
