@@ -23,6 +23,7 @@ OPTIONAL = {
     "rankmeter.spark": ("pyspark", "spark"),
     "rankmeter.dask": ("dask.dataframe", "dask"),
     "rankmeter.compare.plot": ("matplotlib", "plot"),
+    "rankmeter.stream": ("pyarrow", "arrow"),
 }
 
 
