@@ -9,7 +9,7 @@ from __future__ import annotations
 try:
     import tomllib
 except ImportError:  # Python < 3.11: the copy pip carries
-    from pip._vendor import tomli as tomllib  # type: ignore[no-redef]
+    from pip._vendor import tomli as tomllib
 
 with open("pyproject.toml", "rb") as f:
     pyproject = tomllib.load(f)

@@ -27,7 +27,8 @@ def pytest_collection_modifyitems(items):
         return
     cap = settings.get_profile("quick").max_examples
     for item in items:
-        test = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
+        obj = getattr(item, "obj", None)
+        test = getattr(obj, "__func__", obj)  # a method's function
         own = getattr(test, "_hypothesis_internal_use_settings", None)
         if isinstance(own, settings) and own.max_examples > cap:
-            test._hypothesis_internal_use_settings = settings(own, max_examples=cap)
+            setattr(test, "_hypothesis_internal_use_settings", settings(own, max_examples=cap))  # noqa: B010
