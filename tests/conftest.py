@@ -1,19 +1,25 @@
-"""Fixtures shared by the whole suite.
+"""Fixtures and Hypothesis profiles shared by the whole suite.
 
 Shared helpers that are not fixtures live in ``tests/support`` and are imported by name:
 ``tests.support.same`` (bit-for-bit equality of results: ``assert_same_result``, ``assert_same_means``,
 ``same_bits``, ``bits``; ``close`` for comparisons with a plain reference), ``tests.support.reference``,
 ``reference_beyond`` and ``reference_stats`` (the pure-Python references), ``tests.support.fuzz_strategies``
 (hypothesis strategies and the ``guarded`` contract of every entry point).
+
+``RANKMETER_HYPOTHESIS_PROFILE=quick`` (set by ``bash .ci/run --quick``) loads the ``quick`` profile,
+which caps every property test at its ``max_examples``, also the tests that ask for more with their own
+``@settings``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import warnings
 
 import numpy as np
 import pytest
+from hypothesis import settings
 
 with warnings.catch_warnings():
     # When a @given test fails, hypothesis' pytest plugin imports libcst to suggest a patch; that
@@ -22,6 +28,28 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     with contextlib.suppress(Exception):  # depends on the hypothesis version
         import hypothesis.extra._patching  # noqa: F401
+
+settings.register_profile("quick", max_examples=10)
+_PROFILE = os.environ.get("RANKMETER_HYPOTHESIS_PROFILE")
+if _PROFILE:
+    settings.load_profile(_PROFILE)  # an unknown name fails here with Hypothesis' InvalidArgument
+
+
+def pytest_collection_modifyitems(items):
+    """Under the quick profile, lower the examples of tests whose own settings ask for more.
+
+    A test's ``@settings(max_examples=...)`` outranks any profile; Hypothesis reads a
+    test's settings from its ``_hypothesis_internal_use_settings`` when the test runs,
+    so the capped copy is put there (a Hypothesis without that attribute: no cap)."""
+    if _PROFILE != "quick":
+        return
+    cap = settings.get_profile("quick").max_examples
+    for item in items:
+        obj = getattr(item, "obj", None)
+        test = getattr(obj, "__func__", obj)  # a method's function
+        own = getattr(test, "_hypothesis_internal_use_settings", None)
+        if isinstance(own, settings) and own.max_examples > cap:
+            setattr(test, "_hypothesis_internal_use_settings", settings(own, max_examples=cap))  # noqa: B010
 
 
 @pytest.fixture

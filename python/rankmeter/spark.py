@@ -250,7 +250,7 @@ def evaluate(
     Examples
     --------
     >>> import rankmeter.spark  # doctest: +SKIP
-    >>> df = spark.createDataFrame([(1, [5, 6, 7], [5, 7])], "user_id long, recs array<long>, truth array<long>")
+    >>> df = spark.createDataFrame([(1, [5, 6, 7], [5, 7])], "user_id long, recs array<long>, truth array<long>")  # doctest: +SKIP
     >>> rankmeter.spark.evaluate(df, ["ndcg@10", "precision@2"])["precision@2"]  # doctest: +SKIP
     0.5
     """
