@@ -9,14 +9,12 @@ import numpy as np
 from .. import _core
 from .._aggregate import limbs_to_int
 from .._status import MESSAGES, is_ok, message
+from ._options import EMPTY_CODES
 
 if TYPE_CHECKING:
     from ._evaluate import _Plan
 
-__all__ = ["accuracy_pass", "count_no_relevant", "EMPTY_CODES"]
-
-# the `empty=` values and the pass's policy of each (docs/metrics.md, section 4)
-EMPTY_CODES = {name: _core.EmptyPolicy.__members__[name] for name in ("skip", "zero", "one", "error")}
+__all__ = ["accuracy_pass", "count_no_relevant"]
 
 
 def count_no_relevant(p: _Plan, threads: int = 1) -> int:

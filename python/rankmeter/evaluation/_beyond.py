@@ -28,7 +28,7 @@ from .._aggregate import EXACT_SHIFT, CatalogPart, entropy_part, limbs_to_int, r
 from .._status import MESSAGES, is_ok, message
 from ..inputs import Truth, align, as_id_array, code_ids, id_label, to_truth
 from ..metrics import SPECS
-from ._accuracy import EMPTY_CODES
+from ._options import EMPTY_CODES
 
 __all__ = ["Context", "run_beyond", "check_context", "context_needs"]
 

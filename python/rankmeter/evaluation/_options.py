@@ -18,10 +18,13 @@ import numbers
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from .. import _core
 from .._options import choice, resolve_threads
 from ..inputs import RANX_TIES
-from ._accuracy import EMPTY_CODES
 from ._presets import Preset, get_preset
+
+# the `empty=` values and the policy of each in the C++ kernels (docs/metrics.md, section 4)
+EMPTY_CODES = {name: _core.EmptyPolicy.__members__[name] for name in ("skip", "zero", "one", "error")}
 
 __all__ = [
     "EvalOptions",
