@@ -172,7 +172,7 @@ def _sorted_union_counts(ids: list[np.ndarray], counts: list[np.ndarray]) -> tup
 def reads_catalog(m: Metric) -> bool:
     """Whether a catalog-level metric's value reads the catalog (the ``catalog`` argument, else the
     items of ``train``): coverage, and gini over the catalog (see docs/metrics.md)."""
-    return m.family == "catalog" and (m.name == "coverage" or (m.name == "gini" and m.options["over"] == "catalog"))
+    return m.family == "catalog" and "catalog" in m.reads
 
 
 class CatalogPart:

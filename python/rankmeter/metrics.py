@@ -134,11 +134,23 @@ class _Spec:
     cutoff: bool = True
     doc: str = ""
     family: str = "accuracy"  # "accuracy" (the fused pass), "user" (per-user beyond kernels), "catalog" (one value)
-    needs: tuple = ()  # context arguments the metric needs (beyond-accuracy metrics)
+    needs: tuple = ()  # context arguments the metric needs: (name, condition) pairs, condition None or (option, value)
     stage: str = "snapshot"  # where an accuracy value comes from: snapshot, ideal, walk, user; "kernel" otherwise
     count_like: bool = False  # keeps its computed value for users without a relevant item under empty="one"
-    reads: tuple = ()  # what it reads besides the lists: "grades", "scores"
+    reads: tuple = ()  # what it reads besides the lists ("grades", "scores", "catalog"): (name, condition) pairs
     section: str = ""  # its section of docs/metrics.md
+
+
+def _words(text: str, where: str) -> tuple:
+    """The words of a registry field, ``train item_features[similarity=features]``: (word, condition) pairs,
+    the condition None (always) or (option, value) (only under that option value)."""
+    out = []
+    for word in text.split():
+        m = re.fullmatch(r"([a-z_]+)(?:\[([a-z_]+)=([a-z_0-9]+)\])?", word)
+        if not m:  # pragma: no cover - a malformed registry row fails at import, in every test
+            raise RuntimeError(f"metric registry: cannot read {word!r} of {where}")
+        out.append((m.group(1), (m.group(2), m.group(3)) if m.group(2) else None))
+    return tuple(out)
 
 
 def _specs() -> dict[str, _Spec]:
@@ -151,10 +163,10 @@ def _specs() -> dict[str, _Spec]:
             cutoff=row["cutoff"],
             doc=row["summary"],
             family=row["family"],
-            needs=tuple(row["needs"].split()),
+            needs=_words(row["needs"], repr(name)),
             stage=row["stage"],
             count_like=row["count_like"],
-            reads=tuple(row["reads"].split()),
+            reads=_words(row["reads"], repr(name)),
             section=row["section"],
         )
     return out
@@ -257,6 +269,18 @@ class Metric:
         return Metric(self.name, k, **merged)
 
     @property
+    def needs(self) -> tuple:
+        """The context arguments of ``evaluate`` this metric cannot run without, with its options (the registry's
+        ``needs``), e.g. ``("train",)`` for ``diversity(similarity=cooccurrence)``."""
+        return _applicable(SPECS[self.name].needs, self.options)
+
+    @property
+    def reads(self) -> tuple:
+        """What its value depends on besides the lists, with its options (the registry's ``reads``): ``"grades"``,
+        ``"scores"``, ``"catalog"`` (the ``catalog`` argument, else the items of ``train``)."""
+        return _applicable(SPECS[self.name].reads, self.options)
+
+    @property
     def family(self) -> str:
         """'accuracy' (fused pass), 'user' (per-user beyond kernel) or 'catalog' (one value)."""
         return SPECS[self.name].family
@@ -274,6 +298,10 @@ class Metric:
             current = getattr(col, key)
             setattr(col, key, float(value) if isinstance(current, float) else type(current).__members__[value])
         return col
+
+
+def _applicable(words: tuple, options: dict) -> tuple:
+    return tuple(w for w, cond in words if cond is None or options.get(cond[0]) == cond[1])
 
 
 def _cls(cls_name: str, name: str, doc: str, params: str) -> type:

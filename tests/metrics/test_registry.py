@@ -46,9 +46,23 @@ def test_python_metric_table_is_the_registry():
     for row in REGISTRY:
         spec = metrics.SPECS[row["name"]]
         assert spec.family == row["family"] and spec.stage == row["stage"] and spec.cutoff == row["cutoff"]
-        assert spec.needs == tuple(row["needs"].split())
+        assert [w for w, _ in spec.needs] == [w.split("[")[0] for w in row["needs"].split()]
+        for _word, cond in (*spec.needs, *spec.reads):  # a condition names an option and one of its values
+            if cond is not None:
+                assert cond[0] in spec.options
+                assert spec.options[cond[0]][1](cond[1], "registry") == cond[1]
         opts = [o.split(":")[0].strip() for o in row["options"].split(";") if o.strip()]
         assert list(spec.options) == opts
+
+
+def test_context_needs_follow_the_options():
+    assert metrics.parse("diversity@3").needs == ("item_features",)
+    assert metrics.parse("diversity(similarity=matrix)@3").needs == ("item_similarity",)
+    assert metrics.parse("diversity(similarity=cooccurrence)").needs == ("train",)
+    assert metrics.parse("serendipity").needs == ("train", "item_features")
+    assert "catalog" in metrics.parse("gini").reads
+    assert "catalog" not in metrics.parse("gini(over=recommended)").reads
+    assert "catalog" in metrics.parse("coverage@5").reads
 
 
 def test_every_alias_names_a_registry_row():

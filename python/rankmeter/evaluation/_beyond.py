@@ -27,7 +27,6 @@ from .. import _core
 from .._aggregate import EXACT_SHIFT, CatalogPart, entropy_part, limbs_to_int, reads_catalog
 from .._status import MESSAGES, is_ok, message
 from ..inputs import Truth, align, as_id_array, code_ids, id_label, to_truth
-from ..metrics import SPECS
 from ._options import EMPTY_CODES
 
 __all__ = ["Context", "run_beyond", "check_context", "context_needs"]
@@ -669,14 +668,8 @@ def check_context(metrics, ctx: Context) -> None:
 
 
 def context_needs(m) -> tuple:
-    needs = list(SPECS[m.name].needs)
-    if m.name == "diversity" and m.options["similarity"] == "features":
-        needs.append("item_features")
-    if m.name == "diversity" and m.options["similarity"] == "matrix":
-        needs.append("item_similarity")
-    if m.name == "diversity" and m.options["similarity"] == "cooccurrence":
-        needs.append("train")
-    return tuple(needs)
+    """The context arguments a metric needs with its options (the registry's ``needs``)."""
+    return m.needs
 
 
 def _pad(a: np.ndarray, n: int) -> np.ndarray:
