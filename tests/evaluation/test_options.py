@@ -236,6 +236,7 @@ def _need(module: str):
         pytest.skip(f"{module} is not installed ({e})")
 
 
+@pytest.mark.engines
 @pytest.mark.parametrize("name", OPTION_NAMES)
 def test_dask_takes_every_option(name):
     dd = _need("dask.dataframe")
@@ -269,6 +270,7 @@ def spark():
     s.stop()
 
 
+@pytest.mark.engines
 @pytest.mark.parametrize("name", OPTION_NAMES)
 def test_spark_takes_every_option(name, spark):
     import rankmeter.spark as rs
@@ -292,6 +294,7 @@ def test_spark_takes_every_option(name, spark):
     assert all(_same(got_users[u], want[u]) for u in want)
 
 
+@pytest.mark.engines
 @pytest.mark.parametrize(
     "metric, preset",
     [
