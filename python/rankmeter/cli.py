@@ -673,17 +673,24 @@ def report_files(args) -> int:
 
 
 def _compare_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("truth", help="qrels: a TREC qrels file or a parquet table")
-    p.add_argument("runs", nargs="+", help="runs: TREC run files or parquet tables (at least two)")
+    p.add_argument("truth", help="qrels: a TREC qrels file, a parquet file/directory or a CSV file")
+    p.add_argument("runs", nargs="+", help="runs: TREC run files, parquet files/directories or CSV (at least two)")
     p.add_argument(
-        "-m", "--metric", nargs="+", action="extend", required=True, help="metric names (e.g. -m ndcg@10 map@100)"
+        "-m",
+        "--metric",
+        nargs="+",
+        action="extend",
+        required=True,
+        help="per-user metric names, separated by spaces (e.g. -m ndcg@10 map@100)",
     )
     p.add_argument("--test", default="randomization", help="randomization (default), bootstrap, t or wilcoxon")
     p.add_argument("--baseline", default=None, help="compare every run against this one (default: every pair)")
-    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level, in (0, 1) (default 0.05)")
     p.add_argument("--correction", default="holm", help="holm (default), bonferroni or none")
-    p.add_argument("--n-resamples", type=int, default=10_000)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--n-resamples", type=int, default=10_000, help="resamples of randomization and bootstrap (default 10,000)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the resamples (default 0)")
     add_option_flags(p, preset=None)
     p.add_argument("--no-plots", action="store_true", help="HTML without plots")
 
@@ -781,7 +788,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 141  # 128 + SIGPIPE, what a C tool killed by the signal reports
 
 
-def _main(argv: Optional[Sequence[str]] = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of the ``rankmeter`` command and its subcommands (docs/cli.md describes every flag)."""
     epilog = _epilog()
     fmt = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
@@ -792,10 +800,10 @@ def _main(argv: Optional[Sequence[str]] = None) -> int:
 
     p = sub.add_parser("demo", help="evaluate the standard workload W1 and compare with a Python loop")
     p.add_argument("--users", type=int, default=1_000_000, help="users in the workload (default 1,000,000)")
-    p.add_argument("--threads", type=int, default=None, help="threads (default: all cores)")
+    p.add_argument("--threads", type=int, default=None, help="threads (default: RANKMETER_NUM_THREADS, else all cores)")
     p.add_argument("--loop-users", type=int, default=10_000, help="users timed in the Python loop (default 10,000)")
-    p.add_argument("--repeats", type=int, default=3, help="timed evaluate() calls (median reported)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--repeats", type=int, default=3, help="timed evaluate() calls (median reported; default 3)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the workload (default 0)")
 
     p = sub.add_parser(
         "eval",
@@ -815,7 +823,12 @@ def _main(argv: Optional[Sequence[str]] = None) -> int:
         "compare", help="compare runs with paired significance tests", epilog=epilog, formatter_class=fmt
     )
     _compare_args(p)
-    p.add_argument("--format", choices=("table", "markdown", "latex", "html", "json"), default="table")
+    p.add_argument(
+        "--format",
+        choices=("table", "markdown", "latex", "html", "json"),
+        default="table",
+        help="output layout (default table)",
+    )
     p.add_argument("-o", "--output", default=None, help="write here instead of printing")
 
     p = sub.add_parser(
@@ -826,7 +839,11 @@ def _main(argv: Optional[Sequence[str]] = None) -> int:
         "-o", "--output", default="rankmeter-report.html", help="the HTML file (default rankmeter-report.html)"
     )
     p.add_argument("--k-max", type=int, default=20, help="largest cutoff of the curves (default 20)")
+    return parser
 
+
+def _main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     try:
         if args.command == "demo":
