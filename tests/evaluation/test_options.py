@@ -463,3 +463,11 @@ def test_no_module_keeps_a_copy_of_the_defaults_table():
 def test_resolved_fills_in_the_presets_then_rankmeters_defaults():
     opts = EvalOptions(preset="trec_eval", empty="one").resolved()
     assert (opts.empty, opts.ties, opts.missing, opts.duplicates) == ("one", "trec", "skip", "error")
+
+
+def test_evaluate_docstring_lists_the_option_table_verbatim():
+    """The options part of evaluate's docstring is the option table's own text (the docs site reads the
+    docstring from the source, so it is written out there; this test keeps the two the same)."""
+    from rankmeter.evaluation._options import options_doc
+
+    assert options_doc() in (rm.evaluate.__doc__ or "")

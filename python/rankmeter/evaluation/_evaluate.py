@@ -30,7 +30,7 @@ from ..metrics import Metric, parse
 from ._accuracy import accuracy_pass, count_no_relevant
 from ._beyond import Context, check_context, run_beyond
 from ._capri import apply_capri_ndcg, check_capri_options
-from ._options import EvalOptions, options_doc
+from ._options import EvalOptions
 from ._result import Result
 from ._ties import TIE_AVERAGED, apply_tie_average
 
@@ -394,7 +394,44 @@ def evaluate(
     metrics : str, Metric or list of them
         ``"ndcg@10"``, ``"ap(denominator=hits)@20"``, ``"mrr"`` ...; see
         :func:`rankmeter.metrics.list`. All are computed in one pass.
-    {options}
+    preset : str, optional
+        A family of conventions matching another tool, e.g. ``"trec_eval"``.
+    threads : int, optional
+        Threads of the C++ pass; default ``RANKMETER_NUM_THREADS`` or all cores.
+        Results are bit-identical for any value.
+    empty : {'skip', 'zero', 'one', 'error'}
+        Users whose truth has no relevant item: excluded (NaN, default), 0,
+        1, or an error.
+    duplicates : {'error', 'first'}
+        The same item twice in one list: an error (default) or keep the first.
+    ties : {'input', 'trec', 'item_desc', 'average', 'ranx', 'ranx_comparable', 'ranx_dict'}
+        Equal scores when ranking by score: input order (default), item id
+        descending as strings (trec_eval), item id descending, tie-averaged
+        DCG/NDCG (scikit-learn), or ranx's numba quicksort order (a ``Run``;
+        a ``Run`` after ``make_comparable=True``; a plain dict), docs/metrics.md 6.3.
+    min_relevance : float, optional
+        Items are relevant when grade >= min_relevance (default: grade > 0).
+        Gains of the DCG family still use the grade itself.
+    max_items : int, optional
+        Truncate every list to its first ``max_items`` items (trec_eval -M).
+    missing : {'zero', 'skip'}
+        Truth users without recommendations: scored as empty lists (default;
+        trec_eval ``-c``) or left out (only users on both sides: trec_eval's
+        default, and the per-shard recipe of :func:`partial`).
+    train : any truth-like form, optional
+        Training interactions (user, item): item popularity, user histories and the
+        default catalog of the beyond-accuracy metrics (novelty, arp, serendipity,
+        coverage, gini, diversity with similarity=cooccurrence).
+    item_features : 2-D array (row = item id), dict, (ids, matrix) or DataFrame indexed by item id, optional
+        Item feature vectors for diversity (similarity=features) and serendipity.
+    item_similarity : square array or scipy.sparse (row/column = item id), (ids, matrix), DataFrame or dict, optional
+        Item x item similarity for diversity(similarity=matrix): also a DataFrame whose index and
+        columns are item ids, or ``{a: {b: sim}}`` (missing pairs 0).
+    catalog : iterable of item ids, optional
+        The catalog of coverage and gini (default: the items seen in ``train``).
+    user_col, item_col, relevance_col, rank_col, score_col : str, optional
+        Column names of long tables (pandas, polars, pyarrow, parquet paths);
+        defaults ``user_id``, ``item_id``, ``relevance``, ``rank``, ``score``.
     per_user : bool, default True
         Keep every user's value (``res.per_user``). ``False`` computes the same
         exact means without allocating or writing per-user columns (an 8-byte
@@ -473,5 +510,3 @@ def partial(
 
 
 # the options' entries of the docstring, from their one declaration (EvalOptions)
-if evaluate.__doc__:  # None under python -OO
-    evaluate.__doc__ = evaluate.__doc__.replace("    {options}\n", options_doc())
