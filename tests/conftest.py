@@ -4,7 +4,9 @@ Shared helpers that are not fixtures live in ``tests/support`` and are imported 
 ``tests.support.same`` (bit-for-bit equality of results: ``assert_same_result``, ``assert_same_means``,
 ``same_bits``, ``bits``; ``close`` for comparisons with a plain reference), ``tests.support.reference``,
 ``reference_beyond`` and ``reference_stats`` (the pure-Python references), ``tests.support.fuzz_strategies``
-(hypothesis strategies and the ``guarded`` contract of every entry point).
+(hypothesis strategies and the ``guarded`` contract of every entry point), ``tests.support.engines``
+(``need``: an optional module, skipped without it or an error under CI=true; the local Spark session and
+the random lists of the engine tests).
 
 ``RANKMETER_HYPOTHESIS_PROFILE=quick`` (set by ``bash .ci/run --quick``) loads the ``quick`` profile,
 which caps every property test at its ``max_examples``, also the tests that ask for more with their own

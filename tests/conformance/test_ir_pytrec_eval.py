@@ -9,19 +9,14 @@ is compared at relative 1e-9, and so is the mean over queries.
 from __future__ import annotations
 
 import math
-import os
 import random
 
 import pytest
 
 from rankmeter.compat import pytrec_eval as compat
+from tests.support.engines import need
 
-try:
-    import pytrec_eval
-except ImportError:  # pragma: no cover - depends on the environment
-    if os.environ.get("CI") == "true":
-        raise
-    pytest.skip("pytrec_eval is not installed (pip install -e .[test])", allow_module_level=True)
+pytrec_eval = need("pytrec_eval", "pip install -e .[test]")
 
 MEASURES = {
     "P.1,5,10,1000",

@@ -5,8 +5,6 @@ Needs dask[dataframe]: skipped with the reason outside CI, a failure in CI (CI=t
 
 from __future__ import annotations
 
-import importlib
-import os
 import pathlib
 from typing import Any
 
@@ -14,22 +12,12 @@ import numpy as np
 import pytest
 
 import rankmeter as rm
+from tests.support.engines import lists_table, need, random_lists
 from tests.support.same import assert_same_means
 
-
-def _need(module: str):
-    try:
-        return importlib.import_module(module)
-    except ImportError as e:
-        if os.environ.get("CI") == "true":
-            raise RuntimeError(f"tests/engines/test_dask.py needs {module} in CI: {e}") from e
-        pytest.skip(f"{module} is not installed ({e}); pip install 'dask[dataframe]'", allow_module_level=True)
-
-
-dd = _need("dask.dataframe")
+dd = need("dask.dataframe", "pip install 'dask[dataframe]'")
 
 import pandas as pd  # noqa: E402
-import pyarrow as pa  # noqa: E402
 
 import rankmeter.dask as rdk  # noqa: E402
 
@@ -46,33 +34,8 @@ METRICS = [
 ]
 
 
-def _random(seed: int, n_users: int = 150, n_items: int = 40, str_ids: bool = False):
-    rng = np.random.default_rng(seed)
-    truth: dict = {}
-    recs: dict = {}
-    for u in range(n_users):
-        r = rng.choice(n_items, size=int(rng.integers(0, 14)), replace=False).tolist()
-        t: dict = {
-            int(i): float(rng.integers(1, 4)) for i in rng.choice(n_items, size=int(rng.integers(0, 6)), replace=False)
-        }
-        if str_ids:
-            r, t = [f"i{i}" for i in r], {f"i{i}": g for i, g in t.items()}
-        key = f"user-{u}" if str_ids else u * 1_000_000_007
-        truth[key], recs[key] = t, r
-    return truth, recs, ([f"i{i}" for i in range(n_items)] if str_ids else list(range(n_items)))
-
-
 def _frame(truth, recs, str_ids=False):
-    it = pa.string() if str_ids else pa.int64()
-    users = list(truth)
-    tbl = pa.table(
-        {
-            "user_id": pa.array(users, pa.string() if str_ids else pa.int64()),
-            "recs": pa.array([recs[u] for u in users], pa.list_(it)),
-            "truth": pa.array([list(truth[u].items()) for u in users], pa.map_(it, pa.float64())),
-        }
-    )
-    return tbl.to_pandas(types_mapper=pd.ArrowDtype)
+    return lists_table(truth, recs, str_ids).to_pandas(types_mapper=pd.ArrowDtype)
 
 
 def test_dask_is_the_real_library():
@@ -86,7 +49,7 @@ def test_dask_is_the_real_library():
 @pytest.mark.parametrize("partitions", [1, 3, 7])
 @pytest.mark.parametrize("str_ids", [False, True])
 def test_dask_lists_bit_identical(partitions, str_ids):
-    truth, recs, catalog = _random(partitions, str_ids=str_ids)
+    truth, recs, catalog = random_lists(partitions, str_ids=str_ids)
     ref = rm.evaluate(truth, recs, METRICS, catalog=catalog)
     got = rdk.evaluate(dd.from_pandas(_frame(truth, recs, str_ids), npartitions=partitions), METRICS, catalog=catalog)
     assert_same_means(got, ref, METRICS)
@@ -102,7 +65,7 @@ def test_dask_lists_bit_identical(partitions, str_ids):
 
 @pytest.mark.parametrize("partitions", [1, 3, 7])
 def test_dask_long_form_users_split_across_partitions(partitions):
-    truth, recs, catalog = _random(40 + partitions, n_users=80)
+    truth, recs, catalog = random_lists(40 + partitions, n_users=80)
     rl = pd.DataFrame(
         [(u, i, k + 1) for u in recs for k, i in enumerate(recs[u])], columns=["user_id", "item_id", "rank"]
     )
@@ -120,7 +83,7 @@ def test_dask_long_form_users_split_across_partitions(partitions):
 
 
 def test_dask_train_frame_and_options():
-    truth, recs, _ = _random(9, n_users=50)
+    truth, recs, _ = random_lists(9, n_users=50)
     rng = np.random.default_rng(2)
     train = pd.DataFrame(
         [(u, int(i)) for u in range(30) for i in rng.choice(40, size=5, replace=False)], columns=["user_id", "item_id"]
@@ -138,7 +101,7 @@ def test_dask_train_frame_and_options():
 
 
 def test_dask_bad_arguments_are_clear_errors():
-    d = dd.from_pandas(_frame(*_random(1, n_users=5)[:2]), npartitions=1)
+    d = dd.from_pandas(_frame(*random_lists(1, n_users=5)[:2]), npartitions=1)
     with pytest.raises(TypeError, match="`df` must be a dask DataFrame"):
         rdk.evaluate({1: [1]}, ["ndcg@3"])
     with pytest.raises(ValueError, match="has no column 'labels'"):
@@ -150,7 +113,7 @@ def test_dask_bad_arguments_are_clear_errors():
 
 
 def test_dask_long_form_custom_columns_with_train():
-    truth, recs, _ = _random(12, n_users=60)
+    truth, recs, _ = random_lists(12, n_users=60)
     rng = np.random.default_rng(5)
     rl = pd.DataFrame([(u, i, float(rng.random())) for u in recs for i in recs[u]], columns=["uid", "iid", "s"])
     tl = pd.DataFrame([(u, i, g) for u in truth for i, g in truth[u].items()], columns=["uid", "iid", "g"])

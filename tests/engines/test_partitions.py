@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import rankmeter as rm
+from tests.support.engines import lists_table, random_lists
 from tests.support.same import assert_same_means
 
 pa = pytest.importorskip("pyarrow")
@@ -27,34 +28,9 @@ METRICS = [
 ]
 
 
-def _random(seed: int, n_users: int, n_items: int = 40, str_ids: bool = False):
-    rng = np.random.default_rng(seed)
-    truth: dict = {}
-    recs: dict = {}
-    for u in range(n_users):
-        r = rng.choice(n_items, size=int(rng.integers(0, 14)), replace=False).tolist()
-        t: dict = {
-            int(i): float(rng.integers(1, 4)) for i in rng.choice(n_items, size=int(rng.integers(0, 6)), replace=False)
-        }
-        if str_ids:
-            r, t = [f"i{i}" for i in r], {f"i{i}": g for i, g in t.items()}
-        key = f"user-{u}" if str_ids else u * 1_000_000_007  # huge ids
-        truth[key], recs[key] = t, r
-    catalog = [f"i{i}" for i in range(n_items)] if str_ids else list(range(n_items))
-    return truth, recs, catalog
-
-
 def _batches(truth, recs, sizes, str_ids=False):
     """The rows (user, recs list, truth map) cut into record batches of the given sizes (0 = an empty batch)."""
-    it = pa.string() if str_ids else pa.int64()
-    users = list(truth)
-    tbl = pa.table(
-        {
-            "user_id": pa.array(users, pa.string() if str_ids else pa.int64()),
-            "recs": pa.array([recs[u] for u in users], pa.list_(it)),
-            "truth": pa.array([list(truth[u].items()) for u in users], pa.map_(it, pa.float64())),
-        }
-    )
+    tbl = lists_table(truth, recs, str_ids)
     out, at = [], 0
     for s in sizes:
         part = tbl.slice(at, s).combine_chunks()
@@ -81,7 +57,7 @@ def _plan(metrics, catalog, chunk_bytes):
 @pytest.mark.parametrize("str_ids", [False, True])
 @pytest.mark.parametrize("chunk_bytes", [1, 2_000, 1 << 30])
 def test_stream_state_is_the_state_of_the_whole_partition(chunk_bytes, str_ids):
-    truth, recs, catalog = _random(chunk_bytes % 97, 230, str_ids=str_ids)
+    truth, recs, catalog = random_lists(chunk_bytes % 97, 230, str_ids=str_ids)
     ref = rm.evaluate(truth, recs, METRICS, catalog=catalog)
     sizes = [0, 7, 1, 0, 50, 3, 100, 0, 69]  # empty batches anywhere, one-row batches
     plan = _plan(METRICS, catalog, chunk_bytes)
@@ -95,14 +71,14 @@ def test_stream_state_is_the_state_of_the_whole_partition(chunk_bytes, str_ids):
 
 
 def test_stream_state_of_no_rows_is_none():
-    truth, recs, catalog = _random(1, 3)
+    truth, recs, catalog = random_lists(1, 3)
     plan = _plan(METRICS, catalog, 1)
     assert P.stream_state(iter([]), plan) is None
     assert P.stream_state(iter(_batches(truth, recs, [0, 0, 3])[:2]), plan) is None
 
 
 def test_stream_state_user_in_two_chunks_raises_naming_it():
-    truth, recs, catalog = _random(2, 20)
+    truth, recs, catalog = random_lists(2, 20)
     b = _batches(truth, recs, [10, 10])
     again = b[0].slice(3, 1)  # the 4th user a second time, in a later chunk
     with pytest.raises(ValueError, match=f"user {list(truth)[3]} is in more than one"):
@@ -113,7 +89,7 @@ def test_stream_state_user_in_two_chunks_raises_naming_it():
 
 
 def test_stream_state_error_in_a_chunk_reaches_the_caller():
-    truth, recs, catalog = _random(3, 30)
+    truth, recs, catalog = random_lists(3, 30)
     good = _batches(truth, recs, [15, 15])
     bad = pa.RecordBatch.from_pydict(
         {"user_id": [99], "recs": [[1, None]], "truth": [[(1, 1.0)]]}, schema=good[0].schema
@@ -138,7 +114,7 @@ def test_long_form_is_one_chunk_whatever_the_size():
 
 
 def test_stream_per_user_in_chunks_equals_evaluate():
-    truth, recs, catalog = _random(4, 120)
+    truth, recs, catalog = random_lists(4, 120)
     ms = ["ndcg@10", "map@5", "recall@3"]
     ref = rm.evaluate(truth, recs, ms)
     plan = _plan(ms, catalog, 1)

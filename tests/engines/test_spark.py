@@ -8,10 +8,7 @@ a failure in CI (CI=true), where .ci/run installs them. One session of each kind
 from __future__ import annotations
 
 import gc
-import importlib
 import math
-import os
-import shutil
 import warnings
 from typing import Any, cast
 
@@ -19,25 +16,10 @@ import numpy as np
 import pytest
 
 import rankmeter as rm
+from tests.support.engines import local_spark, need_spark, random_lists
 from tests.support.same import assert_same_means
 
-
-def _need(module: str):
-    why = None
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        why = "Java is not installed"
-    else:
-        try:
-            return importlib.import_module(module)
-        except ImportError as e:
-            why = f"{module} is not installed ({e}); pip install 'pyspark[connect]'"
-    if os.environ.get("CI") == "true":
-        raise RuntimeError(f"tests/engines/test_spark.py needs Spark in CI: {why}")
-    pytest.skip(why, allow_module_level=True)
-
-
-_need("pyspark")
-_need("pyspark.sql.connect.session")
+need_spark(connect=True)
 
 import pyarrow as pa  # noqa: E402
 from pyspark.sql import SparkSession  # noqa: E402
@@ -62,15 +44,7 @@ METRICS = [
 
 def _start(kind: str):
     if kind == "classic":
-        s = (
-            SparkSession.builder.master("local[2]")
-            .appName("rankmeter-tests")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "4")
-            .getOrCreate()
-        )
-        s.sparkContext.setLogLevel("ERROR")
-        return s
+        return local_spark("rankmeter-tests", shuffle_partitions=4)
     # remote("local[...]") starts a Spark Connect server inside this process and connects to it; it refuses
     # to start beside a classic session, so the classic one is stopped first (tests are grouped by kind)
     return SparkSession.builder.remote("local[2]").config("spark.sql.shuffle.partitions", "4").getOrCreate()
@@ -91,24 +65,6 @@ def classic(spark):
     return spark
 
 
-def _random(seed: int, n_users: int = 150, n_items: int = 40, str_ids: bool = False):
-    rng = np.random.default_rng(seed)
-    truth: dict = {}
-    recs: dict = {}
-    for u in range(n_users):
-        r = rng.choice(n_items, size=int(rng.integers(0, 14)), replace=False).tolist()
-        t: dict = {
-            int(i): float(rng.integers(1, 4)) for i in rng.choice(n_items, size=int(rng.integers(0, 6)), replace=False)
-        }
-        key = f"user-{u}" if str_ids else u * 1_000_000_007  # huge ids
-        if str_ids:
-            r = [f"i{i}" for i in r]
-            t = {f"i{i}": g for i, g in t.items()}
-        truth[key], recs[key] = t, r
-    catalog = [f"i{i}" for i in range(n_items)] if str_ids else list(range(n_items))
-    return truth, recs, catalog
-
-
 def _lists_frame(spark, truth, recs, str_ids=False):
     it = "string" if str_ids else "long"
     ut = "string" if str_ids else "long"
@@ -118,7 +74,7 @@ def _lists_frame(spark, truth, recs, str_ids=False):
 
 @pytest.mark.parametrize("partitions", [1, 3, 7])
 def test_lists_bit_identical_any_partitioning(spark, partitions):
-    truth, recs, catalog = _random(partitions)
+    truth, recs, catalog = random_lists(partitions)
     ref = rm.evaluate(truth, recs, METRICS, catalog=catalog)
     df = _lists_frame(spark, truth, recs)
     got = rs.evaluate(df, METRICS, catalog=catalog, partitions=partitions)
@@ -128,7 +84,7 @@ def test_lists_bit_identical_any_partitioning(spark, partitions):
 
 
 def test_tiny_arrow_batches_and_string_ids(spark):
-    truth, recs, catalog = _random(11, n_users=60, str_ids=True)
+    truth, recs, catalog = random_lists(11, n_users=60, str_ids=True)
     ref = rm.evaluate(truth, recs, METRICS, catalog=catalog)
     df = _lists_frame(spark, truth, recs, str_ids=True)
     key = "spark.sql.execution.arrow.maxRecordsPerBatch"
@@ -145,7 +101,7 @@ def test_tiny_arrow_batches_and_string_ids(spark):
 def test_arrow_batch_bytes_is_set_for_the_job_and_restored(spark, nbytes):
     """evaluate() sets spark.sql.execution.arrow.maxBytesPerBatch for its job only (1 byte: one row a batch);
     the means are the in-memory ones whatever the batches, and the session's setting is as before after."""
-    truth, recs, catalog = _random(17, n_users=80)
+    truth, recs, catalog = random_lists(17, n_users=80)
     ref = rm.evaluate(truth, recs, METRICS, catalog=catalog)
     df = _lists_frame(spark, truth, recs)
     key = rs._MAX_BYTES_KEY
@@ -163,7 +119,7 @@ def test_arrow_batch_bytes_is_set_for_the_job_and_restored(spark, nbytes):
 
 def test_arrow_batch_bytes_inside_the_job(classic, monkeypatch):
     """The setting is in force while the job runs (read back by a task-side probe: the batch sizes)."""
-    truth, recs, _ = _random(19, n_users=50)
+    truth, recs, _ = random_lists(19, n_users=50)
     df = _lists_frame(classic, truth, recs).repartition(1)
     seen = []
     orig = rs._arrow_batches
@@ -183,7 +139,7 @@ def test_arrow_batch_bytes_inside_the_job(classic, monkeypatch):
 
 @pytest.mark.parametrize("bad", [0, -1, 2**31, 1.5, "1m", True])
 def test_bad_arrow_batch_bytes_is_a_value_error_before_any_job(classic, bad):
-    truth, recs, _ = _random(23, n_users=5)
+    truth, recs, _ = random_lists(23, n_users=5)
     df = _lists_frame(classic, truth, recs)
     with pytest.raises(ValueError, match="`arrow_batch_bytes` must be None or an int"):
         rs.evaluate(df, ["ndcg@5"], arrow_batch_bytes=bad)
@@ -195,7 +151,7 @@ def test_many_chunks_per_task_bit_identical(spark, monkeypatch):
     import rankmeter._partitions as P
 
     monkeypatch.setattr(P, "CHUNK_BYTES", 1)  # read when the plan is built on the driver, shipped to the tasks
-    truth, recs, catalog = _random(13, n_users=200)
+    truth, recs, catalog = random_lists(13, n_users=200)
     ref = rm.evaluate(truth, recs, METRICS, catalog=catalog)
     df = _lists_frame(spark, truth, recs)
     key = "spark.sql.execution.arrow.maxRecordsPerBatch"
@@ -257,7 +213,7 @@ def _long_tables(truth, recs):
 
 @pytest.mark.parametrize("partitions", [1, 3, 7])
 def test_long_form_users_split_across_partitions(spark, partitions):
-    truth, recs, catalog = _random(20 + partitions, n_users=80)
+    truth, recs, catalog = random_lists(20 + partitions, n_users=80)
     recs_t, truth_t = _long_tables(truth, recs)
     ref = rm.evaluate(truth_t, recs_t, METRICS, catalog=catalog)
     # round-robin input partitions: the rows of one user start in several partitions
@@ -289,7 +245,7 @@ def test_long_form_by_score_and_binary_truth(classic):
 
 
 def test_train_as_spark_frame(spark):
-    truth, recs, _ = _random(5, n_users=50)
+    truth, recs, _ = random_lists(5, n_users=50)
     rng = np.random.default_rng(3)
     train = {u: rng.choice(40, size=5, replace=False).tolist() for u in range(30)}
     tr_rows = [(u, i) for u, items in train.items() for i in items]
@@ -302,7 +258,7 @@ def test_train_as_spark_frame(spark):
 
 
 def test_per_user_frame(spark):
-    truth, recs, _ = _random(8, n_users=40)
+    truth, recs, _ = random_lists(8, n_users=40)
     ref = rm.evaluate(truth, recs, ["ndcg@10", "map@5"])
     out = rs.per_user(_lists_frame(spark, truth, recs), ["ndcg@10", "map@5"], partitions=3).toArrow().to_pandas()
     assert list(out.columns) == ["user_id", "ndcg@10", "map@5"]

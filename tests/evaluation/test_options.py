@@ -11,14 +11,11 @@ command line, ``rankmeter.dask`` and ``rankmeter.spark``) must give, for each ca
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import inspect
 import json
 import math
-import os
 import pathlib
 import re
-import shutil
 import warnings
 
 import numpy as np
@@ -30,6 +27,7 @@ import rankmeter as rm
 import rankmeter.presets
 from rankmeter.cli import main
 from rankmeter.evaluation import COLUMNS, CONTEXT, DEFAULTS, OPTION_NAMES, EvalOptions, option_field
+from tests.support.engines import local_spark, need, need_spark
 
 # ----------------------------------------------------------------------------- data
 # user 3 has no relevant item (empty=), user 4 no recs (missing=), user 6 recs only; grades 1-3 (min_relevance=)
@@ -227,19 +225,10 @@ def test_cli_flags_are_the_options():
 
 
 # ----------------------------------------------------------------------------- engines
-def _need(module: str):
-    try:
-        return importlib.import_module(module)
-    except ImportError as e:
-        if os.environ.get("CI") == "true":
-            raise RuntimeError(f"tests/evaluation/test_options.py needs {module} in CI: {e}") from e
-        pytest.skip(f"{module} is not installed ({e})")
-
-
 @pytest.mark.engines
 @pytest.mark.parametrize("name", OPTION_NAMES)
 def test_dask_takes_every_option(name):
-    dd = _need("dask.dataframe")
+    dd = need("dask.dataframe", "pip install 'dask[dataframe]'")
     import rankmeter.dask as rdk
 
     case = CASES[name]
@@ -251,21 +240,8 @@ def test_dask_takes_every_option(name):
 
 @pytest.fixture(scope="module")
 def spark():
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        if os.environ.get("CI") == "true":
-            raise RuntimeError("tests/evaluation/test_options.py needs Java in CI")
-        pytest.skip("Java is not installed")
-    _need("pyspark")
-    from pyspark.sql import SparkSession
-
-    s = (
-        SparkSession.builder.master("local[2]")
-        .appName("rankmeter-options")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .getOrCreate()
-    )
-    s.sparkContext.setLogLevel("ERROR")
+    need_spark()
+    s = local_spark("rankmeter-options", shuffle_partitions=2)
     yield s
     s.stop()
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 from typing import Any
 
 import numpy as np
@@ -13,6 +12,7 @@ from hypothesis import strategies as st
 
 import rankmeter as rm
 from tests.support import reference as ref
+from tests.support.engines import need
 
 VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("dcg", {}),
@@ -80,12 +80,9 @@ def test_against_reference(scenario, k, min_rel, empty):
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("k", [None, 1, 3, 5, 20])
 def test_against_sklearn(seed, k):
-    try:
-        from sklearn.metrics import dcg_score, ndcg_score
-    except ImportError:
-        if os.environ.get("CI") == "true":
-            raise
-        pytest.skip("scikit-learn is not installed")
+    need("sklearn.metrics", "pip install scikit-learn")
+    from sklearn.metrics import dcg_score, ndcg_score
+
     rng = np.random.default_rng(seed)
     n, m = 40, 3 + seed * 4
     yt = rng.integers(0, 4, (n, m))
