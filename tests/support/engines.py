@@ -47,6 +47,7 @@ def _missing(what: str, why: str) -> NoReturn:
         raise RuntimeError(f"{_test_file()} needs {what} in CI: {why}")
     # allow_module_level only matters while a file is imported; in a test or a fixture it skips that test
     pytest.skip(why, allow_module_level=True)
+    raise AssertionError("pytest.skip returned")  # pragma: no cover - for type checkers without pytest's stubs
 
 
 def need(module: str, install: str) -> ModuleType:
