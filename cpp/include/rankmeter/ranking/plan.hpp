@@ -300,7 +300,7 @@ void plan_lookup(const RankingDataT<Id>& d, int threads, Plan& P) {
     }
   }
   P.dense = tmin >= 0 && tmax < dense_limit && P.max_m <= DenseLookup::kMaxTruth;
-  P.dense_ids = tmax + 1;
+  P.dense_ids = P.dense ? tmax + 1 : 0;  // tmax may be INT64_MAX on the hash path
 }
 
 }  // namespace detail
