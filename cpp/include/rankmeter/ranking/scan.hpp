@@ -29,9 +29,9 @@
 #define RANKMETER_NOINLINE
 #endif
 #if defined(__GNUC__) || defined(__clang__)
-#define RANKMETER_SCAN_INLINE __attribute__((always_inline)) inline
+#define RANKMETER_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
-#define RANKMETER_SCAN_INLINE inline
+#define RANKMETER_ALWAYS_INLINE inline
 #endif
 
 namespace rankmeter::core {
@@ -352,9 +352,9 @@ class DenseLookup {
 // item after the padding starts the user again on the general path (probe), which applies the
 // policies and reports errors. Returns false on an error (recorded in st).
 template <bool kPadded, typename Look, typename Id>
-RANKMETER_SCAN_INLINE bool scan_list(Look& look, const Id* r_items, int64_t b, int64_t e, int64_t depth, int64_t pad,
-                                     [[maybe_unused]] bool use_simd, bool dup_first, const Id* truth, int64_t m,
-                                     int64_t* fpos, int32_t* fti, int64_t& nf, int64_t& pos, Status& st, int64_t u) {
+RANKMETER_ALWAYS_INLINE bool scan_list(Look& look, const Id* r_items, int64_t b, int64_t e, int64_t depth, int64_t pad,
+                                       [[maybe_unused]] bool use_simd, bool dup_first, const Id* truth, int64_t m,
+                                       int64_t* fpos, int32_t* fti, int64_t& nf, int64_t& pos, Status& st, int64_t u) {
   nf = 0;
   pos = 0;
   if constexpr (std::is_same_v<Look, DenseLookup>) {

@@ -19,12 +19,7 @@
 
 #include "columns.hpp"
 #include "plan.hpp"
-
-#if defined(__GNUC__) || defined(__clang__)
-#define RANKMETER_ALWAYS_INLINE __attribute__((always_inline)) inline
-#else
-#define RANKMETER_ALWAYS_INLINE inline
-#endif
+#include "scan.hpp"  // RANKMETER_ALWAYS_INLINE
 
 namespace rankmeter::core::detail {
 
