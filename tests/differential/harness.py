@@ -1,0 +1,158 @@
+"""The differential runs: random cases (cases.py) computed by a live peer in its own venv and by rankmeter,
+compared per user and as means.
+
+A peer module of this package (``tests/differential/<peer>.py``) defines
+
+- ``VENV``: the peer's venv name under ``~/.cache/rankmeter-peers`` (``RANKMETER_PEERS``), built by
+  ``bench/peers/setup.sh``;
+- ``WORKER``: the path of its worker script, run as ``<venv>/bin/python WORKER IN.json OUT.json``; the worker
+  imports only the standard library, numpy, pandas and the peer, and writes for each case
+  ``{"ok": {label: {"per_user": [[user, value], ...] | null, "mean": value | null}}}`` or
+  ``{"error": type name, "message": text}`` (the peer raised);
+- ``ALLOW``: the case features (cases.FEATURES) it draws from; ``REL``: the relative tolerance;
+- ``ours(case) -> {label: {"per_user": {user: value} | None, "mean": value}}``: rankmeter's values of the
+  same labels, every metric of the library in one call;
+- optionally ``known(case, peer_result) -> str | None``: the reason a case is one that
+  ``rankmeter.presets.describe()`` lists as not reproduced (a peer crash, a random draw), else None.
+
+Users absent from one side's per-user values count as NaN there: a user the peer evaluates and rankmeter
+leaves out (or the reverse) is a mismatch.
+
+Long run: ``python -m tests.differential.run PEER --cases 20000 --seed 1``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import os
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from .cases import draw_case, rel_close
+
+ROOT = Path(os.environ.get("RANKMETER_PEERS", Path.home() / ".cache" / "rankmeter-peers"))
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+@dataclass
+class Report:
+    peer: str
+    seed: int
+    cases: int = 0
+    compared: int = 0  # values compared (per-user values and means)
+    peer_errors: dict = field(default_factory=dict)  # exception type -> cases
+    known: dict = field(default_factory=dict)  # reason -> cases
+    mismatches: list = field(default_factory=list)  # (case seed, label, user or "mean", ours, peer)
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        errs = ", ".join(f"{k}: {v}" for k, v in sorted(self.peer_errors.items())) or "none"
+        known = ", ".join(f"{k}: {v}" for k, v in sorted(self.known.items())) or "none"
+        return (
+            f"{self.peer}: seed {self.seed}, {self.cases} cases, {self.compared} values compared, "
+            f"{len(self.mismatches)} mismatches; peer raised on: {errs}; known (describe()): {known}; "
+            f"{self.seconds:.0f} s"
+        )
+
+
+def peer_python(venv: str) -> Path:
+    return ROOT / venv / "bin" / "python"
+
+
+def load(peer: str) -> ModuleType:
+    return importlib.import_module(f"tests.differential.{peer}")
+
+
+def run_worker(mod: ModuleType, cases: list) -> list:
+    py = peer_python(mod.VENV)
+    with tempfile.TemporaryDirectory() as d:
+        src, dst = Path(d) / "in.json", Path(d) / "out.json"
+        src.write_text(json.dumps({"cases": cases}))
+        proc = subprocess.run(
+            [str(py), str(mod.WORKER), str(src), str(dst)], capture_output=True, text=True, timeout=3600
+        )
+        if proc.returncode != 0:
+            raise RuntimeError(f"{mod.VENV} worker failed:\n{proc.stderr[-3000:]}")
+        return json.loads(dst.read_text())["results"]
+
+
+def _num(v: Any) -> float:
+    return math.nan if v is None else float(v)
+
+
+def compare_case(mod: ModuleType, seed: int, case: dict, peer: dict, rep: Report) -> None:
+    if "error" in peer:
+        rep.peer_errors[peer["error"]] = rep.peer_errors.get(peer["error"], 0) + 1
+        return
+    reason = mod.known(case, peer["ok"]) if hasattr(mod, "known") else None
+    if reason:
+        rep.known[reason] = rep.known.get(reason, 0) + 1
+        return
+    mine = mod.ours(case)
+    rel = getattr(mod, "REL", 1e-9)
+    for label, want in peer["ok"].items():
+        got = mine[label]
+        if want.get("per_user") is not None:
+            theirs = {_key(u): _num(v) for u, v in want["per_user"]}
+            ours_pu = {_key(u): _num(v) for u, v in (got["per_user"] or {}).items()}
+            for u in set(theirs) | set(ours_pu):
+                a, b = ours_pu.get(u, math.nan), theirs.get(u, math.nan)
+                rep.compared += 1
+                if not rel_close(a, b, rel):
+                    rep.mismatches.append((seed, label, u, a, b))
+        if "mean" in want:
+            a, b = _num(got["mean"]), _num(want["mean"])
+            rep.compared += 1
+            if not rel_close(a, b, rel):
+                rep.mismatches.append((seed, label, "mean", a, b))
+
+
+def _key(u: Any) -> Any:
+    return tuple(u) if isinstance(u, list) else u
+
+
+def differential(peer: str, n_cases: int, seed: int, *, batch: int = 250, **draw_kw: Any) -> Report:
+    """n_cases random cases from seed (case j has seed seed * 1_000_003 + j) through the peer and rankmeter."""
+    mod = load(peer)
+    rep = Report(peer, seed)
+    t0 = time.perf_counter()
+    for start in range(0, n_cases, batch):
+        seeds = [seed * 1_000_003 + j for j in range(start, min(n_cases, start + batch))]
+        cases = [draw_case(s, mod.ALLOW, **{**getattr(mod, "DRAW", {}), **draw_kw}) for s in seeds]
+        for s, case, res in zip(seeds, cases, run_worker(mod, cases)):
+            rep.cases += 1
+            compare_case(mod, s, case, res, rep)
+    rep.seconds = time.perf_counter() - t0
+    return rep
+
+
+def require_peer(venv: str) -> None:
+    """Skip (fail in CI) when the peer's venv is missing."""
+    import pytest
+
+    py = peer_python(venv)
+    if not py.exists():
+        msg = f"peer venv {venv!r} missing at {py}: run `bash bench/peers/setup.sh {venv}`"
+        if IN_CI:
+            pytest.fail(msg)
+        pytest.skip(msg)
+
+
+def check(peer: str, n_cases: int, seed: int = 0) -> Report:
+    """The CI form: a short run that must show no mismatch."""
+    mod = load(peer)
+    require_peer(mod.VENV)
+    rep = differential(peer, n_cases, seed)
+    shown = "\n".join(map(repr, rep.mismatches[:20]))
+    assert not rep.mismatches, f"{rep.summary()}\nfirst mismatches (case seed, label, user, ours, peer):\n{shown}"
+    return rep
+
+
+SHORT_RUN = int(os.environ.get("RANKMETER_DIFF_CASES", "300"))  # cases per peer in the test suite
