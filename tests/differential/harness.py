@@ -4,7 +4,7 @@ compared per user and as means.
 A peer module of this package (``tests/differential/<peer>.py``) defines
 
 - ``VENV``: the peer's venv name under ``~/.cache/rankmeter-peers`` (``RANKMETER_PEERS``), built by
-  ``bench/peers/setup.sh``;
+  ``bench/peers/setup.sh`` (None: the peer is importable beside rankmeter, e.g. pyspark);
 - ``WORKER``: the path of its worker script, run as ``<venv>/bin/python WORKER IN.json OUT.json``; the worker
   imports only the standard library, numpy, pandas and the peer, and writes for each case
   ``{"ok": {label: {"per_user": [[user, value], ...] | null, "mean": value | null}}}`` or
@@ -28,6 +28,7 @@ import json
 import math
 import os
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -62,8 +63,10 @@ class Report:
         )
 
 
-def peer_python(venv: str) -> Path:
-    return ROOT / venv / "bin" / "python"
+def peer_python(venv: "str | None") -> Path:
+    """The peer venv's python; ``VENV = None``: the running interpreter (a peer installed beside rankmeter,
+    such as pyspark)."""
+    return Path(sys.executable) if venv is None else ROOT / venv / "bin" / "python"
 
 
 def load(peer: str) -> ModuleType:
@@ -133,10 +136,12 @@ def differential(peer: str, n_cases: int, seed: int, *, batch: int = 250, **draw
     return rep
 
 
-def require_peer(venv: str) -> None:
+def require_peer(venv: "str | None") -> None:
     """Skip (fail in CI) when the peer's venv is missing."""
     import pytest
 
+    if venv is None:
+        return
     py = peer_python(venv)
     if not py.exists():
         msg = f"peer venv {venv!r} missing at {py}: run `bash bench/peers/setup.sh {venv}`"
