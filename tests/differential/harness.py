@@ -63,7 +63,7 @@ class Report:
         )
 
 
-def peer_python(venv: "str | None") -> Path:
+def peer_python(venv: str | None) -> Path:
     """The peer venv's python; ``VENV = None``: the running interpreter (a peer installed beside rankmeter,
     such as pyspark)."""
     return Path(sys.executable) if venv is None else ROOT / venv / "bin" / "python"
@@ -136,7 +136,7 @@ def differential(peer: str, n_cases: int, seed: int, *, batch: int = 250, **draw
     return rep
 
 
-def require_peer(venv: "str | None") -> None:
+def require_peer(venv: str | None) -> None:
     """Skip (fail in CI) when the peer's venv is missing."""
     import pytest
 
