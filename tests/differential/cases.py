@@ -77,7 +77,7 @@ def draw_case(seed: int, allow: Iterable[str] = FEATURES, *, max_users: int = 12
     ks.insert(0, k)
 
     def grade() -> Any:
-        choices = [1]
+        choices: list[float] = [1]
         if "zero_grades" in on:
             choices += [0, 0]
         if "graded" in on:
