@@ -178,7 +178,9 @@ def _similarity(x: Any) -> tuple[np.ndarray, Any]:
         m = x
     if hasattr(m, "tocsr"):
         m = m.tocsr()
-        m.sort_indices()
+        if not m.has_sorted_indices:
+            m = m.copy()  # tocsr() of a CSR matrix is the caller's own object: sort a copy
+            m.sort_indices()
     else:
         m = np.asarray(m)
         if m.dtype.kind not in "fiu" or m.dtype.kind == "b":

@@ -263,7 +263,10 @@ class Truth(_ItemIds):
         m = matrix.tocsr()
         if len(m.shape) != 2:
             raise ValueError(f"`matrix` must be 2-D, got shape {m.shape}")
-        m.sum_duplicates()
+        if not m.has_canonical_format:
+            # tocsr() of a CSR matrix is the caller's own object: combine the duplicates on a copy
+            m = m.copy()
+            m.sum_duplicates()
         return cls.from_csr(m.indptr.astype(np.int64), m.indices.astype(np.int64), np.asarray(m.data, dtype=np.float64))
 
 
