@@ -145,6 +145,7 @@ TREC_MEASURES: dict[str, Optional[str]] = {
     "num_rel_ret": "hits",
     "map": "ap",
     "Rprec": "r_precision",
+    "bpref": "bpref",
     "recip_rank": "rr",
     "P": "precision",
     "recall": "recall",
@@ -493,12 +494,18 @@ def _json_value(v: Any) -> Any:
     return v if math.isfinite(v) else None
 
 
-def format_other(runs: list[RunOutput], measures: list[Measure], fmt: str, per_query: bool) -> Iterator[str]:
+def format_other(
+    runs: list[RunOutput], measures: list[Measure], fmt: str, per_query: bool, conventions: str = ""
+) -> Iterator[str]:
     labels = [m.label for m in measures if m.special != "runid"]
     if fmt == "json":
         doc = {}
         for run in runs:
-            entry: dict[str, Any] = {"runid": run.runid, "all": {k: _json_value(run.all[k]) for k in labels}}
+            entry: dict[str, Any] = {
+                "runid": run.runid,
+                "conventions": conventions,
+                "all": {k: _json_value(run.all[k]) for k in labels},
+            }
             if per_query:
                 entry["per_query"] = {
                     str(u): {k: _json_value(run.per_user[k][i]) for k in labels if k in run.per_user}
@@ -526,6 +533,8 @@ def format_other(runs: list[RunOutput], measures: list[Measure], fmt: str, per_q
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for r in [header, *rows]:
         yield "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip() + "\n"
+    if conventions:
+        yield f"\nconventions: {conventions}\n"
 
 
 def _cell(v: Any) -> str:
@@ -535,11 +544,12 @@ def _cell(v: Any) -> str:
 
 
 def eval_files(args: Any) -> int:
-    measures = parse_measures(args.metric, args.preset)
     _check_file(args.truth, "truth")
     for path in args.runs:
         _check_file(path, "run")
     opts = options_from_args(args, "rankmeter eval")
+    measures = parse_measures(args.metric, opts.preset)
+    conventions = opts.conventions_text()
     columns = opts.columns()
     from .stream import TRUTH_IN_MEMORY_MAX
 
@@ -548,13 +558,21 @@ def eval_files(args: Any) -> int:
     truth: Any = args.truth if args.stream_truth else load_truth(args.truth, columns)
     taken: set = set()
     runs = []
+    label_blocks = len(args.runs) > 1 and not any(m.special == "runid" for m in measures)
+    runids: set = set()
     for path in args.runs:
         run = evaluate_run(truth, path, measures, opts, args, _run_name(path, taken))
         if args.format == "trec":
+            if label_blocks:  # several runs: each block starts with its runid line (the file name if taken)
+                runid = run.runid if run.runid not in runids else run.name
+                runids.add(runid)
+                _write([f"{'runid':<22}\tall\t{runid}\n"])
             _write(format_trec(run, measures, args.per_query))
         runs.append(run)
     if args.format != "trec":
-        _write(format_other(runs, measures, args.format, args.per_query))
+        _write(format_other(runs, measures, args.format, args.per_query, conventions))
+    if args.format in ("trec", "csv"):  # layouts other tools parse: the conventions go to stderr, once done
+        print(f"rankmeter eval: {conventions}", file=sys.stderr)
     return 0
 
 
@@ -628,19 +646,35 @@ def _run_name(path: str, taken: set) -> str:
 def _comparison(args):
     from .compare import compare
 
+    _check_file(args.truth, "truth")
+    for path in args.runs:
+        _check_file(path, "run")
+    opts = options_from_args(args, f"rankmeter {args.command}")
+    measures = parse_measures(args.metric, opts.preset)
+    keys = []
+    for m in measures:
+        if m.key is None:
+            named = {part for text in args.metric for part in _split_commas(text)}
+            if m.label in named:  # asked for by name, not as part of a set (all_trec, official)
+                raise CliError(
+                    f"-m {m.label}: compare and report need per-query metrics; {m.label} is a count of the run "
+                    "(rankmeter eval prints it)"
+                )
+            continue
+        keys.append(m.key)
     taken: set = set()
     runs = {_run_name(path, taken): path for path in args.runs}
     return compare(
         args.truth,
         runs,
-        args.metric,
+        list(dict.fromkeys(keys)),
         baseline=args.baseline,
         test=args.test,
         alpha=args.alpha,
         correction=args.correction,
         n_resamples=args.n_resamples,
         seed=args.seed,
-        **options_from_args(args, "rankmeter compare").kwargs(),
+        **opts.kwargs(),
     )
 
 
@@ -657,12 +691,30 @@ def compare_files(args) -> int:
         text = cmp.to_json()
     else:
         text = cmp.to_html(plots=not args.no_plots)
+    if args.per_query:
+        text = text.rstrip("\n") + "\n\n" + _per_query_table(cmp)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:
             f.write(text if text.endswith("\n") else text + "\n")
     else:
         print(text)
     return 0
+
+
+def _per_query_table(cmp: Any) -> str:
+    """Every run's value of every query, one row per query and one column per (metric, run)."""
+    users = np.asarray(cmp.results[cmp.runs[0]].users)
+    order = _sort_users(users)
+    header = ["query"] + [f"{k} {r}" for k in cmp.metrics for r in cmp.runs]
+    rows = [header]
+    cols = [np.asarray(cmp.results[r].per_user[k], dtype=np.float64)[order] for k in cmp.metrics for r in cmp.runs]
+    for i, u in enumerate(users[order].tolist()):
+        rows.append([str(u)] + [_cell(c[i]) for c in cols])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    return "\n".join(
+        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+        for r in rows
+    )
 
 
 def report_files(args) -> int:
@@ -673,15 +725,9 @@ def report_files(args) -> int:
 
 
 def _compare_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("truth", help="qrels: a TREC qrels file, a parquet file/directory or a CSV file")
-    p.add_argument("runs", nargs="+", help="runs: TREC run files, parquet files/directories or CSV (at least two)")
+    _shared_args(p, "per-user metrics (at least two runs)")
     p.add_argument(
-        "-m",
-        "--metric",
-        nargs="+",
-        action="extend",
-        required=True,
-        help="per-user metric names, separated by spaces (e.g. -m ndcg@10 map@100)",
+        "-q", "--per-query", action="store_true", help="also print every run's value of every query (a table)"
     )
     p.add_argument("--test", default="randomization", help="randomization (default), bootstrap, t or wilcoxon")
     p.add_argument("--baseline", default=None, help="compare every run against this one (default: every pair)")
@@ -691,7 +737,6 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
         "--n-resamples", type=int, default=10_000, help="resamples of randomization and bootstrap (default 10,000)"
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the resamples (default 0)")
-    add_option_flags(p, preset=None)
     p.add_argument("--no-plots", action="store_true", help="HTML without plots")
 
 
@@ -704,10 +749,11 @@ def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def add_option_flags(p: argparse.ArgumentParser, preset: Optional[str]) -> None:
+def add_option_flags(p: argparse.ArgumentParser) -> None:
     """A flag for every evaluation option, from its one declaration (:class:`EvalOptions`): its help,
     type and allowed values. The context of beyond-accuracy metrics (``--train`` ...) takes Python
-    objects: its flags exist only to be refused by name (:func:`options_from_args`)."""
+    objects: its flags exist only to be refused by name (:func:`options_from_args`). ``eval``, ``compare``
+    and ``report`` take the same flags, with the same defaults."""
     for name in OPTION_NAMES:
         meta = option_field(name).metadata
         if meta["cli"] is None:
@@ -719,9 +765,10 @@ def add_option_flags(p: argparse.ArgumentParser, preset: Optional[str]) -> None:
         if name in _METAVARS:
             kw["metavar"] = _METAVARS[name]
         if name == "preset":
-            kw["default"] = preset
-            if preset is not None:
-                kw["help"] = f"conventions: {preset} (default), none, ranx, ... (rankmeter metrics lists them)"
+            kw["help"] = (
+                "conventions of another tool: trec_eval, ranx, rectools, ... (`rankmeter metrics` lists them); "
+                "default: trec_eval for a TREC qrels file, none (rankmeter's own) for tables"
+            )
         p.add_argument(*_SHORT_FLAGS.get(name, ()), _flag(name), **kw)
 
 
@@ -735,13 +782,24 @@ def options_from_args(args: Any, where: str) -> EvalOptions:
                 f"takes Python objects; pass {name}=... to rankmeter.evaluate"
             )
     if getattr(args, "complete", False):
+        if kw["missing"] not in (None, "zero"):
+            raise CliError(f"-c is --missing zero; it cannot be combined with --missing {kw['missing']}")
         kw["missing"] = "zero"  # trec_eval -c
-    if kw["preset"] == "none":
+    if kw["preset"] is None:
+        kw["preset"] = default_preset(args.truth)
+    elif kw["preset"] == "none":
         kw["preset"] = None
     return EvalOptions.from_kwargs(where, **kw)
 
 
-def _eval_args(p: argparse.ArgumentParser) -> None:
+def default_preset(truth_path: str) -> Optional[str]:
+    """The conventions when ``--preset`` is not given follow the input kind: a TREC qrels file is read with
+    trec_eval's (what trec_eval users expect of it), a table (parquet, CSV) with rankmeter's own."""
+    return "trec_eval" if classify(truth_path) == "trec" else None
+
+
+def _shared_args(p: argparse.ArgumentParser, metric_help: str) -> None:
+    """The arguments eval, compare and report share: truth, runs, -m, every option flag, -c and -q."""
     p.add_argument("truth", help="qrels: a TREC qrels file, a parquet file/directory or a CSV file")
     p.add_argument("runs", nargs="+", metavar="RECS", help="runs: TREC run files, parquet files/directories or CSV")
     p.add_argument(
@@ -750,17 +808,21 @@ def _eval_args(p: argparse.ArgumentParser) -> None:
         nargs="+",
         action="extend",
         required=True,
-        help="metrics: rankmeter names (ndcg@10 map@100), comma lists (ndcg@10,20) or trec_eval spellings "
+        help=metric_help + ": rankmeter names (ndcg@10 map@100), comma lists (ndcg@10,20) or trec_eval spellings "
         "(P.10, P_10, ndcg_cut.10,20, map_cut.100, all_trec)",
     )
-    add_option_flags(p, preset="trec_eval")
-    p.add_argument("-q", "--per-query", action="store_true", help="values of every query, then the `all` lines")
+    add_option_flags(p)
     p.add_argument(
         "-c",
         "--complete",
         action="store_true",
-        help="qrels queries without results count as empty lists (trec_eval -c)",
+        help="qrels queries without results count as empty lists (trec_eval -c; the same as --missing zero)",
     )
+
+
+def _eval_args(p: argparse.ArgumentParser) -> None:
+    _shared_args(p, "metrics")
+    p.add_argument("-q", "--per-query", action="store_true", help="values of every query, then the `all` lines")
     p.add_argument(
         "--format", choices=FORMATS, default="trec", help="trec (default: trec_eval's layout), table, json, csv"
     )
