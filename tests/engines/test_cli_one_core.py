@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 
 import numpy as np
@@ -140,7 +141,7 @@ def test_eval_labels_the_block_of_each_run(tmp_path, capsys):
 
 def test_eval_compare_and_report_take_the_same_flags():
     """Every option flag, -c, -m and the --ties values are the same in eval, compare and report."""
-    sub: dict = build_parser()._subparsers._group_actions[0].choices
+    sub = next(a.choices for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
 
     def flags(name):
         return {s: a for a in sub[name]._actions for s in a.option_strings}
