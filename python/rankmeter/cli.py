@@ -401,29 +401,43 @@ def _exact_sum(state: Any, key: str) -> float:
 def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptions, args: Any, name: str) -> RunOutput:
     keys = list(dict.fromkeys(m.key for m in measures if m.key is not None)) or ["num_rel"]
     columns = opts.columns()
-    stream = (
-        args.stream
-        or args.stream_truth
-        or (not args.no_stream and path_size(path) > args.stream_above * (1 << 20) and classify(path) != "trec")
-    )
+    auto = False
+    if args.stream or args.stream_truth:
+        stream = True
+    elif args.no_stream or classify(path) == "trec":
+        stream = False
+    else:  # streamed when the run read whole would pass the memory budget
+        stream = auto = estimated_rows(path) * ROW_BYTES > args.memory_budget
     per_query = args.per_query or args.format != "trec"
     lengths = None
+    if auto and any(m.special == "num_ret" for m in measures):
+        stream = auto = False  # num_ret needs the whole run: asked for, it is read in memory
     if stream:
         if any(m.special == "num_ret" for m in measures):
             raise CliError("-m num_ret is not available when streaming (--stream): drop it or evaluate in memory")
         from .stream import evaluate_stream
 
         chunks: list = []
-        sres = evaluate_stream(
-            truth,
-            path,
-            keys,
-            batch_rows=args.batch_rows,
-            progress=False if args.no_progress else None,
-            stream_truth=bool(args.stream_truth),
-            per_user=(lambda users, values: chunks.append((users, values))) if per_query else None,
-            **opts.kwargs(),
-        )
+        try:
+            sres = evaluate_stream(
+                truth,
+                path,
+                keys,
+                batch_rows=args.batch_rows,
+                progress=False if args.no_progress else None,
+                stream_truth=bool(args.stream_truth),
+                per_user=(lambda users, values: chunks.append((users, values))) if per_query else None,
+                **opts.kwargs(),
+            )
+        except ValueError as e:
+            if not (auto and "not grouped by user" in str(e)):
+                raise
+            print(
+                f"rankmeter eval: run {path} is not grouped by user, so it cannot be streamed; reading it whole "
+                f"(about {estimated_rows(path) * ROW_BYTES / 2**30:.1f} GiB; sort it by user to stream it)",
+                file=sys.stderr,
+            )
+            return evaluate_run(truth, path, measures, opts, _no_stream(args), name)
         state, meta = sres.state, sres.meta
         if chunks:
             users = np.concatenate([c[0] for c in chunks])
@@ -466,6 +480,73 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
                 out.per_user[m.label] = values[m.key][order]
             out.all[m.label] = round(_exact_sum(state, m.key)) if m.is_sum and args.format == "trec" else means[m.key]
     return out
+
+
+# Peak bytes per row of a run read whole (a parquet run of 70M rows: 6.4 GB, docs/performance.md);
+# the memory budget of `rankmeter eval` is compared with rows x this.
+ROW_BYTES = 96
+_DEFAULT_BUDGET_CAP = 1 << 30
+
+
+def estimated_rows(path: str) -> int:
+    """The rows of a parquet or CSV run, before reading it: from the parquet footers (exact), or for text from
+    the file size and the mean length of its first lines (a gzip file: of its decompressed start, times the
+    compression ratio of that start)."""
+    kind = classify(path)
+    if kind == "parquet":
+        import pyarrow.dataset as ds
+
+        return int(ds.dataset(path, format="parquet").count_rows())
+    size = path_size(path)
+    with open_binary(path) as f:
+        head = f.read(1 << 20)
+    lines = head.count(b"\n")
+    if not head or lines == 0:
+        return 1 if head else 0
+    per_line = len(head) / lines
+    if path.endswith(".gz"):
+        with open(path, "rb") as fz:
+            import zlib
+
+            d = zlib.decompressobj(31)
+            comp = fz.read(1 << 18)
+            ratio = max(len(d.decompress(comp)) / max(len(comp), 1), 1.0)
+        return int(size * ratio / per_line) + 1
+    return int(size / per_line) + 1
+
+
+def memory_budget(text: Optional[str]) -> int:
+    """Bytes a run may take in memory before `rankmeter eval` streams it: ``--memory`` (``800M``, ``4G``,
+    ``2.5GB`` or bytes), else a quarter of the available memory, at most 1 GiB."""
+    if text is None:
+        avail = _available_memory()
+        return min(_DEFAULT_BUDGET_CAP, avail // 4) if avail else _DEFAULT_BUDGET_CAP
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(?:i?[bB])?\s*", text)
+    if not m:
+        raise CliError(f"--memory {text!r}: give a size such as 800M, 4G or 2.5GB")
+    scale = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m.group(2).lower()]
+    value = int(float(m.group(1)) * scale)
+    if value <= 0:
+        raise CliError(f"--memory {text!r}: must be positive")
+    return value
+
+
+def _available_memory() -> int:
+    """MemAvailable of /proc/meminfo in bytes (0 where unknown)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _no_stream(args: Any) -> Any:
+    copy = argparse.Namespace(**vars(args))
+    copy.no_stream = True
+    return copy
 
 
 def _fmt_value(v: Any, integer: bool) -> str:
@@ -549,6 +630,7 @@ def eval_files(args: Any) -> int:
         _check_file(path, "run")
     opts = options_from_args(args, "rankmeter eval")
     measures = parse_measures(args.metric, opts.preset)
+    args.memory_budget = memory_budget(args.memory)
     conventions = opts.conventions_text()
     columns = opts.columns()
     from .stream import TRUTH_IN_MEMORY_MAX
@@ -829,7 +911,11 @@ def _eval_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--stream", action="store_true", help="stream the runs in batches of whole users")
     p.add_argument("--no-stream", action="store_true", help="never stream")
     p.add_argument(
-        "--stream-above", type=int, default=1024, metavar="MB", help="stream parquet/CSV runs above this size (1024)"
+        "--memory",
+        default=None,
+        metavar="SIZE",
+        help="stream a parquet/CSV run whose rows would take more than SIZE in memory (800M, 4G; default: a "
+        "quarter of the available memory, at most 1G)",
     )
     p.add_argument(
         "--stream-truth",
