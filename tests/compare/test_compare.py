@@ -443,7 +443,10 @@ def test_cli_compare(tmp_path, capsys, fmt):
         args.append("--no-plots")
     assert main(args) == 0
     out = capsys.readouterr().out
-    expected = rm.compare(q, dict(zip(["run0", "run1", "run2"], paths)), ["ndcg@10", "map@100"], n_resamples=199)
+    # TREC files: the command line's default conventions are trec_eval's (rankmeter eval's too)
+    expected = rm.compare(
+        q, dict(zip(["run0", "run1", "run2"], paths)), ["ndcg@10", "map@100"], n_resamples=199, preset="trec_eval"
+    )
     if fmt == "json":
         data = json.loads(out)
         assert [r["p_value"] for r in data["rows"]] == [r["p_value"] for r in expected.rows]

@@ -79,6 +79,26 @@ def _check(runs, metrics, baseline, test, alpha, correction, n_resamples, seed):
     return names, keys, key, float(alpha), correction.lower(), int(n_resamples), int(seed)
 
 
+def _other_users_message(name: str, u: Any, first: str, users: Any, opts: EvalOptions) -> str:
+    """Why two runs were evaluated on different users, and the fix."""
+    a, b = set(np.asarray(u).tolist()), set(np.asarray(users).tolist())
+    only_first, only_this = sorted(b - a, key=str), sorted(a - b, key=str)
+    what = []
+    if only_first:
+        what.append(f"{len(only_first)} user(s) of run {first!r} are not in run {name!r} (e.g. {only_first[0]!r})")
+    if only_this:
+        what.append(f"{len(only_this)} user(s) of run {name!r} are not in run {first!r} (e.g. {only_this[0]!r})")
+    if opts.resolved().missing == "skip":
+        fix = (
+            "with missing='skip' (trec_eval without -c; the trec_eval preset's default) a truth user without "
+            "recommendations is left out of that run only, and paired tests need the same users in every run: pass "
+            "missing='zero' (-c on the command line) to score such users as empty lists"
+        )
+    else:
+        fix = "pass the same truth to every run"
+    return f"runs {first!r} and {name!r} were evaluated on different users: {'; '.join(what) or 'another order'}; {fix}"
+
+
 def _pairs(names: list[str], baseline: Optional[str]) -> list[tuple[int, int]]:
     """(run, baseline) index pairs: every run against the baseline, else every pair
     (the later run against the earlier one)."""
@@ -171,7 +191,7 @@ def compare(
     for name in names[1:]:
         u = results[name].users
         if len(u) != len(users) or not np.array_equal(u, users):
-            raise ValueError(f"run {name!r} was evaluated on other users than run {names[0]!r}; pass the same truth")
+            raise ValueError(_other_users_message(name, u, names[0], users, opts))
     n = len(users)
     pairs = _pairs(names, baseline)
 
@@ -306,6 +326,7 @@ def compare(
         "n_resamples": n_resamples,
         "seed": seed,
         "preset": preset,
+        "conventions": opts.conventions_text(),
         "baseline": baseline,
         "evaluated": {r: dict(results[r].meta) for r in names},
     }

@@ -161,6 +161,7 @@ class Comparison:
             f"Best mean per metric in bold. A superscript letter marks a run significantly better than the run "
             f"of that letter: {TEST_LABELS[m['test']]}{res}, {scope}, {corr} correction over "
             f"{m['n_comparisons']} comparisons, adjusted p <= {m['alpha']:g}; {m['n_users']:,} users."
+            + (f" Conventions: {m['conventions']}." if m.get("conventions") else "")
         )
 
     def to_pandas(self):

@@ -281,6 +281,16 @@ class EvalOptions:
         """The preset named by ``preset`` (None: no preset)."""
         return get_preset(self.preset)
 
+    def conventions_text(self) -> str:
+        """The conventions that run, in one line: ``preset 'trec_eval': ties='trec', empty='zero', ...``
+        (the preset's defaults, else rankmeter's, where nothing was passed; min_relevance and max_items when
+        set). Every output of the command line and of :func:`rankmeter.compare` shows it."""
+        r = self.resolved()
+        head = f"preset {r.preset!r}" if r.preset is not None else "no preset (rankmeter's conventions)"
+        shown = [f"{k}={getattr(r, k)!r}" for k in DEFAULTS]
+        shown += [f"{k}={getattr(r, k)!r}" for k in ("min_relevance", "max_items") if getattr(r, k) is not None]
+        return f"{head}: " + ", ".join(shown)
+
     def resolved(self) -> EvalOptions:
         """These options with every unset convention filled in: the preset's default, else rankmeter's."""
         pre = get_preset(self.preset)
