@@ -355,7 +355,9 @@ def test_html_report_is_self_contained(tmp_path):
     path = tmp_path / "report.html"
     text = cmp.to_html(str(path), k_max=10)
     assert path.read_text(encoding="utf-8") == text
-    assert text.count("<svg") == 1 + 2 + 1 + 2  # means, 2 metric@k curves, PR curve, 2 distributions
+    # means, 2 metric@k curves, PR curve, then per metric: differences against the baseline, the pairwise
+    # significance matrix and the distribution
+    assert text.count("<svg") == 1 + 2 + 1 + 3 * 2
     # nothing is fetched: no src/href other than in-document fragments, no <script>, no @import
     assert all(u.startswith("#") for u in re.findall(r'(?:src|href)="([^"]*)"', text))
     assert "<script" not in text and "@import" not in text and not re.search(r"url\((?!#)", text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from collections.abc import Mapping
 from typing import Any, Iterable, Optional, Union
 
@@ -77,6 +78,25 @@ def _check(runs, metrics, baseline, test, alpha, correction, n_resamples, seed):
                 "paired tests need a value per user"
             )
     return names, keys, key, float(alpha), correction.lower(), int(n_resamples), int(seed)
+
+
+_IR_PRESETS = ("trec_eval", "ir_measures", "ranx")
+
+
+def _entity(truth: Any, opts: EvalOptions) -> str:
+    """The word every output uses for the evaluated units: "queries" for TREC qrels files and the IR presets
+    (trec_eval, ir_measures, ranx), "users" otherwise."""
+    from ..inputs._sources import classify
+
+    if isinstance(truth, (str, os.PathLike)) and os.path.exists(truth) and classify(truth) == "trec":
+        return "queries"
+    return "queries" if opts.preset in _IR_PRESETS else "users"
+
+
+def _n_truth_users(meta: dict, opts: EvalOptions) -> int:
+    """Users of the truth, also those left out for having no recommendations (missing='skip')."""
+    n = int(meta["n_users"])
+    return n + int(meta["n_missing_recs"]) if opts.resolved().missing == "skip" else n
 
 
 def _other_users_message(name: str, u: Any, first: str, users: Any, opts: EvalOptions) -> str:
@@ -327,6 +347,8 @@ def compare(
         "seed": seed,
         "preset": preset,
         "conventions": opts.conventions_text(),
+        "entity": _entity(truth, opts),
+        "n_truth_users": _n_truth_users(results[names[0]].meta, opts),
         "baseline": baseline,
         "evaluated": {r: dict(results[r].meta) for r in names},
     }
