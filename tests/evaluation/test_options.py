@@ -215,7 +215,7 @@ def test_cli_flags_are_the_options():
     from rankmeter.cli import add_option_flags
 
     p = argparse.ArgumentParser()
-    add_option_flags(p, preset=None)
+    add_option_flags(p)
     flags = {s for a in p._actions for s in a.option_strings}
     assert {"--" + n.replace("_", "-") for n in OPTION_NAMES} <= flags
     for name in OPTION_NAMES:

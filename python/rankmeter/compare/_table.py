@@ -25,7 +25,7 @@ COLUMNS = (
     "n_users",
 )
 
-from ._labels import CORRECTION_LABELS, TEST_LABELS  # noqa: E402
+from ._labels import CORRECTION_LABELS, TEST_LABELS, _counted  # noqa: E402
 
 # Unicode modifier letters for the superscripts of the text and Markdown tables
 # (Unicode has no modifier q; runs past z get numbers).
@@ -83,15 +83,6 @@ def _latex_escape(s: str) -> str:
         else:
             out.append(ch)
     return "".join(out)
-
-
-def _counted(m: dict) -> str:
-    """'195 of 200 queries evaluated' (the truth's count when some were left out), else '200 queries'."""
-    entity = m.get("entity", "users")
-    total = m.get("n_truth_users", m["n_users"])
-    if total != m["n_users"]:
-        return f"{m['n_users']:,} of {total:,} {entity} evaluated"
-    return f"{m['n_users']:,} {entity}"
 
 
 class Comparison:

@@ -15,8 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__
-from ._labels import CORRECTION_LABELS, TEST_LABELS
-from ._table import _counted
+from ._labels import CORRECTION_LABELS, TEST_LABELS, _counted
 
 __all__ = ["render_report", "figure_svg"]
 

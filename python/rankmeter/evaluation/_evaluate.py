@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 from typing import Any, Iterable, Optional, Union
 
 import numpy as np
@@ -89,6 +90,44 @@ def _int_ids(a: Optional[np.ndarray]) -> bool:
     return a is not None and a.dtype in (np.int64, np.int32)
 
 
+def check_column_keywords(table_kw: dict, inputs: tuple) -> None:
+    """Before anything is read: a column keyword no table takes is an error where a table it applies to was
+    given (``inputs``: truth, recs, train): it names a column that table does not have (``user_col=`` /
+    ``item_col=`` fall back to a table's default column only where another table has the named one). The
+    columns of a table are its own; of a parquet or CSV path, its schema or header line."""
+    from ..inputs import _frame
+    from ..inputs._sources import classify
+
+    def columns(x: Any) -> Optional[list]:
+        if x is None:
+            return None
+        if _frame.is_frame(x):
+            return _frame._columns(x)
+        if isinstance(x, (str, os.PathLike)) and os.path.exists(x):
+            kind = classify(x)
+            return _frame.file_columns(x, kind) if kind in ("parquet", "csv") else None
+        return None
+
+    truth, recs, train = (columns(x) for x in inputs)
+    used: set = set()
+    for cols in (truth, recs, train):
+        if cols is not None:
+            _frame.resolve_columns(cols, table_kw, used)
+    applies = {"relevance_col": (truth, train), "rank_col": (recs,), "score_col": (recs,)}
+    for key, val in table_kw.items():
+        if key in used or (key == "rank_col" and val == _frame.NO_RANK):
+            continue
+        if all(cols is None for cols in applies.get(key, (truth, recs, train))):
+            continue  # no table it applies to (Truth/Recs objects, dicts, arrays, TREC files): nothing to name
+        owner = {"relevance_col": "truth", "rank_col": "recs", "score_col": "recs"}.get(key)
+        where = f"the {owner} table does not have" if owner else "no table has"
+        raise ValueError(
+            f"`{key}={val!r}` names a column {where}; a column keyword names the column in each table that has "
+            "it (the other tables keep their default); for tables that name it differently build them with "
+            "rankmeter.Truth.from_frame(table, ...) / rankmeter.Recs.from_frame(table, ...)"
+        )
+
+
 def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _Plan:
     opts = options.resolved()  # the preset's defaults, then rankmeter's, where nothing was passed
     pre = opts.preset_spec
@@ -111,6 +150,8 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
         if m.options.get("rounding") == "capri":
             check_capri_options(m, duplicates, ties)
     table_kw = {k: v for k, v in opts.columns().items() if v is not None}
+    if table_kw:
+        check_column_keywords(table_kw, (truth, recs, opts.train))
     ctx = Context(**opts.context(), table_kw=table_kw)
     check_context([m for m in parsed if m.family != "accuracy"], ctx)
     t = to_truth(truth, **table_kw)
