@@ -27,6 +27,7 @@ from ..inputs import (
     to_recs,
     to_truth,
 )
+from ..inputs._containers import combine_truth_duplicates
 from ..metrics import Metric, parse
 from ._accuracy import accuracy_pass, count_no_relevant
 from ._beyond import Context, check_context, run_beyond
@@ -155,6 +156,8 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     ctx = Context(**opts.context(), table_kw=table_kw)
     check_context([m for m in parsed if m.family != "accuracy"], ctx)
     t = to_truth(truth, **table_kw)
+    if opts.truth_duplicates not in (None, "error"):
+        t = combine_truth_duplicates(t, opts.truth_duplicates)
     r = to_recs(recs, **table_kw)
 
     p = _Plan()
@@ -402,6 +405,7 @@ def evaluate(
     threads: Optional[int] = None,
     empty: Optional[str] = None,
     duplicates: Optional[str] = None,
+    truth_duplicates: Optional[str] = None,
     ties: Optional[str] = None,
     min_relevance: Optional[float] = None,
     max_items: Optional[int] = None,
@@ -445,6 +449,10 @@ def evaluate(
         1, or an error.
     duplicates : {'error', 'first'}
         The same item twice in one list: an error (default) or keep the first.
+    truth_duplicates : {'error', 'max', 'sum', 'first', 'last'}
+        The same item twice in one user's truth (repeated interaction rows):
+        an error (default), or one item whose grade is the largest, the sum,
+        the first or the last of the repeats' grades (docs/conventions.md).
     ties : {'input', 'trec', 'item_desc', 'average', 'ranx', 'ranx_comparable', 'ranx_dict'}
         Equal scores when ranking by score: input order (default), item id
         descending as strings (trec_eval), item id descending, tie-averaged
@@ -511,6 +519,7 @@ def partial(
     threads: Optional[int] = None,
     empty: Optional[str] = None,
     duplicates: Optional[str] = None,
+    truth_duplicates: Optional[str] = None,
     ties: Optional[str] = None,
     min_relevance: Optional[float] = None,
     max_items: Optional[int] = None,

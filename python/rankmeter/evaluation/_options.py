@@ -112,6 +112,19 @@ class EvalOptions:
             default="error",
         ),
     )
+    truth_duplicates: Optional[str] = field(
+        default=None,
+        metadata=_meta(
+            "convention",
+            "choice",
+            "The same item twice in one user's truth (repeated interaction rows):\n"
+            "an error (default), or one item whose grade is the largest, the sum,\n"
+            "the first or the last of the repeats' grades (docs/conventions.md).",
+            "an item twice in one user's truth",
+            allowed=("error", "max", "sum", "first", "last"),
+            default="error",
+        ),
+    )
     ties: Optional[str] = field(
         default=None,
         metadata=_meta(
@@ -224,7 +237,7 @@ class EvalOptions:
     def __post_init__(self) -> None:
         # the order of the checks is the order evaluate() has always reported them in
         get_preset(self.preset)
-        for name in ("missing", "empty", "duplicates", "ties"):
+        for name in ("missing", "empty", "duplicates", "truth_duplicates", "ties"):
             value = getattr(self, name)
             if value is not None:
                 choice(value, _FIELDS[name].metadata["allowed"], name)
