@@ -55,7 +55,7 @@ def to_truth_named(x: Any, what: str, table_kw: dict) -> Truth:
 
 
 def _missing(metric, arg: str, why: str) -> ValueError:
-    return ValueError(f"metric {str(metric)!r} needs `{arg}` ({why}); pass {arg}=... to evaluate()")
+    return ValueError(f"metric {str(metric)!r} needs `{arg}` ({why}); pass {arg}=... with the metrics")
 
 
 # --------------------------------------------------------------------------- features / similarity

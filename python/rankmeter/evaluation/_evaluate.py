@@ -102,6 +102,7 @@ def check_column_keywords(table_kw: dict, inputs: tuple) -> None:
     def columns(x: Any) -> Optional[list]:
         if x is None:
             return None
+        x = _frame.collect_lazy(x)
         if _frame.is_frame(x):
             return _frame._columns(x)
         if isinstance(x, (str, os.PathLike)) and os.path.exists(x):

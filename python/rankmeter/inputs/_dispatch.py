@@ -34,7 +34,9 @@ def read_trec_run(path: PathLike) -> Recs:
 
 def _from_table_or_path(x: Any, kind: str, what: str, kw: dict):
     """Truth/Recs from a long table or a path (parquet file/directory, else a TREC file); None otherwise.
-    The column keywords are resolved per table (:func:`rankmeter.inputs._frame.resolve_columns`)."""
+    The column keywords are resolved per table (:func:`rankmeter.inputs._frame.resolve_columns`); a polars
+    LazyFrame is collected first."""
+    x = _frame.collect_lazy(x)
     if _frame.is_frame(x):
         cols = _frame.resolve_columns(_frame._columns(x), kw)
         return (Truth if kind == "truth" else Recs)._of_frame(x, what, cols)

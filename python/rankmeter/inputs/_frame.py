@@ -72,11 +72,19 @@ def _kind(x: Any) -> Optional[str]:
     mod = type(x).__module__.split(".")[0]
     if mod == "pandas" and hasattr(x, "columns"):
         return "pandas"
-    if mod == "polars" and hasattr(x, "columns") and hasattr(x, "get_column"):
+    if mod == "polars" and hasattr(x, "get_column") and hasattr(x, "columns"):  # a LazyFrame has no get_column
         return "polars"
     if mod == "pyarrow" and hasattr(x, "schema") and hasattr(x, "column"):
         return "pyarrow"
     return None
+
+
+def collect_lazy(x: Any) -> Any:
+    """A polars ``LazyFrame`` collected into a DataFrame (the tables rankmeter reads are in memory); anything
+    else as it is."""
+    if type(x).__name__ == "LazyFrame" and type(x).__module__.split(".")[0] == "polars":
+        return x.collect()
+    return x
 
 
 def is_frame(x: Any) -> bool:
@@ -185,6 +193,10 @@ def file_columns(path: Any, kind: str) -> list:
     with open_binary(path) as f:
         head = f.readline().decode("utf-8", "replace")
     return next(csv.reader([head.strip("\r\n")], delimiter=csv_delimiter(os.fspath(path))), [])
+
+
+def _n_rows(x: Any) -> int:
+    return int(x.num_rows) if _kind(x) == "pyarrow" else len(x)
 
 
 def _columns(x: Any) -> list:
@@ -410,6 +422,11 @@ def frame_to_truth(x: Any, what: str = "truth", **kw):
     ``UserWarning`` names them and ``relevance_col=``.
     """
     kw = _kw(kw)
+    if _n_rows(x) == 0:  # no rows: no truth (pandas gives an empty table object columns)
+        _column(x, kw["user_col"], what, fix=_fix(kw, "user_col", what))
+        _column(x, kw["item_col"], what, fix=_fix(kw, "item_col", what))
+        empty = np.zeros(0, dtype=np.int64)
+        return np.zeros(1, dtype=np.int64), empty, None, empty, empty, kw["item_col"]
     users = _ids(_column(x, kw["user_col"], what, ids=True, fix=_fix(kw, "user_col", what)), kw["user_col"], what)
     items = _ids(_column(x, kw["item_col"], what, ids=True, fix=_fix(kw, "item_col", what)), kw["item_col"], what)
     grades = None
@@ -434,6 +451,11 @@ def frame_to_recs(x: Any, what: str = "recs", **kw):
     """(indptr, items, scores or None, users, by_score): ranked by rank, else by score at evaluation."""
     kw = _kw(kw)
     cols = _columns(x)
+    if _n_rows(x) == 0:  # no rows: no recommendations (pandas gives an empty table object columns)
+        _column(x, kw["user_col"], what, fix=_fix(kw, "user_col", what))
+        _column(x, kw["item_col"], what, fix=_fix(kw, "item_col", what))
+        empty = np.zeros(0, dtype=np.int64)
+        return np.zeros(1, dtype=np.int64), empty, None, empty, False
     users = _ids(_column(x, kw["user_col"], what, ids=True, fix=_fix(kw, "user_col", what)), kw["user_col"], what)
     items = _ids(_column(x, kw["item_col"], what, ids=True, fix=_fix(kw, "item_col", what)), kw["item_col"], what)
     has_rank, has_score = kw["rank_col"] in cols, kw["score_col"] in cols
