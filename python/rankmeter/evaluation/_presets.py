@@ -41,6 +41,10 @@ def _trec_eval_options(name: str, k: Optional[int]) -> dict:
     # relevant documents; its `ndcg_cut_k` cuts the ideal list at k.
     if name == "ndcg" and k is None:
         return {"ideal": "all"}
+    # trec_eval reads a negative qrels grade as "in the pool but unjudged" (form_res_rels.c):
+    # bpref counts such a document neither as judged non-relevant nor anywhere else.
+    if name == "bpref":
+        return {"negative": "unjudged"}
     return {}
 
 
