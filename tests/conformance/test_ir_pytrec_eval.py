@@ -175,6 +175,7 @@ def test_empty_measures_runs_and_qrels_give_pytrec_eval_answers() -> None:
         ({}, run, {"map"}),
         ({}, {}, set()),
         (qrels, run, {"map", "num_ret"}),
+        (qrels, {"q3": {"d1": 1.0}, "q4": {"d1": 1.0}}, {"map"}),  # no run query with qrels
     ):
         assert compat.RelevanceEvaluator(q, m).evaluate(r) == pytrec_eval.RelevanceEvaluator(q, m).evaluate(r)
     assert compat.RelevanceEvaluator(qrels, set()).evaluate(run) == {"q1": {}, "q2": {}}

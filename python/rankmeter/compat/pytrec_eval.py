@@ -256,9 +256,11 @@ class RelevanceEvaluator:
             )
         except TypeError:
             raise TypeError("Unable to extract query/object scores.") from None
+        judged_queries = set(truth.users.tolist()) if truth.users is not None else set()
         if not self._metrics:  # no measure: an empty dict per evaluated query (pytrec_eval's answer)
-            qrels_users = set(truth.users.tolist()) if truth.users is not None else set()
-            return {q: {} for q in scores if q in qrels_users}
+            return {q: {} for q in scores if q in judged_queries}
+        if judged_queries.isdisjoint(scores.keys()):
+            return {}  # no run query has qrels: nothing is evaluated (rm.evaluate would say so with an error)
         # preset="trec_eval": the queries in both the run and the qrels (missing="skip"); the lists come
         # ranked (pytrec_eval's order), so no tie rule applies here.
         res = _rm.evaluate(
