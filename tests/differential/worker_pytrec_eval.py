@@ -15,6 +15,7 @@ signal is the case's error (``{"error": "SIGSEGV", ...}``).
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import json
 import math
@@ -22,17 +23,26 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
-# this folder holds tests/differential/pytrec_eval.py (the peer module): out of the path before the import
 _HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
-import pytrec_eval  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location("trec_requests", _HERE / "trec_requests.py")
-assert _spec is not None and _spec.loader is not None
-tr = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(tr)
+def _load(name: str, spec) -> object:
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+# The real pytrec_eval: this folder (first on the path of a script run from it) holds the peer module
+# tests/differential/pytrec_eval.py, so the package is looked up on the rest of the path.
+pytrec_eval: Any = _load(
+    "pytrec_eval",
+    importlib.machinery.PathFinder.find_spec("pytrec_eval", [p for p in sys.path if Path(p or ".").resolve() != _HERE]),
+)
+tr: Any = _load("trec_requests", importlib.util.spec_from_file_location("trec_requests", _HERE / "trec_requests.py"))
 
 
 def one(case: dict, style: str) -> dict:
