@@ -92,8 +92,8 @@ PRESETS: dict[str, Preset] = {
             "ranx's rel_lvl=L (metric suffix '-lL') is min_relevance=L; ranx drops grades below it from every gain "
             "(DCG, the ideal, RBP): the preset sets below_min='zero' on cg/dcg/ndcg/rbp. ranx names: 'ndcg_burges'/"
             "'dcg_burges' = gain=exponential; 'r-precision' = r_precision; 'rbp.95' = rbp(p=0.95) with the grade "
-            "as gain (the preset sets gain='linear'); 'bpref' = bpref (ranx gives NaN for a query without a judged "
-            "non-relevant document, where trec_eval and rankmeter give its value). "
+            "as gain (the preset sets gain='linear'); 'bpref' = bpref (the value ranx gives a query evaluated alone; "
+            "see 'not reproduced'). "
             "Equal scores (lists given with scores): ranx orders them with numba's quicksort argsort "
             "(unstable, deterministic), reproduced exactly: ties='ranx' (the preset's default) is a Run built from "
             "the dict, as ranx.evaluate(qrels, run) reads it; ties='ranx_comparable' a Run after "
@@ -102,7 +102,43 @@ PRESETS: dict[str, Preset] = {
             "(tests/compat/test_ranx_peer.py, tests/conformance/test_ir_ranx.py and test_ir_ranx_ties.py: random data "
             "with short lists, k beyond the list, users without relevant items and users without recs, rel_lvl 1 "
             "and 2, lists of up to 60 items with few distinct scores): hits, hit_rate, precision, recall, f1, "
-            "r-precision, mrr, map, dcg, dcg_burges, ndcg, ndcg_burges, bpref, rbp."
+            "r-precision, mrr, map, dcg, dcg_burges, ndcg, ndcg_burges, bpref, rbp; and by the differential runs "
+            "(tests/differential/ranx_preset.py: every ranx metric at several cutoffs and rel_lvl 0, 1, 2 on random "
+            "cases with fractional, negative and zero grades, users without truth or recs, empty lists, ties, "
+            "string and huge ids). rankmeter.compat.ranx gives ranx's numbers in the cases listed as not reproduced, "
+            "but for the float(hash(id)) collisions."
+        ),
+        metrics=(
+            ("hits@k", "hits@k"),
+            ("hit_rate@k", "hit_rate@k"),
+            ("precision@k", "precision@k"),
+            ("recall@k", "recall@k"),
+            ("f1@k", "f1@k"),
+            ("r-precision", "r_precision"),
+            ("mrr@k", "rr@k"),
+            ("map@k", "ap@k"),
+            ("dcg@k", "dcg@k"),
+            ("dcg_burges@k", "dcg(gain=exponential)@k"),
+            ("ndcg@k", "ndcg@k"),
+            ("ndcg_burges@k", "ndcg(gain=exponential)@k"),
+            ("bpref", "bpref"),
+            ("rbp.95", "rbp(p=0.95)"),
+            ("<metric>-lL", "<metric> with min_relevance=L"),
+        ),
+        unmatched=(
+            "bpref over many queries: ranx's parallel bpref kernel divides by zero on a query without a relevant "
+            "document and numba drops the error, leaving that query and every later query of the same thread's "
+            "share of the queries at 0 (so ranx's values depend on numba's thread count); rankmeter gives every "
+            "query the value ranx gives it alone (rankmeter.compat.ranx reproduces the thread split)",
+            "bpref of a query with a relevant document retrieved and no judged non-relevant document: NaN in ranx "
+            "(0/0, and so the mean), its trec_eval value in rankmeter (rankmeter.compat.ranx gives the NaN)",
+            "ranx pairs qrels and run by position, not by query id: two dicts listing the queries in different "
+            "orders, or a dict beside a Qrels/Run (sorted by id), are mispaired by ranx; rankmeter pairs by user id "
+            "(rankmeter.compat.ranx pairs as ranx does)",
+            "ranx's dict inputs identify documents by float(hash(id)): distinct int ids of 2**53 and more whose "
+            "hashes round to the same float are one document for ranx; they stay distinct in rankmeter",
+            "a ranx Qrels stores grades as int (1.5 becomes 1); a dict qrels keeps them: rankmeter reads the "
+            "grades it is given",
         ),
     ),
     "ir_measures": Preset(
