@@ -28,6 +28,7 @@ void bind_metrics(py::module_& m) {
   py::enum_<Ideal>(m, "Ideal").value("cut", Ideal::cut).value("all", Ideal::all).value("k_slots", Ideal::k_slots);
   py::enum_<BelowMin>(m, "BelowMin").value("gain", BelowMin::gain).value("zero", BelowMin::zero);
   py::enum_<ShortLists>(m, "ShortLists").value("pad", ShortLists::pad).value("evidently", ShortLists::evidently);
+  py::enum_<Negative>(m, "Negative").value("nonrelevant", Negative::nonrelevant).value("unjudged", Negative::unjudged);
   py::enum_<EmptyPolicy>(m, "EmptyPolicy")
       .value("skip", EmptyPolicy::skip)
       .value("zero", EmptyPolicy::zero)
@@ -62,6 +63,7 @@ void bind_metrics(py::module_& m) {
       .def_readwrite("max_grade", &Column::max_grade)
       .def_readwrite("below_min", &Column::below_min)
       .def_readwrite("short_lists", &Column::short_lists)
+      .def_readwrite("negative", &Column::negative)
       .def("__repr__", [](const Column& c) {
         return "<Column kind=" + std::to_string(static_cast<int>(c.kind)) + " cutoff=" + std::to_string(c.cutoff) + ">";
       });

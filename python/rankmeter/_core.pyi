@@ -34,6 +34,8 @@ class Kind(_Enum):
     arhr: Kind
     r_precision: Kind
     num_rel: Kind
+    num_ret: Kind
+    num_q: Kind
     bpref: Kind
     rbp: Kind
     err: Kind
@@ -62,6 +64,10 @@ class BelowMin(_Enum):
 class ShortLists(_Enum):
     pad: ShortLists
     evidently: ShortLists
+
+class Negative(_Enum):
+    nonrelevant: Negative
+    unjudged: Negative
 
 class EmptyPolicy(_Enum):
     skip: EmptyPolicy
@@ -103,6 +109,7 @@ class Column:
     max_grade: float
     below_min: BelowMin
     short_lists: ShortLists
+    negative: Negative
     def __init__(self) -> None: ...
 
 def metric_registry() -> list[dict[str, Any]]: ...

@@ -47,6 +47,8 @@ __all__ = [
     "ARHR",
     "RPrecision",
     "NumRel",
+    "NumRet",
+    "NumQ",
     "Bpref",
     "RBP",
     "ERR",
@@ -232,7 +234,9 @@ class Metric:
             opts[key] = value
         k = _check_k(k, f"cutoff of {name!r}")
         if k is not None and not spec.cutoff:
-            raise ValueError(f"metric {name!r} takes no cutoff (it is defined at |R|); got @{k}")
+            raise ValueError(
+                f"metric {name!r} takes no cutoff (it is defined on the whole list); got @{k}: drop the @{k}"
+            )
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "k", k)
         object.__setattr__(self, "options", opts)
@@ -353,12 +357,17 @@ RR = _cls("RR", "rr", "Reciprocal rank of the first relevant item within k.", _H
 ARHR = _cls("ARHR", "arhr", "Average reciprocal hit rank: sum of 1/j over every hit j <= k.", "")
 RPrecision = _cls("RPrecision", "r_precision", "Precision at |R|.", "")
 NumRel = _cls("NumRel", "num_rel", "|R|, the number of relevant items of the user.", "")
+NumRet = _cls(
+    "NumRet", "num_ret", "The number of list items read (trec_eval num_ret): the whole list after max_items.", ""
+)
+NumQ = _cls("NumQ", "num_q", "1 for every evaluated user (trec_eval num_q; its sum is the number of users).", "")
 Bpref = _cls(
     "Bpref",
     "bpref",
     "Binary preference (Buckley & Voorhees 2004, trec_eval's m_bpref.c): truth rows that are not relevant are "
     "the judged non-relevant items.",
-    "",
+    "negative : {'nonrelevant', 'unjudged'}, default 'nonrelevant' ('unjudged': a non-relevant truth row with a "
+    "negative grade counts as unjudged, as in trec_eval)\n",
 )
 RBP = _cls(
     "RBP",

@@ -11,6 +11,7 @@ import sys
 from typing import Optional, TextIO
 
 from .evaluation import DEFAULTS, PRESETS, get_preset
+from .evaluation._presets import _trec_eval_options
 
 __all__ = ["names", "describe", "summary"]
 
@@ -37,8 +38,9 @@ def summary(name: str) -> str:
     if pre.options:
         for metric, opts in pre.options.items():
             lines.append(f"  {metric}: " + ", ".join(f"{k}={v}" for k, v in opts.items()))
-    elif pre.name == "trec_eval":
+    elif pre.metric_options is _trec_eval_options:
         lines.append("  ndcg without a cutoff: ideal=all")
+        lines.append("  bpref: negative=unjudged")
     else:
         lines.append("  (unchanged)")
     if pre.metrics:

@@ -28,7 +28,17 @@ pytrec_eval = pytest.importorskip(
 CUTS = (5, 10, 15, 20, 30, 100)
 SUCCESS_CUTS = (1, 5, 10)
 # trec_eval measure -> rankmeter metric
-MEASURES = {"map": "ap", "ndcg": "ndcg", "recip_rank": "rr", "Rprec": "r_precision", "num_rel_ret": "hits"}
+MEASURES = {
+    "map": "ap",
+    "ndcg": "ndcg",
+    "recip_rank": "rr",
+    "Rprec": "r_precision",
+    "num_rel_ret": "hits",
+    "num_rel": "num_rel",
+    "num_ret": "num_ret",
+    "num_q": "num_q",
+    "bpref": "bpref",  # negative grades are unjudged for trec_eval: the preset's bpref(negative=unjudged)
+}
 for _k in CUTS:
     MEASURES.update(
         {
@@ -41,6 +51,7 @@ for _k in CUTS:
 for _k in SUCCESS_CUTS:
     MEASURES[f"success_{_k}"] = f"hit_rate@{_k}"
 REQUEST = {"map", "ndcg", "recip_rank", "Rprec", "num_rel_ret", "P", "recall", "map_cut", "ndcg_cut", "success"}
+REQUEST |= {"num_rel", "num_ret", "num_q", "bpref"}
 
 
 def _compare(qrels, run, level):

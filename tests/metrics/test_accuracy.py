@@ -59,12 +59,20 @@ def check(truth, recs, metrics, whole_lists=False, **opts):
 
     whole_lists=True: the reference looks for duplicates in whole lists and rankmeter
     runs with preset="trec_eval" (pass `empty` and `ties` so the preset's defaults do
-    not apply; its only metric option, ideal=all for `ndcg`, equals ideal=cut there)."""
+    not apply); the reference then gets the preset's metric options (ideal=all for a
+    cut-less `ndcg`, negative=unjudged for `bpref`)."""
     truth_copy = copy.deepcopy(truth)
     recs_copy = copy.deepcopy(recs)
     rm_opts = dict(opts, preset="trec_eval") if whole_lists else opts
+    if whole_lists:
+        preset_options = rm().evaluation.get_preset("trec_eval").metric_options
+        ref_name = {m: str(rm().metrics.parse(m, preset_options)) for m in metrics}
+    else:
+        ref_name = {m: m for m in metrics}
     try:
-        means, per_user, meta = reference_evaluate(truth, recs, metrics, whole_lists=whole_lists, **opts)
+        means, per_user, meta = reference_evaluate(
+            truth, recs, list(dict.fromkeys(ref_name.values())), whole_lists=whole_lists, **opts
+        )
     except ValueError:
         with pytest.raises(ValueError):
             rm().evaluate(truth, recs, metrics, **rm_opts)
@@ -76,11 +84,12 @@ def check(truth, recs, metrics, whole_lists=False, **opts):
         got = res.per_user[m]
         assert isinstance(got, np.ndarray) and got.dtype == np.float64, m
         assert got.shape == (len(meta["users"]),), m
-        for i, (g, e) in enumerate(zip(got.tolist(), per_user[m])):
+        for i, (g, e) in enumerate(zip(got.tolist(), per_user[ref_name[m]])):
             assert close(g, e, rel=1e-12), "{} user {!r}: rankmeter {!r}, reference {!r}".format(
                 m, meta["users"][i], g, e
             )
-        assert close(res[m], means[m], rel=1e-12), f"{m} mean: rankmeter {res[m]!r}, reference {means[m]!r}"
+        want = means[ref_name[m]]
+        assert close(res[m], want, rel=1e-12), f"{m} mean: rankmeter {res[m]!r}, reference {want!r}"
     for key in ("n_skipped", "n_missing_recs", "n_ignored_recs"):
         assert res.meta[key] == meta[key], (key, res.meta[key], meta[key])
     assert res.meta["n_users"] == meta["n_users"], (res.meta["n_users"], meta["n_users"])

@@ -130,7 +130,7 @@ def test_metrics_list_has_every_name_and_alias():
     assert expected <= set(names)
     assert len(names) == len(set(names))
     for name in names:
-        if name in ("r_precision", "rprec", "num_rel"):
+        if name in ("r_precision", "rprec", "num_rel", "num_ret", "num_q"):
             M.parse(name)
         else:
             M.parse(f"{name}@3")

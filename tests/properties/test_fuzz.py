@@ -60,13 +60,16 @@ def check_against_reference(res, truth_py, recs_py, metrics, opts):
     t_users = set(truth_py) if isinstance(truth_py, dict) else set(range(len(truth_py)))
     pairs = recs_py.items() if isinstance(recs_py, dict) else enumerate(recs_py)
     recs_py = {u: v for u, v in pairs if u in t_users}
-    canon_list = list(dict.fromkeys(str(rm.metrics.parse(m)) for m in metrics))
+    # the metrics with the preset's option defaults (e.g. the trec_eval preset's bpref(negative=unjudged))
+    pre = get_preset(opts.get("preset"))
+    canon_of = {m: str(rm.metrics.parse(m, pre.metric_options if pre else None)) for m in metrics}
+    canon_list = list(dict.fromkeys(canon_of.values()))
     means, per_user, meta = reference_evaluate(truth_py, recs_py, canon_list, **ref_opts)
     assert res.meta["n_users"] == meta["n_users"]
     assert res.meta["n_skipped"] == meta["n_skipped"]
     assert res.meta["n_missing_recs"] == meta["n_missing_recs"]
     for m in metrics:
-        canon = str(rm.metrics.parse(m))
+        canon = canon_of[m]
         if opts.get("preset") and canon.startswith("ndcg") and "@" not in canon:
             continue  # the preset maps a cut-less ndcg to ideal=all; covered by the conformance tests
         assert close(res[m], means[canon]), (m, res[m], means[canon])

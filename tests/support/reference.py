@@ -245,24 +245,38 @@ def num_rel(ranked, truth, k, min_relevance):
     return float(len(relevant_set(truth, min_relevance)))
 
 
+def num_ret(ranked, truth, k, min_relevance):
+    """trec_eval's num_ret: the list items read (after max_items and duplicate removal)."""
+    return float(len(ranked))
+
+
+def num_q(ranked, truth, k, min_relevance):
+    """trec_eval's num_q: 1 for every evaluated user (its `all` line is the number of queries)."""
+    return 1.0
+
+
 def r_precision(ranked, truth, k, min_relevance):
     # hits@|R| / |R|; the metric takes no cutoff of its own.
     n_rel = len(relevant_set(truth, min_relevance))
     return safe_div(hits(ranked, truth, n_rel, min_relevance), n_rel)
 
 
-def bpref(ranked, truth, k, min_relevance):
+def bpref(ranked, truth, k, min_relevance, negative="nonrelevant"):
     # Buckley & Voorhees (SIGIR 2004) as trec_eval's m_bpref.c computes it: the
     # judged non-relevant items are the truth items that are not relevant (N of
     # them); a relevant item r in the top k adds 1 - min(n_r, R) / min(N, R), n_r
     # being the judged non-relevant items above r (1 when n_r = 0); / R.
+    # negative="unjudged": a truth item that is not relevant and has a negative
+    # grade is unjudged (trec_eval's form_res_rels.c: "in the pool but unjudged"),
+    # like an item without a truth row: in neither N nor n_r.
     R = relevant_set(truth, min_relevance)
+    judged = {item for item, grade in truth.items() if item in R or not (negative == "unjudged" and grade < 0)}
     n_rel = len(R)
-    n_non = len(truth) - n_rel
+    n_non = len(judged) - n_rel
     above = 0
     total = 0.0
     for item in ranked[: cutoff(ranked, k)]:
-        if item not in truth:
+        if item not in judged:
             continue  # unjudged: ignored
         if item in R:
             if above == 0:
@@ -359,7 +373,7 @@ METRICS: dict[str, tuple[Any, dict[str, Any]]] = {
             "below_min": ("gain", _choice("gain", "zero")),
         },
     ),
-    "bpref": (bpref, {}),
+    "bpref": (bpref, {"negative": ("nonrelevant", _choice("nonrelevant", "unjudged"))}),
     "rbp": (
         rbp,
         {
@@ -375,6 +389,8 @@ METRICS: dict[str, tuple[Any, dict[str, Any]]] = {
     "arhr": (arhr, {}),
     "r_precision": (r_precision, {}),
     "num_rel": (num_rel, {}),
+    "num_ret": (num_ret, {}),
+    "num_q": (num_q, {}),
 }
 
 ALIASES = {
@@ -387,7 +403,7 @@ ALIASES = {
 
 # Metrics computed normally under empty="one" (count-like ones).
 # judged@k is defined by the truth rows whatever their relevance: empty="zero"/"one" keep its value.
-COUNT_LIKE = {"hits", "cg", "dcg", "judged", "num_rel"}
+COUNT_LIKE = {"hits", "cg", "dcg", "judged", "num_rel", "num_ret", "num_q"}
 
 
 def parse_metric(text):
@@ -733,6 +749,7 @@ ALL_METRIC_BASES = (
     ]
     + [
         "bpref",
+        "bpref(negative=unjudged)",
         "rbp",
         "rbp(p=0.5)",
         "rbp(p=0.95,gain=linear,below_min=zero)",

@@ -61,11 +61,26 @@ def _str_rank(uniques: list) -> np.ndarray:
     return rank
 
 
+def _row_of(users: np.ndarray, of: np.ndarray) -> np.ndarray:
+    """For each id of ``of``, its position in ``users`` (-1: absent), without a Python loop per id."""
+    try:
+        import pandas as pd
+
+        return np.asarray(pd.Index(users, dtype=object).get_indexer(of), dtype=np.int64)
+    except ImportError:  # pragma: no cover - pandas is optional
+        where = {u: i for i, u in enumerate(users.tolist())}
+        return np.fromiter((where.get(u, -1) for u in of.tolist()), dtype=np.int64, count=of.size)
+
+
 def to_containers(
     qrels: Mapping[Any, Mapping[Any, Any]],
     run: Mapping[Any, Mapping[Any, Any]],
     trec_ties: bool = True,
     by_score: bool = False,
+    *,
+    float32: bool = False,
+    judged_only: bool = False,
+    drop_empty_qrels: bool = False,
 ) -> tuple[_rm.Truth, _rm.Recs]:
     """(Truth with grades, Recs ranked by score) with shared int64 document codes.
 
@@ -76,15 +91,35 @@ def to_containers(
     the order of the documents' str() and the key extended by them.
     ``by_score=True``: the lists stay in input order, marked to be ranked by
     ``evaluate(ties=...)`` (e.g. ``ties="ranx"``).
+
+    pytrec_eval's reading (keyword-only): ``float32`` rounds every score to float32 before
+    ranking, as trec_eval 9 stores them (scores equal in float32 are equal; a score beyond
+    float32's range is infinite; infinite scores rank first or last, NaN is a ValueError) and
+    returns the lists ranked, without scores; ``judged_only`` keeps only the documents with a
+    qrels row of grade >= 0 for their query (trec_eval -J); ``drop_empty_qrels`` leaves out the
+    qrels queries without any row.
     """
     t_indptr, t_docs, grades = _flat(qrels, "qrels")
     r_indptr, r_docs, scores = _flat(run, "run")
     t_items, r_items, uniques = _codes(t_docs, r_docs)
     t_users = np.array(list(qrels.keys()), dtype=object)
     r_users = np.array(list(run.keys()), dtype=object)
+    if drop_empty_qrels:
+        lens = np.diff(t_indptr)
+        if (lens == 0).any():
+            t_users = t_users[lens > 0]
+            t_indptr = np.concatenate(([0], np.cumsum(lens[lens > 0]))).astype(np.int64)
     n_rows = r_indptr.size - 1
     row = np.repeat(np.arange(n_rows, dtype=np.int64), np.diff(r_indptr))
-    if scores.size and not np.isfinite(scores).all():
+    if float32:
+        if np.isnan(scores).any():
+            raise ValueError(
+                "run scores must not be NaN: pytrec_eval's order of NaN scores is undefined (its sort "
+                "compares them as neither larger nor smaller)"
+            )
+        with np.errstate(over="ignore"):
+            scores = scores.astype(np.float32).astype(np.float64)
+    elif scores.size and not np.isfinite(scores).all():
         raise TypeError("run scores must be finite numbers")
     if by_score:
         return (
@@ -110,6 +145,16 @@ def to_containers(
             else:  # pragma: no cover - astronomically many distinct scores and documents
                 order = np.lexsort((-r_items, -scores, row))
         r_items, scores = r_items[order], scores[order]
+    if judged_only and r_items.size:
+        # a run row is judged when its (query, document) pair has a qrels row of grade >= 0
+        t_row = np.repeat(np.arange(t_users.size, dtype=np.int64), np.diff(t_indptr))
+        n_c = max(len(uniques), 1)
+        judged = grades >= 0
+        t_key = t_row[judged] * n_c + t_items[judged]
+        of_row = _row_of(t_users, r_users)[row]
+        keep = (of_row >= 0) & np.isin(of_row * n_c + r_items, t_key)
+        r_items, scores = r_items[keep], scores[keep]
+        r_indptr = np.concatenate(([0], np.cumsum(np.bincount(row[keep], minlength=n_rows)))).astype(np.int64)
     truth = _rm.Truth.from_csr(t_indptr, t_items, grades, users=t_users)
-    recs = _rm.Recs.from_csr(r_indptr, r_items, scores, users=r_users)
+    recs = _rm.Recs.from_csr(r_indptr, r_items, None if float32 else scores, users=r_users)
     return truth, recs

@@ -1,4 +1,4 @@
-"""``pytrec_eval.RelevanceEvaluator`` on rankmeter's fused pass.
+"""``pytrec_eval`` on rankmeter's fused pass.
 
 Before::
 
@@ -15,18 +15,30 @@ After::
 ``qrels`` is ``{query: {doc: int grade}}``, ``run`` is ``{query: {doc: float score}}``.
 The result is pytrec_eval's nested dict ``{query: {measure: value}}`` with
 trec_eval's measure names (``P_5``, ``ndcg_cut_10``, ``map``, ``bpref``, ...),
-for the queries that are in both the run and the qrels. The numbers are
-trec_eval's (``preset="trec_eval"``): documents ranked by score, equal scores
-by document id descending; relevant means grade >= ``relevance_level``; judged
-non-relevant (bpref) means a qrels row below it; queries without a relevant
-document score 0. Measures rankmeter does not compute raise ``ValueError``,
-as pytrec_eval does for a measure it does not know.
+for the run's queries that have qrels, in the run's order. The numbers are
+pytrec_eval-terrier 0.5's (trec_eval 9.0.8 inside; ``preset="trec_eval"``
+otherwise): scores are rounded to float32 as trec_eval 9 stores them, documents
+ranked by score, equal scores by document id descending (strings); relevant
+means grade >= ``relevance_level``; a negative grade is "in the pool but
+unjudged" (bpref ignores it); queries without a relevant document score 0.
+
+Measure requests follow pytrec_eval: a name (``"P"``: trec_eval's default
+cutoffs), ``"P.5,10"`` or ``"P_5,10"`` (cutoffs, merged over every request of the
+measure, so ``{"P", "P.3"}`` gives ``P_3`` only), the nicknames ``"official"``,
+``"set"`` and ``"all_trec"``. A measure pytrec_eval knows but rankmeter does not
+compute raises ``ValueError`` naming it; within a nickname such measures are left
+out with a ``UserWarning`` naming them. ``supported_measures`` lists what this
+module computes, ``supported_nicknames`` what each nickname gives here. Also:
+``compute_aggregated_measure``, ``parse_qrel``, ``parse_run`` (docs/metrics.md 8.5).
 """
 
 from __future__ import annotations
 
-import itertools
+import collections
+import math
+import numbers
 import re
+import warnings
 from typing import Any, Iterable, Mapping
 
 import numpy as np
@@ -35,9 +47,62 @@ import rankmeter as _rm
 
 from ._nested import to_containers
 
-__all__ = ["RelevanceEvaluator", "supported_measures"]
+__all__ = [
+    "RelevanceEvaluator",
+    "supported_measures",
+    "supported_nicknames",
+    "compute_aggregated_measure",
+    "parse_qrel",
+    "parse_run",
+]
 
-# trec_eval's default cutoffs of the parameterised measures
+# trec_eval's measures, in the order it computes (and pytrec_eval returns) them.
+_TREC_ORDER = [
+    "runid",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+    "relstring",
+    "recall",
+    "infAP",
+    "gm_bpref",
+    "Rprec_mult",
+    "utility",
+    "11pt_avg",
+    "binG",
+    "G",
+    "ndcg",
+    "ndcg_rel",
+    "Rndcg",
+    "ndcg_cut",
+    "map_cut",
+    "relative_P",
+    "success",
+    "set_P",
+    "set_relative_P",
+    "set_recall",
+    "set_map",
+    "set_F",
+    "num_nonrel_judged_ret",
+]
+_ORDER = {name: i for i, name in enumerate(_TREC_ORDER)}
+# trec_eval's nicknames (measures.c), as pytrec_eval expands them
+_NICKNAMES = {
+    "official": "P Rprec bpref gm_map iprec_at_recall map num_q num_rel num_rel_ret num_ret recip_rank runid",
+    "set": "num_q num_rel num_rel_ret num_ret runid set_F set_P set_map set_recall set_relative_P utility",
+    "all_trec": " ".join(_TREC_ORDER),
+}
+_PREF_NICKNAMES = ("all_prefs", "prefs", "qrels_jg")  # preference and judgment-group qrels: another input format
+
+# trec_eval's default cutoffs of the measures computed at cutoffs
 _DEFAULT_CUTOFFS = {
     "P": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
     "recall": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
@@ -45,7 +110,7 @@ _DEFAULT_CUTOFFS = {
     "ndcg_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
     "success": (1, 5, 10),
 }
-# measure family -> rankmeter metric (with "{k}" for the cutoff)
+# measure -> rankmeter metric (with "{k}" for the cutoff)
 _CUT = {
     "P": "precision@{k}",
     "recall": "recall@{k}",
@@ -54,50 +119,110 @@ _CUT = {
     "success": "hit_rate@{k}",
 }
 _PLAIN = {
-    "map": "ap",
-    "ndcg": "ndcg",  # the trec_eval preset gives ideal="all"
-    "recip_rank": "rr",
-    "Rprec": "r_precision",
-    "num_rel_ret": "hits",
+    "num_q": "num_q",
+    "num_ret": "num_ret",
     "num_rel": "num_rel",
-    "bpref": "bpref",
+    "num_rel_ret": "hits",
+    "map": "ap",
+    "Rprec": "r_precision",
+    "bpref": "bpref",  # the trec_eval preset gives negative="unjudged"
+    "recip_rank": "rr",
+    "ndcg": "ndcg",  # the trec_eval preset gives ideal="all"
 }
 
 supported_measures = frozenset(_CUT) | frozenset(_PLAIN)
+supported_nicknames = {nick: frozenset(names.split()) & supported_measures for nick, names in _NICKNAMES.items()}
+# a request "meas.p1,p2" or "meas_p1,p2": pytrec_eval's pattern, matched at the start of the request
+_PARAMS = r"[._]([0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*)"
 
 
 def _expand(measures: Iterable[str]) -> dict[str, str]:
-    """pytrec_eval measure requests ('P', 'P.5,10', 'P_5', 'map') -> {output name: rankmeter metric}."""
-    if isinstance(measures, str):
-        raise TypeError("`measures` must be a set of measure names such as {'map', 'P.10'}, got a string")
-    out: dict[str, str] = {}
+    """pytrec_eval measure requests -> {output name: rankmeter metric}, in trec_eval's order."""
+    if isinstance(measures, (str, bytes)) or not isinstance(measures, Iterable):
+        raise TypeError(
+            "`measures` must be a set of measure names such as {'map', 'P.10'}, got " + type(measures).__name__
+        )
+    requests: list[str] = []
+    dropped: set[str] = set()
     for req in measures:
         if not isinstance(req, str):
             raise TypeError(f"measure names must be strings, got {req!r}")
-        name, _, params = req.partition(".")
-        cut = re.fullmatch(r"(P|recall|map_cut|ndcg_cut|success)_(\d+)", req)
-        if cut:
-            name, params = cut.group(1), cut.group(2)
-        if name in _PLAIN:
-            if params:
-                raise ValueError(f"measure {req!r} takes no parameters")
-            out[name] = _PLAIN[name]
-        elif name in _CUT:
-            try:
-                ks = [int(x) for x in params.split(",")] if params else list(_DEFAULT_CUTOFFS[name])
-            except ValueError:
-                raise ValueError(f"cannot parse the cutoffs of measure {req!r}") from None
-            for k in ks:
-                if k < 1:
-                    raise ValueError(f"cutoffs must be positive in measure {req!r}")
-                out[f"{name}_{k}"] = _CUT[name].format(k=k)
+        if req in _NICKNAMES:
+            names = set(_NICKNAMES[req].split())
+            requests += sorted(names & supported_measures)
+            dropped |= names - supported_measures
+        elif req in _PREF_NICKNAMES:
+            raise ValueError(
+                f"nickname {req!r} (measures of preference or judgment-group qrels) is not computed by "
+                "rankmeter.compat.pytrec_eval"
+            )
         else:
-            raise ValueError(f"unsupported measure {name}")
+            requests.append(req)
+    if dropped:
+        warnings.warn(
+            "rankmeter.compat.pytrec_eval does not compute "
+            + ", ".join(sorted(dropped, key=_ORDER.__getitem__))
+            + " of the nickname(s) asked for: they are left out of the result",
+            UserWarning,
+            stacklevel=3,
+        )
+    params: dict[str, set[str]] = {}
+    for req in requests:
+        if req in _ORDER:
+            params.setdefault(req, set())
+            continue
+        base = next((m for m in _TREC_ORDER if re.match(re.escape(m) + _PARAMS, req)), None)
+        if base is None:
+            raise ValueError(f"unsupported measure {req}")
+        params.setdefault(base, set()).update(re.match(re.escape(base) + _PARAMS, req).group(1).split(","))  # type: ignore[union-attr]
+    unknown = [m for m in params if m not in supported_measures]
+    if unknown:
+        raise ValueError(
+            f"pytrec_eval measure(s) {', '.join(sorted(unknown, key=_ORDER.__getitem__))} are not computed by "
+            f"rankmeter.compat.pytrec_eval; it computes {', '.join(sorted(supported_measures, key=_ORDER.__getitem__))}"
+        )
+    out: dict[str, str] = {}
+    for base in sorted(params, key=_ORDER.__getitem__):
+        given = params[base]
+        if base in _PLAIN:
+            if base == "ndcg" and given:
+                raise ValueError(
+                    f"ndcg with parameters ({','.join(sorted(given))}): trec_eval reads them as gain values per "
+                    "grade, which rankmeter.compat.pytrec_eval does not compute"
+                )
+            out[base] = _PLAIN[base]  # trec_eval ignores the parameters of the other single-value measures
+            continue
+        # trec_eval reads each cutoff with atol (its integer part), sorts them and rejects 0 and repeats
+        ks = sorted(int(p.split(".")[0]) for p in given) if given else list(_DEFAULT_CUTOFFS[base])
+        if ks[0] < 1:
+            raise ValueError(f"cutoffs of {base} must be positive, got {','.join(sorted(given))}")
+        if len(set(ks)) != len(ks):
+            raise ValueError(f"cutoffs of {base} repeat a value: {','.join(sorted(given))}")
+        for k in ks:
+            out[f"{base}_{k}"] = _CUT[base].format(k=k)
     return out
 
 
+def _check_qrels(query_relevance: Any) -> None:
+    if not isinstance(query_relevance, Mapping):
+        raise TypeError(
+            f"`query_relevance` must be a dict {{query: {{doc: int grade}}}}, got {type(query_relevance).__name__}"
+        )
+    for docs in query_relevance.values():
+        if not isinstance(docs, Mapping):
+            raise TypeError(f"`query_relevance` values must be dicts {{doc: int grade}}, got {type(docs).__name__}")
+    grades = {type(g) for docs in query_relevance.values() for g in docs.values()}
+    if not all(issubclass(t, (numbers.Integral, np.integer)) for t in grades):
+        raise TypeError("Expected relevance to be integer.")
+
+
 class RelevanceEvaluator:
-    """pytrec_eval's evaluator: the qrels and measures once, then ``evaluate(run)`` per run."""
+    """pytrec_eval's evaluator: the qrels and measures once, then ``evaluate(run)`` per run.
+
+    ``relevance_level``: a document is relevant when its grade is >= it (an int >= 1, as in
+    pytrec_eval). ``judged_docs_only_flag``: the run keeps only the documents with a qrels row of
+    grade >= 0 (trec_eval -J), in their order.
+    """
 
     def __init__(
         self,
@@ -106,42 +231,91 @@ class RelevanceEvaluator:
         relevance_level: int = 1,
         judged_docs_only_flag: bool = False,
     ):
-        if not isinstance(query_relevance, Mapping):
-            raise TypeError("Expected a dictionary of query relevance judgments.")
-        if judged_docs_only_flag:
-            raise ValueError("judged_docs_only_flag=True is not supported by rankmeter.compat.pytrec_eval")
-        grades = np.fromiter(itertools.chain.from_iterable(d.values() for d in query_relevance.values()), dtype=object)
-        if grades.size and not all(
-            isinstance(g, (int, np.integer)) and not isinstance(g, bool) for g in set(grades.tolist())
-        ):
-            raise TypeError("Expected relevance to be integer.")
-        self._qrels = query_relevance
-        self._measures = _expand(measures)
-        self._metrics = list(dict.fromkeys(self._measures.values()))
-        self._relevance_level = int(relevance_level)
+        if not isinstance(relevance_level, (numbers.Integral, np.integer)):
+            raise TypeError(f"`relevance_level` must be an int >= 1, got {relevance_level!r}")
+        if relevance_level < 1:
+            raise TypeError("Argument relevance_level should be positive.")
+        if not isinstance(judged_docs_only_flag, (numbers.Integral, np.integer)):
+            raise TypeError(f"`judged_docs_only_flag` must be a bool, got {judged_docs_only_flag!r}")
+        self._measures: dict[str, str] = _expand(measures)
+        _check_qrels(query_relevance)
+        self._qrels: Mapping[Any, Mapping[Any, int]] = query_relevance
+        self._metrics: list[str] = list(dict.fromkeys(self._measures.values()))
+        self._relevance_level: int = int(relevance_level)
+        self._judged_only: bool = bool(judged_docs_only_flag)
 
     def evaluate(self, scores: Mapping[Any, Mapping[Any, float]]) -> dict:
-        """``{query: {measure: value}}`` for the run's queries that have qrels."""
+        """``{query: {measure: value}}`` for the run's queries that have qrels, in the run's order."""
         if not isinstance(scores, Mapping):
-            raise TypeError("Expected a dictionary of query scores.")
+            raise TypeError(f"`scores` must be a dict {{query: {{doc: score}}}}, got {type(scores).__name__}")
+        if not scores or not self._qrels:
+            return {}
         try:
-            truth, recs = to_containers(self._qrels, scores)
+            truth, recs = to_containers(
+                self._qrels, scores, float32=True, judged_only=self._judged_only, drop_empty_qrels=True
+            )
         except TypeError:
             raise TypeError("Unable to extract query/object scores.") from None
-        # preset="trec_eval" evaluates the queries in both the run and the qrels (missing="skip");
-        # run queries without qrels are ignored. The codes are in docno order: item_desc = trec_eval's ties.
+        judged_queries = set(truth.users.tolist()) if truth.users is not None else set()
+        if not self._metrics:  # no measure: an empty dict per evaluated query (pytrec_eval's answer)
+            return {q: {} for q in scores if q in judged_queries}
+        if judged_queries.isdisjoint(scores.keys()):
+            return {}  # no run query has qrels: nothing is evaluated (rm.evaluate would say so with an error)
+        # preset="trec_eval": the queries in both the run and the qrels (missing="skip"); the lists come
+        # ranked (pytrec_eval's order), so no tie rule applies here.
         res = _rm.evaluate(
-            truth,
-            recs,
-            self._metrics,
-            preset="trec_eval",
-            ties="item_desc",
-            min_relevance=self._relevance_level,
+            truth, recs, self._metrics, preset="trec_eval", min_relevance=self._relevance_level, ties="input"
         )
         if not res.users.size:
             return {}
         names = list(self._measures)
-        cols = [res.per_user[self._measures[n]] for n in names]
-        rows = np.column_stack(cols).tolist() if cols else [[] for _ in res.users]
-        users = res.users.tolist()
-        return {u: dict(zip(names, row)) for u, row in zip(users, rows)}
+        rows = np.column_stack([res.per_user[self._measures[n]] for n in names]).tolist()
+        by_user = dict(zip(res.users.tolist(), rows))
+        return {q: dict(zip(names, by_user[q])) for q in scores if q in by_user}
+
+
+def compute_aggregated_measure(measure: str, values: Iterable[float]) -> float:
+    """pytrec_eval's aggregate of per-query values: a sum for ``num_*``, ``exp(mean)`` for ``gm_*``
+    (whose per-query values are logs), else the mean."""
+    arr = np.asarray(list(values), dtype=np.float64)
+    if measure.startswith("num_"):
+        return float(np.sum(arr))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if measure.startswith("gm_"):
+            return float(np.exp(np.sum(arr) / arr.size)) if arr.size else math.nan
+        return float(np.mean(arr)) if arr.size else math.nan
+
+
+def parse_qrel(f_qrel: Iterable[str]) -> dict:
+    """``{query: {doc: int grade}}`` from qrels lines ``query 0 doc grade`` (a file object or a list of lines);
+    a defaultdict, as pytrec_eval returns. Blank lines are skipped; a document twice for a query is an error."""
+    qrel: dict = collections.defaultdict(dict)
+    for n, line in enumerate(f_qrel, 1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 4:
+            raise ValueError(f"qrels line {n}: expected 4 fields `query 0 doc grade`, got {line.strip()!r}")
+        query, _, doc, grade = fields
+        if doc in qrel[query]:
+            raise ValueError(f"qrels line {n}: document {doc!r} is judged twice for query {query!r}")
+        qrel[query][doc] = int(grade)
+    return qrel
+
+
+def parse_run(f_run: Iterable[str]) -> dict:
+    """``{query: {doc: float score}}`` from run lines ``query Q0 doc rank score run_id`` (columns after the
+    run id are ignored, as trec_eval does); a defaultdict, as pytrec_eval returns. The rank column is not read.
+    Blank lines are skipped; a document twice for a query is an error."""
+    run: dict = collections.defaultdict(dict)
+    for n, line in enumerate(f_run, 1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) < 6:
+            raise ValueError(f"run line {n}: expected 6 fields `query Q0 doc rank score run_id`, got {line.strip()!r}")
+        query, doc, score = fields[0], fields[2], fields[4]
+        if doc in run[query]:
+            raise ValueError(f"run line {n}: document {doc!r} appears twice for query {query!r}")
+        run[query][doc] = float(score)
+    return run

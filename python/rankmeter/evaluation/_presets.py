@@ -41,6 +41,10 @@ def _trec_eval_options(name: str, k: Optional[int]) -> dict:
     # relevant documents; its `ndcg_cut_k` cuts the ideal list at k.
     if name == "ndcg" and k is None:
         return {"ideal": "all"}
+    # trec_eval reads a negative qrels grade as "in the pool but unjudged" (form_res_rels.c):
+    # bpref counts such a document neither as judged non-relevant nor anywhere else.
+    if name == "bpref":
+        return {"negative": "unjudged"}
     return {}
 
 
@@ -73,8 +77,48 @@ PRESETS: dict[str, Preset] = {
             "trec_eval 10.0: lists ranked by score, equal scores by docno descending (string order); "
             "queries without relevant documents score 0 (x/0 = 0); only queries in both qrels and run are "
             "evaluated (trec_eval's default; missing='zero' gives -c); `ndcg` without cutoff uses the ideal DCG "
-            "of all relevant documents; duplicates are looked for in whole lists. "
-            "Use max_items=N for -M N and min_relevance=L for -l L."
+            "of all relevant documents; a negative qrels grade is 'in the pool but unjudged' (form_res_rels.c): "
+            "never relevant, and bpref counts it as unjudged (bpref(negative=unjudged)); "
+            "duplicates are looked for in whole lists. "
+            "Use max_items=N for -M N and min_relevance=L for -l L. trec_eval's `all` line sums num_rel_ret, "
+            "num_rel, num_ret and num_q, rankmeter reports their means (docs/metrics.md 8.3). "
+            "Verified against trec_eval 10.0's own test outputs (tests/compat/test_trec_eval_outputs.py) and, per "
+            "query at relative 1e-9, against pytrec_eval-terrier 0.5 on random cases (tests/differential/"
+            "trec_eval.py: graded, zero and negative grades, queries on one side only, empty runs, tied scores, "
+            "string, int and huge ids as strings; every measure listed here, at several cutoffs, in one call). "
+            "rankmeter.compat.pytrec_eval gives pytrec_eval's own numbers, float32 scores included."
+        ),
+        metrics=(
+            ("P_k", "precision@k"),
+            ("recall_k", "recall@k"),
+            ("map", "ap"),
+            ("map_cut_k", "ap@k"),
+            ("ndcg", "ndcg(ideal=all)"),
+            ("ndcg_cut_k", "ndcg@k"),
+            ("recip_rank", "rr"),
+            ("success_k", "hit_rate@k"),
+            ("Rprec", "r_precision"),
+            ("bpref", "bpref(negative=unjudged)"),
+            ("num_rel_ret", "hits (trec_eval's `all`: the sum)"),
+            ("num_rel", "num_rel (`all`: the sum)"),
+            ("num_ret", "num_ret (`all`: the sum)"),
+            ("num_q", "num_q (`all`: the sum, the number of queries)"),
+        ),
+        unmatched=(
+            "trec_eval's other measures (runid, gm_map, gm_bpref, iprec_at_recall, 11pt_avg, infAP, Rprec_mult, "
+            "utility, binG, G, ndcg_rel, Rndcg, relative_P, set_*, num_nonrel_judged_ret, relstring) have no "
+            "rankmeter counterpart yet",
+            "scores equal in float32 only: pytrec_eval (trec_eval 9.0.8 inside) keeps scores as float32 and orders "
+            "them as equal (by docno); trec_eval 10.0, which the preset follows, keeps doubles "
+            "(rankmeter.compat.pytrec_eval rounds to float32 as pytrec_eval does)",
+            "a query whose grades are all negative, or a first query with an empty ranking: trec_eval stops "
+            "(\"Can't calculate measure\") or crashes and pytrec_eval crashes or returns another query's values "
+            "(form_res_rels.c leaves its cache unset); rankmeter evaluates the query (no relevant document: 0; "
+            "num_ret and num_q their counts)",
+            "no query in both the qrels and the run: pytrec_eval returns {}; rm.evaluate raises ValueError, never an "
+            "empty result (rankmeter.compat.pytrec_eval returns {})",
+            "fractional grades: trec_eval reads the integer part (atol), pytrec_eval raises TypeError; rankmeter "
+            "uses the grade as given",
         ),
     ),
     "ranx": Preset(

@@ -63,6 +63,10 @@ enum class BelowMin : int32_t { gain = 0, zero = 1 };
 // A list shorter than the cutoff: missing positions are not relevant ("pad"), or Evidently's
 // way: ranks n+1..k repeat rank n (docs/metrics.md 3.2, 3.5, 3.6).
 enum class ShortLists : int32_t { pad = 0, evidently = 1 };
+// bpref: a truth row with a negative grade that is not relevant is judged non-relevant, or
+// unjudged like an item without a truth row (trec_eval: a negative qrels grade is "in the pool
+// but not judged"), docs/metrics.md 3.15.
+enum class Negative : int32_t { nonrelevant = 0, unjudged = 1 };
 
 constexpr int kMaxVariants = 16;  // distinct (gain, log_base, below_min) triples in one call
 
@@ -79,6 +83,7 @@ struct Column {
   double max_grade = 4.0;  // err
   BelowMin below_min = BelowMin::gain;
   ShortLists short_lists = ShortLists::pad;
+  Negative negative = Negative::nonrelevant;  // bpref
 
   bool below_zero() const { return below_min == BelowMin::zero; }
   // precision/ap/ar on a list of n < k items, as Evidently's code does: ranks n+1..k repeat
@@ -226,6 +231,8 @@ inline double r_precision(const UserRec& r) {
   return r.nrel > 0 ? static_cast<double>(r.hits_at_R) / static_cast<double>(r.nrel) : 0.0;
 }
 inline double num_rel(const UserRec& r) { return static_cast<double>(r.nrel); }
+inline double num_ret(const UserRec& r) { return static_cast<double>(r.n_eff); }
+inline double num_q(const UserRec&) { return 1.0; }
 
 // Walk formulas: f(finds, column, relevant(grade), grade of truth index), over the finds
 // at positions <= the cutoff, in list order.
@@ -233,15 +240,22 @@ template <class Rel, class Grade>
 inline double bpref(const detail::Finds& f, const Column& c, Rel relevant, Grade grade) {
   // trec_eval m_bpref.c: every judged (truth) item that is not relevant counts as
   // judged non-relevant; each relevant item found adds 1 - min(nonrel above, R) / min(N, R).
+  // negative="unjudged": a non-relevant truth row with a negative grade counts as unjudged.
   const int64_t lim = c.cutoff > 0 ? c.cutoff : std::numeric_limits<int64_t>::max();
-  const int64_t n_non = f.m - f.nrel;
+  const bool neg_unjudged = c.negative == Negative::unjudged;
+  auto unjudged = [&](double g) { return neg_unjudged && g < 0.0 && !relevant(g); };
+  int64_t n_unjudged = 0;
+  if (neg_unjudged)
+    for (int64_t i = 0; i < f.m; ++i) n_unjudged += unjudged(grade(i)) ? 1 : 0;
+  const int64_t n_non = f.m - f.nrel - n_unjudged;
   const double den = static_cast<double>(std::min(n_non, f.nrel));
   int64_t nonrel = 0;
   double acc = 0.0;
   for (int64_t q = 0; q < f.n && f.pos[q] <= lim; ++q) {
-    if (relevant(grade(f.ti[q])))
+    const double g = grade(f.ti[q]);
+    if (relevant(g))
       acc += nonrel > 0 ? 1.0 - static_cast<double>(std::min(nonrel, f.nrel)) / den : 1.0;
-    else
+    else if (!unjudged(g))
       ++nonrel;
   }
   return f.nrel > 0 ? acc / static_cast<double>(f.nrel) : 0.0;
