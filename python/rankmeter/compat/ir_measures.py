@@ -736,8 +736,12 @@ class _Gdeval(_Provider):
         _check_gdeval_inputs(data)
 
     def values(self, data: _Data, measures: list) -> dict:
+        cut = {m: m["cutoff"] for m in measures}  # gdeval prints each value with 5 decimals: rounding=gdeval
         names = {
-            m: (f"err@{m['cutoff']}" if m.NAME == "ERR" else f"ndcg(gain=exponential)@{m['cutoff']}") for m in measures
+            m: f"err(rounding=gdeval)@{cut[m]}"
+            if m.NAME == "ERR"
+            else f"ndcg(gain=exponential,rounding=gdeval)@{cut[m]}"
+            for m in measures
         }
         vals = _evaluate(data, list(dict.fromkeys(names.values())), "desc", "str", 1.0)
         seen = np.zeros(len(data.queries), dtype=bool)  # gdeval reports the queries with a positive judgment
@@ -745,14 +749,8 @@ class _Gdeval(_Provider):
         seen[row[data.grades > 0]] = True
         out: dict = {}
         for m in measures:
-            v = _round5(vals[names[m]])
-            out[m] = np.where(data.in_run & (data.n_ret > 0) & seen, v, np.nan)
+            out[m] = np.where(data.in_run & (data.n_ret > 0) & seen, vals[names[m]], np.nan)
         return out
-
-
-def _round5(v: np.ndarray) -> np.ndarray:
-    """gdeval's printf("%.5f") read back: the nearest 5-decimal number (ties to even, on the binary value)."""
-    return np.fromiter((float(f"{x:.5f}") for x in v.tolist()), dtype=np.float64, count=v.size)
 
 
 def _gdeval_topic(q: Any) -> str:

@@ -48,6 +48,14 @@ def _trec_eval_options(name: str, k: Optional[int]) -> dict:
     return {}
 
 
+def _ir_measures_options(name: str, k: Optional[int]) -> dict:
+    # ir_measures' ERR@k is gdeval's, which prints each query's value with 5 decimals; the rest is pytrec_eval's
+    # (trec_eval's conventions).
+    if name == "err":
+        return {"rounding": "gdeval"}
+    return _trec_eval_options(name, k)
+
+
 def _ranx_options(name: str, k: Optional[int]) -> dict:
     # ranx drops the qrels below rel_lvl before any gain is computed (common.clean_qrels), so a grade
     # below min_relevance adds nothing to DCG, to the ideal or to RBP; its rbp weighs hits by their grade.
@@ -188,7 +196,7 @@ PRESETS: dict[str, Preset] = {
     "ir_measures": Preset(
         "ir_measures",
         defaults={"ties": "trec", "empty": "zero", "missing": "zero"},
-        metric_options=_trec_eval_options,
+        metric_options=_ir_measures_options,
         doc=(
             "ir_measures 0.4 with its default providers: P, R, AP, RR, nDCG, Success, Rprec, Bpref, NumRel come "
             "from pytrec_eval (trec_eval's conventions: equal scores by document id descending as strings, "
