@@ -117,4 +117,3 @@ def ours(case: dict) -> dict:
                 pu[q] = v
             out[f"bpref|{m}"] = {"per_user": pu}
     return out
-

@@ -517,6 +517,8 @@ def _evaluate(data: _Data, names: list, ties: str, how: str, rel: float) -> dict
     """{rankmeter metric: per-query values (qrels order)} from one rankmeter call, equal scores by document id
     descending (``ties="desc"``, ids in ``how`` order: "str" or "natural"), ascending, or in input order."""
     n = len(data.queries)
+    if not data.r_users.size:  # no qrels query in the run: nothing is evaluated (every value is the default)
+        return {nm: np.full(n, np.nan) for nm in names}
     users = np.arange(n, dtype=np.int64)
     if ties == "input":
         t_items, r_items, tie_rule = data.t_codes, data.r_codes, "input"

@@ -198,15 +198,62 @@ PRESETS: dict[str, Preset] = {
         defaults={"ties": "trec", "empty": "zero", "missing": "zero"},
         metric_options=_ir_measures_options,
         doc=(
-            "ir_measures 0.4 with its default providers: P, R, AP, RR, nDCG, Success, Rprec, Bpref, NumRel come "
-            "from pytrec_eval (trec_eval's conventions: equal scores by document id descending as strings, "
-            "queries without a relevant document score 0, nDCG without cutoff uses the ideal of all judged "
-            "documents); every qrels query counts, one missing from the run scores 0 (missing='zero'); "
-            "ERR@k is gdeval's (err, max_grade=4: gdeval rejects grades above 4 and prints 5 decimals); "
-            "Judged@k is its judged provider (judged@k, share of the top min(k, n) with a qrels row); "
-            "RBP(rel=L, p=P) is cwl_eval's binary RBP: rbp(p=P) with min_relevance=L. rel=L on any measure is "
-            "min_relevance=L. Verified against the real ir_measures in tests/conformance/test_ir_measures.py "
-            "(distinct scores: its providers break ties differently from one another)."
+            "ir_measures 0.4 with its default providers: P, R, AP, RR, nDCG, Success, Rprec, Bpref, NumRel, NumRet, "
+            "NumQ and the Set measures come from pytrec_eval (trec_eval's conventions, as preset='trec_eval': equal "
+            "scores by document id descending as strings, queries without a relevant document score 0, nDCG without "
+            "cutoff uses the ideal of all judged documents, a negative grade is unjudged for bpref); every qrels "
+            "query counts, one missing from the run scores 0 (missing='zero'); ERR@k and nDCG(dcg='exp-log2')@k are "
+            "gdeval's, which prints each query's value with 5 decimals: the preset sets rounding='gdeval' on err "
+            "(pass ndcg(gain=exponential,rounding=gdeval)@k for gdeval's nDCG); Judged@k is its judged provider "
+            "(judged@k, share of the top min(k, n) with a qrels row); RR@k is MS MARCO's (rr@k); RBP(rel=L, p=P) is "
+            "cwl_eval's binary RBP: rbp(p=P) with min_relevance=L. rel=L on any measure is min_relevance=L. "
+            "Verified against the real ir_measures in tests/conformance/test_ir_measures.py and by the differential "
+            "runs (tests/differential/ir_measures_preset.py: every measure above at several cutoffs and rel 1 and 2, "
+            "random cases with zero, negative and graded grades, users without truth or recs, empty lists, ties, "
+            "string and huge ids). rankmeter.compat.ir_measures gives ir_measures' numbers in the cases listed as "
+            "not reproduced (each provider's own order among equal scores, cwl_eval's normalisation, judged_only, "
+            "gains) but pytrec_eval's undefined values and crashes."
+        ),
+        metrics=(
+            ("P@k, P(rel=L)@k", "precision@k (min_relevance=L)"),
+            ("R@k", "recall@k"),
+            ("AP, AP@k", "ap, ap@k"),
+            ("RR", "rr"),
+            ("RR@k", "rr@k (MS MARCO's; equal scores: see below)"),
+            ("nDCG, nDCG@k", "ndcg (ideal=all), ndcg@k"),
+            ("nDCG(dcg='exp-log2')@k", "ndcg(gain=exponential,rounding=gdeval)@k"),
+            ("Success@k", "hit_rate@k"),
+            ("Rprec", "r_precision"),
+            ("Bpref", "bpref (negative=unjudged)"),
+            ("NumRel, NumRelRet, NumRet, NumQ", "num_rel, hits, num_ret, num_q (ir_measures sums them)"),
+            ("SetP, SetR, SetF(beta=b)", "precision, recall, fbeta(beta=sqrt(b)) without cutoff"),
+            ("ERR@k", "err(rounding=gdeval)@k (the preset sets the rounding)"),
+            ("Judged@k", "judged@k"),
+            ("RBP(rel=L,p=P)", "rbp(p=P) with min_relevance=L"),
+        ),
+        unmatched=(
+            "equal scores: ir_measures' providers order them each their own way: judged (Judged) and msmarco (RR@k) "
+            "by document id ascending, cwl_eval (RBP) in input order, pytrec_eval and gdeval by id descending (the "
+            "preset's ties='trec'); pass ties='input' for RBP; no ties= value orders ids ascending "
+            "(rankmeter.compat.ir_measures orders each measure as its provider does)",
+            "scores equal in float32 only: pytrec_eval (trec_eval 9) keeps scores as float32 and orders them as equal "
+            "(rankmeter.compat.ir_measures rounds to float32 as pytrec_eval does)",
+            "nDCG without gains= and NumRet/NumQ without rel= in one call with nDCG(gains=...) or judged_only=True "
+            "measures: ir_measures computes them in whichever pytrec_eval invocation its set of measures lists first "
+            "(an order of Python's string hashing, a random draw per process); rankmeter computes them on the "
+            "grades and the whole ranking",
+            "a query missing from the run: ir_measures gives every measure its default 0, NumRel too; rankmeter's "
+            "num_rel counts its relevant documents",
+            "a query with an empty ranking: pytrec_eval returns another query's num_rel or crashes (a segmentation "
+            "fault, with bpref and Rprec or map), Judged raises ZeroDivisionError; rankmeter evaluates an empty list",
+            "RBP: cwl_eval reads the first 1000 documents and divides by the sum of their weights, rbp(p) / (1 - "
+            "p^1000): more than 1e-9 apart for p > 0.98 (rankmeter.compat.ir_measures reproduces it)",
+            "inputs the providers reject: pytrec_eval integer grades only (TypeError), gdeval numeric query ids and "
+            "integer grades up to 4 (its perl script dies); rankmeter computes",
+            "no query in both the qrels and the run: ir_measures scores every query 0; rm.evaluate raises ValueError "
+            "(rankmeter.compat.ir_measures gives the zeros)",
+            "judged_only=True (trec_eval -J) and nDCG(gains=...) have no evaluate() option; "
+            "rankmeter.compat.ir_measures computes them",
         ),
     ),
     "spark": Preset(
