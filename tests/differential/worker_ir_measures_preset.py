@@ -72,7 +72,7 @@ def one_case(case):
     # NumRel: pytrec_eval reads another query's count for an empty ranking, and ir_measures gives a query missing
     # from the run 0 where rankmeter counts its relevant documents (unmatched in describe("ir_measures"))
     empty_queries = {q for q in qrels if not run.get(q)}
-    out = {}
+    out: dict = {}
     for call, names in calls_of(case, tied_lists(run)).items():
         ms = [ir_measures.parse_measure(n) for n in names]
         try:
