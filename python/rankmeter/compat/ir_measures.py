@@ -48,7 +48,7 @@ import gzip
 import io
 import math
 import re
-from typing import Any, Iterable, Iterator, NamedTuple, Union
+from typing import Any, ClassVar, Iterable, Iterator, NamedTuple, Union
 
 import numpy as np
 
@@ -60,6 +60,7 @@ __all__ = [
     "Bpref",
     "CalcResults",
     "ERR",
+    "IPrec",
     "Judged",
     "MAP",
     "MRR",
@@ -91,11 +92,13 @@ __all__ = [
     "cwl_eval",
     "evaluator",
     "gdeval",
+    "infAP",
     "iter_calc",
     "judged",
     "msmarco",
     "nDCG",
     "parse_measure",
+    "providers",
     "pytrec_eval",
     "read_trec_qrels",
     "read_trec_run",
@@ -176,13 +179,16 @@ _SPECS: dict = {
     "SetR": {"rel": _REL},
     "SetF": {"rel": _REL, "beta": _Param(float, default=1.0), "judged_only": _JUDGED},
     "SetAP": {"rel": _REL, "judged_only": _JUDGED},
+    # pytrec_eval measures rankmeter does not compute: parsed as ir_measures parses them, no provider here takes them
+    "IPrec": {"recall": _Param(float, required=True), "rel": _REL, "judged_only": _JUDGED},
+    "infAP": {"rel": _REL},
 }
+_AT_PARAM = {"IPrec": "recall"}
 _SUMMED = ("NumRel", "NumRet", "NumQ")
 # ir_measures measures rankmeter does not compute
 _NOT_COMPUTED = (
     "Accuracy", "alpha_DCG", "α_DCG", "alpha_nDCG", "α_nDCG", "AP_IA", "MAP_IA", "BPM", "Compat", "ERR_IA",
-    "nERR_IA", "INST", "INSQ", "infAP", "IPrec", "NERR8", "NERR9", "NERR10", "NERR11", "NRBP", "nNRBP", "P_IA",
-    "SDCG", "StRecall",
+    "nERR_IA", "INST", "INSQ", "NERR8", "NERR9", "NERR10", "NERR11", "NRBP", "nNRBP", "P_IA", "SDCG", "StRecall",
 )  # fmt: skip
 
 
@@ -197,6 +203,7 @@ class Measure:
 
     def __init__(self, name: str, **params: Any):
         self.NAME = self.__name__ = name
+        self.AT_PARAM = _AT_PARAM.get(name, "cutoff")
         self.SUPPORTED_PARAMS = _SPECS[name]
         self.params = params
         self.validated = False
@@ -285,11 +292,13 @@ SetRelP = SetP(relative=True)
 SetR = Measure("SetR")
 SetF = Measure("SetF")
 SetAP = Measure("SetAP")
+IPrec = Measure("IPrec")
+infAP = Measure("infAP")
 _REGISTRY = {
     "P": P, "Precision": P, "R": R, "Recall": R, "AP": AP, "MAP": AP, "RR": RR, "MRR": RR, "nDCG": nDCG,
     "NDCG": nDCG, "Success": Success, "Rprec": Rprec, "RPrec": Rprec, "Bpref": Bpref, "BPref": Bpref, "RBP": RBP,
     "ERR": ERR, "Judged": Judged, "NumRel": NumRel, "NumRet": NumRet, "NumRelRet": NumRelRet, "NumQ": NumQ,
-    "SetP": SetP, "SetRelP": SetRelP, "SetR": SetR, "SetF": SetF, "SetAP": SetAP,
+    "SetP": SetP, "SetRelP": SetRelP, "SetR": SetR, "SetF": SetF, "SetAP": SetAP, "IPrec": IPrec, "infAP": infAP,
 }  # fmt: skip
 _PARSE_ERROR = "problem parsing measure {}; must be in format Measure(k1=v1, k2=v2)@c"
 
@@ -534,7 +543,7 @@ def _evaluate(data: _Data, names: list, ties: str, how: str, rel: float) -> dict
     return {nm: np.asarray(res.per_user[nm], dtype=np.float64)[at] for nm in names}
 
 
-class _PytrecEval(_Provider):
+class PytrecEvalProvider(_Provider):
     """trec_eval through pytrec_eval, one invocation per (``rel=``, ``judged_only=``, ``gains=``), as
     rankmeter.compat.pytrec_eval reads it: scores rounded to float32, equal scores by document id descending,
     ``judged_only=`` is trec_eval's -J, ``nDCG(gains=)`` maps the grades first; the queries in both the qrels
@@ -612,7 +621,7 @@ def _pytrec_names(m: Measure) -> list:
     if m.NAME == "SetR":
         return ["recall"]
     if m.NAME == "SetF":
-        return [f"fbeta(beta={math.sqrt(m['beta'])!r})"]  # trec_eval's set_F weighs with beta, not beta^2
+        return ["precision", "recall"]
     return []  # counts: hits, num_rel, num_ret, num_q
 
 
@@ -625,6 +634,11 @@ def _pytrec_value(m: Measure, vals: dict) -> np.ndarray:
         return vals["num_ret"] if m["rel"] is NOT_PROVIDED else vals["hits"]
     if m.NAME == "SetAP":
         return vals["precision"] * vals["recall"]
+    if m.NAME == "SetF":  # trec_eval's set_F: (x + 1) P R / (x P + R), x weighing R (not squared)
+        x, p, r = float(m["beta"]), vals["precision"], vals["recall"]
+        den = x * p + r
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(den > 0, (x + 1.0) * p * r / den, np.where(np.isnan(den), np.nan, 0.0))
     if m.NAME == "SetP" and m["relative"]:
         den = np.minimum(vals["num_ret"], vals["num_rel"])
         ok = np.nan_to_num(den) > 0
@@ -645,7 +659,7 @@ def _check_pytrec_inputs(data: _Data) -> None:
         raise TypeError("Unable to extract query/object scores: pytrec_eval takes query and document ids as strings")
 
 
-class _CwlEval(_Provider):
+class CwlEvalProvider(_Provider):
     """cwl_eval's RBP: gains 1 for grades >= rel (negative grades count as 0), on the first 1000 documents, each
     weighted p^(j-1) / sum of the 1000 weights; equal scores in input order."""
 
@@ -674,7 +688,7 @@ class _CwlEval(_Provider):
         return out
 
 
-class _Judged(_Provider):
+class JudgedProvider(_Provider):
     """The share of the top min(k, n) documents that the qrels judge; equal scores by document id ascending."""
 
     NAME = "judged"
@@ -692,7 +706,7 @@ class _Judged(_Provider):
         return {m: np.where(data.in_run & has_qrels, vals[names[m]], np.nan) for m in measures}
 
 
-class _MsMarco(_Provider):
+class MsMarcoProvider(_Provider):
     """MS MARCO's RR@k: 1 / rank of the first document with grade >= rel within k; equal scores by document id
     ascending."""
 
@@ -713,7 +727,7 @@ class _MsMarco(_Provider):
 _GDEVAL_TOPIC = re.compile(r"^[0-9]+$")
 
 
-class _Gdeval(_Provider):
+class GdevalProvider(_Provider):
     """gdeval (TREC Web track): ERR@k and nDCG@k with gain 2^g - 1, equal scores by document id descending,
     each query's value printed with 5 decimals."""
 
@@ -777,13 +791,28 @@ def _check_gdeval_inputs(data: _Data) -> None:
             raise ValueError(f"gdeval reads query ids {topics[t]!r} and {q!r} as one topic ({t})")
 
 
-pytrec_eval = _PytrecEval()
-cwl_eval = _CwlEval()
-judged = _Judged()
-msmarco = _MsMarco()
-gdeval = _Gdeval()
+pytrec_eval = PytrecEvalProvider()
+cwl_eval = CwlEvalProvider()
+judged = JudgedProvider()
+msmarco = MsMarcoProvider()
+gdeval = GdevalProvider()
 # ir_measures' DefaultPipeline order (runtime, compat, pyndeval, accuracy and ranx take none of these measures)
 _PIPELINE = (pytrec_eval, cwl_eval, judged, msmarco, gdeval)
+
+
+class _ProvidersModule:
+    """``ir_measures.providers``: the provider classes and the registry of the ones this module has."""
+
+    PytrecEvalProvider = PytrecEvalProvider
+    CwlEvalProvider = CwlEvalProvider
+    JudgedProvider = JudgedProvider
+    MsMarcoProvider = MsMarcoProvider
+    GdevalProvider = GdevalProvider
+    Provider = _Provider
+    registry: ClassVar[dict] = {p.NAME: p for p in _PIPELINE}
+
+
+providers = _ProvidersModule()
 
 
 def _unique(ms: list) -> list:

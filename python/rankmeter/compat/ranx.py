@@ -64,7 +64,7 @@ import rankmeter as _rm
 
 from ..inputs import ranx_order
 
-__all__ = ["Qrels", "Run", "evaluate", "to_rankmeter"]
+__all__ = ["Qrels", "Run", "evaluate", "get_file_kind", "to_rankmeter"]
 
 _PLAIN = {
     "hits": "hits",
@@ -262,9 +262,7 @@ class _Store:
 
     @classmethod
     def _read_file(cls, path: str, kind: Optional[str], columns: int) -> tuple[dict, Optional[str]]:
-        if kind is None:
-            kind = os.path.splitext(path)[1][1:]
-            kind = {"txt": "trec", "parq": "parquet"}.get(kind, kind)
+        kind = get_file_kind(path, kind)
         if kind not in ("json", "trec", "gz"):
             raise ValueError(f"file kind {kind!r}: rankmeter.compat.ranx reads 'json', 'trec' and 'gz' (gzipped trec)")
         if kind == "json":
@@ -283,6 +281,47 @@ class _Store:
                     data[q_id][doc_id] = float(score)
                     name = run_name if name is None else name
         return data, name
+
+    def save(self, path: str = "", kind: Optional[str] = None) -> None:
+        """Write to ``path`` as JSON, TREC lines or Parquet (kind from the extension, as ranx infers it)."""
+        path = path or f"{type(self).__name__.lower()}.json"
+        kind = get_file_kind(path, kind)
+        if not self.sorted:
+            self.sort()
+        if kind == "json":
+            with open(path, "w") as f:
+                json.dump(self.to_dict(), f, indent=2)
+        elif kind == "parquet":
+            self.to_dataframe().to_parquet(path, index=False)
+        elif kind == "trec":
+            lines = []
+            for q, docs in self._data.items():
+                for rank, (d, v) in enumerate(docs.items(), 1):
+                    lines.append(self._trec_line(q, d, rank, v))
+            with open(path, "w") as f:
+                f.write("\n".join(lines))
+        else:
+            raise ValueError(f"file kind {kind!r}: rankmeter.compat.ranx writes 'json', 'trec' and 'parquet'")
+
+    def _trec_line(self, q: Any, d: Any, rank: int, v: Any) -> str:
+        return f"{q} 0 {d} {v}"
+
+    @classmethod
+    def _from_parquet(cls, path: str, q_id_col: str, doc_id_col: str, score_col: str, pd_kwargs: Any) -> dict:
+        import pandas as pd
+
+        return _df_to_dict(pd.read_parquet(path, **(pd_kwargs or {})), q_id_col, doc_id_col, score_col)
+
+
+def get_file_kind(path: str = "run.json", kind: Optional[str] = None) -> str:
+    """ranx's file kind of ``path``: its extension (``txt`` is ``trec``, ``parq`` is ``parquet``) unless given."""
+    if kind is None:
+        kind = os.path.splitext(path)[1][1:]
+        kind = {"txt": "trec", "parq": "parquet"}.get(kind, kind)
+    assert kind in {"json", "trec", "lz4", "gz", "parquet"}, (
+        "Error `kind` must be 'json', 'trec', 'lz4', 'gz', or 'parquet'"
+    )
+    return kind
 
 
 class Qrels(_Store):
@@ -310,6 +349,12 @@ class Qrels(_Store):
     @staticmethod
     def from_df(df: Any, q_id_col: str = "q_id", doc_id_col: str = "doc_id", score_col: str = "score") -> Qrels:
         return Qrels(_df_to_dict(df, q_id_col, doc_id_col, score_col))
+
+    @staticmethod
+    def from_parquet(
+        path: str, q_id_col: str = "q_id", doc_id_col: str = "doc_id", score_col: str = "score", pd_kwargs: Any = None
+    ) -> Qrels:
+        return Qrels(Qrels._from_parquet(path, q_id_col, doc_id_col, score_col, pd_kwargs))
 
 
 class Run(_Store):
@@ -357,6 +402,20 @@ class Run(_Store):
         name: Optional[str] = None,
     ) -> Run:
         return Run(_df_to_dict(df, q_id_col, doc_id_col, score_col), name)
+
+    @staticmethod
+    def from_parquet(
+        path: str,
+        q_id_col: str = "q_id",
+        doc_id_col: str = "doc_id",
+        score_col: str = "score",
+        pd_kwargs: Any = None,
+        name: Optional[str] = None,
+    ) -> Run:
+        return Run(Run._from_parquet(path, q_id_col, doc_id_col, score_col, pd_kwargs), name)
+
+    def _trec_line(self, q: Any, d: Any, rank: int, v: Any) -> str:
+        return f"{q} Q0 {d} {rank} {v} {self.name}"
 
 
 def _df_to_dict(df: Any, q_col: str, d_col: str, s_col: str) -> dict:
