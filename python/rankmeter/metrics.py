@@ -357,8 +357,9 @@ NDCG = _cls(
     "NDCG",
     "ndcg",
     "Normalised DCG at k.",
-    "gain : str\nideal : {'cut', 'all', 'k_slots'}\nrounding : {'none', 'capri'} ('capri': CAPRI's float32 value "
-    "rounded to 4 decimals per user; needs gain=binary, ideal=all)\n",
+    "gain : str\nideal : {'cut', 'all', 'k_slots'}\nrounding : {'none', 'capri', 'gdeval'} ('capri': CAPRI's float32 value "
+    "rounded to 4 decimals per user; needs gain=binary, ideal=all; 'gdeval': each user's value with 5 decimals, as "
+    "gdeval prints it)\n",
 )
 HitRate = _cls("HitRate", "hit_rate", "1 when at least one relevant item is in the top k.", "")
 RR = _cls("RR", "rr", "Reciprocal rank of the first relevant item within k.", _HIT_DOC)
@@ -388,7 +389,8 @@ ERR = _cls(
     "ERR",
     "err",
     "Expected reciprocal rank (Chapelle et al. 2009), R_j = (2^g_j - 1) / 2^max_grade.",
-    "max_grade : float, default 4 (gdeval's MAX_JUDGMENT)\n",
+    "max_grade : float, default 4 (gdeval's MAX_JUDGMENT)\nrounding : {'none', 'gdeval'} ('gdeval': each user's "
+    "value with 5 decimals, as gdeval prints it and ir_measures' ERR@k returns it)\n",
 )
 Judged = _cls("Judged", "judged", "Share of the top min(k, n) items that have a truth row, whatever its grade.", "")
 MAP, MAR, MRR = AP, AR, RR

@@ -218,7 +218,14 @@ def ideal_dcg(ranked, truth, k, min_relevance, gain="linear", ideal="cut", below
     return sum(g / math.log2(j + 1) for j, g in enumerate(gains, start=1))
 
 
-def ndcg(ranked, truth, k, min_relevance, gain="linear", ideal="cut", below_min="gain"):
+def gdeval_printed(value):
+    """gdeval prints a value with printf("%.5f"); ir_measures reads that number back."""
+    return float(f"{value:.5f}")
+
+
+def ndcg(ranked, truth, k, min_relevance, gain="linear", ideal="cut", below_min="gain", rounding="none"):
+    if rounding == "gdeval":
+        return gdeval_printed(ndcg(ranked, truth, k, min_relevance, gain, ideal, below_min))
     # NDCG always uses log2 (log_base never changes NDCG).
     d = dcg(ranked, truth, k, min_relevance, gain=gain, log_base=2.0, below_min=below_min)
     i = ideal_dcg(ranked, truth, k, min_relevance, gain=gain, ideal=ideal, below_min=below_min)
@@ -296,9 +303,11 @@ def rbp(ranked, truth, k, min_relevance, p=0.8, gain="binary", below_min="gain")
     return (1 - p) * total
 
 
-def err(ranked, truth, k, min_relevance, max_grade=4.0):
+def err(ranked, truth, k, min_relevance, max_grade=4.0, rounding="none"):
     # Chapelle, Metzler, Zhang & Grinspan (CIKM 2009): the user stops at rank j
     # with probability R_j = (2^g - 1) / 2^max_grade (gdeval: max grade 4).
+    if rounding == "gdeval":
+        return gdeval_printed(err(ranked, truth, k, min_relevance, max_grade))
     total = 0.0
     still = 1.0
     for j, item in enumerate(ranked[: cutoff(ranked, k)], start=1):
@@ -371,6 +380,7 @@ METRICS: dict[str, tuple[Any, dict[str, Any]]] = {
             "gain": ("linear", _choice("linear", "exponential", "binary")),
             "ideal": ("cut", _choice("cut", "all", "k_slots")),
             "below_min": ("gain", _choice("gain", "zero")),
+            "rounding": ("none", _choice("none", "gdeval")),
         },
     ),
     "bpref": (bpref, {"negative": ("nonrelevant", _choice("nonrelevant", "unjudged"))}),
@@ -382,7 +392,7 @@ METRICS: dict[str, tuple[Any, dict[str, Any]]] = {
             "below_min": ("gain", _choice("gain", "zero")),
         },
     ),
-    "err": (err, {"max_grade": (4.0, _float)}),
+    "err": (err, {"max_grade": (4.0, _float), "rounding": ("none", _choice("none", "gdeval"))}),
     "judged": (judged, {}),
     "hit_rate": (hit_rate, {}),
     "rr": (rr, {}),
@@ -756,6 +766,8 @@ ALL_METRIC_BASES = (
         "rbp(gain=exponential)",
         "err",
         "err(max_grade=2)",
+        "err(rounding=gdeval)",
+        "ndcg(gain=exponential,rounding=gdeval)",
         "judged",
     ]
 )

@@ -1,4 +1,4 @@
-"""``ir_measures.calc_aggregate`` and ``iter_calc`` on rankmeter's fused pass.
+"""``ir_measures`` on rankmeter's fused pass: measures, providers, ``calc_aggregate``, ``iter_calc``, ``calc``.
 
 Before::
 
@@ -9,211 +9,918 @@ Before::
 After::
 
     from rankmeter.compat import ir_measures
-    ir_measures.calc_aggregate(["nDCG@10", "AP", "P@5"], qrels, run)
+    from rankmeter.compat.ir_measures import nDCG, AP, P
+    ir_measures.calc_aggregate([nDCG@10, AP, P@5], qrels, run)
 
-Measures are ir_measures' names, as strings or as ir_measures measure objects
-(their ``str()`` is parsed): ``P@k``, ``R@k``, ``AP``, ``AP@k``, ``RR``,
-``RR@k``, ``nDCG``, ``nDCG@k``, ``Success@k``, ``Rprec``, ``Bpref``,
-``RBP(rel=1,p=0.8)``, ``ERR@k``, ``Judged@k``, ``NumRel``, ``NumRelRet``, with
-``rel=L`` where ir_measures accepts it (aliases ``MAP``, ``MRR``, ``NDCG``,
-``BPref``, ``Precision``, ``Recall``, ``RPrec``). ``qrels`` is ``{query: {doc:
-grade}}`` (or an iterable of objects with ``query_id``, ``doc_id``,
-``relevance``), ``run`` ``{query: {doc: score}}`` (or objects with ``query_id``,
-``doc_id``, ``score``). ``calc_aggregate`` returns ``{measure: mean}`` and
-``iter_calc`` yields ``Metric(query_id, measure, value)`` for every qrels query
-(one missing from the run scores 0), as ir_measures does. Numbers follow
-``preset="ir_measures"``. ``RBP(p=…)`` without ``rel`` raises
-``ValueError("Unsupported measures {RBP(p=0.5)}.")`` from both functions, as
-ir_measures does (its only RBP provider, cwl_eval, requires ``rel``; the
-graded form is ``rankmeter.evaluate(..., ["rbp(p=0.5,gain=linear)"])``).
+Measures are this module's objects (``nDCG@10``, ``P(rel=2)@5``, ``RBP(rel=1, p=0.9)``), their names as
+strings (``"nDCG@10"``, parsed as ir_measures parses them) or ir_measures' own measure objects. ``qrels`` is
+``{query: {doc: grade}}``, an iterable of ``Qrel``-like namedtuples or a DataFrame with ``query_id``,
+``doc_id``, ``relevance``; ``run`` the same with ``score``. ``calc_aggregate`` gives ``{measure: value}`` (the
+mean over the qrels queries; a sum for ``NumRel``, ``NumRet``, ``NumQ``), ``iter_calc`` yields
+``Metric(query_id, measure, value)`` for every qrels query (a query missing from the run scores 0), ``calc``
+gives both; a measure's own ``calc_aggregate``/``iter_calc``/``calc`` and ``evaluator(measures, qrels)`` too.
+
+Each measure is computed as the ir_measures provider that its default pipeline picks computes it
+(docs/metrics.md, "ir_measures"), each with its own order among equal scores:
+
+- ``pytrec_eval`` (trec_eval; equal scores by document id descending): ``P``, ``R``, ``AP``, ``RR`` without
+  cutoff, ``nDCG`` (``dcg="log2"``, ``gains=``), ``Success``, ``Rprec``, ``Bpref``, ``NumRel`` (rel=1),
+  ``NumRet``, ``NumRelRet``, ``NumQ``, ``SetP``, ``SetRelP``, ``SetR``, ``SetF``, ``SetAP``, with ``rel=`` and
+  ``judged_only=``; ids must be strings and grades integers, as pytrec_eval requires;
+- ``cwl_eval`` (equal scores in input order): ``RBP(rel=L, p=P)``, binary gains on the first 1000 documents,
+  normalised by the sum of their weights;
+- ``judged`` (equal scores by document id ascending): ``Judged``, ``Judged@k``; a query with an empty ranking
+  raises ZeroDivisionError, as in ir_measures;
+- ``msmarco`` (equal scores by document id ascending): ``RR@k``;
+- ``gdeval`` (equal scores by document id descending): ``ERR@k`` and ``nDCG(dcg="exp-log2")@k``, rounded to 5
+  decimals per query as gdeval prints them; numeric query ids and integer grades up to 4 (gdeval's perl script
+  rejects anything else; here a ValueError).
+
+``RBP`` without ``rel=`` and anything no provider takes raise ``ValueError("Unsupported measures {...}.")``.
+Measures ir_measures has and rankmeter does not compute (``IPrec``, ``infAP``, the diversity and C/W/L-only
+measures) raise NameError at parsing.
 """
 
 from __future__ import annotations
 
+import ast
+import gzip
+import io
+import math
 import re
-from collections import namedtuple
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, ClassVar, Iterable, Iterator, NamedTuple, Union
 
 import numpy as np
 
 import rankmeter as _rm
 
-from ._nested import to_containers
+__all__ = [
+    "AP",
+    "BPref",
+    "Bpref",
+    "CalcResults",
+    "ERR",
+    "IPrec",
+    "Judged",
+    "MAP",
+    "MRR",
+    "Measure",
+    "Metric",
+    "NDCG",
+    "NumQ",
+    "NumRel",
+    "NumRelRet",
+    "NumRet",
+    "P",
+    "Precision",
+    "Qrel",
+    "R",
+    "RBP",
+    "RPrec",
+    "RR",
+    "Recall",
+    "Rprec",
+    "ScoredDoc",
+    "SetAP",
+    "SetF",
+    "SetP",
+    "SetR",
+    "SetRelP",
+    "Success",
+    "calc",
+    "calc_aggregate",
+    "cwl_eval",
+    "evaluator",
+    "gdeval",
+    "infAP",
+    "iter_calc",
+    "judged",
+    "msmarco",
+    "nDCG",
+    "parse_measure",
+    "providers",
+    "pytrec_eval",
+    "read_trec_qrels",
+    "read_trec_run",
+]
 
-__all__ = ["Measure", "Metric", "parse_measure", "calc_aggregate", "iter_calc"]
 
-Metric = namedtuple("Metric", ["query_id", "measure", "value"])
+class Qrel(NamedTuple):
+    query_id: str
+    doc_id: str
+    relevance: int
+    iteration: str = "0"
 
-_ALIASES = {
-    "MAP": "AP",
-    "MRR": "RR",
-    "NDCG": "nDCG",
-    "BPref": "Bpref",
-    "Precision": "P",
-    "Recall": "R",
-    "RPrec": "Rprec",
-    "NumRet": "NumRet",
+
+class ScoredDoc(NamedTuple):
+    query_id: str
+    doc_id: str
+    score: float
+
+
+class Metric(NamedTuple):
+    query_id: str
+    measure: Any
+    value: Union[float, int]
+
+
+class CalcResults(NamedTuple):
+    aggregated: Any
+    per_query: list
+
+
+class _NotProvided:
+    def __repr__(self) -> str:
+        return "NOT_PROVIDED"
+
+
+NOT_PROVIDED: Any = _NotProvided()
+
+
+class _Param:
+    __slots__ = ("dtype", "required", "default", "choices")
+
+    def __init__(self, dtype: Any, required: bool = False, default: Any = NOT_PROVIDED, choices: Any = None):
+        self.dtype, self.required, self.default, self.choices = dtype, required, default, choices
+
+    def valid(self, value: Any) -> bool:
+        if value is NOT_PROVIDED:
+            return not self.required
+        if self.dtype is not None and not isinstance(value, self.dtype):
+            return False
+        return self.choices is None or value in self.choices
+
+
+_CUT = _Param(int)
+_CUT_REQ = _Param(int, required=True)
+_REL = _Param(int, default=1)
+_JUDGED = _Param(bool, default=False)
+_SPECS: dict = {
+    "P": {"cutoff": _CUT_REQ, "rel": _REL, "judged_only": _JUDGED},
+    "R": {"cutoff": _CUT_REQ, "rel": _REL, "judged_only": _JUDGED},
+    "AP": {"cutoff": _CUT, "rel": _REL, "judged_only": _JUDGED},
+    "RR": {"cutoff": _CUT, "rel": _REL, "judged_only": _JUDGED},
+    "nDCG": {
+        "cutoff": _CUT,
+        "dcg": _Param(str, default="log2", choices=("log2", "exp-log2")),
+        "gains": _Param(dict),
+        "judged_only": _JUDGED,
+    },
+    "Success": {"cutoff": _CUT_REQ, "rel": _REL, "judged_only": _JUDGED},
+    "Rprec": {"rel": _REL, "judged_only": _JUDGED},
+    "Bpref": {"rel": _REL},
+    "RBP": {"cutoff": _CUT, "p": _Param(float, default=0.8), "rel": _Param(int)},
+    "ERR": {"cutoff": _CUT},
+    "Judged": {"cutoff": _CUT},
+    "NumRel": {"rel": _REL},
+    "NumRet": {"rel": _Param(int)},
+    "NumQ": {},
+    "SetP": {"rel": _REL, "relative": _Param(bool, default=False), "judged_only": _JUDGED},
+    "SetR": {"rel": _REL},
+    "SetF": {"rel": _REL, "beta": _Param(float, default=1.0), "judged_only": _JUDGED},
+    "SetAP": {"rel": _REL, "judged_only": _JUDGED},
+    # pytrec_eval measures rankmeter does not compute: parsed as ir_measures parses them, no provider here takes them
+    "IPrec": {"recall": _Param(float, required=True), "rel": _REL, "judged_only": _JUDGED},
+    "infAP": {"rel": _REL},
 }
-# name -> (rankmeter metric base, cutoff: "any" | "required" | "none", params allowed)
-_SPECS = {
-    "P": ("precision", "any", {"rel"}),
-    "R": ("recall", "any", {"rel"}),
-    "AP": ("ap", "any", {"rel"}),
-    "RR": ("rr", "any", {"rel"}),
-    "nDCG": ("ndcg", "any", set()),
-    "Success": ("hit_rate", "any", {"rel"}),
-    "Rprec": ("r_precision", "none", {"rel"}),
-    "Bpref": ("bpref", "none", {"rel"}),
-    "RBP": ("rbp", "none", {"rel", "p"}),
-    "ERR": ("err", "required", set()),
-    "Judged": ("judged", "any", set()),
-    "NumRel": ("num_rel", "none", {"rel"}),
-    "NumRelRet": ("hits", "none", {"rel"}),
-}
-_SUMMED = ("NumRel", "NumRelRet")
-_TEXT = re.compile(r"^\s*([A-Za-z_]+)\s*(?:\(([^)]*)\))?\s*(?:@\s*(\d+))?\s*$")
+_AT_PARAM = {"IPrec": "recall"}
+_SUMMED = ("NumRel", "NumRet", "NumQ")
+# ir_measures measures rankmeter does not compute
+_NOT_COMPUTED = (
+    "Accuracy", "alpha_DCG", "α_DCG", "alpha_nDCG", "α_nDCG", "AP_IA", "MAP_IA", "BPM", "Compat", "ERR_IA",
+    "nERR_IA", "INST", "INSQ", "NERR8", "NERR9", "NERR10", "NERR11", "NRBP", "nNRBP", "P_IA", "SDCG", "StRecall",
+)  # fmt: skip
 
 
 class Measure:
-    """A parsed ir_measures measure; ``str()`` prints it as ir_measures does (``nDCG@10``, ``P(rel=2)@5``)."""
+    """An ir_measures measure: a name and parameters; ``measure@k`` sets the cutoff, ``measure(rel=2)`` others.
 
-    __slots__ = ("name", "params", "cutoff")
+    ``str()``/``repr()``, equality and hashing are ir_measures' (``P(rel=2)@5``), so these objects and
+    ir_measures' own are interchangeable as keys."""
 
-    def __init__(self, name: str, params: dict, cutoff: Optional[int]):
-        self.name, self.params, self.cutoff = name, params, cutoff
+    AT_PARAM = "cutoff"
+    DEFAULT = 0.0
 
-    def __str__(self) -> str:
-        shown = {
-            k: v
+    def __init__(self, name: str, **params: Any):
+        self.NAME = self.__name__ = name
+        self.AT_PARAM = _AT_PARAM.get(name, "cutoff")
+        self.SUPPORTED_PARAMS = _SPECS[name]
+        self.params = params
+        self.validated = False
+
+    def __call__(self, **kwargs: Any) -> Measure:
+        return Measure(self.NAME, **{**self.params, **kwargs})
+
+    def __matmul__(self, at_param: Any) -> Measure:
+        return self(**{self.AT_PARAM: at_param})
+
+    def __getitem__(self, key: str) -> Any:
+        return self.params.get(key, self.SUPPORTED_PARAMS[key].default)
+
+    def validate_params(self) -> None:
+        if self.validated:
+            return
+        unknown = list(self.params.keys() - self.SUPPORTED_PARAMS.keys())
+        assert not unknown, f"unsupported params found: {unknown}"
+        for name, spec in self.SUPPORTED_PARAMS.items():
+            value = self.params.get(name, NOT_PROVIDED)
+            assert spec.valid(value), f"invalid param {name}={value!r}"
+        self.validated = True
+
+    def iter_calc(self, qrels: Any, run: Any) -> Iterator[Metric]:
+        self.validate_params()
+        return iter_calc([self], qrels, run)
+
+    def calc_aggregate(self, qrels: Any, run: Any) -> Any:
+        return calc_aggregate([self], qrels, run)[self]
+
+    def calc(self, qrels: Any, run: Any) -> CalcResults:
+        agg, perq = calc([self], qrels, run)
+        return CalcResults(agg[self], perq)
+
+    def evaluator(self, qrels: Any) -> _Evaluator:
+        return evaluator([self], qrels)
+
+    def aggregator(self) -> str:
+        return "sum" if self.NAME in _SUMMED else "mean"
+
+    def __repr__(self) -> str:
+        shown = ",".join(
+            f"{k}={_param_repr(v)}"
             for k, v in self.params.items()
-            if not (k == "p" and v == 0.8) and not (k == "rel" and v == 1 and self.name != "RBP")
-        }
-        text = self.name
-        if shown:
-            text += "(" + ",".join(f"{k}={v}" for k, v in sorted(shown.items())) + ")"
-        return text + (f"@{self.cutoff}" if self.cutoff is not None else "")
+            if k != self.AT_PARAM and v != self.SUPPORTED_PARAMS[k].default
+        )
+        text = self.NAME + (f"({shown})" if shown else "")
+        if self.AT_PARAM in self.params:
+            text += f"@{self.params[self.AT_PARAM]}"
+        return text
 
-    __repr__ = __str__
+    __str__ = __repr__
 
     def __eq__(self, other: object) -> bool:
-        return str(self) == str(other)
+        if isinstance(other, Measure) or (hasattr(other, "NAME") and hasattr(other, "params")):
+            return repr(self) == repr(other)
+        return False
 
     def __hash__(self) -> int:
-        return hash(str(self))
+        return hash(repr(self))
 
-    def _rankmeter(self) -> tuple[str, int]:
-        base, _, _ = _SPECS[self.name]
-        rel = int(self.params.get("rel", 1))
-        if self.name == "RBP":  # cwl_eval's binary RBP (rel= is required: see _evaluate)
-            return f"rbp(p={float(self.params.get('p', 0.8))!r})", rel
-        return base + (f"@{self.cutoff}" if self.cutoff is not None else ""), rel
+
+def _param_repr(v: Any) -> str:
+    if isinstance(v, dict):
+        return "{" + ",".join(f"{k}:{x}" for k, x in sorted(v.items()) if k != x) + "}"
+    return repr(v)
+
+
+P = Precision = Measure("P")
+R = Recall = Measure("R")
+AP = MAP = Measure("AP")
+RR = MRR = Measure("RR")
+nDCG = NDCG = Measure("nDCG")
+Success = Measure("Success")
+Rprec = RPrec = Measure("Rprec")
+Bpref = BPref = Measure("Bpref")
+RBP = Measure("RBP")
+ERR = Measure("ERR")
+Judged = Measure("Judged")
+NumRel = Measure("NumRel")
+NumRet = Measure("NumRet")
+NumRelRet = NumRet(rel=1)
+NumQ = Measure("NumQ")
+SetP = Measure("SetP")
+SetRelP = SetP(relative=True)
+SetR = Measure("SetR")
+SetF = Measure("SetF")
+SetAP = Measure("SetAP")
+IPrec = Measure("IPrec")
+infAP = Measure("infAP")
+_REGISTRY = {
+    "P": P, "Precision": P, "R": R, "Recall": R, "AP": AP, "MAP": AP, "RR": RR, "MRR": RR, "nDCG": nDCG,
+    "NDCG": nDCG, "Success": Success, "Rprec": Rprec, "RPrec": Rprec, "Bpref": Bpref, "BPref": Bpref, "RBP": RBP,
+    "ERR": ERR, "Judged": Judged, "NumRel": NumRel, "NumRet": NumRet, "NumRelRet": NumRelRet, "NumQ": NumQ,
+    "SetP": SetP, "SetRelP": SetRelP, "SetR": SetR, "SetF": SetF, "SetAP": SetAP, "IPrec": IPrec, "infAP": infAP,
+}  # fmt: skip
+_PARSE_ERROR = "problem parsing measure {}; must be in format Measure(k1=v1, k2=v2)@c"
+
+
+def _ast_value(node: ast.AST) -> Any:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Dict):
+        return dict(zip(map(_ast_value, node.keys), map(_ast_value, node.values)))  # type: ignore[arg-type]
+    raise ValueError(_PARSE_ERROR.format("values must be str, float, int, bool, etc."))
 
 
 def parse_measure(measure: Any) -> Measure:
-    """'nDCG@10', 'P(rel=2)@5', 'RBP(rel=1,p=0.9)' or an ir_measures measure object -> Measure."""
+    """``'nDCG@10'``, ``'P(rel=2)@5'``, ``"nDCG(dcg='exp-log2')@10"``, a Measure or an ir_measures measure."""
     if isinstance(measure, Measure):
         return measure
     text = measure if isinstance(measure, str) else str(measure)
-    m = _TEXT.match(text)
-    if not m:
-        raise ValueError(f"cannot parse measure {text!r}")
-    name = _ALIASES.get(m.group(1), m.group(1))
-    if name == "NumRet" and m.group(2) and m.group(2).replace(" ", "").startswith("rel="):
-        name = "NumRelRet"  # ir_measures spells NumRelRet as NumRet(rel=1)
-    if name not in _SPECS:
-        raise NameError(f"measure not found: {m.group(1)}")
-    _, cut_rule, allowed = _SPECS[name]
-    params: dict = {}
-    for part in (m.group(2) or "").split(","):
-        if not part.strip():
-            continue
-        key, _, val = part.partition("=")
-        key, val = key.strip(), val.strip()
-        if key not in allowed:
-            raise ValueError(f"unsupported parameter {key!r} for measure {name}")
-        params[key] = float(val) if key == "p" else int(val)
-    if name == "RBP" and "p" in params and not 0 < params["p"] < 1:
-        raise ValueError(f"RBP p must be in (0, 1), got {params['p']}")
-    cutoff = int(m.group(3)) if m.group(3) else None
-    if cutoff is not None and cut_rule == "none":
-        raise ValueError(f"measure {name} takes no cutoff")
-    if cutoff is None and cut_rule == "required":
-        raise ValueError(f"measure {name} requires a cutoff (e.g. {name}@10)")
-    return Measure(name, params, cutoff)
+    try:
+        body = ast.parse(text).body
+    except SyntaxError as e:
+        raise ValueError(_PARSE_ERROR.format(str(e))) from None
+    if len(body) != 1:
+        raise ValueError(_PARSE_ERROR.format("multiple expressions"))
+    if not isinstance(body[0], ast.Expr):
+        raise ValueError(_PARSE_ERROR.format("not an expression"))
+    node = body[0].value
+    at = None
+    args: dict = {}
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+        at = _ast_value(node.right)
+        node = node.left
+    if isinstance(node, ast.Call):
+        if node.args:
+            raise ValueError(_PARSE_ERROR.format("args must be named"))
+        for kw in node.keywords:
+            args[kw.arg] = _ast_value(kw.value)
+        node = node.func
+    if not isinstance(node, ast.Name):
+        raise ValueError(_PARSE_ERROR.format("unexpected expression"))
+    name = node.id
+    if name in _NOT_COMPUTED:
+        raise NameError(f"measure not computed by rankmeter.compat.ir_measures: {name} (use ir_measures itself)")
+    if name not in _REGISTRY:
+        raise NameError(f"measure not found: {name}")
+    base = _REGISTRY[name]
+    if at is not None:
+        args[base.AT_PARAM] = at
+    return base(**args)
 
 
-def _as_nested(data: Any, value_field: str, what: str) -> dict:
+# ---------------------------------------------------------------------------------------------------------------
+# inputs
+
+
+def _nested(data: Any, field: str, what: str) -> dict:
     if isinstance(data, dict):
         return data
-    out: dict = {}
+    if hasattr(data, "itertuples") and hasattr(data, "columns"):
+        missing = [c for c in ("query_id", "doc_id", field) if c not in data.columns]
+        if missing:
+            raise ValueError(f"unknown {what} format: DataFrame missing columns: {missing}")
+        out: dict = {}
+        for q, d, v in zip(data["query_id"].tolist(), data["doc_id"].tolist(), data[field].tolist()):
+            out.setdefault(q, {})[d] = v
+        return out
+    if hasattr(data, "__iter__") and not isinstance(data, (str, bytes)):
+        out = {}
+        try:
+            for row in data:
+                out.setdefault(row.query_id, {})[row.doc_id] = getattr(row, field)
+        except AttributeError:
+            raise ValueError(
+                f"unknown {what} format: provide an iterable of namedtuples with query_id, doc_id and {field}, "
+                f"a DataFrame with those columns or a dict-of-dict"
+            ) from None
+        return out
+    raise ValueError(f"unknown {what} format: provide a dict-of-dict, an iterable of namedtuples or a DataFrame")
+
+
+def read_trec_qrels(file: Any) -> Iterator[Qrel]:
+    """TREC qrels lines ``query iteration doc relevance`` (a path, a ``.gz`` path, file contents or a file)."""
+    if hasattr(file, "read"):
+        for line in file:
+            if line.strip():
+                q, it, d, rel = line.split()
+                yield Qrel(q, d, int(rel), it)
+    elif isinstance(file, str):
+        if "\n" in file:
+            yield from read_trec_qrels(io.StringIO(file))
+        else:
+            with (gzip.open if file.endswith(".gz") else open)(file, "rt") as f:
+                yield from read_trec_qrels(f)
+
+
+def read_trec_run(file: Any) -> Iterator[ScoredDoc]:
+    """TREC run lines ``query Q0 doc rank score tag`` (a path, a ``.gz`` path, file contents or a file)."""
+    if hasattr(file, "read"):
+        for line in file:
+            if line.strip():
+                q, _it, d, _rank, score, _tag = line.split()
+                yield ScoredDoc(q, d, float(score))
+    elif isinstance(file, str):
+        if "\n" in file:
+            yield from read_trec_run(io.StringIO(file))
+        else:
+            with (gzip.open if file.endswith(".gz") else open)(file, "rt") as f:
+                yield from read_trec_run(f)
+
+
+class _Data:
+    """qrels and run as CSR over the qrels queries (in qrels order), with document codes."""
+
+    def __init__(self, qrels: dict, run: dict):
+        self.qrels, self.run = qrels, run
+        self.queries = list(qrels.keys())
+        pos = {q: i for i, q in enumerate(self.queries)}
+        self.position = pos
+        self.in_run = np.fromiter((q in run for q in self.queries), dtype=bool, count=len(self.queries))
+        t_lens = np.fromiter((len(d) for d in qrels.values()), dtype=np.int64, count=len(qrels))
+        self.t_indptr = np.concatenate([[0], np.cumsum(t_lens)]).astype(np.int64)
+        t_docs = [d for docs in qrels.values() for d in docs]
+        try:
+            self.grades = np.fromiter(
+                (g for docs in qrels.values() for g in docs.values()), dtype=np.float64, count=len(t_docs)
+            )
+        except (TypeError, ValueError):
+            raise TypeError("qrels relevance values must be numbers") from None
+        kept = [q for q in run if q in pos]
+        self.r_users = np.fromiter((pos[q] for q in kept), dtype=np.int64, count=len(kept))
+        r_lens = np.fromiter((len(run[q]) for q in kept), dtype=np.int64, count=len(kept))
+        self.r_indptr = np.concatenate([[0], np.cumsum(r_lens)]).astype(np.int64)
+        r_docs = [d for q in kept for d in run[q]]
+        try:
+            self.scores = np.fromiter((s for q in kept for s in run[q].values()), dtype=np.float64, count=len(r_docs))
+        except (TypeError, ValueError):
+            raise TypeError("run scores must be numbers") from None
+        self.n_ret = np.zeros(len(self.queries), dtype=np.float64)
+        self.n_ret[self.r_users] = r_lens
+        both = np.empty(len(t_docs) + len(r_docs), dtype=object)
+        both[: len(t_docs)] = t_docs
+        both[len(t_docs) :] = r_docs
+        codes, uniques = _factorize(both)
+        self.t_codes, self.r_codes = codes[: len(t_docs)], codes[len(t_docs) :]
+        self.uniques = uniques
+        self._rank: dict = {}
+
+    def rank(self, how: str) -> np.ndarray:
+        """Rank of every document code in ``str`` order (gdeval, trec_eval) or natural order (Python's sort)."""
+        if how not in self._rank:
+            u = self.uniques
+            if how == "str" or len({type(x) for x in u}) > 1:
+                keys = [x if type(x) is str else str(x) for x in u]
+            else:
+                keys = list(u)
+            order = sorted(range(len(keys)), key=keys.__getitem__)
+            r = np.empty(len(keys), dtype=np.int64)
+            r[order] = np.arange(len(keys), dtype=np.int64)
+            self._rank[how] = r
+        return self._rank[how]
+
+
+def _factorize(arr: np.ndarray) -> tuple[np.ndarray, list]:
     try:
-        for row in data:
-            out.setdefault(row.query_id, {})[row.doc_id] = getattr(row, value_field)
-    except (TypeError, AttributeError):
-        raise TypeError(
-            f"`{what}` must be a dict {{query: {{doc: value}}}} or an iterable of namedtuples with query_id, doc_id "
-            f"and {value_field}"
-        ) from None
-    return out
+        import pandas as pd
+
+        codes, uniques = pd.factorize(arr)
+        return np.asarray(codes, dtype=np.int64), list(uniques)
+    except ImportError:  # pragma: no cover - pandas is optional
+        first: dict = {}
+        codes = np.fromiter((first.setdefault(d, len(first)) for d in arr), dtype=np.int64, count=arr.size)
+        return codes, list(first)
 
 
-def _evaluate(measures: Iterable[Any], qrels: Any, run: Any):
+# ---------------------------------------------------------------------------------------------------------------
+# providers: which measures each takes, its order among equal scores, how each measure is computed
+
+
+class _Provider:
+    NAME = ""
+    TIES = "desc"  # equal scores by document id: "desc" (str order), "asc" (natural order) or "input"
+
+    def supports(self, measure: Any) -> bool:
+        m = parse_measure(measure)
+        m.validate_params()
+        return self._takes(m)
+
+    def _takes(self, m: Measure) -> bool:
+        raise NotImplementedError
+
+    def evaluator(self, measures: Iterable[Any], qrels: Any) -> _Evaluator:
+        parsed = _unique([parse_measure(m) for m in measures])
+        for m in parsed:
+            m.validate_params()
+            if not self._computes(m):
+                raise ValueError(f"unsupported measure {m}")
+        return _Evaluator([(self, parsed)], _nested(qrels, "relevance", "qrels"))
+
+    def _computes(self, m: Measure) -> bool:
+        return self._takes(m)
+
+    def iter_calc(self, measures: Iterable[Any], qrels: Any, run: Any) -> Iterator[Metric]:
+        return self.evaluator(measures, qrels).iter_calc(run)
+
+    def calc_aggregate(self, measures: Iterable[Any], qrels: Any, run: Any) -> dict:
+        return self.evaluator(measures, qrels).calc_aggregate(run)
+
+    def calc(self, measures: Iterable[Any], qrels: Any, run: Any) -> CalcResults:
+        return self.evaluator(measures, qrels).calc(run)
+
+    def is_available(self) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return f"<rankmeter.compat.ir_measures provider {self.NAME}>"
+
+    def check(self, data: _Data) -> None:
+        """Raise where the original raises on these inputs."""
+
+    # what the provider yields: {measure: values over the qrels queries}, NaN where it yields nothing
+    def values(self, data: _Data, measures: list) -> dict:
+        raise NotImplementedError
+
+
+def _evaluate(data: _Data, names: list, ties: str, how: str, rel: float) -> dict:
+    """{rankmeter metric: per-query values (qrels order)} from one rankmeter call, equal scores by document id
+    descending (``ties="desc"``, ids in ``how`` order: "str" or "natural"), ascending, or in input order."""
+    n = len(data.queries)
+    if not data.r_users.size:  # no qrels query in the run: nothing is evaluated (every value is the default)
+        return {nm: np.full(n, np.nan) for nm in names}
+    users = np.arange(n, dtype=np.int64)
+    if ties == "input":
+        t_items, r_items, tie_rule = data.t_codes, data.r_codes, "input"
+    else:
+        rank = data.rank(how)
+        if ties == "asc":
+            rank = rank.size - 1 - rank
+        t_items, r_items, tie_rule = rank[data.t_codes], rank[data.r_codes], "item_desc"
+    truth = _rm.Truth.from_csr(data.t_indptr, t_items, data.grades, users=users)
+    recs = _rm.Recs.from_csr(data.r_indptr, r_items, data.scores, users=data.r_users, by_score=True)
+    res = _rm.evaluate(truth, recs, list(dict.fromkeys(names)), preset="ir_measures", ties=tie_rule, min_relevance=rel)
+    at = np.argsort(np.asarray(res.users, dtype=np.int64), kind="stable")
+    return {nm: np.asarray(res.per_user[nm], dtype=np.float64)[at] for nm in names}
+
+
+class PytrecEvalProvider(_Provider):
+    """trec_eval through pytrec_eval, one invocation per (``rel=``, ``judged_only=``, ``gains=``), as
+    rankmeter.compat.pytrec_eval reads it: scores rounded to float32, equal scores by document id descending,
+    ``judged_only=`` is trec_eval's -J, ``nDCG(gains=)`` maps the grades first; the queries in both the qrels
+    (with a row) and the run are evaluated, the others get ir_measures' default 0."""
+
+    NAME = "pytrec_eval"
+    TIES = "desc"
+    _TAKES = ("P", "R", "AP", "RR", "nDCG", "Success", "Rprec", "Bpref", "NumRel", "NumRet", "NumQ", "SetP",
+              "SetR", "SetF", "SetAP")  # fmt: skip
+
+    def check(self, data: _Data) -> None:
+        _check_pytrec_inputs(data)
+
+    def _takes(self, m: Measure) -> bool:
+        if m.NAME not in self._TAKES:
+            return False
+        if m.NAME == "RR" and m["cutoff"] is not NOT_PROVIDED:
+            return False
+        if m.NAME == "nDCG" and m["dcg"] != "log2":
+            return False
+        return not (m.NAME == "NumRel" and m["rel"] != 1)
+
+    def values(self, data: _Data, measures: list) -> dict:
+        from ._nested import to_containers
+
+        groups: dict = {}
+        for m in measures:
+            rel = m["rel"] if "rel" in m.SUPPORTED_PARAMS and m["rel"] is not NOT_PROVIDED else 1
+            judged_only = bool(m.params.get("judged_only", False))
+            gains = m["gains"] if m.NAME == "nDCG" and m["gains"] is not NOT_PROVIDED else None
+            key = (rel, judged_only, None if gains is None else tuple(sorted(gains.items())))
+            groups.setdefault(key, []).append(m)
+        out: dict = {}
+        n = len(data.queries)
+        for (rel, judged_only, gains), ms in groups.items():
+            qrels = data.qrels
+            if gains is not None:
+                mapping = dict(gains)
+                qrels = {q: {d: mapping.get(g, g) for d, g in docs.items()} for q, docs in qrels.items()}
+            names = list(dict.fromkeys(n for m in ms for n in _pytrec_names(m)))
+            names += ["hits", "num_rel", "num_ret", "num_q"]
+            truth, recs = to_containers(qrels, data.run, float32=True, judged_only=judged_only, drop_empty_qrels=True)
+            judged_queries = set(truth.users.tolist()) if truth.users is not None else set()
+            vals = {nm: np.full(n, np.nan) for nm in names}
+            if not judged_queries.isdisjoint(data.run.keys()):
+                res = _rm.evaluate(truth, recs, names, preset="trec_eval", min_relevance=rel, ties="input")
+                at = np.array([data.position[u] for u in res.users.tolist()], dtype=np.int64)
+                for nm in names:
+                    vals[nm][at] = np.asarray(res.per_user[nm], dtype=np.float64)
+            for m in ms:
+                out[m] = _pytrec_value(m, vals)
+        return out
+
+
+def _pytrec_names(m: Measure) -> list:
+    cut = f"@{m.params['cutoff']}" if "cutoff" in m.params else ""
+    if m.NAME == "P":
+        return [f"precision{cut}"]
+    if m.NAME == "R":
+        return [f"recall{cut}"]
+    if m.NAME == "AP":
+        return [f"ap{cut}"]
+    if m.NAME == "RR":
+        return ["rr"]
+    if m.NAME == "nDCG":
+        return [f"ndcg{cut}"]
+    if m.NAME == "Success":
+        return [f"hit_rate{cut}"]
+    if m.NAME == "Rprec":
+        return ["r_precision"]
+    if m.NAME == "Bpref":
+        return ["bpref"]
+    if m.NAME in ("SetP", "SetAP"):
+        return ["precision", "recall"]
+    if m.NAME == "SetR":
+        return ["recall"]
+    if m.NAME == "SetF":
+        return ["precision", "recall"]
+    return []  # counts: hits, num_rel, num_ret, num_q
+
+
+def _pytrec_value(m: Measure, vals: dict) -> np.ndarray:
+    if m.NAME == "NumRel":
+        return vals["num_rel"]
+    if m.NAME == "NumQ":
+        return vals["num_q"]
+    if m.NAME == "NumRet":
+        return vals["num_ret"] if m["rel"] is NOT_PROVIDED else vals["hits"]
+    if m.NAME == "SetAP":
+        return vals["precision"] * vals["recall"]
+    if m.NAME == "SetF":  # trec_eval's set_F: (x + 1) P R / (x P + R), x weighing R (not squared)
+        x, p, r = float(m["beta"]), vals["precision"], vals["recall"]
+        den = x * p + r
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(den > 0, (x + 1.0) * p * r / den, np.where(np.isnan(den), np.nan, 0.0))
+    if m.NAME == "SetP" and m["relative"]:
+        den = np.minimum(vals["num_ret"], vals["num_rel"])
+        ok = np.nan_to_num(den) > 0
+        return np.where(np.isnan(den), np.nan, np.divide(vals["hits"], den, out=np.zeros_like(den), where=ok))
+    return vals[_pytrec_names(m)[0]]
+
+
+def _check_pytrec_qrels(qrels: dict) -> None:
+    if not all(type(q) is str for q in qrels) or not all(type(d) is str for docs in qrels.values() for d in docs):
+        raise TypeError("Expected string as key: pytrec_eval takes query and document ids as strings")
+    kinds = {type(g) for docs in qrels.values() for g in docs.values()}
+    if not all(issubclass(t, (int, np.integer)) for t in kinds):
+        raise TypeError("Expected relevance to be integer: pytrec_eval takes integer grades")
+
+
+def _check_pytrec_inputs(data: _Data) -> None:
+    if not all(type(q) is str for q in data.run) or not all(type(d) is str for docs in data.run.values() for d in docs):
+        raise TypeError("Unable to extract query/object scores: pytrec_eval takes query and document ids as strings")
+
+
+class CwlEvalProvider(_Provider):
+    """cwl_eval's RBP: gains 1 for grades >= rel (negative grades count as 0), on the first 1000 documents, each
+    weighted p^(j-1) / sum of the 1000 weights; equal scores in input order."""
+
+    NAME = "cwl_eval"
+    TIES = "input"
+
+    def _takes(self, m: Measure) -> bool:
+        return m.NAME == "RBP" and m["cutoff"] is NOT_PROVIDED and m["rel"] is not NOT_PROVIDED
+
+    def values(self, data: _Data, measures: list) -> dict:
+        out: dict = {}
+        for m in measures:
+            p, rel = float(m["p"]), m["rel"]
+            lowest = float(data.grades.min(initial=0.0))
+            level = float(rel) if rel > 0 else min(lowest, 0.0)  # grades are clipped at 0 before the threshold
+            if p == 1.0:
+                name, scale = "hits@1000", 1.0 / 1000.0
+            elif p == 0.0:
+                name, scale = "hits@1", 1.0
+            elif 0.0 < p < 1.0:
+                name, scale = f"rbp(p={p!r})@1000", 1.0 / (1.0 - p**1000)
+            else:
+                raise ValueError(f"RBP p must be in [0, 1], got {p}")
+            v = _evaluate(data, [name], "input", "natural", level)[name] * scale
+            out[m] = np.where(data.in_run & (data.n_ret > 0), v, np.nan)
+        return out
+
+
+class JudgedProvider(_Provider):
+    """The share of the top min(k, n) documents that the qrels judge; equal scores by document id ascending."""
+
+    NAME = "judged"
+    TIES = "asc"
+
+    def _takes(self, m: Measure) -> bool:
+        return m.NAME == "Judged"
+
+    def values(self, data: _Data, measures: list) -> dict:
+        has_qrels = np.diff(data.t_indptr) > 0
+        if np.any(data.in_run & has_qrels & (data.n_ret == 0)):
+            raise ZeroDivisionError("division by zero")  # ir_measures' judged: a query with an empty ranking
+        names = {m: "judged" if m["cutoff"] is NOT_PROVIDED else f"judged@{m['cutoff']}" for m in measures}
+        vals = _evaluate(data, list(names.values()), "asc", "natural", 1.0)
+        return {m: np.where(data.in_run & has_qrels, vals[names[m]], np.nan) for m in measures}
+
+
+class MsMarcoProvider(_Provider):
+    """MS MARCO's RR@k: 1 / rank of the first document with grade >= rel within k; equal scores by document id
+    ascending."""
+
+    NAME = "msmarco"
+    TIES = "asc"
+
+    def _takes(self, m: Measure) -> bool:
+        return m.NAME == "RR" and not m["judged_only"]
+
+    def values(self, data: _Data, measures: list) -> dict:
+        out: dict = {}
+        for m in measures:
+            name = "rr" if m["cutoff"] is NOT_PROVIDED else f"rr@{m['cutoff']}"
+            out[m] = np.where(data.in_run, _evaluate(data, [name], "asc", "natural", m["rel"])[name], np.nan)
+        return out
+
+
+_GDEVAL_TOPIC = re.compile(r"^[0-9]+$")
+
+
+class GdevalProvider(_Provider):
+    """gdeval (TREC Web track): ERR@k and nDCG@k with gain 2^g - 1, equal scores by document id descending,
+    each query's value printed with 5 decimals."""
+
+    NAME = "gdeval"
+    TIES = "desc"
+
+    def _takes(self, m: Measure) -> bool:
+        if m.NAME == "ERR":
+            return m["cutoff"] is not NOT_PROVIDED
+        return (
+            m.NAME == "nDCG"
+            and m["cutoff"] is not NOT_PROVIDED
+            and m["dcg"] == "exp-log2"
+            and m["gains"] is NOT_PROVIDED
+            and not m["judged_only"]
+        )
+
+    def _computes(self, m: Measure) -> bool:
+        return m.NAME in ("ERR", "nDCG") and m["cutoff"] is not NOT_PROVIDED  # gdeval's nDCG whatever dcg= says
+
+    def check(self, data: _Data) -> None:
+        _check_gdeval_inputs(data)
+
+    def values(self, data: _Data, measures: list) -> dict:
+        cut = {m: m["cutoff"] for m in measures}  # gdeval prints each value with 5 decimals: rounding=gdeval
+        names = {
+            m: f"err(rounding=gdeval)@{cut[m]}"
+            if m.NAME == "ERR"
+            else f"ndcg(gain=exponential,rounding=gdeval)@{cut[m]}"
+            for m in measures
+        }
+        vals = _evaluate(data, list(dict.fromkeys(names.values())), "desc", "str", 1.0)
+        seen = np.zeros(len(data.queries), dtype=bool)  # gdeval reports the queries with a positive judgment
+        row = np.repeat(np.arange(data.t_indptr.size - 1), np.diff(data.t_indptr))
+        seen[row[data.grades > 0]] = True
+        out: dict = {}
+        for m in measures:
+            out[m] = np.where(data.in_run & (data.n_ret > 0) & seen, vals[names[m]], np.nan)
+        return out
+
+
+def _gdeval_topic(q: Any) -> str:
+    return re.sub(r"^.*-", "", str(q))
+
+
+def _check_gdeval_inputs(data: _Data) -> None:
+    bad = next((q for q in list(data.queries) + list(data.run) if not _GDEVAL_TOPIC.match(_gdeval_topic(q))), None)
+    if bad is not None:
+        raise ValueError(f"gdeval (ERR@k, nDCG(dcg='exp-log2')@k) reads numeric query ids only, got {bad!r}")
+    if data.grades.size:
+        if not np.all(np.mod(data.grades, 1) == 0):
+            raise ValueError("gdeval (ERR@k, nDCG(dcg='exp-log2')@k) reads integer grades only")
+        if data.grades.max() > 4:
+            raise ValueError(
+                f"gdeval (ERR@k, nDCG(dcg='exp-log2')@k) accepts grades up to 4, got {data.grades.max():g}"
+            )
+    topics: dict = {}
+    for q in list(data.queries) + list(data.run):
+        t = int(_gdeval_topic(q))
+        if topics.setdefault(t, q) != q:
+            raise ValueError(f"gdeval reads query ids {topics[t]!r} and {q!r} as one topic ({t})")
+
+
+pytrec_eval = PytrecEvalProvider()
+cwl_eval = CwlEvalProvider()
+judged = JudgedProvider()
+msmarco = MsMarcoProvider()
+gdeval = GdevalProvider()
+# ir_measures' DefaultPipeline order (runtime, compat, pyndeval, accuracy and ranx take none of these measures)
+_PIPELINE = (pytrec_eval, cwl_eval, judged, msmarco, gdeval)
+
+
+class _ProvidersModule:
+    """``ir_measures.providers``: the provider classes and the registry of the ones this module has."""
+
+    PytrecEvalProvider = PytrecEvalProvider
+    CwlEvalProvider = CwlEvalProvider
+    JudgedProvider = JudgedProvider
+    MsMarcoProvider = MsMarcoProvider
+    GdevalProvider = GdevalProvider
+    Provider = _Provider
+    registry: ClassVar[dict] = {p.NAME: p for p in _PIPELINE}
+
+
+providers = _ProvidersModule()
+
+
+def _unique(ms: list) -> list:
+    return list(dict.fromkeys(ms))
+
+
+class _Evaluator:
+    """ir_measures' Evaluator: measures and qrels fixed, runs scored with ``iter_calc``, ``calc_aggregate``,
+    ``calc``."""
+
+    def __init__(self, plan: list, qrels: dict):
+        self.plan = plan  # [(provider, [measures])]
+        self.qrels = qrels
+        if any(p is pytrec_eval for p, _ in plan):
+            _check_pytrec_qrels(qrels)  # pytrec_eval reads the qrels when its evaluator is made
+        self.measures = [m for _, ms in plan for m in ms]
+
+    def _columns(self, run: Any) -> tuple[list, list]:
+        data = _Data(self.qrels, _nested(run, "score", "run"))
+        cols = []
+        for provider, ms in self.plan:  # in ir_measures' order: the first provider to raise raises
+            provider.check(data)
+            vals = provider.values(data, ms) if data.queries else {m: np.zeros(0) for m in ms}
+            cols += [(m, vals[m]) for m in ms]
+        return data.queries, cols
+
+    def iter_calc(self, run: Any) -> Iterator[Metric]:
+        queries, cols = self._columns(run)
+        return _metrics(queries, cols)
+
+    def calc_aggregate(self, run: Any) -> dict:
+        _, cols = self._columns(run)
+        return {m: _aggregate(m, v) for m, v in cols}
+
+    def calc(self, run: Any) -> CalcResults:
+        queries, cols = self._columns(run)
+        return CalcResults({m: _aggregate(m, v) for m, v in cols}, list(_metrics(queries, cols)))
+
+
+def _metrics(queries: list, cols: list) -> Iterator[Metric]:
+    """Values the provider gives, then the defaults (0) of every (measure, qrels query) it leaves out."""
+    rows = [(m, v, np.isnan(v)) for m, v in cols]
+    for m, v, missing in rows:
+        for q, x, miss in zip(queries, v.tolist(), missing.tolist()):
+            if not miss:
+                yield Metric(q, m, x)
+    for m, _v, missing in rows:
+        for q, miss in zip(queries, missing.tolist()):
+            if miss:
+                yield Metric(q, m, Measure.DEFAULT)
+
+
+def _aggregate(m: Any, v: np.ndarray) -> Any:
+    filled = np.where(np.isnan(v), 0.0, v)
+    if parse_measure(m).aggregator() == "sum":
+        return float(filled.sum()) if filled.size else 0
+    return float(np.cumsum(filled)[-1] / filled.size) if filled.size else math.nan  # summed in order, as MeanAgg
+
+
+def _plan(measures: Iterable[Any]) -> list:
+    """(given object, parsed measure) pairs -> [(provider, measures)] in pipeline order, as ir_measures'
+    DefaultPipeline assigns them; ValueError naming the measures no provider takes."""
     given = list(measures)
     parsed = [parse_measure(m) for m in given]
-    # ir_measures' default providers: RBP comes from cwl_eval only, whose RBP requires rel=; ir_measures
-    # raises ValueError("Unsupported measures {...}.") naming the set of measures no provider takes.
-    unsupported = [p for p in parsed if p.name == "RBP" and "rel" not in p.params]
-    if unsupported:
-        raise ValueError("Unsupported measures {" + ", ".join(dict.fromkeys(map(str, unsupported))) + "}.")
-    keys = [m if not isinstance(m, str) else p for m, p in zip(given, parsed)]
-    q = _as_nested(qrels, "relevance", "qrels")
-    r = _as_nested(run, "score", "run")
-    for p in parsed:
-        if p.name == "ERR":
-            top = max((g for d in q.values() for g in d.values()), default=0)
-            if top > 4:
-                raise ValueError(f"ERR (gdeval) accepts grades up to 4; the qrels hold {top}")
-    wanted = {p: p._rankmeter() for p in parsed}
-    by_rel: dict[int, list[str]] = {}
-    for name, rel in wanted.values():
-        by_rel.setdefault(rel, []).append(name)
-    truth, recs = to_containers(q, r)  # document codes in docno order: item_desc = trec_eval's ties
-    values: dict[tuple[str, int], np.ndarray] = {}
-    users: list = []
-    for rel, names in by_rel.items():
-        res = _rm.evaluate(
-            truth, recs, list(dict.fromkeys(names)), preset="ir_measures", ties="item_desc", min_relevance=rel
-        )
-        users = res.users.tolist()
-        for n in names:
-            values[(n, rel)] = np.asarray(res.per_user[n], dtype=np.float64)
-    # ir_measures fills every measure of a qrels query missing from the run with 0 (NumRel too)
-    no_run = ~np.fromiter(map(r.__contains__, users), dtype=bool, count=len(users))
-    cols = [np.where(no_run, 0.0, values[wanted[p]]) for p in parsed]
-    return keys, cols, users
+    for m in parsed:
+        m.validate_params()
+    keyed = _unique([g if not isinstance(g, str) else p for g, p in zip(given, parsed)])
+    left = list(keyed)
+    plan = []
+    for provider in _PIPELINE:
+        mine = [k for k in left if provider._takes(parse_measure(k))]
+        if mine:
+            plan.append((provider, mine))
+            left = [k for k in left if k not in mine]
+    if left:
+        raise ValueError("Unsupported measures {" + ", ".join(map(str, left)) + "}.")
+    return plan
 
 
-def calc_aggregate(measures: Iterable[Any], qrels: Any, run: Any) -> dict:
-    """``{measure: mean over the qrels queries}``."""
-    keys, cols, _ = _evaluate(measures, qrels, run)
-    out = {}
-    for k, c in zip(keys, cols):
-        if parse_measure(k).name in _SUMMED:
-            out[k] = float(np.sum(c))  # ir_measures aggregates the counts by a sum
-        else:
-            out[k] = float(np.mean(c)) if c.size else float("nan")
-    return out
+def evaluator(measures: Iterable[Any], qrels: Any) -> _Evaluator:
+    """ir_measures.evaluator: fix measures and qrels, then score runs."""
+    plan = _plan(measures)
+    ev = _Evaluator([(p, [parse_measure(k) for k in ks]) for p, ks in plan], _nested(qrels, "relevance", "qrels"))
+    keys = [k for _, ks in plan for k in ks]
+    return _KeyedEvaluator(ev, keys)
+
+
+class _KeyedEvaluator(_Evaluator):
+    def __init__(self, inner: _Evaluator, keys: list):
+        super().__init__(inner.plan, inner.qrels)
+        self.keys = keys
+
+    def _columns(self, run: Any) -> tuple[list, list]:
+        queries, cols = super()._columns(run)
+        return queries, [(k, v) for k, (_, v) in zip(self.keys, cols)]
 
 
 def iter_calc(measures: Iterable[Any], qrels: Any, run: Any) -> Iterator[Metric]:
-    """``Metric(query_id, measure, value)`` for every qrels query and measure. Bad measures raise at the call,
-    before the first value, as in ir_measures."""
-    keys, cols, users = _evaluate(measures, qrels, run)
-    return _rows(keys, cols, users)
+    """``Metric(query_id, measure, value)`` for every qrels query and measure. Bad measures and inputs raise at
+    the call, before the first value, as in ir_measures."""
+    return evaluator(measures, qrels).iter_calc(run)
 
 
-def _rows(keys: list, cols: list, users: list) -> Iterator[Metric]:
-    rows = [c.tolist() for c in cols]
-    for k, vals in zip(keys, rows):
-        for u, v in zip(users, vals):
-            yield Metric(u, k, v)
+def calc_aggregate(measures: Iterable[Any], qrels: Any, run: Any) -> dict:
+    """``{measure: value}``: the mean over the qrels queries (a sum for NumRel, NumRet, NumQ)."""
+    return evaluator(measures, qrels).calc_aggregate(run)
+
+
+def calc(measures: Iterable[Any], qrels: Any, run: Any) -> CalcResults:
+    """``CalcResults(aggregated, per_query)``."""
+    return evaluator(measures, qrels).calc(run)

@@ -1,43 +1,70 @@
-"""``ranx.evaluate`` on rankmeter's fused pass.
+"""``ranx.evaluate``, ``Qrels`` and ``Run`` on rankmeter's fused pass.
 
 Before::
 
-    from ranx import evaluate
-    evaluate(qrels, run, ["ndcg@10", "map@100", "rbp.95"])
+    from ranx import Qrels, Run, evaluate
+    evaluate(Qrels(qrels), Run(run), ["ndcg@10", "map@100", "rbp.95"])
 
 After::
 
-    from rankmeter.compat.ranx import evaluate
-    evaluate(qrels, run, ["ndcg@10", "map@100", "rbp.95"])
+    from rankmeter.compat.ranx import Qrels, Run, evaluate
+    evaluate(Qrels(qrels), Run(run), ["ndcg@10", "map@100", "rbp.95"])
 
-``qrels`` is ``{query: {doc: grade}}`` and ``run`` ``{query: {doc: score}}``, or
-ranx ``Qrels``/``Run`` objects (anything with ``to_dict()``). The metric strings
-are ranx's: ``hits``, ``hit_rate``, ``precision``, ``recall``, ``f1``,
-``r-precision``, ``mrr``, ``map``, ``dcg``, ``dcg_burges``, ``ndcg``,
-``ndcg_burges``, ``bpref`` with an optional ``@k``, ``rbp.95`` (persistence
-0.95), and an optional ``-lL`` suffix for ``rel_lvl=L``. One metric gives a
-float, several a dict ``{metric: float}`` (``return_mean=False``: per-query
-arrays, in the qrels' query order; ``return_std=True``: ``{"mean", "std"}``).
-The numbers are ranx's (``preset="ranx"``), equal scores included: ranx orders
-them with numba's quicksort, reproduced here as ranx reaches it (a plain dict
-run: ``ties="ranx_dict"``; a ``Run``, whose ``to_dict()`` is already sorted:
-its order, sorted once more with ``make_comparable=True`` or when the ``Run``
-is not sorted yet, as ranx does). Plain dicts are paired by query id (ranx
-pairs them by position, which is the same when both dicts list the queries in
-the same order).
+``qrels`` and ``run`` are ranx ``Qrels``/``Run`` objects (this module's or
+ranx's own: anything with ``to_dict()``), plain dicts ``{query: {doc: value}}``
+or ranx's low-level form (a 3-D array or a list of ``n x 2`` arrays of
+``[doc id, value]`` rows, lists already ranked). The metric strings are ranx's:
+``hits``, ``hit_rate``, ``precision``, ``recall``, ``f1``, ``r-precision``,
+``mrr``, ``map``, ``dcg``, ``dcg_burges``, ``ndcg``, ``ndcg_burges``,
+``bpref`` with an optional ``@k``, ``rbp.95`` (persistence 0.95; also
+``rbp@95``), and an optional ``-lL`` suffix for ``rel_lvl=L``. One metric gives
+a value, several a dict ``{metric: value}`` (``return_mean=False``: per-query
+arrays; ``return_std=True``: ``{"mean", "std"}``); with a ``Run`` and
+``save_results_in_run=True`` the per-query values go to ``run.scores``, the
+means to ``run.mean_scores`` and (``return_std=True``) the standard deviations
+to ``run.std_scores``.
+
+The numbers are ranx 0.3's on any data (docs/metrics.md, "ranx"):
+
+- queries are paired by position, as ranx pairs them: a plain dict in its own
+  order, a ``Qrels``/``Run`` sorted by query id (``make_comparable=True``, with
+  two objects, first adds the run's missing queries and drops its extra ones);
+  two dicts listing the same queries in different orders are paired as ranx
+  pairs them, query i of the qrels with query i of the run;
+- equal scores are ordered with numba's quicksort as ranx reaches it (a dict
+  run: ``ties="ranx_dict"``; a ``Run``: its own sorted order, sorted once more
+  by ``make_comparable=True`` or when the ``Run`` was filled by ``add_score``);
+- ``bpref`` is NaN for a query with relevant documents retrieved and no judged
+  non-relevant one (ranx's 0/0), and ranx's parallel bpref kernel stops at a
+  query without a relevant document: that query and every later query of the
+  same numba thread's share of the queries score 0. The thread count is the one
+  ranx leaves numba with: 1 once a call had fewer than 10 queries, ``threads``
+  when given, else numba's default (``NUMBA_NUM_THREADS`` or the usable CPUs);
+  this module keeps that state across its calls as ranx does in a process.
+
+Like ranx, ``evaluate`` writes into a ``Run`` it is given: ``make_comparable``
+and the sort of an unsorted ``Run`` change its queries and order, and
+``save_results_in_run`` its ``scores``/``mean_scores``/``std_scores``.
+Not reproduced: ranx identifies documents by ``float(hash(id))``, so distinct
+int ids of 2**53 and more whose hashes round to the same float are one
+document for ranx; they stay distinct here.
 """
 
 from __future__ import annotations
 
-from typing import Any, Union
+import gzip
+import json
+import os
+from collections import defaultdict
+from typing import Any, Iterable, Mapping, Optional, Union
 
 import numpy as np
 
 import rankmeter as _rm
 
-from ._nested import to_containers
+from ..inputs import ranx_order
 
-__all__ = ["evaluate", "to_rankmeter"]
+__all__ = ["Qrels", "Run", "evaluate", "get_file_kind", "to_rankmeter"]
 
 _PLAIN = {
     "hits": "hits",
@@ -52,6 +79,16 @@ _PLAIN = {
     "ndcg": "ndcg",
     "ndcg_burges": "ndcg(gain=exponential)",
 }
+_UNSUPPORTED = (
+    "Metric {} not supported. Supported metrics are `hits`, `hit_rate`, `precision`, `recall`, `f1`, "
+    "`r-precision`, `mrr`, `map`, `ndcg`, and `ndcg_burges`."
+)
+_KEYS_ERROR = (
+    "Qrels and Run query ids do not match. Pass `make_comparable=True` to add empty results for queries missing "
+    "from the run and remove those not appearing in qrels."
+)
+# metrics whose value reads |R| or the ideal ranking (low-level array qrels must hold each document once)
+_READS_ALL_QRELS = ("recall", "f1", "ap", "r_precision", "ndcg", "bpref")
 
 
 def to_rankmeter(metric: str) -> tuple[str, int]:
@@ -65,36 +102,439 @@ def to_rankmeter(metric: str) -> tuple[str, int]:
         rel_lvl = int(lvl)
     if "rbp" in m:
         if "." in m:
-            base, p = m.split(".")
+            base, p_text = m.split(".")[:2]
         elif "@" in m:
-            base, p = m.split("@")
+            base, p_text = m.split("@")[:2]
         else:
             raise ValueError("RBP requires persistence value. Example: `rpb.95`")
+        p = float(f"0.{p_text}")
         if base != "rbp":
-            raise ValueError(f"Metric {base} not supported.")
-        return f"rbp(p={float('0.' + p)!r})", rel_lvl
-    base, _, k_text = m.partition("@")
-    k = int(k_text) if k_text else 0
+            raise ValueError(_UNSUPPORTED.format(base))
+        # p = 0: (1 - 0) * grade of the first document, the cumulative gain at 1
+        return ("cg@1" if p == 0.0 else f"rbp(p={p!r})"), rel_lvl
+    parts = m.split("@")
+    base = parts[0]
+    k = int(parts[1]) if len(parts) > 1 else 0
     if base == "bpref":
         return "bpref", rel_lvl  # ranx ignores k for bpref
     if base == "r-precision":
         return "r_precision", rel_lvl  # and for r-precision
     if base not in _PLAIN:
-        raise ValueError(
-            f"Metric {base} not supported. Supported metrics are `hits`, `hit_rate`, `precision`, `recall`, `f1`, "
-            "`r-precision`, `mrr`, `map`, `ndcg`, and `ndcg_burges`."
-        )
+        raise ValueError(_UNSUPPORTED.format(base))
+    if k < 0:
+        raise AssertionError("k must be grater or equal to 0")
     return _PLAIN[base] + (f"@{k}" if k > 0 else ""), rel_lvl
 
 
-def _as_dict(x: Any, what: str) -> dict:
-    if isinstance(x, dict):
-        return x
-    if hasattr(x, "to_dict"):
-        return x.to_dict()
-    raise TypeError(
-        f"`{what}` must be a dict {{query: {{doc: value}}}} or a ranx {what.capitalize()}, got {type(x).__name__}"
+# ---------------------------------------------------------------------------------------------------------------
+# numba's thread count as ranx leaves it (ranx.evaluate calls numba.set_num_threads, which stays in effect)
+_NUMBA_THREADS: list = [None]
+
+
+def _numba_default_threads() -> int:
+    env = os.environ.get("NUMBA_NUM_THREADS", "").strip()
+    if env:
+        return max(1, int(env))
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _set_numba_threads(n_queries: int, threads: int) -> int:
+    if n_queries < 10:
+        _NUMBA_THREADS[0] = 1
+    elif threads != 0:
+        top = _numba_default_threads()
+        if not 1 <= threads <= top:
+            raise ValueError(f"The number of threads must be between 1 and {top}")
+        _NUMBA_THREADS[0] = threads
+    return _NUMBA_THREADS[0] or _numba_default_threads()
+
+
+def _thread_chunks(n: int, n_threads: int) -> list[tuple[int, int]]:
+    """numba's static schedule of a prange over n iterations (gufunc_scheduler: one contiguous share per thread,
+    the share of thread i = ceil(remaining / threads left))."""
+    if n <= n_threads:
+        return [(i, i + 1) for i in range(n)]
+    out, cur = [], 0
+    for i in range(n_threads):
+        step = (n - cur - 1) // (n_threads - i) + 1
+        end = n if i == n_threads - 1 else cur + step
+        out.append((cur, end))
+        cur += step
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+class _Store:
+    """ranx's Qrels/Run: {query: {doc: value}}, queries sorted by id and documents by value (numba's quicksort,
+    as ranx sorts them) once sorted."""
+
+    _dtype: Any = float
+
+    def __init__(self, data: Optional[Mapping] = None, name: Optional[str] = None):
+        self._data: dict = {}
+        self.sorted = False
+        self.name = name
+        if data is not None:
+            self._data = self._from_mapping(data)
+            self.sort()
+
+    def _from_mapping(self, data: Mapping) -> dict:
+        if not isinstance(data, Mapping):
+            raise TypeError(f"{type(self).__name__} takes a dict {{query: {{doc: value}}}}, got {type(data).__name__}")
+        if not any(len(docs) for docs in data.values()):
+            raise ValueError(f"{type(self).__name__} needs at least one (query, document) pair")
+        bad = next((d for docs in data.values() for d in docs if not isinstance(d, str)), None)
+        if bad is not None:
+            raise TypeError(f"{type(self).__name__} document ids must be strings (as in ranx), got {bad!r}")
+        out = {}
+        for q, docs in data.items():
+            values = np.asarray(list(docs.values()), dtype=self._dtype)  # ranx: int grades, float scores
+            out[q] = dict(zip(docs.keys(), values.tolist()))
+        return out
+
+    # -- ranx's API
+    def keys(self):
+        return self._data.keys()
+
+    def add_score(self, q_id: Any, doc_id: Any, score: Any) -> None:
+        self._data.setdefault(q_id, {})[doc_id] = self._dtype(score)
+        self.sorted = False
+
+    def add(self, q_id: Any, doc_ids: list, scores: list) -> None:
+        self.add_multi([q_id], [doc_ids], [scores])
+
+    def add_multi(self, q_ids: list, doc_ids: list, scores: list) -> None:
+        for q, docs, vals in zip(q_ids, doc_ids, scores):
+            self._data[q] = dict(zip(docs, (self._dtype(v) for v in vals)))
+        self.sort()
+
+    def get_query_ids(self) -> list:
+        return list(self._data.keys())
+
+    def get_doc_ids_and_scores(self) -> list:
+        return [dict(d) for d in self._data.values()]
+
+    def sort(self) -> None:
+        """Queries by id; each query's documents by value descending, equal values in numba's quicksort order."""
+        keys = sorted(self._data)
+        lens = np.fromiter((len(self._data[q]) for q in keys), dtype=np.int64, count=len(keys))
+        indptr = np.zeros(len(keys) + 1, dtype=np.int64)
+        np.cumsum(lens, out=indptr[1:])
+        docs = [d for q in keys for d in self._data[q]]
+        vals = np.fromiter((v for q in keys for v in self._data[q].values()), dtype=np.float64, count=len(docs))
+        order = ranx_order(indptr, vals, "ranx").tolist() if docs else []
+        new = {}
+        for i, q in enumerate(keys):
+            lo, hi = int(indptr[i]), int(indptr[i + 1])
+            new[q] = {docs[j]: self._data[q][docs[j]] for j in order[lo:hi]}
+        self._data = new
+        self.sorted = True
+
+    def to_dict(self) -> dict:
+        out: dict = defaultdict(dict)
+        for q, d in self._data.items():
+            out[q] = dict(d)
+        return out
+
+    def to_dataframe(self) -> Any:
+        import pandas as pd
+
+        rows = [(q, d, v) for q, docs in self._data.items() for d, v in docs.items()]
+        return pd.DataFrame(rows, columns=["q_id", "doc_id", "score"])
+
+    @property
+    def size(self) -> int:
+        return len(self._data)
+
+    def __getitem__(self, q_id: Any) -> dict:
+        return dict(self._data[q_id])
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return repr(self._data)
+
+    __str__ = __repr__
+
+    @classmethod
+    def _read_file(cls, path: str, kind: Optional[str], columns: int) -> tuple[dict, Optional[str]]:
+        kind = get_file_kind(path, kind)
+        if kind not in ("json", "trec", "gz"):
+            raise ValueError(f"file kind {kind!r}: rankmeter.compat.ranx reads 'json', 'trec' and 'gz' (gzipped trec)")
+        if kind == "json":
+            with open(path, "rb") as f:
+                return json.loads(f.read()), None
+        data: dict = defaultdict(dict)
+        name = None
+        with gzip.open(path, "rt") if kind == "gz" else open(path) as f:
+            for line in f:
+                parts = line.split()
+                if columns == 4:
+                    q_id, _, doc_id, rel = parts
+                    data[q_id][doc_id] = int(rel)
+                else:
+                    q_id, _, doc_id, _, score, run_name = parts
+                    data[q_id][doc_id] = float(score)
+                    name = run_name if name is None else name
+        return data, name
+
+    def save(self, path: str = "", kind: Optional[str] = None) -> None:
+        """Write to ``path`` as JSON, TREC lines or Parquet (kind from the extension, as ranx infers it)."""
+        path = path or f"{type(self).__name__.lower()}.json"
+        kind = get_file_kind(path, kind)
+        if not self.sorted:
+            self.sort()
+        if kind == "json":
+            with open(path, "w") as f:
+                json.dump(self.to_dict(), f, indent=2)
+        elif kind == "parquet":
+            self.to_dataframe().to_parquet(path, index=False)
+        elif kind == "trec":
+            lines = []
+            for q, docs in self._data.items():
+                for rank, (d, v) in enumerate(docs.items(), 1):
+                    lines.append(self._trec_line(q, d, rank, v))
+            with open(path, "w") as f:
+                f.write("\n".join(lines))
+        else:
+            raise ValueError(f"file kind {kind!r}: rankmeter.compat.ranx writes 'json', 'trec' and 'parquet'")
+
+    def _trec_line(self, q: Any, d: Any, rank: int, v: Any) -> str:
+        return f"{q} 0 {d} {v}"
+
+    @classmethod
+    def _from_parquet(cls, path: str, q_id_col: str, doc_id_col: str, score_col: str, pd_kwargs: Any) -> dict:
+        import pandas as pd
+
+        return _df_to_dict(pd.read_parquet(path, **(pd_kwargs or {})), q_id_col, doc_id_col, score_col)
+
+
+def get_file_kind(path: str = "run.json", kind: Optional[str] = None) -> str:
+    """ranx's file kind of ``path``: its extension (``txt`` is ``trec``, ``parq`` is ``parquet``) unless given."""
+    if kind is None:
+        kind = os.path.splitext(path)[1][1:]
+        kind = {"txt": "trec", "parq": "parquet"}.get(kind, kind)
+    assert kind in {"json", "trec", "lz4", "gz", "parquet"}, (
+        "Error `kind` must be 'json', 'trec', 'lz4', 'gz', or 'parquet'"
     )
+    return kind
+
+
+class Qrels(_Store):
+    """ranx's ``Qrels``: relevance judgments ``{query: {doc: int grade}}`` (grades truncated to int, as ranx
+    stores them)."""
+
+    _dtype = int
+
+    @property
+    def qrels(self) -> dict:
+        return self._data
+
+    def set_relevance_level(self, rel_lvl: int = 1) -> None:
+        self._data = {q: {d: v - (rel_lvl - 1) for d, v in docs.items()} for q, docs in self._data.items()}
+
+    @staticmethod
+    def from_dict(d: Mapping) -> Qrels:
+        return Qrels(d)
+
+    @staticmethod
+    def from_file(path: str, kind: Optional[str] = None) -> Qrels:
+        data, _ = Qrels._read_file(path, kind, 4)
+        return Qrels(data)
+
+    @staticmethod
+    def from_df(df: Any, q_id_col: str = "q_id", doc_id_col: str = "doc_id", score_col: str = "score") -> Qrels:
+        return Qrels(_df_to_dict(df, q_id_col, doc_id_col, score_col))
+
+    @staticmethod
+    def from_parquet(
+        path: str, q_id_col: str = "q_id", doc_id_col: str = "doc_id", score_col: str = "score", pd_kwargs: Any = None
+    ) -> Qrels:
+        return Qrels(Qrels._from_parquet(path, q_id_col, doc_id_col, score_col, pd_kwargs))
+
+
+class Run(_Store):
+    """ranx's ``Run``: retrieved documents and their scores ``{query: {doc: score}}``, with the evaluation results
+    ``evaluate`` saves in it (``scores``, ``mean_scores``, ``std_scores``)."""
+
+    _dtype = float
+
+    def __init__(self, run: Optional[Mapping] = None, name: Optional[str] = None):
+        super().__init__(run, name)
+        self.metadata: dict = {}
+        self.scores: defaultdict = defaultdict(dict)
+        self.mean_scores: dict = {}
+        self.std_scores: dict = {}
+
+    @property
+    def run(self) -> dict:
+        return self._data
+
+    def make_comparable(self, qrels: Any) -> Run:
+        """Add empty results for the qrels' queries missing from the run, drop the queries the qrels lack."""
+        keep = set(qrels.keys())
+        for q in keep - set(self._data):
+            self._data[q] = {}
+        for q in [q for q in self._data if q not in keep]:
+            del self._data[q]
+        self.sort()
+        return self
+
+    @staticmethod
+    def from_dict(d: Mapping, name: Optional[str] = None) -> Run:
+        return Run(d, name)
+
+    @staticmethod
+    def from_file(path: str, kind: Optional[str] = None, name: Optional[str] = None) -> Run:
+        data, found = Run._read_file(path, kind, 6)
+        return Run(data, name if name is not None else found)
+
+    @staticmethod
+    def from_df(
+        df: Any,
+        q_id_col: str = "q_id",
+        doc_id_col: str = "doc_id",
+        score_col: str = "score",
+        name: Optional[str] = None,
+    ) -> Run:
+        return Run(_df_to_dict(df, q_id_col, doc_id_col, score_col), name)
+
+    @staticmethod
+    def from_parquet(
+        path: str,
+        q_id_col: str = "q_id",
+        doc_id_col: str = "doc_id",
+        score_col: str = "score",
+        pd_kwargs: Any = None,
+        name: Optional[str] = None,
+    ) -> Run:
+        return Run(Run._from_parquet(path, q_id_col, doc_id_col, score_col, pd_kwargs), name)
+
+    def _trec_line(self, q: Any, d: Any, rank: int, v: Any) -> str:
+        return f"{q} Q0 {d} {rank} {v} {self.name}"
+
+
+def _df_to_dict(df: Any, q_col: str, d_col: str, s_col: str) -> dict:
+    out: dict = {}
+    for q, d, s in zip(df[q_col].tolist(), df[d_col].tolist(), df[s_col].tolist()):
+        out.setdefault(q, {})[d] = s
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+def _is_object(x: Any) -> bool:
+    return not isinstance(x, dict) and hasattr(x, "to_dict") and hasattr(x, "keys")
+
+
+def _is_low_level(x: Any) -> bool:
+    return not isinstance(x, (dict, str, bytes)) and not hasattr(x, "to_dict") and hasattr(x, "__len__")
+
+
+def _side(x: Any, what: str) -> tuple[list, list]:
+    """(query ids, per-query docs) in ranx's order: a dict as given; an object as its to_dict() after ranx's
+    in-place sort of an unsorted object; low-level arrays by position (docs as ``n x 2`` float arrays)."""
+    if isinstance(x, dict):
+        return list(x.keys()), list(x.values())
+    if _is_object(x):
+        if not getattr(x, "sorted", True) and hasattr(x, "sort"):
+            x.sort()  # ranx's to_typed_list sorts an unsorted Qrels/Run in place
+        d = x.to_dict()
+        return list(d.keys()), list(d.values())
+    if _is_low_level(x):
+        rows = []
+        for i in range(len(x)):
+            a = np.asarray(x[i], dtype=np.float64)
+            if a.size == 0:
+                a = a.reshape(0, 2)
+            if a.ndim != 2 or a.shape[1] != 2:
+                raise ValueError(f"`{what}` query {i}: ranx's low-level form is an n x 2 array of [doc id, value] rows")
+            rows.append(a)
+        return list(range(len(rows))), rows
+    raise TypeError(
+        f"`{what}` must be a ranx {what.capitalize()}, a dict {{query: {{doc: value}}}} or a list of n x 2 arrays, "
+        f"got {type(x).__name__}"
+    )
+
+
+def _check_plain_dicts(qrels: Any, run: Any) -> None:
+    """ranx turns each query of a plain dict into an array, 2-D with documents and 1-D without: numba's typed list
+    rejects the mix (AssertionError, qrels first), and a dict of empty queries only fails numba's typing."""
+    empty = []
+    for x, what in ((qrels, "qrels"), (run, "run")):
+        if not isinstance(x, dict):
+            continue
+        n_empty = sum(1 for d in x.values() if len(d) == 0)
+        if 0 < n_empty < len(x):
+            raise AssertionError(
+                f"`{what}`: ranx cannot evaluate a plain dict mixing queries with and without documents"
+            )
+        if n_empty == len(x):
+            empty.append(what)
+    if empty:
+        raise TypeError(f"`{empty[0]}`: ranx cannot evaluate a plain dict without any (query, document) pair")
+
+
+def _flatten(docs: list, what: str) -> tuple[np.ndarray, list, np.ndarray]:
+    if docs and not isinstance(docs[0], np.ndarray):
+        lens = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
+        ids = [d for q in docs for d in q]
+        try:
+            vals = np.fromiter((v for q in docs for v in q.values()), dtype=np.float64, count=len(ids))
+        except (TypeError, ValueError, AttributeError):
+            raise TypeError(f"`{what}` must be a dict {{query: {{doc: number}}}}") from None
+    else:
+        lens = np.fromiter((a.shape[0] for a in docs), dtype=np.int64, count=len(docs))
+        flat = np.concatenate(docs) if docs else np.zeros((0, 2))
+        ids, vals = flat[:, 0].tolist(), np.ascontiguousarray(flat[:, 1])
+    indptr = np.zeros(lens.size + 1, dtype=np.int64)
+    np.cumsum(lens, out=indptr[1:])
+    return indptr, ids, vals
+
+
+def _codes(ids: list) -> np.ndarray:
+    arr = np.empty(len(ids), dtype=object)
+    arr[:] = ids
+    try:
+        import pandas as pd
+
+        return np.asarray(pd.factorize(arr)[0], dtype=np.int64)
+    except ImportError:  # pragma: no cover - pandas is optional
+        first: dict = {}
+        return np.fromiter((first.setdefault(d, len(first)) for d in ids), dtype=np.int64, count=len(ids))
+
+
+def _repeats(indptr: np.ndarray, codes: np.ndarray) -> bool:
+    if codes.size < 2:
+        return False
+    row = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
+    key = row * (int(codes.max()) + 1) + codes
+    return bool(np.unique(key).size != key.size)
+
+
+def _first_rows(indptr: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Mask of the first row of every (query, doc) of low-level qrels (ranx matches a document to its first row)."""
+    row = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
+    key = row * (int(codes.max()) + 1) + codes if codes.size else codes
+    _, first = np.unique(key, return_index=True)
+    mask = np.zeros(codes.size, dtype=bool)
+    mask[first] = True
+    return mask
+
+
+def _bpref_as_ranx(
+    value: np.ndarray, n_rel: np.ndarray, n_judged: np.ndarray, found: np.ndarray, n_threads: int
+) -> np.ndarray:
+    out = np.where((n_judged - n_rel == 0) & (found > 0), np.nan, value)  # 0/0 without a judged non-relevant
+    no_rel = n_rel == 0  # ZeroDivisionError: numba leaves the rest of that thread's share at 0
+    for lo, hi in _thread_chunks(out.size, n_threads):
+        hit = np.flatnonzero(no_rel[lo:hi])
+        if hit.size:
+            out[lo + int(hit[0]) : hi] = 0.0
+    return out
 
 
 def evaluate(
@@ -107,57 +547,99 @@ def evaluate(
     save_results_in_run: bool = True,
     make_comparable: bool = False,
 ) -> Any:
-    """ranx.evaluate's signature and outputs, computed in one fused pass per rel_lvl."""
+    """ranx.evaluate's signature, outputs and side effects, computed in one fused pass per rel_lvl."""
+    n_threads = _set_numba_threads(len(qrels), threads)
+    if not return_mean:
+        return_std = False
+    if make_comparable and _is_object(qrels) and _is_object(run) and hasattr(run, "make_comparable"):
+        run = run.make_comparable(qrels)
+    named = (isinstance(qrels, dict) or _is_object(qrels)) and (isinstance(run, dict) or _is_object(run))
+    if named and set(qrels.keys()) != set(run.keys()):
+        raise AssertionError(_KEYS_ERROR)
+    _check_plain_dicts(qrels, run)
+    _, q_docs = _side(qrels, "qrels")
+    r_ids, r_docs = _side(run, "run")
+    if len(q_docs) != len(r_docs):
+        raise ValueError(f"`qrels` holds {len(q_docs)} queries and `run` {len(r_docs)}: ranx pairs them by position")
     metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
     if not all(isinstance(m, str) for m in metric_list):
         raise AssertionError("Metrics error")
-    q, r = _as_dict(qrels, "qrels"), _as_dict(run, "run")
-    objects = not isinstance(qrels, dict) and not isinstance(run, dict)
-    if make_comparable and objects:
-        r = {k: r.get(k, {}) for k in q}
-    elif q.keys() != r.keys():
-        raise AssertionError(
-            "Qrels and Run query ids do not match. Pass `make_comparable=True` to add empty results for queries "
-            "missing from the run and remove those not appearing in qrels."
-        )
-    if not return_mean:
-        return_std = False
     translated = {m: to_rankmeter(m) for m in metric_list}
+
+    t_indptr, t_ids, grades = _flatten(q_docs, "qrels")
+    r_indptr, r_ids_flat, scores = _flatten(r_docs, "run")
+    if isinstance(run, dict) and scores.size:  # utils.descending_sort of a plain dict run
+        order = ranx_order(r_indptr, scores, "ranx_dict")
+        r_ids_flat = [r_ids_flat[j] for j in order.tolist()]
+        scores = scores[order]
+    codes = _codes(t_ids + r_ids_flat)
+    t_items, r_items = codes[: len(t_ids)], codes[len(t_ids) :]
+    low_level = _is_low_level(qrels)
+    duplicates = None
+    if _is_low_level(run) and _repeats(r_indptr, r_items):
+        duplicates = "count"  # ranx reads every row of a low-level run: a repeated relevant document counts again
+    if low_level and _repeats(t_indptr, t_items):
+        wanted = sorted({n.split("(")[0].split("@")[0] for n, _ in translated.values()} & set(_READS_ALL_QRELS))
+        if wanted:
+            raise ValueError(
+                f"low-level `qrels` list a document twice in one query: ranx counts every row in |R| for {wanted}; "
+                "give each (query, document) once"
+            )
+        keep = _first_rows(t_indptr, t_items)
+        row = np.repeat(np.arange(t_indptr.size - 1), np.diff(t_indptr))
+        t_indptr = np.concatenate([[0], np.cumsum(np.bincount(row[keep], minlength=t_indptr.size - 1))])
+        t_items, grades = t_items[keep], grades[keep]
+    n = len(q_docs)
+    users = np.arange(n, dtype=np.int64)
+    truth = _rm.Truth.from_csr(t_indptr, t_items, grades, users=users)
+    recs = _rm.Recs.from_csr(r_indptr, r_items, scores, users=users)
+
     by_level: dict[int, list[str]] = {}
     for name, lvl in translated.values():
         by_level.setdefault(lvl, []).append(name)
-    # ranx's order among equal scores (numba's quicksort, data_structures/common.py): a plain dict run is
-    # sorted by utils.descending_sort; a Run's to_dict() is its sorted order, which ranx sorts once more in
-    # make_comparable (or in to_typed_list when the Run is not sorted yet).
-    if isinstance(run, dict):
-        ties = "ranx_dict"
-    elif (make_comparable and objects) or not getattr(run, "sorted", True):
-        ties = "ranx"
-    else:
-        ties = "input"
-    truth, recs = to_containers(q, r, trec_ties=False, by_score=True)
+    if low_level and any(name.startswith("ndcg") for name, _ in translated.values()):
+        _check_ideal_order(t_indptr, grades, by_level)
     per_user: dict[tuple[str, int], np.ndarray] = {}
+    n_judged = np.diff(t_indptr)
     for lvl, names in by_level.items():
-        res = _rm.evaluate(
-            truth,
-            recs,
-            list(dict.fromkeys(names)),
-            preset="ranx",
-            ties=ties,
-            min_relevance=lvl,
-            threads=threads or None,
-        )
+        wanted = list(dict.fromkeys(names + (["num_rel", "hits"] if "bpref" in names else [])))
+        kw: dict = {"duplicates": duplicates} if duplicates else {}
+        res = _rm.evaluate(truth, recs, wanted, preset="ranx", min_relevance=lvl, threads=threads or None, **kw)
+        at = np.argsort(np.asarray(res.users, dtype=np.int64), kind="stable")
+        vals = {w: np.asarray(res.per_user[w], dtype=np.float64)[at] for w in wanted}
         for name in names:
-            per_user[(name, lvl)] = np.asarray(res.per_user[name], dtype=np.float64)
+            v = vals[name]
+            if name == "bpref":
+                v = _bpref_as_ranx(v, vals["num_rel"], n_judged, vals["hits"], n_threads)
+            per_user[(name, lvl)] = v
     out: dict[str, Any] = {}
     for m in metric_list:
-        scores = per_user[translated[m]]
+        s = per_user[translated[m]]
         if return_mean:
-            out[m] = (
-                {"mean": float(np.mean(scores)), "std": float(np.std(scores))} if return_std else float(np.mean(scores))
-            )
+            out[m] = {"mean": np.mean(s), "std": np.std(s)} if return_std else np.mean(s)
         else:
-            out[m] = scores
-        if save_results_in_run and not isinstance(run, dict) and hasattr(run, "mean_scores"):
-            run.mean_scores[m] = float(np.mean(scores))
+            out[m] = s.copy()
+        if save_results_in_run and _is_object(run) and hasattr(run, "mean_scores"):
+            run.mean_scores[m] = np.mean(s)
+            if return_std:
+                run.std_scores[m] = np.std(s)
+            for i, q in enumerate(r_ids):
+                run.scores[m][q] = s[i]
     return out[metric_list[-1]] if len(metric_list) == 1 else out
+
+
+def _check_ideal_order(indptr: np.ndarray, grades: np.ndarray, by_level: Mapping[int, Iterable[str]]) -> None:
+    """ranx's ideal DCG of low-level qrels is the DCG of the qrels rows in the order given (its Qrels and dict
+    conversions list them by grade descending): rankmeter's ideal is the sorted one, so the rows must be sorted."""
+    for lvl, names in by_level.items():
+        if not any(n.startswith("ndcg") for n in names):
+            continue
+        keep = grades >= lvl  # rows below rel_lvl are dropped before the ideal
+        row = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))[keep]
+        g = grades[keep]
+        same = row[1:] == row[:-1]
+        if np.any(g[1:][same] > g[:-1][same]):
+            raise ValueError(
+                "low-level `qrels` rows must be listed by grade descending for ndcg: ranx takes the ideal DCG "
+                "of the rows in the order given"
+            )

@@ -32,6 +32,7 @@ from ..metrics import Metric, parse
 from ._accuracy import accuracy_pass, count_no_relevant
 from ._beyond import Context, check_context, run_beyond
 from ._capri import apply_capri_ndcg, check_capri_options
+from ._gdeval import apply_gdeval_rounding
 from ._options import EvalOptions
 from ._result import Result
 from ._ties import TIE_AVERAGED, apply_tie_average
@@ -287,13 +288,18 @@ def _run(p: _Plan, threads: Optional[int], per_user: bool = True) -> tuple[list,
             values[i], sums[i], counts[i] = vals, s_, c_
     if acc or not (beyond or gated):
         cols = [m for _, m in acc] or [parse("num_rel")]
-        # ties="average" and CAPRI's rounding replace values per user, so they need them even for means only
+        # ties="average" and CAPRI's and gdeval's rounding replace values per user, so they need them even for
+        # means only
         capri = any(m.options.get("rounding") == "capri" for m in cols)
-        v, s, c = accuracy_pass(p, cols, n_threads, per_user=per_user or p.tie_scores is not None or capri)
+        gdeval = any(m.options.get("rounding") == "gdeval" for m in cols)
+        per = per_user or p.tie_scores is not None or capri or gdeval
+        v, s, c = accuracy_pass(p, cols, n_threads, per_user=per)
         if p.tie_scores is not None:
             apply_tie_average(p, cols, v, s, c, n_threads, p.tie_scores)
         if capri:
             apply_capri_ndcg(p, cols, v, s, c, n_threads)
+        if gdeval:  # gdeval prints each user's value with 5 decimals (docs/metrics.md 3.17)
+            apply_gdeval_rounding(cols, v, s, c, n_threads)
         for j, (i, _) in enumerate(acc):
             values[i], sums[i], counts[i] = v[j], s[j], c[j]
     else:

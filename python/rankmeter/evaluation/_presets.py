@@ -48,6 +48,14 @@ def _trec_eval_options(name: str, k: Optional[int]) -> dict:
     return {}
 
 
+def _ir_measures_options(name: str, k: Optional[int]) -> dict:
+    # ir_measures' ERR@k is gdeval's, which prints each query's value with 5 decimals; the rest is pytrec_eval's
+    # (trec_eval's conventions).
+    if name == "err":
+        return {"rounding": "gdeval"}
+    return _trec_eval_options(name, k)
+
+
 def _ranx_options(name: str, k: Optional[int]) -> dict:
     # ranx drops the qrels below rel_lvl before any gain is computed (common.clean_qrels), so a grade
     # below min_relevance adds nothing to DCG, to the ideal or to RBP; its rbp weighs hits by their grade.
@@ -136,8 +144,8 @@ PRESETS: dict[str, Preset] = {
             "ranx's rel_lvl=L (metric suffix '-lL') is min_relevance=L; ranx drops grades below it from every gain "
             "(DCG, the ideal, RBP): the preset sets below_min='zero' on cg/dcg/ndcg/rbp. ranx names: 'ndcg_burges'/"
             "'dcg_burges' = gain=exponential; 'r-precision' = r_precision; 'rbp.95' = rbp(p=0.95) with the grade "
-            "as gain (the preset sets gain='linear'); 'bpref' = bpref (ranx gives NaN for a query without a judged "
-            "non-relevant document, where trec_eval and rankmeter give its value). "
+            "as gain (the preset sets gain='linear'); 'bpref' = bpref (the value ranx gives a query evaluated alone; "
+            "see 'not reproduced'). "
             "Equal scores (lists given with scores): ranx orders them with numba's quicksort argsort "
             "(unstable, deterministic), reproduced exactly: ties='ranx' (the preset's default) is a Run built from "
             "the dict, as ranx.evaluate(qrels, run) reads it; ties='ranx_comparable' a Run after "
@@ -146,23 +154,106 @@ PRESETS: dict[str, Preset] = {
             "(tests/compat/test_ranx_peer.py, tests/conformance/test_ir_ranx.py and test_ir_ranx_ties.py: random data "
             "with short lists, k beyond the list, users without relevant items and users without recs, rel_lvl 1 "
             "and 2, lists of up to 60 items with few distinct scores): hits, hit_rate, precision, recall, f1, "
-            "r-precision, mrr, map, dcg, dcg_burges, ndcg, ndcg_burges, bpref, rbp."
+            "r-precision, mrr, map, dcg, dcg_burges, ndcg, ndcg_burges, bpref, rbp; and by the differential runs "
+            "(tests/differential/ranx_preset.py: every ranx metric at several cutoffs and rel_lvl 0, 1, 2 on random "
+            "cases with fractional, negative and zero grades, users without truth or recs, empty lists, ties, "
+            "string and huge ids). rankmeter.compat.ranx gives ranx's numbers in the cases listed as not reproduced, "
+            "but for the float(hash(id)) collisions."
+        ),
+        metrics=(
+            ("hits@k", "hits@k"),
+            ("hit_rate@k", "hit_rate@k"),
+            ("precision@k", "precision@k"),
+            ("recall@k", "recall@k"),
+            ("f1@k", "f1@k"),
+            ("r-precision", "r_precision"),
+            ("mrr@k", "rr@k"),
+            ("map@k", "ap@k"),
+            ("dcg@k", "dcg@k"),
+            ("dcg_burges@k", "dcg(gain=exponential)@k"),
+            ("ndcg@k", "ndcg@k"),
+            ("ndcg_burges@k", "ndcg(gain=exponential)@k"),
+            ("bpref", "bpref"),
+            ("rbp.95", "rbp(p=0.95)"),
+            ("<metric>-lL", "<metric> with min_relevance=L"),
+        ),
+        unmatched=(
+            "bpref over many queries: ranx's parallel bpref kernel divides by zero on a query without a relevant "
+            "document and numba drops the error, leaving that query and every later query of the same thread's "
+            "share of the queries at 0 (so ranx's values depend on numba's thread count); rankmeter gives every "
+            "query the value ranx gives it alone (rankmeter.compat.ranx reproduces the thread split)",
+            "bpref of a query with a relevant document retrieved and no judged non-relevant document: NaN in ranx "
+            "(0/0, and so the mean), its trec_eval value in rankmeter (rankmeter.compat.ranx gives the NaN)",
+            "ranx pairs qrels and run by position, not by query id: two dicts listing the queries in different "
+            "orders, or a dict beside a Qrels/Run (sorted by id), are mispaired by ranx; rankmeter pairs by user id "
+            "(rankmeter.compat.ranx pairs as ranx does)",
+            "ranx's dict inputs identify documents by float(hash(id)): distinct int ids of 2**53 and more whose "
+            "hashes round to the same float are one document for ranx; they stay distinct in rankmeter",
+            "a ranx Qrels stores grades as int (1.5 becomes 1); a dict qrels keeps them: rankmeter reads the "
+            "grades it is given",
         ),
     ),
     "ir_measures": Preset(
         "ir_measures",
         defaults={"ties": "trec", "empty": "zero", "missing": "zero"},
-        metric_options=_trec_eval_options,
+        metric_options=_ir_measures_options,
         doc=(
-            "ir_measures 0.4 with its default providers: P, R, AP, RR, nDCG, Success, Rprec, Bpref, NumRel come "
-            "from pytrec_eval (trec_eval's conventions: equal scores by document id descending as strings, "
-            "queries without a relevant document score 0, nDCG without cutoff uses the ideal of all judged "
-            "documents); every qrels query counts, one missing from the run scores 0 (missing='zero'); "
-            "ERR@k is gdeval's (err, max_grade=4: gdeval rejects grades above 4 and prints 5 decimals); "
-            "Judged@k is its judged provider (judged@k, share of the top min(k, n) with a qrels row); "
-            "RBP(rel=L, p=P) is cwl_eval's binary RBP: rbp(p=P) with min_relevance=L. rel=L on any measure is "
-            "min_relevance=L. Verified against the real ir_measures in tests/conformance/test_ir_measures.py "
-            "(distinct scores: its providers break ties differently from one another)."
+            "ir_measures 0.4 with its default providers: P, R, AP, RR, nDCG, Success, Rprec, Bpref, NumRel, NumRet, "
+            "NumQ and the Set measures come from pytrec_eval (trec_eval's conventions, as preset='trec_eval': equal "
+            "scores by document id descending as strings, queries without a relevant document score 0, nDCG without "
+            "cutoff uses the ideal of all judged documents, a negative grade is unjudged for bpref); every qrels "
+            "query counts, one missing from the run scores 0 (missing='zero'); ERR@k and nDCG(dcg='exp-log2')@k are "
+            "gdeval's, which prints each query's value with 5 decimals: the preset sets rounding='gdeval' on err "
+            "(pass ndcg(gain=exponential,rounding=gdeval)@k for gdeval's nDCG); Judged@k is its judged provider "
+            "(judged@k, share of the top min(k, n) with a qrels row); RR@k is MS MARCO's (rr@k); RBP(rel=L, p=P) is "
+            "cwl_eval's binary RBP: rbp(p=P) with min_relevance=L. rel=L on any measure is min_relevance=L. "
+            "Verified against the real ir_measures in tests/conformance/test_ir_measures.py and by the differential "
+            "runs (tests/differential/ir_measures_preset.py: every measure above at several cutoffs and rel 1 and 2, "
+            "random cases with zero, negative and graded grades, users without truth or recs, empty lists, ties, "
+            "string and huge ids). rankmeter.compat.ir_measures gives ir_measures' numbers in the cases listed as "
+            "not reproduced (each provider's own order among equal scores, cwl_eval's normalisation, judged_only, "
+            "gains) but pytrec_eval's undefined values and crashes."
+        ),
+        metrics=(
+            ("P@k, P(rel=L)@k", "precision@k (min_relevance=L)"),
+            ("R@k", "recall@k"),
+            ("AP, AP@k", "ap, ap@k"),
+            ("RR", "rr"),
+            ("RR@k", "rr@k (MS MARCO's; equal scores: see below)"),
+            ("nDCG, nDCG@k", "ndcg (ideal=all), ndcg@k"),
+            ("nDCG(dcg='exp-log2')@k", "ndcg(gain=exponential,rounding=gdeval)@k"),
+            ("Success@k", "hit_rate@k"),
+            ("Rprec", "r_precision"),
+            ("Bpref", "bpref (negative=unjudged)"),
+            ("NumRel, NumRelRet, NumRet, NumQ", "num_rel, hits, num_ret, num_q (ir_measures sums them)"),
+            ("SetP, SetR, SetF(beta=b)", "precision, recall, fbeta(beta=sqrt(b)) without cutoff"),
+            ("ERR@k", "err(rounding=gdeval)@k (the preset sets the rounding)"),
+            ("Judged@k", "judged@k"),
+            ("RBP(rel=L,p=P)", "rbp(p=P) with min_relevance=L"),
+        ),
+        unmatched=(
+            "equal scores: ir_measures' providers order them each their own way: judged (Judged) and msmarco (RR@k) "
+            "by document id ascending, cwl_eval (RBP) in input order, pytrec_eval and gdeval by id descending (the "
+            "preset's ties='trec'); pass ties='input' for RBP; no ties= value orders ids ascending "
+            "(rankmeter.compat.ir_measures orders each measure as its provider does)",
+            "scores equal in float32 only: pytrec_eval (trec_eval 9) keeps scores as float32 and orders them as equal "
+            "(rankmeter.compat.ir_measures rounds to float32 as pytrec_eval does)",
+            "nDCG without gains= and NumRet/NumQ without rel= in one call with nDCG(gains=...) or judged_only=True "
+            "measures: ir_measures computes them in whichever pytrec_eval invocation its set of measures lists first "
+            "(an order of Python's string hashing, a random draw per process); rankmeter computes them on the "
+            "grades and the whole ranking",
+            "a query missing from the run: ir_measures gives every measure its default 0, NumRel too; rankmeter's "
+            "num_rel counts its relevant documents",
+            "a query with an empty ranking: pytrec_eval returns another query's num_rel or crashes (a segmentation "
+            "fault, with bpref and Rprec or map), Judged raises ZeroDivisionError; rankmeter evaluates an empty list",
+            "RBP: cwl_eval reads the first 1000 documents and divides by the sum of their weights, rbp(p) / (1 - "
+            "p^1000): more than 1e-9 apart for p > 0.98 (rankmeter.compat.ir_measures reproduces it)",
+            "inputs the providers reject: pytrec_eval integer grades only (TypeError), gdeval numeric query ids and "
+            "integer grades up to 4 (its perl script dies); rankmeter computes",
+            "no query in both the qrels and the run: ir_measures scores every query 0; rm.evaluate raises ValueError "
+            "(rankmeter.compat.ir_measures gives the zeros)",
+            "judged_only=True (trec_eval -J) and nDCG(gains=...) have no evaluate() option; "
+            "rankmeter.compat.ir_measures computes them",
         ),
     ),
     "spark": Preset(

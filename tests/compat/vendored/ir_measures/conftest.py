@@ -1,0 +1,30 @@
+"""ir_measures' own tests (vendored unchanged but for their import lines) run against
+rankmeter.compat.ir_measures; see README.md for their origin and what is in scope. The tests out of scope are
+expected failures with their reason: strict (one that starts to pass must be moved into scope), but for the
+tests made of subtests, where pytest marks the failing subtests and lets the test itself pass."""
+
+from __future__ import annotations
+
+import pytest
+
+_NOT_COMPUTED = "IPrec and infAP: pytrec_eval measures rankmeter does not compute (parsed, not computed)"
+_INTERNALS = "ir_measures.util's QrelsConverter/RunConverter (its internal input conversion) are not in compat"
+_TREC_NAMES = "parse_trec_measure (trec_eval names): rankmeter.compat.pytrec_eval reads those names"
+OUT_OF_SCOPE = {
+    "test_IPrec": _NOT_COMPUTED,
+    "test_infAP": _NOT_COMPUTED,
+    "test_judged_only": _NOT_COMPUTED + " (its last subtest, IPrec@0.5; the 12 others pass)",
+    "test_qrels_converter": _INTERNALS,
+    "test_run_converter": _INTERNALS,
+    "test_parse_trec_measure": _TREC_NAMES,
+}
+
+
+SUBTESTS = {"test_judged_only", "test_qrels_converter", "test_run_converter", "test_parse_trec_measure"}
+
+
+def pytest_collection_modifyitems(items: list) -> None:
+    for item in items:
+        if item.name in OUT_OF_SCOPE and "vendored/ir_measures" in str(item.fspath).replace("\\", "/"):
+            strict = item.name not in SUBTESTS
+            item.add_marker(pytest.mark.xfail(reason=OUT_OF_SCOPE[item.name], strict=strict))

@@ -1,0 +1,126 @@
+"""Peer module: ``rankmeter.compat.ir_measures`` against the live ir_measures (worker_ir_measures.py).
+
+Every measure rankmeter computes, as ir_measures' default pipeline routes it (pytrec_eval, cwl_eval, judged,
+msmarco, gdeval), in one ``iter_calc`` and one ``calc_aggregate`` call: per-query values and aggregates; when
+ir_measures raises, the exception type and the same calls per provider. gdeval's values are compared at its
+printed precision (5 decimals, rounded the same way: compared at 1e-9 too).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from pathlib import Path
+
+VENV = "ir_measures"
+WORKER = Path(__file__).with_name("worker_ir_measures.py")
+ALLOW = (
+    "empty_truth",
+    "zero_grades",
+    "fractional",
+    "negative",
+    "graded",
+    "truth_only_users",
+    "recs_only_users",
+    "empty_lists",
+    "duplicates",
+    "ties",
+    "outside_catalog",
+    "string_ids",
+    "huge_ids",
+)
+REL = 1e-9
+GAINS = "{0:0,1:1,2:3,3:7,4:15}"
+
+
+def measures_of(case: dict) -> dict:
+    """{call: {provider: [measure names]}}: every measure rankmeter computes, routed as ir_measures' default
+    pipeline routes it, in three calls. ir_measures puts nDCG without gains= and NumRet/NumQ without rel= into
+    whichever pytrec_eval invocation its set of measures lists first (an order of Python's string hashing): in
+    one call with nDCG(gains=...) or judged_only=True measures their values are a random draw, so those go to
+    calls of their own (B: judged_only, C: gains)."""
+    ks = case["ks"]
+    k0 = ks[0]
+    a = {
+        "pytrec_eval": [f"P@{k}" for k in ks]
+        + [f"P(rel=2)@{k0}"]
+        + [f"R@{k}" for k in ks]
+        + [f"R(rel=2)@{k0}", "AP", f"AP@{k0}", "AP(rel=2)", "RR", "RR(rel=2)", "nDCG"]
+        + [f"nDCG@{k}" for k in ks]
+        + [f"Success@{k}" for k in ks]
+        + [f"Success(rel=2)@{k0}", "Rprec", "Rprec(rel=2)", "Bpref", "Bpref(rel=2)"]
+        + ["NumRel", "NumRelRet", "NumRet(rel=2)", "NumRet", "NumQ"]
+        + ["SetP", "SetP(rel=2)", "SetRelP", "SetR", "SetF", "SetF(beta=0.5)", "SetAP"],
+        "cwl_eval": ["RBP(rel=1)", "RBP(rel=1,p=0.5)", "RBP(rel=2,p=0.95)", "RBP(rel=1,p=0.99)", "RBP(rel=0,p=0.8)"],
+        "judged": [f"Judged@{k}" for k in ks] + ["Judged"],
+        "msmarco": [f"RR@{k}" for k in ks] + [f"RR(rel=2)@{k0}"],
+        "gdeval": [f"ERR@{k}" for k in ks] + [f"nDCG(dcg='exp-log2')@{k}" for k in ks],
+    }
+    b = {
+        "pytrec_eval": [
+            f"P(judged_only=True)@{k0}",
+            f"R(judged_only=True)@{k0}",
+            f"AP(judged_only=True)@{k0}",
+            f"nDCG(judged_only=True)@{k0}",
+            "RR(judged_only=True)",
+            "SetP(judged_only=True)",
+            f"P@{k0}",
+            "Bpref",
+        ],
+        "msmarco": [f"RR@{k0}"],
+    }
+    c = {
+        "pytrec_eval": [f"nDCG(gains={GAINS})@{k0}", f"nDCG(gains={GAINS})", f"P@{k0}", "AP", "Bpref(rel=2)"],
+        "judged": [f"Judged@{k0}"],
+    }
+    return {"A": a, "B": b, "C": c}
+
+
+def as_dicts(case: dict) -> tuple[dict, dict]:
+    """Same as worker_ir_measures.as_dicts: string ids, a repeated item keeps its first position and last score."""
+    qrels: dict = {}
+    run: dict = {}
+    for u, i, g in case["truth"]:
+        qrels.setdefault(str(u), {})[str(i)] = g
+    for u, i, _r, s in sorted(case["recs"], key=lambda row: (str(type(row[0])), row[0], row[2])):
+        run.setdefault(str(u), {})[str(i)] = s
+    for u in case.get("empty_lists", []):
+        run[str(u)] = {}
+    return qrels, run
+
+
+def _compute(call: str, names: list, qrels: dict, run: dict, empty_queries: set) -> dict:
+    from rankmeter.compat import ir_measures as compat
+
+    ms = [compat.parse_measure(n) for n in names]
+    per: dict = {}
+    for row in compat.iter_calc(names, qrels, run):
+        per.setdefault(row.measure, {})[row.query_id] = row.value
+    agg = compat.calc_aggregate(names, qrels, run)
+    out = {}
+    for n, m in zip(names, ms):
+        pu = per.get(m, {})
+        if n == "NumRel" and empty_queries:
+            out[f"{call}|{n}"] = {"per_user": {q: v for q, v in pu.items() if q not in empty_queries}, "mean": None}
+            continue
+        out[f"{call}|{n}"] = {"per_user": pu, "mean": agg[m]}
+    return out
+
+
+def ours(case: dict) -> dict:
+    out: dict = defaultdict(lambda: {"per_user": None, "mean": math.nan})
+    qrels, run = as_dicts(case)
+    empty_queries = {q for q in qrels if q in run and not run[q]}
+    for call, groups in measures_of(case).items():
+        everything = [n for ns in groups.values() for n in ns]
+        try:
+            out.update(_compute(call, everything, qrels, run, empty_queries))
+            continue
+        except Exception as e:
+            out[f"{call}|all|raises {type(e).__name__}"] = {"per_user": None, "mean": 1.0}
+        for provider, names in groups.items():
+            try:
+                out.update(_compute(call, names, qrels, run, empty_queries))
+            except Exception as e:
+                out[f"{call}|{provider}|raises {type(e).__name__}"] = {"per_user": None, "mean": 1.0}
+    return out
