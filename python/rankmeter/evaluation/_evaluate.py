@@ -73,7 +73,7 @@ class _Plan:
     meta: dict[str, int]
     min_relevance: Optional[float]
     empty: str
-    dup_first: bool
+    duplicates: str  # the duplicates= policy
     max_items: Optional[int]
     ctx: Context
     b_indptr: Optional[np.ndarray]  # the ordered lists as CSR of raw ids, for the beyond kernels
@@ -106,7 +106,10 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
                 "'item_desc'"
             )
         if duplicates == "first" or max_items is not None:
-            raise ValueError("ties='average' cannot be combined with duplicates='first' or max_items")
+            raise ValueError(
+                "ties='average' cannot be combined with duplicates='first' or max_items (they change which items "
+                "a tie group holds); duplicates='miss' and 'count' are accepted"
+            )
     for m in parsed:
         if m.options.get("rounding") == "capri":
             check_capri_options(m, duplicates, ties)
@@ -222,7 +225,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     p.users = t.users if t.users is not None else np.arange(t.n_users, dtype=np.int64)
     p.meta = {"n_users": t.n_users, "n_skipped": 0, "n_missing_recs": n_missing, "n_ignored_recs": n_ignored}
     p.min_relevance, p.empty = min_relevance, empty
-    p.dup_first, p.max_items = duplicates == "first", max_items
+    p.duplicates, p.max_items = duplicates, max_items
     return p
 
 
@@ -402,8 +405,11 @@ def evaluate(
     empty : {'skip', 'zero', 'one', 'error'}
         Users whose truth has no relevant item: excluded (NaN, default), 0,
         1, or an error.
-    duplicates : {'error', 'first'}
-        The same item twice in one list: an error (default) or keep the first.
+    duplicates : {'error', 'first', 'miss', 'count'}
+        The same item twice in one list: an error (default); keep the first
+        (the list closes up); keep the repeat's position but never count it as
+        a hit (``'miss'``: ml_metrics, recmetrics, CAPRI); or count every
+        occurrence as a hit at its position (``'count'``: Spark), docs/metrics.md 6.1.
     ties : {'input', 'trec', 'item_desc', 'average', 'ranx', 'ranx_comparable', 'ranx_dict'}
         Equal scores when ranking by score: input order (default), item id
         descending as strings (trec_eval), item id descending, tie-averaged
