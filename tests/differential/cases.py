@@ -183,4 +183,6 @@ def rel_close(a: Optional[float], b: Optional[float], rel: float, abs_: float = 
     if na or nb:
         return na and nb
     assert a is not None and b is not None
+    if a == b:  # equal infinities too
+        return True
     return abs(a - b) <= max(rel * max(abs(a), abs(b)), abs_)

@@ -216,10 +216,11 @@ def personalization(predicted: Sequence[Any]) -> float:
     arr = np.array(predicted)  # as the original: ragged lists raise ValueError here
     if arr.ndim != 2:
         raise ValueError(f"`predicted` must be a list of equal-length lists, got shape {arr.shape}")
-    n = arr.shape[0]
-    if n < 2:
-        with np.errstate(divide="warn", invalid="warn"):
-            return float(np.float64(0.0) / np.float64(0.0)) if n == 1 else float("nan")
+    n, width = arr.shape
+    if n == 0 or width == 0:  # no user, or lists without items: the original's cosine_similarity refuses them
+        raise ValueError(
+            "Found array with 0 sample(s) (shape=(0, 0)) while a minimum of 1 is required by check_pairwise_arrays."
+        )
     flat = arr.ravel().tolist()
     codes, _ = _codes(flat)
     codes = codes.reshape(arr.shape)
@@ -227,6 +228,15 @@ def personalization(predicted: Sequence[Any]) -> float:
     if (srt[:, 1:] == srt[:, :-1]).any():
         # the original's pivot refuses a user listing an item twice
         raise ValueError("Index contains duplicate entries, cannot reshape")
+    if n == 1:
+        # one user: the original divides (its cosine with itself - 1) by 0 pairs; that cosine, a sum of `width`
+        # squares of 1/sqrt(width), is 1 up to rounding, so the result is NaN, inf or -inf as the rounding falls
+        x = np.float64(1.0) / np.sqrt(np.float64(width))
+        self_sim = np.float64(0.0)
+        for _ in range(width):
+            self_sim += x * x
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return float(1 - (self_sim - 1) / np.float64(0))
     recs = {u: codes[u].tolist() for u in range(n)}
     res = evaluate({u: [] for u in range(n)}, recs, ["personalization(similarity=cosine)"], empty="zero")
     return float(res["personalization(similarity=cosine)"])

@@ -231,6 +231,9 @@ RECSYS_PRESETS: list[dict] = [
             "too, where rankmeter's coverage counts only catalog items",
             "len(actual) counts an item listed twice in actual (mark's denominator); rankmeter refuses a truth item "
             "listed twice for one user: rankmeter.compat.recmetrics reproduces the original",
+            "personalization of a single user (no pair of users): recmetrics divides by 0 pairs and returns NaN, inf "
+            "or -inf as the rounding of the list's cosine with itself falls; rankmeter gives NaN "
+            "(rankmeter.compat.recmetrics reproduces the original's value)",
         ),
         "doc": (
             "recmetrics 0.1.5 (metrics.py) and its GitHub mapk: mapk = mean of precision at the hits within k "
