@@ -26,9 +26,7 @@ ALLOW = FEATURES
 REL = 1e-9
 SEED = 12345  # random.seed before catalog_coverage, as the worker
 MIXED = ["ndcg@3", "precision@5", "mrr", "hit_rate@2", "recall@10"]
-NOT_MAPK = (
-    "mapk: a relevant item repeated above a later hit (GitHub's precision counts it, duplicates='miss' does not)"
-)
+NOT_MAPK = "mapk: a relevant item repeated above a later hit (GitHub's precision counts it, duplicates='miss' does not)"
 NOT_ONE_USER = "personalization of a single user (recmetrics divides by 0 pairs: NaN, inf or -inf)"
 NOT_COVERAGE = "prediction_coverage: a predicted item outside the catalog (counted by recmetrics)"
 
@@ -65,7 +63,7 @@ def _compat(case: dict, users: list, actual: list, predicted: list) -> dict:
     from rankmeter.compat import recmetrics as C
 
     out: dict = {}
-    train, pop, u_train = _train(case)
+    _, pop, u_train = _train(case)
     feats = None
     if case.get("features"):
         feats = pd.DataFrame([v for _, v in case["features"]], index=[i for i, _ in case["features"]])
@@ -75,13 +73,19 @@ def _compat(case: dict, users: list, actual: list, predicted: list) -> dict:
         got = _try(fn)
         out[f"compat:{name}"] = _val(users, *got) if got is not None else {"per_user": None, "mean": None}
 
-    for k in case["ks"]:
+    def at(k: int) -> None:  # one cutoff (its closures bind k and top)
         top = [p[:k] for p in predicted]
-        put(f"mark@{k}", lambda: ([C.mark([a], [p], k) for a, p in zip(actual, predicted)], C.mark(actual, predicted, k)))
+        put(
+            f"mark@{k}",
+            lambda: ([C.mark([a], [p], k) for a, p in zip(actual, predicted)], C.mark(actual, predicted, k)),
+        )
         put(f"mapk@{k}", lambda: ([C._apk(a, p, k) for a, p in zip(actual, predicted)], C.mapk(actual, predicted, k)))
         put(f"personalization@{k}", lambda: (None, C.personalization(top)))
         if feats is not None:
-            put(f"ils@{k}", lambda: ([C.intra_list_similarity([p], feats) for p in top], C.intra_list_similarity(top, feats)))
+            put(
+                f"ils@{k}",
+                lambda: ([C.intra_list_similarity([p], feats) for p in top], C.intra_list_similarity(top, feats)),
+            )
         if pop is not None:
             put(f"novelty@{k}", lambda: tuple(reversed(C.novelty(top, pop, u_train, k))))
         put(f"prediction_coverage@{k}", lambda: (None, C.prediction_coverage(top, catalog)))
@@ -96,6 +100,9 @@ def _compat(case: dict, users: list, actual: list, predicted: list) -> dict:
             return None, C.catalog_coverage(top, catalog, k)
 
         put(f"catalog_coverage@{k}", draw)
+
+    for k in case["ks"]:
+        at(k)
     put(
         "recommender_precision",
         lambda: (
@@ -117,7 +124,7 @@ def _preset(case: dict, users: list, actual: list, predicted: list) -> dict:
     import rankmeter as rm
 
     train, _, _ = _train(case)
-    feats = {i: v for i, v in case["features"]} if case.get("features") else None
+    feats = dict(case["features"]) if case.get("features") else None
     names: dict = {}
     for k in case["ks"]:
         names[f"mark@{k}"] = f"ap(denominator=relevant)@{k}"
@@ -156,14 +163,14 @@ def _preset(case: dict, users: list, actual: list, predicted: list) -> dict:
         if m in refused:
             continue
         if label.startswith(("personalization", "prediction_coverage")):
-            v = res[m] if m in res.keys() else alone[m]
+            v = alone[m] if m in alone else res[m]
             out[f"preset:{label}"] = {
                 "per_user": None,
                 "mean": round(100 * v, 2) if label.startswith("prediction") else v,
             }
             continue
         pu = np.asarray(res.per_user[m], dtype=np.float64)
-        mean = res[m]
+        mean: Any = res[m]
         if label.startswith("ils"):
             pu, mean = 1.0 - pu, None
         out[f"preset:{label}"] = {"per_user": dict(zip(ids, pu.tolist())), "mean": mean}
@@ -194,5 +201,3 @@ def known(case: dict, peer: dict) -> dict:
         if any(x not in cat for p in predicted for x in p[:k]):
             skip[f"preset:prediction_coverage@{k}"] = NOT_COVERAGE
     return skip
-
-

@@ -19,7 +19,9 @@ VENV = None
 WORKER = Path(__file__).with_name("worker_spark.py")
 # grades: pyspark sends none to the JVM (describe("spark")); train, features: no RankingMetrics method reads them
 ALLOW = tuple(
-    f for f in FEATURES if f not in ("zero_grades", "fractional", "negative", "graded", "train", "features", "zero_features")
+    f
+    for f in FEATURES
+    if f not in ("zero_grades", "fractional", "negative", "graded", "train", "features", "zero_features")
 )
 REL = 1e-12
 MIXED = ["hits@3", "mrr", "hit_rate@2", "ndcg(gain=binary)@4"]

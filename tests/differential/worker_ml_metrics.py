@@ -42,7 +42,7 @@ def one(case: dict) -> dict:
 def main() -> None:
     src, dst = sys.argv[1], sys.argv[2]
     cases = json.loads(Path(src).read_text())["cases"]
-    results = []
+    results: list[dict] = []
     for case in cases:
         try:
             results.append({"ok": one(case)})

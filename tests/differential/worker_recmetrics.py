@@ -83,11 +83,15 @@ def one(case: dict, released, github) -> dict:
         pop = dict(Counter(i for _, i in case["train"]))
         u_train = len({u for u, _ in case["train"]})
     catalog = case["catalog"]
-    for k in case["ks"]:
+
+    def at(k: int) -> None:  # one cutoff (its closures bind k and top)
         top = [p[:k] for p in predicted]
         attempt(
             f"mark@{k}",
-            lambda: ([released.metrics._ark(a, p, k) for a, p in zip(actual, predicted)], released.mark(actual, predicted, k)),
+            lambda: (
+                [released.metrics._ark(a, p, k) for a, p in zip(actual, predicted)],
+                released.mark(actual, predicted, k),
+            ),
         )
         attempt(
             f"mapk@{k}",
@@ -120,6 +124,9 @@ def one(case: dict, released, github) -> dict:
             return None, released.catalog_coverage(top, catalog, k)
 
         attempt(f"catalog_coverage@{k}", draw, False)
+
+    for k in case["ks"]:
+        at(k)
     attempt(
         "recommender_precision",
         lambda: (
@@ -150,7 +157,7 @@ def main() -> None:
     if not GITHUB.exists():
         raise SystemExit(f"recmetrics' GitHub source is missing at {GITHUB}: run `bash bench/peers/setup.sh recm`")
     github = _load("recmetrics_github", GITHUB)
-    results = []
+    results: list[dict] = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         import numpy as np

@@ -23,6 +23,7 @@ import os
 import sys
 import warnings
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
@@ -46,14 +47,15 @@ class Spark:
             .config("spark.sql.shuffle.partitions", "1")
             .getOrCreate()
         )
-        sc = self.spark.sparkContext
+        sc: Any = self.spark.sparkContext
         sc.setLogLevel("ERROR")
-        self.gw, self.jvm = sc._gateway, sc._jvm
+        self.gw: Any = sc._gateway
+        self.jvm: Any = sc._jvm
         self.RM = self.jvm.org.apache.spark.mllib.evaluation.RankingMetrics
         self.empty = self.gw.new_array(self.jvm.double, 0)
         self.mapper = self.jvm.com.fasterxml.jackson.databind.ObjectMapper()
-        self.keep = None
-        self.this = None  # a RankingMetrics instance: `this` of the per-user functions (their log warnings)
+        self.keep: Any = None
+        self.this: Any = None  # a RankingMetrics instance: `this` of the per-user functions (their log warnings)
 
     def metrics(self, rows: list, strings: bool):
         from pyspark.mllib.common import JavaModelWrapper, callMLlibFunc
@@ -108,7 +110,7 @@ def main() -> None:
     cases = json.loads(Path(src).read_text())["cases"]
     warnings.simplefilter("ignore")
     sp = Spark()
-    results = []
+    results: list[dict] = []
     for j, case in enumerate(cases):
         try:
             results.append({"ok": one(sp, case, MEAN_EVERY > 0 and j % MEAN_EVERY == 0)})

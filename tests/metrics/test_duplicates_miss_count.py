@@ -13,6 +13,7 @@ AVX2 scan), for any thread count and any split of the users into batches merged 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -24,7 +25,9 @@ from tests.support import reference_beyond as rb
 from tests.support.reference import ALL_METRIC_BASES, Repeat, prepare_list, read_depth, reference_evaluate
 from tests.support.same import close, same_bits
 
-SETTINGS = dict(deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS: dict[str, Any] = dict(
+    deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 POLICIES = ("miss", "count")
 
 
@@ -320,7 +323,7 @@ def test_beyond_metrics_read_every_occurrence_under_miss_and_count(data):
 @pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("metric", ["personalization@3", "serendipity@3", "fcp"])
 def test_set_and_hit_based_beyond_metrics_refuse_a_repeat(policy, metric):
-    kw = dict(train={9: [1, 2]}, item_features={1: [1.0], 2: [0.5], 3: [0.2]})
+    kw: dict[str, Any] = dict(train={9: [1, 2]}, item_features={1: [1.0], 2: [0.5], 3: [0.2]})
     with pytest.raises(ValueError, match=rf"more than once.*{metric.split('@')[0]}.*duplicates='{policy}'"):
         rm.evaluate({1: {1: 1}, 2: {2: 1}}, {1: [1, 1, 2], 2: [2, 3]}, ["hits@3", metric], duplicates=policy, **kw)
     # without a repeat they run
