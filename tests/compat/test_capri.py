@@ -113,7 +113,7 @@ def test_capri_rounding_options_are_checked():
     with pytest.raises(ValueError, match="tie-averaged"):
         rm.evaluate({0: [1]}, {0: {1: 1.0}}, ["ndcg@3"], preset="capri", ties="average")
     with pytest.raises(ValueError, match="more than once"):
-        rm.evaluate({0: [1]}, {0: [1, 1]}, ["ndcg@3"], preset="capri")
+        rm.evaluate({0: [1]}, {0: [1, 1]}, ["ndcg@3"], preset="capri", duplicates="error")
 
 
 def test_capri_states_merge_to_the_same_mean():

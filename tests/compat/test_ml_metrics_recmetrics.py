@@ -21,12 +21,14 @@ def ref_apk(actual, predicted, k):  # ml_metrics 0.1.4: empty actual -> 1.0, / m
     return 1.0 if not actual else total / min(len(actual), k)
 
 
-def ref_rec_apk(actual, predicted, k):  # recmetrics GitHub: mean of P@i at first-occurrence hits
-    predicted = predicted[:k]
+def ref_rec_apk(actual, predicted, k):
+    # recmetrics GitHub (_apk): the mean, over the first occurrences of actual items within k, of the precision at
+    # that position, which counts every position above it holding an actual item (repeats included)
     if not predicted or not actual:
         return 0
+    predicted = predicted[:k]
     precisions = [
-        len({x for x in predicted[: i + 1] if x in actual}) / (i + 1)
+        sum(1 for x in predicted[: i + 1] if x in actual) / (i + 1)
         for i, p in enumerate(predicted)
         if p in actual and p not in predicted[:i]
     ]
