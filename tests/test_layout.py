@@ -147,6 +147,7 @@ TEST_AREAS = {
     "properties": None,  # determinism, concurrency, fuzzing: across the package
     "docs": None,  # README and docs/
     "conformance": None,  # the real peer libraries (run on its own in CI)
+    "differential": None,  # random cases against the live peer libraries (presets and compat modules)
     "support": None,  # references, strategies, shared checks: no tests
     "data": None,  # input files, no code
 }

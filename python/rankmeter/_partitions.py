@@ -19,6 +19,7 @@ import numpy as np
 from . import Recs, State, Truth
 from . import metrics as _metrics
 from .evaluation import CONTEXT, EvalOptions, evaluate_with, partial_with
+from .inputs._frame import NO_RANK
 
 __all__ = [
     "Plan",
@@ -196,7 +197,7 @@ def _inputs(table: Any, plan: Plan) -> tuple[Any, Any, dict]:
     cols = dict(user_col=plan.user_col, item_col=plan.item_col, relevance_col=plan.rel_col)
     cols["rank_col" if plan.by == "rank" else "score_col"] = plan.pos_col
     if plan.by == "score":
-        cols["rank_col"] = "__rm_no_rank"  # rank decides when both are there: make sure it is absent
+        cols["rank_col"] = NO_RANK  # rank decides when both are there: make sure it is absent
     return truth, recs, cols
 
 

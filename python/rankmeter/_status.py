@@ -20,7 +20,8 @@ Code = _core.Code
 # {user}, {item}, {side}, {score}, {grade} are filled in by the caller
 MESSAGES: dict[Any, str] = {
     Code.bad_indptr: "`{side}` indptr is inconsistent at user {user!r}",
-    Code.duplicate_truth: "`truth` lists item {item!r} more than once for user {user!r}; a user's truth items must be unique",
+    Code.duplicate_truth: "`truth` lists item {item!r} more than once for user {user!r}; a user's truth items must be unique: "
+    "combine the repeats with truth_duplicates='max', 'sum', 'first' or 'last'",
     Code.duplicate_recs: "`recs` lists item {item!r} more than once for user {user!r}; pass duplicates='first' to keep "
     "the first occurrence, 'miss' to keep the repeat's position as a non-hit, or 'count' to count every occurrence",
     Code.empty_truth: "user {user!r} has no relevant item in `truth` and empty='error' (use empty='skip', 'zero' or 'one')",

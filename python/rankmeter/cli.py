@@ -145,6 +145,7 @@ TREC_MEASURES: dict[str, Optional[str]] = {
     "num_rel_ret": "hits",
     "map": "ap",
     "Rprec": "r_precision",
+    "bpref": "bpref",
     "recip_rank": "rr",
     "P": "precision",
     "recall": "recall",
@@ -400,29 +401,43 @@ def _exact_sum(state: Any, key: str) -> float:
 def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptions, args: Any, name: str) -> RunOutput:
     keys = list(dict.fromkeys(m.key for m in measures if m.key is not None)) or ["num_rel"]
     columns = opts.columns()
-    stream = (
-        args.stream
-        or args.stream_truth
-        or (not args.no_stream and path_size(path) > args.stream_above * (1 << 20) and classify(path) != "trec")
-    )
+    auto = False
+    if args.stream or args.stream_truth:
+        stream = True
+    elif args.no_stream or classify(path) == "trec":
+        stream = False
+    else:  # streamed when the run read whole would pass the memory budget
+        stream = auto = estimated_rows(path) * ROW_BYTES > args.memory_budget
     per_query = args.per_query or args.format != "trec"
     lengths = None
+    if auto and any(m.special == "num_ret" for m in measures):
+        stream = auto = False  # num_ret needs the whole run: asked for, it is read in memory
     if stream:
         if any(m.special == "num_ret" for m in measures):
             raise CliError("-m num_ret is not available when streaming (--stream): drop it or evaluate in memory")
         from .stream import evaluate_stream
 
         chunks: list = []
-        sres = evaluate_stream(
-            truth,
-            path,
-            keys,
-            batch_rows=args.batch_rows,
-            progress=False if args.no_progress else None,
-            stream_truth=bool(args.stream_truth),
-            per_user=(lambda users, values: chunks.append((users, values))) if per_query else None,
-            **opts.kwargs(),
-        )
+        try:
+            sres = evaluate_stream(
+                truth,
+                path,
+                keys,
+                batch_rows=args.batch_rows,
+                progress=False if args.no_progress else None,
+                stream_truth=bool(args.stream_truth),
+                per_user=(lambda users, values: chunks.append((users, values))) if per_query else None,
+                **opts.kwargs(),
+            )
+        except ValueError as e:
+            if not (auto and "not grouped by user" in str(e)):
+                raise
+            print(
+                f"rankmeter eval: run {path} is not grouped by user, so it cannot be streamed; reading it whole "
+                f"(about {estimated_rows(path) * ROW_BYTES / 2**30:.1f} GiB; sort it by user to stream it)",
+                file=sys.stderr,
+            )
+            return evaluate_run(truth, path, measures, opts, _no_stream(args), name)
         state, meta = sres.state, sres.meta
         if chunks:
             users = np.concatenate([c[0] for c in chunks])
@@ -467,6 +482,73 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
     return out
 
 
+# Peak bytes per row of a run read whole (a parquet run of 70M rows: 6.4 GB, docs/performance.md);
+# the memory budget of `rankmeter eval` is compared with rows x this.
+ROW_BYTES = 96
+_DEFAULT_BUDGET_CAP = 1 << 30
+
+
+def estimated_rows(path: str) -> int:
+    """The rows of a parquet or CSV run, before reading it: from the parquet footers (exact), or for text from
+    the file size and the mean length of its first lines (a gzip file: of its decompressed start, times the
+    compression ratio of that start)."""
+    kind = classify(path)
+    if kind == "parquet":
+        import pyarrow.dataset as ds
+
+        return int(ds.dataset(path, format="parquet").count_rows())
+    size = path_size(path)
+    with open_binary(path) as f:
+        head = f.read(1 << 20)
+    lines = head.count(b"\n")
+    if not head or lines == 0:
+        return 1 if head else 0
+    per_line = len(head) / lines
+    if path.endswith(".gz"):
+        with open(path, "rb") as fz:
+            import zlib
+
+            d = zlib.decompressobj(31)
+            comp = fz.read(1 << 18)
+            ratio = max(len(d.decompress(comp)) / max(len(comp), 1), 1.0)
+        return int(size * ratio / per_line) + 1
+    return int(size / per_line) + 1
+
+
+def memory_budget(text: Optional[str]) -> int:
+    """Bytes a run may take in memory before `rankmeter eval` streams it: ``--memory`` (``800M``, ``4G``,
+    ``2.5GB`` or bytes), else a quarter of the available memory, at most 1 GiB."""
+    if text is None:
+        avail = _available_memory()
+        return min(_DEFAULT_BUDGET_CAP, avail // 4) if avail else _DEFAULT_BUDGET_CAP
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(?:i?[bB])?\s*", text)
+    if not m:
+        raise CliError(f"--memory {text!r}: give a size such as 800M, 4G or 2.5GB")
+    scale = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m.group(2).lower()]
+    value = int(float(m.group(1)) * scale)
+    if value <= 0:
+        raise CliError(f"--memory {text!r}: must be positive")
+    return value
+
+
+def _available_memory() -> int:
+    """MemAvailable of /proc/meminfo in bytes (0 where unknown)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _no_stream(args: Any) -> Any:
+    copy = argparse.Namespace(**vars(args))
+    copy.no_stream = True
+    return copy
+
+
 def _fmt_value(v: Any, integer: bool) -> str:
     if isinstance(v, str):
         return v
@@ -493,12 +575,18 @@ def _json_value(v: Any) -> Any:
     return v if math.isfinite(v) else None
 
 
-def format_other(runs: list[RunOutput], measures: list[Measure], fmt: str, per_query: bool) -> Iterator[str]:
+def format_other(
+    runs: list[RunOutput], measures: list[Measure], fmt: str, per_query: bool, conventions: str = ""
+) -> Iterator[str]:
     labels = [m.label for m in measures if m.special != "runid"]
     if fmt == "json":
         doc = {}
         for run in runs:
-            entry: dict[str, Any] = {"runid": run.runid, "all": {k: _json_value(run.all[k]) for k in labels}}
+            entry: dict[str, Any] = {
+                "runid": run.runid,
+                "conventions": conventions,
+                "all": {k: _json_value(run.all[k]) for k in labels},
+            }
             if per_query:
                 entry["per_query"] = {
                     str(u): {k: _json_value(run.per_user[k][i]) for k in labels if k in run.per_user}
@@ -526,6 +614,8 @@ def format_other(runs: list[RunOutput], measures: list[Measure], fmt: str, per_q
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for r in [header, *rows]:
         yield "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip() + "\n"
+    if conventions:
+        yield f"\nconventions: {conventions}\n"
 
 
 def _cell(v: Any) -> str:
@@ -535,11 +625,13 @@ def _cell(v: Any) -> str:
 
 
 def eval_files(args: Any) -> int:
-    measures = parse_measures(args.metric, args.preset)
     _check_file(args.truth, "truth")
     for path in args.runs:
         _check_file(path, "run")
     opts = options_from_args(args, "rankmeter eval")
+    measures = parse_measures(args.metric, opts.preset)
+    args.memory_budget = memory_budget(args.memory)
+    conventions = opts.conventions_text()
     columns = opts.columns()
     from .stream import TRUTH_IN_MEMORY_MAX
 
@@ -548,13 +640,21 @@ def eval_files(args: Any) -> int:
     truth: Any = args.truth if args.stream_truth else load_truth(args.truth, columns)
     taken: set = set()
     runs = []
+    label_blocks = len(args.runs) > 1 and not any(m.special == "runid" for m in measures)
+    runids: set = set()
     for path in args.runs:
         run = evaluate_run(truth, path, measures, opts, args, _run_name(path, taken))
         if args.format == "trec":
+            if label_blocks:  # several runs: each block starts with its runid line (the file name if taken)
+                runid = run.runid if run.runid not in runids else run.name
+                runids.add(runid)
+                _write([f"{'runid':<22}\tall\t{runid}\n"])
             _write(format_trec(run, measures, args.per_query))
         runs.append(run)
     if args.format != "trec":
-        _write(format_other(runs, measures, args.format, args.per_query))
+        _write(format_other(runs, measures, args.format, args.per_query, conventions))
+    if args.format in ("trec", "csv"):  # layouts other tools parse: the conventions go to stderr, once done
+        print(f"rankmeter eval: {conventions}", file=sys.stderr)
     return 0
 
 
@@ -628,19 +728,35 @@ def _run_name(path: str, taken: set) -> str:
 def _comparison(args):
     from .compare import compare
 
+    _check_file(args.truth, "truth")
+    for path in args.runs:
+        _check_file(path, "run")
+    opts = options_from_args(args, f"rankmeter {args.command}")
+    measures = parse_measures(args.metric, opts.preset)
+    keys = []
+    for m in measures:
+        if m.key is None:
+            named = {part for text in args.metric for part in _split_commas(text)}
+            if m.label in named:  # asked for by name, not as part of a set (all_trec, official)
+                raise CliError(
+                    f"-m {m.label}: compare and report need per-query metrics; {m.label} is a count of the run "
+                    "(rankmeter eval prints it)"
+                )
+            continue
+        keys.append(m.key)
     taken: set = set()
     runs = {_run_name(path, taken): path for path in args.runs}
     return compare(
         args.truth,
         runs,
-        args.metric,
+        list(dict.fromkeys(keys)),
         baseline=args.baseline,
         test=args.test,
         alpha=args.alpha,
         correction=args.correction,
         n_resamples=args.n_resamples,
         seed=args.seed,
-        **options_from_args(args, "rankmeter compare").kwargs(),
+        **opts.kwargs(),
     )
 
 
@@ -657,12 +773,30 @@ def compare_files(args) -> int:
         text = cmp.to_json()
     else:
         text = cmp.to_html(plots=not args.no_plots)
+    if args.per_query:
+        text = text.rstrip("\n") + "\n\n" + _per_query_table(cmp)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:
             f.write(text if text.endswith("\n") else text + "\n")
     else:
         print(text)
     return 0
+
+
+def _per_query_table(cmp: Any) -> str:
+    """Every run's value of every query, one row per query and one column per (metric, run)."""
+    users = np.asarray(cmp.results[cmp.runs[0]].users)
+    order = _sort_users(users)
+    header = ["query"] + [f"{k} {r}" for k in cmp.metrics for r in cmp.runs]
+    rows = [header]
+    cols = [np.asarray(cmp.results[r].per_user[k], dtype=np.float64)[order] for k in cmp.metrics for r in cmp.runs]
+    for i, u in enumerate(users[order].tolist()):
+        rows.append([str(u)] + [_cell(c[i]) for c in cols])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    return "\n".join(
+        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+        for r in rows
+    )
 
 
 def report_files(args) -> int:
@@ -673,15 +807,9 @@ def report_files(args) -> int:
 
 
 def _compare_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("truth", help="qrels: a TREC qrels file, a parquet file/directory or a CSV file")
-    p.add_argument("runs", nargs="+", help="runs: TREC run files, parquet files/directories or CSV (at least two)")
+    _shared_args(p, "per-user metrics (at least two runs)")
     p.add_argument(
-        "-m",
-        "--metric",
-        nargs="+",
-        action="extend",
-        required=True,
-        help="per-user metric names, separated by spaces (e.g. -m ndcg@10 map@100)",
+        "-q", "--per-query", action="store_true", help="also print every run's value of every query (a table)"
     )
     p.add_argument("--test", default="randomization", help="randomization (default), bootstrap, t or wilcoxon")
     p.add_argument("--baseline", default=None, help="compare every run against this one (default: every pair)")
@@ -691,7 +819,6 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
         "--n-resamples", type=int, default=10_000, help="resamples of randomization and bootstrap (default 10,000)"
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the resamples (default 0)")
-    add_option_flags(p, preset=None)
     p.add_argument("--no-plots", action="store_true", help="HTML without plots")
 
 
@@ -704,10 +831,11 @@ def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def add_option_flags(p: argparse.ArgumentParser, preset: Optional[str]) -> None:
+def add_option_flags(p: argparse.ArgumentParser) -> None:
     """A flag for every evaluation option, from its one declaration (:class:`EvalOptions`): its help,
     type and allowed values. The context of beyond-accuracy metrics (``--train`` ...) takes Python
-    objects: its flags exist only to be refused by name (:func:`options_from_args`)."""
+    objects: its flags exist only to be refused by name (:func:`options_from_args`). ``eval``, ``compare``
+    and ``report`` take the same flags, with the same defaults."""
     for name in OPTION_NAMES:
         meta = option_field(name).metadata
         if meta["cli"] is None:
@@ -719,9 +847,10 @@ def add_option_flags(p: argparse.ArgumentParser, preset: Optional[str]) -> None:
         if name in _METAVARS:
             kw["metavar"] = _METAVARS[name]
         if name == "preset":
-            kw["default"] = preset
-            if preset is not None:
-                kw["help"] = f"conventions: {preset} (default), none, ranx, ... (rankmeter metrics lists them)"
+            kw["help"] = (
+                "conventions of another tool: trec_eval, ranx, rectools, ... (`rankmeter metrics` lists them); "
+                "default: trec_eval for a TREC qrels file, none (rankmeter's own) for tables"
+            )
         p.add_argument(*_SHORT_FLAGS.get(name, ()), _flag(name), **kw)
 
 
@@ -735,13 +864,24 @@ def options_from_args(args: Any, where: str) -> EvalOptions:
                 f"takes Python objects; pass {name}=... to rankmeter.evaluate"
             )
     if getattr(args, "complete", False):
+        if kw["missing"] not in (None, "zero"):
+            raise CliError(f"-c is --missing zero; it cannot be combined with --missing {kw['missing']}")
         kw["missing"] = "zero"  # trec_eval -c
-    if kw["preset"] == "none":
+    if kw["preset"] is None:
+        kw["preset"] = default_preset(args.truth)
+    elif kw["preset"] == "none":
         kw["preset"] = None
     return EvalOptions.from_kwargs(where, **kw)
 
 
-def _eval_args(p: argparse.ArgumentParser) -> None:
+def default_preset(truth_path: str) -> Optional[str]:
+    """The conventions when ``--preset`` is not given follow the input kind: a TREC qrels file is read with
+    trec_eval's (what trec_eval users expect of it), a table (parquet, CSV) with rankmeter's own."""
+    return "trec_eval" if classify(truth_path) == "trec" else None
+
+
+def _shared_args(p: argparse.ArgumentParser, metric_help: str) -> None:
+    """The arguments eval, compare and report share: truth, runs, -m, every option flag, -c and -q."""
     p.add_argument("truth", help="qrels: a TREC qrels file, a parquet file/directory or a CSV file")
     p.add_argument("runs", nargs="+", metavar="RECS", help="runs: TREC run files, parquet files/directories or CSV")
     p.add_argument(
@@ -750,24 +890,32 @@ def _eval_args(p: argparse.ArgumentParser) -> None:
         nargs="+",
         action="extend",
         required=True,
-        help="metrics: rankmeter names (ndcg@10 map@100), comma lists (ndcg@10,20) or trec_eval spellings "
+        help=metric_help + ": rankmeter names (ndcg@10 map@100), comma lists (ndcg@10,20) or trec_eval spellings "
         "(P.10, P_10, ndcg_cut.10,20, map_cut.100, all_trec)",
     )
-    add_option_flags(p, preset="trec_eval")
-    p.add_argument("-q", "--per-query", action="store_true", help="values of every query, then the `all` lines")
+    add_option_flags(p)
     p.add_argument(
         "-c",
         "--complete",
         action="store_true",
-        help="qrels queries without results count as empty lists (trec_eval -c)",
+        help="qrels queries without results count as empty lists (trec_eval -c; the same as --missing zero)",
     )
+
+
+def _eval_args(p: argparse.ArgumentParser) -> None:
+    _shared_args(p, "metrics")
+    p.add_argument("-q", "--per-query", action="store_true", help="values of every query, then the `all` lines")
     p.add_argument(
         "--format", choices=FORMATS, default="trec", help="trec (default: trec_eval's layout), table, json, csv"
     )
     p.add_argument("--stream", action="store_true", help="stream the runs in batches of whole users")
     p.add_argument("--no-stream", action="store_true", help="never stream")
     p.add_argument(
-        "--stream-above", type=int, default=1024, metavar="MB", help="stream parquet/CSV runs above this size (1024)"
+        "--memory",
+        default=None,
+        metavar="SIZE",
+        help="stream a parquet/CSV run whose rows would take more than SIZE in memory (800M, 4G; default: a "
+        "quarter of the available memory, at most 1G)",
     )
     p.add_argument(
         "--stream-truth",

@@ -197,6 +197,14 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
+def _did_you_mean(name: str) -> str:
+    """'; did you mean 'ndcg'?' for a metric name close to a known one (or alias), else ''."""
+    import difflib
+
+    close = difflib.get_close_matches(name, [*SPECS, *_ALIASES], n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 class Metric:
     """One metric column: a name, options and an optional cutoff ``k``.
 
@@ -216,7 +224,7 @@ class Metric:
         if name in _ALIASES:
             name, fixed = _ALIASES[name]
         if name not in SPECS:
-            raise ValueError(f"unknown metric {name!r}; known metrics: {', '.join(list())}")
+            raise ValueError(f"unknown metric {name!r}{_did_you_mean(name)}; known metrics: {', '.join(list())}")
         spec = SPECS[name]
         for key in options:
             if key not in spec.options:

@@ -445,6 +445,7 @@ def evaluate_stream(
     threads: Optional[int] = None,
     empty: Optional[str] = None,
     duplicates: Optional[str] = None,
+    truth_duplicates: Optional[str] = None,
     ties: Optional[str] = None,
     min_relevance: Optional[float] = None,
     max_items: Optional[int] = None,
@@ -484,7 +485,7 @@ def evaluate_stream(
         A parquet file written as batches finish (``user_id`` and one float64 column per
         metric with per-user values), or ``f(users, {name: values})`` called per batch.
         Truth users without recs (``missing="zero"``) come last.
-    preset, threads, empty, duplicates, ties, min_relevance, max_items, missing
+    preset, threads, empty, duplicates, truth_duplicates, ties, min_relevance, max_items, missing
         As for :func:`rankmeter.evaluate`; ``missing`` decides the truth users that no
         batch recommends to (default: the preset's, else ``"zero"``), exactly as the
         in-memory path does.

@@ -355,7 +355,9 @@ def test_html_report_is_self_contained(tmp_path):
     path = tmp_path / "report.html"
     text = cmp.to_html(str(path), k_max=10)
     assert path.read_text(encoding="utf-8") == text
-    assert text.count("<svg") == 1 + 2 + 1 + 2  # means, 2 metric@k curves, PR curve, 2 distributions
+    # means, 2 metric@k curves, PR curve, then per metric: differences against the baseline, the pairwise
+    # significance matrix and the distribution
+    assert text.count("<svg") == 1 + 2 + 1 + 3 * 2
     # nothing is fetched: no src/href other than in-document fragments, no <script>, no @import
     assert all(u.startswith("#") for u in re.findall(r'(?:src|href)="([^"]*)"', text))
     assert "<script" not in text and "@import" not in text and not re.search(r"url\((?!#)", text)
@@ -443,7 +445,10 @@ def test_cli_compare(tmp_path, capsys, fmt):
         args.append("--no-plots")
     assert main(args) == 0
     out = capsys.readouterr().out
-    expected = rm.compare(q, dict(zip(["run0", "run1", "run2"], paths)), ["ndcg@10", "map@100"], n_resamples=199)
+    # TREC files: the command line's default conventions are trec_eval's (rankmeter eval's too)
+    expected = rm.compare(
+        q, dict(zip(["run0", "run1", "run2"], paths)), ["ndcg@10", "map@100"], n_resamples=199, preset="trec_eval"
+    )
     if fmt == "json":
         data = json.loads(out)
         assert [r["p_value"] for r in data["rows"]] == [r["p_value"] for r in expected.rows]

@@ -62,9 +62,10 @@ def test_cli_reproduces_trec_eval_byte_for_byte(file, capsys, monkeypatch):
         "recip_rank",
         "success_10",
         "Rprec",
+        "bpref",
     ):
         assert name in printed
-    assert len(ours) == len(expected) == 186
+    assert len(ours) == len(expected) == 190
     assert "".join(ours) == "".join(expected)
 
 
@@ -148,9 +149,8 @@ def test_parquet_and_csv_inputs_give_the_trec_numbers(tmp_path, capsys):
     pq.write_table(t, tmp_path / "t.parquet")
     pacsv.write_csv(r, tmp_path / "r.csv")
     _, want, _ = _run(capsys, ["eval", str(qrels), str(run), "-m", "ndcg@2", "P_1", "-q"])
-    code, got, err = _run(
-        capsys, ["eval", str(tmp_path / "t.parquet"), str(tmp_path / "r.csv"), "-m", "ndcg@2", "P_1", "-q"]
-    )
+    tables = ["eval", str(tmp_path / "t.parquet"), str(tmp_path / "r.csv"), "-m", "ndcg@2", "P_1", "-q"]
+    code, got, err = _run(capsys, [*tables, "--preset", "trec_eval"])
     assert code == 0, err
     assert got == want
 

@@ -1,6 +1,6 @@
 """The Python examples of README.md and docs/*.md run (or, for fragments, name only what exists).
 
-README.md, docs/conventions.md and docs/engines.md promise that every Python block runs as it stands, in
+README.md, docs/conventions.md, docs/engines.md and docs/first-hour.md promise that every Python block runs as it stands, in
 order, in one session: those blocks are executed. A block that imports an engine which is not installed
 (pyspark, dask) is skipped, the rest still run. The other pages hold fragments (migration "before" blocks
 of other libraries, calls on the reader's own data): they must parse, and every ``rankmeter`` name they
@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-RUNNABLE = ["README.md", "docs/conventions.md", "docs/engines.md"]
+RUNNABLE = ["README.md", "docs/conventions.md", "docs/engines.md", "docs/first-hour.md"]
 FRAGMENTS = sorted(
     str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md") if str(p.relative_to(ROOT)) not in RUNNABLE
 )

@@ -51,6 +51,11 @@ RECS_DUP = pd.concat(
     [RECS.iloc[:2], pd.DataFrame({"user_id": [1], "item_id": [11], "score": [0.75]}), RECS.iloc[2:]],
     ignore_index=True,
 )
+# user 1's truth lists item 10 twice, grades 3 then 1 (truth_duplicates=)
+TRUTH_DUP = pd.concat(
+    [TRUTH.iloc[:3], pd.DataFrame({"user_id": [1], "item_id": [10], "relevance": [1.0]}), TRUTH.iloc[3:]],
+    ignore_index=True,
+)
 # equal scores for user 1 (ties=): input order 11, 10, 13; docno descending 13, 11, 10
 RECS_TIES = RECS.assign(score=[0.5, 0.1, 0.5, 0.5, 0.9, 0.5, 0.4, 0.9, 0.8, 0.95, 0.9, 0.85, 0.9]).iloc[
     [0, 2, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
@@ -89,6 +94,7 @@ CASES = {
     "threads": Case("threads", 1, matters=False),
     "empty": Case("empty", "zero"),
     "duplicates": Case("duplicates", "first", recs=RECS_DUP),
+    "truth_duplicates": Case("truth_duplicates", "last", truth=TRUTH_DUP),
     "ties": Case("ties", "trec", recs=RECS_TIES),
     "min_relevance": Case("min_relevance", 2.0, "map@3", ("map", 3, {})),  # ndcg's gains are the grades
     "max_items": Case("max_items", 2),
@@ -215,7 +221,7 @@ def test_cli_flags_are_the_options():
     from rankmeter.cli import add_option_flags
 
     p = argparse.ArgumentParser()
-    add_option_flags(p, preset=None)
+    add_option_flags(p)
     flags = {s for a in p._actions for s in a.option_strings}
     assert {"--" + n.replace("_", "-") for n in OPTION_NAMES} <= flags
     for name in OPTION_NAMES:

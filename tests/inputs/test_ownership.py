@@ -120,3 +120,48 @@ def test_from_scores_does_not_touch_the_matrix(buffers):
     recs = rm.Recs.from_scores(S, 7, exclude=ex)
     assert np.array_equal(S, before)
     _no_alias([recs.items, recs.scores, recs.indptr], [S])
+
+
+def _scipy_snapshot(m):
+    return {name: np.array(getattr(m, name), copy=True) for name in ("data", "indices", "indptr")}
+
+
+def _unsorted_csr_with_duplicates(scipy_sparse, n: int):
+    """A CSR matrix whose rows hold their column indices out of order and one (row, column) twice."""
+    rows = np.repeat(np.arange(n), 3)
+    cols = np.tile([5, 1, 3], n)
+    cols[1] = 5  # row 0: column 5 twice
+    data = np.arange(1, 3 * n + 1, dtype=np.float64)
+    indptr = np.arange(0, 3 * n + 1, 3)
+    m = scipy_sparse.csr_matrix((data, cols, indptr), shape=(n, 8))
+    assert not m.has_sorted_indices and rows.size == data.size
+    return m
+
+
+def test_scipy_truth_and_item_similarity_are_not_reordered_in_place():
+    """A scipy.sparse truth or item_similarity keeps its own index and data arrays: tocsr() of a CSR matrix
+    returns the caller's object, so duplicates are combined and indices sorted on a copy (issue 24)."""
+    sp = pytest.importorskip("scipy.sparse")
+    truth = _unsorted_csr_with_duplicates(sp, 6)
+    before = _scipy_snapshot(truth)
+    recs = np.array([[5, 1, 3]] * 6, dtype=np.int64)
+    rm.evaluate(truth, recs, ["precision@3", "ndcg@3"])
+    after = _scipy_snapshot(truth)
+    assert all(np.array_equal(before[k], after[k]) for k in before), "evaluate reordered the truth matrix"
+    assert not truth.has_sorted_indices
+
+    sim = sp.csr_matrix(
+        (np.array([0.5, 0.2, 0.9, 0.1]), np.array([3, 1, 2, 0]), np.array([0, 2, 2, 3, 4])), shape=(4, 4)
+    )
+    assert not sim.has_sorted_indices
+    before = _scipy_snapshot(sim)
+    lists = np.array([[0, 1, 3], [2, 3, 1]], dtype=np.int64)
+    metric = "diversity(similarity=matrix)@3"
+    res = rm.evaluate({0: {1: 1}, 1: {3: 1}}, lists, [metric], item_similarity=sim)
+    after = _scipy_snapshot(sim)
+    assert all(np.array_equal(before[k], after[k]) for k in before), "evaluate reordered item_similarity"
+    # the same values as from a canonical copy and from the dense matrix
+    canon = rm.evaluate({0: {1: 1}, 1: {3: 1}}, lists, [metric], item_similarity=sim.sorted_indices())
+    dense = rm.evaluate({0: {1: 1}, 1: {3: 1}}, lists, [metric], item_similarity=sim.toarray())
+    assert np.array_equal(res.per_user[metric], canon.per_user[metric])
+    assert np.array_equal(res.per_user[metric], dense.per_user[metric])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from collections.abc import Mapping
 from typing import Any, Iterable, Optional, Union
 
@@ -77,6 +78,45 @@ def _check(runs, metrics, baseline, test, alpha, correction, n_resamples, seed):
                 "paired tests need a value per user"
             )
     return names, keys, key, float(alpha), correction.lower(), int(n_resamples), int(seed)
+
+
+_IR_PRESETS = ("trec_eval", "ir_measures", "ranx")
+
+
+def _entity(truth: Any, opts: EvalOptions) -> str:
+    """The word every output uses for the evaluated units: "queries" for TREC qrels files and the IR presets
+    (trec_eval, ir_measures, ranx), "users" otherwise."""
+    from ..inputs._sources import classify
+
+    if isinstance(truth, (str, os.PathLike)) and os.path.exists(truth) and classify(truth) == "trec":
+        return "queries"
+    return "queries" if opts.preset in _IR_PRESETS else "users"
+
+
+def _n_truth_users(meta: dict, opts: EvalOptions) -> int:
+    """Users of the truth, also those left out for having no recommendations (missing='skip')."""
+    n = int(meta["n_users"])
+    return n + int(meta["n_missing_recs"]) if opts.resolved().missing == "skip" else n
+
+
+def _other_users_message(name: str, u: Any, first: str, users: Any, opts: EvalOptions) -> str:
+    """Why two runs were evaluated on different users, and the fix."""
+    a, b = set(np.asarray(u).tolist()), set(np.asarray(users).tolist())
+    only_first, only_this = sorted(b - a, key=str), sorted(a - b, key=str)
+    what = []
+    if only_first:
+        what.append(f"{len(only_first)} user(s) of run {first!r} are not in run {name!r} (e.g. {only_first[0]!r})")
+    if only_this:
+        what.append(f"{len(only_this)} user(s) of run {name!r} are not in run {first!r} (e.g. {only_this[0]!r})")
+    if opts.resolved().missing == "skip":
+        fix = (
+            "with missing='skip' (trec_eval without -c; the trec_eval preset's default) a truth user without "
+            "recommendations is left out of that run only, and paired tests need the same users in every run: pass "
+            "missing='zero' (-c on the command line) to score such users as empty lists"
+        )
+    else:
+        fix = "pass the same truth to every run"
+    return f"runs {first!r} and {name!r} were evaluated on different users: {'; '.join(what) or 'another order'}; {fix}"
 
 
 def _pairs(names: list[str], baseline: Optional[str]) -> list[tuple[int, int]]:
@@ -171,7 +211,7 @@ def compare(
     for name in names[1:]:
         u = results[name].users
         if len(u) != len(users) or not np.array_equal(u, users):
-            raise ValueError(f"run {name!r} was evaluated on other users than run {names[0]!r}; pass the same truth")
+            raise ValueError(_other_users_message(name, u, names[0], users, opts))
     n = len(users)
     pairs = _pairs(names, baseline)
 
@@ -306,6 +346,9 @@ def compare(
         "n_resamples": n_resamples,
         "seed": seed,
         "preset": preset,
+        "conventions": opts.conventions_text(),
+        "entity": _entity(truth, opts),
+        "n_truth_users": _n_truth_users(results[names[0]].meta, opts),
         "baseline": baseline,
         "evaluated": {r: dict(results[r].meta) for r in names},
     }

@@ -25,7 +25,7 @@ COLUMNS = (
     "n_users",
 )
 
-from ._labels import CORRECTION_LABELS, TEST_LABELS  # noqa: E402
+from ._labels import CORRECTION_LABELS, TEST_LABELS, _counted  # noqa: E402
 
 # Unicode modifier letters for the superscripts of the text and Markdown tables
 # (Unicode has no modifier q; runs past z get numbers).
@@ -160,7 +160,8 @@ class Comparison:
         return (
             f"Best mean per metric in bold. A superscript letter marks a run significantly better than the run "
             f"of that letter: {TEST_LABELS[m['test']]}{res}, {scope}, {corr} correction over "
-            f"{m['n_comparisons']} comparisons, adjusted p <= {m['alpha']:g}; {m['n_users']:,} users."
+            f"{m['n_comparisons']} comparisons, adjusted p <= {m['alpha']:g}; {_counted(m)}."
+            + (f" Conventions: {m['conventions']}." if m.get("conventions") else "")
         )
 
     def to_pandas(self):
@@ -244,7 +245,7 @@ class Comparison:
     def __repr__(self) -> str:
         m = self.meta
         head = (
-            f"rankmeter.Comparison ({m['n_runs']} runs, {m['n_metrics']} metrics, {m['n_users']:,} users; "
+            f"rankmeter.Comparison ({m['n_runs']} runs, {m['n_metrics']} metrics, {_counted(m)}; "
             f"{m['test']}, {m['correction']}, alpha={m['alpha']:g})"
         )
         return head + "\n" + self.to_text()
@@ -319,7 +320,7 @@ class Comparison:
         m = self.meta
         return (
             f"<div><p><b>rankmeter.Comparison</b>: {m['n_runs']} runs, {m['n_metrics']} metrics, "
-            f"{m['n_users']:,} users</p>{self.html_tables()}</div>"
+            f"{_counted(m)}</p>{self.html_tables()}</div>"
         )
 
     def to_html(self, path: Optional[str] = None, *, plots: bool = True, k_max: int = 20) -> str:
@@ -340,13 +341,20 @@ class Comparison:
     def plot(self, kind: str = "means", metric: Optional[str] = None, **kw):
         """A matplotlib Figure: ``kind="means"`` (means with intervals), ``"distribution"``
         (per-user values of ``metric``), ``"curve"`` (``metric``@k for k = 1..k_max, one
-        evaluation per run) or ``"pr"`` (precision-recall curve from P@k and R@k)."""
+        evaluation per run), ``"pr"`` (precision-recall curve from P@k and R@k),
+        ``"difference"`` (per-user differences against the baseline, sorted) or ``"matrix"``
+        (the pairwise comparisons of ``metric``: differences, adjusted p, significance)."""
         from . import plot as _plot
 
         if kind == "means":
             return _plot.plot_comparison_means(self, **kw)
         if kind == "distribution":
+            kw.setdefault("entity", self.meta.get("entity", "users"))
             return _plot.plot_distributions(self.results, metric or self.metrics[0], **kw)
+        if kind == "difference":
+            return _plot.plot_per_user_difference(self, metric or self.metrics[0], **kw)
+        if kind == "matrix":
+            return _plot.plot_significance_matrix(self, metric or self.metrics[0], **kw)
         if kind in ("curve", "pr"):
             if self._inputs is None:
                 raise ValueError("this Comparison has no inputs to evaluate curves from")
@@ -355,4 +363,6 @@ class Comparison:
                 name = metric or _plot.base_name(self.metrics[0])
                 return _plot.plot_metric_at_k(truth, runs, name, **kw, **ev)
             return _plot.plot_pr_curve(truth, runs, **kw, **ev)
-        raise ValueError(f"`kind` must be one of 'means', 'distribution', 'curve', 'pr'; got {kind!r}")
+        raise ValueError(
+            f"`kind` must be one of 'means', 'distribution', 'curve', 'pr', 'difference', 'matrix'; got {kind!r}"
+        )

@@ -26,6 +26,9 @@ __all__ = [
     "plot_distributions",
     "plot_result",
     "plot_comparison_means",
+    "plot_per_user_difference",
+    "plot_significance_matrix",
+    "run_mean_intervals",
     "base_name",
 ]
 
@@ -36,6 +39,17 @@ def _figure(figsize=(6.4, 4.0)):
     except ImportError:  # pragma: no cover - depends on the environment
         raise ImportError("plots need matplotlib: pip install 'rankmeter[plot]'") from None
     return Figure(figsize=figsize, layout="constrained")
+
+
+def _integer_ticks(ax: Any) -> None:
+    """Ticks at whole numbers only (cutoffs k)."""
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+
+
+def _singular(entity: str) -> str:
+    return {"queries": "query", "users": "user"}.get(entity, entity)
 
 
 def base_name(metric: str) -> str:
@@ -88,8 +102,11 @@ def pr_curve(
     return out
 
 
-def plot_metric_at_k(truth: Any, runs: Mapping, metric: str = "ndcg", k_max: int = 20, **evaluate_kw: Any):
-    """``metric@k`` against k = 1..k_max, one line per run."""
+def plot_metric_at_k(
+    truth: Any, runs: Mapping, metric: str = "ndcg", k_max: int = 20, *, title: bool = True, **evaluate_kw: Any
+):
+    """``metric@k`` against k = 1..k_max, one line per run (ticks at whole k). ``title=False``: no title
+    (the report captions every figure)."""
     curves = metric_at_k(truth, runs, metric, k_max, **evaluate_kw)
     fig = _figure()
     ax = fig.add_subplot()
@@ -98,13 +115,15 @@ def plot_metric_at_k(truth: Any, runs: Mapping, metric: str = "ndcg", k_max: int
         ax.plot(ks, ys, marker="o", markersize=3, label=str(run))
     ax.set_xlabel("k")
     ax.set_ylabel(f"{base_name(metric)}@k")
-    ax.set_title(f"{base_name(metric)}@k, k = 1..{k_max}")
+    _integer_ticks(ax)
+    if title:
+        ax.set_title(f"{base_name(metric)}@k, k = 1..{k_max}")
     ax.grid(True, alpha=0.3)
     ax.legend()
     return fig
 
 
-def plot_pr_curve(truth: Any, runs: Mapping, k_max: int = 20, **evaluate_kw: Any):
+def plot_pr_curve(truth: Any, runs: Mapping, k_max: int = 20, *, title: bool = True, **evaluate_kw: Any):
     """Precision against recall, one point per cutoff k = 1..k_max, one line per run."""
     curves = pr_curve(truth, runs, k_max, **evaluate_kw)
     fig = _figure()
@@ -113,14 +132,16 @@ def plot_pr_curve(truth: Any, runs: Mapping, k_max: int = 20, **evaluate_kw: Any
         ax.plot(r, p, marker="o", markersize=3, label=str(run))
     ax.set_xlabel("recall@k")
     ax.set_ylabel("precision@k")
-    ax.set_title(f"precision-recall, k = 1..{k_max}")
+    if title:
+        ax.set_title(f"precision-recall, k = 1..{k_max}")
     ax.grid(True, alpha=0.3)
     ax.legend()
     return fig
 
 
-def plot_distributions(results: Mapping, metric: str, bins: int = 30):
-    """Per-user distribution of ``metric`` for every run (histograms, NaN users left out)."""
+def plot_distributions(results: Mapping, metric: str, bins: int = 30, *, entity: str = "users", title: bool = True):
+    """Per-user distribution of ``metric`` for every run (histograms, NaN users left out); ``entity`` names
+    the units on the axes ("users", or "queries" for TREC data)."""
     fig = _figure()
     ax = fig.add_subplot()
     data = {}
@@ -136,9 +157,10 @@ def plot_distributions(results: Mapping, metric: str, bins: int = 30):
         counts, _ = np.histogram(v, bins=edges)
         share = counts / max(v.size, 1)
         ax.stairs(share, edges, label=f"{run} (mean {v.mean():.4f})" if v.size else str(run))
-    ax.set_xlabel(f"{metric} per user")
-    ax.set_ylabel("share of users")
-    ax.set_title(f"per-user {metric}")
+    ax.set_xlabel(f"{metric} per {_singular(entity)}")
+    ax.set_ylabel(f"share of {entity}")
+    if title:
+        ax.set_title(f"per-{_singular(entity)} {metric}")
     ax.grid(True, alpha=0.3)
     ax.legend()
     return fig
@@ -165,30 +187,176 @@ def plot_result(res: Any, metric: Optional[str] = None, kind: str = "distributio
         ax = fig.add_subplot()
         ax.plot([k for k, _ in pts], [v for _, v in pts], marker="o", markersize=3)
         ax.set_xlabel("k")
+        _integer_ticks(ax)
         ax.set_ylabel(f"{family}@k")
         ax.grid(True, alpha=0.3)
         return fig
     raise ValueError(f"`kind` must be 'distribution' or 'curve', got {kind!r}")
 
 
+def run_mean_intervals(cmp: Any, metrics: Optional[list] = None) -> dict:
+    """(run, metric) -> the (1 - alpha) interval of the run's mean: the comparison's bootstrap percentile
+    interval when it ran the bootstrap test, else the Student t interval of the mean of the per-user values
+    (NaN users left out; no interval below two values)."""
+    from ._stats import t_interval
+
+    out = {}
+    for run in cmp.runs:
+        for m in metrics or cmp.metrics:
+            if (run, m) in cmp.run_ci:
+                out[(run, m)] = tuple(cmp.run_ci[(run, m)])
+                continue
+            v = np.asarray(cmp.results[run].per_user[m], dtype=np.float64)
+            v = v[~np.isnan(v)]
+            out[(run, m)] = t_interval(v, cmp.meta["alpha"]) if v.size >= 2 else (np.nan, np.nan)
+    return out
+
+
 def plot_comparison_means(cmp: Any, metrics: Optional[list] = None):
-    """Means per run and metric (grouped bars); bootstrap intervals of the means as
-    error bars when the comparison ran the bootstrap test."""
+    """Means per run and metric (grouped bars) with the (1 - alpha) interval of each mean as error bars
+    (:func:`run_mean_intervals`)."""
     metrics = metrics or cmp.metrics
+    entity = cmp.meta.get("entity", "users")
     fig = _figure(figsize=(max(6.4, 1.2 * len(metrics) * max(1, len(cmp.runs)) * 0.5), 4.0))
     ax = fig.add_subplot()
     width = 0.8 / len(cmp.runs)
     x = np.arange(len(metrics))
+    intervals = run_mean_intervals(cmp, metrics)
     for i, run in enumerate(cmp.runs):
         ys = np.array([cmp.results[run][m] for m in metrics])
-        err = None
-        if all((run, m) in cmp.run_ci for m in metrics):
-            lo = np.array([cmp.run_ci[(run, m)][0] for m in metrics])
-            hi = np.array([cmp.run_ci[(run, m)][1] for m in metrics])
-            err = np.clip(np.vstack([ys - lo, hi - ys]), 0.0, None)
-        ax.bar(x + (i - (len(cmp.runs) - 1) / 2) * width, ys, width, yerr=err, label=str(run), capsize=2)
+        lo = np.array([intervals[(run, m)][0] for m in metrics])
+        hi = np.array([intervals[(run, m)][1] for m in metrics])
+        err = np.nan_to_num(np.clip(np.vstack([ys - lo, hi - ys]), 0.0, None))
+        ax.bar(x + (i - (len(cmp.runs) - 1) / 2) * width, ys, width, yerr=err, label=str(run), capsize=3)
     ax.set_xticks(x, [str(m) for m in metrics])
-    ax.set_ylabel("mean over users")
+    ax.set_ylabel(f"mean over {entity}")
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend()
+    return fig
+
+
+def _reference(cmp: Any, baseline: Optional[str]) -> str:
+    ref = baseline if baseline is not None else cmp.meta.get("baseline") or cmp.runs[0]
+    if ref not in cmp.runs:
+        raise ValueError(f"`baseline` {ref!r} is not a run of the comparison; runs: {', '.join(cmp.runs)}")
+    return ref
+
+
+def per_user_differences(cmp: Any, metric: str, baseline: Optional[str] = None) -> dict:
+    """run -> the per-user differences run - baseline on ``metric``, over the users both runs evaluated
+    (sorted descending: wins first)."""
+    if metric not in cmp.metrics:
+        raise ValueError(f"`metric` {metric!r} is not a metric of the comparison; metrics: {', '.join(cmp.metrics)}")
+    ref = _reference(cmp, baseline)
+    b = np.asarray(cmp.results[ref].per_user[metric], dtype=np.float64)
+    out = {}
+    for run in cmp.runs:
+        if run == ref:
+            continue
+        a = np.asarray(cmp.results[run].per_user[metric], dtype=np.float64)
+        both = ~np.isnan(a) & ~np.isnan(b)
+        out[run] = np.sort(a[both] - b[both])[::-1]
+    return out
+
+
+def plot_per_user_difference(cmp: Any, metric: str, baseline: Optional[str] = None, *, title: bool = True):
+    """Each run's per-user difference against the baseline on ``metric``, sorted: one bar per user, wins
+    above zero, losses below (the figure IR papers show per query). One panel per run; the baseline is
+    ``baseline``, else the comparison's, else its first run."""
+    ref = _reference(cmp, baseline)
+    diffs = per_user_differences(cmp, metric, ref)
+    entity = cmp.meta.get("entity", "users")
+    fig = _figure(figsize=(6.4, 1.0 + 2.2 * max(1, len(diffs))))
+    axes = fig.subplots(max(1, len(diffs)), 1, squeeze=False)[:, 0]
+    for ax, (run, d) in zip(axes, diffs.items()):
+        x = np.arange(1, d.size + 1)
+        colors = np.where(d > 0, "#2e7d32", np.where(d < 0, "#c62828", "#9e9e9e"))
+        ax.bar(x, d, width=1.0, color=colors, linewidth=0)
+        ax.axhline(0.0, color="#444", linewidth=0.8)
+        wins, losses = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
+        ax.set_ylabel(f"{metric}\n{run} - {ref}")
+        ax.text(
+            0.99,
+            0.95,
+            f"{wins} wins, {losses} losses, {d.size - wins - losses} ties",
+            transform=ax.transAxes,
+            ha="right",
+            va="top",
+            fontsize=8,
+        )
+        ax.set_xlim(0.5, max(d.size, 1) + 0.5)
+        _integer_ticks(ax)
+        ax.grid(True, axis="y", alpha=0.3)
+    axes[-1].set_xlabel(f"{entity}, sorted by difference")
+    if title:
+        fig.suptitle(f"per-{_singular(entity)} difference in {metric} against {ref}")
+    return fig
+
+
+def significance_matrix(cmp: Any, metric: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """runs x runs: (mean difference row - column, adjusted p, significant) on ``metric``; NaN/False where the
+    pair was not compared (a baseline comparison) and on the diagonal."""
+    if metric not in cmp.metrics:
+        raise ValueError(f"`metric` {metric!r} is not a metric of the comparison; metrics: {', '.join(cmp.metrics)}")
+    n = len(cmp.runs)
+    pos = {r: i for i, r in enumerate(cmp.runs)}
+    diff = np.full((n, n), np.nan)
+    padj = np.full((n, n), np.nan)
+    sig = np.zeros((n, n), dtype=bool)
+    for row in cmp.rows:
+        if row["metric"] != metric:
+            continue
+        a, b = pos[row["run"]], pos[row["baseline"]]
+        diff[a, b], diff[b, a] = row["diff"], -row["diff"]
+        padj[a, b] = padj[b, a] = row["p_adjusted"]
+        sig[a, b] = sig[b, a] = row["significant"]
+    return diff, padj, sig
+
+
+def plot_significance_matrix(cmp: Any, metric: str, *, title: bool = True):
+    """The pairwise comparisons of the runs on ``metric`` as a matrix: cell (row, column) is the mean
+    difference row - column (green: row better, red: worse), annotated with the adjusted p-value, bold with
+    a star where significant; blank where the pair was not compared."""
+    diff, padj, sig = significance_matrix(cmp, metric)
+    n = len(cmp.runs)
+    fig = _figure(figsize=(1.6 + 1.15 * n, 1.2 + 0.95 * n))
+    ax = fig.add_subplot()
+    lim = float(np.nanmax(np.abs(diff))) if np.any(~np.isnan(diff)) else 1.0
+    # pcolormesh and an unrasterized colour bar: the figure stays vector (no embedded image in its SVG)
+    img = ax.pcolormesh(
+        np.arange(n + 1) - 0.5,
+        np.arange(n + 1) - 0.5,
+        np.ma.masked_invalid(diff),
+        cmap="RdYlGn",
+        vmin=-lim or -1.0,
+        vmax=lim or 1.0,
+    )
+    ax.set_xlim(-0.5, n - 0.5)
+    ax.set_ylim(n - 0.5, -0.5)
+    ax.set_aspect("equal")
+    for i in range(n):
+        for j in range(n):
+            if i == j or np.isnan(diff[i, j]):
+                continue
+            text = f"{diff[i, j]:+.4f}\np={padj[i, j]:.3g}" + (" *" if sig[i, j] else "")
+            dark = abs(diff[i, j]) > 0.6 * lim  # the ends of the colour map: white text
+            ax.text(
+                j,
+                i,
+                text,
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if dark else "black",
+                fontweight="bold" if sig[i, j] else "normal",
+            )
+    labels = [str(r) for r in cmp.runs]
+    ax.set_xticks(np.arange(n), labels, rotation=30, ha="right")
+    ax.set_yticks(np.arange(n), labels)
+    ax.set_xlabel("baseline (column)")
+    ax.set_ylabel("run (row)")
+    bar = fig.colorbar(img, ax=ax, shrink=0.8, label="row - column")
+    bar.solids.set_rasterized(False)
+    if title:
+        ax.set_title(f"{metric}: row - column, adjusted p (* significant)")
     return fig

@@ -12,8 +12,10 @@ import io
 import re
 from typing import Any
 
+import numpy as np
+
 from .._version import __version__
-from ._labels import CORRECTION_LABELS, TEST_LABELS
+from ._labels import CORRECTION_LABELS, TEST_LABELS, _counted
 
 __all__ = ["render_report", "figure_svg"]
 
@@ -56,6 +58,15 @@ def figure_svg(fig: Any) -> str:
     return re.sub(r"<!--.*?-->", "", text, flags=re.S)
 
 
+def _valid_counts(cmp: Any, metric: str) -> str:
+    total = cmp.meta.get("n_truth_users", cmp.meta["n_users"])
+    counts = []
+    for r in cmp.runs:
+        v = np.asarray(cmp.results[r].per_user[metric], dtype=np.float64)
+        counts.append(f"{r} {int(np.count_nonzero(~np.isnan(v))):,}")
+    return ", ".join(counts) + f" of {total:,}"
+
+
 def _plots(cmp: Any, k_max: int) -> tuple[list[tuple[str, str]], str]:
     try:
         import matplotlib  # noqa: F401
@@ -63,25 +74,54 @@ def _plots(cmp: Any, k_max: int) -> tuple[list[tuple[str, str]], str]:
         return [], "Plots need matplotlib (pip install 'rankmeter[plot]'); this report has the tables only."
     from . import plot as P
 
+    m = cmp.meta
+    entity = m.get("entity", "users")
+    one = P._singular(entity)
+    level = f"{100 * (1 - m['alpha']):g}%"
+    how = "bootstrap percentile" if m["test"] == "bootstrap" else "Student t"
     out = []
     fig = P.plot_comparison_means(cmp)
-    out.append(("Means per run", figure_svg(fig)))
+    out.append((f"Means per run ({_counted(m)}) with the {level} {how} interval of each mean", fig))
     if cmp._inputs is not None:
         truth, runs, ev = cmp._inputs
-        families = list(dict.fromkeys(P.base_name(m) for m in cmp.metrics))
+        families = list(dict.fromkeys(P.base_name(x) for x in cmp.metrics))
         for fam in families:
-            out.append((f"{fam}@k, k = 1..{k_max}", figure_svg(P.plot_metric_at_k(truth, runs, fam, k_max, **ev))))
-        out.append(("Precision-recall curve (P@k against R@k)", figure_svg(P.plot_pr_curve(truth, runs, k_max, **ev))))
-    for m in cmp.metrics:
-        out.append((f"Per-user distribution of {m}", figure_svg(P.plot_distributions(cmp.results, m))))
-    return out, ""
+            curve = P.plot_metric_at_k(truth, runs, fam, k_max, title=False, **ev)
+            out.append((f"{fam}@k for k = 1..{k_max} (means over the {entity})", curve))
+        pr = P.plot_pr_curve(truth, runs, k_max, title=False, **ev)
+        out.append((f"Precision-recall curve: P@k against R@k for k = 1..{k_max}", pr))
+    ref = m.get("baseline") or cmp.runs[0]
+    for x in cmp.metrics:
+        d = P.per_user_differences(cmp, x, ref)
+        n_both = ", ".join(f"{r} {v.size:,}" for r, v in d.items())
+        out.append(
+            (
+                f"Per-{one} difference in {x} against {ref}, sorted: wins above zero, losses below "
+                f"({entity} evaluated in both runs: {n_both})",
+                P.plot_per_user_difference(cmp, x, ref, title=False),
+            )
+        )
+    for x in cmp.metrics:
+        out.append(
+            (
+                f"Pairwise comparisons on {x}: mean difference (row - column) and adjusted p-value "
+                f"({TEST_LABELS[m['test']]}, {CORRECTION_LABELS[m['correction']]}; * significant)",
+                P.plot_significance_matrix(cmp, x, title=False),
+            )
+        )
+    for x in cmp.metrics:
+        dist = P.plot_distributions(cmp.results, x, entity=entity, title=False)
+        out.append((f"Distribution of {x} per {one} ({entity} with a value: {_valid_counts(cmp, x)})", dist))
+    return [(title, figure_svg(fig)) for title, fig in out], ""
 
 
 def render_report(cmp: Any, plots: bool = True, k_max: int = 20) -> str:
     esc = html.escape
     m = cmp.meta
+    entity = m.get("entity", "users")
     sizes = [
-        ("users (truth)", f"{m['n_users']:,}"),
+        (f"{entity} (truth)", f"{m.get('n_truth_users', m['n_users']):,}"),
+        (f"{entity} compared", f"{m['n_users']:,}"),
         ("runs", str(m["n_runs"])),
         ("metrics", str(m["n_metrics"])),
         ("comparisons", str(m["n_comparisons"])),
@@ -112,15 +152,16 @@ def render_report(cmp: Any, plots: bool = True, k_max: int = 20) -> str:
         )
     conv += [
         ("preset", str(m["preset"]) if m["preset"] else "none (rankmeter's defaults, see docs/metrics.md)"),
+        ("conventions", m.get("conventions", "")),
         (
-            "users",
-            "the truth users, aligned across runs; a user whose value is NaN for a run (no relevant item "
+            entity,
+            f"the truth's {entity}, aligned across runs; one whose value is NaN for a run (no relevant item "
             "under empty='skip') is left out of that run's comparisons",
         ),
         (
             "effect size",
             "diff = mean(run) - mean(baseline); effect_size = mean difference / standard deviation of "
-            "the per-user differences (Cohen's d_z)",
+            f"the per-{'query' if entity == 'queries' else 'user'} differences (Cohen's d_z)",
         ),
     ]
     figs, note = _plots(cmp, k_max) if plots else ([], "Plots were not requested.")
@@ -150,8 +191,8 @@ def render_report(cmp: Any, plots: bool = True, k_max: int = 20) -> str:
         "<h2>Data sizes</h2><dl>",
         "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in sizes),
         "</dl>",
-        "<table><thead><tr><th>run</th><th>users evaluated</th><th>skipped (no relevant item)</th>"
-        "<th>truth users without recs</th><th>recs users not in truth</th></tr></thead><tbody>",
+        f"<table><thead><tr><th>run</th><th>{entity} evaluated</th><th>skipped (no relevant item)</th>"
+        f"<th>truth {entity} without results</th><th>run {entity} not in truth</th></tr></thead><tbody>",
         per_run,
         "</tbody></table>",
         "</body></html>",

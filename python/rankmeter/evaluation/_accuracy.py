@@ -98,7 +98,7 @@ def accuracy_pass(p: _Plan, columns: list, threads: int, per_user: bool = True):
                 raise ValueError(
                     f"`truth` column {t.source_col!r}: item {item!r} appears more than once for user "
                     f"{user!r} (rows {int(rows[0])} and {int(rows[1])}); a user's truth items must be "
-                    "unique"
+                    "unique: combine the repeats with truth_duplicates='max', 'sum', 'first' or 'last'"
                 )
         if code not in MESSAGES:  # pragma: no cover - every code the pass returns has a message
             raise ValueError(f"invalid input at user {user!r}")

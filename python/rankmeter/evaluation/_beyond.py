@@ -84,7 +84,7 @@ def _raise_lists(status, p: Any, labels, metrics: list) -> None:
 
 
 def _missing(metric, arg: str, why: str) -> ValueError:
-    return ValueError(f"metric {str(metric)!r} needs `{arg}` ({why}); pass {arg}=... to evaluate()")
+    return ValueError(f"metric {str(metric)!r} needs `{arg}` ({why}); pass {arg}=... with the metrics")
 
 
 # --------------------------------------------------------------------------- features / similarity
@@ -207,7 +207,9 @@ def _similarity(x: Any) -> tuple[np.ndarray, Any]:
         m = x
     if hasattr(m, "tocsr"):
         m = m.tocsr()
-        m.sort_indices()
+        if not m.has_sorted_indices:
+            m = m.copy()  # tocsr() of a CSR matrix is the caller's own object: sort a copy
+            m.sort_indices()
     else:
         m = np.asarray(m)
         if m.dtype.kind not in "fiu" or m.dtype.kind == "b":

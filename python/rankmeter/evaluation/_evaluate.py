@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 from typing import Any, Iterable, Optional, Union
 
 import numpy as np
@@ -26,6 +27,7 @@ from ..inputs import (
     to_recs,
     to_truth,
 )
+from ..inputs._containers import combine_truth_duplicates
 from ..metrics import Metric, parse
 from ._accuracy import accuracy_pass, count_no_relevant
 from ._beyond import Context, check_context, run_beyond
@@ -89,6 +91,45 @@ def _int_ids(a: Optional[np.ndarray]) -> bool:
     return a is not None and a.dtype in (np.int64, np.int32)
 
 
+def check_column_keywords(table_kw: dict, inputs: tuple) -> None:
+    """Before anything is read: a column keyword no table takes is an error where a table it applies to was
+    given (``inputs``: truth, recs, train): it names a column that table does not have (``user_col=`` /
+    ``item_col=`` fall back to a table's default column only where another table has the named one). The
+    columns of a table are its own; of a parquet or CSV path, its schema or header line."""
+    from ..inputs import _frame
+    from ..inputs._sources import classify
+
+    def columns(x: Any) -> Optional[list]:
+        if x is None:
+            return None
+        x = _frame.collect_lazy(x)
+        if _frame.is_frame(x):
+            return _frame._columns(x)
+        if isinstance(x, (str, os.PathLike)) and os.path.exists(x):
+            kind = classify(x)
+            return _frame.file_columns(x, kind) if kind in ("parquet", "csv") else None
+        return None
+
+    truth, recs, train = (columns(x) for x in inputs)
+    used: set = set()
+    for cols in (truth, recs, train):
+        if cols is not None:
+            _frame.resolve_columns(cols, table_kw, used)
+    applies = {"relevance_col": (truth, train), "rank_col": (recs,), "score_col": (recs,)}
+    for key, val in table_kw.items():
+        if key in used or (key == "rank_col" and val == _frame.NO_RANK):
+            continue
+        if all(cols is None for cols in applies.get(key, (truth, recs, train))):
+            continue  # no table it applies to (Truth/Recs objects, dicts, arrays, TREC files): nothing to name
+        owner = {"relevance_col": "truth", "rank_col": "recs", "score_col": "recs"}.get(key)
+        where = f"the {owner} table does not have" if owner else "no table has"
+        raise ValueError(
+            f"`{key}={val!r}` names a column {where}; a column keyword names the column in each table that has "
+            "it (the other tables keep their default); for tables that name it differently build them with "
+            "rankmeter.Truth.from_frame(table, ...) / rankmeter.Recs.from_frame(table, ...)"
+        )
+
+
 def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _Plan:
     opts = options.resolved()  # the preset's defaults, then rankmeter's, where nothing was passed
     pre = opts.preset_spec
@@ -114,9 +155,13 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
         if m.options.get("rounding") == "capri":
             check_capri_options(m, duplicates, ties)
     table_kw = {k: v for k, v in opts.columns().items() if v is not None}
+    if table_kw:
+        check_column_keywords(table_kw, (truth, recs, opts.train))
     ctx = Context(**opts.context(), table_kw=table_kw)
     check_context([m for m in parsed if m.family != "accuracy"], ctx)
     t = to_truth(truth, **table_kw)
+    if opts.truth_duplicates not in (None, "error"):
+        t = combine_truth_duplicates(t, opts.truth_duplicates)
     r = to_recs(recs, **table_kw)
 
     p = _Plan()
@@ -364,6 +409,7 @@ def evaluate(
     threads: Optional[int] = None,
     empty: Optional[str] = None,
     duplicates: Optional[str] = None,
+    truth_duplicates: Optional[str] = None,
     ties: Optional[str] = None,
     min_relevance: Optional[float] = None,
     max_items: Optional[int] = None,
@@ -410,6 +456,10 @@ def evaluate(
         (the list closes up); keep the repeat's position but never count it as
         a hit (``'miss'``: ml_metrics, recmetrics, CAPRI); or count every
         occurrence as a hit at its position (``'count'``: Spark), docs/metrics.md 6.1.
+    truth_duplicates : {'error', 'max', 'sum', 'first', 'last'}
+        The same item twice in one user's truth (repeated interaction rows):
+        an error (default), or one item whose grade is the largest, the sum,
+        the first or the last of the repeats' grades (docs/conventions.md).
     ties : {'input', 'trec', 'item_desc', 'average', 'ranx', 'ranx_comparable', 'ranx_dict'}
         Equal scores when ranking by score: input order (default), item id
         descending as strings (trec_eval), item id descending, tie-averaged
@@ -476,6 +526,7 @@ def partial(
     threads: Optional[int] = None,
     empty: Optional[str] = None,
     duplicates: Optional[str] = None,
+    truth_duplicates: Optional[str] = None,
     ties: Optional[str] = None,
     min_relevance: Optional[float] = None,
     max_items: Optional[int] = None,

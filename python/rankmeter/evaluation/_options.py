@@ -119,6 +119,19 @@ class EvalOptions:
             default="error",
         ),
     )
+    truth_duplicates: Optional[str] = field(
+        default=None,
+        metadata=_meta(
+            "convention",
+            "choice",
+            "The same item twice in one user's truth (repeated interaction rows):\n"
+            "an error (default), or one item whose grade is the largest, the sum,\n"
+            "the first or the last of the repeats' grades (docs/conventions.md).",
+            "an item twice in one user's truth",
+            allowed=("error", "max", "sum", "first", "last"),
+            default="error",
+        ),
+    )
     ties: Optional[str] = field(
         default=None,
         metadata=_meta(
@@ -231,7 +244,7 @@ class EvalOptions:
     def __post_init__(self) -> None:
         # the order of the checks is the order evaluate() has always reported them in
         get_preset(self.preset)
-        for name in ("missing", "empty", "duplicates", "ties"):
+        for name in ("missing", "empty", "duplicates", "truth_duplicates", "ties"):
             value = getattr(self, name)
             if value is not None:
                 choice(value, _FIELDS[name].metadata["allowed"], name)
@@ -287,6 +300,16 @@ class EvalOptions:
     def preset_spec(self) -> Optional[Preset]:
         """The preset named by ``preset`` (None: no preset)."""
         return get_preset(self.preset)
+
+    def conventions_text(self) -> str:
+        """The conventions that run, in one line: ``preset 'trec_eval': ties='trec', empty='zero', ...``
+        (the preset's defaults, else rankmeter's, where nothing was passed; min_relevance and max_items when
+        set). Every output of the command line and of :func:`rankmeter.compare` shows it."""
+        r = self.resolved()
+        head = f"preset {r.preset!r}" if r.preset is not None else "no preset (rankmeter's conventions)"
+        shown = [f"{k}={getattr(r, k)!r}" for k in DEFAULTS]
+        shown += [f"{k}={getattr(r, k)!r}" for k in ("min_relevance", "max_items") if getattr(r, k) is not None]
+        return f"{head}: " + ", ".join(shown)
 
     def resolved(self) -> EvalOptions:
         """These options with every unset convention filled in: the preset's default, else rankmeter's."""

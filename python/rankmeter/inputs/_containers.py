@@ -263,7 +263,10 @@ class Truth(_ItemIds):
         m = matrix.tocsr()
         if len(m.shape) != 2:
             raise ValueError(f"`matrix` must be 2-D, got shape {m.shape}")
-        m.sum_duplicates()
+        if not m.has_canonical_format:
+            # tocsr() of a CSR matrix is the caller's own object: combine the duplicates on a copy
+            m = m.copy()
+            m.sum_duplicates()
         return cls.from_csr(m.indptr.astype(np.int64), m.indices.astype(np.int64), np.asarray(m.data, dtype=np.float64))
 
 
@@ -517,3 +520,52 @@ class Recs(_ItemIds):
                 raise TypeError(f"`recs` scores must be numbers: {e}") from None
             return cls.from_csr(indptr, flat, s, users, by_score=True)
         return cls(indptr, flat, None, users)
+
+
+def combine_truth_duplicates(t: Truth, how: str) -> Truth:
+    """``t`` with every item repeated in a user's truth kept once, its grade the largest (``"max"``), the
+    sum (``"sum"``: a truth without grades then counts the repeats), the first or the last of the repeats'
+    grades, in the order of the rows. The first occurrences keep their order; ``t`` itself when nothing
+    repeats. Vectorised: one stable sort of (user, item) over the whole truth."""
+    n = t.n_entries
+    if n == 0:
+        return t
+    row = np.repeat(np.arange(t.n_users, dtype=np.int64), np.diff(t.indptr))
+    if t.coded is not None:
+        key = t.coded.codes
+    else:
+        items = t.items_native
+        if items.dtype.kind in "iu":
+            key = items
+        else:
+            _, key = np.unique(items.astype(str) if items.dtype == object else items, return_inverse=True)
+    order = np.lexsort((key, row))  # stable: by user, then item, repeats in row order
+    ks, rs = key[order], row[order]
+    start = np.ones(n, dtype=bool)
+    start[1:] = (ks[1:] != ks[:-1]) | (rs[1:] != rs[:-1])
+    if start.all():
+        return t
+    starts = np.flatnonzero(start)
+    g = t.grades if t.grades is not None else np.ones(n, dtype=np.float64)
+    gs = g[order]
+    if how == "max":
+        grades = np.maximum.reduceat(gs, starts)
+    elif how == "sum":
+        grades = np.add.reduceat(gs, starts)
+    elif how == "first":
+        grades = gs[starts]
+    elif how == "last":
+        grades = gs[np.append(starts[1:], n) - 1]
+    else:  # pragma: no cover - checked by the options
+        raise ValueError(f"`truth_duplicates` must be 'error', 'max', 'sum', 'first' or 'last', got {how!r}")
+    keep = order[starts]
+    back = np.argsort(keep, kind="stable")  # the first occurrences in their row order
+    keep, grades = keep[back], grades[back]
+    indptr = np.zeros(t.n_users + 1, dtype=np.int64)
+    np.cumsum(np.bincount(row[keep], minlength=t.n_users), out=indptr[1:])
+    items_out: Any = t.coded.with_codes(t.coded.codes[keep]) if t.coded is not None else t.items_native[keep]
+    binary = t.grades is None and how != "sum"
+    out = Truth(indptr, items_out, None if binary else grades, t.users)
+    if t.source_rows is not None:
+        out.source_rows, out.source_col = t.source_rows[keep], t.source_col
+    return out

@@ -33,9 +33,13 @@ def read_trec_run(path: PathLike) -> Recs:
 
 
 def _from_table_or_path(x: Any, kind: str, what: str, kw: dict):
-    """Truth/Recs from a long table or a path (parquet file/directory, else a TREC file); None otherwise."""
+    """Truth/Recs from a long table or a path (parquet file/directory, else a TREC file); None otherwise.
+    The column keywords are resolved per table (:func:`rankmeter.inputs._frame.resolve_columns`); a polars
+    LazyFrame is collected first."""
+    x = _frame.collect_lazy(x)
     if _frame.is_frame(x):
-        return (Truth if kind == "truth" else Recs)._of_frame(x, what, kw)
+        cols = _frame.resolve_columns(_frame._columns(x), kw)
+        return (Truth if kind == "truth" else Recs)._of_frame(x, what, cols)
     if isinstance(x, (str, os.PathLike)):
         if not os.path.exists(x):
             raise TypeError(
@@ -43,12 +47,13 @@ def _from_table_or_path(x: Any, kind: str, what: str, kw: dict):
                 f"TREC or parquet file; got the string {os.fspath(x)!r}, which is no file"
             )
         source = classify(x, what)
-        if source == "parquet":
-            ids = (kw.get("user_col") or "user_id", kw.get("item_col") or "item_id")
-            return _from_table_or_path(_frame.read_parquet(x, ids), kind, what, kw)
-        if source == "csv":
-            table = _frame.read_csv(x, what, kw.get("user_col"), kw.get("item_col"))
-            return _from_table_or_path(table, kind, what, kw)
+        if source in ("parquet", "csv"):
+            cols = _frame.resolve_columns(_frame.file_columns(x, source), kw)
+            if source == "parquet":
+                table = _frame.read_parquet(x, (cols["user_col"], cols["item_col"]))
+            else:
+                table = _frame.read_csv(x, what, cols["user_col"], cols["item_col"])
+            return (Truth if kind == "truth" else Recs)._of_frame(table, what, cols)
         return read_trec_qrels(x) if kind == "truth" else read_trec_run(x)
     if hasattr(x, "tocsr") and hasattr(x, "shape") and kind == "truth":
         return Truth.from_scipy(x)

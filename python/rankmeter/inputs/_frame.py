@@ -45,15 +45,46 @@ DEFAULTS = {
 }
 
 
+NO_RANK = "__rm_no_rank"  # rank_col= of a caller that ranks by score although a rank column may be there
+
+
+def resolve_columns(cols: list, kw: dict, used: Optional[set] = None) -> dict:
+    """The column names of one table (its columns ``cols``) from evaluate()'s keywords.
+
+    ``user_col=`` / ``item_col=`` name the column in each table that has it; a table without that
+    column keeps its default name when it has the default column. The other keywords name a
+    column of one kind of table (relevance: truth; rank, score: recs). ``used`` collects the keywords
+    some table took (a keyword no table has is then an error of the caller)."""
+    out = dict(DEFAULTS)
+    for key, default in DEFAULTS.items():
+        val = kw.get(key)
+        if val is None:
+            continue
+        # the user and item columns are in every table: a table without the named one keeps its default
+        if val in cols or key not in ("user_col", "item_col") or default not in cols:
+            out[key] = val
+            if used is not None and val in cols:
+                used.add(key)
+    return out
+
+
 def _kind(x: Any) -> Optional[str]:
     mod = type(x).__module__.split(".")[0]
     if mod == "pandas" and hasattr(x, "columns"):
         return "pandas"
-    if mod == "polars" and hasattr(x, "columns") and hasattr(x, "get_column"):
+    if mod == "polars" and hasattr(x, "get_column") and hasattr(x, "columns"):  # a LazyFrame has no get_column
         return "polars"
     if mod == "pyarrow" and hasattr(x, "schema") and hasattr(x, "column"):
         return "pyarrow"
     return None
+
+
+def collect_lazy(x: Any) -> Any:
+    """A polars ``LazyFrame`` collected into a DataFrame (the tables rankmeter reads are in memory); anything
+    else as it is."""
+    if type(x).__name__ == "LazyFrame" and type(x).__module__.split(".")[0] == "polars":
+        return x.collect()
+    return x
 
 
 def is_frame(x: Any) -> bool:
@@ -143,6 +174,31 @@ def parquet_dataset(path: Any):
     return dataset
 
 
+def file_columns(path: Any, kind: str) -> list:
+    """The column names of a parquet file/directory (its schema) or of a CSV/TSV file (its header line),
+    read without reading the rows."""
+    if kind == "parquet":
+        import pyarrow as pa
+
+        try:
+            return list(parquet_dataset(path).schema.names)
+        except (pa.ArrowException, OSError) as e:  # a truncated or corrupt file: one clear error naming it
+            if isinstance(e, (FileNotFoundError, PermissionError, IsADirectoryError)):
+                raise
+            raise ValueError(f"{os.fspath(path)}: not a readable parquet file ({' '.join(str(e).split())})") from None
+    import csv
+
+    from ._sources import open_binary
+
+    with open_binary(path) as f:
+        head = f.readline().decode("utf-8", "replace")
+    return next(csv.reader([head.strip("\r\n")], delimiter=csv_delimiter(os.fspath(path))), [])
+
+
+def _n_rows(x: Any) -> int:
+    return int(x.num_rows) if _kind(x) == "pyarrow" else len(x)
+
+
 def _columns(x: Any) -> list:
     k = _kind(x)
     if k == "pyarrow":
@@ -150,7 +206,7 @@ def _columns(x: Any) -> list:
     return [str(c) for c in x.columns]
 
 
-def _column(x: Any, name: str, what: str, ids: bool = False) -> Any:
+def _column(x: Any, name: str, what: str, ids: bool = False, fix: str = "") -> Any:
     """One column as a numpy array; nulls are an error naming the column and the first row.
 
     With ``ids``, a string column (Arrow string/large_string/string_view or dictionary of
@@ -160,7 +216,7 @@ def _column(x: Any, name: str, what: str, ids: bool = False) -> Any:
     if name not in cols:
         raise ValueError(
             f"`{what}` table has no column {name!r} (columns: {', '.join(map(repr, cols))}); "
-            f"name it with {_keyword(name)}"
+            f"{fix or 'name it with ' + _keyword(name)}"
         )
     if cols.count(name) > 1:
         raise ValueError(f"`{what}` table has {cols.count(name)} columns named {name!r}; column names must be unique")
@@ -299,6 +355,16 @@ def _user_of_row(users: Any, row: int):
     return v.item() if isinstance(v, np.generic) else v
 
 
+def _fix(kw: dict, key: str, what: str) -> str:
+    """How to name the column ``key`` of the table ``what``: the keyword of evaluate() and the constructor of
+    that table."""
+    cls = "Truth" if what in ("truth", "train") else "Recs"
+    return (
+        f"name it with {key}= (it names the column in each table that has it), or, when the tables name it "
+        f"differently, pass this one as rankmeter.{cls}.from_frame(table, {key}=...)"
+    )
+
+
 def _kw(kw: dict) -> dict:
     out = dict(DEFAULTS)
     for key, val in kw.items():
@@ -356,8 +422,13 @@ def frame_to_truth(x: Any, what: str = "truth", **kw):
     ``UserWarning`` names them and ``relevance_col=``.
     """
     kw = _kw(kw)
-    users = _ids(_column(x, kw["user_col"], what, ids=True), kw["user_col"], what)
-    items = _ids(_column(x, kw["item_col"], what, ids=True), kw["item_col"], what)
+    if _n_rows(x) == 0:  # no rows: no truth (pandas gives an empty table object columns)
+        _column(x, kw["user_col"], what, fix=_fix(kw, "user_col", what))
+        _column(x, kw["item_col"], what, fix=_fix(kw, "item_col", what))
+        empty = np.zeros(0, dtype=np.int64)
+        return np.zeros(1, dtype=np.int64), empty, None, empty, empty, kw["item_col"]
+    users = _ids(_column(x, kw["user_col"], what, ids=True, fix=_fix(kw, "user_col", what)), kw["user_col"], what)
+    items = _ids(_column(x, kw["item_col"], what, ids=True, fix=_fix(kw, "item_col", what)), kw["item_col"], what)
     grades = None
     if kw["relevance_col"] in _columns(x):
         grades = _numeric(_column(x, kw["relevance_col"], what), kw["relevance_col"], what, keep_float32=True)
@@ -380,14 +451,19 @@ def frame_to_recs(x: Any, what: str = "recs", **kw):
     """(indptr, items, scores or None, users, by_score): ranked by rank, else by score at evaluation."""
     kw = _kw(kw)
     cols = _columns(x)
-    users = _ids(_column(x, kw["user_col"], what, ids=True), kw["user_col"], what)
-    items = _ids(_column(x, kw["item_col"], what, ids=True), kw["item_col"], what)
+    if _n_rows(x) == 0:  # no rows: no recommendations (pandas gives an empty table object columns)
+        _column(x, kw["user_col"], what, fix=_fix(kw, "user_col", what))
+        _column(x, kw["item_col"], what, fix=_fix(kw, "item_col", what))
+        empty = np.zeros(0, dtype=np.int64)
+        return np.zeros(1, dtype=np.int64), empty, None, empty, False
+    users = _ids(_column(x, kw["user_col"], what, ids=True, fix=_fix(kw, "user_col", what)), kw["user_col"], what)
+    items = _ids(_column(x, kw["item_col"], what, ids=True, fix=_fix(kw, "item_col", what)), kw["item_col"], what)
     has_rank, has_score = kw["rank_col"] in cols, kw["score_col"] in cols
     if not (has_rank or has_score):
         raise ValueError(
             f"`{what}` table needs a rank column {kw['rank_col']!r} or a score column "
             f"{kw['score_col']!r} (columns: {', '.join(map(repr, cols))}); name them with rank_col= / "
-            "score_col="
+            "score_col=, or pass rankmeter.Recs.from_frame(table, rank_col=... or score_col=...)"
         )
     scores = None
     if has_score:
