@@ -12,6 +12,9 @@ A peer module of this package (``tests/differential/<peer>.py``) defines
 - ``ALLOW``: the case features (cases.FEATURES) it draws from; ``REL``: the relative tolerance;
 - ``ours(case) -> {label: {"per_user": {user: value} | None, "mean": value}}``: rankmeter's values of the
   same labels, every metric of the library in one call;
+- optionally ``ISOLATED = True``: the worker runs as ``python -P`` (Python 3.11+), without its own
+  directory on ``sys.path``, so that a peer module here (``ml_metrics.py``, ``recmetrics.py``) does not
+  shadow the package of that name; such a worker loads cases.py from its file;
 - optionally ``known(case, peer_result) -> str | dict | None``: the reason a case is one that
   ``rankmeter.presets.describe()`` lists as not reproduced (a peer crash, a random draw), else None; or a
   dict ``{label: reason}`` naming only the labels of the case that are not reproduced (the others are
@@ -80,8 +83,9 @@ def run_worker(mod: ModuleType, cases: list) -> list:
     with tempfile.TemporaryDirectory() as d:
         src, dst = Path(d) / "in.json", Path(d) / "out.json"
         src.write_text(json.dumps({"cases": cases}))
+        flags = ["-P"] if getattr(mod, "ISOLATED", False) else []
         proc = subprocess.run(
-            [str(py), str(mod.WORKER), str(src), str(dst)], capture_output=True, text=True, timeout=3600
+            [str(py), *flags, str(mod.WORKER), str(src), str(dst)], capture_output=True, text=True, timeout=3600
         )
         if proc.returncode != 0:
             raise RuntimeError(f"{mod.VENV} worker failed:\n{proc.stderr[-3000:]}")

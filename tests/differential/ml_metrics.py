@@ -17,6 +17,7 @@ from .cases import FEATURES, as_lists
 
 VENV = "recm"
 WORKER = Path(__file__).with_name("worker_ml_metrics.py")
+ISOLATED = True  # python -P: this directory (with this module) is not on the worker's path
 # grades: ml_metrics takes none (truth rows are items); features, train: no ml_metrics metric reads them
 ALLOW = tuple(f for f in FEATURES if f not in ("train", "features", "zero_features"))
 REL = 1e-12

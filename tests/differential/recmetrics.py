@@ -21,6 +21,7 @@ from .cases import FEATURES, as_lists
 
 VENV = "recm"
 WORKER = Path(__file__).with_name("worker_recmetrics.py")
+ISOLATED = True  # python -P: this directory (with this module) is not on the worker's path
 # grades: recmetrics takes none (truth rows are items)
 ALLOW = FEATURES
 REL = 1e-9

@@ -17,6 +17,7 @@ from .cases import FEATURES, as_lists
 
 VENV = None
 WORKER = Path(__file__).with_name("worker_spark.py")
+ISOLATED = True  # python -P: this directory (with this module) is not on the worker's path
 # grades: pyspark sends none to the JVM (describe("spark")); train, features: no RankingMetrics method reads them
 ALLOW = tuple(
     f

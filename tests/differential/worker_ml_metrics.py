@@ -17,8 +17,6 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-# this directory holds the peer module ml_metrics.py: keep it off the path so `import ml_metrics` is the peer
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 _spec = importlib.util.spec_from_file_location("differential_cases", HERE / "cases.py")  # stdlib + numpy only
 assert _spec is not None and _spec.loader is not None
 _cases = importlib.util.module_from_spec(_spec)

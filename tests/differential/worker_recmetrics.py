@@ -33,8 +33,6 @@ from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-# this directory holds the peer module recmetrics.py: keep it off the path so `import recmetrics` is the peer
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 
 
 def _load(name: str, path: Path):

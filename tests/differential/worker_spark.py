@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 _spec = importlib.util.spec_from_file_location("differential_cases", HERE / "cases.py")  # stdlib + numpy only
 assert _spec is not None and _spec.loader is not None
 _cases = importlib.util.module_from_spec(_spec)
