@@ -8,7 +8,7 @@ the given file. Both compiled cores live in one interpreter; the script calls th
 round, for the six @10 columns and the twenty columns of bench/callgrind_w1.py. Prints the median of
 each and the ratio new / old, and checks that both builds return the same bytes. The old build may
 take its columns as the positional integer rows of earlier versions (``col_ints``/``col_floats``);
-the script passes whichever form each build's signature asks for.
+the script passes whichever form each build's signature asks for (also for the duplicates policy).
 """
 
 from __future__ import annotations
@@ -87,7 +87,6 @@ def main() -> int:
         r_pad=-1,
         r_rowmap=None,
         min_relevance=None,
-        dup_first=False,
         max_items=0,
         threads=args.threads,
     )
@@ -99,7 +98,9 @@ def main() -> int:
         calls = {}
         for side, core in cores.items():
             cols, empty = columns_for(core, names)
-            calls[side] = (core, {**base, **cols, "empty": empty})
+            # the duplicates policy as each build takes it (earlier builds: a dup_first flag)
+            dups = {"duplicates": core.DupPolicy.error} if hasattr(core, "DupPolicy") else {"dup_first": False}
+            calls[side] = (core, {**base, **cols, **dups, "empty": empty})
         outs = {side: core.ranking_pass(**kw) for side, (core, kw) in calls.items()}
         same = all((a is None and b is None) or np.array_equal(a, b) for a, b in zip(outs["old"][:3], outs["new"][:3]))
         times: dict = {"old": [], "new": []}

@@ -59,6 +59,18 @@ mk evidently   evidently "pandas<3" || STATUS=1
 # old setuptools and no build isolation.
 AFTER='"$PIP" install -q --no-build-isolation ml_metrics' \
   mk recm      recmetrics "numpy<2" "pandas<2" "matplotlib<3.9" "setuptools<58" wheel || STATUS=1
+# The current GitHub source of recmetrics (mapk, prediction_coverage(..., unseen_warning)), which no
+# release holds, beside the release in recm/github (tests/differential/worker_recmetrics.py loads it);
+# also added to a reused venv that lacks it.
+RECM_GITHUB=b21222d3896f94960058824d1507414b98bf80f3
+if want recm && [ -x "$ROOT/recm/bin/python" ] && [ ! -f "$ROOT/recm/github/recmetrics/metrics.py" ]; then
+  echo "== recm: recmetrics' GitHub source $RECM_GITHUB into $ROOT/recm/github"
+  mkdir -p "$ROOT/recm/github" && curl -fsSL \
+    "https://github.com/statisticianinstilettos/recmetrics/archive/$RECM_GITHUB.tar.gz" \
+    | tar -xz -C "$ROOT/recm/github" --strip-components=1 \
+      "recmetrics-$RECM_GITHUB/recmetrics" "recmetrics-$RECM_GITHUB/LICENSE" \
+    || { echo "   FAILED"; rm -rf "$ROOT/recm/github"; STATUS=1; }
+fi
 mk implicit    implicit || STATUS=1
 echo "peers in $ROOT"
 exit $STATUS

@@ -84,7 +84,7 @@ void check_features(const F64& X, const U8& has, int64_t n_items) {
 }
 
 py::tuple prepare_lists_py(int64_t n_users, const std::optional<I64>& rowmap, const I64& r_indptr, const I64& r_items,
-                           const std::optional<F64>& r_scores, bool dup_first, int64_t max_items, int64_t keep,
+                           const std::optional<F64>& r_scores, DupPolicy dups, int64_t max_items, int64_t keep,
                            int threads) {
   // raw ids: any int64 value is fine, only the pointers need checking
   check_csr(r_indptr, r_items, -1, "recs");
@@ -111,7 +111,7 @@ py::tuple prepare_lists_py(int64_t n_users, const std::optional<I64>& rowmap, co
   int64_t nnz = 0;
   {
     py::gil_scoped_release release;  // raw buffers only, owned by this frame's arguments and outputs
-    st = prepare_lists(in, dup_first, limit, max_items, threads, ub.data(), n_out.data(), it, sc);
+    st = prepare_lists(in, dups, limit, max_items, threads, ub.data(), n_out.data(), it, sc);
     if (st.ok()) nnz = compact_lists(n_users, ub.data(), n_out.data(), ip, it, sc);
   }
   if (!st.ok()) return py::make_tuple(py::none(), py::none(), py::none(), status_tuple(st));
@@ -163,7 +163,7 @@ py::object train_codes_py(const I64& indptr, const I64& items, int64_t hard_limi
 // (kept lengths, counts per cutoff (list of arrays), means per table (list of arrays), status), or None
 // when a kept id is not a code in [0, hard_limit).
 py::object topk_pass_py(int64_t n_users, const std::optional<I64>& rowmap, const I64& r_indptr, const I64& r_items,
-                        bool dup_first, int64_t max_items, int64_t keep, int64_t n_base, int64_t hard_limit,
+                        DupPolicy dups, int64_t max_items, int64_t keep, int64_t n_base, int64_t hard_limit,
                         const std::vector<int64_t>& cutoffs, const std::vector<F64>& tables,
                         const std::vector<int64_t>& table_k, const std::vector<bool>& table_div, int threads) {
   check_csr(r_indptr, r_items, -1, "recs");
@@ -198,8 +198,8 @@ py::object topk_pass_py(int64_t n_users, const std::optional<I64>& rowmap, const
   bool ok = false;
   {
     py::gil_scoped_release release;
-    ok = topk_pass(in, dup_first, list_limit(max_items, keep), max_items, n_base, hard_limit, cutoffs, tabs, threads,
-                   kp, mp, counts, &n_final, &st);
+    ok = topk_pass(in, dups, list_limit(max_items, keep), max_items, n_base, hard_limit, cutoffs, tabs, threads, kp, mp,
+                   counts, &n_final, &st);
   }
   if (!ok) return py::none();
   py::list cl, ml;
@@ -409,13 +409,13 @@ void bind_beyond(py::module_& m) {
         "(distinct rows per item, entries per item, non-empty rows) of a CSR whose rows may repeat items");
   m.def("prepare_lists", &prepare_lists_py, py::arg("n_users"), py::arg("rowmap").noconvert(),
         py::arg("r_indptr").noconvert(), py::arg("r_items").noconvert(), py::arg("r_scores").noconvert(),
-        py::arg("dup_first"), py::arg("max_items"), py::arg("keep"), py::arg("threads"));
+        py::arg("duplicates"), py::arg("max_items"), py::arg("keep"), py::arg("threads"));
   m.def("int_range", &int_range_py, py::arg("x").noconvert(), py::arg("threads"),
         "(min, max) of an int64 array, (0, -1) when empty");
   m.def("train_codes", &train_codes_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
         py::arg("hard_limit"), py::arg("want_pop"), py::arg("threads"));
   m.def("topk_pass", &topk_pass_py, py::arg("n_users"), py::arg("rowmap").noconvert(), py::arg("r_indptr").noconvert(),
-        py::arg("r_items").noconvert(), py::arg("dup_first"), py::arg("max_items"), py::arg("keep"), py::arg("n_base"),
+        py::arg("r_items").noconvert(), py::arg("duplicates"), py::arg("max_items"), py::arg("keep"), py::arg("n_base"),
         py::arg("hard_limit"), py::arg("cutoffs"), py::arg("tables"), py::arg("table_k"), py::arg("table_div"),
         py::arg("threads"));
   m.def("item_counts", &item_counts_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(), py::arg("n_items"),

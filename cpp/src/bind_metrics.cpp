@@ -34,6 +34,11 @@ void bind_metrics(py::module_& m) {
       .value("zero", EmptyPolicy::zero)
       .value("one", EmptyPolicy::one)
       .value("error", EmptyPolicy::error);
+  py::enum_<DupPolicy>(m, "DupPolicy", "An item repeated in one list (docs/metrics.md, section 6).")
+      .value("error", DupPolicy::error)
+      .value("first", DupPolicy::first)
+      .value("miss", DupPolicy::miss)
+      .value("count", DupPolicy::count);
 
   py::enum_<Code>(m, "Code", "Status codes of the kernels (rankmeter/status.hpp).")
       .value("ok", Code::ok)

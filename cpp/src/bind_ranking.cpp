@@ -91,7 +91,7 @@ RankingDataT<Id> ranking_data(const I64& t_indptr, const py::array& t_items, con
 py::tuple ranking_pass(const I64& t_indptr, const py::array& t_items, const std::optional<py::array>& t_grades,
                        const std::optional<I64>& r_indptr, const py::array& r_items, int64_t r_stride, int64_t r_pad,
                        const std::optional<I64>& r_rowmap, const std::vector<Column>& cols,
-                       std::optional<double> min_relevance, EmptyPolicy empty, bool dup_first, int64_t max_items,
+                       std::optional<double> min_relevance, EmptyPolicy empty, DupPolicy duplicates, int64_t max_items,
                        int threads, bool whole_lists, bool per_user) {
   // Shapes are validated here too: the Python layer checks them with friendly
   // messages first, this is the memory-safety net.
@@ -125,7 +125,7 @@ py::tuple ranking_pass(const I64& t_indptr, const py::array& t_items, const std:
   opt.has_min_relevance = min_relevance.has_value();
   opt.min_relevance = min_relevance.value_or(0.0);
   opt.empty = empty;
-  opt.dup_first = dup_first;
+  opt.dups = duplicates;
   opt.whole_lists = whole_lists;
   opt.max_items = max_items;
   opt.threads = threads;
@@ -164,7 +164,7 @@ void bind_ranking(py::module_& m) {
   m.def("ranking_pass", &ranking_pass, py::arg("t_indptr").noconvert(), py::arg("t_items").noconvert(),
         py::arg("t_grades").noconvert(), py::arg("r_indptr").noconvert(), py::arg("r_items").noconvert(),
         py::arg("r_stride"), py::arg("r_pad"), py::arg("r_rowmap").noconvert(), py::arg("columns"),
-        py::arg("min_relevance"), py::arg("empty"), py::arg("dup_first"), py::arg("max_items"), py::arg("threads"),
+        py::arg("min_relevance"), py::arg("empty"), py::arg("duplicates"), py::arg("max_items"), py::arg("threads"),
         py::arg("whole_lists") = false, py::arg("per_user") = true,
         "Fused accuracy pass over `columns` (a list of Column); item ids int64 on both sides or int32 on both sides. "
         "Returns (values[n_cols, n_users] or "

@@ -75,6 +75,12 @@ class EmptyPolicy(_Enum):
     one: EmptyPolicy
     error: EmptyPolicy
 
+class DupPolicy(_Enum):
+    error: DupPolicy
+    first: DupPolicy
+    miss: DupPolicy
+    count: DupPolicy
+
 class Code(_Enum):
     ok: Code
     bad_indptr: Code
@@ -127,7 +133,7 @@ def ranking_pass(
     columns: list[Column],
     min_relevance: Optional[float],
     empty: EmptyPolicy,
-    dup_first: bool,
+    duplicates: DupPolicy,
     max_items: int,
     threads: int,
     whole_lists: bool = False,
@@ -149,7 +155,7 @@ def prepare_lists(
     r_indptr: _I64,
     r_items: _I64,
     r_scores: Optional[_F64],
-    dup_first: bool,
+    duplicates: DupPolicy,
     max_items: int,
     keep: int,
     threads: int,
@@ -164,7 +170,7 @@ def topk_pass(
     rowmap: Optional[_I64],
     r_indptr: _I64,
     r_items: _I64,
-    dup_first: bool,
+    duplicates: DupPolicy,
     max_items: int,
     keep: int,
     n_base: int,

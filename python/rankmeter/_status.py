@@ -23,7 +23,7 @@ MESSAGES: dict[Any, str] = {
     Code.duplicate_truth: "`truth` lists item {item!r} more than once for user {user!r}; a user's truth items must be unique: "
     "combine the repeats with truth_duplicates='max', 'sum', 'first' or 'last'",
     Code.duplicate_recs: "`recs` lists item {item!r} more than once for user {user!r}; pass duplicates='first' to keep "
-    "the first occurrence",
+    "the first occurrence, 'miss' to keep the repeat's position as a non-hit, or 'count' to count every occurrence",
     Code.empty_truth: "user {user!r} has no relevant item in `truth` and empty='error' (use empty='skip', 'zero' or 'one')",
     Code.pad_inside: "`recs` row of user {user!r} has an item after the padding value at position {item}; pad only at "
     "the end",

@@ -113,7 +113,7 @@ def test_capri_rounding_options_are_checked():
     with pytest.raises(ValueError, match="tie-averaged"):
         rm.evaluate({0: [1]}, {0: {1: 1.0}}, ["ndcg@3"], preset="capri", ties="average")
     with pytest.raises(ValueError, match="more than once"):
-        rm.evaluate({0: [1]}, {0: [1, 1]}, ["ndcg@3"], preset="capri")
+        rm.evaluate({0: [1]}, {0: [1, 1]}, ["ndcg@3"], preset="capri", duplicates="error")
 
 
 def test_capri_states_merge_to_the_same_mean():
@@ -131,3 +131,46 @@ def test_capri_states_merge_to_the_same_mean():
         for i in range(3)
     ]
     assert rm.State.merge_all(parts).finalize()["ndcg@10"] == whole
+
+
+def capri_mapk(actual, predicted, k=10):
+    """CAPRI's mapk (Evaluations/metrics/accuracy.py), restated: a prediction counts when it is in actual and not
+    already listed above it (a repeat keeps its position), the sum of precisions at those positions divided by
+    min(len(actual), k); 0 for an empty actual. evaluator.py passes predicted[:topK]."""
+    score, hits = 0.0, 0.0
+    for i, p in enumerate(predicted):
+        if p in actual and p not in predicted[:i]:
+            hits += 1.0
+            score += hits / (i + 1.0)
+    if not actual:
+        return 0.0
+    return score / min(len(actual), k)
+
+
+def capri_precisionk(actual, recommended):
+    """CAPRI's precisionk, restated: distinct recommended items that are relevant / len(recommended)."""
+    return 1.0 * len(set(actual) & set(recommended)) / len(recommended)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("k", [1, 3, 10])
+def test_capri_mapk_and_precisionk_on_lists_with_repeats(seed, k):
+    # the preset's duplicates="miss": a repeat keeps its position and is never a hit again, as CAPRI's mapk,
+    # precisionk and recallk read it
+    g = np.random.default_rng(100 + seed)
+    truth, recs = {}, {}
+    for u in range(300):
+        truth[u] = {int(i): 1 for i in g.choice(30, int(g.integers(1, 8)), replace=False)}
+        recs[u] = [int(i) for i in g.integers(0, 30, int(g.integers(1, 20)))]  # drawn with replacement: repeats
+    assert any(len(set(r)) < len(r) for r in recs.values())
+    res = rm.evaluate(truth, recs, [f"map@{k}"], preset="capri")
+    want = [capri_mapk(list(truth[u]), recs[u][:k], k) for u in truth]
+    assert res.per_user[f"map@{k}"].tolist() == pytest.approx(want, rel=1e-15)
+    # precisionk(actual, predicted[:topK]): precision without cutoff over the first k positions
+    prec = rm.evaluate(truth, recs, ["precision"], preset="capri", max_items=k)
+    assert prec.per_user["precision"].tolist() == pytest.approx(
+        [capri_precisionk(list(truth[u]), recs[u][:k]) for u in truth], rel=1e-15
+    )
+    # a repeat above a hit: CAPRI's mapk and the preset give (1 + 2/3) / 2; duplicates="first" would give 1
+    one = rm.evaluate({0: {1: 1, 2: 1}}, {0: [1, 1, 2]}, ["map@3"], preset="capri")["map@3"]
+    assert one == capri_mapk([1, 2], [1, 1, 2], 3) == (1 + 2 / 3) / 2

@@ -21,12 +21,14 @@ def ref_apk(actual, predicted, k):  # ml_metrics 0.1.4: empty actual -> 1.0, / m
     return 1.0 if not actual else total / min(len(actual), k)
 
 
-def ref_rec_apk(actual, predicted, k):  # recmetrics GitHub: mean of P@i at first-occurrence hits
-    predicted = predicted[:k]
+def ref_rec_apk(actual, predicted, k):
+    # recmetrics GitHub (_apk): the mean, over the first occurrences of actual items within k, of the precision at
+    # that position, which counts every position above it holding an actual item (repeats included)
     if not predicted or not actual:
         return 0
+    predicted = predicted[:k]
     precisions = [
-        len({x for x in predicted[: i + 1] if x in actual}) / (i + 1)
+        sum(1 for x in predicted[: i + 1] if x in actual) / (i + 1)
         for i, p in enumerate(predicted)
         if p in actual and p not in predicted[:i]
     ]
@@ -79,3 +81,48 @@ def test_compat_lists_edge_cases():
     with pytest.raises(KeyError):
         C_rec.novelty([[0, 7]], {0: 3}, 10, 2)
     assert C_rec.prediction_coverage([[1, 2], [2, "x"]], range(8)) == 37.5
+
+
+def ref_recommender(predicted, actual, by):  # recmetrics: every occurrence of an actual item, rounded per user
+    vals = []
+    for p, a in zip(predicted, actual):
+        hits = len([v for v in p if v in a])
+        vals.append(np.round(float(hits) / float(len(p) if by == "precision" else len(a)), 4))
+    return np.mean(vals)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_recommender_precision_and_recall_count_every_occurrence(seed):
+    actual, pred = _data(seed, dup=True)
+    pred = [p if p else [0] for p in pred]  # an empty list divides by 0 (below)
+    actual = [a if a else [1] for a in actual]
+    assert C_rec.recommender_precision(pred, actual) == ref_recommender(pred, actual, "precision")
+    assert C_rec.recommender_recall(pred, actual) == ref_recommender(pred, actual, "recall")
+    # a repeated actual item counts twice: recall above 1
+    assert C_rec.recommender_recall([["a", "a", "b"]], [["a"]]) == 2.0
+    assert C_rec.recommender_precision([["a", "a", "b"]], [["a"]]) == np.round(2 / 3, 4)
+    with pytest.raises(ZeroDivisionError):
+        C_rec.recommender_precision([[1], []], [[1], [2]])
+    with pytest.raises(ZeroDivisionError):
+        C_rec.recommender_recall([[1]], [[]])
+
+
+def test_prediction_coverage_release_and_github_forms():
+    predicted, catalog = [["X", "Y", "Z"], ["W", "Y", "Z"]], ["A", "B", "C", "X", "Y", "Z"]
+    assert C_rec.prediction_coverage(predicted, catalog) == round(4 / 6 * 100, 2)  # 0.1.5: W counts
+    with pytest.raises(AssertionError, match="unseen in catalog"):
+        C_rec.prediction_coverage(predicted, catalog, unseen_warning=False)
+    with pytest.warns(UserWarning, match="unseen in catalog"):
+        assert C_rec.prediction_coverage(predicted, catalog, True) == 50.0
+    with pytest.raises(AssertionError, match="Duplicated items in catalog"):
+        C_rec.prediction_coverage([["X"]], ["X", "X"], False)
+    with pytest.raises(AssertionError, match="Length mismatched"):
+        C_rec.mapk([[1]], [[1], [2]], 3)
+
+
+def test_github_mapk_counts_repeats_in_the_precision_at_a_later_hit():
+    # actual {a, b}; a, a, b: hits at the first a (P = 1) and at b, where the precision counts both a's (3/3)
+    assert C_rec._apk(["a", "b"], ["a", "a", "b"], 3) == (1 + 3 / 3) / 2
+    assert C_rec.mapk([["a", "b"]], [["a", "a", "b"]], 3) == ref_rec_apk(["a", "b"], ["a", "a", "b"], 3)
+    # mark (and ml_metrics) keep the repeat's position as a non-hit: (1 + 2/3) / 2
+    assert C_rec.mark([["a", "b"]], [["a", "a", "b"]], 3) == (1 + 2 / 3) / 2

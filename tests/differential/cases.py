@@ -14,7 +14,7 @@ A case is plain JSON, the form the peers' workers read in their own venvs:
 :func:`draw_case` covers the whole data space users have: empty truth, users whose
 rows all have grade 0, fractional and negative grades, truth users without
 recommendations and recommendation users without truth, empty lists, lists
-shorter and longer than every k, one-item lists, repeated items, tied scores,
+shorter and longer than every k, one-item lists, repeated items, tied scores, lists of one length,
 items outside the catalog and the train data, zero feature vectors, and string,
 small int and huge int ids (up to 2**63 - 1). Each case switches a random subset
 of these on; a peer that cannot take one (it raises on it, or the preset
@@ -45,6 +45,7 @@ FEATURES = (
     "huge_ids",
     "train",  # a train table (popularity, novelty)
     "features",  # item feature vectors
+    "same_length",  # every given non-empty list has one length (a list-of-lists array, e.g. recmetrics' personalization)
 )
 
 
@@ -64,7 +65,7 @@ def draw_case(seed: int, allow: Iterable[str] = FEATURES, *, max_users: int = 12
     unknown = allow - set(FEATURES)
     if unknown:
         raise ValueError(f"unknown case features {sorted(unknown)}")
-    on = {f for f in allow if g.random() < 0.5}
+    on = {f for f in FEATURES if f in allow and g.random() < 0.5}  # FEATURES order: the same case in any process
     if "string_ids" in on and "huge_ids" in on:
         on.discard("huge_ids" if g.random() < 0.5 else "string_ids")
     kind = "string" if "string_ids" in on else "huge" if "huge_ids" in on else "int"
@@ -93,6 +94,7 @@ def draw_case(seed: int, allow: Iterable[str] = FEATURES, *, max_users: int = 12
     empty_lists: list = []
     users = list(range(n_users))
     empty_truth = "empty_truth" in on and g.random() < 0.06
+    same_len = int(g.choice([1, 2, 3, 5, 8])) if "same_length" in on else None
     for u in users:
         role = g.random()
         has_truth = not empty_truth and not ("recs_only_users" in on and role < 0.2)
@@ -108,12 +110,16 @@ def draw_case(seed: int, allow: Iterable[str] = FEATURES, *, max_users: int = 12
             if "empty_lists" in on and g.random() < 0.15:
                 empty_lists.append(uid(u))
                 continue
-            length = int(g.choice([1, 1, 2, 3, 5, 8, 12, 25]))
+            length = same_len if same_len is not None else int(g.choice([1, 1, 2, 3, 5, 8, 12, 25]))
             pool = n_items + (5 if "outside_catalog" in on else 0)
             lst = [int(x) for x in g.choice(pool, min(length, pool), replace=False)]
             if "duplicates" in on and len(lst) > 1 and g.random() < 0.4:
                 for _ in range(int(g.integers(1, 3))):
-                    lst.insert(int(g.integers(1, len(lst) + 1)), lst[int(g.integers(len(lst)))])
+                    if same_len is not None:  # the length stays: a later position takes an earlier item
+                        j = int(g.integers(1, len(lst)))
+                        lst[j] = lst[int(g.integers(j))]
+                    else:
+                        lst.insert(int(g.integers(1, len(lst) + 1)), lst[int(g.integers(len(lst)))])
             scores = np.sort(g.random(len(lst)))[::-1] + 0.25
             if "ties" in on and g.random() < 0.7:
                 scores = np.round(scores * 2) / 2 + 0.25  # few distinct values
@@ -158,6 +164,18 @@ def as_dicts(case: dict, *, scored: bool = False) -> tuple[dict, dict]:
     return truth, recs
 
 
+def as_lists(case: dict) -> tuple[list, list, list]:
+    """The case as the list-based libraries take it (ml_metrics, recmetrics, pyspark's RankingMetrics): every
+    user of either side (sorted), its truth items in row order (any grade: these libraries take no grades; a
+    user without truth rows has none) and its list by rank (repeats kept; a user without one has none)."""
+    truth: dict = {}
+    for u, i, _g in case["truth"]:
+        truth.setdefault(u, []).append(i)
+    _, recs = as_dicts(case)
+    users = sorted(set(truth) | set(recs), key=lambda u: (str(type(u)), u))
+    return users, [truth.get(u, []) for u in users], [recs.get(u, []) for u in users]
+
+
 def rel_close(a: Optional[float], b: Optional[float], rel: float, abs_: float = 1e-12) -> bool:
     """a and b equal to relative `rel` (absolute `abs_` near zero); None and NaN only match each other."""
     na = a is None or a != a
@@ -165,4 +183,6 @@ def rel_close(a: Optional[float], b: Optional[float], rel: float, abs_: float = 
     if na or nb:
         return na and nb
     assert a is not None and b is not None
+    if a == b:  # equal infinities too
+        return True
     return abs(a - b) <= max(rel * max(abs(a), abs(b)), abs_)

@@ -12,8 +12,13 @@ A peer module of this package (``tests/differential/<peer>.py``) defines
 - ``ALLOW``: the case features (cases.FEATURES) it draws from; ``REL``: the relative tolerance;
 - ``ours(case) -> {label: {"per_user": {user: value} | None, "mean": value}}``: rankmeter's values of the
   same labels, every metric of the library in one call;
-- optionally ``known(case, peer_result) -> str | None``: the reason a case is one that
-  ``rankmeter.presets.describe()`` lists as not reproduced (a peer crash, a random draw), else None.
+- optionally ``ISOLATED = True``: the worker runs as ``python -P`` (Python 3.11+), without its own
+  directory on ``sys.path``, so that a peer module here (``ml_metrics.py``, ``recmetrics.py``) does not
+  shadow the package of that name; such a worker loads cases.py from its file;
+- optionally ``known(case, peer_result) -> str | dict | None``: the reason a case is one that
+  ``rankmeter.presets.describe()`` lists as not reproduced (a peer crash, a random draw), else None; or a
+  dict ``{label: reason}`` naming only the labels of the case that are not reproduced (the others are
+  compared).
 
 Users absent from one side's per-user values count as NaN there: a user the peer evaluates and rankmeter
 leaves out (or the reverse) is a mismatch.
@@ -78,8 +83,9 @@ def run_worker(mod: ModuleType, cases: list) -> list:
     with tempfile.TemporaryDirectory() as d:
         src, dst = Path(d) / "in.json", Path(d) / "out.json"
         src.write_text(json.dumps({"cases": cases}))
+        flags = ["-P"] if getattr(mod, "ISOLATED", False) else []
         proc = subprocess.run(
-            [str(py), str(mod.WORKER), str(src), str(dst)], capture_output=True, text=True, timeout=3600
+            [str(py), *flags, str(mod.WORKER), str(src), str(dst)], capture_output=True, text=True, timeout=3600
         )
         if proc.returncode != 0:
             raise RuntimeError(f"{mod.VENV} worker failed:\n{proc.stderr[-3000:]}")
@@ -95,12 +101,19 @@ def compare_case(mod: ModuleType, seed: int, case: dict, peer: dict, rep: Report
         rep.peer_errors[peer["error"]] = rep.peer_errors.get(peer["error"], 0) + 1
         return
     reason = mod.known(case, peer["ok"]) if hasattr(mod, "known") else None
+    skip: dict = {}
+    if isinstance(reason, dict):  # only some labels of the case are not reproduced
+        skip, reason = reason, None
     if reason:
         rep.known[reason] = rep.known.get(reason, 0) + 1
         return
+    for why in set(skip.values()):
+        rep.known[why] = rep.known.get(why, 0) + 1
     mine = mod.ours(case)
     rel = getattr(mod, "REL", 1e-9)
     for label, want in peer["ok"].items():
+        if label in skip:
+            continue
         got = mine[label]
         if want.get("per_user") is not None:
             theirs = {_key(u): _num(v) for u, v in want["per_user"]}

@@ -406,10 +406,32 @@ def test_preset_spark_equals_ranking_evaluator(classic):
         assert res[name] == pytest.approx(ev.evaluate(df), rel=1e-12, abs=1e-15), name
 
 
-def test_preset_spark_rejects_a_duplicated_prediction():
-    # Spark counts a repeated relevant prediction at both positions; rankmeter does not reproduce that
-    with pytest.raises(ValueError, match=r"duplicate|twice|repeated"):
-        rm.evaluate({1: [5]}, {1: [5, 5]}, ["precision@2"], preset="spark")
+def test_preset_spark_counts_a_repeated_prediction_as_spark_does(classic):
+    # Spark reads the prediction array as given: a repeated labelled item is a hit at each position, so
+    # recall, AP and NDCG exceed 1 here (the preset's duplicates="count")
+    from pyspark.mllib.evaluation import RankingMetrics
+
+    rows = [([5, 5, 1, 5], [5, 1]), ([2, 3, 2, 9], [2]), ([7, 7, 4], [8, 4]), ([6, 1, 6], [1, 2, 3])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        spark_m = RankingMetrics(classic.sparkContext.parallelize(rows, 2))
+    truth = {u: lab for u, (_, lab) in enumerate(rows)}
+    recs = {u: p for u, (p, _) in enumerate(rows)}
+    ks = [1, 2, 3, 4, 10]
+    names = [f"{m}@{k}" for k in ks for m in ("precision", "recall", "map", "ndcg")] + ["map"]
+    res = rm.evaluate(truth, recs, names, preset="spark")
+    assert res.per_user["recall@4"].max() > 1 and res.per_user["ndcg@3"].max() > 1
+    for k in ks:
+        assert res[f"precision@{k}"] == pytest.approx(spark_m.precisionAt(k), rel=1e-12)
+        assert res[f"recall@{k}"] == pytest.approx(spark_m.recallAt(k), rel=1e-12)
+        assert res[f"map@{k}"] == pytest.approx(spark_m.meanAveragePrecisionAt(k), rel=1e-12)
+        assert res[f"ndcg@{k}"] == pytest.approx(spark_m.ndcgAt(k), rel=1e-12)
+    assert res["map"] == pytest.approx(spark_m.meanAveragePrecision, rel=1e-12)
+    # the other policies differ from Spark here: the test can fail
+    first = rm.evaluate(truth, recs, ["recall@4"], preset="spark", duplicates="first")
+    assert first["recall@4"] != pytest.approx(spark_m.recallAt(4), rel=1e-9)
+    del spark_m
+    gc.collect()
 
 
 def test_spark_preset_through_spark(classic):

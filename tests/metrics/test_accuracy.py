@@ -342,12 +342,12 @@ def scenarios(draw, max_users=6, allow_dups=True):
         max_items=draw(st.sampled_from([None, None, 1, 2, 4, 9])),
     )
     if dups:
-        # mostly "first"; sometimes the default or "error", which must raise
-        policy = draw(st.sampled_from(["first", "first", "first", "error", None]))
+        # mostly a policy that reads repeats; sometimes the default or "error", which must raise
+        policy = draw(st.sampled_from(["first", "first", "miss", "miss", "count", "count", "error", None]))
         if policy is not None:
             opts["duplicates"] = policy
     elif draw(st.booleans()):
-        opts["duplicates"] = draw(st.sampled_from(["error", "first"]))
+        opts["duplicates"] = draw(st.sampled_from(["error", "first", "miss", "count"]))
     return truth, recs, opts
 
 
@@ -449,7 +449,7 @@ def duplicate_scenarios(draw):
     if draw(st.integers(0, 3)) == 0:
         metrics.append(draw(st.sampled_from(["ndcg", "precision", "r_precision", "num_rel", "ap"])))  # whole lists
     opts = dict(
-        duplicates=draw(st.sampled_from(["error", "first"])),
+        duplicates=draw(st.sampled_from(["error", "first", "miss", "count"])),
         empty="zero",
         ties="input",
         max_items=draw(st.sampled_from([None, None, 2, k, k + 3])),

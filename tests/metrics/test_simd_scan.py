@@ -66,7 +66,7 @@ def test_simd_path_names_the_scan(monkeypatch):
     max_len=st.integers(0, 23),
     n_items=st.sampled_from([3, 8, 40, 1000]),
     padded=st.booleans(),
-    dup=st.sampled_from(["error", "first"]),
+    dup=st.sampled_from(["error", "first", "miss", "count"]),
     threads=st.sampled_from([1, 2, 3, 8]),
 )
 def test_vector_and_scalar_scans_are_bit_identical(seed, n_users, max_len, n_items, padded, dup, threads):

@@ -377,7 +377,7 @@ def test_fuzz_trec_readers(tmp_path_factory, data):
             run,
             ["ndcg@5", "map", "P@3"],
             preset="trec_eval",
-            duplicates=data.draw(st.sampled_from(["error", "first"])),
+            duplicates=data.draw(st.sampled_from(["error", "first", "miss", "count"])),
         )
         if ok:  # the preset evaluates the queries in both files (trec_eval without -c)
             assert res.meta["n_users"] + res.meta["n_missing_recs"] == qrels.n_users

@@ -598,12 +598,28 @@ def read_depth(metrics, whole_lists=False):
     return max(ks)
 
 
+class Repeat:
+    """A repeated item under duplicates="miss": it keeps its position in the list but is no item of
+    any truth (each placeholder equals only itself), so it is never a hit and gains nothing."""
+
+    def __init__(self, item):
+        self.item = item
+
+    def __repr__(self):
+        return f"Repeat({self.item!r})"
+
+
 def prepare_list(user, ranked, duplicates, max_items, depth=None):
     """docs/metrics.md §6: max_items truncates the list as given (trec_eval -M);
     duplicates are then looked for only in the part that is read, the first
-    `depth` distinct items (None: all).  duplicates="first" drops a repeat and
+    `depth` positions (None: all).  duplicates="first" drops a repeat and
     the list closes up: reading goes on until `depth` distinct items or the end.
+    "miss" keeps a repeat at its position as a placeholder no truth holds;
+    "count" keeps the list as given (every function here reads each position,
+    so each occurrence of a relevant item is a hit with its gain).
     The result is cut to `depth` items, which no metric reads past."""
+    if duplicates not in ("error", "first", "miss", "count"):
+        raise ValueError(f"unknown duplicates policy {duplicates!r}")
     if max_items is not None:
         ranked = ranked[:max_items]
     seen = set()
@@ -616,7 +632,8 @@ def prepare_list(user, ranked, duplicates, max_items, depth=None):
                 raise ValueError(f"duplicate item {item!r} in the recommendations of user {user!r}")
             if duplicates == "first":
                 continue
-            raise ValueError(f"unknown duplicates policy {duplicates!r}")
+            out.append(Repeat(item) if duplicates == "miss" else item)
+            continue
         seen.add(item)
         out.append(item)
     return out
@@ -650,7 +667,7 @@ def reference_evaluate(
     """
     if empty not in ("skip", "zero", "one", "error"):
         raise ValueError(f"unknown empty policy {empty!r}")
-    if duplicates not in ("error", "first"):
+    if duplicates not in ("error", "first", "miss", "count"):
         raise ValueError(f"unknown duplicates policy {duplicates!r}")
     if missing not in ("zero", "skip"):
         raise ValueError(f"unknown missing policy {missing!r}")

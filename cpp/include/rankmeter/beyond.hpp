@@ -64,11 +64,12 @@ struct Stamped {
 // ---------------------------------------------------------------------------
 // prepare_lists: the evaluated users' lists, in truth-user order, on raw int64 ids.
 //   rowmap[u] (nullable: identity): the recs row of truth user u, -1 = none (empty list).
-//   Duplicates: dup_first keeps the first occurrence, else the first duplicate met
-//   is an error (Code::duplicate_recs, lowest user). Only the part of a list that is
+//   Duplicates (DupPolicy): "first" keeps the first occurrence, "error" makes the first
+//   duplicate met an error (Code::duplicate_recs, lowest user), "miss" and "count" read the
+//   list as given (a repeat at each of its positions). Only the part of a list that is
 //   kept is read (docs/metrics.md, section 6): max_items (0: none) first truncates the list as given,
-//   then keep (0: all) keeps its first `keep` distinct items (the largest cutoff
-//   requested); duplicates are looked for only there, and with dup_first the list
+//   then keep (0: all) keeps its first `keep` positions (the largest cutoff requested;
+//   distinct items under "first"); duplicates are looked for only there, and with "first" the list
 //   closes up (reading on until `keep` distinct items or the truncated list ends).
 // Two calls: lengths (out_items == nullptr), then the copy into buffers sized from
 // out_indptr[n_users]. Duplicates are found with a per-thread open-addressing set
@@ -140,16 +141,17 @@ inline void prepare_bounds(const ListsIn& in, int64_t limit, int64_t* ub) {
 namespace beyond_detail {
 // The kept part of one user's list (docs/metrics.md, section 6), read in place when it holds no
 // duplicate (the usual case: a pointer into the caller's buffer, nothing copied),
-// else closed up in a per-thread buffer (dup_first). max_items truncates the list as
-// given; then the first `limit` distinct items are kept. Short reads look for a
-// duplicate by a linear scan of what is kept so far, long ones (> kLinear) hash.
+// else closed up in a per-thread buffer ("first"). max_items truncates the list as
+// given; then the first `limit` distinct items are kept ("miss" and "count": the first `limit`
+// positions, read in place). Short reads look for a duplicate by a linear scan of what is kept
+// so far, long ones (> kLinear) hash.
 struct KeptReader {
   static constexpr int64_t kLinear = 48;
   IdSet seen;
   std::vector<int64_t> buf;
   explicit KeptReader(int64_t cap) : seen(cap > kLinear ? cap : 0) {}
-  // The number of kept items (their ids at *out), or -1 at a duplicate when !dup_first (its id in *dup).
-  int64_t read(const ListsIn& in, int64_t u, bool dup_first, int64_t limit, int64_t max_items, const int64_t** out,
+  // The number of kept items (their ids at *out), or -1 at a duplicate under "error" (its id in *dup).
+  int64_t read(const ListsIn& in, int64_t u, DupPolicy dups, int64_t limit, int64_t max_items, const int64_t** out,
                int64_t* dup) {
     const int64_t row = in.rowmap ? in.rowmap[u] : u;
     *out = nullptr;
@@ -157,6 +159,10 @@ struct KeptReader {
     const int64_t b = in.indptr[row], full_e = in.indptr[row + 1];
     const int64_t e = max_items > 0 ? std::min(full_e, b + max_items) : full_e;
     const int64_t room = std::min(full_e - b, limit);
+    if (dups == DupPolicy::miss || dups == DupPolicy::count) {  // as given: every occurrence at its position
+      *out = in.items + b;
+      return std::min(e - b, room);
+    }
     const bool hashed = std::min(e - b, limit) > kLinear;
     if (hashed) seen.next();
     const int64_t* src = in.items + b;
@@ -178,7 +184,7 @@ struct KeptReader {
         bloom |= bit;
       }
       if (!fresh) {
-        if (!dup_first) {
+        if (dups == DupPolicy::error) {
           *dup = it;
           return -1;
         }
@@ -219,7 +225,7 @@ inline void prefetch_user(const ListsIn& in, int64_t u, int64_t limit) {
 }
 }  // namespace beyond_detail
 
-inline Status prepare_lists(const ListsIn& in, bool dup_first, int64_t limit, int64_t max_items, int threads,
+inline Status prepare_lists(const ListsIn& in, DupPolicy dups, int64_t limit, int64_t max_items, int threads,
                             const int64_t* ub, int64_t* n_out, int64_t* out_items, double* out_scores) {
   using namespace beyond_detail;
   Status status;
@@ -240,7 +246,7 @@ inline Status prepare_lists(const ListsIn& in, bool dup_first, int64_t limit, in
       prefetch_user(in, u, limit);
       const int64_t* kept = nullptr;
       int64_t dup = 0;
-      const int64_t n = rd.read(in, u, dup_first, limit, max_items, &kept, &dup);
+      const int64_t n = rd.read(in, u, dups, limit, max_items, &kept, &dup);
       if (n < 0) {
         tstatus[tid].record(Code::duplicate_recs, u, dup);
         n_out[u] = 0;
@@ -494,7 +500,7 @@ struct TopkTables {
   std::vector<char> divide_by_k;
 };
 
-inline bool topk_pass(const ListsIn& in, bool dup_first, int64_t limit, int64_t max_items, int64_t n_base,
+inline bool topk_pass(const ListsIn& in, DupPolicy dups, int64_t limit, int64_t max_items, int64_t n_base,
                       int64_t hard_limit, const std::vector<int64_t>& cut, const TopkTables& tabs, int threads,
                       int64_t* kept_len, const std::vector<double*>& means, std::vector<std::vector<int64_t>>& counts,
                       int64_t* n_final, Status* status) {
@@ -521,7 +527,7 @@ inline bool topk_pass(const ListsIn& in, bool dup_first, int64_t limit, int64_t 
       prefetch_user(in, u, limit);
       const int64_t* it = nullptr;
       int64_t dup = 0;
-      const int64_t n = rd.read(in, u, dup_first, limit, max_items, &it, &dup);
+      const int64_t n = rd.read(in, u, dups, limit, max_items, &it, &dup);
       if (n < 0) {
         tstatus[tid].record(Code::duplicate_recs, u, dup);
         kept_len[u] = 0;

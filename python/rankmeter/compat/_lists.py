@@ -2,26 +2,28 @@
 
 The list-based libraries (ml_metrics, recmetrics) take ``actual[u]`` (items in
 any order) and ``predicted[u]`` (ranked) as Python lists of hashable items,
-compare with ``==``, keep a repeated prediction's position without counting it
-again, and count ``len(actual[u])`` with its repeats. Here the items are coded
-jointly (so ``1 == 1.0`` as in Python), a repeated prediction is replaced by a
-code no truth holds (its position stays, it never hits), truth repeats are
-dropped (their count is kept for the denominators), and every user goes
-through one ``evaluate`` call.
+compare with ``==``, and count ``len(actual[u])`` with its repeats. Here the
+items are coded jointly (so ``1 == 1.0`` as in Python) and every user goes
+through one ``evaluate`` call; a repeated prediction is read with the
+``duplicates=`` option the caller names ("miss": it keeps its position and
+never hits again, as ``p not in predicted[:i]`` does; "count": every
+occurrence is a hit, as ``[v for v in predicted if v in actual]`` does). A
+truth item listed twice, which rankmeter's truth refuses, is kept once; its
+count stays in ``Batch.len_actual`` for the denominators.
 """
 
 from __future__ import annotations
 
 import numbers
 from itertools import chain
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
 from ..evaluation import evaluate
 from ..inputs import Recs, Truth
 
-__all__ = ["Batch", "batch"]
+__all__ = ["Batch", "Coded", "batch", "coded"]
 
 
 def _lengths(rows: Sequence[Any], n: int) -> np.ndarray:
@@ -53,12 +55,56 @@ def _codes(flat: list) -> tuple[np.ndarray, int]:
     return codes, len(seen)
 
 
+class Coded:
+    """``zip(actual, predicted)`` as coded CSR: ``n`` users (the shorter argument wins, as zip does),
+    ``len_actual`` (repeats included), the truth codes (``a_indptr``, ``a_codes``) and the predicted codes cut at
+    ``k`` (``p_indptr``, ``p_codes``; ``k`` None: whole lists)."""
+
+    def __init__(self, actual: Sequence[Any], predicted: Sequence[Any], k: Optional[int]):
+        n = min(len(actual), len(predicted))
+        if len(actual) != n:
+            actual = actual[:n]
+        if len(predicted) != n:
+            predicted = predicted[:n]
+        la, lp = _lengths(actual, n), _lengths(predicted, n)
+        n_a = int(la.sum())
+        codes, _ = _codes(list(chain(chain.from_iterable(actual), chain.from_iterable(predicted))))
+        a_codes, p_codes = codes[:n_a], codes[n_a:]
+        kept = lp if k is None else np.minimum(lp, k)
+        if k is not None and lp.size and int(lp.max()) > k:  # cut every list at k
+            start = np.concatenate(([0], np.cumsum(lp)))[:-1]
+            pos = np.arange(p_codes.size, dtype=np.int64) - np.repeat(start, lp)
+            p_codes = p_codes[pos < k]
+        self.n = n
+        self.actual, self.predicted = actual, predicted
+        self.len_actual, self.len_predicted = la, lp
+        self.a_indptr = np.concatenate(([0], np.cumsum(la))).astype(np.int64)
+        self.a_codes = a_codes
+        self.p_indptr = np.concatenate(([0], np.cumsum(kept))).astype(np.int64)
+        self.p_codes = p_codes
+
+    def unique_truth(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(indptr, codes, distinct items per user) of the truth with each user's repeats kept once."""
+        n, la, a_codes = self.n, self.len_actual, self.a_codes
+        a_user = np.repeat(np.arange(n, dtype=np.int64), la)
+        order = np.lexsort((np.arange(a_codes.size), a_codes, a_user))
+        first = np.ones(a_codes.size, dtype=bool)
+        first[order[1:]] = (a_user[order[1:]] != a_user[order[:-1]]) | (a_codes[order[1:]] != a_codes[order[:-1]])
+        n_relevant = np.bincount(a_user[first], minlength=n).astype(np.int64)
+        return np.concatenate(([0], np.cumsum(n_relevant))).astype(np.int64), a_codes[first], n_relevant
+
+
+def coded(actual: Sequence[Any], predicted: Sequence[Any], k: Optional[int]) -> Coded:
+    return Coded(actual, predicted, k)
+
+
 class Batch:
     """The per-user numbers the list-based libraries divide by, and the evaluate() result."""
 
-    def __init__(self, n: int, len_actual: np.ndarray, n_relevant: np.ndarray, res: Any):
-        self.n = n
-        self.len_actual = len_actual  # len(actual[u]), repeats included
+    def __init__(self, lists: Coded, n_relevant: np.ndarray, res: Any):
+        self.lists = lists
+        self.n = lists.n
+        self.len_actual = lists.len_actual  # len(actual[u]), repeats included
         self.n_relevant = n_relevant  # distinct items of actual[u]
         self.res = res
 
@@ -66,49 +112,26 @@ class Batch:
         return np.asarray(self.res.per_user[name], dtype=np.float64)
 
 
-def batch(actual: Sequence[Any], predicted: Sequence[Any], k: int, metrics: list) -> Batch:
-    """Evaluate ``zip(actual, predicted)`` (shortest wins, as zip does) with predicted lists cut at ``k``.
-
-    ``k`` must be a positive integer here (the callers handle other values as the originals do). Lists without
-    repeats go straight to ``evaluate``; when rankmeter reports a repeat, the lists are cleaned as described in
-    the module docstring and evaluated again."""
-    n = min(len(actual), len(predicted))
-    if len(actual) != n:
-        actual = actual[:n]
-    if len(predicted) != n:
-        predicted = predicted[:n]
-    la, lp = _lengths(actual, n), _lengths(predicted, n)
-    n_a = int(la.sum())
-    codes, base = _codes(list(chain(chain.from_iterable(actual), chain.from_iterable(predicted))))
-    a_codes, p_codes = codes[:n_a], codes[n_a:]
-    a_indptr = np.concatenate(([0], np.cumsum(la)))
-    kept_len = np.minimum(lp, k)
-    if lp.size and int(lp.max()) > k:  # cut every list at k
-        start = np.concatenate(([0], np.cumsum(lp)))[:-1]
-        pos = np.arange(p_codes.size, dtype=np.int64) - np.repeat(start, lp)
-        p_codes = p_codes[pos < k]
-    p_indptr = np.concatenate(([0], np.cumsum(kept_len)))
+def batch(
+    actual: Sequence[Any], predicted: Sequence[Any], k: Optional[int], metrics: list, duplicates: str = "miss"
+) -> Batch:
+    """Evaluate ``zip(actual, predicted)`` with predicted lists cut at ``k`` (None: whole lists) and repeated
+    predictions read as ``duplicates`` says. ``k`` is a positive integer or None here (the callers handle other
+    values as the originals do)."""
+    lists = coded(actual, predicted, k)
+    recs = Recs.from_csr(lists.p_indptr, lists.p_codes)
     try:
-        res = evaluate(Truth.from_csr(a_indptr, a_codes), Recs.from_csr(p_indptr, p_codes), metrics, empty="zero")
-        return Batch(n, la, la, res)
+        res = evaluate(
+            Truth.from_csr(lists.a_indptr, lists.a_codes), recs, metrics, empty="zero", duplicates=duplicates
+        )
+        return Batch(lists, lists.len_actual, res)
     except ValueError as e:
-        if "more than once" not in str(e):
+        if "`truth` lists item" not in str(e):
             raise
-    # repeats: truth keeps its first occurrences; a repeated prediction gets a code no item has
-    a_user = np.repeat(np.arange(n, dtype=np.int64), la)
-    order = np.lexsort((np.arange(a_codes.size), a_codes, a_user))
-    first = np.ones(a_codes.size, dtype=bool)
-    first[order[1:]] = (a_user[order[1:]] != a_user[order[:-1]]) | (a_codes[order[1:]] != a_codes[order[:-1]])
-    n_relevant = np.bincount(a_user[first], minlength=n).astype(np.int64)
-    t_indptr = np.concatenate(([0], np.cumsum(n_relevant)))
-    p_user = np.repeat(np.arange(n, dtype=np.int64), kept_len)
-    order = np.lexsort((np.arange(p_codes.size), p_codes, p_user))
-    repeat = np.zeros(p_codes.size, dtype=bool)
-    repeat[order[1:]] = (p_user[order[1:]] == p_user[order[:-1]]) & (p_codes[order[1:]] == p_codes[order[:-1]])
-    p_items = p_codes.copy()
-    p_items[repeat] = base + np.arange(int(repeat.sum()), dtype=np.int64)
-    res = evaluate(Truth.from_csr(t_indptr, a_codes[first]), Recs.from_csr(p_indptr, p_items), metrics, empty="zero")
-    return Batch(n, la, n_relevant, res)
+    # an item listed twice in actual: kept once (its count stays in len_actual)
+    t_indptr, t_codes, n_relevant = lists.unique_truth()
+    res = evaluate(Truth.from_csr(t_indptr, t_codes), recs, metrics, empty="zero", duplicates=duplicates)
+    return Batch(lists, n_relevant, res)
 
 
 def check_k(k: Any) -> None:

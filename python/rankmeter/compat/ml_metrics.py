@@ -17,7 +17,9 @@ each counted hit is divided by ``min(len(actual), k)`` (repeats in ``actual``
 counted); an empty (falsy) ``actual`` scores **1.0** (the 0.1.4 release; the
 GitHub source later changed it to 0.0). ``mapk`` is ``np.mean`` of the
 per-user values over ``zip(actual, predicted)``. That is rankmeter's
-``ap(denominator=min_relevant_k)@k`` with ``empty="one"``.
+``ap(denominator=min_relevant_k)@k`` with ``empty="one"`` and
+``duplicates="miss"`` (``preset="ml_metrics"``), evaluated for all users in
+one call.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ def _values(actual: Sequence[Any], predicted: Sequence[Any], k: Any) -> np.ndarr
         check_k(k)
     except _Fallback:
         return np.array([_apk_one(a, p, k) for a, p in zip(actual, predicted)], dtype=np.float64)
-    b = batch(actual, predicted, k, [f"ap(denominator=min_relevant_k)@{k}"])
+    b = batch(actual, predicted, k, [f"ap(denominator=min_relevant_k)@{k}"], duplicates="miss")
     v = b.per_user(f"ap(denominator=min_relevant_k)@{k}")
     rep = b.len_actual != b.n_relevant  # repeats in actual: ml_metrics divides by min(len(actual), k)
     if rep.any():

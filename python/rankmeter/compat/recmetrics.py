@@ -12,43 +12,63 @@ After::
     recmetrics.mark(actual, predicted, k=10)
     recmetrics.personalization(predicted)
 
-Conventions (recmetrics 0.1.5 ``metrics.py``, the PyPI release; ``mapk`` is
-from the GitHub source, which 0.1.5 lacks):
+Both signatures users call are here: the 0.1.5 release (``metrics.py``) and
+the current GitHub source (commit b21222d, 2023), which adds ``mapk``,
+``prediction_coverage(..., unseen_warning=)`` and length checks. Where the
+two differ, the release's behaviour is the default and the GitHub one is
+what its own arguments or functions select:
 
 - ``mark``: per user, the sum of precision at each hit within k (a repeated
-  prediction keeps its position and does not count) divided by
-  ``len(actual)``; a falsy ``actual`` scores 0.0; ``np.mean`` over users. That
-  is ``ap@k`` (not an average of recalls) with ``empty="zero"``.
-- ``mapk``: per user, the mean of precision at each hit within k
-  (``ap(denominator=hits)@k``); 0 when ``actual`` or ``predicted`` is empty.
+  prediction keeps its position and does not count again) divided by
+  ``len(actual)``; a falsy ``actual`` scores 0.0; ``np.mean`` over
+  ``zip(actual, predicted)``. That is ``ap@k`` with ``empty="zero"`` and
+  ``duplicates="miss"`` (``preset="recmetrics"``). The GitHub source raises
+  ``AssertionError`` when the two lists differ in length; the release zips.
+- ``mapk`` (GitHub only): per user, the mean over the hits within k (first
+  occurrences) of the precision at the hit, where that precision counts every
+  occurrence of an actual item above it, repeats included; 0 when ``actual``
+  or ``predicted`` is empty or nothing hits; ``AssertionError`` when the lists
+  differ in length. ``_apk`` is its value for one user.
+- ``recommender_precision`` / ``recommender_recall``: every occurrence of an
+  actual item counts (``hits`` with ``duplicates="count"``), divided by
+  ``len(predicted)`` / ``len(actual)`` (ZeroDivisionError when 0, as the
+  original) and rounded per user with ``np.round(x, 4)``; ``np.mean`` over
+  users.
 - ``personalization``: 1 - mean cosine similarity of two users' item sets
-  (``personalization(similarity=cosine)``); the lists must have one length.
+  (``personalization(similarity=cosine)``); the lists must have one length
+  and hold no item twice (the original's pandas pivot raises).
 - ``intra_list_similarity``: mean over users of the mean pairwise cosine of
-  the listed items' feature rows (``1 - diversity``); an empty list raises.
+  the listed items' feature rows, a repeated item at each of its positions
+  (``1 - diversity`` with ``duplicates="miss"``); an empty list raises.
 - ``novelty``: per list, ``sum -log2(pop[i] / u) / n``; returns (mean over
   lists, per-list values).
 - ``prediction_coverage`` / ``catalog_coverage``: distinct predicted items /
   ``len(catalog)`` in percent, rounded to 2 decimals; ``catalog_coverage``
   first draws ``k`` lists with ``random.choices`` (the same draw as the
-  original for the same ``random`` state).
+  original for the same ``random`` state). With ``unseen_warning`` given
+  (GitHub), a catalog listing an item twice, or a predicted item outside it
+  (``unseen_warning=False``), raises ``AssertionError``; ``True`` warns and
+  leaves such items out.
 
-``mapk``, ``mark``, ``personalization`` and ``intra_list_similarity`` run in
-one ``rankmeter.evaluate`` call each; ``novelty`` (which takes ``pop`` as
-given, not train interactions) is one vectorised numpy pass, and the two
-coverage functions one ``set`` over the flattened lists, as the originals.
+``mapk``, ``mark``, the two recommender functions, ``personalization`` and
+``intra_list_similarity`` run in one ``rankmeter.evaluate`` call or one
+vectorised numpy pass each; ``novelty`` (which takes ``pop`` as given, not
+train interactions) is one vectorised numpy pass, and the two coverage
+functions one ``set`` over the flattened lists, as the originals.
 """
 
 from __future__ import annotations
 
 import operator
 import random
+import warnings
 from itertools import chain
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
 from ..evaluation import evaluate
-from ._lists import _codes, _Fallback, batch, check_k
+from ._lists import _codes, _Fallback, batch, check_k, coded
 
 __all__ = [
     "mapk",
@@ -58,11 +78,14 @@ __all__ = [
     "novelty",
     "prediction_coverage",
     "catalog_coverage",
+    "recommender_precision",
+    "recommender_recall",
 ]
 
 
 # --------------------------------------------------------------------------- mark / mapk
 def _ark_one(actual: Any, predicted: Any, k: Any) -> float:
+    """mark's value for one user, for k outside the positive integers (sliced and divided as the original)."""
     if len(predicted) > k:
         predicted = predicted[:k]
     score, hits = 0.0, 0.0
@@ -76,17 +99,23 @@ def _ark_one(actual: Any, predicted: Any, k: Any) -> float:
 
 
 def _apk_one(actual: Any, predicted: Any, k: Any) -> float:
+    """mapk's value for one user, for k outside the positive integers."""
+    if not predicted or not actual:
+        return 0.0
     if len(predicted) > k:
         predicted = predicted[:k]
-    if not predicted or not actual:
-        return 0
-    score, tp = 0.0, 0
+    score, first_hits = 0.0, 0
     for i, p in enumerate(predicted):
         if p in actual and p not in predicted[:i]:
             top = predicted[: i + 1]
-            score += sum(x in actual for x in set(top)) / len(top)
-            tp += 1
-    return 0 if score == 0 else score / tp
+            score += float(sum(1 for x in top if x in actual)) / float(len(top))
+            first_hits += 1
+    return 0.0 if score == 0.0 else score / first_hits
+
+
+def _falsy(rows: Sequence[Any], n: int) -> np.ndarray:
+    """``not row`` of the first n rows, evaluated on the objects themselves (as the originals do)."""
+    return np.fromiter(map(operator.not_, rows[:n]), dtype=bool, count=n)
 
 
 def mark(actual: Sequence[Any], predicted: Sequence[Any], k: Any = 10) -> Any:
@@ -96,28 +125,85 @@ def mark(actual: Sequence[Any], predicted: Sequence[Any], k: Any = 10) -> Any:
     except _Fallback:
         return np.mean([_ark_one(a, p, k) for a, p in zip(actual, predicted)])
     name = f"ap@{k}"
-    b = batch(actual, predicted, k, [name])
+    b = batch(actual, predicted, k, [name], duplicates="miss")
     v = b.per_user(name)
     rep = b.len_actual != b.n_relevant
     if rep.any():
         v[rep] = v[rep] * b.n_relevant[rep] / b.len_actual[rep]
-    v[np.fromiter(map(operator.not_, actual[: b.n]), dtype=bool, count=b.n)] = 0.0
+    v[_falsy(actual, b.n)] = 0.0
     return np.mean(v)
+
+
+def _mapk_values(actual: Sequence[Any], predicted: Sequence[Any], k: int) -> np.ndarray:
+    """Per user: the sum, over the first occurrences of actual items within k, of the share of the positions up
+    to it that hold an actual item (every occurrence), divided by the number of those first occurrences."""
+    lists = coded(actual, predicted, k)
+    n = lists.n
+    t_indptr, t_codes, _ = lists.unique_truth()
+    p_codes, p_indptr = lists.p_codes, lists.p_indptr
+    lens = np.diff(p_indptr)
+    uniq, inv = np.unique(np.concatenate([t_codes, p_codes]), return_inverse=True)
+    width = max(int(uniq.size), 1)
+    users = np.arange(n, dtype=np.int64)
+    t_key = np.repeat(users, np.diff(t_indptr)) * width + inv[: t_codes.size]
+    p_user = np.repeat(users, lens)
+    p_key = p_user * width + inv[t_codes.size :]
+    in_actual = np.isin(p_key, t_key)
+    pos = np.arange(p_codes.size, dtype=np.int64) - np.repeat(p_indptr[:-1], lens)  # 0-based position
+    cum = np.cumsum(in_actual)
+    before = np.concatenate(([0], cum))[p_indptr[:-1]]  # actual items before each row
+    precision = (cum - np.repeat(before, lens)) / (pos + 1)  # every occurrence counts, up to the position
+    order = np.lexsort((np.arange(p_key.size), p_key))
+    repeat = np.zeros(p_key.size, dtype=bool)
+    repeat[order[1:]] = p_key[order[1:]] == p_key[order[:-1]]
+    hit = in_actual & ~repeat
+    score = np.bincount(p_user[hit], weights=precision[hit], minlength=n)  # added in list order, as the loop
+    first_hits = np.bincount(p_user[hit], minlength=n)
+    v = np.divide(score, first_hits, out=np.zeros(n), where=score != 0.0)
+    v[_falsy(actual, n) | _falsy(predicted, n)] = 0.0
+    return v
+
+
+def _apk(actual: Any, predicted: Any, k: Any = 10) -> float:
+    """mapk's value for one user (the GitHub source's ``_apk``)."""
+    try:
+        check_k(k)
+    except _Fallback:
+        return _apk_one(actual, predicted, k)
+    return float(_mapk_values([actual], [predicted], k)[0])
 
 
 def mapk(actual: Sequence[Any], predicted: Sequence[Any], k: Any = 10) -> Any:
     """Mean over users of the mean precision at the hits within k (0 for an empty actual or predicted)."""
+    if len(actual) != len(predicted):
+        raise AssertionError("Length mismatched")
     try:
         check_k(k)
     except _Fallback:
         return np.mean([_apk_one(a, p, k) for a, p in zip(actual, predicted)])
-    name = f"ap(denominator=hits)@{k}"
-    b = batch(actual, predicted, k, [name])
-    v = b.per_user(name)
-    falsy = np.fromiter(map(operator.not_, actual[: b.n]), dtype=bool, count=b.n)
-    falsy |= np.fromiter(map(operator.not_, predicted[: b.n]), dtype=bool, count=b.n)
-    v[falsy] = 0.0
-    return np.mean(v)
+    return np.mean(_mapk_values(actual, predicted, k))
+
+
+def _hits_divided(actual: Sequence[Any], predicted: Sequence[Any], by: str) -> Any:
+    """np.mean over users of np.round(occurrences of actual items in predicted / len(`by`), 4)."""
+    b = batch(actual, predicted, None, ["hits"], duplicates="count")
+    hits = b.per_user("hits")
+    den = (b.lists.len_predicted if by == "predicted" else b.len_actual).astype(np.float64)
+    if (den == 0).any():
+        raise ZeroDivisionError("float division by zero")
+    return np.mean(np.round(hits / den, 4))
+
+
+def recommender_precision(predicted: Sequence[Any], actual: Sequence[Any]) -> Any:
+    """Mean over users of the share of predicted positions holding an actual item (each occurrence counts),
+    rounded to 4 decimals per user."""
+    return _hits_divided(actual, predicted, "predicted")
+
+
+def recommender_recall(predicted: Sequence[Any], actual: Sequence[Any]) -> Any:
+    """Mean over users of the occurrences of actual items in predicted / len(actual), rounded to 4 decimals per
+    user."""
+    return _hits_divided(actual, predicted, "actual")
 
 
 # --------------------------------------------------------------------------- beyond accuracy
@@ -130,10 +216,11 @@ def personalization(predicted: Sequence[Any]) -> float:
     arr = np.array(predicted)  # as the original: ragged lists raise ValueError here
     if arr.ndim != 2:
         raise ValueError(f"`predicted` must be a list of equal-length lists, got shape {arr.shape}")
-    n = arr.shape[0]
-    if n < 2:
-        with np.errstate(divide="warn", invalid="warn"):
-            return float(np.float64(0.0) / np.float64(0.0)) if n == 1 else float("nan")
+    n, width = arr.shape
+    if n == 0 or width == 0:  # no user, or lists without items: the original's cosine_similarity refuses them
+        raise ValueError(
+            "Found array with 0 sample(s) (shape=(0, 0)) while a minimum of 1 is required by check_pairwise_arrays."
+        )
     flat = arr.ravel().tolist()
     codes, _ = _codes(flat)
     codes = codes.reshape(arr.shape)
@@ -141,6 +228,15 @@ def personalization(predicted: Sequence[Any]) -> float:
     if (srt[:, 1:] == srt[:, :-1]).any():
         # the original's pivot refuses a user listing an item twice
         raise ValueError("Index contains duplicate entries, cannot reshape")
+    if n == 1:
+        # one user: the original divides (its cosine with itself - 1) by 0 pairs; that cosine, a sum of `width`
+        # squares of 1/sqrt(width), is 1 up to rounding, so the result is NaN, inf or -inf as the rounding falls
+        x = np.float64(1.0) / np.sqrt(np.float64(width))
+        self_sim = np.float64(0.0)
+        for _ in range(width):
+            self_sim += x * x
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return float(1 - (self_sim - 1) / np.float64(0))
     recs = {u: codes[u].tolist() for u in range(n)}
     res = evaluate({u: [] for u in range(n)}, recs, ["personalization(similarity=cosine)"], empty="zero")
     return float(res["personalization(similarity=cosine)"])
@@ -156,8 +252,9 @@ def intra_list_similarity(predicted: Sequence[Any], feature_df: Any) -> Any:
     if missing:
         raise KeyError(f"{sorted(map(str, missing))[:5]} not in index")
     recs = _as_recs(predicted)
+    # a repeated item is read at each of its positions, as the original's feature_df.loc[predicted]
     res = evaluate(
-        {u: [] for u in recs}, recs, ["diversity"], empty="zero", duplicates="first", item_features=feature_df
+        {u: [] for u in recs}, recs, ["diversity"], empty="zero", duplicates="miss", item_features=feature_df
     )
     ils = 1.0 - np.asarray(res.per_user["diversity"], dtype=np.float64)
     return np.mean(ils)
@@ -176,10 +273,29 @@ def novelty(predicted: Sequence[Any], pop: dict, u: int, n: int) -> tuple:
     return sum(per_list) / len(per_list), per_list
 
 
-def prediction_coverage(predicted: Sequence[Any], catalog: Sequence[Any]) -> float:
-    """Share (in %, 2 decimals) of ``catalog``'s size that the distinct predicted items make up."""
-    distinct = len(set(chain.from_iterable(predicted)))  # Python equality and hashing, as the original
-    return round(distinct / (len(catalog) * 1.0) * 100, 2)
+def prediction_coverage(
+    predicted: Sequence[Any], catalog: Sequence[Any], unseen_warning: Optional[bool] = None
+) -> float:
+    """Share (in %, 2 decimals) of ``catalog``'s size that the distinct predicted items make up.
+
+    ``unseen_warning`` omitted: the 0.1.5 release (predicted items outside the catalog count too). Given (the
+    GitHub source's argument): a catalog listing an item twice raises ``AssertionError``; predicted items outside
+    the catalog raise ``AssertionError`` (False) or are left out with a warning (True)."""
+    distinct = set(chain.from_iterable(predicted))  # Python equality and hashing, as the original
+    if unseen_warning is not None:
+        in_catalog = set(catalog)
+        if len(catalog) != len(in_catalog):
+            raise AssertionError("Duplicated items in catalog")
+        if not distinct.issubset(in_catalog):
+            if not unseen_warning:
+                raise AssertionError("There are items in predictions but unseen in catalog.")
+            warnings.warn(
+                "There are items in predictions but unseen in catalog. They are ignored from prediction_coverage "
+                "calculation",
+                stacklevel=2,
+            )
+            distinct &= in_catalog
+    return round(len(distinct) / (len(catalog) * 1.0) * 100, 2)
 
 
 def catalog_coverage(predicted: Sequence[Any], catalog: Sequence[Any], k: int) -> float:

@@ -9,7 +9,7 @@ import numpy as np
 from .. import _core
 from .._aggregate import limbs_to_int
 from .._status import MESSAGES, is_ok, message
-from ._options import EMPTY_CODES
+from ._options import DUP_CODES, EMPTY_CODES
 
 if TYPE_CHECKING:
     from ._evaluate import _Plan
@@ -62,7 +62,7 @@ def accuracy_pass(p: _Plan, columns: list, threads: int, per_user: bool = True):
         [m._column() for m in columns],
         p.min_relevance,
         EMPTY_CODES[p.empty],
-        p.dup_first,
+        DUP_CODES[p.duplicates],
         p.max_items or 0,
         threads,
         whole_lists=p.preset == "trec_eval",  # trec_eval checks whole lists for duplicates

@@ -27,7 +27,7 @@ from .. import _core
 from .._aggregate import EXACT_SHIFT, CatalogPart, entropy_part, limbs_to_int, reads_catalog
 from .._status import MESSAGES, is_ok, message
 from ..inputs import Truth, align, as_id_array, code_ids, id_label, to_truth
-from ._options import EMPTY_CODES
+from ._options import DUP_CODES, EMPTY_CODES
 
 __all__ = ["Context", "run_beyond", "check_context", "context_needs"]
 
@@ -52,6 +52,35 @@ def to_truth_named(x: Any, what: str, table_kw: dict) -> Truth:
         return to_truth(x, what, **table_kw)
     except (TypeError, ValueError) as e:
         raise type(e)(str(e).replace("`truth`", f"`{what}`")) from None
+
+
+# Under duplicates="miss" and "count" the kernels read every list as given (a repeated item at each of its
+# positions: novelty, arp, diversity, gini and score_entropy count every occurrence in the top k, coverage
+# the distinct items). These compare the items of a list as a set or as hits, where a repeat has no meaning:
+# a list holding one is an error (docs/metrics.md 6.1).
+_NO_REPEATS = ("personalization", "serendipity", "fcp")
+
+
+def _list_policy(p: Any, metrics: list) -> Any:
+    """The duplicates policy the beyond-accuracy kernels read the lists with."""
+    if p.duplicates in ("miss", "count") and any(m.name in _NO_REPEATS for m in metrics):
+        return DUP_CODES["error"]
+    return DUP_CODES[p.duplicates]
+
+
+def _raise_lists(status, p: Any, labels, metrics: list) -> None:
+    """_raise for the lists' status, naming the metrics that cannot read a repeat under miss/count."""
+    code, uidx, item = status
+    if code == _core.Code.duplicate_recs and p.duplicates in ("miss", "count"):
+        user = p.users[uidx] if 0 <= uidx < p.users.size else uidx
+        user = user.item() if isinstance(user, np.generic) else user
+        names = ", ".join(dict.fromkeys(str(m) for m in metrics if m.name in _NO_REPEATS))
+        raise ValueError(
+            f"`recs` lists item {id_label(labels, int(item))!r} more than once for user {user!r}: {names} "
+            f"compare(s) the items of a list as a set or as hits, which a repeated item does not fit under "
+            f"duplicates={p.duplicates!r}; evaluate {names} in another call with duplicates='first'"
+        )
+    _raise(status, p, labels, "recs")
 
 
 def _missing(metric, arg: str, why: str) -> ValueError:
@@ -256,6 +285,7 @@ class Prepared:
         # keep only what the largest cutoff reads (0: whole lists)
         keep = 0 if any(m.k is None for m in metrics) else max(m.k for m in metrics)
         self.feat, self.sim, self.train = feat, sim, train
+        self.dups = _list_policy(p, metrics)
         self._counts: dict = {}
         self._means: dict = {}
         if self._in_place(metrics, r_indptr, r_items, train, catalog, keep, need_train or need_train_items):
@@ -278,17 +308,17 @@ class Prepared:
         ls: Any
         if r_items.dtype == np.int64:
             li, lt_raw, ls, st = _core.prepare_lists(
-                t.n_users, p.rowmap, r_indptr, r_items, r_scores, p.dup_first, p.max_items or 0, keep, threads
+                t.n_users, p.rowmap, r_indptr, r_items, r_scores, self.dups, p.max_items or 0, keep, threads
             )
-            _raise(st, p, None, "recs")
+            _raise_lists(st, p, None, metrics)
             coded, n_items, labels = code_ids([lt_raw] + [a for _, a in extra])
             lt = coded[0]
         else:
             coded, n_items, labels = code_ids([r_items] + [a for _, a in extra])
             li, lt, ls, st = _core.prepare_lists(
-                t.n_users, p.rowmap, r_indptr, coded[0], r_scores, p.dup_first, p.max_items or 0, keep, threads
+                t.n_users, p.rowmap, r_indptr, coded[0], r_scores, self.dups, p.max_items or 0, keep, threads
             )
-            _raise(st, p, labels, "recs")
+            _raise_lists(st, p, labels, metrics)
         self.li, self.lt, self.ls, self.n_items, self.labels = li, lt, ls, n_items, labels
         self.kept = np.diff(li)
         self.code = {name: c for (name, _), c in zip(extra, coded[1:])}
@@ -305,7 +335,7 @@ class Prepared:
             if any(m.name == "serendipity" or _uses_cooccurrence(m) for m in metrics):
                 # these read the de-duplicated histories themselves
                 self.tr_ip, self.tr_items, _, _ = _core.prepare_lists(
-                    train.n_users, None, train.indptr, self.code["train"], None, True, 0, 0, threads
+                    train.n_users, None, train.indptr, self.code["train"], None, DUP_CODES["first"], 0, 0, threads
                 )
             if any(m.name == "serendipity" for m in metrics):
                 self.h_rowmap = _train_rowmap(t, train)
@@ -378,7 +408,7 @@ class Prepared:
             p.rowmap,
             r_indptr,
             r_items,
-            p.dup_first,
+            self.dups,
             p.max_items or 0,
             keep,
             n_base,
@@ -392,7 +422,7 @@ class Prepared:
         if out is None:  # an id that is not its own code: the general path codes them
             return False
         kept, counts, means, st = out
-        _raise(st, p, None, "recs")
+        _raise_lists(st, p, None, metrics)
         self.li = self.lt = self.ls = None
         self.kept = kept
         self.n_items = max(n_base, counts[0].size if counts else 0, 1)

@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import _core
 from .._aggregate import limbs_to_int
+from ._ties import repeated_entries
 
 if TYPE_CHECKING:
     from ..metrics import Metric
@@ -32,14 +33,19 @@ __all__ = ["apply_capri_ndcg", "check_capri_options"]
 
 
 def check_capri_options(m: Metric, duplicates: str, ties: str) -> None:
-    """ndcg(rounding=capri) is CAPRI's whole formula: binary gain, ideal over every relevant item."""
+    """ndcg(rounding=capri) is CAPRI's whole formula: binary gain, ideal over every relevant item. A repeated
+    item keeps its position (ndcgk reads predicted[:topK] as given): under duplicates="count" it gains 1 at each
+    position, as ndcgk does; under "miss" it gains 0 there, as for every metric of the call."""
     if m.options.get("gain") != "binary" or m.options.get("ideal") != "all" or m.options.get("below_min") != "gain":
         raise ValueError(
             f"{m}: rounding='capri' is CAPRI's ndcgk (binary gain, ideal over every relevant item): use "
             "ndcg(gain=binary,ideal=all,rounding=capri), as preset='capri' does"
         )
     if duplicates == "first":
-        raise ValueError(f"{m}: rounding='capri' cannot be combined with duplicates='first' (CAPRI's lists are unique)")
+        raise ValueError(
+            f"{m}: rounding='capri' cannot be combined with duplicates='first' (CAPRI's ndcgk reads predicted[:topK] "
+            "as given: a repeat keeps its position; use duplicates='count' for ndcgk's own reading of it)"
+        )
     if ties == "average":
         raise ValueError(f"{m}: rounding='capri' reads the ranked list (CAPRI's argsort), not tie-averaged gains")
 
@@ -87,6 +93,8 @@ def apply_capri_ndcg(p: _Plan, cols: list, values: list, sums: list, counts: lis
     r_key = np.where(r_user >= 0, r_user * width + r_code, -1)
     at = np.minimum(np.searchsorted(rel_keys, r_key), max(rel_keys.size - 1, 0))
     r_hit = (r_key >= 0) & (rel_keys[at] == r_key) if rel_keys.size else np.zeros(items.size, dtype=bool)
+    if p.duplicates == "miss":  # a repeat keeps its position but is never a hit
+        r_hit &= ~repeated_entries(row_of, r_code, width)
 
     # CAPRI's ideal: int64 ones / float32 logs (float64 terms) summed in float32, per distinct |actual|
     ms = np.unique(nrel)

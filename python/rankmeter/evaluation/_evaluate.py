@@ -76,7 +76,7 @@ class _Plan:
     meta: dict[str, int]
     min_relevance: Optional[float]
     empty: str
-    dup_first: bool
+    duplicates: str  # the duplicates= policy
     max_items: Optional[int]
     ctx: Context
     b_indptr: Optional[np.ndarray]  # the ordered lists as CSR of raw ids, for the beyond kernels
@@ -148,7 +148,10 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
                 "'item_desc'"
             )
         if duplicates == "first" or max_items is not None:
-            raise ValueError("ties='average' cannot be combined with duplicates='first' or max_items")
+            raise ValueError(
+                "ties='average' cannot be combined with duplicates='first' or max_items (they change which items "
+                "a tie group holds); duplicates='miss' and 'count' are accepted"
+            )
     for m in parsed:
         if m.options.get("rounding") == "capri":
             check_capri_options(m, duplicates, ties)
@@ -268,7 +271,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     p.users = t.users if t.users is not None else np.arange(t.n_users, dtype=np.int64)
     p.meta = {"n_users": t.n_users, "n_skipped": 0, "n_missing_recs": n_missing, "n_ignored_recs": n_ignored}
     p.min_relevance, p.empty = min_relevance, empty
-    p.dup_first, p.max_items = duplicates == "first", max_items
+    p.duplicates, p.max_items = duplicates, max_items
     return p
 
 
@@ -454,8 +457,11 @@ def evaluate(
     empty : {'skip', 'zero', 'one', 'error'}
         Users whose truth has no relevant item: excluded (NaN, default), 0,
         1, or an error.
-    duplicates : {'error', 'first'}
-        The same item twice in one list: an error (default) or keep the first.
+    duplicates : {'error', 'first', 'miss', 'count'}
+        The same item twice in one list: an error (default); keep the first
+        (the list closes up); keep the repeat's position but never count it as
+        a hit (``'miss'``: ml_metrics, recmetrics, CAPRI); or count every
+        occurrence as a hit at its position (``'count'``: Spark), docs/metrics.md 6.1.
     truth_duplicates : {'error', 'max', 'sum', 'first', 'last'}
         The same item twice in one user's truth (repeated interaction rows):
         an error (default), or one item whose grade is the largest, the sum,

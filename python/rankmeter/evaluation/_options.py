@@ -25,9 +25,12 @@ from ._presets import Preset, get_preset
 
 # the `empty=` values and the policy of each in the C++ kernels (docs/metrics.md, section 4)
 EMPTY_CODES = {name: _core.EmptyPolicy.__members__[name] for name in ("skip", "zero", "one", "error")}
+# the `duplicates=` values and the policy of each in the C++ list scans (docs/metrics.md, section 6)
+DUP_CODES = {name: _core.DupPolicy.__members__[name] for name in ("error", "first", "miss", "count")}
 
 __all__ = [
     "EvalOptions",
+    "DUP_CODES",
     "DEFAULTS",
     "OPTION_NAMES",
     "CONVENTIONS",
@@ -106,9 +109,13 @@ class EvalOptions:
         metadata=_meta(
             "convention",
             "choice",
-            "The same item twice in one list: an error (default) or keep the first.",
-            "an item twice in one list",
-            allowed=("error", "first"),
+            "The same item twice in one list: an error (default); keep the first\n"
+            "(the list closes up); keep the repeat's position but never count it as\n"
+            "a hit (``'miss'``: ml_metrics, recmetrics, CAPRI); or count every\n"
+            "occurrence as a hit at its position (``'count'``: Spark), docs/metrics.md 6.1.",
+            "an item twice in one list: error, first (drop the repeat), miss (keep its slot, no hit), "
+            "count (every occurrence a hit)",
+            allowed=tuple(DUP_CODES),
             default="error",
         ),
     )

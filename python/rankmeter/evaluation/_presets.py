@@ -258,7 +258,7 @@ PRESETS: dict[str, Preset] = {
     ),
     "spark": Preset(
         "spark",
-        defaults={"empty": "zero", "missing": "zero", "min_relevance": 0.0},
+        defaults={"empty": "zero", "missing": "zero", "min_relevance": 0.0, "duplicates": "count"},
         metric_options=_spark_options,
         doc=(
             "Apache Spark 4.3 mllib RankingMetrics / ml RankingEvaluator (RankingMetrics.scala): every labelled "
@@ -268,14 +268,25 @@ PRESETS: dict[str, Preset] = {
             "meanAveragePrecisionAt(k) = sum of P@j at the hits within k / min(|L|, k) (ap denominator "
             "min_relevant_k); meanAveragePrecision = the same over the whole list / |L|; ndcgAt(k): gain "
             "2^rel - 1 (1 for plain labels), ideal DCG over the first min(|L|, k) labels (gain=exponential, "
-            "ideal=cut). Spark takes logs base e, rankmeter base 2 (the ratio is the same up to rounding) and "
-            "Spark averages with RDD.mean, so values agree to ~1e-15, not bit for bit. Not reproduced: a "
-            "prediction list holding a relevant item twice (Spark counts it at both positions, so precision and "
-            "recall can count it twice; rankmeter rejects it, or drops the repeat with duplicates='first'); "
-            "graded labels not listed by descending relevance (Spark's ideal DCG takes the labels in the order "
-            "given; rankmeter sorts them, the true ideal); negative relevance (Spark's gain 2^rel - 1 < 0, "
-            "rankmeter's 0). Verified against the real pyspark (tests/engines/test_spark.py): precision@k, recall@k, "
-            "map, map@k, ndcg@k, binary and graded."
+            "ideal=cut). A prediction list holding an item twice is read as given: every occurrence of a labelled "
+            "item is a hit at its position (duplicates='count'), so recall, AP and NDCG can exceed 1, as in Spark. "
+            "Spark takes logs base e, rankmeter base 2 (the ratio is the same up to rounding) and "
+            "Spark averages with RDD.mean, so values agree to ~1e-15, not bit for bit. "
+            "Graded relevance reaches RankingMetrics only from Scala or Java (pyspark's RankingMetrics and "
+            "RankingEvaluator send the JVM (prediction, labels) pairs: from Python ndcgAt is always binary); there, "
+            "see unmatched. Verified against the real pyspark (tests/engines/test_spark.py, "
+            "tests/differential/spark.py): precision@k, recall@k, map, map@k, ndcg@k, with repeated predictions."
+        ),
+        unmatched=(
+            "relevance values reach Spark only from Scala or Java (pyspark drops them: its ndcgAt is binary over the "
+            "labels); to compare with pyspark give rankmeter the labels without grades, since a grade-0 label gains "
+            "0 here and 1 in pyspark's binary NDCG",
+            "graded labels not listed by descending relevance (Scala/Java): Spark's ideal DCG sums the first "
+            "min(|L|, k) labels in the order given, so its NDCG of the best list can exceed 1; rankmeter's ideal is "
+            "the best order (the labels sorted by relevance), Spark's value when the labels are given by descending "
+            "relevance",
+            "negative relevance values (Scala/Java): Spark's gain 2^rel - 1 is negative and a non-positive ideal "
+            "DCG is divided by anyway; rankmeter's gain of a negative grade is 0 and a zero ideal scores 0",
         ),
     ),
 }

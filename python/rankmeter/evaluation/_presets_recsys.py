@@ -173,27 +173,30 @@ RECSYS_PRESETS: list[dict] = [
     },
     {
         "name": "ml_metrics",
-        "defaults": {"empty": "one"},
+        "defaults": {"empty": "one", "duplicates": "miss"},
         "options": {"ap": {"denominator": "min_relevant_k"}},
         "metrics": (
             ("apk(actual, predicted, k)", "ap(denominator=min_relevant_k)@k, empty='one'"),
             ("mapk(actual, predicted, k)", "mean of the same (np.mean over zip(actual, predicted))"),
         ),
         "unmatched": (
-            "a repeated prediction keeps its position without counting in ml_metrics; rankmeter rejects it "
-            "(duplicates='error') or closes the list up (duplicates='first'): rankmeter.compat.ml_metrics "
-            "reproduces the original exactly",
-            "len(actual) counts repeated truth items in the denominator; rankmeter truth items are unique",
+            "len(actual) counts an item listed twice in actual in the denominator; rankmeter refuses a truth item "
+            "listed twice for one user (an error naming it): rankmeter.compat.ml_metrics takes such lists and "
+            "reproduces the original",
             "the GitHub source after 0.1.4 scores an empty actual 0.0: pass empty='zero' for it",
         ),
         "doc": (
             "ml_metrics 0.1.4 (the PyPI release, average_precision.py): AP@k = sum of P@j at the hits within k / "
-            "min(len(actual), k) (ap(denominator='min_relevant_k')); an empty actual scores 1.0 (empty='one')."
+            "min(len(actual), k) (ap(denominator='min_relevant_k')); an empty actual scores 1.0 (empty='one'); a "
+            "repeated prediction keeps its position but is no hit again (duplicates='miss'). ml_metrics takes "
+            "lists of items without grades: every truth item is relevant (give truth without grades, or grades > 0); "
+            "a user is a position of the zipped lists, so a user with predictions and no actual items is a truth "
+            "user with an empty truth (scored 1.0)."
         ),
     },
     {
         "name": "recmetrics",
-        "defaults": {"empty": "zero"},
+        "defaults": {"empty": "zero", "duplicates": "miss"},
         "options": {
             "ap": {"denominator": "hits"},
             "personalization": {"similarity": "cosine"},
@@ -212,25 +215,40 @@ RECSYS_PRESETS: list[dict] = [
             ("prediction_coverage(predicted, catalog)", "round(100 * coverage, 2) (catalog=catalog)"),
             (
                 "recommender_precision / recommender_recall",
-                "precision / recall without cutoff, rounded to 4 decimals per user by recmetrics (not reproduced)",
+                "precision / recall without cutoff with duplicates='count', rounded to 4 decimals per user by "
+                "recmetrics (not reproduced: see below)",
             ),
         ),
         "unmatched": (
-            "repeated predictions keep their positions in recmetrics (see ml_metrics); rankmeter.compat.recmetrics "
-            "reproduces the originals exactly",
-            "catalog_coverage samples lists with random.choices; prediction_coverage counts predicted items outside "
-            "the catalog too; recommender_precision/recall round each user's value to 4 decimals",
+            "mapk (GitHub) takes its hits at first occurrences but its precision at a hit counts every occurrence "
+            "of an actual item above it: with a relevant item repeated above a later hit, neither duplicates='miss' "
+            "nor 'count' is that mix; rankmeter.compat.recmetrics.mapk reproduces it",
+            "recommender_precision/recall count every occurrence (duplicates='count') and round each user's value "
+            "to 4 decimals (np.round): rankmeter.compat.recmetrics reproduces them; the preset's precision/recall "
+            "are not rounded",
+            "catalog_coverage draws its lists with random.choices (rankmeter.compat.recmetrics makes the same draw "
+            "from the same random state); prediction_coverage (0.1.5) counts predicted items outside the catalog "
+            "too, where rankmeter's coverage counts only catalog items",
+            "len(actual) counts an item listed twice in actual (mark's denominator); rankmeter refuses a truth item "
+            "listed twice for one user: rankmeter.compat.recmetrics reproduces the original",
+            "personalization of a single user (no pair of users): recmetrics divides by 0 pairs and returns NaN, inf "
+            "or -inf as the rounding of the list's cosine with itself falls; rankmeter gives NaN "
+            "(rankmeter.compat.recmetrics reproduces the original's value)",
         ),
         "doc": (
             "recmetrics 0.1.5 (metrics.py) and its GitHub mapk: mapk = mean of precision at the hits within k "
             "(ap(denominator='hits')), 0 for an empty actual (empty='zero'); mark divides the same sum by "
-            "len(actual); personalization uses the cosine of two users' item sets; novelty sums -log2(pop[i]/u) "
-            "over a list and divides by n (divide_by='k')."
+            "len(actual); a repeated prediction keeps its position but is no hit again (duplicates='miss'); "
+            "novelty and intra_list_similarity read every occurrence of a repeated item, as rankmeter's novelty and "
+            "diversity do under duplicates='miss'; personalization (like recmetrics' pandas pivot) refuses a list "
+            "holding an item twice; personalization uses the cosine of two users' item sets; novelty sums "
+            "-log2(pop[i]/u) over a list and divides by n (divide_by='k'). recmetrics takes lists of items without "
+            "grades: every truth item is relevant."
         ),
     },
     {
         "name": "capri",
-        "defaults": {"empty": "zero"},
+        "defaults": {"empty": "zero", "duplicates": "miss"},
         "options": {
             "ap": {"denominator": "min_relevant_k"},
             "ndcg": {"ideal": "all", "gain": "binary", "rounding": "capri"},
@@ -255,6 +273,9 @@ RECSYS_PRESETS: list[dict] = [
             "ndcg(gain=exponential,ideal=all), without CAPRI's float32 rounding",
             "CAPRI writes the means to its CSV rounded to 5 decimals (DataFrame.round(5)); its np.mean of float32 "
             "values is float32 when no user scores 0: rankmeter's mean is the exact mean of the same per-user values",
+            "ndcgk gains a repeated item of actual at each of its positions (duplicates='count' gives that for "
+            "ndcg, and then also counts the repeat in map@k, which CAPRI's mapk does not): CAPRI's own evaluator "
+            "ranks by argsort and never repeats an item",
             "CAPRI is not installable from PyPI: its code path is restated in tests (tests/compat/test_capri.py, "
             "tests/metrics/test_beyond.py), not run",
         ),
@@ -262,8 +283,9 @@ RECSYS_PRESETS: list[dict] = [
             "CAPRI (github.com/CapriRecSys/CAPRI, Evaluations/metrics/*.py, restated in tests/compat/test_capri.py and "
             "tests/metrics/test_beyond.py): MAP@k divides by min(|R|, k); nDCG@k (ndcgk as evaluator.py calls it) "
             "gains 1 per relevant item, divides by the ideal DCG of all relevant items (ideal='all'), computes in float32 "
-            "and rounds each user's value to 4 decimals (round() of a numpy float32: rounding='capri'); novelty "
-            "sums -log2 of the "
+            "and rounds each user's value to 4 decimals (round() of a numpy float32: rounding='capri'); mapk, "
+            "precisionk and recallk keep a repeated prediction's position but count it once (duplicates='miss'); "
+            "novelty sums -log2 of the "
             "interaction share over the top k and divides by k, unseen items 0; personalization by cosine; list "
             "diversity from an item similarity matrix."
         ),

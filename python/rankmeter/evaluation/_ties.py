@@ -16,6 +16,10 @@ The lists are ranked first (any order within a group: the group's value does
 not depend on it); the fused pass runs as usual for the relevance counts and
 the empty= policy, and the DCG/NDCG columns are then replaced by the
 tie-averaged values, computed vectorised over all users at once.
+
+A repeated item (``duplicates="miss"`` or ``"count"``; "first" is refused with
+ties="average") keeps its position in its tie group; under "miss" it gains
+nothing, under "count" it gains its grade again, as in the fused pass.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ if TYPE_CHECKING:
     from ..metrics import Metric
     from ._evaluate import _Plan
 
-__all__ = ["TIE_AVERAGED", "apply_tie_average"]
+__all__ = ["TIE_AVERAGED", "apply_tie_average", "repeated_entries"]
 
 TIE_AVERAGED = ("dcg", "ndcg")
 
@@ -54,6 +58,17 @@ def _discounts(n: int, base: float) -> np.ndarray:
     out = np.zeros(n + 1)
     np.cumsum(d, out=out[1:])
     return out
+
+
+def repeated_entries(row_of: np.ndarray, code: np.ndarray, width: int) -> np.ndarray:
+    """Mask of the list entries whose item already appeared earlier in the same row (``code``: dense item
+    codes below ``width``)."""
+    key = row_of * width + code
+    order = np.lexsort((np.arange(key.size), key))
+    repeat = np.zeros(key.size, dtype=bool)
+    if key.size > 1:
+        repeat[order[1:]] = key[order[1:]] == key[order[:-1]]
+    return repeat
 
 
 def apply_tie_average(
@@ -93,6 +108,9 @@ def apply_tie_average(
     r_grade = np.zeros(items.size)
     if t_key_sorted.size:
         r_grade[found] = grades_t[order[at_c[found]]]
+    if p.duplicates == "miss":  # a repeat keeps its position but gains nothing
+        found &= ~repeated_entries(row_of, r_code, width)
+        r_grade[~found] = 0.0
     mr = p.min_relevance
     r_rel = found & ((r_grade >= mr) if mr is not None else (r_grade > 0))
     t_rel = (grades_t >= mr) if mr is not None else (grades_t > 0)

@@ -13,12 +13,14 @@
 // users, are not summed), n_skipped.
 //
 // What is read of a list (docs/metrics.md, section 6): max_items first truncates the list as
-// given; then only its first D distinct items are read, D being the largest cutoff, or the
+// given; then only its first D positions are read, D being the largest cutoff, or the
 // whole list when a column has no cutoff (num_rel reads no list item) or whole_lists is set
 // (the trec_eval preset). Duplicates are looked for only there: duplicates="error" rejects one
 // within the first D positions; "first" drops it and reads on until D distinct items (the list
-// closes up) or the truncated list ends. A padding value ends a padded row; only padding may
-// follow it in the positions that would have been read.
+// closes up) or the truncated list ends; "miss" keeps the repeat at its position as a non-hit;
+// "count" keeps it at its position and finds a repeated truth item again (each occurrence is a
+// hit with its grade's gain, so hits can exceed |R| and recall or NDCG exceed 1). A padding
+// value ends a padded row; only padding may follow it in the positions that would have been read.
 //
 // Relevance: grade > 0, or grade >= min_relevance when given. Gains use the grade itself
 // (negative grades give 0): linear g, exponential 2^g - 1, binary 1 for relevant items. Users
@@ -81,9 +83,12 @@ Status evaluate_ranking(const RankingDataT<Id>& d, const std::vector<Column>& co
       hash_look.emplace_back(P.cap_max);
   }
   std::vector<std::vector<double>> grade_buf(T, std::vector<double>(max_m + 1));
-  // Finds of one user: at most min(|truth|, list length) + 1 slots (the fast scan writes one past the last find).
-  std::vector<std::vector<int64_t>> find_pos(T, std::vector<int64_t>(max_m + 2));
-  std::vector<std::vector<int32_t>> find_ti(T, std::vector<int32_t>(max_m + 2));
+  // Finds of one user: at most min(|truth|, list length) + 1 slots (the fast scan writes one past
+  // the last find); under duplicates="count" a truth item is found at each occurrence, so up to
+  // the list length.
+  const int64_t find_cap = (opt.dups == DupPolicy::count ? std::max(max_m, P.max_n) : max_m) + 2;
+  std::vector<std::vector<int64_t>> find_pos(T, std::vector<int64_t>(find_cap));
+  std::vector<std::vector<int32_t>> find_ti(T, std::vector<int32_t>(find_cap));
   std::vector<std::vector<double>> ideal_prefix(
       T, std::vector<double>(static_cast<size_t>(std::max(P.nv, 1) * (max_m + 1))));
   std::vector<std::vector<ExactSum>> tsums(T, std::vector<ExactSum>(n_cols));
@@ -249,8 +254,8 @@ Status evaluate_ranking(const RankingDataT<Id>& d, const std::vector<Column>& co
 
         // The part of the list that is read: its finds (scan.hpp).
         int64_t nf = 0, pos = 0;
-        if (!scan_list<kPadded>(look, r_items, b, e, depth, pad, use_simd, opt.dup_first, d.t_items + t0, m, fpos, fti,
-                                nf, pos, st, u)) {
+        if (!scan_list<kPadded>(look, r_items, b, e, depth, pad, use_simd, opt.dups, d.t_items + t0, m, fpos, fti, nf,
+                                pos, st, u)) {
           bad = true;
           break;
         }

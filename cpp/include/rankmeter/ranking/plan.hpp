@@ -50,11 +50,11 @@ struct RankingOptions {
   bool has_min_relevance = false;
   double min_relevance = 0.0;
   EmptyPolicy empty = EmptyPolicy::skip;
-  bool dup_first = false;
-  bool whole_lists = false;  // look for duplicates in whole lists whatever the cutoffs (trec_eval)
-  int64_t max_items = 0;     // 0: no truncation
-  int threads = 0;           // 0: all cores
-  bool simd = true;          // the vector list scan where the CPU has it (see simd_enabled)
+  DupPolicy dups = DupPolicy::error;  // an item repeated in the part of a list that is read
+  bool whole_lists = false;           // look for duplicates in whole lists whatever the cutoffs (trec_eval)
+  int64_t max_items = 0;              // 0: no truncation
+  int threads = 0;                    // 0: all cores
+  bool simd = true;                   // the vector list scan where the CPU has it (see simd_enabled)
 };
 
 namespace detail {
@@ -82,7 +82,8 @@ struct Plan {
   int64_t ideal_depth = 0;          // ideal positions read by any NDCG column
   std::vector<int> ndcg_slot, walk_slot;
   int n_ndcg = 0, n_walk = 0;
-  // what is read of a list: the first `trunc` positions (max_items), of which `depth` distinct items
+  // what is read of a list: the first `trunc` positions (max_items), of which `depth` positions
+  // (`depth` distinct items under duplicates="first")
   int64_t trunc = kAll, depth = 0;
   // relevance and the integer grade levels 0..15
   bool has_min = false;
@@ -230,8 +231,8 @@ inline Status plan_columns(const std::vector<Column>& cols, const RankingOptions
   P.has_min = opt.has_min_relevance;
   P.min_rel = opt.min_relevance;
   P.trunc = opt.max_items > 0 ? opt.max_items : kAll;  // raw positions kept (max_items)
-  // Distinct items read per list: the largest cutoff, or all of them when a
-  // column has no cutoff (num_rel reads no list item) or whole lists are asked for.
+  // Positions read per list (distinct items under "first"): the largest cutoff, or all of them
+  // when a column has no cutoff (num_rel reads no list item) or whole lists are asked for.
   P.depth = 0;
   for (const auto& c : cols)
     if (c.kind != Kind::num_rel) P.depth = c.cutoff > 0 && P.depth != kAll ? std::max(P.depth, c.cutoff) : kAll;

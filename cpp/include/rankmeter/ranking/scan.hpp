@@ -8,7 +8,7 @@
 // once and only the truth items it finds are recorded (position, truth index): for dense ids
 // with no duplicate this scan is branch-free (fast_scan, or fast_scan_avx2 four items at a
 // time), and users with duplicates or ids outside the array are scanned again on the general
-// path (probe), which applies the duplicates policy.
+// path (probe), which applies the duplicates policy (DupPolicy: error, first, miss, count).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../policy.hpp"
 #include "../status.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -121,7 +122,8 @@ class HashLookup {
     tab_[h] = Slot{key, stamp_, idx};
     return true;
   }
-  Probe probe(int64_t key, int32_t& idx) {
+  // `again`: a truth item is found at every occurrence (duplicates="count"), else only at its first.
+  Probe probe(int64_t key, int32_t& idx, bool again) {
     uint64_t h = hash_key(key, shift_);
     for (;;) {
       Slot& sl = tab_[h];
@@ -130,8 +132,8 @@ class HashLookup {
         return Probe::miss;
       }
       if (sl.key == key) {
-        if (sl.tag >= 0 && !(sl.tag & kSeen)) {
-          idx = sl.tag;
+        if (sl.tag >= 0 && (again || !(sl.tag & kSeen))) {
+          idx = sl.tag & ~kSeen;
           sl.tag |= kSeen;
           return Probe::find;
         }
@@ -190,16 +192,18 @@ class DenseLookup {
     mk = static_cast<uint16_t>(base_ + static_cast<uint32_t>(idx));
     return true;
   }
-  Probe probe(int64_t key, int32_t& idx) {
+  // `again`: a truth item keeps its mark, so it is found at every occurrence (duplicates="count").
+  Probe probe(int64_t key, int32_t& idx, bool again) {
     if (static_cast<uint64_t>(key) >= static_cast<uint64_t>(n_)) return probe_other(key);
     uint16_t& mk = mark_[static_cast<size_t>(key)];
     const uint16_t old = mk;
-    mk = seen_;
     const uint32_t t = static_cast<uint32_t>(old) - base_;
     if (t < m_) {
+      if (!again) mk = seen_;
       idx = static_cast<int32_t>(t);
       return Probe::find;
     }
+    mk = seen_;
     return old == seen_ ? Probe::dup : Probe::miss;
   }
 
@@ -332,7 +336,7 @@ class DenseLookup {
       other_started_ = true;
     }
     int32_t unused;
-    return other_.probe(key, unused);
+    return other_.probe(key, unused, false);  // never a truth item: a miss or a repeat
   }
   std::vector<uint16_t> mark_;
   int64_t n_;
@@ -345,15 +349,17 @@ class DenseLookup {
 
 // Scan the part of user u's list that is read, [r_items + b, r_items + e), recording the
 // truth items it finds: fpos[0..nf) their positions (1-based), fti[0..nf) their truth indices;
-// `pos` = list items read. At most `depth` distinct items are read; a duplicate is an error
-// (Code::duplicate_recs) or skipped (dup_first); a padded row ends at the first `pad`, after
+// `pos` = list positions read. A repeated item (DupPolicy, docs/metrics.md section 6) is an error
+// (Code::duplicate_recs), skipped (first: then `depth` distinct items are read), or kept at its
+// position (miss: never a hit; count: a truth item is found again, so finds can outnumber the
+// truth items); at most `depth` positions are read. A padded row ends at the first `pad`, after
 // which only padding may follow in the positions that would have been read (Code::pad_inside).
 // The dense lookup tries its branch-free scan first; an id outside the array, a duplicate or an
 // item after the padding starts the user again on the general path (probe), which applies the
 // policies and reports errors. Returns false on an error (recorded in st).
 template <bool kPadded, typename Look, typename Id>
 RANKMETER_ALWAYS_INLINE bool scan_list(Look& look, const Id* r_items, int64_t b, int64_t e, int64_t depth, int64_t pad,
-                                       [[maybe_unused]] bool use_simd, bool dup_first, const Id* truth, int64_t m,
+                                       [[maybe_unused]] bool use_simd, DupPolicy dups, const Id* truth, int64_t m,
                                        int64_t* fpos, int32_t* fti, int64_t& nf, int64_t& pos, Status& st, int64_t u) {
   nf = 0;
   pos = 0;
@@ -373,9 +379,10 @@ RANKMETER_ALWAYS_INLINE bool scan_list(Look& look, const Id* r_items, int64_t b,
     for (int64_t i = 0; i < m; ++i) look.add_truth(truth[i], static_cast<int32_t>(i));
   }
   // General scan: one probe per item, duplicates handled per policy,
-  // until `depth` distinct items are read or the list ends.
+  // until `depth` positions (distinct items with "first") are read or the list ends.
   nf = 0;
   pos = 0;
+  const bool again = dups == DupPolicy::count;
   for (const Id *it = r_items + b, *it_end = r_items + e; it != it_end && pos < depth; ++it) {
     const int64_t key = *it;
     if (kPadded && key == pad) {
@@ -389,13 +396,15 @@ RANKMETER_ALWAYS_INLINE bool scan_list(Look& look, const Id* r_items, int64_t b,
       break;
     }
     int32_t ti = 0;
-    const Probe pr = look.probe(key, ti);
-    if (pr == Probe::dup) {
-      if (dup_first) continue;
-      st.record(Code::duplicate_recs, u, key);
-      return false;
+    const Probe pr = look.probe(key, ti, again);
+    if (pr == Probe::dup) {  // a repeat that is not found again (count finds a truth item above)
+      if (dups == DupPolicy::first) continue;
+      if (dups == DupPolicy::error) {
+        st.record(Code::duplicate_recs, u, key);
+        return false;
+      }
     }
-    ++pos;
+    ++pos;  // miss and count: the repeat keeps its position
     if (pr == Probe::find) {
       fpos[nf] = pos;
       fti[nf] = ti;
