@@ -506,6 +506,9 @@ def _diversity(prep: Prepared, m: Any) -> tuple:
     else:
         iu_ip, iu_users = _item_users(prep.tr_ip, prep.tr_items, prep.n_items)
         vals = _core.diversity_cooccurrence(prep.li, prep.lt, iu_ip, iu_users, k, threads)
+    if m.options["one_item"] == "zero":
+        # a top k of one item has no pair: diversity 0, and the user counts (RecTools' IntraListDiversity)
+        vals[prep.top_lengths(k) == 1] = 0.0
     return (vals, *_exact(vals, threads))
 
 

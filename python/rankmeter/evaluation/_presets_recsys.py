@@ -12,16 +12,20 @@ version's code, not its documentation.
 
 from __future__ import annotations
 
+import math
+
 __all__ = ["RECSYS_PRESETS"]
 
 RECSYS_PRESETS: list[dict] = [
     {
         "name": "rectools",
-        "defaults": {"empty": "zero", "missing": "zero"},
+        "defaults": {"empty": "skip", "missing": "zero", "min_relevance": -math.inf, "recs_only": "empty"},
         "options": {
             "ndcg": {"ideal": "k_slots", "gain": "binary"},
             "novelty": {"unseen": "one_user"},
             "arp": {"popularity": "interactions", "unseen": "zero"},
+            "coverage": {"outside": "count"},
+            "diversity": {"one_item": "zero"},
         },
         "metrics": (
             ("Precision(k)", "precision@k"),
