@@ -12,8 +12,9 @@ A peer module of this package (``tests/differential/<peer>.py``) defines
 - ``ALLOW``: the case features (cases.FEATURES) it draws from; ``REL``: the relative tolerance;
 - ``ours(case) -> {label: {"per_user": {user: value} | None, "mean": value}}``: rankmeter's values of the
   same labels, every metric of the library in one call;
-- optionally ``known(case, peer_result) -> str | None``: the reason a case is one that
-  ``rankmeter.presets.describe()`` lists as not reproduced (a peer crash, a random draw), else None.
+- optionally ``known(case, peer_result) -> str | dict | None``: the reason a case is one that
+  ``rankmeter.presets.describe()`` lists as not reproduced (a peer crash, a random draw), else None; or a dict
+  ``{label: reason}`` when only those labels of the case are such (the others are compared).
 
 Users absent from one side's per-user values count as NaN there: a user the peer evaluates and rankmeter
 leaves out (or the reverse) is a mismatch.
@@ -95,12 +96,19 @@ def compare_case(mod: ModuleType, seed: int, case: dict, peer: dict, rep: Report
         rep.peer_errors[peer["error"]] = rep.peer_errors.get(peer["error"], 0) + 1
         return
     reason = mod.known(case, peer["ok"]) if hasattr(mod, "known") else None
+    skipped: dict = {}
+    if isinstance(reason, dict):  # only some labels of the case are not reproduced
+        skipped, reason = reason, None
+        for r in set(skipped.values()):
+            rep.known[r] = rep.known.get(r, 0) + 1
     if reason:
         rep.known[reason] = rep.known.get(reason, 0) + 1
         return
     mine = mod.ours(case)
     rel = getattr(mod, "REL", 1e-9)
     for label, want in peer["ok"].items():
+        if label in skipped:
+            continue
         got = mine[label]
         if want.get("per_user") is not None:
             theirs = {_key(u): _num(v) for u, v in want["per_user"]}

@@ -77,11 +77,6 @@ def hamming_similarity(case: dict) -> tuple[list, np.ndarray]:
     return ids, 1.0 - dist
 
 
-def _label_metric(label: str) -> tuple[str, int]:
-    name, k = label.rsplit("@", 1)
-    return name, int(k)
-
-
 def ours(case: dict) -> dict:
     import rankmeter as rm
 
@@ -95,7 +90,7 @@ def ours(case: dict) -> dict:
     if case.get("features"):
         ctx["item_similarity"] = hamming_similarity(case)
     res = rm.evaluate(truth, recs, list(dict.fromkeys([*names.values(), *extra])), preset="rectools", **ctx)
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for label, name in names.items():
         n, _ = labels[label]
         if rm.metrics.parse(name).family == "catalog":
@@ -126,7 +121,8 @@ def _intersection(case: dict, k: int) -> dict:
 
 
 def _labels(case: dict) -> dict:
-    out = {}
+    """RecTools' label -> (its metric, k), for every cutoff of the case."""
+    out: dict[str, tuple[str, int]] = {}
     for k in case["ks"]:
         for n in METRICS:
             if n in ("MeanInvUserFreq", "AvgRecPopularity", "AvgRecPopularity(normalize)") and not case.get("train"):

@@ -1,0 +1,11 @@
+"""preset="rectools" against the live RecTools on random cases over the whole data space (a short run; the long
+one: ``python -m tests.differential.run rectools --cases 20000 --seed 1``)."""
+
+from __future__ import annotations
+
+from .harness import SHORT_RUN, check
+
+
+def test_rectools_preset_gives_rectools_numbers_per_user_and_mean_on_random_cases():
+    rep = check("rectools", SHORT_RUN)
+    assert rep.compared > 0
