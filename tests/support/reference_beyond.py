@@ -70,26 +70,31 @@ def fcp_counts(truth_u, lst, k):
     return conc, disc
 
 
-def diversity_features(lst, k, features):
+def _few(t, one_item):
+    """The value of a top k without a pair: NaN, or 0 for one item with one_item="zero" (RecTools)."""
+    return 0.0 if len(t) == 1 and one_item == "zero" else NAN
+
+
+def diversity_features(lst, k, features, one_item="skip"):
     t = top(lst, k)
     if len(t) < 2:
-        return NAN
+        return _few(t, one_item)
     vals = [1.0 - cos(features[t[a]], features[t[b]]) for a in range(len(t)) for b in range(a + 1, len(t))]
     return sum(vals) / len(vals)
 
 
-def diversity_matrix(lst, k, sim):
+def diversity_matrix(lst, k, sim, one_item="skip"):
     t = top(lst, k)
     if len(t) < 2:
-        return NAN
+        return _few(t, one_item)
     vals = [sim.get((t[a], t[b]), 0.0) for a in range(len(t)) for b in range(a + 1, len(t))]
     return 1.0 - sum(vals) / len(vals)
 
 
-def diversity_cooccurrence(lst, k, train):
+def diversity_cooccurrence(lst, k, train, one_item="skip"):
     t = top(lst, k)
     if len(t) < 2:
-        return NAN
+        return _few(t, one_item)
     users = train_users_of(train)
     vals = []
     for a in range(len(t)):
@@ -179,9 +184,12 @@ def default_catalog(train, catalog):
     return {i for items in train.values() for i in items}
 
 
-def coverage(lists, k, catalog):
+def coverage(lists, k, catalog, outside="skip"):
+    """Recommended catalog items / |catalog|; outside="count": every distinct recommended item / |catalog|."""
     rec = {i for lst in lists for i in top(lst, k)}
-    return len(rec & catalog) / len(catalog) if catalog else NAN
+    if not catalog:
+        return NAN
+    return len(rec if outside == "count" else rec & catalog) / len(catalog)
 
 
 def gini(lists, k, catalog, over="catalog"):
