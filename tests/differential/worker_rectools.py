@@ -3,9 +3,12 @@
     <venv>/bin/python tests/differential/worker_rectools.py IN.json OUT.json
 
 Imports only the standard library, numpy, pandas and RecTools, never rankmeter. For every cutoff of a case it
-asks RecTools for every metric of ``rectools.metrics`` that ``preset="rectools"`` reproduces: the means in one
-``calc_metrics`` call (as RecTools' users call it), the per-user values from each metric's ``calc_per_user``.
-Labels are RecTools' own spellings; tests/differential/rectools.py maps each to rankmeter.
+asks RecTools for every metric of ``rectools.metrics`` that ``preset="rectools"`` reproduces: the per-user values
+and their mean (what each metric's ``calc`` returns: ``per_user.mean()``; CatalogCoverage has ``calc`` only).
+The per-user values come from the paths ``calc_metrics`` takes (one merge of reco and interactions, one
+confusion table per cutoff, one fit of MAP, MeanInvUserFreq and IntraListDiversity at the largest cutoff),
+which give what each ``calc_per_user`` gives, in a fraction of the time. Labels are RecTools' own spellings;
+tests/differential/rectools.py maps each to rankmeter.
 """
 
 from __future__ import annotations
@@ -98,30 +101,34 @@ def run(case):
     if case.get("features"):
         feats = pd.DataFrame([v for _, v in case["features"]], index=[i for i, _ in case["features"]])
         distances = M.PairwiseHammingDistanceCalculator(feats)
+    from rectools.metrics.base import merge_reco
+    from rectools.metrics.classification import calc_confusions
+
     metrics = metrics_of(case, distances)
-    means = M.calc_metrics(
-        {label: m for label, (m, _) in metrics.items()},
-        reco,
-        interactions=inter,
-        prev_interactions=prev,
-        catalog=catalog,
-        ref_reco={"rev": ref},  # a DataFrame fails calc_metrics' `if not ref_reco` (ambiguous truth value)
-    )
-    means.update({label: means.pop(f"{label}_rev") for label, (m, _) in metrics.items() if _ == "ref"})
+    k_max = max(case["ks"])
+    merged = merge_reco(reco, inter)
+    confusions = {k: calc_confusions(merged, k) for k in case["ks"]}
+    fitted = {M.MAP: M.MAP.fit(merged, k_max)}
+    if prev is not None:
+        fitted[M.MeanInvUserFreq] = M.MeanInvUserFreq.fit(reco, prev, k_max)
+    if distances is not None:
+        fitted[M.IntraListDiversity] = M.IntraListDiversity.fit(reco, k_max)
     out = {}
     for label, (m, takes) in metrics.items():
-        if takes == "inter":
-            pu = m.calc_per_user(reco, inter)
+        if isinstance(m, (M.Precision, M.Recall, M.F1Beta, M.HitRate)):
+            pu = m.calc_per_user_from_confusion_df(confusions[m.k])
+        elif isinstance(m, (M.NDCG, M.MRR)):
+            pu = m.calc_per_user_from_merged(merged)
+        elif type(m) in fitted:
+            pu = m.calc_per_user_from_fitted(fitted[type(m)])
         elif takes == "prev":
             pu = m.calc_per_user(reco, prev)
-        elif takes == "reco":
-            pu = m.calc_per_user(reco)
         elif takes == "ref":
             pu = m.calc_per_user(reco, ref)
         else:  # catalog-level
-            out[label] = {"per_user": None, "mean": _f(means[label])}
+            out[label] = {"per_user": None, "mean": _f(m.calc(reco, catalog))}
             continue
-        out[label] = {"per_user": _per_user(pu), "mean": _f(means[label])}
+        out[label] = {"per_user": _per_user(pu), "mean": _f(pu.mean())}
     return out
 
 
