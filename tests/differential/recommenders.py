@@ -32,6 +32,7 @@ RANKING = {
 }
 BEYOND = {
     "catalog_coverage": "coverage",
+    "novelty": "novelty",
     "user_diversity": "diversity",
     "user_diversity(features)": "diversity(similarity=features)",
 }
@@ -76,7 +77,7 @@ def ours(case: dict) -> dict:
     out: dict[str, dict[str, Any]] = {}
     sample = set(sampled_users(case))
     for label, name in names.items():
-        if rm.metrics.parse(name).family == "catalog":
+        if label in ("catalog_coverage", "novelty"):  # one value for the whole table in Recommenders
             out[label] = {"per_user": None, "mean": res[name]}
             continue
         per_user = dict(zip(res.users.tolist(), res.per_user[name].tolist()))

@@ -81,21 +81,24 @@ def run(case):
     k0 = case["ks"][0]
     truth_users = set(rt["userID"].tolist())
     pred_users = set(rp["userID"].tolist())
-    sample = sampled_users(case)
     for k in case["ks"]:
+        for name in RANKING:  # in this order, calls of one k reuse Recommenders' cached merge
+            out[f"{name}@{k}"] = {"per_user": [] if k == k0 else None, "mean": _f(call(name, rt, rp, k))}
+    for u in sampled_users(case):
+        if u not in truth_users:
+            continue
+        rt_u, rp_u = rt[rt.userID == u], rp[rp.userID == u]
         for name in RANKING:
-            entry = {"per_user": None, "mean": _f(call(name, rt, rp, k))}
-            if k == k0:
-                # ndcg_at_k averages over every user of rating_true, the others over the users of both tables
-                users = [u for u in sample if u in truth_users and (name.startswith("ndcg") or u in pred_users)]
-                entry["per_user"] = [[u, _f(call(name, rt[rt.userID == u], rp[rp.userID == u], k))] for u in users]
-            out[f"{name}@{k}"] = entry
+            # ndcg_at_k averages over every user of rating_true, the others over the users of both tables
+            if name.startswith("ndcg") or u in pred_users:
+                out[f"{name}@{k0}"]["per_user"].append([u, _f(call(name, rt_u, rp_u, k0))])
     if case.get("train"):
         train = pd.DataFrame(train_rows(case), columns=["userID", "itemID"])
         if train.empty:
             train = train.astype({"userID": rp["userID"].dtype, "itemID": rp["itemID"].dtype})
         if not train.empty and not rp.empty:
             out["catalog_coverage"] = {"per_user": None, "mean": _f(E.catalog_coverage(train, rp))}
+            out["novelty"] = {"per_user": None, "mean": _f(E.novelty(train, rp))}
             ud = E.user_diversity(train, rp)
             out["user_diversity"] = {
                 "per_user": [[u, _f(v)] for u, v in zip(ud["userID"].tolist(), ud["user_diversity"].tolist())],

@@ -104,12 +104,13 @@ def diversity_cooccurrence(lst, k, train, one_item="skip"):
     return 1.0 - sum(vals) / len(vals)
 
 
-def novelty(lst, k, train, unseen="skip", divide_by="items", popularity="users"):
-    t = top(lst, k)
-    if not t:
-        # divide_by="k" is the sum over the top k / k (CAPRI): an empty list sums to 0
-        return 0.0 if divide_by == "k" else NAN
-    n = n_train_users(train)
+def novelty_values(t, train, unseen="skip", popularity="users"):
+    """The novelty of each item of ``t`` that counts (unseen items: 0, one user, or left out)."""
+    # the share of an item: of the train users, or (interaction_share) of all train rows
+    if popularity == "interaction_share":
+        n = sum(len(items) for items in train.values())
+    else:
+        n = n_train_users(train)
     users = train_users_of(train)
     vals = []
     for i in t:
@@ -123,8 +124,23 @@ def novelty(lst, k, train, unseen="skip", divide_by="items", popularity="users")
             vals.append(0.0)
         elif unseen == "one_user" and n > 0:  # without train users, 1/n is undefined: skipped
             vals.append(-math.log2(1 / n))
+    return vals
+
+
+def novelty(lst, k, train, unseen="skip", divide_by="items", popularity="users"):
+    t = top(lst, k)
+    if not t:
+        # divide_by="k" is the sum over the top k / k (CAPRI): an empty list sums to 0
+        return 0.0 if divide_by == "k" else NAN
+    vals = novelty_values(t, train, unseen, popularity)
     if divide_by == "k":
         return sum(vals) / (k if k is not None else len(t))
+    return sum(vals) / len(vals) if vals else NAN
+
+
+def novelty_pooled(lists, k, train, unseen="skip", popularity="users"):
+    """average="items": the mean over every counted top-k item of every list (Microsoft Recommenders)."""
+    vals = [v for lst in lists for v in novelty_values(top(lst, k), train, unseen, popularity)]
     return sum(vals) / len(vals) if vals else NAN
 
 

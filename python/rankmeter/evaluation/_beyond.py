@@ -466,12 +466,18 @@ def _sort_key(ids: np.ndarray) -> np.ndarray:
 def _popularity_mean(prep: Prepared, m: Any) -> tuple:
     divide_by_k = m.name == "novelty" and m.options["divide_by"] == "k"
     vals = prep._means.get(str(m))  # already computed by the in-place pass
+    table = None
     if vals is None:
         table = _item_table(m, prep.pop_users, prep.pop_inter, prep.n_train_users)
         vals = _core.mean_item_value(prep.li, prep.lt, table, m.k or 0, divide_by_k, prep.threads)
     if divide_by_k:
         # CAPRI's sum over the top k / k: an empty top k sums to 0, so it scores 0 (the kernel gives NaN)
         vals[prep.kept == 0] = 0.0
+    if m.name == "novelty" and m.options["average"] == "items":
+        # the mean over every top-k item of every user (Recommenders' novelty), not over users
+        assert table is not None  # average="items" is never read in place
+        entries = table[prep.lt[_top_mask(prep.li, prep.top_lengths(m.k or 0))]]
+        return (vals, *_exact(entries, prep.threads))
     return (vals, *_exact(vals, prep.threads))
 
 
@@ -663,8 +669,14 @@ _WHY = {
 
 
 def check_context(metrics, ctx: Context) -> None:
-    """Every context argument the metrics need is there (checked before any work)."""
+    """Every context argument the metrics need is there, and the options go together (checked before any
+    work)."""
     for m in metrics:
+        if m.name == "novelty" and m.options["average"] == "items" and m.options["divide_by"] == "k":
+            raise ValueError(
+                f"metric {str(m)!r}: average='items' is the mean over every top-k item, divide_by='k' a per-user "
+                "sum / k; pick one"
+            )
         for arg in context_needs(m):
             if getattr(ctx, arg) is None:
                 raise _missing(m, arg, _WHY[arg])
@@ -684,7 +696,9 @@ def _in_place_metric(m) -> bool:
     """Read by topk_pass: catalog counts (coverage, gini, plain personalization) and popularity means."""
     if m.name == "personalization":
         return m.options["similarity"] != "cosine"
-    return m.name in ("coverage", "gini", "arp", "novelty")
+    if m.name == "novelty":
+        return m.options["average"] == "users"
+    return m.name in ("coverage", "gini", "arp")
 
 
 def _uses_features(m) -> bool:
@@ -703,15 +717,17 @@ def _item_table(m, pop_users, pop_inter, n_train_users) -> np.ndarray:
     o = m.options
     if m.name == "novelty":
         pop = pop_users if o["popularity"] == "users" else pop_inter
+        # the share of an item: of the train users, or (interaction_share) of the train rows
+        n = int(pop_inter.sum()) if o["popularity"] == "interaction_share" else n_train_users
         with np.errstate(divide="ignore"):
-            table = -np.log2(pop / n_train_users) if n_train_users else np.full(pop.size, np.nan)
+            table = -np.log2(pop / n) if n else np.full(pop.size, np.nan)
         cold = pop_users == 0
         if o["unseen"] == "skip":
             table[cold] = np.nan
         elif o["unseen"] == "zero":
             table[cold] = 0.0
         else:
-            table[cold] = -math.log2(1.0 / n_train_users) if n_train_users else np.nan
+            table[cold] = -math.log2(1.0 / n) if n else np.nan
         return table + 0.0  # -0.0 -> 0.0
     pop = (pop_users if o["popularity"] == "users" else pop_inter).astype(np.float64)
     cold = pop_users == 0

@@ -303,6 +303,10 @@ def _leave_out(p: _Plan, values: list, sums: list, counts: list, threads: int) -
         if m.family == "catalog" or m.options.get("missing_recs") == "zero" or values[i] is None:
             continue
         v = np.array(values[i], dtype=np.float64)
+        if not np.any(p.left_out & ~np.isnan(v)):
+            continue  # no value to take out (a beyond metric on a missing or empty list): sum and count stand
+        # a mean of per-user values (pooled aggregates, fcp's pairs or novelty's items, get nothing from a user
+        # without a list, so they never come here)
         v[p.left_out] = np.nan
         limbs, count = _core.exact_sum(v, threads)
         values[i], sums[i], counts[i] = v, limbs_to_int(limbs), int(count)

@@ -90,6 +90,7 @@ RECSYS_PRESETS: list[dict] = [
             "diversity": {"similarity": "cooccurrence"},
             "serendipity": {"relevance": "all"},
             "coverage": {"outside": "count"},
+            "novelty": {"popularity": "interaction_share", "unseen": "zero", "average": "items"},
         },
         "metrics": (
             ("precision_at_k(k)", "precision@k"),
@@ -105,6 +106,10 @@ RECSYS_PRESETS: list[dict] = [
                 "diversity(similarity=cooccurrence) (train=train_df)",
             ),
             ("diversity / user_diversity (item_sim_measure='item_feature_vector')", "diversity(similarity=features)"),
+            (
+                "novelty(train_df, reco_df)",
+                "novelty(popularity=interaction_share,unseen=zero,average=items) (train=train_df)",
+            ),
         ),
         "unmatched": (
             "a (user, item) repeated in rating_pred: precision_at_k, recall_at_k, map_at_k and map count every "
@@ -120,11 +125,10 @@ RECSYS_PRESETS: list[dict] = [
             "r_precision_at_k divides the hits among the first min(k, |R|) by |R| and averages over the users "
             "with at least one such hit only (a user scoring 0 is left out of the mean by pandas' index "
             "alignment): no rankmeter metric leaves users out by their value",
-            "novelty/historical_item_novelty (-log2 of the interaction share over all train rows, pooled over every "
-            "recommendation row) and distributional_coverage (entropy of the recommended items) have no rankmeter "
-            "metric; serendipity/user_serendipity weigh every recommended item 1 by default (col_relevance unset: "
-            "no truth) and use the co-occurrence similarity by default, where rankmeter's serendipity reads the "
-            "truth and item features",
+            "distributional_coverage (entropy of the recommended items) has no rankmeter metric; "
+            "serendipity/user_serendipity weigh every recommended item 1 by default (col_relevance unset: no truth) "
+            "and use the co-occurrence similarity by default, where rankmeter's serendipity reads the truth and "
+            "item features",
             "auc, logloss, rmse, mae, rsquared, exp_var rate predicted ratings, not ranked lists",
         ),
         "doc": (
@@ -141,7 +145,9 @@ RECSYS_PRESETS: list[dict] = [
             "distinct recommended items (also those outside train) / distinct train items "
             "(coverage(outside='count')); diversity = 1 - mean pairwise item similarity of every user of "
             "reco_df (recs_only='empty') with at least two items (co-occurrence cosine over train, or the cosine "
-            "of item features). Verified against the live Recommenders by tests/differential (random cases over "
+            "of item features); novelty = the mean over every recommendation row of -log2(train rows of the item / "
+            "train rows), 0 for an item not in train (novelty(popularity='interaction_share', unseen='zero', "
+            "average='items')). Verified against the live Recommenders by tests/differential (random cases over "
             "the whole data space)."
         ),
     },
