@@ -35,6 +35,8 @@ BEYOND = {
     "novelty": "novelty",
     "user_diversity": "diversity",
     "user_diversity(features)": "diversity(similarity=features)",
+    "user_serendipity": "serendipity",
+    "user_serendipity(features)": "serendipity(similarity=features)",
 }
 # asked in the same call, not compared: the preset's values must not change when other metrics are asked
 OTHERS = ("hit_rate", "rr", "ndcg(gain=linear,ideal=all)", "personalization")
@@ -68,10 +70,10 @@ def ours(case: dict) -> dict:
     train = train_rows(case)
     if case.get("train") and train and case["recs"]:
         ctx["train"] = pd.DataFrame(train, columns=["user_id", "item_id"])
-        names.update({f: m for f, m in BEYOND.items() if f != "user_diversity(features)"})
+        names.update({f: m for f, m in BEYOND.items() if not f.endswith("(features)")})
         if case.get("features") and not has_zero_feature(case):
             ctx["item_features"] = {i: np.array(v) for i, v in case["features"]}
-            names["user_diversity(features)"] = BEYOND["user_diversity(features)"]
+            names.update({f: m for f, m in BEYOND.items() if f.endswith("(features)")})
     extra = [f"{o}@{case['k']}" for o in OTHERS]
     res = rm.evaluate(truth, recs, list(dict.fromkeys([*names.values(), *extra])), preset="recommenders", **ctx)
     out: dict[str, dict[str, Any]] = {}

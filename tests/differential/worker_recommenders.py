@@ -104,6 +104,11 @@ def run(case):
                 "per_user": [[u, _f(v)] for u, v in zip(ud["userID"].tolist(), ud["user_diversity"].tolist())],
                 "mean": _f(E.diversity(train, rp)),
             }
+            us = E.user_serendipity(train, rp)
+            out["user_serendipity"] = {
+                "per_user": [[u, _f(v)] for u, v in zip(us["userID"].tolist(), us["user_serendipity"].tolist())],
+                "mean": _f(E.serendipity(train, rp)),
+            }
             if case.get("features") and not has_zero_feature(case):
                 feats = pd.DataFrame(
                     {"itemID": [i for i, _ in case["features"]], "features": [np.array(v) for _, v in case["features"]]}
@@ -113,6 +118,11 @@ def run(case):
                 out["user_diversity(features)"] = {
                     "per_user": [[u, _f(v)] for u, v in zip(ud["userID"].tolist(), ud["user_diversity"].tolist())],
                     "mean": _f(E.diversity(train, rp, **kw)),
+                }
+                us = E.user_serendipity(train, rp, **kw)
+                out["user_serendipity(features)"] = {
+                    "per_user": [[u, _f(v)] for u, v in zip(us["userID"].tolist(), us["user_serendipity"].tolist())],
+                    "mean": _f(E.serendipity(train, rp, **kw)),
                 }
     return out
 

@@ -31,6 +31,9 @@ BEYOND_METRICS = [
     "novelty(popularity=interaction_share,unseen=one_user)@2",
     "serendipity@3",
     "serendipity(relevance=all)@4",
+    "serendipity(relevance=none)@3",
+    "serendipity(similarity=cooccurrence)@3",
+    "serendipity(relevance=none,similarity=cooccurrence)",
     "personalization@3",
     "personalization(similarity=cosine)@3",
     "personalization",
@@ -156,7 +159,11 @@ def _reference(truth, lists, scores, train, feats, sim, metric, empty="skip"):
         return per, rb.mean(per)
     if m.name == "serendipity":
         per = [
-            empty_value if no_rel[u] else rb.serendipity(truth[u], L[u], k, train.get(u, []), feats, o["relevance"])
+            empty_value
+            if no_rel[u] and o["relevance"] != "none"  # relevance="none" reads no truth
+            else rb.serendipity(
+                truth[u], L[u], k, train.get(u, []), feats, o["relevance"], similarity=o["similarity"], train=train
+            )
             for u in users
         ]
         return per, rb.mean(per)

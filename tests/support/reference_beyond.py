@@ -167,12 +167,38 @@ def arp(lst, k, train, popularity="users", unseen="skip", normalize="none"):
     return sum(vals) / len(vals) if vals else NAN
 
 
-def serendipity(truth_u, lst, k, history, features, relevance="relevant", min_relevance=None):
+def cooccurrence_cosine(a, b, train):
+    """|users(a) & users(b)| / sqrt(|users(a)| |users(b)|) over the train users; 0 when either has none."""
+    users = train_users_of(train)
+    ua, ub = users.get(a, set()), users.get(b, set())
+    return len(ua & ub) / math.sqrt(len(ua) * len(ub)) if ua and ub else 0.0
+
+
+def serendipity(
+    truth_u, lst, k, history, features, relevance="relevant", min_relevance=None, similarity="features", train=None
+):
+    """relevance "relevant": mean unexpectedness of the relevant top-k items; "all": their sum / top-k length;
+    "none": the mean over every top-k item (the truth unread). similarity "cooccurrence": the train co-occurrence
+    cosine (``train`` needed), H every distinct history item; "features": cosine of feature vectors, H the
+    history items with a feature row."""
     t = top(lst, k)
-    hist = [h for h in dict.fromkeys(history) if h in features]
+    if similarity == "cooccurrence":
+        hist = list(dict.fromkeys(history))
+
+        def sim(i, h):
+            return cooccurrence_cosine(i, h, train)
+
+    else:
+        hist = [h for h in dict.fromkeys(history) if h in features]
+
+        def sim(i, h):
+            return cos(features[i], features[h])
+
     if not hist or not t:
         return NAN
-    unexp = {i: 1.0 - sum(cos(features[i], features[h]) for h in hist) / len(hist) for i in t}
+    unexp = {i: 1.0 - sum(sim(i, h) for h in hist) / len(hist) for i in t}
+    if relevance == "none":
+        return sum(unexp[i] for i in t) / len(t)
     rel = [i for i in t if relevant(truth_u.get(i, 0.0), min_relevance)]
     if relevance == "all":
         return sum(unexp[i] for i in rel) / len(t)

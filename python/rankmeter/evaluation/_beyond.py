@@ -520,6 +520,11 @@ def _diversity(prep: Prepared, m: Any) -> tuple:
 
 def _serendipity(prep: Prepared, m: Any) -> tuple:
     p, t = prep.p, prep.p.truth
+    X, has, iu_ip, iu_users = prep.X, prep.has, None, None
+    if m.options["similarity"] == "cooccurrence":
+        # the train co-occurrence cosine of item pairs (Microsoft Recommenders' default item similarity)
+        iu_ip, iu_users = _item_users(prep.tr_ip, prep.tr_items, prep.n_items)
+        X, has = np.zeros((prep.n_items, 0)), np.ones(prep.n_items, dtype=np.uint8)
     vals, st = _core.serendipity(
         prep.li,
         prep.lt,
@@ -530,10 +535,12 @@ def _serendipity(prep: Prepared, m: Any) -> tuple:
         prep.tr_ip,
         prep.tr_items,
         prep.h_rowmap,
-        prep.X,
-        prep.has,
+        X,
+        has,
         m.k or 0,
-        m.options["relevance"] == "all",
+        _core.SerendipityRelevance.__members__[m.options["relevance"]],
+        iu_ip,
+        iu_users,
         EMPTY_CODES[p.empty],
         prep.threads,
     )

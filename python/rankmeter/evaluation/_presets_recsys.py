@@ -88,7 +88,7 @@ RECSYS_PRESETS: list[dict] = [
             "ndcg": {"gain": "binary", "missing_recs": "zero"},
             "ap": {"denominator": "min_relevant_k"},
             "diversity": {"similarity": "cooccurrence"},
-            "serendipity": {"relevance": "all"},
+            "serendipity": {"relevance": "none", "similarity": "cooccurrence"},
             "coverage": {"outside": "count"},
             "novelty": {"popularity": "interaction_share", "unseen": "zero", "average": "items"},
         },
@@ -110,6 +110,14 @@ RECSYS_PRESETS: list[dict] = [
                 "novelty(train_df, reco_df)",
                 "novelty(popularity=interaction_share,unseen=zero,average=items) (train=train_df)",
             ),
+            (
+                "serendipity / user_serendipity (col_relevance unset, item_cooccurrence_count)",
+                "serendipity(relevance=none,similarity=cooccurrence) (train=train_df)",
+            ),
+            (
+                "serendipity / user_serendipity (item_feature_vector)",
+                "serendipity(relevance=none,similarity=features) (item_features=...)",
+            ),
         ),
         "unmatched": (
             "a (user, item) repeated in rating_pred: precision_at_k, recall_at_k, map_at_k and map count every "
@@ -125,10 +133,13 @@ RECSYS_PRESETS: list[dict] = [
             "r_precision_at_k divides the hits among the first min(k, |R|) by |R| and averages over the users "
             "with at least one such hit only (a user scoring 0 is left out of the mean by pandas' index "
             "alignment): no rankmeter metric leaves users out by their value",
-            "distributional_coverage (entropy of the recommended items) has no rankmeter metric; "
-            "serendipity/user_serendipity weigh every recommended item 1 by default (col_relevance unset: no truth) "
-            "and use the co-occurrence similarity by default, where rankmeter's serendipity reads the truth and "
-            "item features",
+            "distributional_coverage (entropy of the recommended items) has no rankmeter metric",
+            "serendipity with col_relevance: Recommenders weighs each item by that column (cast to float16) and "
+            "keeps a user whose weights are all 0 (value 0); serendipity(relevance=all) reads the weights 0/1 from "
+            "the truth and leaves a user without a relevant item to empty=",
+            "train_df with a (user, item) row repeated (Recommenders assumes none): its co-occurrence counts and "
+            "history means count the row twice; rankmeter reads each user's distinct train items. Item feature "
+            "vectors of norm 0 make Recommenders divide by zero (ZeroDivisionError)",
             "auc, logloss, rmse, mae, rsquared, exp_var rate predicted ratings, not ranked lists",
         ),
         "doc": (
@@ -147,7 +158,9 @@ RECSYS_PRESETS: list[dict] = [
             "reco_df (recs_only='empty') with at least two items (co-occurrence cosine over train, or the cosine "
             "of item features); novelty = the mean over every recommendation row of -log2(train rows of the item / "
             "train rows), 0 for an item not in train (novelty(popularity='interaction_share', unseen='zero', "
-            "average='items')). Verified against the live Recommenders by tests/differential (random cases over "
+            "average='items')); serendipity = per user, the mean over every recommended item of 1 - the mean "
+            "similarity to the user's train items, users without train items left out "
+            "(serendipity(relevance='none', similarity='cooccurrence')). Verified against the live Recommenders by tests/differential (random cases over "
             "the whole data space)."
         ),
     },
