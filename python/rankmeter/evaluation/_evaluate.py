@@ -85,7 +85,7 @@ class _Plan:
     preset: Optional[str]  # the preset's name (None: no preset)
     tie_scores: Optional[np.ndarray]  # ties="average": the ranked lists' scores (CSR order)
     r_scores: Optional[np.ndarray]  # the scores of r_items, in the same (ranked) order; None: lists without scores
-    left_out: Optional[np.ndarray]  # users the call's `missing` leaves out, kept for a metric with missing="zero"
+    left_out: Optional[np.ndarray]  # users the call's `missing` leaves out, kept for a metric with missing_recs="zero"
 
 
 def _int_ids(a: Optional[np.ndarray]) -> bool:
@@ -166,7 +166,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
             keep[keep] = list_lengths(r)[full[keep]] > 0
         if not keep.all():
             if any(m.options.get("missing_recs") == "zero" for m in parsed):
-                left_out = ~keep  # a metric scores them (missing="zero" of its own): the others mask them
+                left_out = ~keep  # a metric scores them (missing_recs="zero"): the others mask them
             else:
                 keep_rows = np.flatnonzero(keep)
                 t = subset_users(t, keep_rows)
@@ -297,7 +297,7 @@ def _run(p: _Plan, threads: Optional[int], per_user: bool = True) -> tuple[list,
 
 
 def _leave_out(p: _Plan, values: list, sums: list, counts: list, threads: int) -> None:
-    """The users the call's ``missing`` leaves out were kept for a metric with ``missing="zero"`` of its own:
+    """The users the call's ``missing`` leaves out were kept for a metric with ``missing_recs="zero"``:
     every other per-user column gets NaN for them, and its exact sum and count are taken again without them."""
     for i, m in enumerate(p.columns):
         if m.family == "catalog" or m.options.get("missing_recs") == "zero" or values[i] is None:
