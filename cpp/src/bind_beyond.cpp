@@ -318,9 +318,13 @@ F64 diversity_cooccurrence_py(const I64& indptr, const I64& items, const I64& iu
 py::tuple serendipity_py(const I64& indptr, const I64& items, const I64& t_indptr, const I64& t_items,
                          const std::optional<F64>& t_grades, std::optional<double> min_rel, const I64& h_indptr,
                          const I64& h_items, const std::optional<I64>& h_rowmap, const F64& X, const U8& has, int64_t k,
-                         bool relevance_all, EmptyPolicy empty, int threads) {
+                         SerendipityRelevance relevance, const std::optional<I64>& iu_indptr,
+                         const std::optional<I64>& iu_users, EmptyPolicy empty, int threads) {
   Lists L = lists_of(indptr, items, std::nullopt, X.ndim() == 2 ? X.shape(0) : 0);
   check_features(X, has, L.n_items);
+  if (iu_indptr.has_value() != iu_users.has_value()) throw std::invalid_argument("item users: indptr and users");
+  if (iu_indptr) check_csr(*iu_indptr, *iu_users, -1, "item users");
+  if (iu_indptr && iu_indptr->shape(0) != L.n_items + 1) throw std::invalid_argument("item users: one row per item");
   TruthCodes t = truth_of(t_indptr, t_items, t_grades, min_rel, L.n_users, L.n_items);
   check_csr(h_indptr, h_items, L.n_items, "history");
   const int64_t h_rows = h_indptr.shape(0) - 1;
@@ -337,7 +341,8 @@ py::tuple serendipity_py(const I64& indptr, const I64& items, const I64& t_indpt
   {
     py::gil_scoped_release release;
     st = serendipity(L, k, t, h_indptr.data(), h_items.data(), h_rowmap ? h_rowmap->data() : nullptr, X.data(),
-                     X.shape(1), has.data(), relevance_all, empty, threads, o);
+                     X.shape(1), has.data(), relevance, iu_indptr ? iu_indptr->data() : nullptr,
+                     iu_users ? iu_users->data() : nullptr, empty, threads, o);
   }
   return py::make_tuple(out, status_tuple(st));
 }
@@ -432,11 +437,17 @@ void bind_beyond(py::module_& m) {
   m.def("diversity_cooccurrence", &diversity_cooccurrence_py, py::arg("indptr").noconvert(),
         py::arg("items").noconvert(), py::arg("iu_indptr").noconvert(), py::arg("iu_users").noconvert(), py::arg("k"),
         py::arg("threads"));
+  py::enum_<SerendipityRelevance>(m, "SerendipityRelevance",
+                                  "The top-k items serendipity counts (relevant, all weighed by relevance, none)")
+      .value("relevant", SerendipityRelevance::relevant)
+      .value("all", SerendipityRelevance::all)
+      .value("none", SerendipityRelevance::none);
   m.def("serendipity", &serendipity_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
         py::arg("t_indptr").noconvert(), py::arg("t_items").noconvert(), py::arg("t_grades").noconvert(),
         py::arg("min_relevance"), py::arg("h_indptr").noconvert(), py::arg("h_items").noconvert(),
         py::arg("h_rowmap").noconvert(), py::arg("X").noconvert(), py::arg("has").noconvert(), py::arg("k"),
-        py::arg("relevance_all"), py::arg("empty"), py::arg("threads"));
+        py::arg("relevance"), py::arg("iu_indptr").noconvert(), py::arg("iu_users").noconvert(), py::arg("empty"),
+        py::arg("threads"));
   m.def("fcp_counts", &fcp_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(), py::arg("n_items"),
         py::arg("t_indptr").noconvert(), py::arg("t_items").noconvert(), py::arg("t_grades").noconvert(),
         py::arg("min_relevance"), py::arg("k"), py::arg("empty"), py::arg("threads"));

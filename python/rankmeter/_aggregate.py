@@ -233,9 +233,13 @@ class CatalogPart:
         )
 
     # ---- values
-    def coverage(self, catalog: np.ndarray) -> float:
+    def coverage(self, catalog: np.ndarray, outside: str = "skip") -> float:
+        """Recommended catalog items / catalog size; ``outside="count"``: every distinct recommended item,
+        in the catalog or not, over the catalog size (CAPRI, RecTools, Recommenders: can exceed 1)."""
         if catalog.size == 0:
             return math.nan
+        if outside == "count":
+            return int(np.count_nonzero(self.counts)) / catalog.size
         return int(np.count_nonzero(_in_sorted(catalog, self.ids))) / catalog.size
 
     def gini(self, catalog: Optional[np.ndarray], over: str) -> float:
@@ -468,7 +472,7 @@ class State:
         part = self.parts[m.k or 0]
         if m.name == "coverage":
             assert self.catalog is not None
-            return part.coverage(self.catalog)
+            return part.coverage(self.catalog, m.options["outside"])
         if m.name == "gini":
             return part.gini(self.catalog, m.options["over"])
         if m.name == "personalization":

@@ -80,6 +80,10 @@ class DupPolicy(_Enum):
     first: DupPolicy
     miss: DupPolicy
     count: DupPolicy
+class SerendipityRelevance(_Enum):
+    relevant: SerendipityRelevance
+    all: SerendipityRelevance
+    none: SerendipityRelevance
 
 class Code(_Enum):
     ok: Code
@@ -216,7 +220,9 @@ def serendipity(
     X: _F64,
     has: npt.NDArray[np.uint8],
     k: int,
-    relevance_all: bool,
+    relevance: SerendipityRelevance,
+    iu_indptr: Optional[_I64],
+    iu_users: Optional[_I64],
     empty: EmptyPolicy,
     threads: int,
 ) -> tuple[_F64, _Status]: ...

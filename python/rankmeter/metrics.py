@@ -359,7 +359,8 @@ NDCG = _cls(
     "Normalised DCG at k.",
     "gain : str\nideal : {'cut', 'all', 'k_slots'}\nrounding : {'none', 'capri', 'gdeval'} ('capri': CAPRI's float32 value "
     "rounded to 4 decimals per user; needs gain=binary, ideal=all; 'gdeval': each user's value with 5 decimals, as "
-    "gdeval prints it)\n",
+    "gdeval prints it)\nmissing_recs : {'inherit', 'zero'} ('zero': truth users without recs score 0 here whatever "
+    "evaluate(missing=) says)\n",
 )
 HitRate = _cls("HitRate", "hit_rate", "1 when at least one relevant item is in the top k.", "")
 RR = _cls("RR", "rr", "Reciprocal rank of the first relevant item within k.", _HIT_DOC)
@@ -399,7 +400,8 @@ Diversity = _cls(
     "Diversity",
     "diversity",
     "Intra-list diversity: 1 - mean pairwise similarity in the top k.",
-    "similarity : {'features', 'matrix', 'cooccurrence'}\n",
+    "similarity : {'features', 'matrix', 'cooccurrence'}\none_item : {'skip', 'zero'} ('zero': a one-item top k "
+    "scores 0 and counts)\n",
 )
 Novelty = _cls(
     "Novelty",
@@ -419,7 +421,12 @@ Personalization = _cls(
     "1 - mean overlap of two users' top k.",
     "similarity : {'overlap', 'cosine'}\n",
 )
-Coverage = _cls("Coverage", "coverage", "Share of the catalog that appears in some top k.", "")
+Coverage = _cls(
+    "Coverage",
+    "coverage",
+    "Share of the catalog that appears in some top k.",
+    "outside : {'skip', 'count'} ('count': recommended items outside the catalog count too; can exceed 1)\n",
+)
 ARP = _cls(
     "ARP",
     "arp",

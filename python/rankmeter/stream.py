@@ -450,6 +450,7 @@ def evaluate_stream(
     min_relevance: Optional[float] = None,
     max_items: Optional[int] = None,
     missing: Optional[str] = None,
+    recs_only: Optional[str] = None,
     stream_truth: Union[bool, str] = "auto",
     truth_batch_rows: Optional[int] = None,
     user_col: Optional[str] = None,
@@ -485,7 +486,7 @@ def evaluate_stream(
         A parquet file written as batches finish (``user_id`` and one float64 column per
         metric with per-user values), or ``f(users, {name: values})`` called per batch.
         Truth users without recs (``missing="zero"``) come last.
-    preset, threads, empty, duplicates, truth_duplicates, ties, min_relevance, max_items, missing
+    preset, threads, empty, duplicates, truth_duplicates, ties, min_relevance, max_items, missing, recs_only
         As for :func:`rankmeter.evaluate`; ``missing`` decides the truth users that no
         batch recommends to (default: the preset's, else ``"zero"``), exactly as the
         in-memory path does.

@@ -80,9 +80,10 @@ class Case:
     truth: pd.DataFrame = dataclasses.field(default_factory=lambda: TRUTH)
     recs: pd.DataFrame = dataclasses.field(default_factory=lambda: RECS)
     matters: bool = True  # without the option the value differs (or the call fails)
+    also: dict = dataclasses.field(default_factory=dict)  # other options the case needs, passed with and without
 
     def kw(self) -> dict:
-        return {self.option: self.value}
+        return {**self.also, self.option: self.value}
 
 
 def _renamed(frame: pd.DataFrame, old: str, new: str) -> pd.DataFrame:
@@ -99,6 +100,8 @@ CASES = {
     "min_relevance": Case("min_relevance", 2.0, "map@3", ("map", 3, {})),  # ndcg's gains are the grades
     "max_items": Case("max_items", 2),
     "missing": Case("missing", "skip"),
+    # user 6 has recs only: with an empty truth it scores 0 under empty="zero"
+    "recs_only": Case("recs_only", "empty", also={"empty": "zero"}),
     "train": Case("train", TRAIN, "novelty@3", ("novelty", 3, {})),
     "item_features": Case("item_features", FEATURES, "diversity@3", ("diversity", 3, {})),
     "item_similarity": Case(
@@ -147,7 +150,7 @@ def test_each_case_is_one_where_the_option_matters(name):
     try:
         with warnings.catch_warnings():  # a table without its grade column warns
             warnings.simplefilter("ignore")
-            without = rm.evaluate(case.truth, case.recs, [case.metric])[case.metric]
+            without = rm.evaluate(case.truth, case.recs, [case.metric], **case.also)[case.metric]
     except (ValueError, TypeError):
         return  # the call needs the option
     assert not _same(with_option, without)
@@ -202,7 +205,8 @@ def test_cli_takes_every_option(name, tmp_path, capsys):
     argv = ["eval", str(truth), str(recs), "-m", case.metric, "--format", "json", "--no-progress"]
     if name != "preset":
         argv += ["--preset", "none"]  # rankmeter eval defaults to trec_eval's conventions
-    argv += ["--" + name.replace("_", "-"), _cli_value(case.value)]
+    for key, value in case.kw().items():
+        argv += ["--" + key.replace("_", "-"), _cli_value(value)]
     code = main(argv)
     out, err = capsys.readouterr()
     if ("cli", name) in REFUSED:

@@ -50,11 +50,13 @@ def test_rectools_ndcg_defaults_and_explicit_wins():
     disc = [1 / __import__("math").log2(j + 2) for j in range(3)]
     assert res["ndcg@3"] == pytest.approx(disc[0] / sum(disc), rel=1e-15)  # k slots
     assert res["ndcg(ideal=cut)@3"] == pytest.approx(disc[0] / (disc[0] + disc[1]), rel=1e-15)
-    # an explicit evaluate() keyword wins over the preset's default
+    # every interaction row is relevant (min_relevance=-inf): v's grade-0 row too; an explicit keyword wins
     t2 = {"u": ["a"], "v": {"z": 0}}
-    r2 = rm.evaluate(t2, {"u": ["a"], "v": ["z"]}, ["precision@1"], preset="rectools", empty="skip")
-    assert r2["precision@1"] == 1.0
-    assert rm.evaluate(t2, {"u": ["a"], "v": ["z"]}, ["precision@1"], preset="rectools")["precision@1"] == 0.5
+    r2 = {"u": ["a"], "v": ["y"]}
+    assert rm.evaluate(t2, r2, ["precision@1"], preset="rectools")["precision@1"] == 0.5
+    assert rm.evaluate(t2, r2, ["precision@1"], preset="rectools", min_relevance=0.5)["precision@1"] == 1.0
+    both = rm.evaluate(t2, r2, ["precision@1"], preset="rectools", min_relevance=0.5, empty="zero")
+    assert both["precision@1"] == 0.5
 
 
 def test_ml_metrics_preset_scores_an_empty_actual_one():

@@ -368,6 +368,64 @@ def test_random_against_reference(scenario, metrics):
     check(truth, recs, metrics, **opts)
 
 
+@settings(max_examples=300, **SETTINGS)
+@given(
+    scenarios(),
+    metric_lists,
+    st.sampled_from(["zero", "skip", "skip_empty"]),
+    st.sampled_from(["skip", "empty"]),
+    st.sampled_from([None, "ndcg(missing_recs=zero)@3", "ndcg(gain=binary,missing_recs=zero)"]),
+    st.booleans(),
+)
+def test_users_evaluated_under_missing_recs_only_and_min_relevance_minus_inf(
+    scenario, metrics, missing, recs_only, per_metric, every_row
+):
+    """missing="skip_empty" (users with an empty list left out too), recs_only="empty" (recs users absent from
+    the truth evaluated with an empty truth), a metric of its own with missing_recs="zero" (the users the call
+    leaves out stay users of the result, scored by that metric only) and min_relevance=-inf (every truth row
+    relevant) against the reference."""
+    truth, recs, opts = scenario
+    opts = dict(opts, missing=missing, recs_only=recs_only)
+    if every_row:
+        opts["min_relevance"] = -math.inf
+    if per_metric is not None:
+        metrics = list(dict.fromkeys([*metrics, per_metric]))
+    check(truth, recs, metrics, **opts)
+
+
+def test_missing_recs_zero_keeps_the_users_the_call_leaves_out_for_that_metric_only():
+    """By hand: u2 has no recs and u3 an empty list; missing="skip_empty" leaves both out of precision while
+    ndcg(missing_recs=zero) scores them 0; u4 (recs only) gets an empty truth and is skipped (empty="skip")."""
+    truth = {"u1": {"a": 1}, "u2": {"b": 1}, "u3": {"c": 1}}
+    recs = {"u1": ["a", "x"], "u3": [], "u4": ["a"]}
+    res = rm().evaluate(
+        truth, recs, ["precision@2", "ndcg(missing_recs=zero)@2"], missing="skip_empty", recs_only="empty"
+    )
+    assert as_list(res.users) == ["u1", "u2", "u3", "u4"]
+    assert all(close(a, b) for a, b in zip(res.per_user["precision@2"].tolist(), [0.5, math.nan, math.nan, math.nan]))
+    assert res["precision@2"] == 0.5
+    assert res.per_user["ndcg(missing_recs=zero)@2"].tolist()[:3] == [1.0, 0.0, 0.0]
+    assert math.isnan(res.per_user["ndcg(missing_recs=zero)@2"][3])
+    assert res["ndcg(missing_recs=zero)@2"] == 1 / 3
+    # without the per-metric option the users are left out before anything is read
+    plain = rm().evaluate(truth, recs, ["precision@2"], missing="skip_empty")
+    assert as_list(plain.users) == ["u1"]
+    assert plain.meta["n_ignored_recs"] == 1 and plain.meta["n_missing_recs"] == 1
+
+
+def test_min_relevance_minus_inf_makes_every_row_relevant_whatever_its_grade():
+    truth = {"u": {"a": -2.0, "b": 0.0, "c": 3.0}}
+    res = rm().evaluate(
+        truth, {"u": ["a", "b", "x"]}, ["precision@3", "recall@3", "ndcg(gain=binary)@3"], min_relevance=-math.inf
+    )
+    assert res["precision@3"] == 2 / 3 and res["recall@3"] == 2 / 3
+    ideal = 1 + 1 / math.log2(3) + 1 / math.log2(4)
+    assert close(res["ndcg(gain=binary)@3"], (1 + 1 / math.log2(3)) / ideal)
+    for bad in (math.inf, math.nan):
+        with pytest.raises(ValueError, match="min_relevance"):
+            rm().evaluate(truth, {"u": ["a"]}, ["precision@3"], min_relevance=bad)
+
+
 ALL_WITH_CUTOFFS = [mname(b, k) for b in ALL_METRIC_BASES for k in (None, 1, 3, 10)] + ["r_precision", "num_rel"]
 
 

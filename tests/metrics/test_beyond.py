@@ -26,13 +26,24 @@ BEYOND_METRICS = [
     "novelty(unseen=zero,divide_by=k)@3",
     "novelty(unseen=one_user)",
     "novelty(popularity=interactions,unseen=zero,divide_by=k)@4",
+    "novelty(popularity=interaction_share,unseen=zero,average=items)",
+    "novelty(popularity=interaction_share,average=items)@3",
+    "novelty(popularity=interaction_share,unseen=one_user)@2",
     "serendipity@3",
     "serendipity(relevance=all)@4",
+    "serendipity(relevance=none)@3",
+    "serendipity(similarity=cooccurrence)@3",
+    "serendipity(relevance=none,similarity=cooccurrence)",
     "personalization@3",
     "personalization(similarity=cosine)@3",
     "personalization",
     "coverage@3",
     "coverage",
+    "coverage(outside=count)@3",
+    "coverage(outside=count)",
+    "diversity(one_item=zero)@3",
+    "diversity(similarity=matrix,one_item=zero)@1",
+    "diversity(similarity=cooccurrence,one_item=zero)",
     "arp@3",
     "arp(popularity=interactions,unseen=zero)@3",
     "arp(normalize=max)@2",
@@ -85,9 +96,9 @@ def workload(draw, string_ids=False):
     return truth, lists, scores, train, feats, sim, conv
 
 
-def _call(truth, lists, scores, train, feats, sim, conv, metrics, **kw):
+def _call(truth, lists, scores, train, feats, sim, conv, metrics, recs_users=None, **kw):
     users = list(truth)
-    r_users = [u for u in users if u in lists]
+    r_users = [u for u in (users if recs_users is None else recs_users) if u in lists]
     indptr = np.concatenate([[0], np.cumsum([len(lists[u]) for u in r_users])]).astype(np.int64)
     items = [i for u in r_users for i in lists[u]]
     items_arr = (
@@ -132,21 +143,27 @@ def _reference(truth, lists, scores, train, feats, sim, metric, empty="skip"):
         return per, (cs / ts if ts else rb.NAN) if o["average"] == "pairs" else rb.mean(per)
     if m.name == "diversity":
         if o["similarity"] == "features":
-            per = [rb.diversity_features(L[u], k, feats) for u in users]
+            per = [rb.diversity_features(L[u], k, feats, o["one_item"]) for u in users]
         elif o["similarity"] == "matrix":
-            per = [rb.diversity_matrix(L[u], k, sim) for u in users]
+            per = [rb.diversity_matrix(L[u], k, sim, o["one_item"]) for u in users]
         else:
-            per = [rb.diversity_cooccurrence(L[u], k, train) for u in users]
+            per = [rb.diversity_cooccurrence(L[u], k, train, o["one_item"]) for u in users]
         return per, rb.mean(per)
     if m.name == "novelty":
         per = [rb.novelty(L[u], k, train, o["unseen"], o["divide_by"], o["popularity"]) for u in users]
+        if o["average"] == "items":
+            return per, rb.novelty_pooled([L[u] for u in users], k, train, o["unseen"], o["popularity"])
         return per, rb.mean(per)
     if m.name == "arp":
         per = [rb.arp(L[u], k, train, o["popularity"], o["unseen"], o["normalize"]) for u in users]
         return per, rb.mean(per)
     if m.name == "serendipity":
         per = [
-            empty_value if no_rel[u] else rb.serendipity(truth[u], L[u], k, train.get(u, []), feats, o["relevance"])
+            empty_value
+            if no_rel[u] and o["relevance"] != "none"  # relevance="none" reads no truth
+            else rb.serendipity(
+                truth[u], L[u], k, train.get(u, []), feats, o["relevance"], similarity=o["similarity"], train=train
+            )
             for u in users
         ]
         return per, rb.mean(per)
@@ -155,7 +172,7 @@ def _reference(truth, lists, scores, train, feats, sim, metric, empty="skip"):
     if m.name == "personalization":
         return None, rb.personalization(lists_all, k, o["similarity"])
     if m.name == "coverage":
-        return None, rb.coverage(lists_all, k, cat)
+        return None, rb.coverage(lists_all, k, cat, o["outside"])
     if m.name == "gini":
         return None, rb.gini(lists_all, k, cat, o["over"])
     if m.name == "score_entropy":
@@ -163,9 +180,14 @@ def _reference(truth, lists, scores, train, feats, sim, metric, empty="skip"):
     raise AssertionError(metric)
 
 
-def _check(data, metrics, empty="skip"):
+def _check(data, metrics, empty="skip", drop_truth=()):
+    """rankmeter against the references; the users of ``drop_truth`` lose their truth (recs users absent from
+    the truth), evaluated with recs_only="empty" as users with an empty truth after the truth users."""
     truth, lists, scores, train, feats, sim, conv = data
-    res = _call(truth, lists, scores, train, feats, sim, conv, metrics, empty=empty)
+    kept = {u: g for u, g in truth.items() if u not in drop_truth}
+    kw = {"recs_only": "empty", "recs_users": list(truth)} if drop_truth else {}
+    res = _call(kept, lists, scores, train, feats, sim, conv, metrics, empty=empty, **kw)
+    truth = {**kept, **{u: {} for u in truth if u in drop_truth}}
     for metric in metrics:
         per, mean = _reference(truth, lists, scores, train, feats, sim, metric, empty=empty)
         assert close(res[metric], mean), (metric, res[metric], mean)
@@ -185,6 +207,41 @@ def test_beyond_metrics_match_reference_int_ids(data):
 @given(workload(string_ids=True))
 def test_beyond_metrics_match_reference_string_ids(data):
     _check(data, BEYOND_METRICS)
+
+
+@SETTINGS
+@given(workload(), st.data())
+def test_recs_only_users_are_evaluated_with_an_empty_truth_by_every_beyond_metric(data, draw):
+    """recs_only="empty": the lists of recs users absent from the truth count in every beyond-accuracy metric
+    (fcp and serendipity: no relevant item, so `empty=` decides)."""
+    lists = data[1]
+    # the first user with a list keeps its truth: no recs user matching a truth user is an error (mismatched ids)
+    gone = draw.draw(st.sets(st.sampled_from(sorted(lists)[1:]))) if len(lists) > 1 else set()
+    _check(data, BEYOND_METRICS, drop_truth=gone)
+
+
+@SETTINGS
+@given(workload())
+def test_users_left_out_by_missing_stay_out_of_the_beyond_metrics_when_ndcg_keeps_them(data):
+    """missing="skip_empty" with ndcg(missing_recs=zero) in the call: the users without a list (or with an empty
+    one) stay users of the result for ndcg, and every beyond metric leaves them out as if they were not there
+    (pooled aggregates, fcp's pairs and novelty's items, included)."""
+    truth, lists, scores, train, feats, sim, conv = data
+    if not any(lists.get(u) for u in truth):
+        return  # no user keeps a list: nothing but the left-out users
+    metrics = [*BEYOND_METRICS, "ndcg(missing_recs=zero)@3"]
+    res = _call(truth, lists, scores, train, feats, sim, conv, metrics, missing="skip_empty")
+    users = list(truth)
+    assert res.users.tolist() == users
+    out = [not lists.get(u) for u in users]
+    kept = {u: g for u, g in truth.items() if lists.get(u)}
+    for metric in BEYOND_METRICS:
+        per, mean = _reference(kept, lists, scores, train, feats, sim, metric)
+        assert close(res[metric], mean), (metric, res[metric], mean)
+        if per is not None:
+            got = [v for v, o in zip(res.per_user[metric].tolist(), out) if not o]
+            assert all(close(a, b) for a, b in zip(got, per)), (metric, got, per)
+            assert all(math.isnan(v) for v, o in zip(res.per_user[metric].tolist(), out) if o), metric
 
 
 @SETTINGS
@@ -289,7 +346,8 @@ def test_beyond_fused_with_accuracy_in_one_call(medium):
 # --------------------------------------------------------------------------- CAPRI conventions
 # CAPRI's beyond-accuracy functions, restated from their definitions (CAPRI evaluation module):
 #   novelty:          sum over the list of -log2(occurrences(i) / train users), 0 for unseen items, / k
-#   catalogCoverage:  |distinct recommended items| / |catalog| * 100, rounded to 2 decimals
+#   catalogCoverage:  |distinct recommended items| / |catalog| * 100, rounded to 2 decimals (items outside the
+#                     catalog count too: the value can exceed 100)
 #   personalization:  1 - mean over user pairs of the cosine of their binary item vectors
 #   listDiversity:    1 - mean over item pairs (a before b) of similarity[a, b]
 def _capri_novelty(lst, occurrences, n_users, k):
@@ -318,7 +376,7 @@ def _capri_list_diversity(lst, S):
 def test_capri_conventions_reproduce_capri(seed, k):
     rng = np.random.default_rng(seed)
     n_users, n_items = int(rng.integers(2, 8)), 15
-    catalog = list(range(n_items))
+    catalog = list(range(n_items - 3))  # items 12..14 are predicted but outside the catalog
     lists = [rng.choice(n_items, k, replace=False).tolist() for _ in range(n_users)]
     train = {100 + u: rng.choice(n_items, int(rng.integers(1, 9))).tolist() for u in range(int(rng.integers(1, 6)))}
     occurrences: dict = {}
@@ -333,7 +391,7 @@ def test_capri_conventions_reproduce_capri(seed, k):
         recs,
         [
             f"novelty(unseen=zero,divide_by=k,popularity=interactions)@{k}",
-            f"coverage@{k}",
+            f"coverage(outside=count)@{k}",
             f"personalization(similarity=cosine)@{k}",
             f"diversity(similarity=matrix)@{k}",
         ],
@@ -345,7 +403,9 @@ def test_capri_conventions_reproduce_capri(seed, k):
     assert np.allclose(
         res.per_user[f"novelty(unseen=zero,divide_by=k,popularity=interactions)@{k}"], nov, rtol=1e-12, atol=0
     )
-    assert round(res[f"coverage@{k}"] * 100, 2) == _capri_coverage(lists, catalog)
+    assert round(res[f"coverage(outside=count)@{k}"] * 100, 2) == _capri_coverage(lists, catalog)
+    capri = rm.evaluate(truth, recs, [f"coverage@{k}"], preset="capri", catalog=catalog)
+    assert capri[f"coverage@{k}"] == res[f"coverage(outside=count)@{k}"]
     assert math.isclose(
         res[f"personalization(similarity=cosine)@{k}"], _capri_personalization(lists), rel_tol=1e-12, abs_tol=1e-12
     )

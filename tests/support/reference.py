@@ -223,10 +223,13 @@ def gdeval_printed(value):
     return float(f"{value:.5f}")
 
 
-def ndcg(ranked, truth, k, min_relevance, gain="linear", ideal="cut", below_min="gain", rounding="none"):
+def ndcg(
+    ranked, truth, k, min_relevance, gain="linear", ideal="cut", below_min="gain", rounding="none", missing_recs="inherit"
+):
     if rounding == "gdeval":
         return gdeval_printed(ndcg(ranked, truth, k, min_relevance, gain, ideal, below_min))
-    # NDCG always uses log2 (log_base never changes NDCG).
+    # NDCG always uses log2 (log_base never changes NDCG). missing_recs decides which users are evaluated
+    # (reference_evaluate), not the value of one user.
     d = dcg(ranked, truth, k, min_relevance, gain=gain, log_base=2.0, below_min=below_min)
     i = ideal_dcg(ranked, truth, k, min_relevance, gain=gain, ideal=ideal, below_min=below_min)
     return safe_div(d, i)
@@ -381,6 +384,7 @@ METRICS: dict[str, tuple[Any, dict[str, Any]]] = {
             "ideal": ("cut", _choice("cut", "all", "k_slots")),
             "below_min": ("gain", _choice("gain", "zero")),
             "rounding": ("none", _choice("none", "gdeval")),
+            "missing_recs": ("inherit", _choice("inherit", "zero")),
         },
     ),
     "bpref": (bpref, {"negative": ("nonrelevant", _choice("nonrelevant", "unjudged"))}),
@@ -655,11 +659,18 @@ def reference_evaluate(
     max_items=None,
     missing="zero",
     whole_lists=False,
+    recs_only="skip",
 ):
     """Returns (means, per_user, meta).
 
     whole_lists=True looks for duplicates in whole lists (what the trec_eval
     preset does); otherwise only in the part the metrics read.
+
+    Users (docs/metrics.md §5): the truth users, then with recs_only="empty" the
+    recs users absent from the truth (in recs order) with an empty truth.
+    missing="skip" leaves out the users without a list, "skip_empty" also those
+    whose list is empty; a metric with missing_recs="zero" still scores them (as
+    empty lists), and then they stay users of the result, NaN for the other metrics.
 
     means:    {metric string: float}  (math.fsum(non-NaN) / count, NaN if count 0)
     per_user: {metric string: list of floats aligned with the truth users}
@@ -669,8 +680,10 @@ def reference_evaluate(
         raise ValueError(f"unknown empty policy {empty!r}")
     if duplicates not in ("error", "first", "miss", "count"):
         raise ValueError(f"unknown duplicates policy {duplicates!r}")
-    if missing not in ("zero", "skip"):
+    if missing not in ("zero", "skip", "skip_empty"):
         raise ValueError(f"unknown missing policy {missing!r}")
+    if recs_only not in ("skip", "empty"):
+        raise ValueError(f"unknown recs_only policy {recs_only!r}")
     if max_items is not None and max_items < 1:
         raise ValueError("max_items must be >= 1")
     parsed = {m: parse_metric(m) for m in metrics}
@@ -679,8 +692,14 @@ def reference_evaluate(
     all_rows = list(truth.items()) if isinstance(truth, dict) else list(enumerate(truth))
     all_truth_users = {u for u, _ in all_rows}
     n_without_recs = sum(1 for u, _ in all_rows if u not in recs_lists)
-    # missing="skip": only the users on both sides (trec_eval without -c)
-    truth_rows = normalize_truth(truth, only=set(recs_lists) if missing == "skip" else None)
+    # missing="skip": only the users on both sides (trec_eval without -c); "skip_empty": and a non-empty list.
+    # The users left out are not read, unless a metric scores them (missing_recs="zero").
+    with_recs = {u for u, lst in recs_lists.items() if missing != "skip_empty" or len(lst)}
+    keep_all = missing == "zero" or any(parsed[m][1].get("missing_recs") == "zero" for m in metrics)
+    truth_rows = normalize_truth(truth, only=None if keep_all else with_recs)
+    if recs_only == "empty":
+        truth_rows += [(u, {}) for u in recs_lists if u not in all_truth_users and (keep_all or u in with_recs)]
+    left_out = {u for u, _ in truth_rows if u not in with_recs} if missing != "zero" else set()
     truth_users = [u for u, _ in truth_rows]
 
     depth = read_depth(metrics, whole_lists)
@@ -714,6 +733,8 @@ def reference_evaluate(
 
     means = {}
     for m in metrics:
+        if left_out and parsed[m][1].get("missing_recs") != "zero":
+            per_user[m] = [NAN if u in left_out else v for u, v in zip(truth_users, per_user[m])]
         values = [v for v in per_user[m] if not math.isnan(v)]
         means[m] = math.fsum(values) / len(values) if values else NAN
 
@@ -721,7 +742,7 @@ def reference_evaluate(
         "users": truth_users,
         "n_users": len(truth_users),
         "n_skipped": n_skipped,
-        "n_missing_recs": n_without_recs if missing == "skip" else n_missing,
+        "n_missing_recs": n_without_recs if missing != "zero" else n_missing,
         "n_ignored_recs": sum(1 for u in recs_lists if u not in all_truth_users),
     }
     return means, per_user, meta

@@ -70,26 +70,31 @@ def fcp_counts(truth_u, lst, k):
     return conc, disc
 
 
-def diversity_features(lst, k, features):
+def _few(t, one_item):
+    """The value of a top k without a pair: NaN, or 0 for one item with one_item="zero" (RecTools)."""
+    return 0.0 if len(t) == 1 and one_item == "zero" else NAN
+
+
+def diversity_features(lst, k, features, one_item="skip"):
     t = top(lst, k)
     if len(t) < 2:
-        return NAN
+        return _few(t, one_item)
     vals = [1.0 - cos(features[t[a]], features[t[b]]) for a in range(len(t)) for b in range(a + 1, len(t))]
     return sum(vals) / len(vals)
 
 
-def diversity_matrix(lst, k, sim):
+def diversity_matrix(lst, k, sim, one_item="skip"):
     t = top(lst, k)
     if len(t) < 2:
-        return NAN
+        return _few(t, one_item)
     vals = [sim.get((t[a], t[b]), 0.0) for a in range(len(t)) for b in range(a + 1, len(t))]
     return 1.0 - sum(vals) / len(vals)
 
 
-def diversity_cooccurrence(lst, k, train):
+def diversity_cooccurrence(lst, k, train, one_item="skip"):
     t = top(lst, k)
     if len(t) < 2:
-        return NAN
+        return _few(t, one_item)
     users = train_users_of(train)
     vals = []
     for a in range(len(t)):
@@ -99,12 +104,13 @@ def diversity_cooccurrence(lst, k, train):
     return 1.0 - sum(vals) / len(vals)
 
 
-def novelty(lst, k, train, unseen="skip", divide_by="items", popularity="users"):
-    t = top(lst, k)
-    if not t:
-        # divide_by="k" is the sum over the top k / k (CAPRI): an empty list sums to 0
-        return 0.0 if divide_by == "k" else NAN
-    n = n_train_users(train)
+def novelty_values(t, train, unseen="skip", popularity="users"):
+    """The novelty of each item of ``t`` that counts (unseen items: 0, one user, or left out)."""
+    # the share of an item: of the train users, or (interaction_share) of all train rows
+    if popularity == "interaction_share":
+        n = sum(len(items) for items in train.values())
+    else:
+        n = n_train_users(train)
     users = train_users_of(train)
     vals = []
     for i in t:
@@ -118,8 +124,23 @@ def novelty(lst, k, train, unseen="skip", divide_by="items", popularity="users")
             vals.append(0.0)
         elif unseen == "one_user" and n > 0:  # without train users, 1/n is undefined: skipped
             vals.append(-math.log2(1 / n))
+    return vals
+
+
+def novelty(lst, k, train, unseen="skip", divide_by="items", popularity="users"):
+    t = top(lst, k)
+    if not t:
+        # divide_by="k" is the sum over the top k / k (CAPRI): an empty list sums to 0
+        return 0.0 if divide_by == "k" else NAN
+    vals = novelty_values(t, train, unseen, popularity)
     if divide_by == "k":
         return sum(vals) / (k if k is not None else len(t))
+    return sum(vals) / len(vals) if vals else NAN
+
+
+def novelty_pooled(lists, k, train, unseen="skip", popularity="users"):
+    """average="items": the mean over every counted top-k item of every list (Microsoft Recommenders)."""
+    vals = [v for lst in lists for v in novelty_values(top(lst, k), train, unseen, popularity)]
     return sum(vals) / len(vals) if vals else NAN
 
 
@@ -146,12 +167,38 @@ def arp(lst, k, train, popularity="users", unseen="skip", normalize="none"):
     return sum(vals) / len(vals) if vals else NAN
 
 
-def serendipity(truth_u, lst, k, history, features, relevance="relevant", min_relevance=None):
+def cooccurrence_cosine(a, b, train):
+    """|users(a) & users(b)| / sqrt(|users(a)| |users(b)|) over the train users; 0 when either has none."""
+    users = train_users_of(train)
+    ua, ub = users.get(a, set()), users.get(b, set())
+    return len(ua & ub) / math.sqrt(len(ua) * len(ub)) if ua and ub else 0.0
+
+
+def serendipity(
+    truth_u, lst, k, history, features, relevance="relevant", min_relevance=None, similarity="features", train=None
+):
+    """relevance "relevant": mean unexpectedness of the relevant top-k items; "all": their sum / top-k length;
+    "none": the mean over every top-k item (the truth unread). similarity "cooccurrence": the train co-occurrence
+    cosine (``train`` needed), H every distinct history item; "features": cosine of feature vectors, H the
+    history items with a feature row."""
     t = top(lst, k)
-    hist = [h for h in dict.fromkeys(history) if h in features]
+    if similarity == "cooccurrence":
+        hist = list(dict.fromkeys(history))
+
+        def sim(i, h):
+            return cooccurrence_cosine(i, h, train)
+
+    else:
+        hist = [h for h in dict.fromkeys(history) if h in features]
+
+        def sim(i, h):
+            return cos(features[i], features[h])
+
     if not hist or not t:
         return NAN
-    unexp = {i: 1.0 - sum(cos(features[i], features[h]) for h in hist) / len(hist) for i in t}
+    unexp = {i: 1.0 - sum(sim(i, h) for h in hist) / len(hist) for i in t}
+    if relevance == "none":
+        return sum(unexp[i] for i in t) / len(t)
     rel = [i for i in t if relevant(truth_u.get(i, 0.0), min_relevance)]
     if relevance == "all":
         return sum(unexp[i] for i in rel) / len(t)
@@ -179,9 +226,12 @@ def default_catalog(train, catalog):
     return {i for items in train.values() for i in items}
 
 
-def coverage(lists, k, catalog):
+def coverage(lists, k, catalog, outside="skip"):
+    """Recommended catalog items / |catalog|; outside="count": every distinct recommended item / |catalog|."""
     rec = {i for lst in lists for i in top(lst, k)}
-    return len(rec & catalog) / len(catalog) if catalog else NAN
+    if not catalog:
+        return NAN
+    return len(rec if outside == "count" else rec & catalog) / len(catalog)
 
 
 def gini(lists, k, catalog, over="catalog"):

@@ -15,7 +15,7 @@
 //                     cosine: Σ_{u<v} |L_u ∩ L_v| / sqrt(|L_u||L_v|) = Σ_i (W_i^2 - Q_i) / 2
 //                     with W_i = Σ_{u∋i} |L_u|^-1/2 and Q_i = Σ_{u∋i} |L_u|^-1;
 //   diversity         with unit vectors x_a, Σ_{a<b} x_a·x_b = (|Σ x_a|^2 - Σ |x_a|^2) / 2;
-//   serendipity       mean_h cos(f_i, f_h) = x_i · (Σ_h x_h) / |H|.
+//   serendipity       mean_h cos(f_i, f_h) = x_i · (Σ_h x_h) / |H| (with features; co-occurrence: pairwise).
 // FCP counts concordant/discordant pairs with a Fenwick tree over top-k positions:
 // O(m log m + n) per user, no pair visited.
 #pragma once
@@ -856,16 +856,48 @@ inline bool empty_value(EmptyPolicy empty, double* v) {
   return empty != EmptyPolicy::error;
 }
 
-// Serendipity: per top-k item i, unexpectedness 1 - x_i · (Σ_{h∈H} x_h) / |H| over the user's
-//   train history H (items with a feature row; others are left out of H).
-//   relevance_all == false: mean over the relevant top-k items; users with none, or with an
-//   empty H, are NaN. relevance_all: Σ_j rel_j · unexp_j / (top-k length), rel_j in {0, 1}.
-//   Users without a relevant truth item follow `empty`.
+// The items a Serendipity kernel counts: the relevant top-k items (mean over them), every top-k item weighed by
+// its relevance 0/1 (Σ rel·unexp / top-k length), or every top-k item without reading the truth (mean over the top k).
+enum class SerendipityRelevance : int32_t { relevant = 0, all = 1, none = 2 };
+
+namespace beyond_detail {
+// |U_a ∩ U_b| / sqrt(|U_a| |U_b|) over the sorted train users of two items (0 when either has none).
+inline double cooccurrence_cosine(const int64_t* iu_indptr, const int64_t* iu_users, int64_t a, int64_t b) {
+  const int64_t *x = iu_users + iu_indptr[a], *x1 = iu_users + iu_indptr[a + 1];
+  const int64_t *y = iu_users + iu_indptr[b], *y1 = iu_users + iu_indptr[b + 1];
+  const int64_t na = x1 - x, nb = y1 - y;
+  if (na == 0 || nb == 0) return 0.0;
+  int64_t both = 0;
+  while (x < x1 && y < y1) {
+    if (*x < *y) {
+      ++x;
+    } else if (*y < *x) {
+      ++y;
+    } else {
+      ++both;
+      ++x;
+      ++y;
+    }
+  }
+  return static_cast<double>(both) / std::sqrt(static_cast<double>(na) * static_cast<double>(nb));
+}
+}  // namespace beyond_detail
+
+// Serendipity: per top-k item i, unexpectedness 1 - mean_{h∈H} sim(i, h) over the user's train history H.
+//   Features (iu_indptr == nullptr): sim = cos(f_i, f_h) = x_i · (Σ_{h∈H} x_h) / |H|, H = the history items
+//   with a feature row (others are left out of H). Co-occurrence (iu_indptr: CSR item -> sorted distinct
+//   train rows): sim = n_ih / sqrt(n_i n_h), H = every distinct history item.
+//   relevance: `relevant`: mean over the relevant top-k items (users with none are NaN); `all`:
+//   Σ_j rel_j · unexp_j / (top-k length), rel_j in {0, 1}; both: users without a relevant truth item follow
+//   `empty`. `none`: the mean over every top-k item, the truth unread (Microsoft Recommenders without a
+//   relevance column). Users with an empty H or top k are NaN.
 inline Status serendipity(const Lists& L, int64_t k, const TruthCodes& t, const int64_t* h_indptr,
                           const int64_t* h_items, const int64_t* h_rowmap, const double* X, int64_t d,
-                          const uint8_t* has, bool relevance_all, EmptyPolicy empty, int threads, double* out) {
+                          const uint8_t* has, SerendipityRelevance relevance, const int64_t* iu_indptr,
+                          const int64_t* iu_users, EmptyPolicy empty, int threads, double* out) {
   using namespace beyond_detail;
   const int T = effective_threads(threads, L.n_users);
+  const bool cooc = iu_indptr != nullptr;
   std::vector<Status> tstatus(T);
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp parallel num_threads(T)
@@ -874,24 +906,27 @@ inline Status serendipity(const Lists& L, int64_t k, const TruthCodes& t, const 
     const int tid = thread_id();
     Stamped rel(L.n_items), hseen(L.n_items);
     std::vector<double> hs(static_cast<size_t>(d));
+    std::vector<int64_t> hist;
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp for schedule(dynamic, 256)
 #endif
     for (int64_t u = 0; u < L.n_users; ++u) {
       rel.next();
-      bool any_rel = false;
-      for (int64_t p = t.indptr[u]; p < t.indptr[u + 1]; ++p)
-        if (t.relevant(t.grade(p))) {
-          rel.set(t.items[p], 1);
-          any_rel = true;
+      if (relevance != SerendipityRelevance::none) {
+        bool any_rel = false;
+        for (int64_t p = t.indptr[u]; p < t.indptr[u + 1]; ++p)
+          if (t.relevant(t.grade(p))) {
+            rel.set(t.items[p], 1);
+            any_rel = true;
+          }
+        if (!any_rel) {
+          if (!empty_value(empty, &out[u])) tstatus[tid].record(Code::empty_truth, u);
+          continue;
         }
-      if (!any_rel) {
-        if (!empty_value(empty, &out[u])) tstatus[tid].record(Code::empty_truth, u);
-        continue;
       }
       const int64_t b = L.indptr[u], n = top_len(L.indptr, u, k);
       bool bad = false;
-      for (int64_t p = b; p < b + n; ++p)
+      for (int64_t p = b; p < b + n && !cooc; ++p)
         if (!has[L.items[p]]) {
           tstatus[tid].record(Code::missing_feature, u, L.items[p]);
           bad = true;
@@ -902,19 +937,21 @@ inline Status serendipity(const Lists& L, int64_t k, const TruthCodes& t, const 
         continue;
       }
       std::fill(hs.begin(), hs.end(), 0.0);
-      int64_t nh = 0;
+      hist.clear();
       const int64_t hr = h_rowmap ? h_rowmap[u] : u;
       if (hr >= 0) {
         hseen.next();
         for (int64_t p = h_indptr[hr]; p < h_indptr[hr + 1]; ++p) {
           const int64_t it = h_items[p];
-          if (!has[it] || hseen.has(it)) continue;
+          if ((!cooc && !has[it]) || hseen.has(it)) continue;
           hseen.set(it, 1);
+          hist.push_back(it);
+          if (cooc) continue;
           const double* x = X + it * d;
           for (int64_t j = 0; j < d; ++j) hs[j] += x[j];
-          ++nh;
         }
       }
+      const int64_t nh = static_cast<int64_t>(hist.size());
       if (nh == 0 || n == 0) {
         out[u] = kNaN;
         continue;
@@ -923,17 +960,21 @@ inline Status serendipity(const Lists& L, int64_t k, const TruthCodes& t, const 
       int64_t c = 0;
       for (int64_t p = b; p < b + n; ++p) {
         const int64_t it = L.items[p];
-        if (!rel.has(it)) continue;
-        const double* x = X + it * d;
-        double dot = 0.0;
-        for (int64_t j = 0; j < d; ++j) dot += x[j] * hs[j];
-        s += 1.0 - dot / static_cast<double>(nh);
+        if (relevance != SerendipityRelevance::none && !rel.has(it)) continue;
+        double sim = 0.0;
+        if (cooc) {
+          for (const int64_t h : hist) sim += cooccurrence_cosine(iu_indptr, iu_users, it, h);
+        } else {
+          const double* x = X + it * d;
+          for (int64_t j = 0; j < d; ++j) sim += x[j] * hs[j];
+        }
+        s += 1.0 - sim / static_cast<double>(nh);
         ++c;
       }
-      if (relevance_all)
-        out[u] = s / static_cast<double>(n);
-      else
+      if (relevance == SerendipityRelevance::relevant)
         out[u] = c ? s / static_cast<double>(c) : kNaN;
+      else
+        out[u] = s / static_cast<double>(n);
     }
   }
   Status st;

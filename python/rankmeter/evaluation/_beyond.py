@@ -498,12 +498,18 @@ def _sort_key(ids: np.ndarray) -> np.ndarray:
 def _popularity_mean(prep: Prepared, m: Any) -> tuple:
     divide_by_k = m.name == "novelty" and m.options["divide_by"] == "k"
     vals = prep._means.get(str(m))  # already computed by the in-place pass
+    table = None
     if vals is None:
         table = _item_table(m, prep.pop_users, prep.pop_inter, prep.n_train_users)
         vals = _core.mean_item_value(prep.li, prep.lt, table, m.k or 0, divide_by_k, prep.threads)
     if divide_by_k:
         # CAPRI's sum over the top k / k: an empty top k sums to 0, so it scores 0 (the kernel gives NaN)
         vals[prep.kept == 0] = 0.0
+    if m.name == "novelty" and m.options["average"] == "items":
+        # the mean over every top-k item of every user (Recommenders' novelty), not over users
+        assert table is not None  # average="items" is never read in place
+        entries = table[prep.lt[_top_mask(prep.li, prep.top_lengths(m.k or 0))]]
+        return (vals, *_exact(entries, prep.threads))
     return (vals, *_exact(vals, prep.threads))
 
 
@@ -538,11 +544,19 @@ def _diversity(prep: Prepared, m: Any) -> tuple:
     else:
         iu_ip, iu_users = _item_users(prep.tr_ip, prep.tr_items, prep.n_items)
         vals = _core.diversity_cooccurrence(prep.li, prep.lt, iu_ip, iu_users, k, threads)
+    if m.options["one_item"] == "zero":
+        # a top k of one item has no pair: diversity 0, and the user counts (RecTools' IntraListDiversity)
+        vals[prep.top_lengths(k) == 1] = 0.0
     return (vals, *_exact(vals, threads))
 
 
 def _serendipity(prep: Prepared, m: Any) -> tuple:
     p, t = prep.p, prep.p.truth
+    X, has, iu_ip, iu_users = prep.X, prep.has, None, None
+    if m.options["similarity"] == "cooccurrence":
+        # the train co-occurrence cosine of item pairs (Microsoft Recommenders' default item similarity)
+        iu_ip, iu_users = _item_users(prep.tr_ip, prep.tr_items, prep.n_items)
+        X, has = np.zeros((prep.n_items, 0)), np.ones(prep.n_items, dtype=np.uint8)
     vals, st = _core.serendipity(
         prep.li,
         prep.lt,
@@ -553,10 +567,12 @@ def _serendipity(prep: Prepared, m: Any) -> tuple:
         prep.tr_ip,
         prep.tr_items,
         prep.h_rowmap,
-        prep.X,
-        prep.has,
+        X,
+        has,
         m.k or 0,
-        m.options["relevance"] == "all",
+        _core.SerendipityRelevance.__members__[m.options["relevance"]],
+        iu_ip,
+        iu_users,
         EMPTY_CODES[p.empty],
         prep.threads,
     )
@@ -692,8 +708,14 @@ _WHY = {
 
 
 def check_context(metrics, ctx: Context) -> None:
-    """Every context argument the metrics need is there (checked before any work)."""
+    """Every context argument the metrics need is there, and the options go together (checked before any
+    work)."""
     for m in metrics:
+        if m.name == "novelty" and m.options["average"] == "items" and m.options["divide_by"] == "k":
+            raise ValueError(
+                f"metric {str(m)!r}: average='items' is the mean over every top-k item, divide_by='k' a per-user "
+                "sum / k; pick one"
+            )
         for arg in context_needs(m):
             if getattr(ctx, arg) is None:
                 raise _missing(m, arg, _WHY[arg])
@@ -713,7 +735,9 @@ def _in_place_metric(m) -> bool:
     """Read by topk_pass: catalog counts (coverage, gini, plain personalization) and popularity means."""
     if m.name == "personalization":
         return m.options["similarity"] != "cosine"
-    return m.name in ("coverage", "gini", "arp", "novelty")
+    if m.name == "novelty":
+        return m.options["average"] == "users"
+    return m.name in ("coverage", "gini", "arp")
 
 
 def _uses_features(m) -> bool:
@@ -732,15 +756,17 @@ def _item_table(m, pop_users, pop_inter, n_train_users) -> np.ndarray:
     o = m.options
     if m.name == "novelty":
         pop = pop_users if o["popularity"] == "users" else pop_inter
+        # the share of an item: of the train users, or (interaction_share) of the train rows
+        n = int(pop_inter.sum()) if o["popularity"] == "interaction_share" else n_train_users
         with np.errstate(divide="ignore"):
-            table = -np.log2(pop / n_train_users) if n_train_users else np.full(pop.size, np.nan)
+            table = -np.log2(pop / n) if n else np.full(pop.size, np.nan)
         cold = pop_users == 0
         if o["unseen"] == "skip":
             table[cold] = np.nan
         elif o["unseen"] == "zero":
             table[cold] = 0.0
         else:
-            table[cold] = -math.log2(1.0 / n_train_users) if n_train_users else np.nan
+            table[cold] = -math.log2(1.0 / n) if n else np.nan
         return table + 0.0  # -0.0 -> 0.0
     pop = (pop_users if o["popularity"] == "users" else pop_inter).astype(np.float64)
     cold = pop_users == 0

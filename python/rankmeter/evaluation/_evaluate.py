@@ -8,17 +8,20 @@ from typing import Any, Iterable, Optional, Union
 
 import numpy as np
 
-from .._aggregate import State
+from .. import _core
+from .._aggregate import State, limbs_to_int
 from .._options import resolve_threads
 from ..inputs import (
     RANX_TIES,
     Recs,
     Truth,
+    add_recs_only_users,
     align,
     all_finite,
     check_id_kinds,
     factorize_items,
     label_rank,
+    list_lengths,
     padded_to_csr,
     ranx_order,
     score_order,
@@ -85,6 +88,7 @@ class _Plan:
     preset: Optional[str]  # the preset's name (None: no preset)
     tie_scores: Optional[np.ndarray]  # ties="average": the ranked lists' scores (CSR order)
     r_scores: Optional[np.ndarray]  # the scores of r_items, in the same (ranked) order; None: lists without scores
+    left_out: Optional[np.ndarray]  # users the call's `missing` leaves out, kept for a metric with missing_recs="zero"
 
 
 def _int_ids(a: Optional[np.ndarray]) -> bool:
@@ -198,12 +202,24 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
         raise ValueError(f"`truth` grades must be finite; user {user!r} has grade {g[bad]} for item {item!r}")
 
     rowmap, n_missing, n_ignored = align(t, r)
-    if missing == "skip" and n_missing:
-        # only the users on both sides (trec_eval without -c): drop truth users without recs
-        assert rowmap is not None  # some user is missing, so the map is not the identity
-        keep_rows = np.flatnonzero(rowmap >= 0)
-        t = subset_users(t, keep_rows)
-        rowmap = rowmap[keep_rows]
+    if opts.recs_only == "empty" and n_ignored:
+        # recs users absent from the truth: evaluated with an empty truth
+        t, rowmap = add_recs_only_users(t, r, rowmap)
+    left_out = None
+    if missing != "zero" and (n_missing or missing == "skip_empty"):
+        # only the users on both sides (trec_eval without -c): truth users without recs are left out, and with
+        # "skip_empty" those whose list is empty too (a table of recommendations has no row for them)
+        full = rowmap if rowmap is not None else np.arange(t.n_users, dtype=np.int64)
+        keep = full >= 0
+        if missing == "skip_empty":
+            keep[keep] = list_lengths(r)[full[keep]] > 0
+        if not keep.all():
+            if any(m.options.get("missing_recs") == "zero" for m in parsed):
+                left_out = ~keep  # a metric scores them (missing_recs="zero"): the others mask them
+            else:
+                keep_rows = np.flatnonzero(keep)
+                t = subset_users(t, keep_rows)
+                rowmap = full[keep_rows]
 
     # item ids of different kinds (str against int) can never match: an error, not zeros
     # (coded sides show only their distinct ids: enough to tell the kinds)
@@ -265,6 +281,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
         r_items = r_nat if order is None else r_nat[order]
 
     p.tie_scores = p_tie_scores
+    p.left_out = left_out
     p.r_scores = r_scores
     p.truth, p.recs, p.rowmap, p.labels = t, r, rowmap, labels
     p.t_items, p.r_items, p.r_indptr = t_items, r_items, r_indptr
@@ -295,7 +312,7 @@ def _run(p: _Plan, threads: Optional[int], per_user: bool = True) -> tuple[list,
         # means only
         capri = any(m.options.get("rounding") == "capri" for m in cols)
         gdeval = any(m.options.get("rounding") == "gdeval" for m in cols)
-        per = per_user or p.tie_scores is not None or capri or gdeval
+        per = per_user or p.tie_scores is not None or capri or gdeval or p.left_out is not None
         v, s, c = accuracy_pass(p, cols, n_threads, per_user=per)
         if p.tie_scores is not None:
             apply_tie_average(p, cols, v, s, c, n_threads, p.tie_scores)
@@ -314,6 +331,8 @@ def _run(p: _Plan, threads: Optional[int], per_user: bool = True) -> tuple[list,
         by_col, parts, catalog, fingerprints = run_beyond(p, beyond, p.ctx, n_threads)
         for i, (vals, s_, c_) in by_col.items():
             values[i], sums[i], counts[i] = vals, s_, c_
+    if p.left_out is not None:
+        _leave_out(p, values, sums, counts, n_threads)
     if not per_user:
         values = [None] * n
     state = State(
@@ -328,6 +347,22 @@ def _run(p: _Plan, threads: Optional[int], per_user: bool = True) -> tuple[list,
         context=fingerprints,
     )
     return values, state
+
+
+def _leave_out(p: _Plan, values: list, sums: list, counts: list, threads: int) -> None:
+    """The users the call's ``missing`` leaves out were kept for a metric with ``missing_recs="zero"``:
+    every other per-user column gets NaN for them, and its exact sum and count are taken again without them."""
+    for i, m in enumerate(p.columns):
+        if m.family == "catalog" or m.options.get("missing_recs") == "zero" or values[i] is None:
+            continue
+        v = np.array(values[i], dtype=np.float64)
+        if not np.any(p.left_out & ~np.isnan(v)):
+            continue  # no value to take out (a beyond metric on a missing or empty list): sum and count stand
+        # a mean of per-user values (pooled aggregates, fcp's pairs or novelty's items, get nothing from a user
+        # without a list, so they never come here)
+        v[p.left_out] = np.nan
+        limbs, count = _core.exact_sum(v, threads)
+        values[i], sums[i], counts[i] = v, limbs_to_int(limbs), int(count)
 
 
 def _positive_hits_pass(p: _Plan, cols: list, n_threads: int) -> tuple:
@@ -420,6 +455,7 @@ def evaluate(
     min_relevance: Optional[float] = None,
     max_items: Optional[int] = None,
     missing: Optional[str] = None,
+    recs_only: Optional[str] = None,
     train: Any = None,
     item_features: Any = None,
     item_similarity: Any = None,
@@ -472,14 +508,22 @@ def evaluate(
         DCG/NDCG (scikit-learn), or ranx's numba quicksort order (a ``Run``;
         a ``Run`` after ``make_comparable=True``; a plain dict), docs/metrics.md 6.3.
     min_relevance : float, optional
-        Items are relevant when grade >= min_relevance (default: grade > 0).
-        Gains of the DCG family still use the grade itself.
+        Items are relevant when grade >= min_relevance (default: grade > 0);
+        ``-inf``: every truth row is relevant, whatever its grade (RecTools,
+        Recommenders). Gains of the DCG family still use the grade itself.
     max_items : int, optional
         Truncate every list to its first ``max_items`` items (trec_eval -M).
-    missing : {'zero', 'skip'}
+    missing : {'zero', 'skip', 'skip_empty'}
         Truth users without recommendations: scored as empty lists (default;
-        trec_eval ``-c``) or left out (only users on both sides: trec_eval's
-        default, and the per-shard recipe of :func:`partial`).
+        trec_eval ``-c``), left out (only users on both sides: trec_eval's
+        default, and the per-shard recipe of :func:`partial`), or left out
+        together with the users whose list is empty (``skip_empty``: a table of
+        recommendations has no row for them; Microsoft Recommenders).
+    recs_only : {'skip', 'empty'}
+        Recommendation users absent from the truth: left out (default, counted
+        in ``meta['n_ignored_recs']``) or evaluated with an empty truth
+        (``empty``: accuracy metrics then follow ``empty=``; the beyond-accuracy
+        metrics, which read the lists, score them: RecTools, Recommenders).
     train : any truth-like form, optional
         Training interactions (user, item): item popularity, user histories and the
         default catalog of the beyond-accuracy metrics (novelty, arp, serendipity,
@@ -537,6 +581,7 @@ def partial(
     min_relevance: Optional[float] = None,
     max_items: Optional[int] = None,
     missing: Optional[str] = None,
+    recs_only: Optional[str] = None,
     train: Any = None,
     item_features: Any = None,
     item_similarity: Any = None,

@@ -151,8 +151,9 @@ class EvalOptions:
         metadata=_meta(
             "convention",
             "float, optional",
-            "Items are relevant when grade >= min_relevance (default: grade > 0).\n"
-            "Gains of the DCG family still use the grade itself.",
+            "Items are relevant when grade >= min_relevance (default: grade > 0);\n"
+            "``-inf``: every truth row is relevant, whatever its grade (RecTools,\n"
+            "Recommenders). Gains of the DCG family still use the grade itself.",
             "relevant means grade >= L (trec_eval -l L)",
             cli=float,
         ),
@@ -173,11 +174,27 @@ class EvalOptions:
             "convention",
             "choice",
             "Truth users without recommendations: scored as empty lists (default;\n"
-            "trec_eval ``-c``) or left out (only users on both sides: trec_eval's\n"
-            "default, and the per-shard recipe of :func:`partial`).",
-            "truth users without recs",
-            allowed=("zero", "skip"),
+            "trec_eval ``-c``), left out (only users on both sides: trec_eval's\n"
+            "default, and the per-shard recipe of :func:`partial`), or left out\n"
+            "together with the users whose list is empty (``skip_empty``: a table of\n"
+            "recommendations has no row for them; Microsoft Recommenders).",
+            "truth users without recs (skip_empty: also users with an empty list)",
+            allowed=("zero", "skip", "skip_empty"),
             default="zero",
+        ),
+    )
+    recs_only: Optional[str] = field(
+        default=None,
+        metadata=_meta(
+            "convention",
+            "choice",
+            "Recommendation users absent from the truth: left out (default, counted\n"
+            "in ``meta['n_ignored_recs']``) or evaluated with an empty truth\n"
+            "(``empty``: accuracy metrics then follow ``empty=``; the beyond-accuracy\n"
+            "metrics, which read the lists, score them: RecTools, Recommenders).",
+            "recs users absent from the truth (empty: evaluated with an empty truth)",
+            allowed=("skip", "empty"),
+            default="skip",
         ),
     )
     train: Any = field(
@@ -244,7 +261,7 @@ class EvalOptions:
     def __post_init__(self) -> None:
         # the order of the checks is the order evaluate() has always reported them in
         get_preset(self.preset)
-        for name in ("missing", "empty", "duplicates", "truth_duplicates", "ties"):
+        for name in ("missing", "empty", "duplicates", "truth_duplicates", "ties", "recs_only"):
             value = getattr(self, name)
             if value is not None:
                 choice(value, _FIELDS[name].metadata["allowed"], name)
@@ -252,8 +269,8 @@ class EvalOptions:
         if mr is not None:
             if isinstance(mr, bool) or not isinstance(mr, numbers.Real):
                 raise TypeError(f"`min_relevance` must be a number or None, got {mr!r}")
-            if not math.isfinite(float(mr)):
-                raise ValueError(f"`min_relevance` must be finite, got {mr!r}")
+            if math.isnan(float(mr)) or float(mr) == math.inf:
+                raise ValueError(f"`min_relevance` must be finite or -inf (every truth row relevant), got {mr!r}")
             object.__setattr__(self, "min_relevance", float(mr))
         mi = self.max_items
         if mi is not None:

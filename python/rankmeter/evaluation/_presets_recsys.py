@@ -12,16 +12,20 @@ version's code, not its documentation.
 
 from __future__ import annotations
 
+import math
+
 __all__ = ["RECSYS_PRESETS"]
 
 RECSYS_PRESETS: list[dict] = [
     {
         "name": "rectools",
-        "defaults": {"empty": "zero", "missing": "zero"},
+        "defaults": {"empty": "skip", "missing": "zero", "min_relevance": -math.inf, "recs_only": "empty"},
         "options": {
             "ndcg": {"ideal": "k_slots", "gain": "binary"},
             "novelty": {"unseen": "one_user"},
             "arp": {"popularity": "interactions", "unseen": "zero"},
+            "coverage": {"outside": "count"},
+            "diversity": {"one_item": "zero"},
         },
         "metrics": (
             ("Precision(k)", "precision@k"),
@@ -30,74 +34,134 @@ RECSYS_PRESETS: list[dict] = [
             ("F1Beta(k, beta)", "fbeta(beta=beta)@k"),
             ("MAP(k)", "ap@k"),
             ("MAP(k, divide_by_k=True)", "ap(denominator=k)@k"),
-            ("NDCG(k)", "ndcg(ideal=k_slots,gain=binary)@k"),
+            ("NDCG(k) (any log_base: it cancels)", "ndcg(ideal=k_slots,gain=binary)@k"),
             ("NDCG(k, divide_by_achievable=True)", "ndcg(ideal=cut,gain=binary)@k"),
             ("MRR(k)", "rr@k"),
             ("HitRate(k)", "hit_rate@k"),
             ("MeanInvUserFreq(k)", "novelty(unseen=one_user)@k (train=prev_interactions)"),
             ("AvgRecPopularity(k)", "arp(popularity=interactions,unseen=zero)@k (train=prev_interactions)"),
             ("AvgRecPopularity(k, normalize=True)", "arp(popularity=interactions,unseen=zero,normalize=total)@k"),
+            ("CatalogCoverage(k, normalize=True)", "coverage(outside=count)@k (catalog=catalog)"),
+            ("CatalogCoverage(k) (a count)", "coverage(outside=count)@k times len(catalog)"),
+            (
+                "IntraListDiversity(k, distance_calculator)",
+                "diversity(similarity=matrix,one_item=zero)@k with item_similarity = 1 - the calculator's distance",
+            ),
+            ("Intersection(k, ref_k)", "recall@ref_k with truth = reco's top k and recs = ref_reco"),
         ),
         "unmatched": (
-            "RecTools counts every interaction row as relevant, whatever its weight; rankmeter counts grades > 0 "
-            "(the same for positive weights or a truth without grades)",
-            "a duplicated (user, item) row in interactions or reco counts twice in RecTools; rankmeter rejects "
-            "duplicates in truth and, with duplicates='first', keeps the first in recs",
+            "a (user, item) repeated in reco: RecTools' join with interactions makes every occurrence a hit and "
+            "adds the relevant ones to the user's number of interactions too; rankmeter raises "
+            "(duplicates='error') rather than count an item twice",
+            "a (user, item) repeated in interactions counts twice in RecTools (in |R| and as hits); rankmeter "
+            "raises: a user's truth items are unique",
             "equal ranks in reco all count at their rank in RecTools; rankmeter reads one ordered list",
-            "MeanInvUserFreq/AvgRecPopularity average over RecTools' reco users; rankmeter over the truth users "
-            "with a non-empty list (the same users when every reco user is in truth)",
-            "Serendipity, IntraListDiversity, Intersection, Accuracy, MCC, the classification metrics needing a "
-            "catalog and the debiased variants have no rankmeter counterpart",
+            "no user of interactions has recommendations while both tables hold rows: rankmeter raises (it takes "
+            "that for mismatched user ids) where RecTools scores every user 0",
+            "Serendipity (RecTools' rank-based probability difference over the catalog), PartialAUC and PAP (ROC "
+            "area up to the k-th false positive), Accuracy and MCC (true negatives over a catalog) are other "
+            "metrics than rankmeter's; SufficientReco, UnrepeatedReco and CoveredUsers check the reco table "
+            "(res.meta counts users without recommendations: n_missing_recs); debias_config resamples "
+            "interactions",
         ),
         "doc": (
-            "RecTools 0.19 (rectools/metrics/*.py): users are the users of `interactions` (all of them relevant, "
-            "so empty='zero' changes nothing there); a user without recommendations scores 0 (missing='zero'); "
-            "precision@k = tp/k; recall@k = tp/|R|; MAP = sum of P@j at the hits within k / |R| (divide_by_k=False); "
-            "NDCG ignores weights (binary gain) and divides by the DCG of k relevant items (ideal='k_slots', "
-            "divide_by_achievable=False); MRR 1/first hit rank within k; MeanInvUserFreq -log2(n_users(i)/N) with an "
-            "unseen item counted as one user (novelty(unseen='one_user')); AvgRecPopularity = mean number of "
-            "interactions of the top-k items, unseen 0 (arp(popularity='interactions', unseen='zero'))."
+            "RecTools 0.19 (rectools/metrics/*.py): every interaction row is relevant, whatever its weight "
+            "(min_relevance=-inf); the ranking and classification metrics evaluate the users of `interactions` "
+            "(users of reco only are given an empty truth, recs_only='empty', and left out of these: "
+            "empty='skip'), a user without recommendations scoring 0 (missing='zero'); MeanInvUserFreq, "
+            "AvgRecPopularity and IntraListDiversity evaluate the users of reco (every user with a non-empty "
+            "list); precision@k = tp/k; recall@k = tp/|R|; MAP = sum of P@j at the hits within k / |R| "
+            "(divide_by_k=False); NDCG ignores weights (binary gain) and divides by the DCG of k relevant items "
+            "(ideal='k_slots', divide_by_achievable=False); MRR 1/first hit rank within k; MeanInvUserFreq "
+            "-log2(n_users(i)/N) with an unseen item counted as one user (novelty(unseen='one_user')); "
+            "AvgRecPopularity = mean number of interactions of the top-k items, unseen 0 "
+            "(arp(popularity='interactions', unseen='zero')); CatalogCoverage counts every distinct item of "
+            "the top k, also those outside the catalog (coverage(outside='count')); IntraListDiversity = mean "
+            "pairwise distance in the top k, a one-item list 0 and counted (diversity(one_item='zero')). "
+            "Verified against the live RecTools by tests/differential (random cases over the whole data space)."
         ),
     },
     {
         "name": "recommenders",
-        "defaults": {"empty": "zero", "missing": "skip"},
+        "defaults": {"empty": "skip", "missing": "skip_empty", "min_relevance": -math.inf, "recs_only": "empty"},
         "options": {
-            "ndcg": {"gain": "binary"},
+            "ndcg": {"gain": "binary", "missing_recs": "zero"},
             "ap": {"denominator": "min_relevant_k"},
             "diversity": {"similarity": "cooccurrence"},
-            "serendipity": {"relevance": "all"},
+            "serendipity": {"relevance": "none", "similarity": "cooccurrence"},
+            "coverage": {"outside": "count"},
+            "novelty": {"popularity": "interaction_share", "unseen": "zero", "average": "items"},
         },
         "metrics": (
             ("precision_at_k(k)", "precision@k"),
             ("recall_at_k(k)", "recall@k"),
-            ("ndcg_at_k(k)", "ndcg(gain=binary)@k"),
-            ("ndcg_at_k(k, score_type='raw')", "ndcg(gain=linear)@k"),
-            ("ndcg_at_k(k, score_type='exp')", "ndcg(gain=exponential)@k"),
+            ("ndcg_at_k(k) (loge or log2: the base cancels)", "ndcg(gain=binary,missing_recs=zero)@k"),
+            ("ndcg_at_k(k, score_type='raw')", "ndcg(gain=linear,missing_recs=zero)@k"),
+            ("ndcg_at_k(k, score_type='exp')", "ndcg(gain=exponential,missing_recs=zero)@k"),
             ("map_at_k(k)", "ap(denominator=min_relevant_k)@k"),
             ("map(k)", "ap(denominator=relevant)@k"),
-            ("catalog_coverage", "coverage (catalog = the train items, the default)"),
-            ("diversity / user_diversity (co-occurrence)", "diversity(similarity=cooccurrence)"),
+            ("catalog_coverage(train_df, reco_df)", "coverage(outside=count) (catalog = the train items, the default)"),
+            (
+                "diversity / user_diversity (item_sim_measure='item_cooccurrence_count')",
+                "diversity(similarity=cooccurrence) (train=train_df)",
+            ),
+            ("diversity / user_diversity (item_sim_measure='item_feature_vector')", "diversity(similarity=features)"),
+            (
+                "novelty(train_df, reco_df)",
+                "novelty(popularity=interaction_share,unseen=zero,average=items) (train=train_df)",
+            ),
+            (
+                "serendipity / user_serendipity (col_relevance unset, item_cooccurrence_count)",
+                "serendipity(relevance=none,similarity=cooccurrence) (train=train_df)",
+            ),
+            (
+                "serendipity / user_serendipity (item_feature_vector)",
+                "serendipity(relevance=none,similarity=features) (item_features=...)",
+            ),
         ),
         "unmatched": (
-            "ndcg_at_k averages over every user of rating_true (a user without predictions scores 0) while the other "
-            "ranking metrics average over the users in both tables: pass missing='zero' for ndcg_at_k",
-            "every rating_true row is relevant in Recommenders, whatever its rating; rankmeter counts grades > 0",
-            "r_precision_at_k averages over the users with at least one hit in the top k only; no rankmeter option "
-            "drops users that way",
-            "ties in the prediction column are ordered by pandas' unstable sort; rankmeter keeps the input order "
-            "(ties='input')",
-            "novelty/historical_item_novelty (log2 of interaction share over all train rows, weighted by how often "
-            "an item is recommended) and distributional_coverage have no rankmeter counterpart; catalog_coverage "
-            "counts recommended items outside train too (rankmeter's coverage counts only catalog items)",
+            "a (user, item) repeated in rating_pred: precision_at_k, recall_at_k, map_at_k and map count every "
+            "occurrence as a hit, and ndcg_at_k joins the table with itself (n^2 rows for n occurrences, in the DCG "
+            "and in the ideal); rankmeter raises (duplicates='error') rather than count an item twice",
+            "a (user, item) repeated in rating_true counts twice (in |R| and as hits); rankmeter raises: a user's "
+            "truth items are unique",
+            "no user in both tables: every function returns 0.0 where rankmeter has no user to average (NaN), "
+            "or raises when both tables hold rows (it takes that for mismatched user ids)",
+            "score_type='raw'/'exp' with ratings <= 0: Recommenders' gains are the ratings themselves (negative "
+            "gains, and 0/0 = NaN for a user whose ratings are all 0, left out of the mean); rankmeter's gain of a "
+            "grade <= 0 is 0 (docs/metrics.md, 3.8), so such a user scores 0",
+            "r_precision_at_k divides the hits among the first min(k, |R|) by |R| and averages over the users "
+            "with at least one such hit only (a user scoring 0 is left out of the mean by pandas' index "
+            "alignment): no rankmeter metric leaves users out by their value",
+            "distributional_coverage (entropy of the recommended items) has no rankmeter metric",
+            "serendipity with col_relevance: Recommenders weighs each item by that column (cast to float16) and "
+            "keeps a user whose weights are all 0 (value 0); serendipity(relevance=all) reads the weights 0/1 from "
+            "the truth and leaves a user without a relevant item to empty=",
+            "train_df with a (user, item) row repeated (Recommenders assumes none): its co-occurrence counts and "
+            "history means count the row twice; rankmeter reads each user's distinct train items. Item feature "
+            "vectors of norm 0 make Recommenders divide by zero (ZeroDivisionError)",
+            "auc, logloss, rmse, mae, rsquared, exp_var rate predicted ratings, not ranked lists",
         ),
         "doc": (
             "Microsoft Recommenders 1.2 (recommenders/evaluation/python_evaluation.py, relevancy_method='top_k'): "
-            "only users present in both rating_true and rating_pred are evaluated (missing='skip'); a user without "
-            "a hit scores 0; precision@k = hits/k; recall@k = hits/|rating_true rows|; ndcg_at_k: score_type "
-            "'binary' (default, gain 1 per truth row), 'raw' (linear) or 'exp' (2^r - 1), ideal = the truth ratings "
-            "sorted descending cut at k (the log base cancels); map_at_k = sum of P@j at the hits / min(|R|, k); "
-            "map = the same sum / |R|."
+            "every rating_true row is relevant, whatever its rating (min_relevance=-inf); precision_at_k, "
+            "recall_at_k, map_at_k and map evaluate the users present in both rating_true and rating_pred "
+            "(missing='skip_empty': a user whose list is empty has no row in rating_pred); ndcg_at_k evaluates "
+            "every user of rating_true, a user without predictions scoring 0 (ndcg(missing_recs='zero')); a user "
+            "without a hit scores 0; predictions are ranked by descending prediction, equal predictions in the "
+            "order of the rows (a stable lexsort: ties='input' with the rows in the same order); precision@k = "
+            "hits/k; recall@k = hits/|rating_true rows|; ndcg_at_k: score_type 'binary' (default, gain 1 per "
+            "truth row), 'raw' (linear) or 'exp' (2^r - 1), ideal = the truth ratings sorted descending cut at k; "
+            "map_at_k = sum of P@j at the hits / min(|R|, k); map = the same sum / |R|; catalog_coverage = "
+            "distinct recommended items (also those outside train) / distinct train items "
+            "(coverage(outside='count')); diversity = 1 - mean pairwise item similarity of every user of "
+            "reco_df (recs_only='empty') with at least two items (co-occurrence cosine over train, or the cosine "
+            "of item features); novelty = the mean over every recommendation row of -log2(train rows of the item / "
+            "train rows), 0 for an item not in train (novelty(popularity='interaction_share', unseen='zero', "
+            "average='items')); serendipity = per user, the mean over every recommended item of 1 - the mean "
+            "similarity to the user's train items, users without train items left out "
+            "(serendipity(relevance='none', similarity='cooccurrence')). Verified against the live Recommenders by tests/differential (random cases over "
+            "the whole data space)."
         ),
     },
     {
@@ -255,12 +319,13 @@ RECSYS_PRESETS: list[dict] = [
             "novelty": {"unseen": "zero", "divide_by": "k", "popularity": "interactions"},
             "personalization": {"similarity": "cosine"},
             "diversity": {"similarity": "matrix"},
+            "coverage": {"outside": "count"},
         },
         "metrics": (
             ("mapk", "ap(denominator=min_relevant_k)@k"),
             ("ndcgk", "ndcg(gain=binary,ideal=all,rounding=capri)@k: float32, rounded to 4 decimals per user"),
             ("novelty", "novelty(unseen=zero,divide_by=k,popularity=interactions)@k"),
-            ("coverage", "round(100 * coverage, 2)"),
+            ("catalogCoverage", "round(100 * coverage(outside=count), 2): every distinct predicted item counts"),
             ("personalization", "personalization(similarity=cosine)"),
             ("list diversity (item similarity matrix)", "diversity(similarity=matrix)"),
             ("precisionk", "precision without cutoff with max_items=k (CAPRI divides by the list length)"),
@@ -286,8 +351,9 @@ RECSYS_PRESETS: list[dict] = [
             "and rounds each user's value to 4 decimals (round() of a numpy float32: rounding='capri'); mapk, "
             "precisionk and recallk keep a repeated prediction's position but count it once (duplicates='miss'); "
             "novelty sums -log2 of the "
-            "interaction share over the top k and divides by k, unseen items 0; personalization by cosine; list "
-            "diversity from an item similarity matrix."
+            "interaction share over the top k and divides by k, unseen items 0; catalogCoverage counts every "
+            "distinct predicted item, also one outside the catalog (coverage(outside='count'): can exceed 100); "
+            "personalization by cosine; list diversity from an item similarity matrix."
         ),
     },
     {

@@ -110,7 +110,10 @@ fbeta = _make("fbeta", "F-beta of precision@k and recall@k.", "beta : float, def
 map = _make("ap", "Mean average precision at k.", "denominator : {'relevant', 'min_relevant_k', 'hits', 'k'}\n")
 mar = _make("ar", "Mean average recall at k.", "denominator : {'relevant', 'hits'}\n")
 ndcg = _make(
-    "ndcg", "Normalised DCG at k.", "gain : {'linear', 'exponential', 'binary'}\nideal : {'cut', 'all', 'k_slots'}\n"
+    "ndcg",
+    "Normalised DCG at k.",
+    "gain : {'linear', 'exponential', 'binary'}\nideal : {'cut', 'all', 'k_slots'}\n"
+    "missing_recs : {'inherit', 'zero'} ('zero': truth users without recs score 0 whatever `missing=`)\n",
 )
 dcg = _make("dcg", "Discounted cumulative gain at k.", "gain : str\nlog_base : float, default 2\n")
 hit_rate = _make("hit_rate", "Hit rate at k: share of users with at least one hit.")
@@ -127,7 +130,7 @@ fcp = _make(
 diversity = _make(
     "diversity",
     "Intra-list diversity: 1 - mean pairwise similarity of the top-k items.",
-    "similarity : {'features', 'matrix', 'cooccurrence'}\n",
+    "similarity : {'features', 'matrix', 'cooccurrence'}\none_item : {'skip', 'zero'} ('zero': a one-item top k scores 0)\n",
 )
 novelty = _make(
     "novelty",
@@ -144,7 +147,11 @@ personalization = _make(
     "1 - mean overlap of the top-k lists of two users (catalog-level).",
     "similarity : {'overlap', 'cosine'}\n",
 )
-coverage = _make("coverage", "Share of the catalog recommended in some top k (catalog-level).")
+coverage = _make(
+    "coverage",
+    "Share of the catalog recommended in some top k (catalog-level).",
+    "outside : {'skip', 'count'} ('count': recommended items outside the catalog count too)\n",
+)
 arp = _make(
     "arp",
     "Average recommendation popularity of the top-k items.",

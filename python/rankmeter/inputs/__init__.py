@@ -12,8 +12,10 @@ alignment (``_align``). Nothing here knows a metric.
 
 from ._align import (
     RANX_TIES,
+    add_recs_only_users,
     align,
     label_rank,
+    list_lengths,
     padded_to_csr,
     rank_by_score,
     ranx_order,
@@ -47,6 +49,8 @@ __all__ = [
     "label_rank",
     "tie_key",
     "subset_users",
+    "add_recs_only_users",
+    "list_lengths",
     "as_id_array",
     "code_ids",
     "factorize",

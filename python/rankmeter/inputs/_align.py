@@ -31,6 +31,8 @@ __all__ = [
     "padded_to_csr",
     "string_rank",
     "subset_users",
+    "add_recs_only_users",
+    "list_lengths",
 ]
 
 
@@ -233,3 +235,38 @@ def subset_users(truth: Truth, rows: np.ndarray) -> Truth:
     if truth.source_rows is not None:
         out.source_rows, out.source_col = truth.source_rows[take], truth.source_col
     return out
+
+
+def list_lengths(recs: Recs) -> np.ndarray:
+    """The length of every recs row as given (a padded row: its items before the padding)."""
+    if recs.indptr is not None:
+        return np.diff(recs.indptr)
+    return np.count_nonzero(recs.items != recs.pad, axis=1).astype(np.int64)
+
+
+def add_recs_only_users(truth: Truth, recs: Recs, rowmap: Optional[np.ndarray]) -> tuple[Truth, np.ndarray]:
+    """The truth with every recs user it lacks appended as a user without truth rows (in recs order), and
+    the recs row of every user of the result (``recs_only="empty"``)."""
+    n_t = truth.n_users
+    base = np.arange(n_t, dtype=np.int64) if rowmap is None else rowmap
+    taken = np.zeros(recs.n_users, dtype=bool)
+    taken[base[base >= 0]] = True
+    extra = np.flatnonzero(~taken)
+    if not extra.size:
+        return truth, base
+    ru = recs.users if recs.users is not None else np.arange(recs.n_users, dtype=np.int64)
+    new = ru[extra]
+    if n_t == 0:
+        users = new
+    else:
+        tu = truth.users if truth.users is not None else np.arange(n_t, dtype=np.int64)
+        users = (
+            np.concatenate([tu, new])
+            if tu.dtype == new.dtype
+            else np.concatenate([tu.astype(object), new.astype(object)])
+        )
+    indptr = np.concatenate([truth.indptr, np.full(extra.size, truth.indptr[-1], dtype=truth.indptr.dtype)])
+    items = truth.coded if truth.coded is not None else truth.items_native
+    out = Truth(indptr, items, truth.grades_native, users)
+    out.source_rows, out.source_col = truth.source_rows, truth.source_col
+    return out, np.concatenate([base, extra])
