@@ -40,7 +40,7 @@ def check_capri_options(m: Metric, duplicates: str, ties: str) -> None:
         )
     if duplicates == "first":
         raise ValueError(f"{m}: rounding='capri' cannot be combined with duplicates='first' (CAPRI's lists are unique)")
-    if ties == "average":
+    if ties in ("average", "torch_average"):
         raise ValueError(f"{m}: rounding='capri' reads the ranked list (CAPRI's argsort), not tie-averaged gains")
 
 

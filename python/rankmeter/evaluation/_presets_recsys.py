@@ -102,7 +102,18 @@ RECSYS_PRESETS: list[dict] = [
     },
     {
         "name": "torchmetrics",
-        "defaults": {"empty": "zero", "ties": "average"},
+        "defaults": {
+            "empty": "zero",
+            "missing": "skip",
+            "ties": {
+                "precision": "torch_topk",
+                "ap": "torch_topk",
+                "rr": "torch_topk",
+                "ndcg": "torch_average",
+                "dcg": "torch_average",
+                "*": "torch",
+            },
+        },
         "options": {
             "ap": {"denominator": "hits", "hit_scores": "positive"},
             "precision": {"hit_scores": "positive"},
@@ -110,42 +121,73 @@ RECSYS_PRESETS: list[dict] = [
             "rr": {"hit_scores": "positive"},
         },
         "metrics": (
-            ("RetrievalPrecision(top_k)", "precision(hit_scores=positive)@k"),
+            ("RetrievalPrecision(top_k)", "precision(hit_scores=positive)@k, ties='torch_topk'"),
             (
                 "RetrievalPrecision(top_k, adaptive_k=True)",
-                "precision(hit_scores=positive,short_lists=evidently)@k (hits / min(n, k))",
+                "precision(hit_scores=positive,short_lists=evidently)@k (hits / min(n, k)), ties='torch_topk'",
             ),
-            ("RetrievalRecall(top_k)", "recall(hit_scores=positive)@k"),
-            ("RetrievalMAP(top_k)", "ap(denominator=hits,hit_scores=positive)@k"),
-            ("RetrievalMRR(top_k)", "rr(hit_scores=positive)@k"),
-            ("RetrievalHitRate(top_k)", "hit_rate@k"),
-            ("RetrievalNormalizedDCG(top_k)", "ndcg@k (ties='average')"),
-            ("RetrievalRPrecision()", "r_precision"),
+            ("RetrievalRecall(top_k)", "recall(hit_scores=positive)@k, ties='torch'"),
+            ("RetrievalMAP(top_k)", "ap(denominator=hits,hit_scores=positive)@k, ties='torch_topk'"),
+            ("RetrievalMRR(top_k)", "rr(hit_scores=positive)@k, ties='torch_topk'"),
+            ("RetrievalHitRate(top_k)", "hit_rate@k, ties='torch'"),
+            ("RetrievalNormalizedDCG(top_k)", "ndcg@k, ties='torch_average' (tie-averaged, float32 scores)"),
+            ("RetrievalRPrecision()", "r_precision, ties='torch'"),
             ("top_k=None", "no cutoff (the whole list)"),
             ("empty_target_action='neg'/'pos'/'skip'/'error'", "empty='zero'/'one'/'skip'/'error'"),
+            ("aggregation='mean'", "the mean (res[name])"),
+            (
+                "aggregation='median'/'min'/'max'/callable",
+                "that function of res.per_user[name] over the evaluated users; torch's median of an even count is "
+                "the lower middle value (np.quantile(v, 0.5, method='lower'))",
+            ),
+            (
+                "RetrievalPrecisionRecallCurve(max_k) / RetrievalRecallAtFixedPrecision",
+                "precision(hit_scores=any)@j and recall(hit_scores=any)@j, j = 1..max_k, in one call (see not "
+                "reproduced); the fixed-precision recall is the largest mean recall@j whose mean precision@j >= "
+                "min_precision",
+            ),
         ),
         "unmatched": (
-            "torchmetrics computes in float32: values agree to float32's precision (relative ~1e-6), not bit for bit. "
-            "Rounding rankmeter's per-user values to float32 gives torchmetrics' exactly for precision, recall, rr, "
-            "hit_rate and r_precision (one division each), but not for AP (559 of 720 users in a trial) or NDCG "
-            "(347 of 720), which torchmetrics accumulates in float32, nor for the float32 means",
+            "torchmetrics computes in float32: values agree to float32's precision (relative ~1e-6), not bit for bit; "
+            "scores are compared as float32 (two scores that round to the same float32 are tied, a score that "
+            "rounds to 0 is not > 0), as torchmetrics compares them",
+            "equal scores follow torch's CPU sorts as torch's Linux builds run them (GNU libstdc++'s std::sort, "
+            "std::nth_element, std::partial_sort; ties='torch' and 'torch_topk' reproduce them, docs/metrics.md 6.3) "
+            "for rows grouped by query in the order given; torch builds on another C++ standard library (macOS, "
+            "Windows) order equal scores their own way, and rows of different queries interleaved in the tensors "
+            "(or a query split across update() calls) reorder each query's tied rows by the whole layout",
+            "RetrievalNormalizedDCG with negative targets: torchmetrics adds them as negative gains and calls a query "
+            "empty when its targets sum to 0; rankmeter's gains are max(grade, 0) (scikit-learn's ndcg_score rejects "
+            "negative y_true)",
             "ignore_index drops the rows whose target equals it before anything is computed: leave those rows out "
             "of truth and recs",
-            "equal scores outside NDCG are ordered by torch.topk/argsort (unspecified); rankmeter averages them only "
-            "for NDCG-family gains",
-            "with every query skipped torchmetrics returns 0.0; rankmeter NaN",
+            "with every query skipped (empty_target_action='skip') torchmetrics returns 0.0; rankmeter NaN",
+            "RetrievalFallOut has no rankmeter metric: its denominator counts the documents judged non-relevant, "
+            "which rankmeter's truth (relevant items and their grades) does not hold for unlisted items",
+            "RetrievalAUROC (per-query ROC AUC of the scores within the top k) has no rankmeter metric; fcp counts "
+            "concordant pairs by rank over all truth items",
+            "RetrievalPrecisionRecallCurve ranks each query once by topk(max_k) and reads its first j documents, "
+            "without the preds > 0 filter: rankmeter's precision@j/recall@j rank by topk(j) (ties='torch_topk') "
+            "or argsort, so with tied scores across position j the curve may differ",
         ),
         "doc": (
-            "torchmetrics 1.x retrieval metrics (functional/retrieval/*.py, retrieval/base.py): a query without a "
-            "positive target scores 0 (empty_target_action='neg': empty='zero'); the mean is over queries; "
-            "precision@k = hits/k even when fewer than k documents (adaptive_k=False); MAP = mean precision at the "
-            "hit positions within top_k (ap(denominator='hits')); NDCG: linear gain, tie-averaged DCG "
-            "(ties='average'), ideal = targets sorted descending cut at top_k. The documents of a query are its list "
-            "(recs) and the ones with target > 0 its truth. RetrievalPrecision, RetrievalRecall, RetrievalMAP and "
-            "RetrievalMRR count a document whose prediction is <= 0 as not relevant (torch.where(preds > 0, target, "
-            "0)) though it keeps its rank and still counts in |R| and in the empty-query check; RetrievalHitRate, "
+            "torchmetrics 1.x retrieval metrics (functional/retrieval/*.py, retrieval/base.py), torchmetrics 1.9 "
+            "verified (tests/differential/torchmetrics.py): the documents of a query are its rows (preds, target, "
+            "indexes): pass recs {query: {document: pred}} and truth {query: {document: target}} for the same rows, "
+            "0 targets included, so that every query exists: a relevant item that is not a row does not exist for "
+            "torchmetrics, and a query without rows is no query (missing='skip'). A query without a positive target "
+            "scores 0 (empty_target_action='neg': empty='zero'); the mean is over queries; precision@k = hits/k "
+            "even when fewer than k documents (adaptive_k=False); MAP = mean precision at the hit positions within "
+            "top_k (ap(denominator='hits')); NDCG: linear gain, tie-averaged DCG, ideal = targets sorted "
+            "descending cut at top_k. RetrievalPrecision, RetrievalRecall, RetrievalMAP and RetrievalMRR count a "
+            "document whose prediction is <= 0 as not relevant (torch.where(preds > 0, target, 0)) though it "
+            "keeps its rank and still counts in |R| and in the empty-query check; RetrievalHitRate, "
             "RetrievalRPrecision and RetrievalNormalizedDCG do not filter: the preset sets hit_scores='positive' on "
-            "precision, recall, ap and rr only."
+            "precision, recall, ap and rr only. Equal scores, per metric as torchmetrics ranks for it (ties= a "
+            "dict, docs/metrics.md 6.3): precision, MAP and MRR by preds.topk(min(k, n)) (ties='torch_topk'), "
+            "recall, hit rate, R-precision and any other metric by torch.argsort (ties='torch'), NDCG (and dcg) "
+            "tie-averaged over float32 scores (ties='torch_average'); every metric in one call. The query index "
+            "is the user id when ids are integers, else the user's position in the order given."
         ),
     },
     {

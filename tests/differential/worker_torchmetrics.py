@@ -1,0 +1,133 @@
+"""torchmetrics' retrieval metrics on the differential cases (tests/differential/cases.py), run in the `torch` venv.
+
+    <venv>/bin/python tests/differential/worker_torchmetrics.py IN.json OUT.json
+
+Imports only the standard library, numpy and torch/torchmetrics, never rankmeter. A case reaches torchmetrics as
+its users hold retrieval data: one row per listed item (a repeated item is a second row, a document of its own),
+in the order of the case's rows (grouped by user), with ``preds`` = the score, ``target`` = the truth grade of that
+(user, item), 0 when the item is not in truth, and ``indexes`` = the user id when ids are integers, else the user's
+position (order of first appearance). Truth items that are not listed and users without a listed item are no rows:
+torchmetrics never sees them. NDCG gets the grades; the binary metrics (which reject grades outside 0..1) get
+grade > 0.
+
+For every cutoff of a case (and top_k=None) the worker asks every retrieval metric class ``preset="torchmetrics"``
+reproduces, through the class API (update + compute, as torchmetrics' users call it); the per-query values are
+the ones compute() aggregates (caught by an ``aggregation`` callable). Labels are rankmeter's metric names under
+the preset; ``|pos`` / ``|skip`` mark empty_target_action='pos' / 'skip', ``|median`` etc. aggregation=.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+
+# this directory holds tests/differential/torchmetrics.py (the peer module), which would shadow the package
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+
+
+def _f(x):
+    x = float(x)
+    return None if math.isnan(x) else x
+
+
+def tensors(case):
+    """(users by position, indexes, preds, graded targets) of the case's listed rows, in the case's row order."""
+    import torch
+
+    grade = {(u, i): g for u, i, g in case["truth"]}
+    users: list = []
+    pos: dict = {}
+    idx, preds, target = [], [], []
+    for u, i, _r, s in case["recs"]:
+        if u not in pos:
+            pos[u] = len(users)
+            users.append(u)
+        idx.append(u if isinstance(u, int) else pos[u])
+        preds.append(s)
+        target.append(grade.get((u, i), 0))
+    return (
+        users,
+        torch.tensor(idx, dtype=torch.long),
+        torch.tensor(preds, dtype=torch.float32),
+        torch.tensor(target, dtype=torch.float32),
+    )
+
+
+def metric_classes(case):
+    """label -> (class, keyword arguments, graded target?)."""
+    from torchmetrics import retrieval as R
+
+    out: dict = {}
+    for k in [*case["ks"], None]:
+        at = "" if k is None else f"@{k}"
+        out.update(
+            {
+                f"precision{at}": (R.RetrievalPrecision, {"top_k": k}, False),
+                f"precision(short_lists=evidently){at}": (R.RetrievalPrecision, {"top_k": k, "adaptive_k": True}, False),
+                f"recall{at}": (R.RetrievalRecall, {"top_k": k}, False),
+                f"ap{at}": (R.RetrievalMAP, {"top_k": k}, False),
+                f"rr{at}": (R.RetrievalMRR, {"top_k": k}, False),
+                f"hit_rate{at}": (R.RetrievalHitRate, {"top_k": k}, False),
+                f"ndcg{at}": (R.RetrievalNormalizedDCG, {"top_k": k}, True),
+            }
+        )
+    out["r_precision"] = (R.RetrievalRPrecision, {}, False)
+    k = case["k"]
+    for action in ("pos", "skip"):
+        out[f"precision@{k}|{action}"] = (R.RetrievalPrecision, {"top_k": k, "empty_target_action": action}, False)
+        out[f"ndcg@{k}|{action}"] = (R.RetrievalNormalizedDCG, {"top_k": k, "empty_target_action": action}, True)
+    for agg in ("median", "min", "max"):
+        out[f"ap@{k}|{agg}"] = (R.RetrievalMAP, {"top_k": k, "aggregation": agg}, False)
+    return out
+
+
+def run(case):
+    users, idx, preds, graded = tensors(case)
+    if not users:
+        return {"error": "NoRows", "message": "no listed item: torchmetrics has nothing to evaluate"}
+    binary = graded > 0
+    user_of: dict = {}  # index value -> user id
+    for q, (u, *_rest) in zip(idx.tolist(), case["recs"]):
+        user_of.setdefault(q, u)
+    by_index = sorted(user_of)  # compute() stacks the queries' values in the order of their index
+    out = {}
+    for label, (cls, kw, is_graded) in metric_classes(case).items():
+        target = graded if is_graded else binary
+        caught: list = []
+        agg = kw.get("aggregation", "mean")
+
+        def aggregate(values, dim=None, _caught=caught, _agg=agg):
+            _caught.append(values.clone())
+            return values.mean() if _agg == "mean" else getattr(values, _agg)()
+
+        m = cls(**{**kw, "aggregation": aggregate})
+        m.update(preds, target, indexes=idx)
+        mean = m.compute()
+        action = kw.get("empty_target_action", "neg")
+        evaluated = [q for q in by_index if action != "skip" or float(target[idx == q].sum()) != 0]
+        values = caught[0].tolist() if caught else []
+        assert len(values) == len(evaluated), (label, len(values), len(evaluated))
+        per_user = [[user_of[q], _f(v)] for q, v in zip(evaluated, values)]
+        out[label] = {"per_user": None if agg != "mean" else per_user, "mean": _f(mean)}
+    return {"ok": out}
+
+
+def main(src: str, dst: str) -> None:
+    import torch
+
+    torch.set_num_threads(1)
+    cases = json.load(open(src))["cases"]
+    results = []
+    for case in cases:
+        try:
+            results.append(run(case))
+        except Exception as e:  # the peer raised: reported, not compared
+            results.append({"error": type(e).__name__, "message": str(e)[:500]})
+    json.dump({"results": results}, open(dst, "w"))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
