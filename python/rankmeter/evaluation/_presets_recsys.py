@@ -192,25 +192,40 @@ RECSYS_PRESETS: list[dict] = [
     },
     {
         "name": "sklearn",
-        "defaults": {"empty": "zero", "ties": "average"},
+        "defaults": {"empty": "zero", "ties": {"ndcg": "average", "dcg": "average", "hit_rate": "item_desc"}},
         "options": {},
         "metrics": (
-            ("ndcg_score(y_true, y_score, k)", "ndcg@k (ties='average'; ndcg without k: no cutoff)"),
-            ("ndcg_score(..., ignore_ties=True)", "ndcg@k with ties='input' on lists ordered by score"),
-            ("dcg_score(y_true, y_score, k, log_base)", "dcg(log_base=log_base)@k"),
-            ("top_k_accuracy_score(y_true, y_score, k)", "hit_rate@k, one relevant label per row, ties='item_desc'"),
+            ("ndcg_score(y_true, y_score, k)", "ndcg@k, ties='average' (ndcg without k: no cutoff)"),
+            ("dcg_score(y_true, y_score, k, log_base)", "dcg(log_base=log_base)@k, ties='average'"),
+            (
+                "top_k_accuracy_score(y_true, y_score, k)",
+                "hit_rate@k, ties='item_desc' (truth {row: {label: 1}}, items = column indices)",
+            ),
+            ("top_k_accuracy_score(..., normalize=False)", "hit_rate@k mean x number of rows"),
+            ("sample_weight=w", "np.average(res.per_user[name], weights=w)"),
+            (
+                "ndcg_score / dcg_score(..., ignore_ties=True)",
+                "ndcg@k / dcg@k with ties='input' when no row holds equal scores (see not reproduced)",
+            ),
         ),
         "unmatched": (
-            "ndcg_score raises ValueError on negative y_true and on a single document per row; rankmeter computes",
-            "sample_weight (a weighted mean) has no rankmeter option",
-            "top_k_accuracy_score orders equal scores by descending class index (ties='item_desc' with items = "
-            "column indices); with two classes it thresholds a 1-D score instead",
+            "ndcg_score raises ValueError on negative y_true and on rows of a single document; rankmeter computes",
+            "dcg_score with negative y_true adds negative gains; rankmeter's gains are max(grade, 0)",
+            "ignore_ties=True with equal scores: scikit-learn ranks them with numpy's default argsort, whose order "
+            "of equal values depends on the CPU (numpy's AVX-512/AVX2 sorts) and the row length; rankmeter has no "
+            "rule for it (the default ignore_ties=False is reproduced: ties='average')",
+            "top_k_accuracy_score with two classes thresholds a 1-D score instead of ranking; rankmeter ranks",
         ),
         "doc": (
-            "scikit-learn (sklearn/metrics/_ranking.py): each row of y_true/y_score is a user whose documents are the "
-            "columns: recs = the columns ranked by y_score, truth = the grades y_true; a row whose ideal DCG is 0 "
-            "scores 0 (empty='zero'); equal scores share their discounts (ignore_ties=False: ties='average'); "
-            "ideal = y_true sorted descending cut at k; dcg_score divides by log_base(rank+1) (log_base=2)."
+            "scikit-learn 1.x (sklearn/metrics/_ranking.py), scikit-learn 1.9 verified (tests/differential/"
+            "sklearn.py): each row of y_true/y_score is a user whose documents are all the columns: recs = "
+            "{row: {column: score}} for every column, truth = {row: {column: grade}} with the 0 grades too, so that "
+            "every row is a user; a row whose ideal DCG is 0 scores 0 (empty='zero'); equal scores share their "
+            "discounts (ignore_ties=False: ties='average' on dcg and ndcg); ideal = y_true sorted descending cut at "
+            "k; dcg_score divides by log_base(rank+1) (log_base=2). top_k_accuracy_score: a row is a user, its "
+            "label the one relevant item (truth {row: {label: 1}}), items the column indices; scikit-learn ranks "
+            "with a stable argsort read backwards, so equal scores go to the higher column first "
+            "(ties='item_desc' on hit_rate). The mean is over rows (np.average)."
         ),
     },
     {
