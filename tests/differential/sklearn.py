@@ -63,7 +63,7 @@ def inputs(case: dict) -> tuple[list, dict, dict, bool]:
 def ours(case: dict) -> dict:
     import rankmeter as rm
 
-    users, truth, recs, single = inputs(case)
+    _, truth, recs, single = inputs(case)
     names = []
     for k in [*case["ks"], None]:
         at = "" if k is None else f"@{k}"

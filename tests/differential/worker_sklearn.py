@@ -101,14 +101,16 @@ def main(src: str, dst: str) -> None:
     import warnings
 
     warnings.simplefilter("ignore")  # k >= n_classes warns
-    cases = json.load(open(src))["cases"]
+    with open(src) as f:
+        cases = json.load(f)["cases"]
     results = []
     for case in cases:
         try:
             results.append(run(case))
         except Exception as e:  # the peer raised: reported, not compared
             results.append({"error": type(e).__name__, "message": str(e)[:500]})
-    json.dump({"results": results}, open(dst, "w"))
+    with open(dst, "w") as f:
+        json.dump({"results": results}, f)
 
 
 if __name__ == "__main__":

@@ -66,7 +66,11 @@ def metric_classes(case):
         out.update(
             {
                 f"precision{at}": (R.RetrievalPrecision, {"top_k": k}, False),
-                f"precision(short_lists=evidently){at}": (R.RetrievalPrecision, {"top_k": k, "adaptive_k": True}, False),
+                f"precision(short_lists=evidently){at}": (
+                    R.RetrievalPrecision,
+                    {"top_k": k, "adaptive_k": True},
+                    False,
+                ),
                 f"recall{at}": (R.RetrievalRecall, {"top_k": k}, False),
                 f"ap{at}": (R.RetrievalMAP, {"top_k": k}, False),
                 f"rr{at}": (R.RetrievalMRR, {"top_k": k}, False),
@@ -119,14 +123,16 @@ def main(src: str, dst: str) -> None:
     import torch
 
     torch.set_num_threads(1)
-    cases = json.load(open(src))["cases"]
+    with open(src) as f:
+        cases = json.load(f)["cases"]
     results = []
     for case in cases:
         try:
             results.append(run(case))
         except Exception as e:  # the peer raised: reported, not compared
             results.append({"error": type(e).__name__, "message": str(e)[:500]})
-    json.dump({"results": results}, open(dst, "w"))
+    with open(dst, "w") as f:
+        json.dump({"results": results}, f)
 
 
 if __name__ == "__main__":

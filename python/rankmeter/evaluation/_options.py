@@ -15,8 +15,8 @@ import dataclasses
 import difflib
 import math
 import numbers
-from dataclasses import dataclass, field
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .. import _core
@@ -315,7 +315,9 @@ def tie_rules(value: Mapping, allowed: tuple) -> dict:
             try:
                 name = parse(name).name
             except (ValueError, TypeError):
-                raise ValueError(f"`ties` key {key!r} is no metric name (rankmeter.metrics.list() names them)") from None
+                raise ValueError(
+                    f"`ties` key {key!r} is no metric name (rankmeter.metrics.list() names them)"
+                ) from None
         if not isinstance(rule, str) or rule not in allowed:
             raise ValueError(f"`ties[{key!r}]` must be one of {', '.join(map(repr, allowed))}; got {rule!r}")
         if name in out and out[name] != rule:

@@ -37,13 +37,12 @@ def tie_groups(parsed: list[Metric], ties: Any) -> list[tuple[str, list[int]]]:
     for j, m in enumerate(parsed):
         rule = rule_of(m, ties)
         key = (rule, m.k if rule == "torch_topk" else None)
-        if m.family == "catalog":
-            # catalog-level metrics at one cutoff share one item-count histogram: one list order
-            if catalog_at.setdefault(m.k, key) != key:
-                raise ValueError(
-                    f"`ties` gives catalog-level metrics at cutoff {m.k} different rules ({key[0]!r} for {m}); "
-                    "give them one rule"
-                )
+        # catalog-level metrics at one cutoff share one item-count histogram: one list order
+        if m.family == "catalog" and catalog_at.setdefault(m.k, key) != key:
+            raise ValueError(
+                f"`ties` gives catalog-level metrics at cutoff {m.k} different rules ({key[0]!r} for {m}); "
+                "give them one rule"
+            )
         groups.setdefault(key, (rule, []))[1].append(j)
     return list(groups.values())
 
@@ -55,7 +54,7 @@ def combine(keys: list[str], parts: list[tuple[Any, list, State]], plan_cls: Cal
     for g, (p, _, _) in enumerate(parts):
         for key in p.keys:
             where[key] = (g, p.key_to_col[key])
-    first_p, _, first_s = parts[0]
+    first_p = parts[0][0]
     names: list[str] = []
     values: list = []
     sums: list[int] = []
