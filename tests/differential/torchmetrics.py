@@ -7,7 +7,8 @@ same rows: truth ``{user: {row: target}}`` (every row, 0 included: each listed u
 Truth items that are not listed and users without a listed item are in neither (torchmetrics never sees them).
 
 ``ours`` asks rankmeter for every metric in one ``evaluate`` call under the preset, mixed with metrics
-torchmetrics does not have; empty_target_action='pos'/'skip' are ``empty='one'``/``'skip'`` calls of their own.
+torchmetrics does not have; empty_target_action='pos'/'skip' are ``empty='one'``/``'skip'`` calls of their own,
+the precision-recall curve's points (precision/recall(hit_scores=any)@j) another.
 Scores are drawn with ties, near-ties (equal as float32), scores <= 0 and lists longer than 16 items, so every
 tie rule of the preset is exercised.
 """
@@ -30,6 +31,7 @@ DRAW = {"max_items": 40, "lengths": (1, 1, 2, 3, 5, 8, 12, 17, 25, 45), "signed_
 REL = 1e-5  # torchmetrics computes in float32: per-query sums over up to 45 documents (discounts, gains) and means
 
 # asked in the same call, not compared: the preset's values must not change when other metrics are asked
+FLOORS = (0.2718, 0.5772)  # RetrievalRecallAtFixedPrecision's min_precision (the worker's): never a mean exactly
 OTHERS = ("dcg", "hits", "arhr", "ndcg(gain=exponential)", "precision(hit_scores=any)")
 
 
@@ -63,6 +65,16 @@ def ours(case: dict) -> dict:
         r2 = rm.evaluate(truth, recs, names, preset="torchmetrics", empty=empty)
         for n in names:
             out[f"{n}|{action}"] = _values(r2, n)
+    # the precision-recall curve's points (unfiltered, compared when no query holds equal scores)
+    points = [f"{n}(hit_scores=any)@{j}" for n in ("precision", "recall") for j in range(1, k + 1)]
+    r3 = rm.evaluate(truth, recs, points, preset="torchmetrics")
+    for n in points:
+        out[f"{n}|curve"] = _values(r3, n)
+    for floor in FLOORS:
+        ok = [
+            r3[f"recall(hit_scores=any)@{j}"] for j in range(1, k + 1) if r3[f"precision(hit_scores=any)@{j}"] >= floor
+        ]
+        out[f"recall_at_fixed_precision@{k}|{floor}"] = {"per_user": None, "mean": max(ok, default=0.0)}
     per_user = res.per_user[f"ap@{k}"]
     for agg in ("median", "min", "max"):
         # torch's median of an even count is the lower middle value
@@ -87,4 +99,8 @@ def known(case: dict, peer: dict) -> Optional[str]:
         return "a negative target (RetrievalNormalizedDCG's negative gains)"
     if not any(g > 0 for grades in truth.values() for g in grades.values()):
         return "no query with a positive target (empty_target_action='skip': torchmetrics 0.0, rankmeter NaN)"
+    for label, v in peer.items():
+        curve = label.startswith("precision(hit_scores=any)@") and label.endswith("|curve")
+        if curve and any(abs(v["mean"] - floor) < 1e-6 for floor in FLOORS):
+            return "a mean precision at RetrievalRecallAtFixedPrecision's floor (compared in float32)"
     return None

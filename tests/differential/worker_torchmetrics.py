@@ -13,7 +13,9 @@ grade > 0.
 For every cutoff of a case (and top_k=None) the worker asks every retrieval metric class ``preset="torchmetrics"``
 reproduces, through the class API (update + compute, as torchmetrics' users call it); the per-query values are
 the ones compute() aggregates (caught by an ``aggregation`` callable). Labels are rankmeter's metric names under
-the preset; ``|pos`` / ``|skip`` mark empty_target_action='pos' / 'skip', ``|median`` etc. aggregation=.
+the preset; ``|pos`` / ``|skip`` mark empty_target_action='pos' / 'skip', ``|median`` etc. aggregation=. In cases
+where no query holds two equal scores, also RetrievalPrecisionRecallCurve(max_k=k) (points ``|curve``) and
+RetrievalRecallAtFixedPrecision.
 """
 
 from __future__ import annotations
@@ -116,7 +118,48 @@ def run(case):
         assert len(values) == len(evaluated), (label, len(values), len(evaluated))
         per_user = [[user_of[q], _f(v)] for q, v in zip(evaluated, values)]
         out[label] = {"per_user": None if agg != "mean" else per_user, "mean": _f(mean)}
+    if not tied(idx, preds):
+        out.update(curves(case, users, idx, preds, binary, user_of, by_index))
     return {"ok": out}
+
+
+def tied(idx, preds):
+    """Whether some query holds two equal (float32) scores."""
+    import torch
+
+    for q in torch.unique(idx):
+        p = preds[idx == q]
+        if torch.unique(p).numel() < p.numel():
+            return True
+    return False
+
+
+def curves(case, users, idx, preds, binary, user_of, by_index):
+    """RetrievalPrecisionRecallCurve(max_k=k) per query and as means (points j = 1..k), and
+    RetrievalRecallAtFixedPrecision's recall at two precision floors; only for cases without equal scores in a
+    query (with them the curve's order, topk(max_k), is not the one of precision@j: not reproduced)."""
+    from torchmetrics import retrieval as R
+
+    k = case["k"]
+    caught: list = []
+
+    def aggregate(values, dim=None, _caught=caught):
+        _caught.append(values.clone())
+        return values.mean(dim=dim)
+
+    m = R.RetrievalPrecisionRecallCurve(max_k=k, aggregation=aggregate)
+    m.update(preds, binary, indexes=idx)
+    precision, recall, _ = (t.reshape(-1) for t in m.compute())  # compute() squeezes a one-point curve
+    out = {}
+    for name, mean, rows in (("precision", precision, caught[0]), ("recall", recall, caught[1])):
+        for j in range(k):
+            per = [[user_of[q], _f(rows[n, j])] for n, q in enumerate(by_index)]
+            out[f"{name}(hit_scores=any)@{j + 1}|curve"] = {"per_user": per, "mean": _f(mean[j])}
+    for floor in (0.2718, 0.5772):  # FLOORS of tests/differential/torchmetrics.py
+        f = R.RetrievalRecallAtFixedPrecision(min_precision=floor, max_k=k)
+        f.update(preds, binary, indexes=idx)
+        out[f"recall_at_fixed_precision@{k}|{floor}"] = {"per_user": None, "mean": _f(f.compute()[0])}
+    return out
 
 
 def main(src: str, dst: str) -> None:

@@ -168,7 +168,9 @@ RECSYS_PRESETS: list[dict] = [
             "concordant pairs by rank over all truth items",
             "RetrievalPrecisionRecallCurve ranks each query once by topk(max_k) and reads its first j documents, "
             "without the preds > 0 filter: rankmeter's precision@j/recall@j rank by topk(j) (ties='torch_topk') "
-            "or argsort, so with tied scores across position j the curve may differ",
+            "or argsort, so with tied scores across position j the curve may differ; "
+            "RetrievalRecallAtFixedPrecision compares float32 mean precisions with min_precision, so a mean "
+            "precision at the floor itself may fall on the other side",
         ),
         "doc": (
             "torchmetrics 1.x retrieval metrics (functional/retrieval/*.py, retrieval/base.py), torchmetrics 1.9 "
