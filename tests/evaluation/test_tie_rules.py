@@ -138,3 +138,11 @@ def test_every_entry_point_takes_a_mapping():
     assert got["ap@2"] == want
     cmp = rm.compare(TRUTH, {"a": RECS, "b": RECS}, ["ap@2", "precision@2"], ties=rules, n_resamples=9)
     assert cmp.results["a"]["ap@2"] == want
+
+
+def test_metrics_given_as_a_generator_are_read_once():
+    names = (n for n in ["precision@2", "ndcg@2"])
+    res = rm.evaluate(TRUTH, RECS, names, ties=RULES)
+    assert res["ndcg@2"] == _alone("ndcg@2", "average")["ndcg@2"]
+    one = rm.evaluate(TRUTH, RECS, (n for n in ["precision@2"]), ties=RULES)
+    assert one["precision@2"] == _alone("precision@2", "trec")["precision@2"]

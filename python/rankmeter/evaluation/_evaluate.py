@@ -335,16 +335,17 @@ def _call(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions, per_
     over inputs read once (evaluation/_tie_groups.py)."""
     opts = options.resolved()
     pre = opts.preset_spec
-    items = [metrics] if isinstance(metrics, (str, Metric)) else metrics
+    items: Any = metrics
+    if not isinstance(metrics, (str, Metric)) and isinstance(metrics, Iterable):
+        items = list(metrics)  # read once: a generator is walked here and by the plan
     keys, parsed = _parse_metrics(items, pre.metric_options if pre is not None else None)
     groups = tie_groups(parsed, opts.ties)
     if len(groups) == 1:
         if isinstance(opts.ties, Mapping):
             options = options.replace(ties=groups[0][0])
-        p = _plan(truth, recs, metrics, options)
+        p = _plan(truth, recs, items, options)
         values, state = _run(p, options.threads, per_user)
         return p, values, state
-    items = list(items)
     table_kw = {k: v for k, v in opts.columns().items() if v is not None}
     t, r = to_truth(truth, **table_kw), to_recs(recs, **table_kw)  # read once for every group
     parts = []
