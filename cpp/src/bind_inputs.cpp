@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "rankmeter/inputs.hpp"
+#include "rankmeter/torch_order.hpp"
 
 namespace py = pybind11;
 using namespace rankmeter::core;
@@ -135,6 +136,35 @@ I64 order_numba_quicksort_py(const I64& indptr, const F64& keys, bool reverse, i
     order_numba_quicksort(ip, n_users, keys.data(), reverse, order.mutable_data(), threads);
   }
   return order;
+}
+
+// order[nnz]: every list ranked by `keys` descending in torch's order of equal keys (argsort: k < 0; topk: k >= 0).
+I64 order_torch_py(const I64& indptr, const F64& keys, int64_t k, int threads) {
+  if (indptr.ndim() != 1 || indptr.shape(0) < 1) throw std::invalid_argument("indptr must be 1-D and non-empty");
+  if (keys.ndim() != 1) throw std::invalid_argument("keys must be 1-D");
+  const int64_t n_users = indptr.shape(0) - 1, nnz = keys.shape(0);
+  const int64_t* ip = indptr.data();
+  if (ip[0] != 0 || ip[n_users] != nnz) throw std::invalid_argument("indptr does not match keys");
+  for (int64_t u = 0; u < n_users; ++u)
+    if (ip[u + 1] < ip[u]) throw std::invalid_argument("indptr must be non-decreasing");
+  I64 order(nnz);
+  {
+    py::gil_scoped_release release;  // only the raw buffers of the arguments are touched
+    order_torch(ip, n_users, keys.data(), k, order.mutable_data(), threads);
+  }
+  return order;
+}
+
+// perm[n]: std::sort of (key, row) pairs by key ascending (torch.sort of a small int64 tensor).
+I64 stl_sort_int64_py(const I64& keys) {
+  if (keys.ndim() != 1) throw std::invalid_argument("keys must be 1-D");
+  const int64_t n = keys.shape(0);
+  I64 perm(n);
+  {
+    py::gil_scoped_release release;
+    stl_sort_int64(keys.data(), n, perm.mutable_data());
+  }
+  return perm;
 }
 
 // A TREC qrels/run buffer to (queries in first-appearance order, indptr, docno codes grouped
@@ -303,6 +333,11 @@ void bind_inputs(py::module_& m) {
   m.def("order_numba_quicksort", &order_numba_quicksort_py, py::arg("indptr").noconvert(), py::arg("keys").noconvert(),
         py::arg("reverse"), py::arg("threads"),
         "Permutation ordering every list by numba's quicksort argsort of keys (ranx's order of equal scores).");
+  m.def("order_torch", &order_torch_py, py::arg("indptr").noconvert(), py::arg("keys").noconvert(), py::arg("k"),
+        py::arg("threads"),
+        "Permutation ranking every list by keys descending as torch.argsort (k < 0) or topk(k) orders equal keys.");
+  m.def("stl_sort_int64", &stl_sort_int64_py, py::arg("keys").noconvert(),
+        "Permutation of std::sort (libstdc++'s introsort) of (key, row) pairs by key ascending.");
   m.def("order_by_score", &order_by_score_py, py::arg("indptr").noconvert(), py::arg("scores").noconvert(),
         py::arg("key").noconvert(), py::arg("threads"),
         "Permutation ordering every list by score descending, ties by key descending, then input order.");

@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
@@ -446,7 +446,7 @@ def evaluate_stream(
     empty: Optional[str] = None,
     duplicates: Optional[str] = None,
     truth_duplicates: Optional[str] = None,
-    ties: Optional[str] = None,
+    ties: Union[str, Mapping[str, str], None] = None,
     min_relevance: Optional[float] = None,
     max_items: Optional[int] = None,
     missing: Optional[str] = None,

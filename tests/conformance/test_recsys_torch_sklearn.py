@@ -1,8 +1,8 @@
 """preset="torchmetrics" and preset="sklearn" against torchmetrics and scikit-learn (venv `torch`).
 
 The documents of a query are its list (recs, ranked by score) and their grades its truth, so every truth item is
-listed. Distinct scores: run with ties="input" (explicit), since the preset's ties="average" comes from the metrics
-branch; tied scores: the preset's own ties="average", expected to fail until that lands.
+listed. Distinct scores: run with ties="input" (explicit: the order is then the same under every rule); tied
+scores: the presets' own per-metric tie rules (tests/differential/torchmetrics.py and sklearn.py draw many more).
 torchmetrics computes in float32: compared at relative 2e-6 (its precision), absolute 1e-7.
 """
 
@@ -88,7 +88,16 @@ def test_sklearn_preset_tied_ndcg(sk_out, n):
 def test_torchmetrics_preset_defaults():
     pre = rm.evaluation.get_preset("torchmetrics")
     assert pre is not None
-    assert pre.defaults["ties"] == "average" and pre.defaults["empty"] == "zero"
+    assert pre.defaults["empty"] == "zero" and pre.defaults["missing"] == "skip"
+    # torchmetrics ranks per metric: topk for precision/MAP/MRR, argsort for the rest, tie-averaged NDCG
+    assert pre.defaults["ties"] == {
+        "precision": "torch_topk",
+        "ap": "torch_topk",
+        "rr": "torch_topk",
+        "ndcg": "torch_average",
+        "dcg": "torch_average",
+        "*": "torch",
+    }
     assert str(rm.metrics.parse("map@5", pre.metric_options)) == "ap(denominator=hits,hit_scores=positive)@5"
     assert str(rm.metrics.parse("ndcg@5", pre.metric_options)) == "ndcg@5"  # NDCG keeps every hit
 

@@ -57,9 +57,24 @@ def _ids(kind: str, prefix: str, offset: int):
     return lambda n: int(n) + offset
 
 
-def draw_case(seed: int, allow: Iterable[str] = FEATURES, *, max_users: int = 12, max_items: int = 25) -> dict:
+def draw_case(
+    seed: int,
+    allow: Iterable[str] = FEATURES,
+    *,
+    max_users: int = 12,
+    max_items: int = 25,
+    lengths: Optional[Iterable[int]] = None,
+    signed_scores: bool = False,
+    near_ties: bool = False,
+) -> dict:
     """One random case from ``seed``. ``allow`` names the features of :data:`FEATURES` the case may
-    switch on (each allowed one is on with probability about one half)."""
+    switch on (each allowed one is on with probability about one half).
+
+    Optional, for peers that need them (the defaults draw the cases they always drew): ``lengths``, the
+    list lengths drawn from (default 1, 1, 2, 3, 5, 8, 12, 25; a list is also cut to the items there are);
+    ``signed_scores``: scores shifted down by 0.75, so some are <= 0 (exactly 0 among tied ones);
+    ``near_ties``: in about a third of the cases with ties, some scores move by 1e-12 (distinct as
+    float64, equal as float32)."""
     g = np.random.default_rng(seed)
     allow = set(allow)
     unknown = allow - set(FEATURES)
@@ -110,7 +125,11 @@ def draw_case(seed: int, allow: Iterable[str] = FEATURES, *, max_users: int = 12
             if "empty_lists" in on and g.random() < 0.15:
                 empty_lists.append(uid(u))
                 continue
-            length = same_len if same_len is not None else int(g.choice([1, 1, 2, 3, 5, 8, 12, 25]))
+            length = (
+                same_len
+                if same_len is not None
+                else int(g.choice([1, 1, 2, 3, 5, 8, 12, 25] if lengths is None else list(lengths)))
+            )
             pool = n_items + (5 if "outside_catalog" in on else 0)
             lst = [int(x) for x in g.choice(pool, min(length, pool), replace=False)]
             if "duplicates" in on and len(lst) > 1 and g.random() < 0.4:
@@ -123,6 +142,10 @@ def draw_case(seed: int, allow: Iterable[str] = FEATURES, *, max_users: int = 12
             scores = np.sort(g.random(len(lst)))[::-1] + 0.25
             if "ties" in on and g.random() < 0.7:
                 scores = np.round(scores * 2) / 2 + 0.25  # few distinct values
+                if near_ties and g.random() < 0.35:
+                    scores = scores + np.where(g.random(len(lst)) < 0.3, 1e-12, 0.0)
+            if signed_scores:
+                scores = scores - 0.75
             for r, (i, s) in enumerate(zip(lst, scores)):
                 recs.append([uid(u), iid(i), r + 1, float(s)])
     # rows in a random order (the inputs' row order means nothing)

@@ -46,7 +46,7 @@ def check_capri_options(m: Metric, duplicates: str, ties: str) -> None:
             f"{m}: rounding='capri' cannot be combined with duplicates='first' (CAPRI's ndcgk reads predicted[:topK] "
             "as given: a repeat keeps its position; use duplicates='count' for ndcgk's own reading of it)"
         )
-    if ties == "average":
+    if ties in ("average", "torch_average"):
         raise ValueError(f"{m}: rounding='capri' reads the ranked list (CAPRI's argsort), not tie-averaged gains")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Mapping
 from typing import Any, Iterable, Optional, Union
 
 import numpy as np
@@ -31,6 +32,7 @@ from ..inputs import (
     to_truth,
 )
 from ..inputs._containers import combine_truth_duplicates
+from ..inputs._torch_order import TORCH_TIES, float32_scores, torch_order
 from ..metrics import Metric, parse
 from ._accuracy import accuracy_pass, count_no_relevant
 from ._beyond import Context, check_context, run_beyond
@@ -38,7 +40,8 @@ from ._capri import apply_capri_ndcg, check_capri_options
 from ._gdeval import apply_gdeval_rounding
 from ._options import EvalOptions
 from ._result import Result
-from ._ties import TIE_AVERAGED, apply_tie_average
+from ._tie_groups import combine, tie_groups
+from ._ties import AVERAGE_TIES, TIE_AVERAGED, apply_tie_average
 
 __all__ = ["evaluate", "partial", "evaluate_with", "partial_with", "Result"]
 
@@ -143,19 +146,21 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     assert empty is not None and duplicates is not None and ties is not None and missing is not None
 
     keys, parsed = _parse_metrics(metrics, pre.metric_options if pre is not None else None)
-    if ties == "average":
+    if ties in AVERAGE_TIES:
         other = [str(m) for m in parsed if m.name not in TIE_AVERAGED]
         if other:
             raise ValueError(
-                "ties='average' (tie-averaged gains, scikit-learn's dcg_score/ndcg_score) is defined for dcg and "
-                f"ndcg only; got {', '.join(other)}: evaluate those in another call with ties='input', 'trec' or "
-                "'item_desc'"
+                f"ties={ties!r} (tie-averaged gains, scikit-learn's dcg_score/ndcg_score) is defined for dcg and "
+                f"ndcg only; got {', '.join(other)}: give those another rule (ties={{'ndcg': {ties!r}, '*': "
+                "'input'}) or evaluate them in another call with ties='input', 'trec' or 'item_desc'"
             )
         if duplicates == "first" or max_items is not None:
             raise ValueError(
-                "ties='average' cannot be combined with duplicates='first' or max_items (they change which items "
+                f"ties={ties!r} cannot be combined with duplicates='first' or max_items (they change which items "
                 "a tie group holds); duplicates='miss' and 'count' are accepted"
             )
+    if ties == "torch_topk" and len({m.k for m in parsed}) > 1:  # pragma: no cover - _call groups by cutoff
+        raise ValueError("ties='torch_topk' ranks each list for one cutoff: evaluate one cutoff per call")
     for m in parsed:
         if m.options.get("rounding") == "capri":
             check_capri_options(m, duplicates, ties)
@@ -249,11 +254,15 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     # Recommendations ranked by score when the form carries only scores.
     p_tie_scores = None
     order: Optional[np.ndarray] = None
+    if ties in TORCH_TIES and r_scores is not None:
+        r_scores = float32_scores(r_scores)  # torch reads float32 scores: ranks and tests score > 0 on those
     if r.by_score:
         tie_keys: Optional[np.ndarray] = None
         # ties="average" orders equal scores any way (input order): the tie groups are averaged later
         if ties in RANX_TIES:
             order = ranx_order(r.indptr, r.scores, ties)
+        elif ties in TORCH_TIES:
+            order = torch_order(r, r_scores, ties, parsed[0].k, threads)
         else:
             if ties not in ("input", "average"):
                 if r.coded is not None and r.coded.in_order:
@@ -264,7 +273,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
         r_scores = r_scores[order]
         if r_codes is not None:
             r_codes = r_codes[order]
-        if ties == "average":
+        if ties in AVERAGE_TIES:
             p_tie_scores = r_scores
     p.b_indptr = p.b_items = p.b_scores = None
     if any(m.family != "accuracy" for m in parsed):
@@ -410,10 +419,31 @@ def _check_threads(threads: Optional[int]) -> int:
 
 
 def _call(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions, per_user: bool) -> tuple:
-    """Plan and run one call: (plan, per-user values, State)."""
-    p = _plan(truth, recs, metrics, options)
-    values, state = _run(p, options.threads, per_user)
-    return p, values, state
+    """Plan and run one call: (plan, per-user values, State). Metrics under different tie rules
+    (``ties={metric: rule}``, ``"torch_topk"`` at several cutoffs) run one plan and pass per rule
+    over inputs read once (evaluation/_tie_groups.py)."""
+    opts = options.resolved()
+    pre = opts.preset_spec
+    items: Any = metrics
+    if not isinstance(metrics, (str, Metric)) and isinstance(metrics, Iterable):
+        items = list(metrics)  # read once: a generator is walked here and by the plan
+    keys, parsed = _parse_metrics(items, pre.metric_options if pre is not None else None)
+    groups = tie_groups(parsed, opts.ties)
+    if len(groups) == 1:
+        if isinstance(opts.ties, Mapping):
+            options = options.replace(ties=groups[0][0])
+        p = _plan(truth, recs, items, options)
+        values, state = _run(p, options.threads, per_user)
+        return p, values, state
+    table_kw = {k: v for k, v in opts.columns().items() if v is not None}
+    t, r = to_truth(truth, **table_kw), to_recs(recs, **table_kw)  # read once for every group
+    parts = []
+    for rule, idx in groups:
+        g_opts = options.replace(ties=rule)
+        p = _plan(t, r, [items[j] for j in idx], g_opts)
+        values, state = _run(p, options.threads, per_user)
+        parts.append((p, values, state))
+    return combine(keys, parts, _Plan)
 
 
 def evaluate_with(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions, per_user: bool = True) -> Result:
@@ -451,7 +481,7 @@ def evaluate(
     empty: Optional[str] = None,
     duplicates: Optional[str] = None,
     truth_duplicates: Optional[str] = None,
-    ties: Optional[str] = None,
+    ties: Union[str, Mapping[str, str], None] = None,
     min_relevance: Optional[float] = None,
     max_items: Optional[int] = None,
     missing: Optional[str] = None,
@@ -502,11 +532,14 @@ def evaluate(
         The same item twice in one user's truth (repeated interaction rows):
         an error (default), or one item whose grade is the largest, the sum,
         the first or the last of the repeats' grades (docs/conventions.md).
-    ties : {'input', 'trec', 'item_desc', 'average', 'ranx', 'ranx_comparable', 'ranx_dict'}
+    ties : {'input', 'trec', 'item_desc', 'average', 'ranx', 'ranx_comparable', 'ranx_dict', 'torch', 'torch_topk', 'torch_average'} or dict
         Equal scores when ranking by score: input order (default), item id
         descending as strings (trec_eval), item id descending, tie-averaged
-        DCG/NDCG (scikit-learn), or ranx's numba quicksort order (a ``Run``;
-        a ``Run`` after ``make_comparable=True``; a plain dict), docs/metrics.md 6.3.
+        DCG/NDCG (scikit-learn), ranx's numba quicksort order (a ``Run``;
+        a ``Run`` after ``make_comparable=True``; a plain dict), or torch's
+        order of float32 scores (argsort; topk at the metric's cutoff;
+        tie-averaged). A dict ``{metric: rule}`` gives each metric its own rule
+        (``'*'``: the others; default 'input'), docs/metrics.md 6.3.
     min_relevance : float, optional
         Items are relevant when grade >= min_relevance (default: grade > 0);
         ``-inf``: every truth row is relevant, whatever its grade (RecTools,
@@ -577,7 +610,7 @@ def partial(
     empty: Optional[str] = None,
     duplicates: Optional[str] = None,
     truth_duplicates: Optional[str] = None,
-    ties: Optional[str] = None,
+    ties: Union[str, Mapping[str, str], None] = None,
     min_relevance: Optional[float] = None,
     max_items: Optional[int] = None,
     missing: Optional[str] = None,

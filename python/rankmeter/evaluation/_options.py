@@ -15,12 +15,14 @@ import dataclasses
 import difflib
 import math
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .. import _core
 from .._options import choice, resolve_threads
 from ..inputs import RANX_TIES
+from ..inputs._torch_order import TORCH_TIES
 from ._presets import Preset, get_preset
 
 # the `empty=` values and the policy of each in the C++ kernels (docs/metrics.md, section 4)
@@ -58,7 +60,7 @@ _COLUMNS_DOC = (
     "Column names of long tables (pandas, polars, pyarrow, parquet paths);\n"
     "defaults ``user_id``, ``item_id``, ``relevance``, ``rank``, ``score``."
 )
-_TIES = ("input", "trec", "item_desc", "average", *RANX_TIES)
+_TIES = ("input", "trec", "item_desc", "average", *RANX_TIES, *TORCH_TIES)
 
 
 @dataclass(frozen=True)
@@ -132,19 +134,23 @@ class EvalOptions:
             default="error",
         ),
     )
-    ties: Optional[str] = field(
+    ties: Any = field(
         default=None,
         metadata=_meta(
             "convention",
             "choice",
             "Equal scores when ranking by score: input order (default), item id\n"
             "descending as strings (trec_eval), item id descending, tie-averaged\n"
-            "DCG/NDCG (scikit-learn), or ranx's numba quicksort order (a ``Run``;\n"
-            "a ``Run`` after ``make_comparable=True``; a plain dict), docs/metrics.md 6.3.",
+            "DCG/NDCG (scikit-learn), ranx's numba quicksort order (a ``Run``;\n"
+            "a ``Run`` after ``make_comparable=True``; a plain dict), or torch's\n"
+            "order of float32 scores (argsort; topk at the metric's cutoff;\n"
+            "tie-averaged). A dict ``{metric: rule}`` gives each metric its own rule\n"
+            "(``'*'``: the others; default 'input'), docs/metrics.md 6.3.",
             "equal scores",
             allowed=_TIES,
             default="input",
-        ),
+        )
+        | {"type": "{" + ", ".join(map(repr, _TIES)) + "} or dict"},
     )
     min_relevance: Optional[float] = field(
         default=None,
@@ -263,7 +269,9 @@ class EvalOptions:
         get_preset(self.preset)
         for name in ("missing", "empty", "duplicates", "truth_duplicates", "ties", "recs_only"):
             value = getattr(self, name)
-            if value is not None:
+            if name == "ties" and isinstance(value, Mapping):
+                object.__setattr__(self, "ties", tie_rules(value, _FIELDS[name].metadata["allowed"]))
+            elif value is not None:
                 choice(value, _FIELDS[name].metadata["allowed"], name)
         mr = self.min_relevance
         if mr is not None:
@@ -336,6 +344,33 @@ class EvalOptions:
             defaults.update(pre.defaults)
         changes = {k: v for k, v in defaults.items() if getattr(self, k) is None}
         return self.replace(**changes) if changes else self
+
+
+def tie_rules(value: Mapping, allowed: tuple) -> dict:
+    """A per-metric ``ties`` mapping, checked: ``{canonical metric name or '*': rule}`` (a new dict; the
+    caller's mapping is not kept). Keys are metric names without options or cutoff (aliases allowed)."""
+    from ..metrics import parse
+
+    out: dict = {}
+    for key, rule in value.items():
+        if not isinstance(key, str):
+            raise TypeError(f"`ties` keys must be metric names (str) or '*', got {key!r}")
+        name = key.strip()
+        if name != "*":
+            if "@" in name or "(" in name:
+                raise ValueError(f"`ties` keys are metric names without options or cutoff, e.g. 'ndcg'; got {key!r}")
+            try:
+                name = parse(name).name
+            except (ValueError, TypeError):
+                raise ValueError(
+                    f"`ties` key {key!r} is no metric name (rankmeter.metrics.list() names them)"
+                ) from None
+        if not isinstance(rule, str) or rule not in allowed:
+            raise ValueError(f"`ties[{key!r}]` must be one of {', '.join(map(repr, allowed))}; got {rule!r}")
+        if name in out and out[name] != rule:
+            raise ValueError(f"`ties` gives {name!r} two rules: {out[name]!r} and {rule!r}")
+        out[name] = rule
+    return out
 
 
 _FIELDS: dict[str, dataclasses.Field] = {f.name: f for f in dataclasses.fields(EvalOptions)}

@@ -166,7 +166,18 @@ RECSYS_PRESETS: list[dict] = [
     },
     {
         "name": "torchmetrics",
-        "defaults": {"empty": "zero", "ties": "average"},
+        "defaults": {
+            "empty": "zero",
+            "missing": "skip",
+            "ties": {
+                "precision": "torch_topk",
+                "ap": "torch_topk",
+                "rr": "torch_topk",
+                "ndcg": "torch_average",
+                "dcg": "torch_average",
+                "*": "torch",
+            },
+        },
         "options": {
             "ap": {"denominator": "hits", "hit_scores": "positive"},
             "precision": {"hit_scores": "positive"},
@@ -174,65 +185,113 @@ RECSYS_PRESETS: list[dict] = [
             "rr": {"hit_scores": "positive"},
         },
         "metrics": (
-            ("RetrievalPrecision(top_k)", "precision(hit_scores=positive)@k"),
+            ("RetrievalPrecision(top_k)", "precision(hit_scores=positive)@k, ties='torch_topk'"),
             (
                 "RetrievalPrecision(top_k, adaptive_k=True)",
-                "precision(hit_scores=positive,short_lists=evidently)@k (hits / min(n, k))",
+                "precision(hit_scores=positive,short_lists=evidently)@k (hits / min(n, k)), ties='torch_topk'",
             ),
-            ("RetrievalRecall(top_k)", "recall(hit_scores=positive)@k"),
-            ("RetrievalMAP(top_k)", "ap(denominator=hits,hit_scores=positive)@k"),
-            ("RetrievalMRR(top_k)", "rr(hit_scores=positive)@k"),
-            ("RetrievalHitRate(top_k)", "hit_rate@k"),
-            ("RetrievalNormalizedDCG(top_k)", "ndcg@k (ties='average')"),
-            ("RetrievalRPrecision()", "r_precision"),
+            ("RetrievalRecall(top_k)", "recall(hit_scores=positive)@k, ties='torch'"),
+            ("RetrievalMAP(top_k)", "ap(denominator=hits,hit_scores=positive)@k, ties='torch_topk'"),
+            ("RetrievalMRR(top_k)", "rr(hit_scores=positive)@k, ties='torch_topk'"),
+            ("RetrievalHitRate(top_k)", "hit_rate@k, ties='torch'"),
+            ("RetrievalNormalizedDCG(top_k)", "ndcg@k, ties='torch_average' (tie-averaged, float32 scores)"),
+            ("RetrievalRPrecision()", "r_precision, ties='torch'"),
             ("top_k=None", "no cutoff (the whole list)"),
             ("empty_target_action='neg'/'pos'/'skip'/'error'", "empty='zero'/'one'/'skip'/'error'"),
+            ("aggregation='mean'", "the mean (res[name])"),
+            (
+                "aggregation='median'/'min'/'max'/callable",
+                "that function of res.per_user[name] over the evaluated users; torch's median of an even count is "
+                "the lower middle value (np.quantile(v, 0.5, method='lower'))",
+            ),
+            (
+                "RetrievalPrecisionRecallCurve(max_k) / RetrievalRecallAtFixedPrecision",
+                "precision(hit_scores=any)@j and recall(hit_scores=any)@j, j = 1..max_k, in one call (see not "
+                "reproduced); the fixed-precision recall is the largest mean recall@j whose mean precision@j >= "
+                "min_precision",
+            ),
         ),
         "unmatched": (
-            "torchmetrics computes in float32: values agree to float32's precision (relative ~1e-6), not bit for bit. "
-            "Rounding rankmeter's per-user values to float32 gives torchmetrics' exactly for precision, recall, rr, "
-            "hit_rate and r_precision (one division each), but not for AP (559 of 720 users in a trial) or NDCG "
-            "(347 of 720), which torchmetrics accumulates in float32, nor for the float32 means",
+            "torchmetrics computes in float32: values agree to float32's precision (relative ~1e-6), not bit for bit; "
+            "scores are compared as float32 (two scores that round to the same float32 are tied, a score that "
+            "rounds to 0 is not > 0), as torchmetrics compares them",
+            "equal scores follow torch's CPU sorts as torch's Linux builds run them (GNU libstdc++'s std::sort, "
+            "std::nth_element, std::partial_sort; ties='torch' and 'torch_topk' reproduce them, docs/metrics.md 6.3) "
+            "for rows grouped by query in the order given; torch builds on another C++ standard library (macOS, "
+            "Windows) order equal scores their own way, and rows of different queries interleaved in the tensors "
+            "(or a query split across update() calls) reorder each query's tied rows by the whole layout",
+            "RetrievalNormalizedDCG with negative targets: torchmetrics adds them as negative gains and calls a query "
+            "empty when its targets sum to 0; rankmeter's gains are max(grade, 0) (scikit-learn's ndcg_score rejects "
+            "negative y_true)",
             "ignore_index drops the rows whose target equals it before anything is computed: leave those rows out "
             "of truth and recs",
-            "equal scores outside NDCG are ordered by torch.topk/argsort (unspecified); rankmeter averages them only "
-            "for NDCG-family gains",
-            "with every query skipped torchmetrics returns 0.0; rankmeter NaN",
+            "with every query skipped (empty_target_action='skip') torchmetrics returns 0.0; rankmeter NaN",
+            "RetrievalFallOut has no rankmeter metric: its denominator counts the documents judged non-relevant, "
+            "which rankmeter's truth (relevant items and their grades) does not hold for unlisted items",
+            "RetrievalAUROC (per-query ROC AUC of the scores within the top k) has no rankmeter metric; fcp counts "
+            "concordant pairs by rank over all truth items",
+            "RetrievalPrecisionRecallCurve ranks each query once by topk(max_k) and reads its first j documents, "
+            "without the preds > 0 filter: rankmeter's precision@j/recall@j rank by topk(j) (ties='torch_topk') "
+            "or argsort, so with tied scores across position j the curve may differ; "
+            "RetrievalRecallAtFixedPrecision compares float32 mean precisions with min_precision, so a mean "
+            "precision at the floor itself may fall on the other side",
         ),
         "doc": (
-            "torchmetrics 1.x retrieval metrics (functional/retrieval/*.py, retrieval/base.py): a query without a "
-            "positive target scores 0 (empty_target_action='neg': empty='zero'); the mean is over queries; "
-            "precision@k = hits/k even when fewer than k documents (adaptive_k=False); MAP = mean precision at the "
-            "hit positions within top_k (ap(denominator='hits')); NDCG: linear gain, tie-averaged DCG "
-            "(ties='average'), ideal = targets sorted descending cut at top_k. The documents of a query are its list "
-            "(recs) and the ones with target > 0 its truth. RetrievalPrecision, RetrievalRecall, RetrievalMAP and "
-            "RetrievalMRR count a document whose prediction is <= 0 as not relevant (torch.where(preds > 0, target, "
-            "0)) though it keeps its rank and still counts in |R| and in the empty-query check; RetrievalHitRate, "
+            "torchmetrics 1.x retrieval metrics (functional/retrieval/*.py, retrieval/base.py), torchmetrics 1.9 "
+            "verified (tests/differential/torchmetrics.py): the documents of a query are its rows (preds, target, "
+            "indexes): pass recs {query: {document: pred}} and truth {query: {document: target}} for the same rows, "
+            "0 targets included, so that every query exists: a relevant item that is not a row does not exist for "
+            "torchmetrics, and a query without rows is no query (missing='skip'). A query without a positive target "
+            "scores 0 (empty_target_action='neg': empty='zero'); the mean is over queries; precision@k = hits/k "
+            "even when fewer than k documents (adaptive_k=False); MAP = mean precision at the hit positions within "
+            "top_k (ap(denominator='hits')); NDCG: linear gain, tie-averaged DCG, ideal = targets sorted "
+            "descending cut at top_k. RetrievalPrecision, RetrievalRecall, RetrievalMAP and RetrievalMRR count a "
+            "document whose prediction is <= 0 as not relevant (torch.where(preds > 0, target, 0)) though it "
+            "keeps its rank and still counts in |R| and in the empty-query check; RetrievalHitRate, "
             "RetrievalRPrecision and RetrievalNormalizedDCG do not filter: the preset sets hit_scores='positive' on "
-            "precision, recall, ap and rr only."
+            "precision, recall, ap and rr only. Equal scores, per metric as torchmetrics ranks for it (ties= a "
+            "dict, docs/metrics.md 6.3): precision, MAP and MRR by preds.topk(min(k, n)) (ties='torch_topk'), "
+            "recall, hit rate, R-precision and any other metric by torch.argsort (ties='torch'), NDCG (and dcg) "
+            "tie-averaged over float32 scores (ties='torch_average'); every metric in one call. The query index "
+            "is the user id when ids are integers, else the user's position in the order given."
         ),
     },
     {
         "name": "sklearn",
-        "defaults": {"empty": "zero", "ties": "average"},
+        "defaults": {"empty": "zero", "ties": {"ndcg": "average", "dcg": "average", "hit_rate": "item_desc"}},
         "options": {},
         "metrics": (
-            ("ndcg_score(y_true, y_score, k)", "ndcg@k (ties='average'; ndcg without k: no cutoff)"),
-            ("ndcg_score(..., ignore_ties=True)", "ndcg@k with ties='input' on lists ordered by score"),
-            ("dcg_score(y_true, y_score, k, log_base)", "dcg(log_base=log_base)@k"),
-            ("top_k_accuracy_score(y_true, y_score, k)", "hit_rate@k, one relevant label per row, ties='item_desc'"),
+            ("ndcg_score(y_true, y_score, k)", "ndcg@k, ties='average' (ndcg without k: no cutoff)"),
+            ("dcg_score(y_true, y_score, k, log_base)", "dcg(log_base=log_base)@k, ties='average'"),
+            (
+                "top_k_accuracy_score(y_true, y_score, k)",
+                "hit_rate@k, ties='item_desc' (truth {row: {label: 1}}, items = column indices)",
+            ),
+            ("top_k_accuracy_score(..., normalize=False)", "hit_rate@k mean x number of rows"),
+            ("sample_weight=w", "np.average(res.per_user[name], weights=w)"),
+            (
+                "ndcg_score / dcg_score(..., ignore_ties=True)",
+                "ndcg@k / dcg@k with ties='input' when no row holds equal scores (see not reproduced)",
+            ),
         ),
         "unmatched": (
-            "ndcg_score raises ValueError on negative y_true and on a single document per row; rankmeter computes",
-            "sample_weight (a weighted mean) has no rankmeter option",
-            "top_k_accuracy_score orders equal scores by descending class index (ties='item_desc' with items = "
-            "column indices); with two classes it thresholds a 1-D score instead",
+            "ndcg_score raises ValueError on negative y_true and on rows of a single document; rankmeter computes",
+            "dcg_score with negative y_true adds negative gains; rankmeter's gains are max(grade, 0)",
+            "ignore_ties=True with equal scores: scikit-learn ranks them with numpy's default argsort, whose order "
+            "of equal values depends on the CPU (numpy's AVX-512/AVX2 sorts) and the row length; rankmeter has no "
+            "rule for it (the default ignore_ties=False is reproduced: ties='average')",
+            "top_k_accuracy_score with two classes thresholds a 1-D score instead of ranking; rankmeter ranks",
         ),
         "doc": (
-            "scikit-learn (sklearn/metrics/_ranking.py): each row of y_true/y_score is a user whose documents are the "
-            "columns: recs = the columns ranked by y_score, truth = the grades y_true; a row whose ideal DCG is 0 "
-            "scores 0 (empty='zero'); equal scores share their discounts (ignore_ties=False: ties='average'); "
-            "ideal = y_true sorted descending cut at k; dcg_score divides by log_base(rank+1) (log_base=2)."
+            "scikit-learn 1.x (sklearn/metrics/_ranking.py), scikit-learn 1.9 verified (tests/differential/"
+            "sklearn.py): each row of y_true/y_score is a user whose documents are all the columns: recs = "
+            "{row: {column: score}} for every column, truth = {row: {column: grade}} with the 0 grades too, so that "
+            "every row is a user; a row whose ideal DCG is 0 scores 0 (empty='zero'); equal scores share their "
+            "discounts (ignore_ties=False: ties='average' on dcg and ndcg); ideal = y_true sorted descending cut at "
+            "k; dcg_score divides by log_base(rank+1) (log_base=2). top_k_accuracy_score: a row is a user, its "
+            "label the one relevant item (truth {row: {label: 1}}), items the column indices; scikit-learn ranks "
+            "with a stable argsort read backwards, so equal scores go to the higher column first "
+            "(ties='item_desc' on hit_rate). The mean is over rows (np.average)."
         ),
     },
     {

@@ -34,9 +34,11 @@ if TYPE_CHECKING:
     from ..metrics import Metric
     from ._evaluate import _Plan
 
-__all__ = ["TIE_AVERAGED", "apply_tie_average", "repeated_entries"]
+__all__ = ["AVERAGE_TIES", "TIE_AVERAGED", "apply_tie_average", "repeated_entries"]
 
 TIE_AVERAGED = ("dcg", "ndcg")
+# the tie rules that average tie groups: scikit-learn's (float64 scores) and torchmetrics' (float32 scores)
+AVERAGE_TIES = ("average", "torch_average")
 
 
 def _gains(grades: np.ndarray, relevant: np.ndarray, gain: str, below_min: str) -> np.ndarray:
