@@ -508,6 +508,11 @@ def _diversity(prep: Prepared, m: Any) -> tuple:
     else:
         iu_ip, iu_users = _item_users(prep.tr_ip, prep.tr_items, prep.n_items)
         vals = _core.diversity_cooccurrence(prep.li, prep.lt, iu_ip, iu_users, k, threads)
+    if m.options["divide_by"] == "items":
+        # Evidently: the sum of the pairwise distances over the n items of the top k, divided by n (a one-item
+        # list: 0), i.e. the mean over the n(n-1)/2 pairs times (n - 1) / 2
+        n = prep.top_lengths(k).astype(np.float64)
+        vals = np.where(n == 1, 0.0, vals * (n - 1.0) / 2.0)
     return (vals, *_exact(vals, threads))
 
 
@@ -531,7 +536,32 @@ def _serendipity(prep: Prepared, m: Any) -> tuple:
         prep.threads,
     )
     _raise(st, p, prep.labels, "item_features")
+    if m.options["aggregate"] == "sum":
+        # Evidently: 1 - Σ_j mean_h cos(f_j, f_h) over the J relevant top-k items j, where the default averages
+        # (1 - mean_h cos) over them: 1 - J (1 - mean)
+        j = _relevant_in_top(prep, m.k or 0).astype(np.float64)
+        vals = 1.0 - j * (1.0 - vals)
     return (vals, *_exact(vals, prep.threads))
+
+
+def _relevant_in_top(prep: Prepared, k: int) -> np.ndarray:
+    """Per truth user, how many items of the top k (as the kernels read the lists) are relevant truth items."""
+    p, t = prep.p, prep.p.truth
+    n_users = t.n_users
+    lens = prep.top_lengths(k)
+    mask = _top_mask(prep.li, lens)
+    user = np.repeat(np.arange(n_users, dtype=np.int64), np.diff(prep.li))[mask]
+    codes = prep.lt[mask]
+    t_user = np.repeat(np.arange(n_users, dtype=np.int64), np.diff(t.indptr))
+    grades = t.grades if t.grades is not None else np.ones(t_user.size)
+    rel = grades >= p.min_relevance if p.min_relevance is not None else grades > 0
+    width = max(int(prep.n_items), 1)
+    keys = np.sort(t_user[rel] * width + prep.code["truth"][rel])
+    r_key = user * width + codes
+    if keys.size == 0:
+        return np.zeros(n_users, dtype=np.int64)
+    at = np.minimum(np.searchsorted(keys, r_key), keys.size - 1)
+    return np.bincount(user[keys[at] == r_key], minlength=n_users)
 
 
 def _fcp(prep: Prepared, m: Any) -> tuple:
@@ -629,7 +659,55 @@ def run_beyond(p: Any, cols: list, ctx: Context, threads: int) -> tuple[dict, di
     {col: (values, exact sum, count)}; the CatalogPart of every cutoff a catalog-level
     column reads; the sorted catalog ids (None when no column needs them); and the
     fingerprints of the context the values depend on (for safe merging).
+
+    Under ties="evidently" on lists ranked by score, the top k of a user is every tie group
+    whose average position is <= k (Evidently's ``rank(ascending=False) <= k``): the columns of
+    each cutoff then read lists cut that way, whole.
     """
+    if getattr(p, "evidently_scores", None) is None:
+        return _run_beyond(p, cols, ctx, threads)
+    out: dict = {}
+    parts: dict = {}
+    catalog = None
+    context: dict = {}
+    for k in sorted({m.k or 0 for _, m in cols}):
+        group = [(c, m) for c, m in cols if (m.k or 0) == k]
+        q = _evidently_cut(p, k) if k else p
+        o, pa, cat, fp = _run_beyond(q, [(c, m.with_options(k=None)) for c, m in group], ctx, threads)
+        out.update(o)
+        if 0 in pa:
+            parts[k] = pa[0]
+        catalog = cat if cat is not None else catalog
+        context.update(fp)
+    return out, parts, catalog, context
+
+
+def _evidently_cut(p: Any, k: int) -> Any:
+    """A copy of the plan whose score-ranked lists keep, per user, the tie groups whose average position
+    (a + b) / 2 is at most k; tie groups are runs of equal scores (the lists are ordered by score)."""
+    import copy
+
+    ip, items, scores = p.b_indptr, p.b_items, p.b_scores
+    n = scores.size
+    row_len = np.diff(ip)
+    row_of = np.repeat(np.arange(row_len.size, dtype=np.int64), row_len)
+    pos = np.arange(n, dtype=np.int64) - ip[:-1][row_of] + 1
+    start = np.ones(n, dtype=bool)
+    if n > 1:
+        start[1:] = (row_of[1:] != row_of[:-1]) | (scores[1:] != scores[:-1])
+    gid = np.cumsum(start) - 1
+    first = np.flatnonzero(start)
+    a = pos[first][gid]
+    b = a + np.diff(np.append(first, n))[gid] - 1
+    keep = a + b <= 2 * k
+    new_ip = np.zeros(ip.size, dtype=np.int64)
+    np.cumsum(np.bincount(row_of[keep], minlength=row_len.size), out=new_ip[1:])
+    q = copy.copy(p)
+    q.b_indptr, q.b_items, q.b_scores = new_ip, items[keep], scores[keep]
+    return q
+
+
+def _run_beyond(p: Any, cols: list, ctx: Context, threads: int) -> tuple[dict, dict, Optional[np.ndarray], dict]:
     metrics = [m for _, m in cols]
     check_context(metrics, ctx)
     prep = Prepared(p, metrics, ctx, threads)

@@ -32,6 +32,7 @@ from ..metrics import Metric, parse
 from ._accuracy import accuracy_pass, count_no_relevant
 from ._beyond import Context, check_context, run_beyond
 from ._capri import apply_capri_ndcg, check_capri_options
+from ._evidently import apply_evidently, check_evidently_options, check_evidently_ties, uses_evidently
 from ._options import EvalOptions
 from ._result import Result
 from ._ties import TIE_AVERAGED, apply_tie_average
@@ -84,6 +85,7 @@ class _Plan:
     preset: Optional[str]  # the preset's name (None: no preset)
     tie_scores: Optional[np.ndarray]  # ties="average": the ranked lists' scores (CSR order)
     r_scores: Optional[np.ndarray]  # the scores of r_items, in the same (ranked) order; None: lists without scores
+    evidently_scores: Optional[np.ndarray]  # ties="evidently" on lists ranked by score: their scores (CSR order)
 
 
 def _int_ids(a: Optional[np.ndarray]) -> bool:
@@ -151,6 +153,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     for m in parsed:
         if m.options.get("rounding") == "capri":
             check_capri_options(m, duplicates, ties)
+    check_evidently_options(parsed, duplicates, max_items, ties)
     table_kw = {k: v for k, v in opts.columns().items() if v is not None}
     if table_kw:
         check_column_keywords(table_kw, (truth, recs, opts.train))
@@ -162,6 +165,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     r = to_recs(recs, **table_kw)
 
     p = _Plan()
+    p.evidently_scores = None
     p.preset = pre.name if pre is not None else None
     p.ctx = ctx
     p.keys, p.metrics = keys, parsed
@@ -231,11 +235,12 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     order: Optional[np.ndarray] = None
     if r.by_score:
         tie_keys: Optional[np.ndarray] = None
-        # ties="average" orders equal scores any way (input order): the tie groups are averaged later
+        # ties="average" orders equal scores any way (input order): the tie groups are averaged later;
+        # ties="evidently" keeps input order too (Evidently's rel_j reads the last row of a group in row order)
         if ties in RANX_TIES:
             order = ranx_order(r.indptr, r.scores, ties)
         else:
-            if ties not in ("input", "average"):
+            if ties not in ("input", "average", "evidently"):
                 if r.coded is not None and r.coded.in_order:
                     tie_keys = r.coded.codes  # codes in the ids' string order (a TREC run): the key itself
                 else:
@@ -246,6 +251,9 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
             r_codes = r_codes[order]
         if ties == "average":
             p_tie_scores = r_scores
+        if ties == "evidently":
+            check_evidently_ties(parsed)
+            p.evidently_scores = r_scores
     p.b_indptr = p.b_items = p.b_scores = None
     if any(m.family != "accuracy" for m in parsed):
         # the beyond-accuracy kernels read the ordered lists as CSR of raw ids (+ scores)
@@ -287,13 +295,17 @@ def _run(p: _Plan, threads: Optional[int], per_user: bool = True) -> tuple[list,
             values[i], sums[i], counts[i] = vals, s_, c_
     if acc or not (beyond or gated):
         cols = [m for _, m in acc] or [parse("num_rel")]
-        # ties="average" and CAPRI's rounding replace values per user, so they need them even for means only
+        # ties="average", CAPRI's rounding and Evidently's rows replace values per user, so they need them even
+        # for means only
         capri = any(m.options.get("rounding") == "capri" for m in cols)
-        v, s, c = accuracy_pass(p, cols, n_threads, per_user=per_user or p.tie_scores is not None or capri)
+        evidently = uses_evidently(p, cols)
+        v, s, c = accuracy_pass(p, cols, n_threads, per_user=per_user or p.tie_scores is not None or capri or evidently)
         if p.tie_scores is not None:
             apply_tie_average(p, cols, v, s, c, n_threads, p.tie_scores)
         if capri:
             apply_capri_ndcg(p, cols, v, s, c, n_threads)
+        if evidently:
+            apply_evidently(p, cols, v, s, c, n_threads)
         for j, (i, _) in enumerate(acc):
             values[i], sums[i], counts[i] = v[j], s[j], c[j]
     else:

@@ -55,7 +55,7 @@ _COLUMNS_DOC = (
     "Column names of long tables (pandas, polars, pyarrow, parquet paths);\n"
     "defaults ``user_id``, ``item_id``, ``relevance``, ``rank``, ``score``."
 )
-_TIES = ("input", "trec", "item_desc", "average", *RANX_TIES)
+_TIES = ("input", "trec", "item_desc", "average", *RANX_TIES, "evidently")
 
 
 @dataclass(frozen=True)
@@ -132,8 +132,9 @@ class EvalOptions:
             "choice",
             "Equal scores when ranking by score: input order (default), item id\n"
             "descending as strings (trec_eval), item id descending, tie-averaged\n"
-            "DCG/NDCG (scikit-learn), or ranx's numba quicksort order (a ``Run``;\n"
-            "a ``Run`` after ``make_comparable=True``; a plain dict), docs/metrics.md 6.3.",
+            "DCG/NDCG (scikit-learn), ranx's numba quicksort order (a ``Run``;\n"
+            "a ``Run`` after ``make_comparable=True``; a plain dict), or Evidently's\n"
+            "ranks (a tie group at positions a..b at rank floor((a+b)/2)), docs/metrics.md 6.3.",
             "equal scores",
             allowed=_TIES,
             default="input",

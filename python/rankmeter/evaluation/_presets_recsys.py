@@ -270,11 +270,16 @@ RECSYS_PRESETS: list[dict] = [
     },
     {
         "name": "evidently",
-        "defaults": {"empty": "skip", "missing": "skip"},
+        "defaults": {"empty": "skip", "missing": "zero", "ties": "evidently"},
         "options": {
-            "precision": {"short_lists": "evidently"},
-            "ap": {"short_lists": "evidently"},
-            "ar": {"short_lists": "evidently"},
+            "precision": {"short_lists": "evidently", "rows": "evidently"},
+            "ap": {"short_lists": "evidently", "rows": "evidently"},
+            "ar": {"short_lists": "evidently", "rows": "evidently"},
+            "ndcg": {"rows": "evidently"},
+            "diversity": {"divide_by": "items"},
+            "serendipity": {"aggregate": "sum"},
+            "personalization": {"similarity": "evidently"},
+            "gini": {"over": "recommended"},
         },
         "metrics": (
             ("PrecisionTopK(k)", "precision(short_lists=evidently)@k: hits / min(n, k)"),
