@@ -169,7 +169,7 @@ def test_ties_evidently_changes_nothing_on_ranked_lists():
 def beyond_scenarios(draw):
     n_users = draw(st.integers(1, 6))
     items = list(range(10))
-    feats = {i: [float(draw(st.integers(0, 2))) for _ in range(3)] for i in items}
+    feats = {i: [float(draw(st.integers(0, 2))) for _ in range(3)] for i in items}  # some all-zero vectors
     truth, recs, train = {}, {}, {}
     for u in range(n_users):
         truth[u] = {i: draw(st.sampled_from([0, 1, 2])) for i in draw(st.lists(st.sampled_from(items), unique=True))}

@@ -73,9 +73,9 @@ def test_every_alias_names_a_registry_row():
 
 
 def test_every_option_of_an_accuracy_metric_reaches_the_pass_or_python():
-    # Options that are fields of the pass's Column cross under their own name; the two that are
-    # applied in Python (hit_scores, rounding) are named here, so a new option cannot be dropped.
-    applied_in_python = {"hit_scores", "rounding"}
+    # Options that are fields of the pass's Column cross under their own name; the ones that are
+    # applied in Python (hit_scores, rounding, rows) are named here, so a new option cannot be dropped.
+    applied_in_python = {"hit_scores", "rounding", "rows"}
     column = _core.Column()
     for name in ACCURACY:
         for opt, (default, _check) in metrics.SPECS[name].options.items():

@@ -150,9 +150,10 @@ def diversity_items(t, features, cos):
 
 def serendipity_sum(truth_u, t, history, features, cos, min_relevance=None):
     """Evidently's Serendipity of one user: 1 - Σ over the relevant items j of the top k of the mean over the
-    (distinct) history h of cos(f_j, f_h); NaN without a relevant top-k item or a history."""
+    (distinct) history h of their similarity, 1 - the cosine distance of a matrix whose diagonal is 0 (an item is
+    similar 1 to itself, even with an all-zero feature vector); NaN without a relevant top-k item or a history."""
     hist = [h for h in dict.fromkeys(history) if h in features]
     rel = [i for i in t if _relevant(truth_u.get(i, 0.0), min_relevance)]
     if not hist or not rel:
         return NAN
-    return 1.0 - sum(cos(features[i], features[h]) for i in rel for h in hist) / len(hist)
+    return 1.0 - sum(1.0 if i == h else cos(features[i], features[h]) for i in rel for h in hist) / len(hist)

@@ -537,15 +537,19 @@ def _serendipity(prep: Prepared, m: Any) -> tuple:
     )
     _raise(st, p, prep.labels, "item_features")
     if m.options["aggregate"] == "sum":
-        # Evidently: 1 - Σ_j mean_h cos(f_j, f_h) over the J relevant top-k items j, where the default averages
-        # (1 - mean_h cos) over them: 1 - J (1 - mean)
-        j = _relevant_in_top(prep, m.k or 0).astype(np.float64)
-        vals = 1.0 - j * (1.0 - vals)
+        # Evidently: 1 - Σ_j mean_h sim(f_j, f_h) over the J relevant top-k items j, where the default averages
+        # (1 - mean_h cos) over them: 1 - J (1 - mean). Its distance matrix has a zero diagonal, so an item of the
+        # history compared with itself has similarity 1 even when its feature vector is all zeros (cosine 0 here):
+        # Z such items add Z / |H|.
+        j, z, h = _serendipity_counts(prep, m.k or 0)
+        vals = 1.0 - j * (1.0 - vals) - np.divide(z, h, out=np.zeros(z.size), where=h > 0)
     return (vals, *_exact(vals, prep.threads))
 
 
-def _relevant_in_top(prep: Prepared, k: int) -> np.ndarray:
-    """Per truth user, how many items of the top k (as the kernels read the lists) are relevant truth items."""
+def _serendipity_counts(prep: Prepared, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per truth user: the relevant truth items in the top k (as the kernels read the lists), those of them that
+    are in the user's history with an all-zero feature vector, and the size of the history (distinct train items
+    with a feature row)."""
     p, t = prep.p, prep.p.truth
     n_users = t.n_users
     lens = prep.top_lengths(k)
@@ -556,12 +560,32 @@ def _relevant_in_top(prep: Prepared, k: int) -> np.ndarray:
     grades = t.grades if t.grades is not None else np.ones(t_user.size)
     rel = grades >= p.min_relevance if p.min_relevance is not None else grades > 0
     width = max(int(prep.n_items), 1)
+    zeros = np.zeros(n_users, dtype=np.float64)
     keys = np.sort(t_user[rel] * width + prep.code["truth"][rel])
+    if keys.size == 0 or codes.size == 0:
+        return zeros, zeros, zeros
     r_key = user * width + codes
-    if keys.size == 0:
-        return np.zeros(n_users, dtype=np.int64)
-    at = np.minimum(np.searchsorted(keys, r_key), keys.size - 1)
-    return np.bincount(user[keys[at] == r_key], minlength=n_users)
+    hit = keys[np.minimum(np.searchsorted(keys, r_key), keys.size - 1)] == r_key
+    n_rel = np.bincount(user[hit], minlength=n_users).astype(np.float64)
+    # histories: the train row of each truth user, its distinct items that have a feature row
+    has = prep.has.astype(bool)
+    zero_vec = has & ~np.any(prep.X != 0.0, axis=1)
+    h_rows = prep.h_rowmap if prep.h_rowmap is not None else np.arange(n_users, dtype=np.int64)
+    tr_row = np.repeat(np.arange(prep.tr_ip.size - 1, dtype=np.int64), np.diff(prep.tr_ip))
+    with_feat = has[prep.tr_items]
+    h_size = np.bincount(tr_row[with_feat], minlength=prep.tr_ip.size - 1).astype(np.float64)
+    ok = h_rows >= 0
+    h = np.zeros(n_users, dtype=np.float64)
+    h[ok] = h_size[h_rows[ok]]
+    # relevant top-k items with a zero vector that the user's history holds
+    cand = hit & zero_vec[codes]
+    cu, cc = user[cand], codes[cand]
+    hr = h_rows[cu]
+    tr_keys = np.sort(tr_row * width + prep.tr_items)
+    c_key = np.where(hr >= 0, hr * width + cc, -1)
+    in_hist = (c_key >= 0) & (tr_keys[np.minimum(np.searchsorted(tr_keys, c_key), max(tr_keys.size - 1, 0))] == c_key)
+    z = np.bincount(cu[in_hist], minlength=n_users).astype(np.float64) if tr_keys.size else zeros
+    return n_rel, z, h
 
 
 def _fcp(prep: Prepared, m: Any) -> tuple:

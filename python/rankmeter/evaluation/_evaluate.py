@@ -466,11 +466,12 @@ def evaluate(
         The same item twice in one user's truth (repeated interaction rows):
         an error (default), or one item whose grade is the largest, the sum,
         the first or the last of the repeats' grades (docs/conventions.md).
-    ties : {'input', 'trec', 'item_desc', 'average', 'ranx', 'ranx_comparable', 'ranx_dict'}
+    ties : {'input', 'trec', 'item_desc', 'average', 'ranx', 'ranx_comparable', 'ranx_dict', 'evidently'}
         Equal scores when ranking by score: input order (default), item id
         descending as strings (trec_eval), item id descending, tie-averaged
-        DCG/NDCG (scikit-learn), or ranx's numba quicksort order (a ``Run``;
-        a ``Run`` after ``make_comparable=True``; a plain dict), docs/metrics.md 6.3.
+        DCG/NDCG (scikit-learn), ranx's numba quicksort order (a ``Run``;
+        a ``Run`` after ``make_comparable=True``; a plain dict), or Evidently's
+        ranks (a tie group at positions a..b at rank floor((a+b)/2)), docs/metrics.md 6.3.
     min_relevance : float, optional
         Items are relevant when grade >= min_relevance (default: grade > 0).
         Gains of the DCG family still use the grade itself.

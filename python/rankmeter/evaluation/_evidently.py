@@ -49,13 +49,14 @@ def check_evidently_options(metrics: list[Metric], duplicates: str, max_items: O
             raise ValueError(
                 f"{m}: rows='evidently' counts a user's rows (its list plus its truth items not in the list) in the "
                 f"denominators of short_lists='evidently': use {m.name}(short_lists=evidently,rows=evidently), as "
-                "preset='evidently' does"
+                f"preset='evidently' does, or rows=list ({m.name}(short_lists=pad,rows=list) under that preset)"
             )
         if o.get("hit_scores", "any") != "any":
             raise ValueError(f"{m}: rows='evidently' cannot be combined with hit_scores='positive'")
         if m.name in ("ap", "ar") and o["denominator"] != "relevant":
             raise ValueError(
-                f"{m}: rows='evidently' is Evidently's MAP/MAR, which divide by |R| (denominator='relevant')"
+                f"{m}: rows='evidently' is Evidently's MAP/MAR, which divide by |R| (denominator='relevant'); "
+                "pass rows=list for another denominator"
             )
         if m.name == "ndcg" and (
             o["gain"] not in ("linear", "binary")
@@ -65,7 +66,8 @@ def check_evidently_options(metrics: list[Metric], duplicates: str, max_items: O
         ):
             raise ValueError(
                 f"{m}: rows='evidently' is Evidently's NDCG: gain 'linear' (the grade itself, negative grades "
-                "included) or 'binary' (min_rel_score), ideal='cut', below_min='gain', rounding='none'"
+                "included) or 'binary' (min_rel_score), ideal='cut', below_min='gain', rounding='none'; pass "
+                "rows=list for rankmeter's NDCG with other options"
             )
     for m in metrics:
         if m.name == "serendipity" and m.options["aggregate"] == "sum" and m.options["relevance"] == "all":
