@@ -81,7 +81,11 @@ def ours(case: dict) -> dict:
     top = {"empty": "zero" if v["no_feedback"] else "skip", "min_relevance": v["min_rel"]}
     seren_min = v["min_rel"] if v["api"] == "legacy" else None
     seren = {f"Serendipity@{k}": f"serendipity@{k}" for k in ks} if "train" in case and "features" in case else {}
-    res = rm.evaluate(truth, recs, sorted(set(names.values())), **kw, **top)
+    # mixed with metrics Evidently does not have (their values are not compared; they must not change the others)
+    mixed = [f"hits@{k}" for k in ks] + [f"f1@{ks[0]}", f"recall(denominator=min_relevant_k)@{ks[0]}"]
+    if v["mode"] == "rank":
+        mixed += [f"bpref@{ks[0]}", f"err@{ks[0]}", "r_precision", f"dcg@{ks[0]}"]
+    res = rm.evaluate(truth, recs, sorted(set(names.values())) + mixed, **kw, **top)
     out = {label: {"per_user": None, "mean": res[name]} for label, name in names.items()}
     if seren:
         same = top["empty"] == "skip" and seren_min == v["min_rel"]

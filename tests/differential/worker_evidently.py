@@ -33,8 +33,13 @@ BIG_RANK = 1000  # the rank of a truth item that is not listed: past every cutof
 
 
 def variant(case: dict) -> dict:
-    """The Evidently options a case is run with, drawn from the case itself."""
+    """The Evidently options a case is run with, drawn from the case itself (a case may fix some of them in
+    ``case["evidently"]``, as the regression tests do)."""
     h = zlib.crc32(json.dumps([case["truth"], case["recs"], case["k"], case["ks"]]).encode())
+    return {**_drawn(h), **case.get("evidently", {})}
+
+
+def _drawn(h: int) -> dict:
     return {
         "api": "legacy" if h & 1 else "new",
         "mode": "score" if h & 2 else "rank",
