@@ -12,11 +12,14 @@ whenever its rank is <= k, and a missing rank makes its MRR and HitRate raise) o
 every listed score of its user (every row of a score table is ranked). Train rows and item features are columns
 as Evidently reads them (``additional_data={"current_train_data": ...}``).
 
-Evidently reports means only. The top-k metrics give a series over the ranks 1..min(max rows, max(k, 10)): one
-metric at k = 1 gives every cutoff up to 10 (a cutoff missing from the series is one Evidently raises on), one
-more at the largest cutoff when it is above 10. A report that raises is run again one metric at a time, so only
-the metrics that raise are missing. Values that are not finite (Personalization of fewer than two users divides
-by zero) are written as null.
+Evidently reports means only. Its top-k metrics give a series over the ranks 1..min(max rows, max(k, 10)), the
+value at j not depending on k: one metric per kind at the largest cutoff gives every cutoff of the case (a cutoff
+missing from the series is one Evidently raises on). When that report raises (no user has as many rows), the
+top-k metrics are asked again at k = 1 (every cutoff up to 10), and when that raises too, one metric at a time,
+so only the metrics that raise are missing. Diversity, which raises when a user has no row within k, has a
+report of its own. Every case costs about one report (0.2-1 s: Evidently recomputes its precision table for each
+report): the long run of 20,000 cases takes hours. Values that are not finite (Personalization of fewer than two
+users divides by zero) are written as null.
 """
 
 from __future__ import annotations

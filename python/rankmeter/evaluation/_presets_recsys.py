@@ -295,7 +295,7 @@ RECSYS_PRESETS: list[dict] = [
             ("NDCG(k, min_rel_score=m)", "ndcg(rows=evidently,gain=binary)@k with min_relevance=m"),
             ("MRR(k)", "rr@k"),
             ("HitRate(k)", "hit_rate@k"),
-            ("min_rel_score=m (top-k metrics)", "min_relevance=m"),
+            ("min_rel_score=m (top-k metrics)", "min_relevance=m (m = 0 is no threshold in Evidently: none)"),
             ("no_feedback_users=False / True", "empty='skip' / 'zero'"),
             ("recommendations_type='score'", "score_col= and ties='evidently' (floored average ranks of tied scores)"),
             ("Novelty(k)", "novelty@k (train=the training data)"),
