@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import os
 import sys
 import warnings
 import zlib
@@ -298,10 +297,23 @@ def _run_legacy(df, train, fcols, v, specs, ks) -> dict:
     return out
 
 
+def _import_evidently() -> None:
+    """Import the installed evidently package: run as a script from tests/differential, a plain ``import
+    evidently`` would find tests/differential/evidently.py (the peer module) first."""
+    import importlib.machinery
+    import importlib.util
+    import site
+
+    spec = importlib.machinery.PathFinder.find_spec("evidently", site.getsitepackages())
+    if spec is None or spec.loader is None:
+        raise ImportError("evidently is not installed in this venv")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["evidently"] = module
+    spec.loader.exec_module(module)
+
+
 def main() -> None:
-    # this directory holds tests/differential/evidently.py: the `evidently` package must not resolve to it
-    here = os.path.dirname(os.path.abspath(__file__))
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+    _import_evidently()
     warnings.filterwarnings("ignore")
     src, dst = sys.argv[1], sys.argv[2]
     with open(src) as f:
