@@ -266,6 +266,18 @@ class CatalogPart:
             )
             kk = k if k else self.max_len
             return 1.0 - same / (pairs * kk)
+        if similarity == "evidently":
+            # Evidently's code: 1 - (Σ c_i² - N k) / (k N (N - 1)), which takes every top k to hold k items
+            # (each user's overlap with itself counted as k): exact integers, one division
+            c = self.counts.astype(np.int64)
+            squares = (
+                int(np.sum(c * c, dtype=np.int64))
+                if c.size and int(c.max()) < (1 << 31)
+                else sum(x * x for x in c.tolist())
+            )
+            kk = k if k else self.max_len
+            n = self.nonempty
+            return 1.0 - (squares - n * kk) / (kk * n * (n - 1))
         return 1.0 - _cosine_total(self.len_ids, self.len_values, self.len_counts) / pairs
 
     def score_entropy(self) -> float:

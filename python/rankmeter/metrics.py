@@ -335,12 +335,16 @@ _HIT_DOC = "hit_scores : {'any', 'positive'}, default 'any' ('positive': an item
 _SHORT_DOC = (
     "short_lists : {'pad', 'evidently'}, default 'pad' ('evidently': Evidently's code on lists shorter than k)\n"
 )
+_ROWS_DOC = (
+    "rows : {'list', 'evidently'}, default 'list' ('evidently': a user's rows are its list plus its truth items not "
+    "in it, Evidently's size)\n"
+)
 Hits = _cls("Hits", "hits", "Number of relevant items in the top k.", "")
 Precision = _cls(
     "Precision",
     "precision",
     "hits@k / k (k even when the list is shorter; short_lists='evidently': hits@k / min(n, k)).",
-    _SHORT_DOC + _HIT_DOC,
+    _SHORT_DOC + _HIT_DOC + _ROWS_DOC,
 )
 Recall = _cls("Recall", "recall", "hits@k / |R|.", "denominator : {'relevant', 'min_relevant_k'}\n" + _HIT_DOC)
 FBeta = _cls("FBeta", "fbeta", "F-beta of precision@k and recall@k.", "beta : float, default 1\n")
@@ -348,9 +352,9 @@ AP = _cls(
     "AP",
     "ap",
     "Average precision at k.",
-    "denominator : {'relevant', 'min_relevant_k', 'hits', 'k'}\n" + _SHORT_DOC + _HIT_DOC,
+    "denominator : {'relevant', 'min_relevant_k', 'hits', 'k'}\n" + _SHORT_DOC + _HIT_DOC + _ROWS_DOC,
 )
-AR = _cls("AR", "ar", "Average recall at k.", "denominator : {'relevant', 'hits'}\n" + _SHORT_DOC)
+AR = _cls("AR", "ar", "Average recall at k.", "denominator : {'relevant', 'hits'}\n" + _SHORT_DOC + _ROWS_DOC)
 CG = _cls("CG", "cg", "Cumulative gain at k.", "gain : {'linear', 'exponential', 'binary'}\n")
 DCG = _cls("DCG", "dcg", "Discounted cumulative gain at k.", "gain : str\nlog_base : float, default 2\n")
 NDCG = _cls(
@@ -360,7 +364,8 @@ NDCG = _cls(
     "gain : str\nideal : {'cut', 'all', 'k_slots'}\nrounding : {'none', 'capri', 'gdeval'} ('capri': CAPRI's float32 value "
     "rounded to 4 decimals per user; needs gain=binary, ideal=all; 'gdeval': each user's value with 5 decimals, as "
     "gdeval prints it)\nmissing_recs : {'inherit', 'zero'} ('zero': truth users without recs score 0 here whatever "
-    "evaluate(missing=) says)\n",
+    "evaluate(missing=) says)\nrows : {'list', 'evidently'} ('evidently': Evidently's NDCG, grades as gains, negative "
+    "too, ideal over the list and the truth items not in it)\n",
 )
 HitRate = _cls("HitRate", "hit_rate", "1 when at least one relevant item is in the top k.", "")
 RR = _cls("RR", "rr", "Reciprocal rank of the first relevant item within k.", _HIT_DOC)
@@ -401,7 +406,8 @@ Diversity = _cls(
     "diversity",
     "Intra-list diversity: 1 - mean pairwise similarity in the top k.",
     "similarity : {'features', 'matrix', 'cooccurrence'}\none_item : {'skip', 'zero'} ('zero': a one-item top k "
-    "scores 0 and counts)\n",
+    "scores 0 and counts)\ndivide_by : {'pairs', 'items'} ('items': the distance sum divided by the number of items, "
+    "Evidently)\n",
 )
 Novelty = _cls(
     "Novelty",
@@ -413,13 +419,13 @@ Serendipity = _cls(
     "Serendipity",
     "serendipity",
     "Mean unexpectedness of the relevant top-k items.",
-    "relevance : {'relevant', 'all'}\n",
+    "relevance : {'relevant', 'all'}\naggregate : {'mean', 'sum'} ('sum': 1 - the summed similarity, Evidently)\n",
 )
 Personalization = _cls(
     "Personalization",
     "personalization",
     "1 - mean overlap of two users' top k.",
-    "similarity : {'overlap', 'cosine'}\n",
+    "similarity : {'overlap', 'cosine', 'evidently'}\n",
 )
 Coverage = _cls(
     "Coverage",

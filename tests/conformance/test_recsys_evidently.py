@@ -81,12 +81,12 @@ def test_evidently_short_lists_differ_from_pad():
     b = rm.evaluate(
         truth,
         recs,
-        [f"ap(short_lists=pad)@{k}", f"ar(short_lists=pad)@{k}", f"precision(short_lists=pad)@{k}"],
+        [f"{m}(short_lists=pad,rows=list)@{k}" for m in ("ap", "ar", "precision")],
         preset="evidently",
     )
-    assert a[f"ap@{k}"] > b[f"ap(short_lists=pad)@{k}"]
-    assert a[f"ar@{k}"] > b[f"ar(short_lists=pad)@{k}"]
-    assert a[f"precision@{k}"] > b[f"precision(short_lists=pad)@{k}"]
+    assert a[f"ap@{k}"] > b[f"ap(short_lists=pad,rows=list)@{k}"]
+    assert a[f"ar@{k}"] > b[f"ar(short_lists=pad,rows=list)@{k}"]
+    assert a[f"precision@{k}"] > b[f"precision(short_lists=pad,rows=list)@{k}"]
 
 
 def _div_case(seed, k):
@@ -102,14 +102,17 @@ DIV = [_div_case(s, k) for s in range(2) for k in (2, 4, 7)]
 
 def test_evidently_diversity_divides_by_the_list_length():
     """Evidently's Diversity = mean over users of (sum of pairwise cosine distances in the top k) / n, which is
-    rankmeter's per-user diversity * (n - 1) / 2 (docs/metrics.md 11.2)."""
+    rankmeter's diversity(divide_by=items), the preset's (docs/metrics.md 11.2): the per-user diversity * (n - 1) / 2."""
     out = run_peer("evidently", "evidently_diversity", DIV)
     for case, o in zip(DIV, out):
         assert "ok" in o, o
         k = case["k"]
         truth, recs, _ = as_inputs(case)
         feats = {i: np.asarray(v, dtype=float) for i, v in case["features"]}
-        res = rm.evaluate(truth, recs, [f"diversity@{k}"], preset="evidently", empty="zero", item_features=feats)
+        res = rm.evaluate(
+            truth, recs, [f"diversity@{k}", f"diversity(divide_by=pairs)@{k}"], preset="evidently", item_features=feats
+        )
+        assert res[f"diversity@{k}"] == pytest.approx(o["ok"][f"diversity@{k}"]["mean"], rel=1e-9)
         n = np.array([min(len(recs[u]), k) for u in res.users], dtype=float)
-        value = float(np.mean(np.asarray(res.per_user[f"diversity@{k}"]) * (n - 1) / 2))
-        assert value == pytest.approx(o["ok"][f"diversity@{k}"]["mean"], rel=1e-9)
+        pairs = np.asarray(res.per_user[f"diversity(divide_by=pairs)@{k}"])
+        assert float(np.mean(pairs * (n - 1) / 2)) == pytest.approx(res[f"diversity@{k}"], rel=1e-12)

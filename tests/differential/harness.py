@@ -39,7 +39,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Optional
 
 from .cases import draw_case, rel_close
 
@@ -134,8 +134,11 @@ def _key(u: Any) -> Any:
     return tuple(u) if isinstance(u, list) else u
 
 
-def differential(peer: str, n_cases: int, seed: int, *, batch: int = 250, **draw_kw: Any) -> Report:
-    """n_cases random cases from seed (case j has seed seed * 1_000_003 + j) through the peer and rankmeter."""
+def differential(
+    peer: str, n_cases: int, seed: int, *, batch: int = 250, on_batch: Optional[Any] = None, **draw_kw: Any
+) -> Report:
+    """n_cases random cases from seed (case j has seed seed * 1_000_003 + j) through the peer and rankmeter.
+    ``on_batch(report)``, when given, is called after every batch (progress of a long run)."""
     mod = load(peer)
     rep = Report(peer, seed)
     t0 = time.perf_counter()
@@ -145,6 +148,9 @@ def differential(peer: str, n_cases: int, seed: int, *, batch: int = 250, **draw
         for s, case, res in zip(seeds, cases, run_worker(mod, cases)):
             rep.cases += 1
             compare_case(mod, s, case, res, rep)
+        if on_batch is not None:
+            rep.seconds = time.perf_counter() - t0
+            on_batch(rep)
     rep.seconds = time.perf_counter() - t0
     return rep
 

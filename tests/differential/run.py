@@ -19,8 +19,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cases", type=int, default=20000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--batch", type=int, default=250)
+    ap.add_argument("--progress", action="store_true", help="print the counts after every batch")
     a = ap.parse_args(argv)
-    rep = differential(a.peer, a.cases, a.seed, batch=a.batch)
+
+    def progress(rep) -> None:
+        print(f"  {rep.summary()} ({rep.cases / max(rep.seconds, 1e-9):.2f} cases/s)", flush=True)
+
+    rep = differential(a.peer, a.cases, a.seed, batch=a.batch, on_batch=progress if a.progress else None)
     print(rep.summary())
     for m in rep.mismatches[:30]:
         print("  mismatch", m)

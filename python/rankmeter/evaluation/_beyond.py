@@ -547,6 +547,11 @@ def _diversity(prep: Prepared, m: Any) -> tuple:
     if m.options["one_item"] == "zero":
         # a top k of one item has no pair: diversity 0, and the user counts (RecTools' IntraListDiversity)
         vals[prep.top_lengths(k) == 1] = 0.0
+    if m.options["divide_by"] == "items":
+        # Evidently: the sum of the pairwise distances over the n items of the top k, divided by n (a one-item
+        # list: 0), i.e. the mean over the n(n-1)/2 pairs times (n - 1) / 2
+        n = prep.top_lengths(k).astype(np.float64)
+        vals = np.where(n == 1, 0.0, vals * (n - 1.0) / 2.0)
     return (vals, *_exact(vals, threads))
 
 
@@ -577,7 +582,56 @@ def _serendipity(prep: Prepared, m: Any) -> tuple:
         prep.threads,
     )
     _raise(st, p, prep.labels, "item_features")
+    if m.options["aggregate"] == "sum":
+        # Evidently: 1 - Σ_j mean_h sim(f_j, f_h) over the J relevant top-k items j, where the default averages
+        # (1 - mean_h cos) over them: 1 - J (1 - mean). Its distance matrix has a zero diagonal, so an item of the
+        # history compared with itself has similarity 1 even when its feature vector is all zeros (cosine 0 here):
+        # Z such items add Z / |H|.
+        j, z, h = _serendipity_counts(prep, m.k or 0)
+        vals = 1.0 - j * (1.0 - vals) - np.divide(z, h, out=np.zeros(z.size), where=h > 0)
     return (vals, *_exact(vals, prep.threads))
+
+
+def _serendipity_counts(prep: Prepared, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per truth user: the relevant truth items in the top k (as the kernels read the lists), those of them that
+    are in the user's history with an all-zero feature vector, and the size of the history (distinct train items
+    with a feature row)."""
+    p, t = prep.p, prep.p.truth
+    n_users = t.n_users
+    lens = prep.top_lengths(k)
+    mask = _top_mask(prep.li, lens)
+    user = np.repeat(np.arange(n_users, dtype=np.int64), np.diff(prep.li))[mask]
+    codes = prep.lt[mask]
+    t_user = np.repeat(np.arange(n_users, dtype=np.int64), np.diff(t.indptr))
+    grades = t.grades if t.grades is not None else np.ones(t_user.size)
+    rel = grades >= p.min_relevance if p.min_relevance is not None else grades > 0
+    width = max(int(prep.n_items), 1)
+    zeros = np.zeros(n_users, dtype=np.float64)
+    keys = np.sort(t_user[rel] * width + prep.code["truth"][rel])
+    if keys.size == 0 or codes.size == 0:
+        return zeros, zeros, zeros
+    r_key = user * width + codes
+    hit = keys[np.minimum(np.searchsorted(keys, r_key), keys.size - 1)] == r_key
+    n_rel = np.bincount(user[hit], minlength=n_users).astype(np.float64)
+    # histories: the train row of each truth user, its distinct items that have a feature row
+    has = prep.has.astype(bool)
+    zero_vec = has & ~np.any(prep.X != 0.0, axis=1)
+    h_rows = prep.h_rowmap if prep.h_rowmap is not None else np.arange(n_users, dtype=np.int64)
+    tr_row = np.repeat(np.arange(prep.tr_ip.size - 1, dtype=np.int64), np.diff(prep.tr_ip))
+    with_feat = has[prep.tr_items]
+    h_size = np.bincount(tr_row[with_feat], minlength=prep.tr_ip.size - 1).astype(np.float64)
+    ok = h_rows >= 0
+    h = np.zeros(n_users, dtype=np.float64)
+    h[ok] = h_size[h_rows[ok]]
+    # relevant top-k items with a zero vector that the user's history holds
+    cand = hit & zero_vec[codes]
+    cu, cc = user[cand], codes[cand]
+    hr = h_rows[cu]
+    tr_keys = np.sort(tr_row * width + prep.tr_items)
+    c_key = np.where(hr >= 0, hr * width + cc, -1)
+    in_hist = (c_key >= 0) & (tr_keys[np.minimum(np.searchsorted(tr_keys, c_key), max(tr_keys.size - 1, 0))] == c_key)
+    z = np.bincount(cu[in_hist], minlength=n_users).astype(np.float64) if tr_keys.size else zeros
+    return n_rel, z, h
 
 
 def _fcp(prep: Prepared, m: Any) -> tuple:
@@ -675,7 +729,55 @@ def run_beyond(p: Any, cols: list, ctx: Context, threads: int) -> tuple[dict, di
     {col: (values, exact sum, count)}; the CatalogPart of every cutoff a catalog-level
     column reads; the sorted catalog ids (None when no column needs them); and the
     fingerprints of the context the values depend on (for safe merging).
+
+    Under ties="evidently" on lists ranked by score, the top k of a user is every tie group
+    whose average position is <= k (Evidently's ``rank(ascending=False) <= k``): the columns of
+    each cutoff then read lists cut that way, whole.
     """
+    if getattr(p, "evidently_scores", None) is None:
+        return _run_beyond(p, cols, ctx, threads)
+    out: dict = {}
+    parts: dict = {}
+    catalog = None
+    context: dict = {}
+    for k in sorted({m.k or 0 for _, m in cols}):
+        group = [(c, m) for c, m in cols if (m.k or 0) == k]
+        q = _evidently_cut(p, k) if k else p
+        o, pa, cat, fp = _run_beyond(q, [(c, m.with_options(k=None)) for c, m in group], ctx, threads)
+        out.update(o)
+        if 0 in pa:
+            parts[k] = pa[0]
+        catalog = cat if cat is not None else catalog
+        context.update(fp)
+    return out, parts, catalog, context
+
+
+def _evidently_cut(p: Any, k: int) -> Any:
+    """A copy of the plan whose score-ranked lists keep, per user, the tie groups whose average position
+    (a + b) / 2 is at most k; tie groups are runs of equal scores (the lists are ordered by score)."""
+    import copy
+
+    ip, items, scores = p.b_indptr, p.b_items, p.b_scores
+    n = scores.size
+    row_len = np.diff(ip)
+    row_of = np.repeat(np.arange(row_len.size, dtype=np.int64), row_len)
+    pos = np.arange(n, dtype=np.int64) - ip[:-1][row_of] + 1
+    start = np.ones(n, dtype=bool)
+    if n > 1:
+        start[1:] = (row_of[1:] != row_of[:-1]) | (scores[1:] != scores[:-1])
+    gid = np.cumsum(start) - 1
+    first = np.flatnonzero(start)
+    a = pos[first][gid]
+    b = a + np.diff(np.append(first, n))[gid] - 1
+    keep = a + b <= 2 * k
+    new_ip = np.zeros(ip.size, dtype=np.int64)
+    np.cumsum(np.bincount(row_of[keep], minlength=row_len.size), out=new_ip[1:])
+    q = copy.copy(p)
+    q.b_indptr, q.b_items, q.b_scores = new_ip, items[keep], scores[keep]
+    return q
+
+
+def _run_beyond(p: Any, cols: list, ctx: Context, threads: int) -> tuple[dict, dict, Optional[np.ndarray], dict]:
     metrics = [m for _, m in cols]
     check_context(metrics, ctx)
     prep = Prepared(p, metrics, ctx, threads)

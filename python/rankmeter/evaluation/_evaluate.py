@@ -38,6 +38,7 @@ from ._accuracy import accuracy_pass, count_no_relevant
 from ._beyond import Context, check_context, run_beyond
 from ._capri import apply_capri_ndcg, check_capri_options
 from ._gdeval import apply_gdeval_rounding
+from ._evidently import apply_evidently, check_evidently_options, check_evidently_ties, uses_evidently
 from ._options import EvalOptions
 from ._result import Result
 from ._tie_groups import combine, tie_groups
@@ -92,6 +93,7 @@ class _Plan:
     tie_scores: Optional[np.ndarray]  # ties="average": the ranked lists' scores (CSR order)
     r_scores: Optional[np.ndarray]  # the scores of r_items, in the same (ranked) order; None: lists without scores
     left_out: Optional[np.ndarray]  # users the call's `missing` leaves out, kept for a metric with missing_recs="zero"
+    evidently_scores: Optional[np.ndarray]  # ties="evidently" on lists ranked by score: their scores (CSR order)
 
 
 def _int_ids(a: Optional[np.ndarray]) -> bool:
@@ -164,6 +166,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     for m in parsed:
         if m.options.get("rounding") == "capri":
             check_capri_options(m, duplicates, ties)
+    check_evidently_options(parsed, duplicates, max_items, ties)
     table_kw = {k: v for k, v in opts.columns().items() if v is not None}
     if table_kw:
         check_column_keywords(table_kw, (truth, recs, opts.train))
@@ -175,6 +178,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     r = to_recs(recs, **table_kw)
 
     p = _Plan()
+    p.evidently_scores = None
     p.preset = pre.name if pre is not None else None
     p.ctx = ctx
     p.keys, p.metrics = keys, parsed
@@ -258,13 +262,14 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
         r_scores = float32_scores(r_scores)  # torch reads float32 scores: ranks and tests score > 0 on those
     if r.by_score:
         tie_keys: Optional[np.ndarray] = None
-        # ties="average" orders equal scores any way (input order): the tie groups are averaged later
+        # ties="average" orders equal scores any way (input order): the tie groups are averaged later;
+        # ties="evidently" keeps input order too (Evidently's rel_j reads the last row of a group in row order)
         if ties in RANX_TIES:
             order = ranx_order(r.indptr, r.scores, ties)
         elif ties in TORCH_TIES:
             order = torch_order(r, r_scores, ties, parsed[0].k, threads)
         else:
-            if ties not in ("input", "average"):
+            if ties not in ("input", "average", "evidently"):
                 if r.coded is not None and r.coded.in_order:
                     tie_keys = r.coded.codes  # codes in the ids' string order (a TREC run): the key itself
                 else:
@@ -275,6 +280,9 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
             r_codes = r_codes[order]
         if ties in AVERAGE_TIES:
             p_tie_scores = r_scores
+        if ties == "evidently":
+            check_evidently_ties(parsed)
+            p.evidently_scores = r_scores
     p.b_indptr = p.b_items = p.b_scores = None
     if any(m.family != "accuracy" for m in parsed):
         # the beyond-accuracy kernels read the ordered lists as CSR of raw ids (+ scores)
@@ -317,16 +325,19 @@ def _run(p: _Plan, threads: Optional[int], per_user: bool = True) -> tuple[list,
             values[i], sums[i], counts[i] = vals, s_, c_
     if acc or not (beyond or gated):
         cols = [m for _, m in acc] or [parse("num_rel")]
-        # ties="average" and CAPRI's and gdeval's rounding replace values per user, so they need them even for
-        # means only
+        # ties="average", CAPRI's and gdeval's rounding and Evidently's rows replace values per user, so they need
+        # them even for means only
         capri = any(m.options.get("rounding") == "capri" for m in cols)
         gdeval = any(m.options.get("rounding") == "gdeval" for m in cols)
-        per = per_user or p.tie_scores is not None or capri or gdeval or p.left_out is not None
+        evidently = uses_evidently(p, cols)
+        per = per_user or p.tie_scores is not None or capri or gdeval or evidently or p.left_out is not None
         v, s, c = accuracy_pass(p, cols, n_threads, per_user=per)
         if p.tie_scores is not None:
             apply_tie_average(p, cols, v, s, c, n_threads, p.tie_scores)
         if capri:
             apply_capri_ndcg(p, cols, v, s, c, n_threads)
+        if evidently:
+            apply_evidently(p, cols, v, s, c, n_threads)
         if gdeval:  # gdeval prints each user's value with 5 decimals (docs/metrics.md 3.17)
             apply_gdeval_rounding(cols, v, s, c, n_threads)
         for j, (i, _) in enumerate(acc):
@@ -532,14 +543,15 @@ def evaluate(
         The same item twice in one user's truth (repeated interaction rows):
         an error (default), or one item whose grade is the largest, the sum,
         the first or the last of the repeats' grades (docs/conventions.md).
-    ties : {'input', 'trec', 'item_desc', 'average', 'ranx', 'ranx_comparable', 'ranx_dict', 'torch', 'torch_topk', 'torch_average'} or dict
+    ties : {'input', 'trec', 'item_desc', 'average', 'ranx', 'ranx_comparable', 'ranx_dict', 'torch', 'torch_topk', 'torch_average', 'evidently'} or dict
         Equal scores when ranking by score: input order (default), item id
         descending as strings (trec_eval), item id descending, tie-averaged
         DCG/NDCG (scikit-learn), ranx's numba quicksort order (a ``Run``;
-        a ``Run`` after ``make_comparable=True``; a plain dict), or torch's
+        a ``Run`` after ``make_comparable=True``; a plain dict), torch's
         order of float32 scores (argsort; topk at the metric's cutoff;
-        tie-averaged). A dict ``{metric: rule}`` gives each metric its own rule
-        (``'*'``: the others; default 'input'), docs/metrics.md 6.3.
+        tie-averaged), or Evidently's ranks (a tie group at positions a..b at
+        rank floor((a+b)/2)). A dict ``{metric: rule}`` gives each metric its
+        own rule (``'*'``: the others; default 'input'), docs/metrics.md 6.3.
     min_relevance : float, optional
         Items are relevant when grade >= min_relevance (default: grade > 0);
         ``-inf``: every truth row is relevant, whatever its grade (RecTools,

@@ -417,58 +417,86 @@ RECSYS_PRESETS: list[dict] = [
     },
     {
         "name": "evidently",
-        "defaults": {"empty": "skip", "missing": "skip"},
+        "defaults": {"empty": "skip", "missing": "zero", "ties": "evidently"},
         "options": {
-            "precision": {"short_lists": "evidently"},
-            "ap": {"short_lists": "evidently"},
-            "ar": {"short_lists": "evidently"},
+            "precision": {"short_lists": "evidently", "rows": "evidently"},
+            "ap": {"short_lists": "evidently", "rows": "evidently"},
+            "ar": {"short_lists": "evidently", "rows": "evidently"},
+            "ndcg": {"rows": "evidently"},
+            "diversity": {"divide_by": "items"},
+            "serendipity": {"aggregate": "sum"},
+            "personalization": {"similarity": "evidently"},
+            "gini": {"over": "recommended"},
         },
         "metrics": (
-            ("PrecisionTopK(k)", "precision(short_lists=evidently)@k: hits / min(n, k)"),
+            (
+                "PrecisionTopK(k)",
+                "precision(short_lists=evidently,rows=evidently)@k: hits / min(rows, k), rows = the list plus the "
+                "truth items not in it",
+            ),
             ("RecallTopK(k)", "recall@k (|R| = the user's rows with target > 0)"),
-            ("FBetaTopK(k)", "F-beta of the mean precision@k and mean recall@k (not reproduced)"),
-            ("MAP(k)", "ap(short_lists=evidently)@k"),
-            ("MAR(k) (legacy MARKMetric)", "ar(short_lists=evidently)@k"),
-            ("NDCG(k)", "ndcg@k (graded target, ideal over the user's rows cut at k)"),
+            ("FBetaTopK(k, beta)", "(1 + b^2) P R / (b^2 P + R) of the means P = precision@k, R = recall@k"),
+            ("MAP(k)", "ap(short_lists=evidently,rows=evidently)@k"),
+            ("MAR(k) (legacy MARKMetric)", "ar(short_lists=evidently,rows=evidently)@k"),
+            ("NDCG(k)", "ndcg(rows=evidently)@k (the target as gain, negative too; ideal over every row, cut at k)"),
+            ("NDCG(k, min_rel_score=m)", "ndcg(rows=evidently,gain=binary)@k with min_relevance=m"),
             ("MRR(k)", "rr@k"),
             ("HitRate(k)", "hit_rate@k"),
+            ("min_rel_score=m (top-k metrics)", "min_relevance=m (m = 0 is no threshold in Evidently: none)"),
+            ("no_feedback_users=False / True", "empty='skip' / 'zero'"),
+            ("recommendations_type='score'", "score_col= and ties='evidently' (floored average ranks of tied scores)"),
             ("Novelty(k)", "novelty@k (train=the training data)"),
-            ("Personalization(k)", "personalization@k"),
+            ("Personalization(k)", "personalization(similarity=evidently)@k"),
+            ("Diversity(k, item_features)", "diversity(divide_by=items)@k (item_features=...)"),
             (
-                "PopularityBias(k): ARP / coverage / gini",
-                "arp@k (normalize=max with normalize_arp=True) / coverage@k / gini(over=recommended)@k",
+                "Serendipity(k, item_features)",
+                "serendipity(aggregate=sum)@k (train=..., item_features=...; empty='skip')",
+            ),
+            (
+                "PopularityBiasMetric(k): arp / coverage / gini",
+                "arp@k (normalize_arp=True: arp(normalize=max)@k) / coverage@k / gini(over=recommended)@k",
             ),
             ("ScoreDistribution(k)", "score_entropy@k"),
-            ("Diversity(k)", "diversity@k * (n - 1) / 2 for a list of n items (see not reproduced)"),
         ),
         "unmatched": (
-            "Evidently's 'rel_k' is the last row at or above rank k in the order the rows are given: the preset "
-            "(short_lists='evidently') reproduces rows given in rank order per user; rows out of rank order "
-            "change Evidently's MAP/MAR",
-            "when every list is shorter than k, Evidently raises (KeyError: no rank k in its table); rankmeter "
-            "computes",
-            "NDCG and MRR in the new API (evidently.metrics): each value is reported at 'rank' = index + 1 while "
-            "the legacy series is already indexed from 1, so the row labelled rank K holds NDCG@K-1 / MRR@K-1; "
-            "the single value (current_value) is NDCG@K; rankmeter's ndcg@k is the latter",
-            "Diversity divides the sum of pairwise distances by the list length n, not by the n(n-1)/2 pairs its "
-            "documentation averages over: Evidently's value = rankmeter diversity * (n - 1) / 2 per user",
-            "users without any row with target > 0 are dropped (no_feedback_users=False, the default: "
-            "empty='skip'); no_feedback_users=True counts them as 0 (empty='zero')",
-            "a relevant item that is not recommended is no row at all unless you add it: Evidently's |R| counts "
-            "only rows",
-            "FBetaTopK is the F-beta of the mean precision and the mean recall (not a mean of per-user F-beta, "
-            "rankmeter's fbeta)",
-            "Novelty, Personalization and PopularityBias are read from evidently 0.7.23's code, not run by the "
-            "conformance suite (Diversity is: tests/conformance/test_recsys_evidently.py)",
+            "a (user, item) pair in two rows of Evidently's table counts twice (twice a relevant row, twice a hit, "
+            "twice in the item counts); rankmeter's truth items are unique and a repeated list item raises "
+            "(duplicates='error') or keeps its first position (duplicates='first', which the Evidently options reject)",
+            "Evidently's 'rel_j' is the last row at or above rank j in the order the rows are given: the preset "
+            "reproduces rows given in rank order per user; rows out of rank order change Evidently's MAP/MAR",
+            "equal ranks in a rank table (several rows at one rank) all count at that rank in Evidently; rankmeter "
+            "reads one list with ranks 1..n (a table with repeated ranks raises)",
+            "when no user has k rows, Evidently raises (KeyError: no rank k in its table); so does NDCG/MRR/HitRate "
+            "when no list reaches rank k; Diversity raises (ZeroDivisionError) when a user has no row within k; "
+            "rankmeter computes",
+            "Personalization of fewer than two users: Evidently divides by zero (inf or NaN); rankmeter returns NaN",
+            "NDCG and MRR in the new API (evidently.metrics): each value is reported at 'rank' = index + 1 while the "
+            "legacy series is already indexed from 1, so the row labelled rank K holds NDCG@K-1 / MRR@K-1; "
+            "rankmeter's ndcg@k is NDCG@K (the legacy current_value)",
+            "FBetaTopK is the F-beta of the mean precision and the mean recall, not a mean of per-user F-beta "
+            "(rankmeter's fbeta): compute it from res['precision@k'] and res['recall@k']",
+            "no_feedback_users and the new API's Serendipity without min_rel_score: rankmeter's empty= and "
+            "min_relevance apply to every metric of a call, so evaluate Serendipity in a call with empty='skip' "
+            "(and without min_relevance for the new API)",
+            "a user that is only in recs (no truth row) is not evaluated by rankmeter: pass the whole table as truth "
+            "(its rows with target 0 make the user a truth user), docs/metrics.md 11.4",
+            "ItemBias, UserBias and RecCasesTable are histograms and tables, not metrics (rankmeter.item_bias, "
+            "user_bias, rec_cases give rankmeter's own tables)",
         ),
         "doc": (
-            "Evidently 0.7 (legacy/metrics/recsys/*.py behind evidently.metrics): users without a relevant row are "
-            "left out (no_feedback_users=False: empty='skip'); only users with rows exist (missing='skip'); "
-            "recall@k = tp_k / relevant rows; on a list of n < k items its code repeats rank n at ranks n+1..k "
-            "(short_lists='evidently' on precision, ap, ar): precision@k = tp / min(n, k), and MAP/MAR keep adding "
-            "P@n (R@n) at each of those ranks when the item at rank n is relevant, where its documentation sums "
-            "over the hits only; NDCG: graded target / log2(rank+1), ideal = the user's targets sorted "
-            "descending cut at k; MRR and HitRate: binary target within k, mean over users."
+            "Evidently 0.7.23 (legacy/metrics/recsys/*.py behind evidently.metrics; the same numbers in both APIs). "
+            "Evidently reads one table of rows: recommended items with their rank (or score) and relevant items that "
+            "were not recommended, ranked past every cutoff; pass the table as truth and the recommended rows as recs "
+            "(docs/metrics.md 11.4). Users without a relevant row are left out (no_feedback_users=False: "
+            "empty='skip'); a user whose rows are all unrecommended scores 0 (missing='zero'); recall@k = tp_k / "
+            "relevant rows; precision_j = tp_j / min(rows, j) and MAP/MAR sum precision_j (recall_j) times the "
+            "relevance of the last row at or above rank j (short_lists='evidently', rows='evidently'), so ranks past "
+            "a short list repeat its last item; NDCG gains each row's target (negative ones too) at its rank and "
+            "divides by the ideal of every row's target cut at k (rows='evidently'); MRR and HitRate: relevant rows "
+            "within k. With scores, a tie group at positions a..b sits at rank floor((a+b)/2) for those metrics and is "
+            "in the top k of the others when (a+b)/2 <= k (ties='evidently'). Personalization, Diversity and "
+            "Serendipity follow its code (similarity='evidently', divide_by='items', aggregate='sum'); Novelty, ARP "
+            "and coverage are rankmeter's defaults over the train data, Gini is over the recommended items."
         ),
     },
 ]
