@@ -80,6 +80,7 @@ class DupPolicy(_Enum):
     first: DupPolicy
     miss: DupPolicy
     count: DupPolicy
+
 class SerendipityRelevance(_Enum):
     relevant: SerendipityRelevance
     all: SerendipityRelevance

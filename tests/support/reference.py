@@ -224,7 +224,15 @@ def gdeval_printed(value):
 
 
 def ndcg(
-    ranked, truth, k, min_relevance, gain="linear", ideal="cut", below_min="gain", rounding="none", missing_recs="inherit"
+    ranked,
+    truth,
+    k,
+    min_relevance,
+    gain="linear",
+    ideal="cut",
+    below_min="gain",
+    rounding="none",
+    missing_recs="inherit",
 ):
     if rounding == "gdeval":
         return gdeval_printed(ndcg(ranked, truth, k, min_relevance, gain, ideal, below_min))

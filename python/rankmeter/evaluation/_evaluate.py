@@ -37,8 +37,8 @@ from ..metrics import Metric, parse
 from ._accuracy import accuracy_pass, count_no_relevant
 from ._beyond import Context, check_context, run_beyond
 from ._capri import apply_capri_ndcg, check_capri_options
-from ._gdeval import apply_gdeval_rounding
 from ._evidently import apply_evidently, check_evidently_options, check_evidently_ties, uses_evidently
+from ._gdeval import apply_gdeval_rounding
 from ._options import EvalOptions
 from ._result import Result
 from ._tie_groups import combine, tie_groups
