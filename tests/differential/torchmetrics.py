@@ -24,7 +24,9 @@ from .cases import FEATURES
 
 VENV = "torch"
 WORKER = Path(__file__).with_name("worker_torchmetrics.py")
-ALLOW = FEATURES
+# negative grades only reach RetrievalNormalizedDCG (the binary metrics get grade > 0, as for a grade 0), whose
+# negative gains the preset lists as not reproduced: drawing them would only skip whole cases (known())
+ALLOW = tuple(f for f in FEATURES if f != "negative")
 # lists longer than 16 (std::sort's insertion-sort threshold), up to 45 items (topk's partial_sort path, from
 # 64 k <= n, is covered by tests/conformance/test_torch_ties.py)
 DRAW = {"max_items": 40, "lengths": (1, 1, 2, 3, 5, 8, 12, 17, 25, 45), "signed_scores": True, "near_ties": True}
