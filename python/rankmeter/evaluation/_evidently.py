@@ -79,7 +79,8 @@ def check_evidently_options(metrics: list[Metric], duplicates: str, max_items: O
     ):
         what = "rows='evidently'" if ties != "evidently" else "ties='evidently'"
         raise ValueError(
-            f"{what} reads every list as Evidently's rows: it cannot be combined with duplicates='first' or max_items"
+            f"{what} reads every list as Evidently's rows: it cannot be combined with duplicates={duplicates!r} "
+            "(only 'error') or max_items"
         )
 
 
