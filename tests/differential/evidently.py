@@ -17,6 +17,7 @@ from .worker_evidently import BIG_RANK, table, variant
 
 VENV = "evidently"
 WORKER = Path(__file__).with_name("worker_evidently.py")
+ISOLATED = True  # python -P: `import evidently` in the worker must not find this module
 # a (user, item) pair in two rows is two rows for Evidently (counted twice); rankmeter's truth items are unique
 # and a repeated list item raises: the preset lists this as not reproduced
 ALLOW = tuple(f for f in FEATURES if f != "duplicates")

@@ -297,23 +297,7 @@ def _run_legacy(df, train, fcols, v, specs, ks) -> dict:
     return out
 
 
-def _import_evidently() -> None:
-    """Import the installed evidently package: run as a script from tests/differential, a plain ``import
-    evidently`` would find tests/differential/evidently.py (the peer module) first."""
-    import importlib.machinery
-    import importlib.util
-    import site
-
-    spec = importlib.machinery.PathFinder.find_spec("evidently", site.getsitepackages())
-    if spec is None or spec.loader is None:
-        raise ImportError("evidently is not installed in this venv")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["evidently"] = module
-    spec.loader.exec_module(module)
-
-
 def main() -> None:
-    _import_evidently()
     warnings.filterwarnings("ignore")
     src, dst = sys.argv[1], sys.argv[2]
     with open(src) as f:

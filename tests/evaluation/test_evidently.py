@@ -143,6 +143,7 @@ def test_evidently_ndcg_keeps_negative_grades_as_gains():
         ("ndcg(rows=evidently,ideal=all)@3", {}, "ideal"),
         ("precision(short_lists=evidently,rows=evidently,hit_scores=positive)@3", {}, "hit_scores"),
         ("precision(short_lists=evidently,rows=evidently)@3", {"duplicates": "first"}, "duplicates"),
+        ("precision(short_lists=evidently,rows=evidently)@3", {"duplicates": "count"}, "duplicates"),
         ("precision@3", {"ties": "evidently", "max_items": 5}, "max_items"),
         ("bpref@3", {"ties": "evidently"}, "defined for"),
         ("ap@3", {"ties": "evidently"}, "short_lists"),

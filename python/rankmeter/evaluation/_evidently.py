@@ -79,7 +79,8 @@ def check_evidently_options(metrics: list[Metric], duplicates: str, max_items: O
     ):
         what = "rows='evidently'" if ties != "evidently" else "ties='evidently'"
         raise ValueError(
-            f"{what} reads every list as Evidently's rows: it cannot be combined with duplicates='first' or max_items"
+            f"{what} reads every list as Evidently's rows: it cannot be combined with duplicates={duplicates!r} "
+            "(only 'error') or max_items"
         )
 
 
@@ -135,6 +136,18 @@ def floored_ranks(indptr: np.ndarray, scores: np.ndarray) -> np.ndarray:
     return (a + b) // 2
 
 
+def _codes(t_items: np.ndarray, r_items: np.ndarray, n_users: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Item codes for (user, item) keys user * width + code: the ids themselves when they are small
+    non-negative integers (no sort), else dense codes of the ids of both sides."""
+    if t_items.dtype.kind in "iu" and r_items.dtype.kind in "iu":
+        lo = min(int(a.min()) for a in (t_items, r_items) if a.size) if t_items.size + r_items.size else 0
+        hi = max(int(a.max()) for a in (t_items, r_items) if a.size) if t_items.size + r_items.size else 0
+        if lo >= 0 and (hi + 1) * max(n_users, 1) < 2**62:
+            return t_items.astype(np.int64, copy=False), r_items.astype(np.int64, copy=False), hi + 1
+    uniq, inv = np.unique(np.concatenate([t_items, r_items]), return_inverse=True)
+    return inv[: t_items.size], inv[t_items.size :], max(int(uniq.size), 1)
+
+
 def _harmonic(n: int) -> np.ndarray:
     """C[x] = Σ_{j=1..x} 1/j for x = 0..n."""
     out = np.zeros(n + 1)
@@ -171,19 +184,15 @@ def apply_evidently(p: _Plan, cols: list[Metric], values: list, sums: list, coun
     t_len = np.diff(t.indptr)
     t_user = np.repeat(np.arange(n_users, dtype=np.int64), t_len)
     t_grade = t.grades if t.grades is not None else np.ones(t_user.size)
-    uniq, inv = np.unique(np.concatenate([p.t_items, items]), return_inverse=True)
-    width = max(int(uniq.size), 1)
-    t_code, r_code = inv[: p.t_items.size], inv[p.t_items.size :]
+    t_code, r_code, width = _codes(p.t_items, items, n_users)
     t_key = t_user * width + t_code
-    order = np.argsort(t_key, kind="stable")
+    order = np.argsort(t_key)  # the keys are unique (a user's truth items are)
     t_sorted = t_key[order]
     r_key = np.where(live, e_user * width + r_code, -1)
     at = np.minimum(np.searchsorted(t_sorted, r_key), max(t_sorted.size - 1, 0))
     found = live & (t_sorted[at] == r_key) if t_sorted.size else np.zeros(items.size, dtype=bool)
     e_grade = np.zeros(items.size)
     e_grade[found] = t_grade[order[at[found]]]
-    t_found = np.zeros(t_user.size, dtype=bool)
-    t_found[order[at[found]]] = True
 
     mr = p.min_relevance
 
@@ -200,19 +209,27 @@ def apply_evidently(p: _Plan, cols: list[Metric], values: list, sums: list, coun
     n_found = np.bincount(e_user[found], minlength=n_users)
     size = n_of + t_len - n_found  # Evidently's rows: the list plus the truth items not in it
 
-    # groups of equal rank within a list (a single entry each without ties)
-    g_start = np.ones(items.size, dtype=bool)
-    if items.size > 1:
-        g_start[1:] = (row_of[1:] != row_of[:-1]) | (rank[1:] != rank[:-1])
-    g_first = np.flatnonzero(g_start)
-    g_last = (np.append(g_first[1:], items.size) - 1)[: g_first.size]
-    g_user = e_user[g_first]
-    g_rank = rank[g_first]
-    g_next = np.full(g_first.size, -1, dtype=np.int64)  # rank of the next group of the same list (-1: none)
-    same = row_of[g_first[1:]] == row_of[g_first[:-1]]
-    g_next[:-1][same] = g_rank[1:][same]
-    row_start = indptr[:-1][row_of]
-    harmonic = _harmonic(int(max(int(size.max(initial=0)), int(n_of.max(initial=0)))))
+    # groups of equal rank within a list (a single entry each without ties), for AP/AR
+    if any(cols[j].name in ("ap", "ar") for j in todo):
+        if tied:
+            g_start = np.ones(items.size, dtype=bool)
+            if items.size > 1:
+                g_start[1:] = (row_of[1:] != row_of[:-1]) | (rank[1:] != rank[:-1])
+            g_first = np.flatnonzero(g_start)
+            g_last = np.empty_like(g_first)
+            g_last[:-1] = g_first[1:] - 1
+            g_last[-1:] = items.size - 1
+            g_rank = rank[g_first]
+            g_next = np.full(g_first.size, -1, dtype=np.int64)  # rank of the next group of the same list (-1: none)
+            same = row_of[g_first[1:]] == row_of[g_first[:-1]]
+            g_next[:-1][same] = g_rank[1:][same]
+        else:
+            g_first = g_last = np.arange(items.size, dtype=np.int64)
+            g_rank = pos
+            g_next = np.where(pos < row_len[row_of], pos + 1, -1)
+        g_user = e_user[g_first]
+        g_row_start = indptr[:-1][row_of[g_last]]
+        harmonic = _harmonic(int(max(int(size.max(initial=0)), int(n_of.max(initial=0)))))
 
     for j in todo:
         m = cols[j]
@@ -251,41 +268,35 @@ def apply_evidently(p: _Plan, cols: list[Metric], values: list, sums: list, coun
             # Σ_{j<=k} P_j rel_j: on the ranks s_i..e_i of group i (up to the next group's rank, or k) tp_j and
             # rel_j are those of the group's last entry; rel_j is 0 before the first group
             cum = np.cumsum(rel.astype(np.int64))
-            before = np.where(row_start > 0, cum[np.maximum(row_start - 1, 0)], 0)
-            g_hits = (cum - before)[g_last].astype(np.float64)  # hits at or above the group's rank
-            g_rel = rel[g_last].astype(np.float64)
             gk = k_of[np.maximum(g_user, 0)]
-            s = g_rank
-            e = np.where(g_next > 0, np.minimum(g_next - 1, gk), gk)
-            ok = (g_user >= 0) & (s <= gk) & (g_rel > 0)
+            # only the groups within k whose last entry is relevant add anything
+            sel = np.flatnonzero((g_user >= 0) & (g_rank <= gk) & rel[g_last])
+            last, user_s, gk = g_last[sel], g_user[sel], gk[sel]
+            rs = g_row_start[sel]
+            g_hits = (cum[last] - np.where(rs > 0, cum[np.maximum(rs - 1, 0)], 0)).astype(np.float64)
+            s = g_rank[sel]
+            nxt = g_next[sel]
+            e = np.where(nxt > 0, np.minimum(nxt - 1, gk), gk)
             if name == "ap":
-                big_n = (size if use_rows else n_of)[np.maximum(g_user, 0)]
+                big_n = (size if use_rows else n_of)[user_s]
                 # Σ_{j=s..e} 1 / min(N, j): the harmonic part up to N, then (e - N) / N past it
                 hi = np.minimum(e, big_n)
                 part = np.where(hi >= s, harmonic[np.maximum(hi, 0)] - harmonic[s - 1], 0.0)
                 past = np.maximum(e - np.maximum(s, big_n + 1) + 1, 0)
                 part = part + _div(past.astype(np.float64), big_n)
-                contrib = np.where(ok, g_hits * part, 0.0)
-                val = _div(np.bincount(g_user[ok], weights=contrib[ok], minlength=n_users), nrel)
+                val = _div(np.bincount(user_s, weights=g_hits * part, minlength=n_users), nrel)
             else:
                 length = (e - s + 1).astype(np.float64)
-                contrib = np.where(ok, g_hits * length, 0.0)
-                total = np.bincount(g_user[ok], weights=contrib[ok], minlength=n_users)
+                total = np.bincount(user_s, weights=g_hits * length, minlength=n_users)
                 val = _div(_div(total, nrel), nrel)
         else:  # ndcg
             disc = 1.0 / np.log2(rank.astype(np.float64) + 1.0)
             if use_rows:
                 gain_e = e_grade if o["gain"] == "linear" else rel_rows.astype(np.float64)
                 dcg = np.bincount(e_user[in_k], weights=(gain_e * disc)[in_k], minlength=n_users)
-                rest = ~t_found  # truth items not listed: rows ranked past every cutoff
-                g_t = t_grade[rest] if o["gain"] == "linear" else t_rel[rest].astype(np.float64)
-                all_user = np.concatenate([e_user[live], t_user[rest]])
-                all_gain = np.concatenate([gain_e[live], g_t])
-                srt = np.lexsort((-all_gain, all_user))
-                us, gs = all_user[srt], all_gain[srt]
-                place = np.arange(us.size) - np.searchsorted(us, us, side="left") + 1
-                keep = place <= k_of[us] if m.k is not None else np.ones(us.size, dtype=bool)
-                idcg = np.bincount(us[keep], weights=(gs / np.log2(place + 1.0))[keep], minlength=n_users)
+                idcg = _rows_ideal(
+                    o["gain"], k_of if m.k is not None else None, t_user, t_grade, size - t_len, nrel_rows
+                )
                 with np.errstate(divide="ignore", invalid="ignore"):
                     val = dcg / idcg
                 val[~np.isfinite(val)] = 0.0
@@ -302,6 +313,39 @@ def apply_evidently(p: _Plan, cols: list[Metric], values: list, sums: list, coun
         values[j] = val
         limbs, count = _core.exact_sum(np.ascontiguousarray(val, dtype=np.float64), threads)
         sums[j], counts[j] = limbs_to_int(limbs), int(count)
+
+
+def _rows_ideal(
+    gain: str,
+    k_of: Optional[np.ndarray],
+    t_user: np.ndarray,
+    t_grade: np.ndarray,
+    extra_zeros: np.ndarray,
+    nrel: np.ndarray,
+) -> np.ndarray:
+    """The ideal DCG of every user's rows: its truth grades and, for each listed item without a truth row, a 0,
+    sorted descending and cut at k (None: not cut). Binary gain: the first min(k, relevant rows) discounts. Linear:
+    the positive grades come first, then the zeros, then the negative grades, each shifted by the extra zeros."""
+    n_users = nrel.size
+    if gain == "binary":
+        top = nrel if k_of is None else np.minimum(nrel, k_of)
+        return _discounts(int(top.max(initial=0)))[top]
+    order = np.lexsort((-t_grade, t_user))
+    us, gs = t_user[order], t_grade[order]
+    place = np.arange(us.size, dtype=np.int64) - np.searchsorted(us, us, side="left") + 1
+    place = np.where(gs < 0, place + extra_zeros[us], place)
+    keep = gs != 0
+    if k_of is not None:
+        keep &= place <= k_of[us]
+    return np.bincount(us[keep], weights=(gs / np.log2(place + 1.0))[keep], minlength=n_users)
+
+
+def _discounts(n: int) -> np.ndarray:
+    """D[x] = Σ_{j=1..x} 1 / log2(j + 1) for x = 0..n."""
+    out = np.zeros(n + 1)
+    if n:
+        np.cumsum(1.0 / np.log2(np.arange(2, n + 2, dtype=np.float64)), out=out[1:])
+    return out
 
 
 def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:

@@ -461,7 +461,8 @@ RECSYS_PRESETS: list[dict] = [
         "unmatched": (
             "a (user, item) pair in two rows of Evidently's table counts twice (twice a relevant row, twice a hit, "
             "twice in the item counts); rankmeter's truth items are unique and a repeated list item raises "
-            "(duplicates='error') or keeps its first position (duplicates='first', which the Evidently options reject)",
+            "(duplicates='error'; its other duplicates= conventions count a repeat once in |R|, and the Evidently "
+            "options reject them)",
             "Evidently's 'rel_j' is the last row at or above rank j in the order the rows are given: the preset "
             "reproduces rows given in rank order per user; rows out of rank order change Evidently's MAP/MAR",
             "equal ranks in a rank table (several rows at one rank) all count at that rank in Evidently; rankmeter "
