@@ -427,7 +427,30 @@ def _df_to_dict(df: Any, q_col: str, d_col: str, s_col: str) -> dict:
 
 # ---------------------------------------------------------------------------------------------------------------
 def _is_object(x: Any) -> bool:
-    return not isinstance(x, dict) and hasattr(x, "to_dict") and hasattr(x, "keys")
+    return not isinstance(x, dict) and hasattr(x, "to_dict")
+
+
+def _keys(x: Any) -> Any:
+    return x.keys() if hasattr(x, "keys") else x.to_dict().keys()
+
+
+def _n_queries(x: Any) -> int:
+    return len(x) if hasattr(x, "__len__") else len(x.to_dict())
+
+
+def _as_run(x: Any, keep: Optional[Iterable] = None) -> Run:
+    """A Run holding an object's to_dict() (only the queries of ``keep``, in the object's order, the others of
+    ``keep`` added empty), not sorted yet: what ranx's make_comparable and sort do to a Run, for a Run-like object
+    that lacks them."""
+    d = x.to_dict()
+    out = Run()
+    if keep is None:
+        out._data = {q: dict(docs) for q, docs in d.items()}
+    else:
+        wanted = set(keep)
+        out._data = {q: dict(docs) for q, docs in d.items() if q in wanted}
+        out._data.update({q: {} for q in keep if q not in out._data})
+    return out
 
 
 def _is_low_level(x: Any) -> bool:
@@ -440,8 +463,12 @@ def _side(x: Any, what: str) -> tuple[list, list]:
     if isinstance(x, dict):
         return list(x.keys()), list(x.values())
     if _is_object(x):
-        if not getattr(x, "sorted", True) and hasattr(x, "sort"):
-            x.sort()  # ranx's to_typed_list sorts an unsorted Qrels/Run in place
+        if not getattr(x, "sorted", True):
+            if hasattr(x, "sort"):
+                x.sort()  # ranx's to_typed_list sorts an unsorted Qrels/Run in place
+            else:
+                x = _as_run(x)
+                x.sort()
         d = x.to_dict()
         return list(d.keys()), list(d.values())
     if _is_low_level(x):
@@ -548,13 +575,18 @@ def evaluate(
     make_comparable: bool = False,
 ) -> Any:
     """ranx.evaluate's signature, outputs and side effects, computed in one fused pass per rel_lvl."""
-    n_threads = _set_numba_threads(len(qrels), threads)
+    n_threads = _set_numba_threads(_n_queries(qrels), threads)
     if not return_mean:
         return_std = False
-    if make_comparable and _is_object(qrels) and _is_object(run) and hasattr(run, "make_comparable"):
-        run = run.make_comparable(qrels)
+    target = run  # where save_results_in_run writes
+    if make_comparable and _is_object(qrels) and _is_object(run):
+        if hasattr(run, "make_comparable"):
+            run = run.make_comparable(qrels)
+        else:
+            run = _as_run(run, list(_keys(qrels)))
+            run.sort()
     named = (isinstance(qrels, dict) or _is_object(qrels)) and (isinstance(run, dict) or _is_object(run))
-    if named and set(qrels.keys()) != set(run.keys()):
+    if named and set(_keys(qrels)) != set(_keys(run)):
         raise AssertionError(_KEYS_ERROR)
     _check_plain_dicts(qrels, run)
     _, q_docs = _side(qrels, "qrels")
@@ -619,12 +651,14 @@ def evaluate(
             out[m] = {"mean": np.mean(s), "std": np.std(s)} if return_std else np.mean(s)
         else:
             out[m] = s.copy()
-        if save_results_in_run and _is_object(run) and hasattr(run, "mean_scores"):
-            run.mean_scores[m] = np.mean(s)
-            if return_std:
-                run.std_scores[m] = np.std(s)
-            for i, q in enumerate(r_ids):
-                run.scores[m][q] = s[i]
+        if save_results_in_run and _is_object(target):
+            if hasattr(target, "mean_scores"):
+                target.mean_scores[m] = np.mean(s)
+            if return_std and hasattr(target, "std_scores"):
+                target.std_scores[m] = np.std(s)
+            if hasattr(target, "scores"):
+                for i, q in enumerate(r_ids):
+                    target.scores[m][q] = s[i]
     return out[metric_list[-1]] if len(metric_list) == 1 else out
 
 
