@@ -53,6 +53,7 @@ document for ranx; they stay distinct here.
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import os
 from collections import defaultdict
@@ -494,7 +495,7 @@ def _check_plain_dicts(qrels: Any, run: Any) -> None:
     for x, what in ((qrels, "qrels"), (run, "run")):
         if not isinstance(x, dict):
             continue
-        n_empty = sum(1 for d in x.values() if len(d) == 0)
+        n_empty = int(np.count_nonzero(np.fromiter(map(len, x.values()), dtype=np.int64, count=len(x)) == 0))
         if 0 < n_empty < len(x):
             raise AssertionError(
                 f"`{what}`: ranx cannot evaluate a plain dict mixing queries with and without documents"
@@ -508,9 +509,11 @@ def _check_plain_dicts(qrels: Any, run: Any) -> None:
 def _flatten(docs: list, what: str) -> tuple[np.ndarray, list, np.ndarray]:
     if docs and not isinstance(docs[0], np.ndarray):
         lens = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
-        ids = [d for q in docs for d in q]
+        ids = list(itertools.chain.from_iterable(docs))
         try:
-            vals = np.fromiter((v for q in docs for v in q.values()), dtype=np.float64, count=len(ids))
+            vals = np.fromiter(
+                itertools.chain.from_iterable(q.values() for q in docs), dtype=np.float64, count=len(ids)
+            )
         except (TypeError, ValueError, AttributeError):
             raise TypeError(f"`{what}` must be a dict {{query: {{doc: number}}}}") from None
     else:
@@ -602,7 +605,7 @@ def evaluate(
     r_indptr, r_ids_flat, scores = _flatten(r_docs, "run")
     if isinstance(run, dict) and scores.size:  # utils.descending_sort of a plain dict run
         order = ranx_order(r_indptr, scores, "ranx_dict")
-        r_ids_flat = [r_ids_flat[j] for j in order.tolist()]
+        r_ids_flat = list(map(r_ids_flat.__getitem__, order.tolist()))
         scores = scores[order]
     codes = _codes(t_ids + r_ids_flat)
     t_items, r_items = codes[: len(t_ids)], codes[len(t_ids) :]
@@ -657,8 +660,7 @@ def evaluate(
             if return_std and hasattr(target, "std_scores"):
                 target.std_scores[m] = np.std(s)
             if hasattr(target, "scores"):
-                for i, q in enumerate(r_ids):
-                    target.scores[m][q] = s[i]
+                target.scores[m].update(zip(r_ids, s))
     return out[metric_list[-1]] if len(metric_list) == 1 else out
 
 
