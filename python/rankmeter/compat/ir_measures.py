@@ -44,6 +44,7 @@ measures) raise NameError at parsing.
 from __future__ import annotations
 
 import ast
+import functools
 import gzip
 import io
 import itertools
@@ -410,7 +411,8 @@ def read_trec_run(file: Any) -> Iterator[ScoredDoc]:
 
 
 class _Data:
-    """qrels and run as CSR over the qrels queries (in qrels order), with document codes."""
+    """qrels and run as CSR over the qrels queries (in qrels order), with document codes; the run's arrays and
+    the codes are built when a provider first reads them (pytrec_eval's measures read the dicts themselves)."""
 
     def __init__(self, qrels: dict, run: dict):
         self.qrels, self.run = qrels, run
@@ -421,34 +423,72 @@ class _Data:
         self.in_run = np.fromiter(map(run.__contains__, self.queries), dtype=bool, count=n)
         t_lens = np.fromiter(map(len, qrels.values()), dtype=np.int64, count=n)
         self.t_indptr = np.concatenate([[0], np.cumsum(t_lens)]).astype(np.int64)
-        t_docs = list(itertools.chain.from_iterable(qrels.values()))
+        self._t_docs = list(itertools.chain.from_iterable(qrels.values()))
         try:
             self.grades = np.fromiter(
-                itertools.chain.from_iterable(d.values() for d in qrels.values()), dtype=np.float64, count=len(t_docs)
+                itertools.chain.from_iterable(d.values() for d in qrels.values()),
+                dtype=np.float64,
+                count=len(self._t_docs),
             )
         except (TypeError, ValueError):
             raise TypeError("qrels relevance values must be numbers") from None
+        self._rank: dict = {}
+
+    @functools.cached_property
+    def _run_part(self) -> tuple:
+        pos, run = self.position, self.run
         kept = list(filter(pos.__contains__, run))  # the run's queries that have qrels, in the run's order
-        self.r_users = np.fromiter(map(pos.__getitem__, kept), dtype=np.int64, count=len(kept))
+        r_users = np.fromiter(map(pos.__getitem__, kept), dtype=np.int64, count=len(kept))
         lists = list(map(run.__getitem__, kept))
         r_lens = np.fromiter(map(len, lists), dtype=np.int64, count=len(kept))
-        self.r_indptr = np.concatenate([[0], np.cumsum(r_lens)]).astype(np.int64)
+        r_indptr = np.concatenate([[0], np.cumsum(r_lens)]).astype(np.int64)
         r_docs = list(itertools.chain.from_iterable(lists))
         try:
-            self.scores = np.fromiter(
+            scores = np.fromiter(
                 itertools.chain.from_iterable(d.values() for d in lists), dtype=np.float64, count=len(r_docs)
             )
         except (TypeError, ValueError):
             raise TypeError("run scores must be numbers") from None
-        self.n_ret = np.zeros(n, dtype=np.float64)
-        self.n_ret[self.r_users] = r_lens
+        n_ret = np.zeros(len(self.queries), dtype=np.float64)
+        n_ret[r_users] = r_lens
+        return r_users, r_indptr, r_docs, scores, n_ret
+
+    @property
+    def r_users(self) -> np.ndarray:
+        return self._run_part[0]
+
+    @property
+    def r_indptr(self) -> np.ndarray:
+        return self._run_part[1]
+
+    @property
+    def scores(self) -> np.ndarray:
+        return self._run_part[3]
+
+    @property
+    def n_ret(self) -> np.ndarray:
+        return self._run_part[4]
+
+    @functools.cached_property
+    def _codes_part(self) -> tuple:
+        t_docs, r_docs = self._t_docs, self._run_part[2]
         both = np.empty(len(t_docs) + len(r_docs), dtype=object)
         both[: len(t_docs)] = t_docs
         both[len(t_docs) :] = r_docs
         codes, uniques = _factorize(both)
-        self.t_codes, self.r_codes = codes[: len(t_docs)], codes[len(t_docs) :]
-        self.uniques = uniques
-        self._rank: dict = {}
+        return codes[: len(t_docs)], codes[len(t_docs) :], uniques
+
+    @property
+    def t_codes(self) -> np.ndarray:
+        return self._codes_part[0]
+
+    @property
+    def r_codes(self) -> np.ndarray:
+        return self._codes_part[1]
+
+    @property
+    def uniques(self) -> list:
+        return self._codes_part[2]
 
     def rank(self, how: str) -> np.ndarray:
         """Rank of every document code in ``str`` order (gdeval, trec_eval) or natural order (Python's sort)."""

@@ -525,16 +525,18 @@ def _flatten(docs: list, what: str) -> tuple[np.ndarray, list, np.ndarray]:
     return indptr, ids, vals
 
 
-def _codes(ids: list) -> np.ndarray:
-    arr = np.empty(len(ids), dtype=object)
-    arr[:] = ids
+def _codes(t_ids: list, r_ids: list) -> np.ndarray:
+    """First-appearance int64 codes of the qrels' then the run's document ids."""
+    arr = np.empty(len(t_ids) + len(r_ids), dtype=object)
+    arr[: len(t_ids)] = t_ids
+    arr[len(t_ids) :] = r_ids
     try:
         import pandas as pd
 
         return np.asarray(pd.factorize(arr)[0], dtype=np.int64)
     except ImportError:  # pragma: no cover - pandas is optional
         first: dict = {}
-        return np.fromiter((first.setdefault(d, len(first)) for d in ids), dtype=np.int64, count=len(ids))
+        return np.fromiter((first.setdefault(d, len(first)) for d in arr), dtype=np.int64, count=arr.size)
 
 
 def _repeats(indptr: np.ndarray, codes: np.ndarray) -> bool:
@@ -603,11 +605,7 @@ def evaluate(
 
     t_indptr, t_ids, grades = _flatten(q_docs, "qrels")
     r_indptr, r_ids_flat, scores = _flatten(r_docs, "run")
-    if isinstance(run, dict) and scores.size:  # utils.descending_sort of a plain dict run
-        order = ranx_order(r_indptr, scores, "ranx_dict")
-        r_ids_flat = list(map(r_ids_flat.__getitem__, order.tolist()))
-        scores = scores[order]
-    codes = _codes(t_ids + r_ids_flat)
+    codes = _codes(t_ids, r_ids_flat)
     t_items, r_items = codes[: len(t_ids)], codes[len(t_ids) :]
     low_level = _is_low_level(qrels)
     duplicates = None
@@ -627,7 +625,11 @@ def evaluate(
     n = len(q_docs)
     users = np.arange(n, dtype=np.int64)
     truth = _rm.Truth.from_csr(t_indptr, t_items, grades, users=users)
-    recs = _rm.Recs.from_csr(r_indptr, r_items, scores, users=users)
+    # a plain dict run is ranked as ranx's utils.descending_sort ranks it (ties="ranx_dict"); the other forms come
+    # ranked (a Run's sorted order, low-level lists as given)
+    by_score = isinstance(run, dict)
+    recs = _rm.Recs.from_csr(r_indptr, r_items, scores, users=users, by_score=by_score)
+    ties = "ranx_dict" if by_score else "input"
 
     by_level: dict[int, list[str]] = {}
     for name, lvl in translated.values():
@@ -639,7 +641,9 @@ def evaluate(
     for lvl, names in by_level.items():
         wanted = list(dict.fromkeys(names + (["num_rel", "hits"] if "bpref" in names else [])))
         kw: dict = {"duplicates": duplicates} if duplicates else {}
-        res = _rm.evaluate(truth, recs, wanted, preset="ranx", min_relevance=lvl, threads=threads or None, **kw)
+        res = _rm.evaluate(
+            truth, recs, wanted, preset="ranx", ties=ties, min_relevance=lvl, threads=threads or None, **kw
+        )
         at = np.argsort(np.asarray(res.users, dtype=np.int64), kind="stable")
         vals = {w: np.asarray(res.per_user[w], dtype=np.float64)[at] for w in wanted}
         for name in names:
