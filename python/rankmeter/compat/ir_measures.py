@@ -23,10 +23,11 @@ gives both; a measure's own ``calc_aggregate``/``iter_calc``/``calc`` and ``eval
 Each measure is computed as the ir_measures provider that its default pipeline picks computes it
 (docs/metrics.md, "ir_measures"), each with its own order among equal scores:
 
-- ``pytrec_eval`` (trec_eval; equal scores by document id descending): ``P``, ``R``, ``AP``, ``RR`` without
-  cutoff, ``nDCG`` (``dcg="log2"``, ``gains=``), ``Success``, ``Rprec``, ``Bpref``, ``NumRel`` (rel=1),
-  ``NumRet``, ``NumRelRet``, ``NumQ``, ``SetP``, ``SetRelP``, ``SetR``, ``SetF``, ``SetAP``, with ``rel=`` and
-  ``judged_only=``; ids must be strings and grades integers, as pytrec_eval requires;
+- ``pytrec_eval`` (trec_eval as rankmeter.compat.pytrec_eval reads it: scores rounded to float32, equal scores
+  by document id descending, a negative grade unjudged for bpref): ``P``, ``R``, ``AP``, ``RR`` without cutoff,
+  ``nDCG`` (``dcg="log2"``, ``gains=``), ``Success``, ``Rprec``, ``Bpref``, ``NumRel`` (rel=1), ``NumRet``,
+  ``NumRelRet``, ``NumQ``, ``SetP``, ``SetRelP``, ``SetR``, ``SetF``, ``SetAP``, with ``rel=`` and
+  ``judged_only=`` (trec_eval -J); ids must be strings and grades integers, as pytrec_eval requires (TypeError);
 - ``cwl_eval`` (equal scores in input order): ``RBP(rel=L, p=P)``, binary gains on the first 1000 documents,
   normalised by the sum of their weights;
 - ``judged`` (equal scores by document id ascending): ``Judged``, ``Judged@k``; a query with an empty ranking
@@ -36,9 +37,12 @@ Each measure is computed as the ir_measures provider that its default pipeline p
   decimals per query as gdeval prints them; numeric query ids and integer grades up to 4 (gdeval's perl script
   rejects anything else; here a ValueError, as for two ids gdeval reads as one topic number, such as 7 and 007).
 
-``RBP`` without ``rel=`` and anything no provider takes raise ``ValueError("Unsupported measures {...}.")``.
-Measures ir_measures has and rankmeter does not compute (``IPrec``, ``infAP``, the diversity and C/W/L-only
-measures) raise NameError at parsing.
+``RBP`` without ``rel=``, ``IPrec``, ``infAP`` (parsed, not computed) and anything no provider takes raise
+``ValueError("Unsupported measures {...}.")`` at the call; the first provider to raise raises, in ir_measures'
+order. ir_measures' diversity and C/W/L-only measures raise NameError at parsing. Where ir_measures' own value is
+not defined this module gives rankmeter's: pytrec_eval's num_rel of a query with an empty ranking, and nDCG without
+``gains=`` or NumRet/NumQ without ``rel=`` asked with ``gains=`` or ``judged_only=True`` measures (ir_measures
+computes them in whichever pytrec_eval invocation its measure set lists first).
 """
 
 from __future__ import annotations
