@@ -109,12 +109,13 @@ def close(a: float, b: float) -> bool:
 def test_compat_per_query_equals_ranx(ranx_out, case):
     qrels, run = CASES[case]
     want = ranx_out[case]
-    # ranx's Qrels sorts the query ids; compare query by query
-    order = [list(qrels).index(q) for q in want["qids"]]
-    full_run = {q: run.get(q, {}) for q in qrels}
-    got = compat.evaluate(qrels, full_run, METRICS, return_mean=False)
+    # what the worker gives ranx: Qrels and Run objects, make_comparable=True (queries sorted by id, as
+    # want["qids"]). bpref is left out: the worker asks ranx one query at a time (its batched kernel stops at a
+    # query without a relevant document, which compat.ranx reproduces: tests/compat/test_ranx_compat.py).
+    got = compat.evaluate(compat.Qrels(qrels), compat.Run(run), METRICS, return_mean=False, make_comparable=True)
+    order = list(range(len(want["qids"])))
     worst = 0.0
-    for m in METRICS:
+    for m in [m for m in METRICS if not m.startswith("bpref")]:
         for i, q in enumerate(want["qids"]):
             w = want["scores"][m][i]
             if w is None:

@@ -23,10 +23,11 @@ gives both; a measure's own ``calc_aggregate``/``iter_calc``/``calc`` and ``eval
 Each measure is computed as the ir_measures provider that its default pipeline picks computes it
 (docs/metrics.md, "ir_measures"), each with its own order among equal scores:
 
-- ``pytrec_eval`` (trec_eval; equal scores by document id descending): ``P``, ``R``, ``AP``, ``RR`` without
-  cutoff, ``nDCG`` (``dcg="log2"``, ``gains=``), ``Success``, ``Rprec``, ``Bpref``, ``NumRel`` (rel=1),
-  ``NumRet``, ``NumRelRet``, ``NumQ``, ``SetP``, ``SetRelP``, ``SetR``, ``SetF``, ``SetAP``, with ``rel=`` and
-  ``judged_only=``; ids must be strings and grades integers, as pytrec_eval requires;
+- ``pytrec_eval`` (trec_eval as rankmeter.compat.pytrec_eval reads it: scores rounded to float32, equal scores
+  by document id descending, a negative grade unjudged for bpref): ``P``, ``R``, ``AP``, ``RR`` without cutoff,
+  ``nDCG`` (``dcg="log2"``, ``gains=``), ``Success``, ``Rprec``, ``Bpref``, ``NumRel`` (rel=1), ``NumRet``,
+  ``NumRelRet``, ``NumQ``, ``SetP``, ``SetRelP``, ``SetR``, ``SetF``, ``SetAP``, with ``rel=`` and
+  ``judged_only=`` (trec_eval -J); ids must be strings and grades integers, as pytrec_eval requires (TypeError);
 - ``cwl_eval`` (equal scores in input order): ``RBP(rel=L, p=P)``, binary gains on the first 1000 documents,
   normalised by the sum of their weights;
 - ``judged`` (equal scores by document id ascending): ``Judged``, ``Judged@k``; a query with an empty ranking
@@ -34,18 +35,23 @@ Each measure is computed as the ir_measures provider that its default pipeline p
 - ``msmarco`` (equal scores by document id ascending): ``RR@k``;
 - ``gdeval`` (equal scores by document id descending): ``ERR@k`` and ``nDCG(dcg="exp-log2")@k``, rounded to 5
   decimals per query as gdeval prints them; numeric query ids and integer grades up to 4 (gdeval's perl script
-  rejects anything else; here a ValueError).
+  rejects anything else; here a ValueError, as for two ids gdeval reads as one topic number, such as 7 and 007).
 
-``RBP`` without ``rel=`` and anything no provider takes raise ``ValueError("Unsupported measures {...}.")``.
-Measures ir_measures has and rankmeter does not compute (``IPrec``, ``infAP``, the diversity and C/W/L-only
-measures) raise NameError at parsing.
+``RBP`` without ``rel=``, ``IPrec``, ``infAP`` (parsed, not computed) and anything no provider takes raise
+``ValueError("Unsupported measures {...}.")`` at the call; the first provider to raise raises, in ir_measures'
+order. ir_measures' diversity and C/W/L-only measures raise NameError at parsing. Where ir_measures' own value is
+not defined this module gives rankmeter's: pytrec_eval's num_rel of a query with an empty ranking, and nDCG without
+``gains=`` or NumRet/NumQ without ``rel=`` asked with ``gains=`` or ``judged_only=True`` measures (ir_measures
+computes them in whichever pytrec_eval invocation its measure set lists first).
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import gzip
 import io
+import itertools
 import math
 import re
 from typing import Any, ClassVar, Iterable, Iterator, NamedTuple, Union
@@ -409,41 +415,84 @@ def read_trec_run(file: Any) -> Iterator[ScoredDoc]:
 
 
 class _Data:
-    """qrels and run as CSR over the qrels queries (in qrels order), with document codes."""
+    """qrels and run as CSR over the qrels queries (in qrels order), with document codes; the run's arrays and
+    the codes are built when a provider first reads them (pytrec_eval's measures read the dicts themselves)."""
 
     def __init__(self, qrels: dict, run: dict):
         self.qrels, self.run = qrels, run
         self.queries = list(qrels.keys())
-        pos = {q: i for i, q in enumerate(self.queries)}
+        pos = dict(zip(self.queries, itertools.count()))
         self.position = pos
-        self.in_run = np.fromiter((q in run for q in self.queries), dtype=bool, count=len(self.queries))
-        t_lens = np.fromiter((len(d) for d in qrels.values()), dtype=np.int64, count=len(qrels))
+        n = len(self.queries)
+        self.in_run = np.fromiter(map(run.__contains__, self.queries), dtype=bool, count=n)
+        t_lens = np.fromiter(map(len, qrels.values()), dtype=np.int64, count=n)
         self.t_indptr = np.concatenate([[0], np.cumsum(t_lens)]).astype(np.int64)
-        t_docs = [d for docs in qrels.values() for d in docs]
+        self._t_docs = list(itertools.chain.from_iterable(qrels.values()))
         try:
             self.grades = np.fromiter(
-                (g for docs in qrels.values() for g in docs.values()), dtype=np.float64, count=len(t_docs)
+                itertools.chain.from_iterable(d.values() for d in qrels.values()),
+                dtype=np.float64,
+                count=len(self._t_docs),
             )
         except (TypeError, ValueError):
             raise TypeError("qrels relevance values must be numbers") from None
-        kept = [q for q in run if q in pos]
-        self.r_users = np.fromiter((pos[q] for q in kept), dtype=np.int64, count=len(kept))
-        r_lens = np.fromiter((len(run[q]) for q in kept), dtype=np.int64, count=len(kept))
-        self.r_indptr = np.concatenate([[0], np.cumsum(r_lens)]).astype(np.int64)
-        r_docs = [d for q in kept for d in run[q]]
+        self._rank: dict = {}
+
+    @functools.cached_property
+    def _run_part(self) -> tuple:
+        pos, run = self.position, self.run
+        kept = list(filter(pos.__contains__, run))  # the run's queries that have qrels, in the run's order
+        r_users = np.fromiter(map(pos.__getitem__, kept), dtype=np.int64, count=len(kept))
+        lists = list(map(run.__getitem__, kept))
+        r_lens = np.fromiter(map(len, lists), dtype=np.int64, count=len(kept))
+        r_indptr = np.concatenate([[0], np.cumsum(r_lens)]).astype(np.int64)
+        r_docs = list(itertools.chain.from_iterable(lists))
         try:
-            self.scores = np.fromiter((s for q in kept for s in run[q].values()), dtype=np.float64, count=len(r_docs))
+            scores = np.fromiter(
+                itertools.chain.from_iterable(d.values() for d in lists), dtype=np.float64, count=len(r_docs)
+            )
         except (TypeError, ValueError):
             raise TypeError("run scores must be numbers") from None
-        self.n_ret = np.zeros(len(self.queries), dtype=np.float64)
-        self.n_ret[self.r_users] = r_lens
+        n_ret = np.zeros(len(self.queries), dtype=np.float64)
+        n_ret[r_users] = r_lens
+        return r_users, r_indptr, r_docs, scores, n_ret
+
+    @property
+    def r_users(self) -> np.ndarray:
+        return self._run_part[0]
+
+    @property
+    def r_indptr(self) -> np.ndarray:
+        return self._run_part[1]
+
+    @property
+    def scores(self) -> np.ndarray:
+        return self._run_part[3]
+
+    @property
+    def n_ret(self) -> np.ndarray:
+        return self._run_part[4]
+
+    @functools.cached_property
+    def _codes_part(self) -> tuple:
+        t_docs, r_docs = self._t_docs, self._run_part[2]
         both = np.empty(len(t_docs) + len(r_docs), dtype=object)
         both[: len(t_docs)] = t_docs
         both[len(t_docs) :] = r_docs
         codes, uniques = _factorize(both)
-        self.t_codes, self.r_codes = codes[: len(t_docs)], codes[len(t_docs) :]
-        self.uniques = uniques
-        self._rank: dict = {}
+        return codes[: len(t_docs)], codes[len(t_docs) :], uniques
+
+    @property
+    def t_codes(self) -> np.ndarray:
+        return self._codes_part[0]
+
+    @property
+    def r_codes(self) -> np.ndarray:
+        return self._codes_part[1]
+
+    @property
+    def uniques(self) -> list:
+        return self._codes_part[2]
 
     def rank(self, how: str) -> np.ndarray:
         """Rank of every document code in ``str`` order (gdeval, trec_eval) or natural order (Python's sort)."""
@@ -590,7 +639,8 @@ class PytrecEvalProvider(_Provider):
             vals = {nm: np.full(n, np.nan) for nm in names}
             if not judged_queries.isdisjoint(data.run.keys()):
                 res = _rm.evaluate(truth, recs, names, preset="trec_eval", min_relevance=rel, ties="input")
-                at = np.array([data.position[u] for u in res.users.tolist()], dtype=np.int64)
+                users = res.users.tolist()
+                at = np.fromiter(map(data.position.__getitem__, users), dtype=np.int64, count=len(users))
                 for nm in names:
                     vals[nm][at] = np.asarray(res.per_user[nm], dtype=np.float64)
             for m in ms:
@@ -646,16 +696,21 @@ def _pytrec_value(m: Measure, vals: dict) -> np.ndarray:
     return vals[_pytrec_names(m)[0]]
 
 
+def _types(values: Iterable) -> set:
+    return set(map(type, values))
+
+
 def _check_pytrec_qrels(qrels: dict) -> None:
-    if not all(type(q) is str for q in qrels) or not all(type(d) is str for docs in qrels.values() for d in docs):
+    ids = _types(qrels) | _types(itertools.chain.from_iterable(qrels.values()))
+    if ids - {str}:
         raise TypeError("Expected string as key: pytrec_eval takes query and document ids as strings")
-    kinds = {type(g) for docs in qrels.values() for g in docs.values()}
+    kinds = _types(itertools.chain.from_iterable(d.values() for d in qrels.values()))
     if not all(issubclass(t, (int, np.integer)) for t in kinds):
         raise TypeError("Expected relevance to be integer: pytrec_eval takes integer grades")
 
 
 def _check_pytrec_inputs(data: _Data) -> None:
-    if not all(type(q) is str for q in data.run) or not all(type(d) is str for docs in data.run.values() for d in docs):
+    if (_types(data.run) | _types(itertools.chain.from_iterable(data.run.values()))) - {str}:
         raise TypeError("Unable to extract query/object scores: pytrec_eval takes query and document ids as strings")
 
 
@@ -724,9 +779,6 @@ class MsMarcoProvider(_Provider):
         return out
 
 
-_GDEVAL_TOPIC = re.compile(r"^[0-9]+$")
-
-
 class GdevalProvider(_Provider):
     """gdeval (TREC Web track): ERR@k and nDCG@k with gain 2^g - 1, equal scores by document id descending,
     each query's value printed with 5 decimals."""
@@ -769,13 +821,16 @@ class GdevalProvider(_Provider):
         return out
 
 
-def _gdeval_topic(q: Any) -> str:
-    return re.sub(r"^.*-", "", str(q))
+_GDEVAL_TOPICS = re.compile(r"^(?:.*-)?([0-9]+)$", re.MULTILINE)
 
 
 def _check_gdeval_inputs(data: _Data) -> None:
-    bad = next((q for q in list(data.queries) + list(data.run) if not _GDEVAL_TOPIC.match(_gdeval_topic(q))), None)
-    if bad is not None:
+    """gdeval's perl script reads a topic as the digits after the id's last '-' and dies on anything else, and
+    reads integer grades up to 4. Two ids it reads as one topic number would merge."""
+    ids = list(dict.fromkeys(map(str, itertools.chain(data.queries, data.run))))
+    topics = _GDEVAL_TOPICS.findall("\n".join(ids))
+    if len(topics) != len(ids) or any("\n" in q for q in ids):
+        bad = next(q for q in ids if not re.fullmatch(r"(?:.*-)?[0-9]+", q))
         raise ValueError(f"gdeval (ERR@k, nDCG(dcg='exp-log2')@k) reads numeric query ids only, got {bad!r}")
     if data.grades.size:
         if not np.all(np.mod(data.grades, 1) == 0):
@@ -784,11 +839,12 @@ def _check_gdeval_inputs(data: _Data) -> None:
             raise ValueError(
                 f"gdeval (ERR@k, nDCG(dcg='exp-log2')@k) accepts grades up to 4, got {data.grades.max():g}"
             )
-    topics: dict = {}
-    for q in list(data.queries) + list(data.run):
-        t = int(_gdeval_topic(q))
-        if topics.setdefault(t, q) != q:
-            raise ValueError(f"gdeval reads query ids {topics[t]!r} and {q!r} as one topic ({t})")
+    numbers = list(map(int, topics))
+    if len(set(numbers)) != len(ids):
+        seen: dict = {}
+        for t, q in zip(numbers, ids):
+            if seen.setdefault(t, q) != q:
+                raise ValueError(f"gdeval reads query ids {seen[t]!r} and {q!r} as one topic ({t})")
 
 
 pytrec_eval = PytrecEvalProvider()

@@ -53,6 +53,7 @@ document for ranx; they stay distinct here.
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import os
 from collections import defaultdict
@@ -427,7 +428,30 @@ def _df_to_dict(df: Any, q_col: str, d_col: str, s_col: str) -> dict:
 
 # ---------------------------------------------------------------------------------------------------------------
 def _is_object(x: Any) -> bool:
-    return not isinstance(x, dict) and hasattr(x, "to_dict") and hasattr(x, "keys")
+    return not isinstance(x, dict) and hasattr(x, "to_dict")
+
+
+def _keys(x: Any) -> Any:
+    return x.keys() if hasattr(x, "keys") else x.to_dict().keys()
+
+
+def _n_queries(x: Any) -> int:
+    return len(x) if hasattr(x, "__len__") else len(x.to_dict())
+
+
+def _as_run(x: Any, keep: Optional[Iterable] = None) -> Run:
+    """A Run holding an object's to_dict() (only the queries of ``keep``, in the object's order, the others of
+    ``keep`` added empty), not sorted yet: what ranx's make_comparable and sort do to a Run, for a Run-like object
+    that lacks them."""
+    d = x.to_dict()
+    out = Run()
+    if keep is None:
+        out._data = {q: dict(docs) for q, docs in d.items()}
+    else:
+        wanted = set(keep)
+        out._data = {q: dict(docs) for q, docs in d.items() if q in wanted}
+        out._data.update({q: {} for q in keep if q not in out._data})
+    return out
 
 
 def _is_low_level(x: Any) -> bool:
@@ -440,8 +464,12 @@ def _side(x: Any, what: str) -> tuple[list, list]:
     if isinstance(x, dict):
         return list(x.keys()), list(x.values())
     if _is_object(x):
-        if not getattr(x, "sorted", True) and hasattr(x, "sort"):
-            x.sort()  # ranx's to_typed_list sorts an unsorted Qrels/Run in place
+        if not getattr(x, "sorted", True):
+            if hasattr(x, "sort"):
+                x.sort()  # ranx's to_typed_list sorts an unsorted Qrels/Run in place
+            else:
+                x = _as_run(x)
+                x.sort()
         d = x.to_dict()
         return list(d.keys()), list(d.values())
     if _is_low_level(x):
@@ -467,7 +495,7 @@ def _check_plain_dicts(qrels: Any, run: Any) -> None:
     for x, what in ((qrels, "qrels"), (run, "run")):
         if not isinstance(x, dict):
             continue
-        n_empty = sum(1 for d in x.values() if len(d) == 0)
+        n_empty = int(np.count_nonzero(np.fromiter(map(len, x.values()), dtype=np.int64, count=len(x)) == 0))
         if 0 < n_empty < len(x):
             raise AssertionError(
                 f"`{what}`: ranx cannot evaluate a plain dict mixing queries with and without documents"
@@ -481,9 +509,11 @@ def _check_plain_dicts(qrels: Any, run: Any) -> None:
 def _flatten(docs: list, what: str) -> tuple[np.ndarray, list, np.ndarray]:
     if docs and not isinstance(docs[0], np.ndarray):
         lens = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
-        ids = [d for q in docs for d in q]
+        ids = list(itertools.chain.from_iterable(docs))
         try:
-            vals = np.fromiter((v for q in docs for v in q.values()), dtype=np.float64, count=len(ids))
+            vals = np.fromiter(
+                itertools.chain.from_iterable(q.values() for q in docs), dtype=np.float64, count=len(ids)
+            )
         except (TypeError, ValueError, AttributeError):
             raise TypeError(f"`{what}` must be a dict {{query: {{doc: number}}}}") from None
     else:
@@ -495,16 +525,18 @@ def _flatten(docs: list, what: str) -> tuple[np.ndarray, list, np.ndarray]:
     return indptr, ids, vals
 
 
-def _codes(ids: list) -> np.ndarray:
-    arr = np.empty(len(ids), dtype=object)
-    arr[:] = ids
+def _codes(t_ids: list, r_ids: list) -> np.ndarray:
+    """First-appearance int64 codes of the qrels' then the run's document ids."""
+    arr = np.empty(len(t_ids) + len(r_ids), dtype=object)
+    arr[: len(t_ids)] = t_ids
+    arr[len(t_ids) :] = r_ids
     try:
         import pandas as pd
 
         return np.asarray(pd.factorize(arr)[0], dtype=np.int64)
     except ImportError:  # pragma: no cover - pandas is optional
         first: dict = {}
-        return np.fromiter((first.setdefault(d, len(first)) for d in ids), dtype=np.int64, count=len(ids))
+        return np.fromiter((first.setdefault(d, len(first)) for d in arr), dtype=np.int64, count=arr.size)
 
 
 def _repeats(indptr: np.ndarray, codes: np.ndarray) -> bool:
@@ -548,13 +580,18 @@ def evaluate(
     make_comparable: bool = False,
 ) -> Any:
     """ranx.evaluate's signature, outputs and side effects, computed in one fused pass per rel_lvl."""
-    n_threads = _set_numba_threads(len(qrels), threads)
+    n_threads = _set_numba_threads(_n_queries(qrels), threads)
     if not return_mean:
         return_std = False
-    if make_comparable and _is_object(qrels) and _is_object(run) and hasattr(run, "make_comparable"):
-        run = run.make_comparable(qrels)
+    target = run  # where save_results_in_run writes
+    if make_comparable and _is_object(qrels) and _is_object(run):
+        if hasattr(run, "make_comparable"):
+            run = run.make_comparable(qrels)
+        else:
+            run = _as_run(run, list(_keys(qrels)))
+            run.sort()
     named = (isinstance(qrels, dict) or _is_object(qrels)) and (isinstance(run, dict) or _is_object(run))
-    if named and set(qrels.keys()) != set(run.keys()):
+    if named and set(_keys(qrels)) != set(_keys(run)):
         raise AssertionError(_KEYS_ERROR)
     _check_plain_dicts(qrels, run)
     _, q_docs = _side(qrels, "qrels")
@@ -568,11 +605,7 @@ def evaluate(
 
     t_indptr, t_ids, grades = _flatten(q_docs, "qrels")
     r_indptr, r_ids_flat, scores = _flatten(r_docs, "run")
-    if isinstance(run, dict) and scores.size:  # utils.descending_sort of a plain dict run
-        order = ranx_order(r_indptr, scores, "ranx_dict")
-        r_ids_flat = [r_ids_flat[j] for j in order.tolist()]
-        scores = scores[order]
-    codes = _codes(t_ids + r_ids_flat)
+    codes = _codes(t_ids, r_ids_flat)
     t_items, r_items = codes[: len(t_ids)], codes[len(t_ids) :]
     low_level = _is_low_level(qrels)
     duplicates = None
@@ -592,7 +625,11 @@ def evaluate(
     n = len(q_docs)
     users = np.arange(n, dtype=np.int64)
     truth = _rm.Truth.from_csr(t_indptr, t_items, grades, users=users)
-    recs = _rm.Recs.from_csr(r_indptr, r_items, scores, users=users)
+    # a plain dict run is ranked as ranx's utils.descending_sort ranks it (ties="ranx_dict"); the other forms come
+    # ranked (a Run's sorted order, low-level lists as given)
+    by_score = isinstance(run, dict)
+    recs = _rm.Recs.from_csr(r_indptr, r_items, scores, users=users, by_score=by_score)
+    ties = "ranx_dict" if by_score else "input"
 
     by_level: dict[int, list[str]] = {}
     for name, lvl in translated.values():
@@ -604,7 +641,9 @@ def evaluate(
     for lvl, names in by_level.items():
         wanted = list(dict.fromkeys(names + (["num_rel", "hits"] if "bpref" in names else [])))
         kw: dict = {"duplicates": duplicates} if duplicates else {}
-        res = _rm.evaluate(truth, recs, wanted, preset="ranx", min_relevance=lvl, threads=threads or None, **kw)
+        res = _rm.evaluate(
+            truth, recs, wanted, preset="ranx", ties=ties, min_relevance=lvl, threads=threads or None, **kw
+        )
         at = np.argsort(np.asarray(res.users, dtype=np.int64), kind="stable")
         vals = {w: np.asarray(res.per_user[w], dtype=np.float64)[at] for w in wanted}
         for name in names:
@@ -619,12 +658,13 @@ def evaluate(
             out[m] = {"mean": np.mean(s), "std": np.std(s)} if return_std else np.mean(s)
         else:
             out[m] = s.copy()
-        if save_results_in_run and _is_object(run) and hasattr(run, "mean_scores"):
-            run.mean_scores[m] = np.mean(s)
-            if return_std:
-                run.std_scores[m] = np.std(s)
-            for i, q in enumerate(r_ids):
-                run.scores[m][q] = s[i]
+        if save_results_in_run and _is_object(target):
+            if hasattr(target, "mean_scores"):
+                target.mean_scores[m] = np.mean(s)
+            if return_std and hasattr(target, "std_scores"):
+                target.std_scores[m] = np.std(s)
+            if hasattr(target, "scores"):
+                target.scores[m].update(zip(r_ids, s))
     return out[metric_list[-1]] if len(metric_list) == 1 else out
 
 
