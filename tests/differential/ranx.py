@@ -63,7 +63,7 @@ def as_dicts(case: dict, str_ids: bool) -> tuple[dict, dict]:
 
 
 def _build(mode: str, case: dict) -> tuple[Any, Any, bool]:
-    from rankmeter.compat import ranx as compat
+    import rankmeter.compat.ranx as compat
 
     if mode in ("dict", "dict_mc"):
         q, r = as_dicts(case, False)
@@ -89,7 +89,7 @@ def _f(x: Any) -> float:
 
 
 def _one_mode(mode: str, case: dict, metrics: list) -> dict:
-    from rankmeter.compat import ranx as compat
+    import rankmeter.compat.ranx as compat
 
     out: dict = {}
     if mode in ("dict", "dict_mc") and conflated_ids(case):
