@@ -13,6 +13,7 @@ from collections import defaultdict
 from pathlib import Path
 
 VENV = "ir_measures"
+ISOLATED = True  # python -P: the peer modules here must not shadow the packages of that name
 WORKER = Path(__file__).with_name("worker_ir_measures.py")
 ALLOW = (
     "empty_truth",

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 VENV = "ranx"
+ISOLATED = True  # python -P: this module's name must not shadow the ranx package in the worker
 WORKER = Path(__file__).with_name("worker_ranx.py")
 ALLOW = (
     "empty_truth",

@@ -14,6 +14,7 @@ from collections import defaultdict
 from pathlib import Path
 
 VENV = "ranx"
+ISOLATED = True  # python -P: this module's name must not shadow the ranx package in the worker
 WORKER = Path(__file__).with_name("worker_ranx_preset.py")
 ALLOW = (
     "empty_truth",

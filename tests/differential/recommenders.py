@@ -16,6 +16,7 @@ from .cases import FEATURES
 from .worker_recommenders import has_zero_feature, pred_rows, sampled_users, train_rows
 
 VENV = "msr"
+ISOLATED = True  # python -P: the peer modules here must not shadow the packages of that name
 WORKER = Path(__file__).with_name("worker_recommenders.py")
 ALLOW = FEATURES
 REL = 1e-9

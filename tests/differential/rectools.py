@@ -15,6 +15,7 @@ import numpy as np
 from .cases import FEATURES
 
 VENV = "rectools"
+ISOLATED = True  # python -P: the peer modules here must not shadow the packages of that name
 WORKER = Path(__file__).with_name("worker_rectools.py")
 ALLOW = FEATURES
 REL = 1e-9

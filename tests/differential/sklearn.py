@@ -19,6 +19,7 @@ from typing import Any
 from .cases import FEATURES
 
 VENV = "torch"
+ISOLATED = True  # python -P: the peer modules here must not shadow the packages of that name
 WORKER = Path(__file__).with_name("worker_sklearn.py")
 ALLOW = tuple(f for f in FEATURES if f != "negative")
 REL = 1e-9

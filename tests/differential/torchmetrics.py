@@ -23,6 +23,7 @@ import numpy as np
 from .cases import FEATURES
 
 VENV = "torch"
+ISOLATED = True  # python -P: the peer modules here must not shadow the packages of that name
 WORKER = Path(__file__).with_name("worker_torchmetrics.py")
 # negative grades only reach RetrievalNormalizedDCG (the binary metrics get grade > 0, as for a grade 0), whose
 # negative gains the preset lists as not reproduced: drawing them would only skip whole cases (known())

@@ -18,7 +18,7 @@ import sys
 import warnings
 
 warnings.simplefilter("ignore")
-sys.path = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
+# the worker runs as `python -P` (ISOLATED in the peer module): this directory is not on sys.path
 logging.disable(logging.CRITICAL)
 
 import ir_measures  # noqa: E402

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sys
 import warnings
 
 warnings.simplefilter("ignore")
-# this directory holds the peer module ranx.py: the real ranx must come from the venv
-sys.path = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
+# this directory holds the peer module ranx.py: the worker runs as `python -P` (ISOLATED in the peer module),
+# so the real ranx comes from the venv
 
 import numba  # noqa: E402
 import ranx  # noqa: E402

@@ -20,12 +20,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sys
 import warnings
 
 warnings.simplefilter("ignore")
-sys.path = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
 
 import numba  # noqa: E402
 import ranx  # noqa: E402

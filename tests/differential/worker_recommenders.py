@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sys
 import zlib
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+# the worker runs as `python -P` (ISOLATED in the peer module): this directory is not on sys.path
 
 
 def _f(x):

@@ -17,12 +17,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sys
 
 # this directory holds tests/differential/sklearn.py (the peer module), which would shadow the package
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+# the worker runs as `python -P` (ISOLATED in the peer module): this directory is not on sys.path
 
 
 def _f(x):
