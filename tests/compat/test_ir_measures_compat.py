@@ -14,6 +14,7 @@ import pytest
 
 from rankmeter.compat import ir_measures as compat
 from tests.conformance.recsys_helpers import peer_python
+from tests.support.peers import peer_env
 
 NAMES = [
     "P@5", "P(rel=2)@10", "P(judged_only=True)@5", "R@10", "AP", "AP@10", "MAP", "RR", "MRR", "RR@10",
@@ -77,6 +78,7 @@ def live(tmp_path_factory):
         [str(py), str(tmp / "w.py"), str(tmp / "in.json"), str(tmp / "out.json")],
         capture_output=True,
         text=True,
+        env=peer_env(),
         timeout=900,
     )
     assert p.returncode == 0, p.stderr[-3000:]

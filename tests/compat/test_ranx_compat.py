@@ -12,6 +12,7 @@ import pytest
 
 from rankmeter.compat import ranx as compat
 from tests.conformance.recsys_helpers import peer_python
+from tests.support.peers import peer_env
 
 SCRIPT = r"""
 import json, sys, warnings
@@ -69,6 +70,7 @@ def live(tmp_path_factory):
         [str(py), str(tmp / "w.py"), str(tmp / "in.json"), str(tmp / "out.json")],
         capture_output=True,
         text=True,
+        env=peer_env(),
         timeout=900,
     )
     assert p.returncode == 0, p.stderr[-3000:]

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import rankmeter as rm
+from tests.support.peers import peer_env
 
 RANX_PY = (
     Path(os.environ.get("RANKMETER_PEERS", Path.home() / ".cache" / "rankmeter-peers")) / "ranx" / "bin" / "python"
@@ -95,7 +96,7 @@ def ranx_out(tmp_path_factory):
         )
     )
     script.write_text(WORKER)
-    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    env = peer_env(PYTHONWARNINGS="ignore")
     p = subprocess.run(
         [str(RANX_PY), str(script), str(inp), str(out)], capture_output=True, text=True, timeout=900, env=env
     )

@@ -19,6 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.support.peers import peer_env
+
 ROOT = Path(os.environ.get("RANKMETER_PEERS", Path.home() / ".cache" / "rankmeter-peers"))
 WORKER = Path(__file__).with_name("peer_worker.py")
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -42,7 +44,11 @@ def run_peer(venv: str, library: str, cases: list) -> list:
         src, dst = Path(d) / "in.json", Path(d) / "out.json"
         src.write_text(json.dumps({"cases": cases}))
         proc = subprocess.run(
-            [str(py), str(WORKER), library, str(src), str(dst)], capture_output=True, text=True, timeout=900
+            [str(py), str(WORKER), library, str(src), str(dst)],
+            capture_output=True,
+            text=True,
+            timeout=900,
+            env=peer_env(),
         )
         assert proc.returncode == 0, proc.stderr[-3000:]
         return json.loads(dst.read_text())["results"]

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from rankmeter.compat import ir_measures as compat
+from tests.support.peers import peer_env
 
 IRM_PY = (
     Path(os.environ.get("RANKMETER_PEERS", Path.home() / ".cache" / "rankmeter-peers"))
@@ -119,7 +120,7 @@ def irm_out(tmp_path_factory):
         capture_output=True,
         text=True,
         timeout=900,
-        env=dict(os.environ, PYTHONWARNINGS="ignore"),
+        env=peer_env(PYTHONWARNINGS="ignore"),
     )
     assert p.returncode == 0, p.stderr[-3000:]
     return json.loads(out.read_text())
@@ -205,7 +206,7 @@ def test_rbp_without_rel_raises_as_ir_measures(irm_out, tmp_path):
         capture_output=True,
         text=True,
         timeout=300,
-        env=dict(os.environ, PYTHONWARNINGS="ignore"),
+        env=peer_env(PYTHONWARNINGS="ignore"),
     )
     assert p.returncode == 0, p.stderr[-3000:]
     want = json.loads(out.read_text())

@@ -24,6 +24,7 @@ import pytest
 import rankmeter as rm
 from rankmeter.compat import ranx as compat
 from tests.conformance.recsys_helpers import _record
+from tests.support.peers import peer_env
 
 RANX_PY = (
     Path(os.environ.get("RANKMETER_PEERS", Path.home() / ".cache" / "rankmeter-peers")) / "ranx" / "bin" / "python"
@@ -95,7 +96,7 @@ def ranx_out(tmp_path_factory):
         capture_output=True,
         text=True,
         timeout=900,
-        env=dict(os.environ, PYTHONWARNINGS="ignore"),
+        env=peer_env(PYTHONWARNINGS="ignore"),
     )
     assert p.returncode == 0, p.stderr[-3000:]
     return json.loads(out.read_text())

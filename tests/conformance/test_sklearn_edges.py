@@ -15,6 +15,7 @@ import rankmeter as rm
 from tests.conformance.recsys_helpers import peer_python
 from tests.differential import sklearn as peer
 from tests.differential.harness import run_worker
+from tests.support.peers import peer_env
 
 
 def _case(truth, recs, k=2):
@@ -57,7 +58,9 @@ def test_ignore_ties_is_the_plain_ranking_when_scores_are_distinct():
         src, dst, script = Path(d) / "in.json", Path(d) / "out.json", Path(d) / "s.py"
         src.write_text(json.dumps({"y_true": y_true.tolist(), "y_score": y_score.tolist()}))
         script.write_text(_IGNORE_TIES)
-        proc = subprocess.run([str(py), str(script), str(src), str(dst)], capture_output=True, text=True, timeout=600)
+        proc = subprocess.run(
+            [str(py), str(script), str(src), str(dst)], capture_output=True, text=True, timeout=600, env=peer_env()
+        )
         assert proc.returncode == 0, proc.stderr[-2000:]
         want = json.loads(dst.read_text())
     truth = {r: {c: y_true[r, c] for c in range(9)} for r in range(30)}

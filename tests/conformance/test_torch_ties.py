@@ -18,6 +18,7 @@ from tests.conformance.recsys_helpers import peer_python
 from tests.differential import torchmetrics as peer
 from tests.differential.harness import Report, compare_case, run_worker
 from tests.support import reference_torch as rt
+from tests.support.peers import peer_env
 
 _SCRIPT = """
 import json, sys, torch
@@ -63,7 +64,9 @@ def test_reference_and_rankmeter_order_equal_scores_as_torch():
         src, dst, script = Path(d) / "in.json", Path(d) / "out.json", Path(d) / "orders.py"
         src.write_text(json.dumps({"cases": cases}))
         script.write_text(_SCRIPT)
-        proc = subprocess.run([str(py), str(script), str(src), str(dst)], capture_output=True, text=True, timeout=900)
+        proc = subprocess.run(
+            [str(py), str(script), str(src), str(dst)], capture_output=True, text=True, timeout=900, env=peer_env()
+        )
         assert proc.returncode == 0, proc.stderr[-3000:]
         torch_out = json.loads(dst.read_text())
     for c, want in zip(cases, torch_out):

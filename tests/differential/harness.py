@@ -41,6 +41,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Optional
 
+from tests.support.peers import peer_env
+
 from .cases import draw_case, rel_close
 
 ROOT = Path(os.environ.get("RANKMETER_PEERS", Path.home() / ".cache" / "rankmeter-peers"))
@@ -85,7 +87,11 @@ def run_worker(mod: ModuleType, cases: list) -> list:
         src.write_text(json.dumps({"cases": cases}))
         flags = ["-P"] if getattr(mod, "ISOLATED", False) else []
         proc = subprocess.run(
-            [str(py), *flags, str(mod.WORKER), str(src), str(dst)], capture_output=True, text=True, timeout=3600
+            [str(py), *flags, str(mod.WORKER), str(src), str(dst)],
+            capture_output=True,
+            text=True,
+            timeout=3600,
+            env=peer_env(),
         )
         if proc.returncode != 0:
             raise RuntimeError(f"{mod.VENV} worker failed:\n{proc.stderr[-3000:]}")

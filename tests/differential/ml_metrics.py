@@ -26,7 +26,7 @@ MIXED = ["ndcg@3", "precision@5", "mrr", "hit_rate@2", "recall@10"]
 
 def ours(case: dict) -> dict:
     import rankmeter as rm
-    from rankmeter.compat import ml_metrics as C
+    import rankmeter.compat.ml_metrics as C
 
     users, actual, predicted = as_lists(case)
     out = {}

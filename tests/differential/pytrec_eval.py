@@ -34,7 +34,7 @@ class _Values(dict):
 
 
 def ours(case: dict) -> dict:
-    from rankmeter.compat import pytrec_eval as compat
+    import rankmeter.compat.pytrec_eval as compat
 
     qrels, run = tr.qrels_run(case)
     ev = compat.RelevanceEvaluator(

@@ -61,7 +61,7 @@ def _train(case: dict):
 def _compat(case: dict, users: list, actual: list, predicted: list) -> dict:
     import pandas as pd
 
-    from rankmeter.compat import recmetrics as C
+    import rankmeter.compat.recmetrics as C
 
     out: dict = {}
     _, pop, u_train = _train(case)
