@@ -140,16 +140,31 @@ def _key(u: Any) -> Any:
     return tuple(u) if isinstance(u, list) else u
 
 
+def case_seeds(seed: int, first: int, n_cases: int) -> list[int]:
+    """The seeds of cases first .. first + n_cases - 1 of the run of ``seed``."""
+    return [seed * 1_000_003 + j for j in range(first, first + n_cases)]
+
+
 def differential(
-    peer: str, n_cases: int, seed: int, *, batch: int = 250, on_batch: Optional[Any] = None, **draw_kw: Any
+    peer: str,
+    n_cases: int,
+    seed: int,
+    *,
+    batch: int = 250,
+    on_batch: Optional[Any] = None,
+    first: int = 0,
+    **draw_kw: Any,
 ) -> Report:
-    """n_cases random cases from seed (case j has seed seed * 1_000_003 + j) through the peer and rankmeter.
-    ``on_batch(report)``, when given, is called after every batch (progress of a long run)."""
+    """n_cases random cases from seed (case j has seed seed * 1_000_003 + j, j = first, first + 1, ...) through
+    the peer and rankmeter. ``first`` splits a long run into slices that together are the same cases as one run
+    (slices 0-4999 and 5000-19999 of seed 1 are the run of 20,000 cases of seed 1). ``on_batch(report)``, when
+    given, is called after every batch (progress of a long run)."""
     mod = load(peer)
     rep = Report(peer, seed)
     t0 = time.perf_counter()
+    all_seeds = case_seeds(seed, first, n_cases)
     for start in range(0, n_cases, batch):
-        seeds = [seed * 1_000_003 + j for j in range(start, min(n_cases, start + batch))]
+        seeds = all_seeds[start : start + batch]
         cases = [draw_case(s, mod.ALLOW, **{**getattr(mod, "DRAW", {}), **draw_kw}) for s in seeds]
         for s, case, res in zip(seeds, cases, run_worker(mod, cases)):
             rep.cases += 1

@@ -18,6 +18,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("peer", help="a module of tests/differential, e.g. rectools")
     ap.add_argument("--cases", type=int, default=20000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--first", type=int, default=0, help="index of the first case (a slice of a longer run)")
     ap.add_argument("--batch", type=int, default=250)
     ap.add_argument("--progress", action="store_true", help="print the counts after every batch")
     a = ap.parse_args(argv)
@@ -25,7 +26,9 @@ def main(argv: list[str] | None = None) -> int:
     def progress(rep) -> None:
         print(f"  {rep.summary()} ({rep.cases / max(rep.seconds, 1e-9):.2f} cases/s)", flush=True)
 
-    rep = differential(a.peer, a.cases, a.seed, batch=a.batch, on_batch=progress if a.progress else None)
+    rep = differential(a.peer, a.cases, a.seed, batch=a.batch, on_batch=progress if a.progress else None, first=a.first)
+    if a.first:
+        print(f"cases {a.first} to {a.first + a.cases - 1} of seed {a.seed}")
     print(rep.summary())
     for m in rep.mismatches[:30]:
         print("  mismatch", m)
