@@ -49,7 +49,7 @@ EXACT_SHIFT = 1074  # sums are integers in units of 2^-1074
 _ONE = 1 << EXACT_SHIFT
 _MAGIC = b"RMST"
 _VERSION = 2
-META_KEYS = ("n_users", "n_skipped", "n_missing_recs", "n_ignored_recs")
+META_KEYS = ("n_users", "n_skipped", "n_missing_recs", "n_ignored_recs", "n_tied_users")
 _SHARD_RECIPE = (
     "states merge only when they hold different users (partition by user). To evaluate recommendations "
     "sharded across files against one truth, call partial(truth, shard, ..., missing='skip') per shard (each "

@@ -95,7 +95,7 @@ def test_default_conventions_follow_the_input_kind(tmp_path, capsys):
     (tmp_path / "p").mkdir()
     q, paths = _files(tmp_path / "p", "parquet")
     code, out, err = _run(capsys, ["eval", q, paths[0], "-m", "ndcg@10", "--format", "table"])
-    assert code == 0 and "no preset (rankmeter's conventions)" in out and "ties='input'" in out
+    assert code == 0 and "no preset (rankmeter's conventions)" in out and "ties='item'" in out
     code, out, err = _run(capsys, ["compare", q, *paths, "-m", "ndcg@10", "--n-resamples", "99"])
     assert code == 0 and "Conventions: no preset (rankmeter's conventions)" in out
 

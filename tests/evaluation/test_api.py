@@ -228,7 +228,7 @@ def test_string_user_ids_insertion_order_and_per_user_alignment():
     assert rr.dtype == np.float64 and rr.shape == (4,)
     assert rr[0] == 0.5 and rr[1] == 1.0 and math.isnan(rr[2]) and rr[3] == 0.0
     assert res.per_user["recall@2"].tolist()[:2] == [1.0, 0.5]
-    assert res.meta == {"n_users": 4, "n_skipped": 1, "n_missing_recs": 1, "n_ignored_recs": 1}
+    assert res.meta == {"n_users": 4, "n_skipped": 1, "n_missing_recs": 1, "n_ignored_recs": 1, "n_tied_users": 0}
     assert res["rr"] == pytest.approx(1.5 / 3, abs=1e-15)
     assert res["precision@2"] == pytest.approx((0.5 + 0.5 + 0.0) / 3, abs=1e-15)
 
@@ -272,7 +272,7 @@ def test_result_keys_per_user_meta(result):
     assert np.array_equal(result.per_user["map@3"], result.per_user["ap@3"], equal_nan=True)
     assert np.array_equal(result.per_user[M.AP(k=3)], result.per_user["map@3"], equal_nan=True)
     # u3 has no recs (missing), u4 is not in the truth (ignored), u3 has no relevant item (skipped)
-    assert result.meta == {"n_users": 3, "n_skipped": 1, "n_missing_recs": 1, "n_ignored_recs": 1}
+    assert result.meta == {"n_users": 3, "n_skipped": 1, "n_missing_recs": 1, "n_ignored_recs": 1, "n_tied_users": 0}
     assert result.means == {k: result[k] for k in result.keys()}  # noqa: SIM118 - as above
     text = repr(result)
     assert "3 users" in text and "1 skipped" in text and "map@3" in text and "NDCG@2" in text
@@ -282,7 +282,7 @@ def test_meta_missing_recs_and_empty_policies():
     truth = {1: [5], 2: [6], 3: {7: 0}, 4: []}
     recs = {1: [5], 9: [6], 10: [1]}
     skip = rm.evaluate(truth, recs, ["rr", "precision@1"])
-    assert skip.meta == {"n_users": 4, "n_skipped": 2, "n_missing_recs": 3, "n_ignored_recs": 2}
+    assert skip.meta == {"n_users": 4, "n_skipped": 2, "n_missing_recs": 3, "n_ignored_recs": 2, "n_tied_users": 0}
     assert skip.per_user["rr"].tolist()[:2] == [1.0, 0.0]
     assert skip["rr"] == 0.5
     zero = rm.evaluate(truth, recs, ["rr", "precision@1"], empty="zero")

@@ -16,12 +16,12 @@ NAMES = ["precision@3", "precision", "recall@5", "recall", "ap@4", "ap(denominat
 
 
 def _expected(truth, recs, name, empty):
-    """Per user: the list ranked by score (input order among equal scores), every item scored <= 0 replaced by a
+    """Per user: the list ranked by score (equal scores by ascending item id, the default rule), every item scored <= 0 replaced by a
     placeholder no truth holds, then the reference metric."""
     out = {}
     for u, t in truth.items():
         scored = recs.get(u, {})
-        ranked = ref.order_scored(scored, "input")
+        ranked = ref.order_scored(scored, "item")
         gated = [i if scored[i] > 0 else ("placeholder", j) for j, i in enumerate(ranked)]
         has_rel = any(g > 0 for g in t.values())
         if not has_rel:

@@ -395,7 +395,7 @@ BAD = [
     ("threads", 1.5, TypeError, "`threads` must be a positive integer"),
     ("empty", "bogus", ValueError, "`empty` must be one of 'skip', 'zero', 'one', 'error'"),
     ("duplicates", "last", ValueError, "`duplicates` must be one of 'error', 'first'"),
-    ("ties", "random", ValueError, "`ties` must be one of 'input'"),
+    ("ties", "random", ValueError, "`ties` must be one of 'item'"),
     ("missing", "drop", ValueError, "`missing` must be one of 'zero', 'skip'"),
     ("min_relevance", "2", TypeError, "`min_relevance` must be a number"),
     ("min_relevance", float("nan"), ValueError, "`min_relevance` must be finite"),

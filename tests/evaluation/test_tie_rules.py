@@ -60,10 +60,10 @@ def test_means_only_and_partial_states_equal_the_one_call():
     assert [merged[n] for n in NAMES] == [full[n] for n in NAMES]
 
 
-def test_unnamed_metrics_take_star_else_input():
+def test_unnamed_metrics_take_star_else_the_default_item_rule():
     no_star = {"ndcg": "average"}
     res = rm.evaluate(TRUTH, RECS, ["ndcg@2", "precision@2"], ties=no_star)
-    assert res["precision@2"] == _alone("precision@2", "input")["precision@2"]
+    assert res["precision@2"] == _alone("precision@2", "item")["precision@2"]
     res = rm.evaluate(TRUTH, RECS, ["ndcg@2", "precision@2"], ties={**no_star, "*": "trec"})
     assert res["precision@2"] == _alone("precision@2", "trec")["precision@2"]
 

@@ -55,7 +55,13 @@ def test_read_trec_files(tmp_path, compress, suffix):
         truth, run, ["rr", "hits", "num_rel", "precision@2", "ap"], preset="trec_eval", missing="zero"
     )  # trec_eval -c: q3 (no results) counts as an empty list
     assert res.users.tolist() == ["q1", "q2", "q3"]
-    assert res.meta == {"n_users": 3, "n_skipped": 0, "n_missing_recs": 1, "n_ignored_recs": 1}
+    assert res.meta == {
+        "n_users": 3,
+        "n_skipped": 0,
+        "n_missing_recs": 1,
+        "n_ignored_recs": 1,
+        "n_tied_users": 1,  # q1: d10 and d9 at 0.5, both read (ap reads the whole list)
+    }
     # q1 ranked: d1 (0.9), then d9, d10 (tie, docno descending as strings): relevant d1, d10
     # q2 ranked: d7 (0.3), d9 (0.2): relevant d5, d9
     assert res.per_user["rr"].tolist() == [1.0, 0.5, 0.0]

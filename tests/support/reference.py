@@ -506,6 +506,14 @@ def str_desc_key(item):
 def order_scored(scores, ties):
     """{item: score} -> items by score descending, ties per `ties`."""
     items = list(scores.items())  # insertion order = input order
+    if ties == "item":
+        # the default: equal scores by item id ascending (ints numerically, strings by code point;
+        # mixed kinds: ints first, then the others by their text)
+        def natural(p):
+            v = p[0]
+            return (0, v, "") if isinstance(v, int) else (1, 0, str(v))
+
+        return [it for it, _ in sorted(sorted(items, key=natural), key=lambda p: -p[1])]
     if ties == "input":
         # stable sort: equal scores keep input order
         return [it for it, _ in sorted(items, key=lambda p: -p[1])]
@@ -662,7 +670,7 @@ def reference_evaluate(
     metrics,
     empty="skip",
     duplicates="error",
-    ties="input",
+    ties="item",
     min_relevance=None,
     max_items=None,
     missing="zero",

@@ -20,6 +20,7 @@ from ..inputs import (
     align,
     all_finite,
     check_id_kinds,
+    count_tied_users,
     factorize_items,
     label_rank,
     list_lengths,
@@ -154,7 +155,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
             raise ValueError(
                 f"ties={ties!r} (tie-averaged gains, scikit-learn's dcg_score/ndcg_score) is defined for dcg and "
                 f"ndcg only; got {', '.join(other)}: give those another rule (ties={{'ndcg': {ties!r}, '*': "
-                "'input'}) or evaluate them in another call with ties='input', 'trec' or 'item_desc'"
+                "'item'}) or evaluate them in another call with ties='item', 'input', 'trec' or 'item_desc'"
             )
         if duplicates == "first" or max_items is not None:
             raise ValueError(
@@ -258,6 +259,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     # Recommendations ranked by score when the form carries only scores.
     p_tie_scores = None
     order: Optional[np.ndarray] = None
+    n_tied = 0
     if ties in TORCH_TIES and r_scores is not None:
         r_scores = float32_scores(r_scores)  # torch reads float32 scores: ranks and tests score > 0 on those
     if r.by_score:
@@ -271,11 +273,13 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
         else:
             if ties not in ("input", "average", "evidently"):
                 if r.coded is not None and r.coded.in_order:
-                    tie_keys = r.coded.codes  # codes in the ids' string order (a TREC run): the key itself
+                    # codes in the ids' string order (a TREC run): the key itself (reversed: ascending ids)
+                    tie_keys = ~r.coded.codes if ties == "item" else r.coded.codes
                 else:
                     tie_keys = label_rank(labels, ties)[r_codes] if labels is not None else tie_key(r.items, ties)
             order = score_order(r.indptr, r.scores, tie_keys)
         r_scores = r_scores[order]
+        n_tied = count_tied_users(r.indptr, r_scores, _read_length(parsed, max_items), rowmap)
         if r_codes is not None:
             r_codes = r_codes[order]
         if ties in AVERAGE_TIES:
@@ -303,10 +307,26 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     p.truth, p.recs, p.rowmap, p.labels = t, r, rowmap, labels
     p.t_items, p.r_items, p.r_indptr = t_items, r_items, r_indptr
     p.users = t.users if t.users is not None else np.arange(t.n_users, dtype=np.int64)
-    p.meta = {"n_users": t.n_users, "n_skipped": 0, "n_missing_recs": n_missing, "n_ignored_recs": n_ignored}
+    p.meta = {
+        "n_users": t.n_users,
+        "n_skipped": 0,
+        "n_missing_recs": n_missing,
+        "n_ignored_recs": n_ignored,
+        "n_tied_users": n_tied,
+    }
     p.min_relevance, p.empty = min_relevance, empty
     p.duplicates, p.max_items = duplicates, max_items
     return p
+
+
+def _read_length(parsed: list, max_items: Optional[int]) -> Optional[int]:
+    """How many positions of each list the metrics read: the largest cutoff, or every position (None) when
+    a metric has none (num_rel reads no list item), never more than ``max_items``."""
+    ks = [m.k for m in parsed if m.name != "num_rel"]
+    read = None if any(k is None for k in ks) else max(ks, default=0)
+    if max_items is not None:
+        read = max_items if read is None else min(read, max_items)
+    return read
 
 
 def _run(p: _Plan, threads: Optional[int], per_user: bool = True) -> tuple[list, State]:
@@ -543,15 +563,16 @@ def evaluate(
         The same item twice in one user's truth (repeated interaction rows):
         an error (default), or one item whose grade is the largest, the sum,
         the first or the last of the repeats' grades (docs/conventions.md).
-    ties : {'input', 'trec', 'item_desc', 'average', 'ranx', 'ranx_comparable', 'ranx_dict', 'torch', 'torch_topk', 'torch_average', 'evidently'} or dict
-        Equal scores when ranking by score: input order (default), item id
+    ties : {'item', 'input', 'trec', 'item_desc', 'average', 'ranx', 'ranx_comparable', 'ranx_dict', 'torch', 'torch_topk', 'torch_average', 'evidently'} or dict
+        Equal scores when ranking by score: item id ascending (default: the
+        same numbers whatever the row order), input order, item id
         descending as strings (trec_eval), item id descending, tie-averaged
         DCG/NDCG (scikit-learn), ranx's numba quicksort order (a ``Run``;
         a ``Run`` after ``make_comparable=True``; a plain dict), torch's
         order of float32 scores (argsort; topk at the metric's cutoff;
         tie-averaged), or Evidently's ranks (a tie group at positions a..b at
         rank floor((a+b)/2)). A dict ``{metric: rule}`` gives each metric its
-        own rule (``'*'``: the others; default 'input'), docs/metrics.md 6.3.
+        own rule (``'*'``: the others; default 'item'), docs/metrics.md 6.3.
     min_relevance : float, optional
         Items are relevant when grade >= min_relevance (default: grade > 0);
         ``-inf``: every truth row is relevant, whatever its grade (RecTools,

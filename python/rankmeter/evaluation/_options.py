@@ -60,7 +60,7 @@ _COLUMNS_DOC = (
     "Column names of long tables (pandas, polars, pyarrow, parquet paths);\n"
     "defaults ``user_id``, ``item_id``, ``relevance``, ``rank``, ``score``."
 )
-_TIES = ("input", "trec", "item_desc", "average", *RANX_TIES, *TORCH_TIES, "evidently")
+_TIES = ("item", "input", "trec", "item_desc", "average", *RANX_TIES, *TORCH_TIES, "evidently")
 
 
 @dataclass(frozen=True)
@@ -139,17 +139,18 @@ class EvalOptions:
         metadata=_meta(
             "convention",
             "choice",
-            "Equal scores when ranking by score: input order (default), item id\n"
+            "Equal scores when ranking by score: item id ascending (default: the\n"
+            "same numbers whatever the row order), input order, item id\n"
             "descending as strings (trec_eval), item id descending, tie-averaged\n"
             "DCG/NDCG (scikit-learn), ranx's numba quicksort order (a ``Run``;\n"
             "a ``Run`` after ``make_comparable=True``; a plain dict), torch's\n"
             "order of float32 scores (argsort; topk at the metric's cutoff;\n"
             "tie-averaged), or Evidently's ranks (a tie group at positions a..b at\n"
             "rank floor((a+b)/2)). A dict ``{metric: rule}`` gives each metric its\n"
-            "own rule (``'*'``: the others; default 'input'), docs/metrics.md 6.3.",
+            "own rule (``'*'``: the others; default 'item'), docs/metrics.md 6.3.",
             "equal scores",
             allowed=_TIES,
-            default="input",
+            default="item",
         )
         | {"type": "{" + ", ".join(map(repr, _TIES)) + "} or dict"},
     )

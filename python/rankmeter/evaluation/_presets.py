@@ -258,7 +258,7 @@ PRESETS: dict[str, Preset] = {
     ),
     "spark": Preset(
         "spark",
-        defaults={"empty": "zero", "missing": "zero", "min_relevance": 0.0, "duplicates": "count"},
+        defaults={"empty": "zero", "missing": "zero", "min_relevance": 0.0, "duplicates": "count", "ties": "input"},
         metric_options=_spark_options,
         doc=(
             "Apache Spark 4.3 mllib RankingMetrics / ml RankingEvaluator (RankingMetrics.scala): every labelled "

@@ -19,7 +19,13 @@ __all__ = ["RECSYS_PRESETS"]
 RECSYS_PRESETS: list[dict] = [
     {
         "name": "rectools",
-        "defaults": {"empty": "skip", "missing": "zero", "min_relevance": -math.inf, "recs_only": "empty"},
+        "defaults": {
+            "empty": "skip",
+            "missing": "zero",
+            "min_relevance": -math.inf,
+            "recs_only": "empty",
+            "ties": "input",
+        },
         "options": {
             "ndcg": {"ideal": "k_slots", "gain": "binary"},
             "novelty": {"unseen": "one_user"},
@@ -83,7 +89,13 @@ RECSYS_PRESETS: list[dict] = [
     },
     {
         "name": "recommenders",
-        "defaults": {"empty": "skip", "missing": "skip_empty", "min_relevance": -math.inf, "recs_only": "empty"},
+        "defaults": {
+            "empty": "skip",
+            "missing": "skip_empty",
+            "min_relevance": -math.inf,
+            "recs_only": "empty",
+            "ties": "input",
+        },
         "options": {
             "ndcg": {"gain": "binary", "missing_recs": "zero"},
             "ap": {"denominator": "min_relevant_k"},
@@ -296,7 +308,7 @@ RECSYS_PRESETS: list[dict] = [
     },
     {
         "name": "ml_metrics",
-        "defaults": {"empty": "one", "duplicates": "miss"},
+        "defaults": {"empty": "one", "duplicates": "miss", "ties": "input"},
         "options": {"ap": {"denominator": "min_relevant_k"}},
         "metrics": (
             ("apk(actual, predicted, k)", "ap(denominator=min_relevant_k)@k, empty='one'"),
@@ -319,7 +331,7 @@ RECSYS_PRESETS: list[dict] = [
     },
     {
         "name": "recmetrics",
-        "defaults": {"empty": "zero", "duplicates": "miss"},
+        "defaults": {"empty": "zero", "duplicates": "miss", "ties": "input"},
         "options": {
             "ap": {"denominator": "hits"},
             "personalization": {"similarity": "cosine"},
@@ -371,7 +383,7 @@ RECSYS_PRESETS: list[dict] = [
     },
     {
         "name": "capri",
-        "defaults": {"empty": "zero", "duplicates": "miss"},
+        "defaults": {"empty": "zero", "duplicates": "miss", "ties": "input"},
         "options": {
             "ap": {"denominator": "min_relevant_k"},
             "ndcg": {"ideal": "all", "gain": "binary", "rounding": "capri"},

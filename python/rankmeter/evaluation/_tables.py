@@ -92,7 +92,7 @@ def _top_items(recs: Any, k: Optional[int], kw: dict) -> tuple[np.ndarray, np.nd
     """(indptr, items, users) of every recs user's top k (ranked by score when the form carries only scores)."""
     r = to_recs(recs, **kw)
     if r.by_score:
-        indptr, items, _ = rank_by_score(r, "input")
+        indptr, items, _ = rank_by_score(r, "item")  # equal scores: ascending item id (the default rule)
     elif r.indptr is None:
         indptr, items = padded_to_csr(r)
     else:

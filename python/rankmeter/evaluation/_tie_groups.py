@@ -2,7 +2,7 @@
 
 Libraries rank equal scores differently from one metric to the next (torchmetrics: argsort
 for recall, topk at the cutoff for precision, tie-averaged gains for NDCG), so ``ties`` may
-map metric names to rules (``'*'``: every other metric; without it, ``'input'``). Each
+map metric names to rules (``'*'``: every other metric; without it, ``'item'``). Each
 metric's rule decides its group; ``"torch_topk"`` also depends on the metric's cutoff (torch
 ranks the top min(k, n) of each list), so its groups are per cutoff. One plan and one pass
 run per group over the same inputs (read once), and the columns of all groups are put
@@ -20,7 +20,7 @@ from ..metrics import Metric
 
 __all__ = ["rule_of", "tie_groups", "combine"]
 
-DEFAULT_RULE = "input"
+DEFAULT_RULE = "item"  # rankmeter's default rule (EvalOptions.ties)
 
 
 def rule_of(m: Metric, ties: Any) -> str:
@@ -80,11 +80,15 @@ def combine(keys: list[str], parts: list[tuple[Any, list, State]], plan_cls: Cal
         cat_parts.update(s.parts)
         catalog = s.catalog if s.catalog is not None else catalog
         context.update(s.context)
+    meta = dict(first_p.meta)
+    # the groups read the same scores, each as far as its own metrics (torch_topk: per cutoff): the group that
+    # reads furthest sees every tie another group sees
+    meta["n_tied_users"] = max(p.meta.get("n_tied_users", 0) for p, _, _ in parts)
     state = State(
         names,
         sums,
         counts,
-        first_p.meta,
+        meta,
         first_p.users,
         keys=[(k, key_to_col[k]) for k in dict.fromkeys(keys)],
         parts=cat_parts,
@@ -94,5 +98,5 @@ def combine(keys: list[str], parts: list[tuple[Any, list, State]], plan_cls: Cal
     p = plan_cls()
     p.keys, p.metrics = keys, [m for q, _, _ in parts for m in q.metrics]
     p.columns, p.key_to_col, p.canon_to_col = columns, key_to_col, canon_to_col
-    p.users, p.meta, p.preset = first_p.users, dict(first_p.meta), first_p.preset
+    p.users, p.meta, p.preset = first_p.users, dict(meta), first_p.preset
     return p, values, state

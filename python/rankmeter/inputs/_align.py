@@ -23,6 +23,7 @@ from ._ids import check_id_kinds, factorize
 __all__ = [
     "align",
     "rank_by_score",
+    "count_tied_users",
     "ranx_order",
     "RANX_TIES",
     "score_order",
@@ -136,30 +137,51 @@ def string_rank(ids: np.ndarray) -> np.ndarray:
     return label_rank(labels, "trec")[codes]
 
 
-def natural_rank(ids: np.ndarray) -> np.ndarray:
-    if ids.dtype == np.int64 or all(isinstance(x, str) for x in ids.tolist()):
-        _, inv = np.unique(ids if ids.dtype == np.int64 else ids.astype(str), return_inverse=True)
-        return inv.astype(np.int64)
-    raise TypeError("ties='item_desc' needs item ids of one kind (all ints or all strings)")
+def _natural_sort_keys(values: np.ndarray, ties: str) -> np.ndarray:
+    """Keys whose ascending order is the ids' own order: integers numerically, strings by code point.
+    Ids of mixed kinds raise under ``"item_desc"``; under ``"item"`` (the default rule, which must not
+    fail on data that ranks fine otherwise) integers come before strings and other ids sort by their text."""
+    if values.dtype == np.int64:
+        return values
+    vals = values.tolist()
+    if all(isinstance(x, str) for x in vals):
+        return values.astype(str)
+    if ties != "item":
+        raise TypeError(f"ties={ties!r} needs item ids of one kind (all ints or all strings)")
+    order = sorted(
+        range(len(vals)),
+        key=lambda j: (0, vals[j], "") if isinstance(vals[j], (int, np.integer)) else (1, 0, str(vals[j])),
+    )
+    keys = np.empty(len(vals), dtype=np.int64)
+    keys[np.asarray(order, dtype=np.int64)] = np.arange(len(vals), dtype=np.int64)
+    return keys
 
 
 def label_rank(labels: np.ndarray, ties: str) -> np.ndarray:
-    """Rank of every distinct id (a factorization's labels) in the order `ties` sorts ids by:
-    as the strings they print as ("trec"), or in their natural order ("item_desc").
-    Only the distinct ids are sorted."""
-    keys = labels if ties != "trec" else np.asarray([str(x) for x in labels.tolist()], dtype=str)
-    if ties == "item_desc" and labels.dtype != np.int64:
-        if not all(isinstance(x, str) for x in labels.tolist()):
-            raise TypeError("ties='item_desc' needs item ids of one kind (all ints or all strings)")
-        keys = labels.astype(str)
+    """Rank of every distinct id (a factorization's labels) in the order `ties` sorts ids by: ascending as
+    the strings they print as ("trec"), or in their natural order ("item_desc"); "item" (ascending ids
+    first) gives the reversed rank, since equal scores are ordered by this key descending
+    (:func:`score_order`). Only the distinct ids are sorted."""
+    if ties == "trec":
+        keys: np.ndarray = np.asarray([str(x) for x in labels.tolist()], dtype=str)
+    else:
+        keys = _natural_sort_keys(labels, ties)
     rank = np.empty(labels.size, dtype=np.int64)
     rank[np.argsort(keys, kind="stable")] = np.arange(labels.size, dtype=np.int64)
+    if ties == "item":
+        rank = (labels.size - 1) - rank
     return rank
 
 
 def tie_key(items: np.ndarray, ties: str) -> np.ndarray:
-    """Per entry, the rank of its id in the order `ties` sorts ids by (see label_rank)."""
-    return string_rank(items) if ties == "trec" else natural_rank(items)
+    """Per entry, a key whose descending order is the order `ties` gives equal scores (see label_rank):
+    integer ids are their own key (``"item"``: negated, as ``~id``, which cannot overflow)."""
+    if ties == "trec":
+        return string_rank(items)
+    if items.dtype == np.int64:
+        return ~items if ties == "item" else items
+    codes, labels = factorize(items)
+    return label_rank(labels, ties)[codes]
 
 
 def score_order(
@@ -202,6 +224,29 @@ def rank_by_score(recs: Recs, ties: str) -> tuple[np.ndarray, np.ndarray, np.nda
         return recs.indptr, recs.items[order], recs.scores[order]
     order = score_order(recs.indptr, recs.scores, None if ties == "input" else tie_key(recs.items, ties))
     return recs.indptr, recs.items[order], recs.scores[order]
+
+
+def count_tied_users(indptr: np.ndarray, scores: np.ndarray, read: Optional[int], rows: Optional[np.ndarray]) -> int:
+    """How many users have equal scores in the part of their list that is read: lists sorted by score
+    (CSR), ``read`` the positions read (None: whole lists), ``rows`` the list row of each evaluated user
+    (-1: none; None: user i is row i). A tie between the last read position and the next counts: which
+    item is read then depends on the tie rule. Memory in the number of tied pairs, not of entries."""
+    if scores.size < 2:
+        return 0
+    eq = np.flatnonzero(scores[1:] == scores[:-1])  # pair (j, j + 1)
+    if eq.size == 0:
+        return 0
+    row = np.searchsorted(indptr, eq, side="right") - 1
+    pos = eq - indptr[row]
+    keep = eq + 1 < indptr[row + 1]  # both in the same list
+    if read is not None:
+        keep &= pos < read
+    tied = np.zeros(indptr.size - 1, dtype=bool)
+    tied[row[keep]] = True
+    if rows is None:
+        return int(np.count_nonzero(tied))
+    rows = rows[rows >= 0]
+    return int(np.count_nonzero(tied[rows]))
 
 
 def padded_to_csr(recs: Recs) -> tuple[np.ndarray, np.ndarray]:
