@@ -415,7 +415,7 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
     if stream:
         if any(m.special == "num_ret" for m in measures):
             raise CliError("-m num_ret is not available when streaming (--stream): drop it or evaluate in memory")
-        from .stream import evaluate_stream
+        from .stream import MaybeNotGrouped, evaluate_stream
 
         chunks: list = []
         try:
@@ -430,7 +430,7 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
                 **opts.kwargs(),
             )
         except ValueError as e:
-            if not (auto and "not grouped by user" in str(e)):
+            if not (auto and ("not grouped by user" in str(e) or isinstance(e, MaybeNotGrouped))):
                 raise
             print(
                 f"rankmeter eval: run {path} is not grouped by user, so it cannot be streamed; reading it whole "

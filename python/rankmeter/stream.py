@@ -433,6 +433,25 @@ class _PerUserSink:
 
 
 # ----------------------------------------------------------------- the loop
+class MaybeNotGrouped(ValueError):
+    """A batch's rank error in a stream, whose usual cause is input not grouped by user (the command line then
+    reads the run whole when streaming was its own choice)."""
+
+
+def _rank_error_in_stream(e: ValueError) -> ValueError:
+    """A batch's "ranks of user U must be 1..n" error, read in a stream: the usual cause there is input not
+    sorted by user (the user's rows split over batches, each holding part of its ranks), so say that first."""
+    msg = str(e)
+    if "ranks of user" not in msg:
+        return e
+    return MaybeNotGrouped(
+        f"{msg}. The input is read in batches of whole users: is it sorted (grouped) by user? A user whose rows "
+        "are not contiguous has part of its ranks in one batch and the rest in another. Sort the input by user "
+        "(e.g. with polars, duckdb or pyarrow), or evaluate it in memory with rankmeter.evaluate; if it is "
+        "sorted, the ranks themselves have a gap or a repeat"
+    )
+
+
 def evaluate_stream(
     truth: Any,
     recs: Any,
@@ -633,7 +652,10 @@ def evaluate_stream(
         else:
             for batch, advance in source:
                 rows_here = batch.num_rows if hasattr(batch, "num_rows") else int(batch.indptr[-1])
-                fast = None if isinstance(batch, Recs) else ranked_csr(batch, names)
+                try:
+                    fast = None if isinstance(batch, Recs) else ranked_csr(batch, names)
+                except ValueError as e:
+                    raise _rank_error_in_stream(e) from None
                 batch = batch if fast is None else fast
                 if fast is not None:
                     batch_users = np.asarray(fast.users)  # distinct (checked by ranked_csr)
@@ -652,7 +674,10 @@ def evaluate_stream(
                         "pyarrow), or evaluate it in memory with rankmeter.evaluate"
                     )
                 index.seen[rows] = True
-                res = evaluate_with(index.subset(rows), batch, metric_list, batch_opts)
+                try:
+                    res = evaluate_with(index.subset(rows), batch, metric_list, batch_opts)
+                except ValueError as e:
+                    raise _rank_error_in_stream(e) from None
                 states.append(res.state)
                 _emit(sink, res, metric_list)
                 n_rows += rows_here

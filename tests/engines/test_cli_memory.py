@@ -87,3 +87,29 @@ def test_a_run_not_grouped_by_user_is_read_whole_when_streaming_was_not_asked(tm
     assert out == whole and "not grouped by user" in err and "sort it by user" in err
     assert main([*base, "--stream", "--batch-rows", "7"]) == 2  # asked for: the error, naming the fix
     assert "sort the input by user" in capsys.readouterr().err
+
+
+def test_a_ranked_run_not_grouped_by_user_is_read_whole_too(tmp_path, capsys):
+    """With a rank column the first sign of unsorted input is a batch whose user lacks some of its ranks:
+    streaming chosen by the budget falls back to reading the run whole, as for a score column."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    truth, _, _ = _tables(tmp_path)
+    users = np.repeat(np.arange(40), 6)
+    ranks = np.tile(np.arange(1, 7), 40)
+    items = np.concatenate([np.random.default_rng(u).choice(50, 6, replace=False) for u in range(40)])
+    order = np.random.default_rng(9).permutation(users.size)
+    pq.write_table(
+        pa.table({"user_id": users[order], "item_id": items[order], "rank": ranks[order]}),
+        tmp_path / "ranked.parquet",
+        row_group_size=50,
+    )
+    base = ["eval", truth, str(tmp_path / "ranked.parquet"), "-m", "ndcg@5", "-q", "--no-progress", "--format", "csv"]
+    assert main(base) == 0
+    whole = capsys.readouterr().out
+    assert main([*base, "--memory", "1K", "--batch-rows", "7"]) == 0
+    out, err = capsys.readouterr()
+    assert out == whole and "not grouped by user" in err
+    assert main([*base, "--stream", "--batch-rows", "7"]) == 2
+    assert "Sort the input by user" in capsys.readouterr().err

@@ -125,6 +125,17 @@ def test_unsorted_input_is_a_clear_error(tmp_path):
     assert got["hits"] == rm.evaluate(truth, t, ["hits"])["hits"]
 
 
+def test_unsorted_input_with_a_rank_column_says_sort_by_user(tmp_path):
+    """A user split over batches holds part of its ranks in each: the error names the likely cause first."""
+    truth = {1: {10: 1}, 2: {20: 1}}
+    t = pa.table({"user_id": [1, 1, 2, 1], "item_id": [10, 11, 20, 12], "rank": [1, 3, 1, 2]})
+    pq.write_table(t, tmp_path / "r.parquet")
+    with pytest.raises(ValueError, match=r"ranks of user 1 .*sorted \(grouped\) by user.*Sort the input by user"):
+        rm.evaluate_stream(truth, str(tmp_path / "r.parquet"), ["hits"], batch_rows=2, progress=False)
+    got = rm.evaluate_stream(truth, str(tmp_path / "r.parquet"), ["hits"], batch_rows=100, progress=False)
+    assert got["hits"] == rm.evaluate(truth, t, ["hits"])["hits"]
+
+
 def test_empty_file(tmp_path):
     truth = {1: {10: 1}, 2: {20: 1}}
     (tmp_path / "empty.csv").write_text("user_id,item_id,rank\n")
