@@ -103,7 +103,15 @@ def _csr(col: Any, what: str, users: np.ndarray) -> tuple[np.ndarray, Any, Optio
     t = arr.type
     is_map = pa.types.is_map(t)
     if not (is_map or pa.types.is_list(t) or pa.types.is_large_list(t)):
-        raise TypeError(f"`{what}` column must hold lists (or a map item -> grade), got Arrow type {t}")
+        hint = ""
+        if pa.types.is_string(t) or pa.types.is_large_string(t):
+            hint = (
+                ": each row holds text, not a list. Dask turns columns of Python objects (lists) into strings "
+                "when its `dataframe.convert-string` option is on (the default with pyarrow): build the frame "
+                "under `dask.config.set({'dataframe.convert-string': False})`, or read the lists from parquet, "
+                "where they keep a list type"
+            )
+        raise TypeError(f"`{what}` column must hold lists (or a map item -> grade), got Arrow type {t}{hint}")
     offs = arr.offsets.to_numpy().astype(np.int64, copy=False)
     n = len(arr)
     lens = np.diff(offs)

@@ -143,3 +143,19 @@ def test_dask_long_form_custom_columns_with_train():
         **kw,
     )  # a local train table travels as is
     assert_same_means(got2, ref, ms)
+
+
+def test_lists_dask_turned_into_strings_get_the_fix_in_the_error():
+    """dd.from_pandas on a frame of Python lists gives string columns (dask's convert-string): the error says
+    so and names the setting that keeps the lists."""
+    import dask
+
+    df = pd.DataFrame({"user_id": [1, 2], "recs": [[1, 2, 3], [4, 5]], "truth": [[1], [5]]})
+    with dask.config.set({"dataframe.convert-string": True}):
+        ddf = dd.from_pandas(df, npartitions=1)
+    with pytest.raises(TypeError, match=r"large_string: each row holds text.*convert-string': False"):
+        rdk.evaluate(ddf, ["ndcg@3"])
+    with dask.config.set({"dataframe.convert-string": False}):
+        kept = dd.from_pandas(df, npartitions=1)
+        got = rdk.evaluate(kept, ["ndcg@3"])
+    assert got["ndcg@3"] == rm.evaluate({1: [1], 2: [5]}, {1: [1, 2, 3], 2: [4, 5]}, ["ndcg@3"])["ndcg@3"]
