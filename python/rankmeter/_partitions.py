@@ -53,6 +53,7 @@ class Plan:
     recs_col: str = "recs"
     truth_col: Optional[str] = "truth"
     scores_col: Optional[str] = None
+    grades_col: Optional[str] = None  # list form: an array of grades beside the truth lists
     by: str = "rank"  # long form: "rank" or "score"
     item_col: str = "item_id"
     pos_col: str = "rank"  # long form: the rank or score column's name
@@ -66,6 +67,63 @@ class Plan:
     def __post_init__(self) -> None:
         if self.chunk_bytes is None:
             self.chunk_bytes = CHUNK_BYTES
+
+
+FORM_DEFAULTS = {
+    "recs_col": "recs",
+    "truth_col": "truth",
+    "item_col": "item_id",
+    "rank_col": "rank",
+    "score_col": "score",
+    "relevance_col": "relevance",
+}
+_LONG_ONLY = {
+    "rank_col": "the lists of `recs_col` are read best first (sort them), or pass their scores as an array "
+    "column with `scores_col=`",
+    "score_col": "pass each list's scores as an array column beside it with `scores_col=`",
+    "relevance_col": "pass the grades as a map column (item -> grade) in `truth_col`, or as an array column "
+    "beside the truth items with `grades_col=`",
+    "item_col": "it names the item column of `train`: pass it with a `train` frame",
+}
+_LISTS_ONLY = {
+    "recs_col": "in long form `df` holds one row per recommended item (`item_col` and `rank_col` or `score_col`)",
+    "truth_col": "in long form the truth is the `truth=` frame (`item_col`, `relevance_col`)",
+    "scores_col": "in long form name the score column of `df` with `score_col=`",
+    "grades_col": "in long form name the grade column of `truth` with `relevance_col=`",
+}
+
+
+def form_columns(where: str, given: dict, long_form: bool, has_train: bool, truth_columns: Any = None) -> dict:
+    """The column names of one engine call, each keyword checked against the form it is given with.
+
+    ``given``: the caller's column keywords, ``None`` where not passed. A keyword of the other form is a
+    ``TypeError`` naming it and what to pass instead (never silently unused): ``relevance_col=`` on one row
+    per user would otherwise leave the grades out and score binary relevance. An explicit ``relevance_col``
+    that the truth frame lacks is a ``ValueError``. Returns every name, defaults filled in."""
+    wrong = _LISTS_ONLY if long_form else _LONG_ONLY
+    for key, fix in wrong.items():
+        value = given.get(key)
+        if value is None or (key == "item_col" and has_train):
+            continue
+        if long_form:
+            raise TypeError(
+                f"{where}(): `{key}={value!r}` names a column of the one-row-per-user form (truth=None), "
+                f"but `truth=` is given, so `df` is read as long rows: {fix}"
+            )
+        raise TypeError(
+            f"{where}(): `{key}={value!r}` names a column of the long form (`truth=` a frame of rows), but "
+            f"`truth` is None, so `df` is read as one row per user: {fix}"
+        )
+    rel = given.get("relevance_col")
+    if long_form and rel is not None and truth_columns is not None and rel not in list(truth_columns):
+        raise ValueError(
+            f"{where}(): `relevance_col={rel!r}` is not a column of `truth` (its columns are "
+            f"{', '.join(map(str, truth_columns))}); leave it out for binary relevance (every truth row relevant)"
+        )
+    out = {k: (v if v is not None else FORM_DEFAULTS.get(k)) for k, v in given.items()}
+    for k, v in FORM_DEFAULTS.items():
+        out.setdefault(k, v)
+    return out
 
 
 def check_metrics(metrics: Any) -> list:
@@ -170,6 +228,20 @@ def _lists_inputs(table: Any, plan: Plan) -> tuple[Truth, Recs]:
     if plan.truth_col is None:
         raise ValueError("list form needs `truth_col` (a column of truth lists or maps) or `truth=` a frame")
     tp, titems, grades = _csr(table.column(plan.truth_col), plan.truth_col, users)
+    if plan.grades_col is not None:
+        if grades is not None:
+            raise ValueError(
+                f"`{plan.truth_col}` is a map (item -> grade) and `grades_col={plan.grades_col!r}` gives grades too; "
+                "pass one of them"
+            )
+        gp, grades, _ = _csr(table.column(plan.grades_col), plan.grades_col, users)
+        if not np.array_equal(gp, tp):
+            bad = int(np.flatnonzero(np.diff(gp) != np.diff(tp))[0])
+            user = users[bad].item() if isinstance(users[bad], np.generic) else users[bad]
+            raise ValueError(
+                f"`{plan.grades_col}` of user {user!r} has {int(gp[bad + 1] - gp[bad])} grades for "
+                f"{int(tp[bad + 1] - tp[bad])} items in `{plan.truth_col}`: the grades array must have the items' length"
+            )
     g = None if grades is None else grades.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
     truth = Truth.from_csr(tp, _np(titems), g, users=users)
     return truth, recs

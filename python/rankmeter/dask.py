@@ -22,6 +22,7 @@ from ._partitions import (
     Plan,
     check_metrics,
     check_options,
+    form_columns,
     merge_blobs,
     partition_state,
 )
@@ -97,13 +98,14 @@ def evaluate(
     *,
     truth: Any = None,
     user_col: str = "user_id",
-    recs_col: str = "recs",
-    truth_col: Optional[str] = "truth",
+    recs_col: Optional[str] = None,
+    truth_col: Optional[str] = None,
     scores_col: Optional[str] = None,
-    item_col: str = "item_id",
-    rank_col: Optional[str] = "rank",
-    score_col: Optional[str] = "score",
-    relevance_col: Optional[str] = "relevance",
+    grades_col: Optional[str] = None,
+    item_col: Optional[str] = None,
+    rank_col: Optional[str] = None,
+    score_col: Optional[str] = None,
+    relevance_col: Optional[str] = None,
     train: Any = None,
     item_features: Any = None,
     item_similarity: Any = None,
@@ -129,6 +131,30 @@ def evaluate(
     if not _is_dask_frame(df):
         raise TypeError(f"`df` must be a dask DataFrame, got {type(df).__name__}")
     ms = check_metrics(metrics)
+    cols = form_columns(
+        "rankmeter.dask.evaluate",
+        dict(
+            user_col=user_col,
+            recs_col=recs_col,
+            truth_col=truth_col,
+            scores_col=scores_col,
+            grades_col=grades_col,
+            item_col=item_col,
+            rank_col=rank_col,
+            score_col=score_col,
+            relevance_col=relevance_col,
+        ),
+        truth is not None,
+        train is not None,
+        truth.columns if _is_dask_frame(truth) else None,
+    )
+    recs_col, truth_col, grades_col, item_col = (
+        cols["recs_col"],
+        cols["truth_col"],
+        cols["grades_col"],
+        cols["item_col"],
+    )
+    rank_col, score_col, relevance_col = cols["rank_col"], cols["score_col"], cols["relevance_col"]
     given = EvalOptions.pick("rankmeter.dask.evaluate", locals(), **options)
     opts = check_options(given)
     ctx = {k: v for k, v in given.context().items() if v is not None and k != "train"}
@@ -138,10 +164,19 @@ def evaluate(
             train = _to_arrow(train[[user_col, item_col]].compute())
         ctx["train"] = train
     if truth is None:
-        keep = [c for c in (user_col, recs_col, truth_col, scores_col) if c]
+        keep = [c for c in (user_col, recs_col, truth_col, scores_col, grades_col) if c]
         _check_columns(df, keep, "df")
         plan = Plan(
-            "lists", ms, user_col, recs_col, truth_col, scores_col, options=opts, context=ctx, item_col=item_col
+            "lists",
+            ms,
+            user_col,
+            recs_col,
+            truth_col,
+            scores_col,
+            grades_col=grades_col,
+            options=opts,
+            context=ctx,
+            item_col=item_col,
         )
         frame = df[keep]
         if partitions:
@@ -157,7 +192,7 @@ def evaluate(
             context=ctx,
             item_col=item_col,
             pos_col=pos,
-            rel_col=relevance_col or "relevance",
+            rel_col=relevance_col,
         )
 
     def task(pdf: Any) -> Any:

@@ -39,6 +39,7 @@ from ._partitions import (
     Plan,
     check_metrics,
     check_options,
+    form_columns,
     merge_blobs,
     stream_per_user,
     stream_state,
@@ -132,18 +133,25 @@ def _train_context(train: Any, metrics: list, context: dict, options: EvalOption
     return context
 
 
-def _plan_and_frame(df, metrics, truth, cols, options: EvalOptions, partitions) -> tuple[Plan, Any]:
+def _plan_and_frame(
+    df, metrics, truth, cols, options: EvalOptions, partitions, where: str = "rankmeter.spark.evaluate"
+) -> tuple[Plan, Any]:
     if not _is_spark_frame(df):
         raise TypeError(f"`df` must be a pyspark DataFrame (classic or Spark Connect), got {type(df).__name__}")
     ms = check_metrics(metrics)
+    cols = form_columns(
+        where, cols, truth is not None, options.train is not None, truth.columns if _is_spark_frame(truth) else None
+    )
+    options = options.replace(user_col=cols["user_col"], item_col=cols["item_col"])
     opts = check_options(options)
     context = options.context()
     ctx = {k: v for k, v in context.items() if v is not None and k != "train"}
     if context.get("train") is not None:
         ctx = _train_context(context["train"], ms, ctx, options)
     if truth is None:
-        _check_columns(df, [cols["user_col"], cols["recs_col"], cols["truth_col"], cols["scores_col"]], "df")
-        keep = [c for c in (cols["user_col"], cols["recs_col"], cols["truth_col"], cols["scores_col"]) if c]
+        names = [cols["user_col"], cols["recs_col"], cols["truth_col"], cols["scores_col"], cols["grades_col"]]
+        _check_columns(df, names, "df")
+        keep = [c for c in names if c]
         plan = Plan(
             "lists",
             ms,
@@ -151,6 +159,7 @@ def _plan_and_frame(df, metrics, truth, cols, options: EvalOptions, partitions) 
             cols["recs_col"],
             cols["truth_col"],
             cols["scores_col"],
+            grades_col=cols["grades_col"],
             options=opts,
             context=ctx,
             item_col=cols["item_col"],
@@ -169,7 +178,7 @@ def _plan_and_frame(df, metrics, truth, cols, options: EvalOptions, partitions) 
         context=ctx,
         item_col=cols["item_col"],
         pos_col=pos,
-        rel_col=cols["relevance_col"] or "relevance",
+        rel_col=cols["relevance_col"],
     )
     return plan, frame
 
@@ -180,13 +189,14 @@ def evaluate(
     *,
     truth: Any = None,
     user_col: str = "user_id",
-    recs_col: str = "recs",
-    truth_col: Optional[str] = "truth",
+    recs_col: Optional[str] = None,
+    truth_col: Optional[str] = None,
     scores_col: Optional[str] = None,
-    item_col: str = "item_id",
-    rank_col: Optional[str] = "rank",
-    score_col: Optional[str] = "score",
-    relevance_col: Optional[str] = "relevance",
+    grades_col: Optional[str] = None,
+    item_col: Optional[str] = None,
+    rank_col: Optional[str] = None,
+    score_col: Optional[str] = None,
+    relevance_col: Optional[str] = None,
     train: Any = None,
     item_features: Any = None,
     item_similarity: Any = None,
@@ -202,14 +212,21 @@ def evaluate(
 
     - **lists** (``truth=None``, the fast path: no shuffle): one row per user with
       ``user_col``, ``recs_col`` (``array<item>``, best first) and ``truth_col``
-      (``array<item>``, grade 1, or ``map<item, double>``, item -> grade); with
-      ``scores_col`` (``array<double>``, same lengths) each list is ranked by score.
+      (``array<item>``, grade 1, or ``map<item, double>``, item -> grade; or the items
+      with their grades in ``grades_col``, an ``array<double>`` of the same lengths);
+      with ``scores_col`` (``array<double>``, same lengths) each list is ranked by score.
+      Defaults: ``recs_col="recs"``, ``truth_col="truth"``.
       A user must appear in one row only (a user in two rows raises ``ValueError``).
     - **long** (``truth=`` a Spark DataFrame of ``user_col, item_col[, relevance_col]`` rows):
       ``df`` holds ``user_col, item_col`` and ``rank_col`` (1 = best) or
-      ``score_col`` rows. Spark groups the rows of both frames by user once (a
+      ``score_col`` rows (defaults ``item_id``, ``rank``, ``score``, ``relevance``; a truth
+      without the relevance column is binary). Spark groups the rows of both frames by user once (a
       ``union`` and a ``repartition`` by user, ``partitions`` of them), so a
       user's rows may start in any partitions.
+
+    A column keyword of the other form is a ``TypeError`` naming what to pass instead
+    (``relevance_col=`` on one row per user: ``grades_col=``), never silently unused;
+    ``item_col`` applies to a ``train`` frame in both forms.
 
     Every partition becomes one ``mapInArrow`` task on an executor emitting
     one exact state (in list form its Arrow batches go through
@@ -261,7 +278,7 @@ def evaluate(
     ):
         raise ValueError(f"`arrow_batch_bytes` must be None or an int in [1, 2^31 - 2], got {arrow_batch_bytes!r}")
     opts = EvalOptions.pick("rankmeter.spark.evaluate", locals(), **options)
-    cols = dict(opts.columns(), recs_col=recs_col, truth_col=truth_col, scores_col=scores_col)
+    cols = dict(opts.columns(), recs_col=recs_col, truth_col=truth_col, scores_col=scores_col, grades_col=grades_col)
     plan, frame = _plan_and_frame(df, metrics, truth, cols, opts, partitions)
 
     def task(batches):
@@ -287,13 +304,14 @@ def per_user(
     *,
     truth: Any = None,
     user_col: str = "user_id",
-    recs_col: str = "recs",
-    truth_col: Optional[str] = "truth",
+    recs_col: Optional[str] = None,
+    truth_col: Optional[str] = None,
     scores_col: Optional[str] = None,
-    item_col: str = "item_id",
-    rank_col: Optional[str] = "rank",
-    score_col: Optional[str] = "score",
-    relevance_col: Optional[str] = "relevance",
+    grades_col: Optional[str] = None,
+    item_col: Optional[str] = None,
+    rank_col: Optional[str] = None,
+    score_col: Optional[str] = None,
+    relevance_col: Optional[str] = None,
     train: Any = None,
     item_features: Any = None,
     item_similarity: Any = None,
@@ -316,8 +334,8 @@ def per_user(
             "rankmeter.spark.per_user() takes no `catalog`: only catalog-level metrics (coverage, gini) read it, "
             "and they have no per-user values; use rankmeter.spark.evaluate"
         )
-    cols = dict(opts.columns(), recs_col=recs_col, truth_col=truth_col, scores_col=scores_col)
-    plan, frame = _plan_and_frame(df, metrics, truth, cols, opts, partitions)
+    cols = dict(opts.columns(), recs_col=recs_col, truth_col=truth_col, scores_col=scores_col, grades_col=grades_col)
+    plan, frame = _plan_and_frame(df, metrics, truth, cols, opts, partitions, "rankmeter.spark.per_user")
     catalog_level = [m for m in plan.metrics if _m.parse(m).family == "catalog"]
     if catalog_level:
         raise ValueError(f"`metrics`: {', '.join(map(str, catalog_level))} have no per-user values (catalog-level)")

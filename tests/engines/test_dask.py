@@ -17,6 +17,7 @@ from tests.support.same import assert_same_means
 
 dd = need("dask.dataframe", "pip install 'dask[dataframe]'")
 
+import dask  # noqa: E402
 import pandas as pd  # noqa: E402
 
 import rankmeter.dask as rdk  # noqa: E402
@@ -148,8 +149,6 @@ def test_dask_long_form_custom_columns_with_train():
 def test_lists_dask_turned_into_strings_get_the_fix_in_the_error():
     """dd.from_pandas on a frame of Python lists gives string columns (dask's convert-string): the error says
     so and names the setting that keeps the lists."""
-    import dask
-
     df = pd.DataFrame({"user_id": [1, 2], "recs": [[1, 2, 3], [4, 5]], "truth": [[1], [5]]})
     with dask.config.set({"dataframe.convert-string": True}):
         ddf = dd.from_pandas(df, npartitions=1)
@@ -158,4 +157,68 @@ def test_lists_dask_turned_into_strings_get_the_fix_in_the_error():
     with dask.config.set({"dataframe.convert-string": False}):
         kept = dd.from_pandas(df, npartitions=1)
         got = rdk.evaluate(kept, ["ndcg@3"])
-    assert got["ndcg@3"] == rm.evaluate({1: [1], 2: [5]}, {1: [1, 2, 3], 2: [4, 5]}, ["ndcg@3"])["ndcg@3"]
+    assert (
+        isinstance(got, dict)
+        and got["ndcg@3"] == rm.evaluate({1: [1], 2: [5]}, {1: [1, 2, 3], 2: [4, 5]}, ["ndcg@3"])["ndcg@3"]
+    )
+
+
+def _graded_lists():
+    truth = {1: {10: 3, 11: 1}, 2: {20: 2}, 3: {30: 1, 31: 2, 32: 0}}
+    recs = {1: [11, 10, 12], 2: [21, 20], 3: [32, 31, 30]}
+    pdf = pd.DataFrame(
+        {
+            "user_id": list(truth),
+            "recs": [recs[u] for u in truth],
+            "truth_items": [list(truth[u]) for u in truth],
+            "truth_grades": [[float(g) for g in truth[u].values()] for u in truth],
+        }
+    )
+    return truth, recs, pdf
+
+
+def test_one_row_per_user_reads_a_grades_array_beside_the_items():
+    """issue 26 item 8: the grades come from an array column of the same lengths as the truth items."""
+    truth, recs, pdf = _graded_lists()
+    with dask.config.set({"dataframe.convert-string": False}):
+        ddf = dd.from_pandas(pdf, npartitions=2)
+    names = ["ndcg@3", "ndcg(gain=exponential)@2", "precision@2"]
+    got = rdk.evaluate(ddf, names, truth_col="truth_items", grades_col="truth_grades")
+    want = rm.evaluate(truth, recs, names)
+    assert isinstance(got, dict)
+    for n in names:
+        assert got[n] == want[n]
+    binary = rm.evaluate({u: list(t) for u, t in truth.items()}, recs, ["ndcg@3"])["ndcg@3"]
+    assert got["ndcg@3"] != binary  # the grades were read
+
+
+def test_a_keyword_of_the_other_form_is_an_error_not_ignored():
+    _, _, pdf = _graded_lists()
+    with dask.config.set({"dataframe.convert-string": False}):
+        ddf = dd.from_pandas(pdf, npartitions=1)
+    # the call of the issue: relevance_col on one row per user used to score binary relevance silently
+    with pytest.raises(TypeError, match=r"`relevance_col='truth_grades'`.*one row per user.*grades_col="):
+        rdk.evaluate(ddf, ["ndcg@3"], truth_col="truth_items", relevance_col="truth_grades")
+    kws: list[dict[str, Any]] = [{"rank_col": "r"}, {"score_col": "s"}, {"item_col": "i"}]
+    for kw in kws:
+        with pytest.raises(TypeError, match="long form"):
+            rdk.evaluate(ddf, ["ndcg@3"], truth_col="truth_items", **kw)
+    rows = dd.from_pandas(pd.DataFrame({"user_id": [1], "item_id": [10], "rank": [1]}), npartitions=1)
+    t = dd.from_pandas(pd.DataFrame({"user_id": [1], "item_id": [10]}), npartitions=1)
+    kws = [{"recs_col": "recs"}, {"truth_col": "truth"}, {"scores_col": "s"}, {"grades_col": "g"}]
+    for kw in kws:
+        with pytest.raises(TypeError, match="one-row-per-user form"):
+            rdk.evaluate(rows, ["ndcg@3"], truth=t, **kw)
+    with pytest.raises(ValueError, match="`relevance_col='grade'` is not a column of `truth`"):
+        rdk.evaluate(rows, ["ndcg@3"], truth=t, relevance_col="grade")
+    binary = rdk.evaluate(rows, ["ndcg@3"], truth=t)
+    assert isinstance(binary, dict) and binary["ndcg@3"] == 1.0  # no relevance column: binary
+
+
+def test_grades_of_another_length_than_the_items_name_the_user():
+    _, _, pdf = _graded_lists()
+    pdf.at[1, "truth_grades"] = [1.0, 2.0]
+    with dask.config.set({"dataframe.convert-string": False}):
+        ddf = dd.from_pandas(pdf, npartitions=1)
+    with pytest.raises(ValueError, match=r"`truth_grades` of user 2 has 2 grades for 1 items"):
+        rdk.evaluate(ddf, ["ndcg@3"], truth_col="truth_items", grades_col="truth_grades")

@@ -293,6 +293,45 @@ def test_bad_arguments_are_clear_errors(classic):
         rs.evaluate(nul, ["ndcg@3"])
 
 
+def test_one_row_per_user_reads_a_grades_array_beside_the_items(spark):
+    """The call of issue 26 item 8: truth items and their grades as two array columns. ``relevance_col`` (a
+    long-form keyword) is an error naming ``grades_col``, which reads the grades (before: binary NDCG)."""
+    truth = {1: {10: 3.0, 11: 1.0}, 2: {20: 2.0}, 3: {30: 1.0, 31: 2.0, 32: 0.0}}
+    recs = {1: [11, 10, 12], 2: [21, 20], 3: [32, 31, 30]}
+    rows = [(u, recs[u], list(truth[u]), list(truth[u].values())) for u in truth]
+    df = spark.createDataFrame(
+        rows, "user_id long, recs array<long>, truth_items array<long>, truth_grades array<double>"
+    )
+    with pytest.raises(TypeError, match=r"`relevance_col='truth_grades'`.*one row per user.*grades_col="):
+        rs.evaluate(df, ["ndcg@10"], truth_col="truth_items", relevance_col="truth_grades")
+    names = ["ndcg@10", "ndcg(gain=exponential)@2", "precision@2"]
+    got = rs.evaluate(df, names, truth_col="truth_items", grades_col="truth_grades")
+    want = rm.evaluate(truth, recs, names)
+    assert isinstance(got, dict)
+    for n in names:
+        assert got[n] == want[n]
+    per = rs.per_user(df, ["ndcg@10"], truth_col="truth_items", grades_col="truth_grades").toArrow().to_pandas()
+    assert dict(zip(per["user_id"].tolist(), per["ndcg@10"].tolist())) == dict(
+        zip(want.users.tolist(), want.per_user["ndcg@10"].tolist())
+    )
+
+
+def test_long_form_keywords_on_the_list_form_and_back_are_errors(classic):
+    df = classic.createDataFrame([(1, [1, 2], [1])], "user_id long, recs array<long>, truth array<long>")
+    kws: list[dict[str, Any]] = [{"rank_col": "r"}, {"score_col": "s"}, {"item_col": "i"}]
+    for kw in kws:
+        with pytest.raises(TypeError, match="long form"):
+            rs.evaluate(df, ["ndcg@3"], **kw)
+    rows = classic.createDataFrame([(1, 10, 1)], "user_id long, item_id long, rank int")
+    t = classic.createDataFrame([(1, 10)], "user_id long, item_id long")
+    kws = [{"recs_col": "recs"}, {"truth_col": "truth"}, {"scores_col": "s"}, {"grades_col": "g"}]
+    for kw in kws:
+        with pytest.raises(TypeError, match="one-row-per-user form"):
+            rs.evaluate(rows, ["ndcg@3"], truth=t, **kw)
+    with pytest.raises(ValueError, match="`relevance_col='grade'` is not a column of `truth`"):
+        rs.evaluate(rows, ["ndcg@3"], truth=t, relevance_col="grade")
+
+
 def test_empty_frame_gives_nan_means(classic):
     df = classic.createDataFrame([], "user_id long, recs array<long>, truth array<long>")
     got = rs.evaluate(df, ["ndcg@3"])
