@@ -85,6 +85,13 @@ _LONG_ONLY = {
     "beside the truth items with `grades_col=`",
     "item_col": "it names the item column of `train`: pass it with a `train` frame",
 }
+_SIDES = {
+    k: "one row per user holds the user once: name it with `user_col=`"
+    if k.endswith("user_col")
+    else "one row per user holds items in lists: name those with `recs_col=` / `truth_col=`"
+    for k in ("truth_user_col", "truth_item_col", "recs_user_col", "recs_item_col")
+}
+_LONG_ONLY.update(_SIDES)
 _LISTS_ONLY = {
     "recs_col": "in long form `df` holds one row per recommended item (`item_col` and `rank_col` or `score_col`)",
     "truth_col": "in long form the truth is the `truth=` frame (`item_col`, `relevance_col`)",
@@ -123,6 +130,11 @@ def form_columns(where: str, given: dict, long_form: bool, has_train: bool, trut
     out = {k: (v if v is not None else FORM_DEFAULTS.get(k)) for k, v in given.items()}
     for k, v in FORM_DEFAULTS.items():
         out.setdefault(k, v)
+    if long_form:  # per-side names (truth_user_col= ...) win over the shared ones for their frame
+        for side in ("truth", "recs"):
+            for what in ("user_col", "item_col"):
+                own = given.get(f"{side}_{what}")
+                out[f"{side}_{what}"] = own if own is not None else out[what]
     return out
 
 

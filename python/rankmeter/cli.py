@@ -33,7 +33,7 @@ from . import Recs, Truth, _core, datasets, evaluate, metrics, read_trec_qrels, 
 from ._version import __version__
 from .evaluation import CONTEXT, DEFAULTS, OPTION_NAMES, EvalOptions, evaluate_with, option_field
 from .inputs import to_recs, to_truth
-from .inputs._frame import read_csv
+from .inputs._frame import read_csv, side_keywords
 from .inputs._sources import classify, open_binary, path_size
 
 DEMO_METRICS = ("precision", "recall", "f1", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr", "arhr")
@@ -341,7 +341,8 @@ def _run_id(path: str, fallback: str) -> str:
 
 def load_truth(path: str, columns: dict) -> Truth:
     """The truth, read once: TREC qrels, a parquet file/directory or a CSV file."""
-    cols = {k: v for k, v in columns.items() if k in ("user_col", "item_col", "relevance_col") and v is not None}
+    own = side_keywords({k: v for k, v in columns.items() if v is not None}, "truth")  # truth_user_col= ...
+    cols = {k: v for k, v in own.items() if k in ("user_col", "item_col", "relevance_col")}
     return to_truth(path, **cols)
 
 
@@ -349,6 +350,7 @@ def load_input(path: str, what: str, columns: dict):
     """A TREC file (kept as the path), a parquet path, or a CSV file read with pyarrow.csv."""
     kind = classify(path)
     if kind == "csv":
+        columns = side_keywords({k: v for k, v in columns.items() if v is not None}, what)
         return read_csv(path, what, columns.get("user_col"), columns.get("item_col"))
     if kind == "trec":
         return read_trec_qrels(path) if what == "truth" else read_trec_run(path)

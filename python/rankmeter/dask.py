@@ -54,7 +54,8 @@ def _to_arrow(pdf: Any) -> Any:
 def _long_frame(df: Any, truth: Any, cols: dict, partitions: Optional[int]) -> tuple[Any, str, str]:
     import dask.dataframe as dd
 
-    user_col, item_col = cols["user_col"], cols["item_col"]
+    user_col, item_col = cols.get("recs_user_col") or cols["user_col"], cols.get("recs_item_col") or cols["item_col"]
+    t_user, t_item = cols.get("truth_user_col") or user_col, cols.get("truth_item_col") or item_col
     rank_col, score_col, rel_col = cols["rank_col"], cols["score_col"], cols["relevance_col"]
     if not _is_dask_frame(truth):
         raise TypeError(
@@ -70,12 +71,12 @@ def _long_frame(df: Any, truth: Any, cols: dict, partitions: Optional[int]) -> t
             f"its columns are {', '.join(map(str, df.columns))}"
         )
     _check_columns(df, [user_col, item_col], "df")
-    _check_columns(truth, [user_col, item_col], "truth")
+    _check_columns(truth, [t_user, t_item], "truth")
     graded = rel_col is not None and rel_col in truth.columns
     r = df[[user_col, item_col, pos]].rename(columns={user_col: COL_USER, item_col: COL_ITEM, pos: COL_POS})
     r = r.assign(**{COL_SIDE: 0, COL_REL: float("nan")})
-    t = truth[[user_col, item_col] + ([rel_col] if graded else [])].rename(
-        columns={user_col: COL_USER, item_col: COL_ITEM, **({rel_col: COL_REL} if graded else {})}
+    t = truth[[t_user, t_item] + ([rel_col] if graded else [])].rename(
+        columns={t_user: COL_USER, t_item: COL_ITEM, **({rel_col: COL_REL} if graded else {})}
     )
     t = (
         t.assign(**{COL_SIDE: 1, COL_POS: float("nan")})
@@ -106,6 +107,10 @@ def evaluate(
     rank_col: Optional[str] = None,
     score_col: Optional[str] = None,
     relevance_col: Optional[str] = None,
+    truth_user_col: Optional[str] = None,
+    truth_item_col: Optional[str] = None,
+    recs_user_col: Optional[str] = None,
+    recs_item_col: Optional[str] = None,
     train: Any = None,
     item_features: Any = None,
     item_similarity: Any = None,
@@ -143,6 +148,10 @@ def evaluate(
             rank_col=rank_col,
             score_col=score_col,
             relevance_col=relevance_col,
+            truth_user_col=truth_user_col,
+            truth_item_col=truth_item_col,
+            recs_user_col=recs_user_col,
+            recs_item_col=recs_item_col,
         ),
         truth is not None,
         train is not None,

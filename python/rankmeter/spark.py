@@ -73,7 +73,8 @@ def _long_frame(df: Any, truth: Any, cols: dict, partitions: Optional[int]) -> t
     """recs rows and truth rows in one frame, partitioned by user (Spark's one shuffle)."""
     from pyspark.sql import functions as F
 
-    user_col, item_col = cols["user_col"], cols["item_col"]
+    user_col, item_col = cols.get("recs_user_col") or cols["user_col"], cols.get("recs_item_col") or cols["item_col"]
+    t_user, t_item = cols.get("truth_user_col") or user_col, cols.get("truth_item_col") or item_col
     rank_col, score_col, rel_col = cols["rank_col"], cols["score_col"], cols["relevance_col"]
     if not _is_spark_frame(truth):
         raise TypeError(
@@ -89,7 +90,7 @@ def _long_frame(df: Any, truth: Any, cols: dict, partitions: Optional[int]) -> t
             f"its columns are {', '.join(df.columns)}"
         )
     _check_columns(df, [user_col, item_col], "df")
-    _check_columns(truth, [user_col, item_col], "truth")
+    _check_columns(truth, [t_user, t_item], "truth")
     ut, it = df.schema[user_col].dataType, df.schema[item_col].dataType
     pt = df.schema[pos].dataType
     graded = rel_col is not None and rel_col in truth.columns
@@ -103,8 +104,8 @@ def _long_frame(df: Any, truth: Any, cols: dict, partitions: Optional[int]) -> t
     )
     truth_part = truth.select(
         F.lit(1).cast("byte").alias(COL_SIDE),
-        F.col(user_col).cast(ut).alias(COL_USER),
-        F.col(item_col).cast(it).alias(COL_ITEM),
+        F.col(t_user).cast(ut).alias(COL_USER),
+        F.col(t_item).cast(it).alias(COL_ITEM),
         F.lit(None).cast(pt).alias(COL_POS),
         (F.col(rel_col) if graded else F.lit(1.0)).alias(COL_REL),
     )
@@ -197,6 +198,10 @@ def evaluate(
     rank_col: Optional[str] = None,
     score_col: Optional[str] = None,
     relevance_col: Optional[str] = None,
+    truth_user_col: Optional[str] = None,
+    truth_item_col: Optional[str] = None,
+    recs_user_col: Optional[str] = None,
+    recs_item_col: Optional[str] = None,
     train: Any = None,
     item_features: Any = None,
     item_similarity: Any = None,
@@ -312,6 +317,10 @@ def per_user(
     rank_col: Optional[str] = None,
     score_col: Optional[str] = None,
     relevance_col: Optional[str] = None,
+    truth_user_col: Optional[str] = None,
+    truth_item_col: Optional[str] = None,
+    recs_user_col: Optional[str] = None,
+    recs_item_col: Optional[str] = None,
     train: Any = None,
     item_features: Any = None,
     item_similarity: Any = None,
@@ -340,8 +349,8 @@ def per_user(
     if catalog_level:
         raise ValueError(f"`metrics`: {', '.join(map(str, catalog_level))} have no per-user values (catalog-level)")
     names = [str(m) for m in plan.metrics]
-    user_type = df.schema[user_col].dataType
-    schema = StructType([StructField(user_col, user_type)] + [StructField(n, DoubleType()) for n in names])
+    user_type = df.schema[opts.recs_user_col or user_col].dataType  # long form: df's own user column
+    schema = StructType([StructField(plan.user_col, user_type)] + [StructField(n, DoubleType()) for n in names])
 
     def task(batches):
         yield from stream_per_user(batches, plan, names)

@@ -50,6 +50,7 @@ from .inputs._chunks import (
     whole_user_tables,
 )
 from .inputs._frame import read_csv as read_csv_table
+from .inputs._frame import side_keywords
 from .inputs._sources import classify, is_compressed, path_size
 from .metrics import Metric
 
@@ -477,6 +478,10 @@ def evaluate_stream(
     relevance_col: Optional[str] = None,
     rank_col: Optional[str] = None,
     score_col: Optional[str] = None,
+    truth_user_col: Optional[str] = None,
+    truth_item_col: Optional[str] = None,
+    recs_user_col: Optional[str] = None,
+    recs_item_col: Optional[str] = None,
     **context: Any,
 ) -> StreamResult:
     """Evaluate recommendations too big for memory, batch by batch of whole users, with exact means.
@@ -562,9 +567,15 @@ def evaluate_stream(
     # every evaluation option, checked once; the context (train, ...) comes in **context
     opts = EvalOptions.pick("evaluate_stream", locals(), **context)
     columns = opts.columns()
-    cols: dict[str, Any] = {k: v for k, v in columns.items() if v is not None}
-    names = dict(user_col="user_id", item_col="item_id", relevance_col="relevance", rank_col="rank", score_col="score")
-    names.update(cols)
+    given: dict[str, Any] = {k: v for k, v in columns.items() if v is not None}
+    # per-side names (truth_user_col= ...): the recs batches read the recs side's, the truth the truth's
+    cols = side_keywords(given, "recs")
+    t_cols = side_keywords(given, "truth")
+    defaults = dict(
+        user_col="user_id", item_col="item_id", relevance_col="relevance", rank_col="rank", score_col="score"
+    )
+    names = {**defaults, **cols}
+    t_names = {**defaults, **t_cols}
     # the truth users no batch recommends to: as `missing` says (the preset's default, else "zero")
     opts = opts.replace(missing=opts.resolved().missing)
     batch_opts = opts.replace(missing="skip")  # a batch of recs: only its users
@@ -573,7 +584,7 @@ def evaluate_stream(
     streamed, auto = _wants_truth_stream(truth, stream_truth)
     if streamed and isinstance(truth, (str, os.PathLike)) and not os.path.exists(truth):
         raise ValueError(f"`truth` {os.fspath(truth)}: no such file or directory")
-    index = None if streamed else _TruthIndex(_load_truth(truth, columns))
+    index = None if streamed else _TruthIndex(_load_truth(truth, t_cols))
 
     # the batches of whole users: (recs of the batch, advance for the bar, rows)
     if isinstance(recs, (str, os.PathLike)):
@@ -607,7 +618,7 @@ def evaluate_stream(
             # the truth streamed alongside: a merge join of the two sorted streams, range of users by range
             matched, seen_sides = False, [False, False]
             windows = _join_windows(
-                _SortedSide(_truth_chunks(truth, names, cols, truth_batch_rows), "truth", auto),
+                _SortedSide(_truth_chunks(truth, t_names, t_cols, truth_batch_rows), "truth", auto),
                 _SortedSide(_recs_chunks(source, names, cols), "recs", auto),
             )
             for t_part, r_part, advance, rows_here in windows:

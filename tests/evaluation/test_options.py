@@ -117,6 +117,35 @@ CASES = {
         recs=RECS.assign(pos=RECS.groupby("user_id").cumcount() + 1).drop(columns="score"),
     ),
     "score_col": Case("score_col", "s", recs=_renamed(RECS, "score", "s")),
+    # the tables name the user (item) column differently, neither by the default: one keyword per side
+    "truth_user_col": Case(
+        "truth_user_col",
+        "userId",
+        truth=_renamed(TRUTH, "user_id", "userId"),
+        recs=_renamed(RECS, "user_id", "uid"),
+        also={"recs_user_col": "uid"},
+    ),
+    "truth_item_col": Case(
+        "truth_item_col",
+        "movieId",
+        truth=_renamed(TRUTH, "item_id", "movieId"),
+        recs=_renamed(RECS, "item_id", "iid"),
+        also={"recs_item_col": "iid"},
+    ),
+    "recs_user_col": Case(
+        "recs_user_col",
+        "uid",
+        truth=_renamed(TRUTH, "user_id", "userId"),
+        recs=_renamed(RECS, "user_id", "uid"),
+        also={"truth_user_col": "userId"},
+    ),
+    "recs_item_col": Case(
+        "recs_item_col",
+        "iid",
+        truth=_renamed(TRUTH, "item_id", "movieId"),
+        recs=_renamed(RECS, "item_id", "iid"),
+        also={"truth_item_col": "movieId"},
+    ),
 }
 
 # (entry point, option) pairs refused by name, with the words the error must hold

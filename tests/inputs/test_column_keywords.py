@@ -89,3 +89,42 @@ def test_parquet_and_csv_paths_resolve_their_columns_from_the_file(tmp_path):
     t = rm.Truth.from_frame(truth, relevance_col="rating")
     res = rm.evaluate(t, str(tmp_path / "r.parquet"), ["ndcg@2"], user_col="uid", item_col="iid", score_col="pred")
     assert res["ndcg@2"] == want["ndcg@2"]
+
+
+def test_per_side_keywords_where_both_tables_differ_from_the_defaults():
+    truth = pd.DataFrame({"userId": [1, 1, 2], "movieId": [10, 11, 12], "rating": [1.0, 2.0, 1.0]})
+    recs = pd.DataFrame({"uid": [1, 1, 2, 2], "iid": [11, 10, 13, 12], "pred": [0.9, 0.5, 0.8, 0.1]})
+    kw = dict(relevance_col="rating", score_col="pred")
+    res = rm.evaluate(
+        truth,
+        recs,
+        ["ndcg@2", "precision@2"],
+        truth_user_col="userId",
+        truth_item_col="movieId",
+        recs_user_col="uid",
+        recs_item_col="iid",
+        **kw,
+    )
+    want = _want()
+    assert res["ndcg@2"] == want["ndcg@2"] and res["precision@2"] == want["precision@2"]
+    # a per-side keyword wins over the shared one for its table; train keeps the shared one
+    train = pd.DataFrame({"u": [1, 2], "movieId": [10, 12]})
+    both = rm.evaluate(
+        truth,
+        recs,
+        ["ndcg@2", "novelty@2"],
+        user_col="u",
+        item_col="movieId",
+        truth_user_col="userId",
+        recs_user_col="uid",
+        recs_item_col="iid",
+        train=train,
+        **kw,
+    )
+    assert both["ndcg@2"] == want["ndcg@2"]
+    # the column a per-side keyword names must be in its table
+    with pytest.raises(ValueError, match=r"`truth_user_col='user'` names a column the truth table does not have"):
+        rm.evaluate(truth, recs, ["ndcg@2"], truth_user_col="user", truth_item_col="movieId", **kw)
+    # a missing user column names the per-side keyword as a fix
+    with pytest.raises(ValueError, match=r"truth_user_col=\.\.\. \(this table only\)"):
+        rm.evaluate(truth, recs, ["ndcg@2"], recs_user_col="uid", recs_item_col="iid", truth_item_col="movieId", **kw)

@@ -122,12 +122,26 @@ def check_column_keywords(table_kw: dict, inputs: tuple) -> None:
         return None
 
     truth, recs, train = (columns(x) for x in inputs)
+    for key, (side, _) in _frame.SIDE_KEYWORDS.items():
+        val, cols = table_kw.get(key), truth if side == "truth" else recs
+        if val is not None and cols is not None and val not in cols:
+            raise ValueError(
+                f"`{key}={val!r}` names a column the {side} table does not have (its columns are "
+                f"{', '.join(map(str, cols))})"
+            )
+    shared = {k: v for k, v in table_kw.items() if k not in _frame.SIDE_KEYWORDS}
     used: set = set()
-    for cols in (truth, recs, train):
+    for cols, side in ((truth, "truth"), (recs, "recs"), (train, "other")):
         if cols is not None:
-            _frame.resolve_columns(cols, table_kw, used)
+            # a table whose own keyword names its user (item) column does not take the shared one
+            own = {
+                _frame.SIDE_KEYWORDS[k][1]
+                for k in table_kw
+                if k in _frame.SIDE_KEYWORDS and _frame.SIDE_KEYWORDS[k][0] == side
+            }
+            _frame.resolve_columns(cols, {k: v for k, v in shared.items() if k not in own}, used)
     applies = {"relevance_col": (truth, train), "rank_col": (recs,), "score_col": (recs,)}
-    for key, val in table_kw.items():
+    for key, val in shared.items():
         if key in used or (key == "rank_col" and val == _frame.NO_RANK):
             continue
         if all(cols is None for cols in applies.get(key, (truth, recs, train))):
@@ -526,6 +540,10 @@ def evaluate(
     relevance_col: Optional[str] = None,
     rank_col: Optional[str] = None,
     score_col: Optional[str] = None,
+    truth_user_col: Optional[str] = None,
+    truth_item_col: Optional[str] = None,
+    recs_user_col: Optional[str] = None,
+    recs_item_col: Optional[str] = None,
     per_user: bool = True,
 ) -> Result:
     """Evaluate ranked recommendations against ground truth, every metric in one C++ pass.
@@ -604,6 +622,10 @@ def evaluate(
     user_col, item_col, relevance_col, rank_col, score_col : str, optional
         Column names of long tables (pandas, polars, pyarrow, parquet paths);
         defaults ``user_id``, ``item_id``, ``relevance``, ``rank``, ``score``.
+    truth_user_col, truth_item_col, recs_user_col, recs_item_col : str, optional
+        The user or item column of one table only, where truth and recs name it
+        differently (``truth_user_col='userId', recs_user_col='uid'``); they win
+        over ``user_col``/``item_col`` for that table (``train`` keeps those).
     per_user : bool, default True
         Keep every user's value (``res.per_user``). ``False`` computes the same
         exact means without allocating or writing per-user columns (an 8-byte
@@ -657,6 +679,10 @@ def partial(
     relevance_col: Optional[str] = None,
     rank_col: Optional[str] = None,
     score_col: Optional[str] = None,
+    truth_user_col: Optional[str] = None,
+    truth_item_col: Optional[str] = None,
+    recs_user_col: Optional[str] = None,
+    recs_item_col: Optional[str] = None,
 ) -> State:
     """Evaluate one batch of users and return its mergeable exact :class:`State`.
 

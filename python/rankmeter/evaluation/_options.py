@@ -60,6 +60,11 @@ _COLUMNS_DOC = (
     "Column names of long tables (pandas, polars, pyarrow, parquet paths);\n"
     "defaults ``user_id``, ``item_id``, ``relevance``, ``rank``, ``score``."
 )
+_SIDE_DOC = (
+    "The user or item column of one table only, where truth and recs name it\n"
+    "differently (``truth_user_col='userId', recs_user_col='uid'``); they win\n"
+    "over ``user_col``/``item_col`` for that table (``train`` keeps those)."
+)
 _TIES = ("item", "input", "trec", "item_desc", "average", *RANX_TIES, *TORCH_TIES, "evidently")
 
 
@@ -264,6 +269,28 @@ class EvalOptions:
     score_col: Optional[str] = field(
         default=None,
         metadata=_meta("column", "str, optional", _COLUMNS_DOC, "score column of the recs (default score)"),
+    )
+
+    truth_user_col: Optional[str] = field(
+        default=None,
+        metadata=_meta(
+            "column",
+            "str, optional",
+            _SIDE_DOC,
+            "user column of the truth table only (when the tables name it differently)",
+        ),
+    )
+    truth_item_col: Optional[str] = field(
+        default=None,
+        metadata=_meta("column", "str, optional", _SIDE_DOC, "item column of the truth table only"),
+    )
+    recs_user_col: Optional[str] = field(
+        default=None,
+        metadata=_meta("column", "str, optional", _SIDE_DOC, "user column of the recs table only"),
+    )
+    recs_item_col: Optional[str] = field(
+        default=None,
+        metadata=_meta("column", "str, optional", _SIDE_DOC, "item column of the recs table only"),
     )
 
     def __post_init__(self) -> None:

@@ -37,6 +37,7 @@ def _from_table_or_path(x: Any, kind: str, what: str, kw: dict):
     The column keywords are resolved per table (:func:`rankmeter.inputs._frame.resolve_columns`); a polars
     LazyFrame is collected first."""
     x = _frame.collect_lazy(x)
+    kw = _frame.side_keywords(kw, what if what in ("truth", "recs") else "other")
     if _frame.is_frame(x):
         cols = _frame.resolve_columns(_frame._columns(x), kw)
         return (Truth if kind == "truth" else Recs)._of_frame(x, what, cols)

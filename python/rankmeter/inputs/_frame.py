@@ -45,6 +45,26 @@ DEFAULTS = {
 }
 
 
+SIDE_KEYWORDS = {
+    "truth_user_col": ("truth", "user_col"),
+    "truth_item_col": ("truth", "item_col"),
+    "recs_user_col": ("recs", "user_col"),
+    "recs_item_col": ("recs", "item_col"),
+}
+
+
+def side_keywords(kw: dict, side: str) -> dict:
+    """The column keywords of one table: ``truth_user_col=`` and the like become ``user_col=`` for their
+    side (winning over the shared one) and are dropped for the other tables (``train`` keeps the shared)."""
+    if not any(k in SIDE_KEYWORDS for k in kw):
+        return kw
+    out = {k: v for k, v in kw.items() if k not in SIDE_KEYWORDS}
+    for key, (owner, shared) in SIDE_KEYWORDS.items():
+        if owner == side and kw.get(key) is not None:
+            out[shared] = kw[key]
+    return out
+
+
 NO_RANK = "__rm_no_rank"  # rank_col= of a caller that ranks by score although a rank column may be there
 
 
@@ -359,9 +379,14 @@ def _fix(kw: dict, key: str, what: str) -> str:
     """How to name the column ``key`` of the table ``what``: the keyword of evaluate() and the constructor of
     that table."""
     cls = "Truth" if what in ("truth", "train") else "Recs"
+    own = (
+        f"{what}_{key}=... (this table only) or "
+        if what in ("truth", "recs") and key in ("user_col", "item_col")
+        else ""
+    )
     return (
         f"name it with {key}= (it names the column in each table that has it), or, when the tables name it "
-        f"differently, pass this one as rankmeter.{cls}.from_frame(table, {key}=...)"
+        f"differently, with {own}rankmeter.{cls}.from_frame(table, {key}=...)"
     )
 
 
