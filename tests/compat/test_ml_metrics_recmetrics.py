@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rankmeter.compat import ml_metrics as C_ml
 from rankmeter.compat import recmetrics as C_rec
@@ -126,3 +128,27 @@ def test_github_mapk_counts_repeats_in_the_precision_at_a_later_hit():
     assert C_rec.mapk([["a", "b"]], [["a", "a", "b"]], 3) == ref_rec_apk(["a", "b"], ["a", "a", "b"], 3)
     # mark (and ml_metrics) keep the repeat's position as a non-hit: (1 + 2/3) / 2
     assert C_rec.mark([["a", "b"]], [["a", "a", "b"]], 3) == (1 + 2 / 3) / 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.one_of(st.integers(0, 12), st.sampled_from(["a", "b", "c"])), max_size=6),
+            st.lists(st.one_of(st.integers(0, 12), st.sampled_from(["a", "b", "c"])), max_size=14),
+        ),
+        min_size=1,
+        max_size=20,
+    ),
+    st.integers(1, 15),
+)
+def test_apk_of_one_list_equals_that_users_value_in_the_batched_pass(pairs, k):
+    """apk (one list, computed in Python for per-call speed) and mapk (every list in one C++ pass) agree per user,
+    repeats, empty actuals and ids of two kinds included."""
+    pairs = [(a, p) for a, p in pairs if all(type(x) is type(y) for x in a + p for y in a + p)]  # one id kind
+    if not pairs:
+        return
+    actual, pred = [a for a, _ in pairs], [p for _, p in pairs]
+    batched = C_ml._values(actual, pred, k)
+    one = [C_ml.apk(a, p, k) for a, p in pairs]
+    np.testing.assert_allclose(one, batched, rtol=1e-15, atol=0)

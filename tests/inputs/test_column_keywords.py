@@ -3,6 +3,8 @@ keeps its default; per-side keywords where both differ; a keyword no table takes
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import rankmeter as rm
@@ -94,7 +96,7 @@ def test_parquet_and_csv_paths_resolve_their_columns_from_the_file(tmp_path):
 def test_per_side_keywords_where_both_tables_differ_from_the_defaults():
     truth = pd.DataFrame({"userId": [1, 1, 2], "movieId": [10, 11, 12], "rating": [1.0, 2.0, 1.0]})
     recs = pd.DataFrame({"uid": [1, 1, 2, 2], "iid": [11, 10, 13, 12], "pred": [0.9, 0.5, 0.8, 0.1]})
-    kw = dict(relevance_col="rating", score_col="pred")
+    kw: dict[str, Any] = dict(relevance_col="rating", score_col="pred")
     res = rm.evaluate(
         truth,
         recs,

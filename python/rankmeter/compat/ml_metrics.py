@@ -34,21 +34,6 @@ from ._lists import _Fallback, batch, check_k
 __all__ = ["apk", "mapk"]
 
 
-def _apk_one(actual: Any, predicted: Any, k: Any) -> float:
-    """The original's semantics for one user (used for k outside positive integers, where it slices and divides
-    by whatever k is)."""
-    if len(predicted) > k:
-        predicted = predicted[:k]
-    score, hits = 0.0, 0.0
-    for i, p in enumerate(predicted):
-        if p in actual and p not in predicted[:i]:
-            hits += 1.0
-            score += hits / (i + 1.0)
-    if not actual:
-        return 1.0
-    return score / min(len(actual), k)
-
-
 def _values(actual: Sequence[Any], predicted: Sequence[Any], k: Any) -> np.ndarray:
     try:
         check_k(k)
@@ -66,8 +51,26 @@ def _values(actual: Sequence[Any], predicted: Sequence[Any], k: Any) -> np.ndarr
 
 
 def apk(actual: Any, predicted: Any, k: Any = 10) -> float:
-    """Average precision at k of one list: ``sum_{hits j<=k} P@j / min(len(actual), k)``; 1.0 for an empty actual."""
-    return float(_values([actual], [predicted], k)[0])
+    """Average precision at k of one list: ``sum_{hits j<=k} P@j / min(len(actual), k)``; 1.0 for an empty actual.
+
+    One list is computed in Python, as the original does (a call of the C++ pass costs more than the work of one
+    list: called once per user in a loop, this is as fast as ml_metrics' own ``apk``); ``mapk`` evaluates every
+    list in one C++ pass. Both give the same value (tests/compat/test_ml_metrics_recmetrics.py)."""
+    if len(predicted) > k:
+        predicted = predicted[:k]
+    score, hits = 0.0, 0.0
+    for i, p in enumerate(predicted):
+        if p in actual and p not in predicted[:i]:
+            hits += 1.0
+            score += hits / (i + 1.0)
+    if not actual:
+        return 1.0
+    return score / min(len(actual), k)
+
+
+# the original's semantics for one user, also where k is no positive integer (it slices and divides by whatever
+# k is): the batched path falls back to it there
+_apk_one = apk
 
 
 def mapk(actual: Sequence[Any], predicted: Sequence[Any], k: Any = 10) -> Any:
