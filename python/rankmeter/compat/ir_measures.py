@@ -61,6 +61,7 @@ import numpy as np
 import rankmeter as _rm
 
 __all__ = [
+    "parse_trec_measure",
     "AP",
     "BPref",
     "Bpref",
@@ -315,6 +316,96 @@ def _ast_value(node: ast.AST) -> Any:
     if isinstance(node, ast.Dict):
         return dict(zip(map(_ast_value, node.keys), map(_ast_value, node.values)))  # type: ignore[arg-type]
     raise ValueError(_PARSE_ERROR.format("values must be str, float, int, bool, etc."))
+
+
+# trec_eval names -> (measure, its parameter, trec_eval's default values), as ir_measures 0.3 maps them
+# (util.parse_trec_measure); None: a trec_eval measure ir_measures does not offer
+def _trec_name_map() -> dict:
+    cuts = [5, 10, 15, 20, 30, 100, 200, 500, 1000]
+    return {
+        "ndcg": (nDCG, None, None),
+        "P": (P, "cutoff", cuts),
+        "map_cut": (AP, "cutoff", cuts),
+        "set_map": (SetAP, None, None),
+        "set_P": (SetP, None, None),
+        "infAP": (infAP, None, None),
+        "bpref": (Bpref, None, None),
+        "num_rel_ret": (NumRelRet, None, None),
+        "recip_rank": (RR, None, None),
+        "recall": (R, "cutoff", cuts),
+        "set_recall": (SetR, None, None),
+        "set_relative_P": (SetRelP, None, None),
+        "num_ret": (NumRet, None, None),
+        "num_rel": (NumRel, None, None),
+        "ndcg_cut": (nDCG, "cutoff", cuts),
+        "Rprec": (Rprec, None, None),
+        "num_q": (NumQ, None, None),
+        "map": (AP, None, None),
+        "success": (Success, "cutoff", [1, 5, 10]),
+        "set_F": (SetF, "beta", [1.0]),
+        "iprec_at_recall": (IPrec, "recall", [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]),
+        **dict.fromkeys(
+            (
+                "Rndcg",
+                "num_nonrel_judged_ret",
+                "11pt_avg",
+                "relative_P",
+                "gm_map",
+                "binG",
+                "ndcg_rel",
+                "utility",
+                "Rprec_mult",
+                "relstring",
+                "gm_bpref",
+                "G",
+            ),
+            (None, None, None),
+        ),
+    }
+
+
+_TREC_PARAM_TYPES = {"cutoff": int, "beta": float, "recall": float}
+
+
+def parse_trec_measure(measure: str) -> list:
+    """The measures a trec_eval measure name stands for, as ir_measures' ``parse_trec_measure`` gives them:
+    ``"P_5,10"`` or ``"P.5,10"`` -> ``[P@5, P@10]``; a bare name with parameters -> trec_eval's defaults
+    (``"P"`` -> P@5 ... P@1000); a nickname (``"official"``, ``"set"``, ``"all_trec"``) -> its measures in
+    name order, those ir_measures does not offer skipped (printed, as ir_measures prints them; ``runid``
+    silently). ``ValueError`` for a name trec_eval does not know or ir_measures does not offer."""
+    from .pytrec_eval import _NICKNAMES
+
+    names = _trec_name_map()
+    if measure in _NICKNAMES:
+        result: list = []
+        skipped = []
+        for sub in sorted(set(_NICKNAMES[measure].split())):
+            try:
+                result += parse_trec_measure(sub)
+            except ValueError:
+                if sub != "runid":
+                    skipped.append(sub)
+        if skipped:
+            print(f"skipped {skipped}: measures not yet supported")
+        return result
+    if measure in names:
+        meas, param, defaults = names[measure]
+        if meas is None:
+            raise ValueError(f"known trec name {measure}, but not yet supported")
+        if param is not None:
+            return [meas(**{param: v}) for v in defaults]
+        return [meas]
+    for base in names:  # "base.p1,p2" or "base_p1,p2", as trec_eval writes parameters
+        m = re.match(rf"{re.escape(base)}[._]([0-9]+(?:\.[0-9]+)?(?:,[0-9]+(?:\.[0-9]+)?)*)", measure)
+        if m is None:
+            continue
+        meas, param, _ = names[base]
+        if meas is None:
+            raise ValueError(f"known trec name {measure}, but not yet supported")
+        if param is None:
+            raise ValueError(f"unknown argument for {measure}: {m.group(1)}")
+        return [meas(**{param: _TREC_PARAM_TYPES[param](v)}) for v in m.group(1).split(",")]
+    raise ValueError(f"unknown measure {measure}")
 
 
 def parse_measure(measure: Any) -> Measure:

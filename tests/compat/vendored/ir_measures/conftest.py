@@ -9,18 +9,16 @@ import pytest
 
 _NOT_COMPUTED = "IPrec and infAP: pytrec_eval measures rankmeter does not compute (parsed, not computed)"
 _INTERNALS = "ir_measures.util's QrelsConverter/RunConverter (its internal input conversion) are not in compat"
-_TREC_NAMES = "parse_trec_measure (trec_eval names): rankmeter.compat.pytrec_eval reads those names"
 OUT_OF_SCOPE = {
     "test_IPrec": _NOT_COMPUTED,
     "test_infAP": _NOT_COMPUTED,
     "test_judged_only": _NOT_COMPUTED + " (its last subtest, IPrec@0.5; the 12 others pass)",
     "test_qrels_converter": _INTERNALS,
     "test_run_converter": _INTERNALS,
-    "test_parse_trec_measure": _TREC_NAMES,
 }
 
 
-SUBTESTS = {"test_judged_only", "test_qrels_converter", "test_run_converter", "test_parse_trec_measure"}
+SUBTESTS = {"test_judged_only", "test_qrels_converter", "test_run_converter"}
 
 
 def pytest_collection_modifyitems(items: list) -> None:
