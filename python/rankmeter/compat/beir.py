@@ -13,7 +13,7 @@ After::
     mrr = EvaluateRetrieval.evaluate_custom(qrels, results, [1, 10, 100], metric="mrr")
 
 ``qrels`` is ``{query_id: {doc_id: int grade}}``, ``results`` is ``{query_id: {doc_id: score}}``. The numbers
-are BEIR 2.2's (docs/metrics.md 8.8):
+are BEIR 2.2's (docs/metrics.md 8.9):
 
 * ``evaluate`` -- trec_eval's ``ndcg_cut_k``, ``map_cut_k``, ``recall_k`` and ``P_k`` as pytrec_eval computes
   them (scores rounded to float32, equal scores by document id descending as strings, relevant means grade >= 1,
@@ -50,7 +50,23 @@ import rankmeter as _rm
 
 from ._nested import _codes, _flat, _row_of, to_containers
 
-__all__ = ["EvaluateRetrieval", "mrr", "recall_cap", "hole", "top_k_accuracy"]
+__all__ = ["EvaluateRetrieval", "mrr", "recall_cap", "hole", "top_k_accuracy", "unmatched"]
+
+# what this module does not reproduce, each with its reason (docs/metrics.md 8.9)
+unmatched = (
+    "`results` is never changed: BEIR's evaluate() removes the documents whose id equals their query id from the "
+    "caller's dict in place, so a BEIR evaluate_custom() after it no longer sees them; pass "
+    "evaluate_custom(..., ignore_identical_ids=True) for the numbers of that sequence (without the keyword the "
+    "module keeps them and warns)",
+    "a query whose grades are all negative: pytrec_eval inside BEIR's evaluate() crashes the process; rankmeter "
+    "evaluates the query (no relevant document: 0)",
+    "NaN scores are a ValueError (BEIR's order of them depends on the steps of Python's sort)",
+    "an unknown evaluate_custom metric is a ValueError (BEIR returns None); k_values must be positive ints (BEIR: "
+    "0 stops the process inside pytrec_eval, a negative k is a ValueError in evaluate and a slice from the end in "
+    "the custom metrics)",
+    "ids need not be strings in evaluate() (pytrec_eval's TypeError); they are ranked among equal scores as their "
+    "str()",
+)
 
 # evaluate_custom's metric names (BEIR's spellings, compared lower-cased) -> the function
 _CUSTOM_NAMES = {
