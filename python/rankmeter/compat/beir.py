@@ -310,14 +310,8 @@ class _Ranked:
         n_rows = r_indptr.size - 1
         lens = np.diff(r_indptr)
         row = np.repeat(np.arange(n_rows, dtype=np.int64), lens)
-        if scores.size:
-            uniq, s_rank = np.unique(scores, return_inverse=True)  # -0.0 and 0.0 equal, infinities ranked
-            n_s = int(uniq.size)
-            if n_rows * n_s < 2**62:
-                order = np.argsort(row * n_s + (n_s - 1 - s_rank.ravel()), kind="stable")
-            else:  # pragma: no cover - astronomically many distinct scores
-                order = np.lexsort((-scores, row))
-            r_items = r_items[order]
+        if scores.size:  # by row, then score descending; lexsort is stable: equal scores keep the dict's order
+            r_items = r_items[np.lexsort((-scores, row))]
         pos = np.arange(r_items.size, dtype=np.int64) - r_indptr[:-1][row]
         keep = pos < k_max
         self.items = r_items[keep]
