@@ -123,7 +123,7 @@ def _aggregate(values: np.ndarray, times: int, n: int) -> float:
 def _without_identical(results: Mapping) -> Mapping:
     """``results`` without the document whose id equals its query's id (a new outer dict and new inner dicts for
     the queries that hold one; the caller's dicts are not changed)."""
-    hit = [q for q, docs in results.items() if q in docs]
+    hit = [q for q, docs in results.items() if isinstance(docs, Mapping) and q in docs]
     if not hit:
         return results
     out = dict(results)
@@ -133,7 +133,7 @@ def _without_identical(results: Mapping) -> Mapping:
 
 
 def _has_identical(results: Mapping) -> bool:
-    return any(q in docs for q, docs in results.items())
+    return any(isinstance(docs, Mapping) and q in docs for q, docs in results.items())
 
 
 class EvaluateRetrieval:
