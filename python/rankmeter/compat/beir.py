@@ -10,7 +10,8 @@ After::
 
     from rankmeter.compat.beir import EvaluateRetrieval
     ndcg, _map, recall, precision = EvaluateRetrieval.evaluate(qrels, results, [1, 10, 100])
-    mrr = EvaluateRetrieval.evaluate_custom(qrels, results, [1, 10, 100], metric="mrr")
+    # BEIR's evaluate() has removed the identical ids from `results`; this one leaves `results` as it was
+    mrr = EvaluateRetrieval.evaluate_custom(qrels, results, [1, 10, 100], metric="mrr", ignore_identical_ids=True)
 
 ``qrels`` is ``{query_id: {doc_id: int grade}}``, ``results`` is ``{query_id: {doc_id: score}}``. The numbers
 are BEIR 2.2's (docs/metrics.md 8.9):
@@ -30,8 +31,8 @@ are BEIR 2.2's (docs/metrics.md 8.9):
   (``hit_rate@k``); ``"Hole@k"`` = documents of the top k that no qrels entry of any query names, / k.
 
 A ``k`` repeated in ``k_values`` gives one key whose value BEIR adds up once per occurrence and divides (and
-rounds) once per occurrence; so does this module. Differences, all raised before any work (BEIR's own
-outcome in brackets): ``results`` is never changed (BEIR removes the identical documents from it in place: see
+rounds) once per occurrence; so does this module. Differences (``unmatched``; BEIR's own outcome in brackets;
+the errors are raised before any work): ``results`` is never changed (BEIR removes the identical documents from it in place: see
 ``evaluate_custom``'s ``ignore_identical_ids``); ``k_values`` must be positive ints (0 ends the process inside
 pytrec_eval, a negative k is BEIR's ``ValueError`` or a slice from the end); an unknown ``metric`` is a
 ``ValueError`` (``None``); NaN scores are a ``ValueError`` (an order that depends on the sort's steps); ids
