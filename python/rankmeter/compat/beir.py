@@ -32,11 +32,12 @@ are BEIR 2.2's (docs/metrics.md 8.9):
 
 A ``k`` repeated in ``k_values`` gives one key whose value BEIR adds up once per occurrence and divides (and
 rounds) once per occurrence; so does this module. Differences (``unmatched``; BEIR's own outcome in brackets;
-the errors are raised before any work): ``results`` is never changed (BEIR removes the identical documents from it in place: see
-``evaluate_custom``'s ``ignore_identical_ids``); ``k_values`` must be positive ints (0 ends the process inside
-pytrec_eval, a negative k is BEIR's ``ValueError`` or a slice from the end); an unknown ``metric`` is a
-``ValueError`` (``None``); NaN scores are a ``ValueError`` (an order that depends on the sort's steps); ids
-need not be strings in ``evaluate`` (pytrec_eval's ``TypeError``; here ranked as their ``str()``).
+the errors are raised before any work): ``results`` is never changed (BEIR removes the identical documents
+from it in place: see ``evaluate_custom``'s ``ignore_identical_ids``); ``k_values`` must be positive ints (0
+ends the process inside pytrec_eval, a negative k is BEIR's ``ValueError`` or a slice from the end); an
+unknown ``metric`` is a ``ValueError`` (``None``); NaN scores are a ``ValueError`` (an order that depends on
+the sort's steps); ids need not be strings in ``evaluate`` (pytrec_eval's ``TypeError``; here ranked as their
+``str()``).
 """
 
 from __future__ import annotations
