@@ -16,7 +16,7 @@ mkdir -p "$ROOT"
 
 want() { [ $# -eq 0 ] && return 0; for x in "${SELECTED[@]}"; do [ "$x" = "$1" ] && return 0; done; return 1; }
 SELECTED=("$@")
-[ ${#SELECTED[@]} -eq 0 ] && SELECTED=(ranx pytrec_eval ir_measures torch rectools msr evidently recm implicit)
+[ ${#SELECTED[@]} -eq 0 ] && SELECTED=(ranx pytrec_eval ir_measures torch rectools msr evidently recm implicit beir)
 
 # mk NAME pip-args...: builds the venv; AFTER (a command run with the venv's pip
 # as "$PIP", e.g. a --no-deps install) is run only when NAME was built here.
@@ -72,5 +72,9 @@ if want recm && [ -x "$ROOT/recm/bin/python" ] && [ ! -f "$ROOT/recm/github/recm
     || { echo "   FAILED"; rm -rf "$ROOT/recm/github"; STATUS=1; }
 fi
 mk implicit    implicit || STATUS=1
+# BEIR: only beir.retrieval.evaluation is used (pytrec_eval-terrier, and tqdm for its logging module); its
+# models' dependencies (sentence-transformers, torch, datasets) are not needed for it.
+AFTER='"$PIP" install -q --no-deps beir==2.2.0' \
+  mk beir      pytrec-eval-terrier numpy tqdm || STATUS=1
 echo "peers in $ROOT"
 exit $STATUS

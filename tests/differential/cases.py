@@ -66,6 +66,7 @@ def draw_case(
     lengths: Optional[Iterable[int]] = None,
     signed_scores: bool = False,
     near_ties: bool = False,
+    query_docs: bool = False,
 ) -> dict:
     """One random case from ``seed``. ``allow`` names the features of :data:`FEATURES` the case may
     switch on (each allowed one is on with probability about one half).
@@ -74,7 +75,9 @@ def draw_case(
     list lengths drawn from (default 1, 1, 2, 3, 5, 8, 12, 25; a list is also cut to the items there are);
     ``signed_scores``: scores shifted down by 0.75, so some are <= 0 (exactly 0 among tied ones);
     ``near_ties``: in about a third of the cases with ties, some scores move by 1e-12 (distinct as
-    float64, equal as float32)."""
+    float64, equal as float32); ``query_docs``: in about a third of the lists, one item is replaced by the
+    document whose id is the user's own id (BEIR's ``ignore_identical_ids``), which the truth of about half of
+    those users also holds."""
     g = np.random.default_rng(seed)
     allow = set(allow)
     unknown = allow - set(FEATURES)
@@ -148,6 +151,10 @@ def draw_case(
                 scores = scores - 0.75
             for r, (i, s) in enumerate(zip(lst, scores)):
                 recs.append([uid(u), iid(i), r + 1, float(s)])
+            if query_docs and g.random() < 0.35:  # the user's own id as a document of its list
+                recs[len(recs) - len(lst) + int(g.integers(len(lst)))][1] = uid(u)
+                if has_truth and g.random() < 0.5:
+                    truth.append([uid(u), uid(u), grade()])
     # rows in a random order (the inputs' row order means nothing)
     order = g.permutation(len(truth))
     truth = [truth[j] for j in order]

@@ -10,7 +10,8 @@ matching preset):
 * :mod:`rankmeter.compat.ir_measures` -- ``calc_aggregate(measures, qrels, run)``, ``iter_calc``;
 * :mod:`rankmeter.compat.ml_metrics` -- ``apk``, ``mapk``;
 * :mod:`rankmeter.compat.recmetrics` -- ``mapk``, ``mark``, ``personalization``, ``novelty``,
-  ``intra_list_similarity``, ``catalog_coverage``, ``prediction_coverage``.
+  ``intra_list_similarity``, ``catalog_coverage``, ``prediction_coverage``;
+* :mod:`rankmeter.compat.beir` -- ``EvaluateRetrieval.evaluate(qrels, results, k_values)``, ``evaluate_custom``.
 
 Import the module you need, e.g. ``from rankmeter.compat import pytrec_eval``.
 See docs/metrics.md, "Migrating from ...".
@@ -18,4 +19,4 @@ See docs/metrics.md, "Migrating from ...".
 
 from __future__ import annotations
 
-__all__ = ["ir_measures", "ml_metrics", "pytrec_eval", "ranx", "recmetrics"]
+__all__ = ["beir", "ir_measures", "ml_metrics", "pytrec_eval", "ranx", "recmetrics"]

@@ -137,7 +137,20 @@ def to_containers(
             tied = trec_ties and bool(np.any(ks[1:] == ks[:-1]))
         else:  # pragma: no cover - astronomically many distinct scores
             order, tied = np.lexsort((-scores, row)), trec_ties
-        if tied:  # equal scores in some list: by docno descending (str order of the documents)
+        if tied and float32 and n_rows * n_s < 2**62:
+            # equal scores in some list, and the lists come back ranked without scores: only the documents of
+            # the tied groups are put in str order (docno descending within each group); codes stay as they are
+            eq = ks[1:] == ks[:-1]
+            in_tie = np.zeros(ks.size, dtype=bool)
+            in_tie[1:] |= eq
+            in_tie[:-1] |= eq
+            at = order[in_tie]
+            docs = np.unique(r_items[at])
+            sub = _str_rank([uniques[i] for i in docs.tolist()])
+            second = np.zeros(r_items.size, dtype=np.int64)
+            second[at] = docs.size - 1 - sub[np.searchsorted(docs, r_items[at])]
+            order = np.lexsort((second, key))
+        elif tied:  # equal scores in some list: by docno descending (str order of the documents)
             rank = _str_rank(uniques)
             t_items, r_items = rank[t_items], rank[r_items]
             if n_rows * n_s * n_c < 2**62:
