@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -164,7 +165,8 @@ def test_beir_errors_keep_their_types():
     with pytest.raises(ZeroDivisionError, match="no query of `results`"):
         EvaluateRetrieval.evaluate(qrels, {"zz": {"x": 1.0}}, [1])
     with pytest.raises(TypeError, match="grades must be ints"):
-        EvaluateRetrieval.evaluate({"a": {"x": 1.5}}, {"a": {"x": 1.0}}, [1])
+        fractional: Any = {"a": {"x": 1.5}}  # grades must be ints: a float one is the error under test
+        EvaluateRetrieval.evaluate(fractional, {"a": {"x": 1.0}}, [1])
 
 
 @pytest.mark.parametrize(
