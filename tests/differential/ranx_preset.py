@@ -80,6 +80,16 @@ def _evaluate(truth: dict, recs: dict, metrics: list, ties: str) -> dict:
     }
 
 
+def known(case: dict, res: dict) -> str | None:
+    """The case describe("ranx") lists: no truth user has a list (ranx's make_comparable scores zeros)."""
+    if not case["truth"]:
+        return None
+    truth, recs = _inputs(case)
+    if not any(u in recs for u in truth):
+        return "no query in both the qrels and the run: ranx (make_comparable) scores 0, rm.evaluate raises"
+    return None
+
+
 def ours(case: dict) -> dict:
     out: dict = defaultdict(lambda: {"per_user": None, "mean": math.nan})
     if not case["truth"]:

@@ -187,6 +187,8 @@ PRESETS: dict[str, Preset] = {
             "ranx pairs qrels and run by position, not by query id: two dicts listing the queries in different "
             "orders, or a dict beside a Qrels/Run (sorted by id), are mispaired by ranx; rankmeter pairs by user id "
             "(rankmeter.compat.ranx pairs as ranx does)",
+            "no query in both the qrels and the run: ranx with make_comparable=True scores every query 0; "
+            "rm.evaluate raises ValueError (rankmeter.compat.ranx gives the zeros)",
             "ranx's dict inputs identify documents by float(hash(id)): distinct int ids of 2**53 and more whose "
             "hashes round to the same float are one document for ranx; they stay distinct in rankmeter",
             "a ranx Qrels stores grades as int (1.5 becomes 1); a dict qrels keeps them: rankmeter reads the "
