@@ -17,10 +17,11 @@ from typing import Any, Callable, Optional
 
 from .._aggregate import State
 from ..metrics import Metric
+from ._options import DEFAULTS
 
 __all__ = ["rule_of", "tie_groups", "combine"]
 
-DEFAULT_RULE = "item"  # rankmeter's default rule (EvalOptions.ties)
+DEFAULT_RULE = DEFAULTS["ties"]  # rankmeter's default rule, declared once with EvalOptions.ties
 
 
 def rule_of(m: Metric, ties: Any) -> str:
