@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One-minute smoke run of each fuzz target (CI): trec, csv, parquet, state and the reader-only trec_read,
+# One-minute smoke run of each fuzz target (CI): trec, csv, parquet, state, the reader-only trec_read,
 # csv_read, parquet_read (see fuzz/README.md). Usage: bash fuzz/smoke.sh [seconds per target]
 # Needs atheris (pip install atheris). Two targets at a time; any finding fails the script.
 set -euo pipefail
@@ -20,7 +20,7 @@ run() {
   fi
 }
 # two at a time: the evaluate-after targets, then the reader-only ones
-for pair in "trec csv" "parquet state" "trec_read csv_read" "parquet_read"; do
+for pair in "trec csv" "parquet state" "trec_read csv_read" "parquet_read walk"; do
   pids=()
   for t in $pair; do run "$t" & pids+=($!); done
   for p in "${pids[@]}"; do wait "$p" || status=1; done

@@ -17,11 +17,12 @@ the C++ core is exercised but not instrumented (atheris' libFuzzer drives Python
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import io
 import os
 import sys
-from typing import Any
+from typing import Any, ClassVar
 
 import atheris
 import numpy as np
@@ -197,6 +198,130 @@ def state(data: bytes) -> None:
     assert again == s
 
 
+class _SneakyStr(str):
+    """A str id whose hash runs Python code that empties the dict being read (the walker must leave it)."""
+
+    victim: ClassVar[Any] = None
+
+    def __hash__(self) -> int:
+        if isinstance(_SneakyStr.victim, dict):
+            _SneakyStr.victim.clear()
+        return str.__hash__(self)
+
+
+_POOL = ["a", "b", "", "é", "日本", "\ud800", "x" * 70, "0", "1"]
+
+
+def _walk_id(fdp: Any) -> Any:
+    c = fdp.ConsumeIntInRange(0, 13)
+    if c <= 2:
+        return _POOL[fdp.ConsumeIntInRange(0, len(_POOL) - 1)]
+    if c == 3:
+        return fdp.ConsumeUnicode(6)  # any code points, lone surrogates included
+    if c <= 6:
+        return fdp.ConsumeIntInRange(-3, 9)
+    if c == 7:
+        return fdp.ConsumeInt(10)  # up to 80 bits: beyond int64 too
+    if c == 8:
+        return np.int64(fdp.ConsumeIntInRange(0, 9))
+    if c == 9:
+        return np.uint64(fdp.ConsumeIntInRange(0, 2**64 - 1))
+    if c == 10:
+        return np.str_(_POOL[fdp.ConsumeIntInRange(0, len(_POOL) - 1)])
+    if c == 11:
+        return _SneakyStr("a")
+    return [None, 1.5, True, b"x", (1, 2), float("nan"), np.float64(2.0)][fdp.ConsumeIntInRange(0, 6)]
+
+
+def _walk_value(fdp: Any) -> Any:
+    c = fdp.ConsumeIntInRange(0, 7)
+    if c <= 2:
+        return fdp.ConsumeRegularFloat() if c else fdp.ConsumeFloat()
+    if c == 3:
+        return fdp.ConsumeIntInRange(-3, 3)
+    if c == 4:
+        return fdp.ConsumeBool()
+    if c == 5:
+        return np.float32(fdp.ConsumeIntInRange(-3, 3))
+    return [None, "1.5", 2**70, 1j][fdp.ConsumeIntInRange(0, 3)]
+
+
+def _walk_side(fdp: Any, recs: bool) -> Any:
+    rows = []
+    for _ in range(fdp.ConsumeIntInRange(0, 4)):
+        form = fdp.ConsumeIntInRange(0, 5)
+        items = [_walk_id(fdp) for _ in range(fdp.ConsumeIntInRange(0, 4))]
+        try:
+            if form <= 1:
+                rows.append(items)
+            elif form == 2:
+                rows.append(tuple(items))
+            elif form == 3:
+                rows.append({i: _walk_value(fdp) for i in items})
+            elif form == 4:
+                rows.append(set(items))
+            else:
+                rows.append(np.array(items) if items else "ab")
+        except (TypeError, ValueError):  # unhashable ids in a set or a dict, ragged arrays
+            rows.append(items)
+    outer = fdp.ConsumeIntInRange(0, 4)
+    if outer == 0:
+        return rows
+    if outer == 1:
+        return tuple(rows)
+    d: dict = {}
+    for r in rows:
+        with contextlib.suppress(TypeError):  # an unhashable key
+            d[_walk_id(fdp)] = r
+    if outer == 3:
+        return collections.defaultdict(list, d)
+    if outer == 4:
+        return collections.OrderedDict(d)
+    return d
+
+
+def _same_side(a: Any, b: Any) -> None:
+    assert type(a) is type(b)
+    assert a.indptr.tolist() == b.indptr.tolist()
+    ia, ib = np.asarray(a.items).tolist(), np.asarray(b.items).tolist()
+    assert ia == ib and [isinstance(x, str) for x in ia] == [isinstance(x, str) for x in ib]
+    assert (a.users is None) == (b.users is None)
+    if a.users is not None:
+        assert a.users.tolist() == b.users.tolist()
+    va, vb = (a.grades, b.grades) if isinstance(a, rm.Truth) else (a.scores, b.scores)
+    assert (va is None) == (vb is None)
+    if va is not None:
+        assert np.array_equal(va, vb, equal_nan=True)
+
+
+def walk(data: bytes) -> None:
+    """The walker of Python objects on dicts and lists built from the bytes: it reads them exactly as the
+    Python readers do, or leaves them to those readers, and never raises or crashes."""
+    from rankmeter import _core
+    from rankmeter.inputs._containers import Recs, Truth, walk_objects
+
+    fdp = atheris.FuzzedDataProvider(data)
+    truth, recs = _walk_side(fdp, False), _walk_side(fdp, True)
+    _SneakyStr.victim = recs
+    out = _core.walk_py(truth, recs)  # never raises
+    if out is None:
+        return
+    try:
+        pair = walk_objects(truth, recs)
+    except OK:
+        return
+    assert pair is not None
+    saved = _core.walk_py
+    _core.walk_py = lambda *args, **kwargs: None
+    try:
+        t_ref = Truth.from_dict(truth) if isinstance(truth, dict) else Truth.from_lists(truth)
+        r_ref = Recs.from_dict(recs) if isinstance(recs, dict) else Recs.from_lists(recs)
+    finally:
+        _core.walk_py = saved
+    _same_side(pair[0], t_ref)
+    _same_side(pair[1], r_ref)
+
+
 def seeds() -> dict:
     """A valid input of each target (written to fuzz/corpus/<target>/ by ``python fuzz/targets.py seeds``)."""
     import pyarrow as pa
@@ -216,6 +341,7 @@ def seeds() -> dict:
         "trec_read": b"1 Q0 a 1 2.5 run\n1 Q0 b 2 1.5 run\n2 0 c 1\n2 Q0 c 1 0.5 run extra\n",
         "csv_read": b"user_id,item_id,rank,relevance\n1,a,1,1\n1,b,2,0\n2,c,1,2\n",
         "parquet_read": buf.getvalue(),
+        "walk": bytes(range(256)) * 4,
     }
 
 
@@ -227,6 +353,7 @@ TARGETS = {
     "trec_read": trec_read,
     "csv_read": csv_read,
     "parquet_read": parquet_read,
+    "walk": walk,
 }
 
 

@@ -10,6 +10,7 @@ void bind_ranking(py::module_& m);
 void bind_beyond(py::module_& m);
 void bind_inputs(py::module_& m);
 void bind_significance(py::module_& m);
+void bind_walk(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "rankmeter's C++ core (private; use the rankmeter package)";
@@ -20,4 +21,5 @@ PYBIND11_MODULE(_core, m) {
   bind_beyond(m);
   bind_inputs(m);
   bind_significance(m);
+  bind_walk(m);
 }

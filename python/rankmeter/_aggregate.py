@@ -32,6 +32,7 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
+from .inputs._ids import id_kind
 from .metrics import Metric, parse
 
 __all__ = [
@@ -138,6 +139,8 @@ def _as_key_ids(ids: np.ndarray) -> np.ndarray:
     (a str id stays itself; other hashables are keyed by their repr)."""
     if ids.dtype.kind in "iu":
         return np.ascontiguousarray(ids, dtype=np.int64)
+    if ids.dtype == object and id_kind(ids) == "str":  # all str (one C pass of pandas' type inference)
+        return ids.copy()
     out = np.empty(ids.size, dtype=object)
     out[:] = [x if isinstance(x, str) else repr(x) for x in ids.tolist()]
     return out

@@ -16,6 +16,9 @@ import numpy as np
 
 import rankmeter as _rm
 
+from .. import _core
+from ..inputs._align import score_order
+
 __all__ = ["to_containers"]
 
 
@@ -72,6 +75,33 @@ def _row_of(users: np.ndarray, of: np.ndarray) -> np.ndarray:
         return np.fromiter((where.get(u, -1) for u in of.tolist()), dtype=np.int64, count=of.size)
 
 
+def read_nested(
+    qrels: Mapping[Any, Mapping[Any, Any]], run: Mapping[Any, Mapping[Any, Any]], names: tuple = ("qrels", "run")
+) -> tuple:
+    """Both nested dicts as CSR: (qrels indptr, doc codes, grades, queries, run indptr, doc codes, scores,
+    queries, documents of the codes), the codes shared and in order of first appearance (qrels first).
+
+    str documents go through the C++ walker (one pass over the objects, no intermediate list or object
+    array, the documents coded by their cached hashes); anything else (int documents, values that are not
+    numbers, dict subclasses) through the Python passes below."""
+    out = _core.walk_py(qrels, run, dict_rows=True)
+    if out is not None and out[3] != 1:  # str documents (or none at all)
+        (t_users, t_indptr, t_items, grades), (r_users, r_indptr, r_items, scores), labels, _, _ = out
+        uniques = labels.tolist() if labels is not None else []
+        grades = grades if grades is not None else np.zeros(0, dtype=np.float64)
+        scores = scores if scores is not None else np.zeros(0, dtype=np.float64)
+        # queries as objects, as the keys are (int keys come back as int64)
+        t_users = t_users if t_users.dtype == object else t_users.astype(object)
+        r_users = r_users if r_users.dtype == object else r_users.astype(object)
+        return t_indptr, t_items, grades, t_users, r_indptr, r_items, scores, r_users, uniques
+    t_indptr, t_docs, grades = _flat(qrels, names[0])
+    r_indptr, r_docs, scores = _flat(run, names[1])
+    t_items, r_items, uniques = _codes(t_docs, r_docs)
+    t_users = np.array(list(qrels.keys()), dtype=object)
+    r_users = np.array(list(run.keys()), dtype=object)
+    return t_indptr, t_items, grades, t_users, r_indptr, r_items, scores, r_users, uniques
+
+
 def to_containers(
     qrels: Mapping[Any, Mapping[Any, Any]],
     run: Mapping[Any, Mapping[Any, Any]],
@@ -99,11 +129,7 @@ def to_containers(
     qrels row of grade >= 0 for their query (trec_eval -J); ``drop_empty_qrels`` leaves out the
     qrels queries without any row.
     """
-    t_indptr, t_docs, grades = _flat(qrels, "qrels")
-    r_indptr, r_docs, scores = _flat(run, "run")
-    t_items, r_items, uniques = _codes(t_docs, r_docs)
-    t_users = np.array(list(qrels.keys()), dtype=object)
-    r_users = np.array(list(run.keys()), dtype=object)
+    t_indptr, t_items, grades, t_users, r_indptr, r_items, scores, r_users, uniques = read_nested(qrels, run)
     if drop_empty_qrels:
         lens = np.diff(t_indptr)
         if (lens == 0).any():
@@ -127,36 +153,24 @@ def to_containers(
             _rm.Recs.from_csr(r_indptr, r_items, scores, users=r_users, by_score=True),
         )
     if scores.size:
-        uniq, s_rank = np.unique(scores, return_inverse=True)
-        n_s = int(uniq.size)
-        n_c = len(uniques)
-        if n_rows * n_s < 2**62:
-            key = row * n_s + (n_s - 1 - s_rank.ravel())
-            order = np.argsort(key, kind="stable")
-            ks = key[order]
-            tied = trec_ties and bool(np.any(ks[1:] == ks[:-1]))
-        else:  # pragma: no cover - astronomically many distinct scores
-            order, tied = np.lexsort((-scores, row)), trec_ties
-        if tied and float32 and n_rows * n_s < 2**62:
-            # equal scores in some list, and the lists come back ranked without scores: only the documents of
-            # the tied groups are put in str order (docno descending within each group); codes stay as they are
-            eq = ks[1:] == ks[:-1]
-            in_tie = np.zeros(ks.size, dtype=bool)
-            in_tie[1:] |= eq
-            in_tie[:-1] |= eq
-            at = order[in_tie]
-            docs = np.unique(r_items[at])
-            sub = _str_rank([uniques[i] for i in docs.tolist()])
-            second = np.zeros(r_items.size, dtype=np.int64)
-            second[at] = docs.size - 1 - sub[np.searchsorted(docs, r_items[at])]
-            order = np.lexsort((second, key))
-        elif tied:  # equal scores in some list: by docno descending (str order of the documents)
-            rank = _str_rank(uniques)
-            t_items, r_items = rank[t_items], rank[r_items]
-            if n_rows * n_s * n_c < 2**62:
-                order = np.argsort(key * n_c + (n_c - 1 - r_items), kind="stable")
-            else:  # pragma: no cover - astronomically many distinct scores and documents
-                order = np.lexsort((-r_items, -scores, row))
+        # one C++ sort per list (parallel over lists): score descending, equal scores in input order
+        order = score_order(r_indptr, scores)
+        if trec_ties:
+            ss = scores[order]
+            eq = ss[1:] == ss[:-1]
+            eq &= row[1:] == row[:-1]  # the permutation keeps every list in its rows
+            if eq.any():
+                # equal scores in some list: by docno descending; only the documents of the tied groups are
+                # put in str order (a sort of those strings alone), the others keep key 0
+                in_tie = np.zeros(ss.size, dtype=bool)
+                in_tie[1:] |= eq
+                in_tie[:-1] |= eq
+                at = order[in_tie]
+                docs = np.unique(r_items[at])
+                sub = _str_rank([uniques[i] for i in docs.tolist()])
+                key = np.zeros(r_items.size, dtype=np.int64)
+                key[at] = sub[np.searchsorted(docs, r_items[at])]
+                order = score_order(r_indptr, scores, key)
         r_items, scores = r_items[order], scores[order]
     if judged_only and r_items.size:
         # a run row is judged when its (query, document) pair has a qrels row of grade >= 0

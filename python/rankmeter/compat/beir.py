@@ -50,7 +50,7 @@ import numpy as np
 
 import rankmeter as _rm
 
-from ._nested import _codes, _flat, _row_of, to_containers
+from ._nested import _row_of, read_nested, to_containers
 
 __all__ = ["EvaluateRetrieval", "mrr", "recall_cap", "hole", "top_k_accuracy", "unmatched"]
 
@@ -301,14 +301,14 @@ class _Ranked:
 
     def __init__(self, qrels: Mapping, results: Mapping, k_max: int):
         _check_dicts(qrels, results)
-        t_indptr, t_docs, grades = _flat(qrels, "qrels")
-        r_indptr, r_docs, scores = _flat(results, "results")
+        t_indptr, t_items, grades, t_users, r_indptr, r_items, scores, r_users, _ = read_nested(
+            qrels, results, ("qrels", "results")
+        )
         if np.isnan(scores).any():
             raise ValueError(
                 "`results` scores must not be NaN: BEIR sorts them with Python's sorted(), whose order of NaN "
                 "depends on the steps of the sort"
             )
-        t_items, r_items, _ = _codes(t_docs, r_docs)
         n_rows = r_indptr.size - 1
         lens = np.diff(r_indptr)
         row = np.repeat(np.arange(n_rows, dtype=np.int64), lens)
@@ -323,8 +323,7 @@ class _Ranked:
         np.cumsum(np.minimum(lens, k_max), out=self.indptr[1:])
         self.n_rows = n_rows
         self.t_indptr, self.t_items, self.grades = t_indptr, t_items, grades
-        self.t_users = np.array(list(qrels.keys()), dtype=object)
-        self.r_users = np.array(list(results.keys()), dtype=object)
+        self.t_users, self.r_users = t_users, r_users
         self.n_qrels = len(qrels)
         # codes are given in order of first appearance, qrels first: a document some qrels entry names has a
         # code below the number of distinct qrels documents

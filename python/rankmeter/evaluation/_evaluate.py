@@ -32,7 +32,7 @@ from ..inputs import (
     to_recs,
     to_truth,
 )
-from ..inputs._containers import combine_truth_duplicates
+from ..inputs._containers import combine_truth_duplicates, walk_objects
 from ..inputs._torch_order import TORCH_TIES, float32_scores, torch_order
 from ..metrics import Metric, parse
 from ._accuracy import accuracy_pass, count_no_relevant
@@ -155,6 +155,11 @@ def check_column_keywords(table_kw: dict, inputs: tuple) -> None:
         )
 
 
+def _py_objects(x: Any) -> bool:
+    """A dict or a list: a form the walker of Python objects reads (tuples may be CSR arrays)."""
+    return isinstance(x, (dict, list))
+
+
 def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _Plan:
     opts = options.resolved()  # the preset's defaults, then rankmeter's, where nothing was passed
     pre = opts.preset_spec
@@ -187,10 +192,12 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
         check_column_keywords(table_kw, (truth, recs, opts.train))
     ctx = Context(**opts.context(), table_kw=table_kw)
     check_context([m for m in parsed if m.family != "accuracy"], ctx)
-    t = to_truth(truth, **table_kw)
+    # dicts and lists on both sides: one walk of the objects in C++ (shared item codes, users joined there)
+    read = walk_objects(truth, recs) if _py_objects(truth) and _py_objects(recs) else None
+    t = read[0] if read is not None and read[0] is not None else to_truth(truth, **table_kw)
     if opts.truth_duplicates not in (None, "error"):
         t = combine_truth_duplicates(t, opts.truth_duplicates)
-    r = to_recs(recs, **table_kw)
+    r = read[1] if read is not None and read[1] is not None else to_recs(recs, **table_kw)
 
     p = _Plan()
     p.evidently_scores = None

@@ -57,7 +57,34 @@ def align(
         return None, 0, 0
     tu = truth.users if truth.users is not None else np.arange(n_t, dtype=np.int64)
     ru = recs.users if recs.users is not None else np.arange(n_r, dtype=np.int64)
-    check_id_kinds(tu, ru, sides, "user", (truth.users is None, recs.users is None))
+    paired = getattr(truth, "paired", None)
+    if paired is not None and paired[0] is recs:
+        # read together from dicts by the walker, which joined the users (dict keys: unique, of one kind)
+        rowmap = paired[1]
+        found = rowmap >= 0
+    else:
+        rowmap, found = _join(tu, ru, sides, truth.users is None, recs.users is None)
+    n_found = int(np.count_nonzero(found))
+    if require_match and n_found == 0 and _n_entries(truth) and _n_entries(recs):
+        ex_t, ex_r = (x.item() if isinstance(x, np.generic) else x for x in (tu[0], ru[0]))
+        raise ValueError(
+            f"no `{sides[1]}` user matches a `{sides[0]}` user (`{sides[0]}` has {n_t} users, e.g. {ex_t!r}"
+            f"{' (positions 0..n-1)' if truth.users is None else ''}; `{sides[1]}` has {n_r}, e.g. {ex_r!r}"
+            f"{' (positions 0..n-1)' if recs.users is None else ''}): check that both sides use the same user ids"
+        )
+    n_missing = n_t - n_found
+    n_ignored = n_r - n_found
+    if n_t == n_r and n_missing == 0 and np.array_equal(rowmap, np.arange(n_t)):
+        return None, n_missing, n_ignored
+    return rowmap, n_missing, n_ignored
+
+
+def _join(
+    tu: np.ndarray, ru: np.ndarray, sides: tuple[str, str], t_positional: bool, r_positional: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """(rowmap, found): the row of ``ru`` of every id of ``tu`` (-1: none); repeated ids are a ValueError."""
+    check_id_kinds(tu, ru, sides, "user", (t_positional, r_positional))
+    n_t = tu.size
     if tu.dtype == np.int64 and ru.dtype == np.int64:
         for arr, what in ((tu, "truth"), (ru, "recs")):
             if arr.size > 1:
@@ -96,19 +123,7 @@ def align(
             raise ValueError(f"`truth` lists user {dup!r} more than once; user ids must be unique")
         rowmap = np.fromiter((index.get(u, -1) for u in tl), dtype=np.int64, count=n_t)
         found = rowmap >= 0
-    n_found = int(np.count_nonzero(found))
-    if require_match and n_found == 0 and _n_entries(truth) and _n_entries(recs):
-        ex_t, ex_r = (x.item() if isinstance(x, np.generic) else x for x in (tu[0], ru[0]))
-        raise ValueError(
-            f"no `{sides[1]}` user matches a `{sides[0]}` user (`{sides[0]}` has {n_t} users, e.g. {ex_t!r}"
-            f"{' (positions 0..n-1)' if truth.users is None else ''}; `{sides[1]}` has {n_r}, e.g. {ex_r!r}"
-            f"{' (positions 0..n-1)' if recs.users is None else ''}): check that both sides use the same user ids"
-        )
-    n_missing = n_t - n_found
-    n_ignored = n_r - n_found
-    if n_t == n_r and n_missing == 0 and np.array_equal(rowmap, np.arange(n_t)):
-        return None, n_missing, n_ignored
-    return rowmap, n_missing, n_ignored
+    return rowmap, found
 
 
 def _pandas() -> Any:

@@ -50,6 +50,38 @@ def _rows(items: Sequence[Iterable[Any]], what: str) -> list:
     return rows
 
 
+def walk_objects(truth: Any, recs: Any) -> Optional[tuple[Optional[Truth], Optional[Recs]]]:
+    """``truth`` and/or ``recs`` (None: not given) read from Python dicts and lists by the C++ walker.
+
+    One walk over the objects with the GIL held (``_core.walk_py``): str ids are coded through a hash
+    table that uses each str's cached hash (no string is copied, encoded or sorted; the distinct ones
+    become the labels, shared by both sides, so their codes need no second factorization), int ids are
+    kept as their values, and dict keys as the user ids; with both sides keyed, the users are joined there
+    too (:attr:`Truth.paired`). None when the objects are not plain (ids other than str and int, a mix of
+    them, containers other than dict, list, tuple and set, values other than numbers, ...): the Python
+    readers below then read them, accept what they accept and name what they refuse."""
+    out = _core.walk_py(truth, recs)
+    if out is None:
+        return None
+    t_side, r_side, labels, _kind, rowmap = out
+
+    def ids(values: np.ndarray) -> Union[np.ndarray, Coded]:
+        return Coded(values, labels) if labels is not None else values  # labels: str ids (kind 2)
+
+    t = r = None
+    if r_side is not None:
+        users, indptr, items, scores = r_side
+        if scores is not None:
+            check_scores(scores, indptr, users)
+        r = Recs(indptr, ids(items), scores, users, by_score=scores is not None)
+    if t_side is not None:
+        users, indptr, items, grades = t_side
+        t = Truth(indptr, ids(items), grades, users)
+        if rowmap is not None:
+            t.paired = (r, rowmap)
+    return t, r
+
+
 # --------------------------------------------------------------------------- Truth
 class _ItemIds:
     """The item ids of Truth and Recs, kept as codes (``coded``) when read that way and made into
@@ -102,7 +134,7 @@ class Truth(_ItemIds):
     ``min_relevance``); grade <= 0 items are judged non-relevant.
     """
 
-    __slots__ = ("users", "indptr", "_grades", "_grades64", "source_rows", "source_col")
+    __slots__ = ("users", "indptr", "_grades", "_grades64", "source_rows", "source_col", "paired")
     _grades: Optional[np.ndarray]
     _grades64: Optional[np.ndarray]
 
@@ -124,6 +156,9 @@ class Truth(_ItemIds):
         # from a long table: the table row of every entry and the item column's name (error messages)
         self.source_rows: Optional[np.ndarray] = None
         self.source_col: Optional[str] = None
+        # (recs, rowmap) when this truth was read together with `recs` by the walker of Python objects,
+        # which joined the users already: the recs row of every truth user (-1: none)
+        self.paired: Optional[tuple[Any, np.ndarray]] = None
 
     @property
     def grades(self) -> Optional[np.ndarray]:
@@ -178,6 +213,10 @@ class Truth(_ItemIds):
         """``items[u]`` is user u's truth; ``grades[u]`` (optional) the matching grades."""
         if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
             raise TypeError(f"`truth` lists must be a list of lists, got {type(items).__name__}")
+        if grades is None:
+            read = walk_objects(items, None)
+            if read is not None and read[0] is not None:
+                return read[0]
         rows = _rows(items, "truth")
         indptr = indptr_of(rows)
         flat = as_id_array(list(itertools.chain.from_iterable(rows)), "truth items")
@@ -194,6 +233,9 @@ class Truth(_ItemIds):
         """``{user: {item: grade}}`` or ``{user: iterable_of_items}`` (grade 1)."""
         if not isinstance(d, Mapping):
             raise TypeError(f"`truth` must be a dict, got {type(d).__name__}")
+        read = walk_objects(d, None)
+        if read is not None and read[0] is not None:
+            return read[0]
         users = as_id_array(list(d.keys()), "truth users")
         values = list(d.values())
         graded = [isinstance(v, Mapping) for v in values]
@@ -476,6 +518,10 @@ class Recs(_ItemIds):
         """``items[u]`` is user u's list, best first (users are positions 0..n-1)."""
         if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
             raise TypeError(f"`recs` lists must be a list of lists, got {type(items).__name__}")
+        if scores is None:
+            read = walk_objects(None, items)
+            if read is not None and read[1] is not None and not read[1].by_score:
+                return read[1]
         rows = _rows(items, "recs")
         indptr = indptr_of(rows)
         flat = as_id_array(list(itertools.chain.from_iterable(rows)), "recs items")
@@ -493,6 +539,9 @@ class Recs(_ItemIds):
         """``{user: [items best first]}`` or ``{user: {item: score}}`` (ranked by score)."""
         if not isinstance(d, Mapping):
             raise TypeError(f"`recs` must be a dict, got {type(d).__name__}")
+        read = walk_objects(None, d)
+        if read is not None and read[1] is not None:
+            return read[1]
         users = as_id_array(list(d.keys()), "recs users")
         values = list(d.values())
         scored = [isinstance(v, Mapping) for v in values]

@@ -259,14 +259,20 @@ def as_id_array(values: Any, what: str) -> np.ndarray:
             return out
         return arr.astype(np.int64, copy=False)
     if kind in "US":
-        if isinstance(values, (list, tuple)) and not all(isinstance(x, str) for x in values):
-            # numpy turned a mix of ints and strings into strings: keep the originals apart.
+        if isinstance(values, (list, tuple)):
+            # the original objects: numpy's fixed-width strings drop trailing NULs ("a\x00" would become
+            # "a"), and a mix of ints and strings became strings
             out = np.empty(len(values), dtype=object)
             out[:] = values
-            return _check_object_ids(out, what)
+            return out if all(isinstance(x, str) for x in values) else _check_object_ids(out, what)
         return arr.astype(object)
     if kind == "O":
         return _check_object_ids(arr, what)
+    if kind == "f" and isinstance(values, (list, tuple)) and all(_integer(x) for x in values):
+        # numpy made floats of a mix of integer scalars (np.int64 with np.uint64): they are still ints
+        out = np.empty(len(values), dtype=object)
+        out[:] = [int(x) for x in values]
+        return _check_object_ids(out, what)
     raise TypeError(
         f"`{what}` must hold integer or string ids, got dtype {arr.dtype}"
         + (" (float ids are ambiguous: convert them to int)" if kind == "f" else "")
@@ -300,6 +306,10 @@ def _infer_kind(arr: np.ndarray) -> Optional[str]:
         except ImportError:
             return None
     return str(pd.api.types.infer_dtype(arr, skipna=False))
+
+
+def _integer(x: Any) -> bool:
+    return isinstance(x, numbers.Integral) and not isinstance(x, (bool, np.bool_))
 
 
 def _hashable(x: Any) -> bool:

@@ -1,0 +1,547 @@
+// The walker of Python objects: dicts and lists of users' items read in C++, once, with the GIL held.
+//
+// `truth` and `recs` given as Python objects ({user: {item: grade}}, {user: [items]}, {user: {item: score}},
+// lists of lists, with str or int ids) are read here into CSR buffers: user ids, row pointers, item ids
+// (int ids as their value, str ids as dense codes through a hash table that uses the str's own cached hash,
+// so no string is ever encoded, copied, sorted or made), and the grades or scores. Both sides of an
+// evaluation go through one `Walker`, so their codes share one space and the users of the truth are joined
+// to the rows of the recs here too (no pandas Index of user ids afterwards).
+//
+// The walk runs no Python code: it only reads exact dicts, lists, tuples, sets and frozensets, exact str
+// and int ids (and numpy's integer and str scalars), and float, int, bool or numpy number values, with the
+// C API calls that never call back into Python. Anything else (a dict subclass with its own iteration,
+// floats as ids, None, a huge int, a mix of int and str ids, ...) stops the walk with "not plain": the
+// caller then reads the objects with the Python readers, which accept or reject them with their messages.
+// Since no Python code runs while the GIL is held, nothing can mutate the objects during the walk; sizes are
+// still checked against the containers on every step (never an out-of-bounds read).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace {
+
+using I64 = py::array_t<int64_t, py::array::c_style>;
+using F64 = py::array_t<double, py::array::c_style>;
+
+// A std::vector handed to numpy without a copy (the array owns it through a capsule).
+template <class T>
+py::array_t<T> to_array(std::vector<T>&& v) {
+  auto* owned = new std::vector<T>(std::move(v));
+  py::capsule owner(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>({static_cast<py::ssize_t>(owned->size())}, {static_cast<py::ssize_t>(sizeof(T))}, owned->data(),
+                        owner);
+}
+
+struct NotPlain {};  // thrown inside the walk: the objects need the Python readers
+
+// Open addressing with linear probing over (hash, key) slots; capacity a power of two, load <= 1/2.
+template <class Key, class Eq>
+class Table {
+ public:
+  struct Slot {
+    int64_t hash;
+    Key key;
+    int64_t code;  // -1: empty
+  };
+  explicit Table(Eq eq = Eq()) : eq_(eq) { rehash(64); }
+  // The code of `key` (inserting it with code `size()` when new); `inserted` tells which.
+  int64_t find_or_add(int64_t h, Key key, bool& inserted) {
+    if (2 * (used_ + 1) > slots_.size()) rehash(slots_.size() * 2);
+    size_t i = static_cast<size_t>(mix(h)) & mask_;
+    for (;;) {
+      Slot& s = slots_[i];
+      if (s.code < 0) {
+        s = Slot{h, key, static_cast<int64_t>(used_++)};
+        inserted = true;
+        return s.code;
+      }
+      if (s.hash == h && eq_(s.key, key)) {
+        inserted = false;
+        return s.code;
+      }
+      i = (i + 1) & mask_;
+    }
+  }
+  int64_t find(int64_t h, Key key) const {
+    size_t i = static_cast<size_t>(mix(h)) & mask_;
+    for (;;) {
+      const Slot& s = slots_[i];
+      if (s.code < 0) return -1;
+      if (s.hash == h && eq_(s.key, key)) return s.code;
+      i = (i + 1) & mask_;
+    }
+  }
+  size_t size() const { return used_; }
+  void prefetch(int64_t h) const { __builtin_prefetch(&slots_[static_cast<size_t>(mix(h)) & mask_]); }
+
+ private:
+  static uint64_t mix(int64_t h) {  // Python's int hash is the value itself: spread it
+    uint64_t x = static_cast<uint64_t>(h);
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return x;
+  }
+  void rehash(size_t cap) {
+    std::vector<Slot> old;
+    old.swap(slots_);
+    slots_.assign(cap, Slot{0, Key{}, -1});
+    mask_ = cap - 1;
+    for (const Slot& s : old) {
+      if (s.code < 0) continue;
+      size_t i = static_cast<size_t>(mix(s.hash)) & mask_;
+      while (slots_[i].code >= 0) i = (i + 1) & mask_;
+      slots_[i] = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0, used_ = 0;
+  Eq eq_;
+};
+
+// Two str objects are equal when their canonical representations are (same length, same kind, same bytes).
+struct StrEq {
+  bool operator()(PyObject* a, PyObject* b) const {
+    if (a == b) return true;
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(a);
+    if (n != PyUnicode_GET_LENGTH(b) || PyUnicode_KIND(a) != PyUnicode_KIND(b)) return false;
+    return std::memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), static_cast<size_t>(n) * PyUnicode_KIND(a)) == 0;
+  }
+};
+struct IntEq {
+  bool operator()(int64_t a, int64_t b) const { return a == b; }
+};
+
+// Kinds of ids seen: bit 1 int, bit 2 str.
+constexpr int kInt = 1, kStr = 2;
+
+// The types read without running Python code, looked up once.
+struct Types {
+  PyTypeObject* np_str = nullptr;
+  std::vector<PyTypeObject*> np_ints, np_floats;
+  PyTypeObject* defaultdict = nullptr;
+};
+
+Types& types() {
+  static Types* t = [] {
+    auto* ty = new Types();
+    py::module_ np = py::module_::import("numpy");
+    ty->np_str = reinterpret_cast<PyTypeObject*>(np.attr("str_").ptr());
+    for (const char* n : {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "intc", "uintc",
+                          "longlong", "ulonglong"})
+      ty->np_ints.push_back(reinterpret_cast<PyTypeObject*>(np.attr(n).ptr()));
+    for (const char* n : {"float16", "float32", "float64", "longdouble"})
+      ty->np_floats.push_back(reinterpret_cast<PyTypeObject*>(np.attr(n).ptr()));
+    ty->defaultdict = reinterpret_cast<PyTypeObject*>(py::module_::import("collections").attr("defaultdict").ptr());
+    return ty;
+  }();
+  return *t;
+}
+
+bool is_one_of(PyTypeObject* t, const std::vector<PyTypeObject*>& v) {
+  for (PyTypeObject* x : v)
+    if (t == x) return true;
+  return false;
+}
+
+bool plain_dict(PyObject* o) { return PyDict_CheckExact(o) || Py_TYPE(o) == types().defaultdict; }
+
+// An int id's value; NotPlain for anything beyond int64 or not an int.
+int64_t int_value(PyObject* o) {
+  PyObject* v = o;
+  PyObject* owned = nullptr;
+  if (!PyLong_CheckExact(o)) {
+    owned = PyNumber_Index(o);  // numpy integer scalars: numpy's C __index__
+    if (!owned) {
+      PyErr_Clear();
+      throw NotPlain{};
+    }
+    v = owned;
+  }
+  int overflow = 0;
+  const long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+  Py_XDECREF(owned);
+  if (overflow || (x == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    throw NotPlain{};
+  }
+  return static_cast<int64_t>(x);
+}
+
+// A grade or score: float, int, bool or a numpy number; NotPlain otherwise.
+double number_value(PyObject* o) {
+  if (PyFloat_Check(o)) return PyFloat_AS_DOUBLE(o);  // float and numpy.float64
+  if (PyBool_Check(o)) return o == Py_True ? 1.0 : 0.0;
+  PyTypeObject* t = Py_TYPE(o);
+  if (PyLong_CheckExact(o) || is_one_of(t, types().np_ints) || is_one_of(t, types().np_floats)) {
+    const double x = PyLong_CheckExact(o) ? PyLong_AsDouble(o) : PyFloat_AsDouble(o);
+    if (x == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw NotPlain{};
+    }
+    return x;
+  }
+  throw NotPlain{};
+}
+
+// Ids coded in one space: int ids stay their value, str ids get codes 0, 1, 2, ... in order of first
+// appearance. `kinds` says which were seen; a mix is not plain (the caller's Python readers decide).
+class Ids {
+ public:
+  int64_t add(PyObject* o) {
+    PyTypeObject* t = Py_TYPE(o);
+    if (t == &PyUnicode_Type) {
+      // the common case: a str seen before, very likely the same object (ids drawn from one catalog);
+      // a direct-mapped cache of objects answers without touching the table
+      Recent& c = recent_[(reinterpret_cast<uintptr_t>(o) >> 4) & (kRecent - 1)];
+      if (c.obj == o) return c.code;
+      Py_hash_t h = reinterpret_cast<PyASCIIObject*>(o)->hash;  // cached once computed
+      if (h == -1) h = str_hash(o);
+      kinds |= kStr;
+      bool added = false;
+      const int64_t code = strs_.find_or_add(h, o, added);
+      if (added) labels_.push_back(o);  // borrowed: alive in the caller's containers
+      c.obj = o;
+      c.code = code;
+      return code;
+    }
+    if (t == types().np_str) {
+#if PY_VERSION_HEX < 0x030C0000
+      if (PyUnicode_READY(o) < 0) {
+        PyErr_Clear();
+        throw NotPlain{};
+      }
+#endif
+      kinds |= kStr;
+      const Py_hash_t h = PyObject_Hash(o);  // str: the cached hash (computed once, in C)
+      if (h == -1) {
+        PyErr_Clear();
+        throw NotPlain{};
+      }
+      bool added = false;
+      const int64_t c = strs_.find_or_add(h, o, added);
+      if (added) labels_.push_back(o);  // borrowed: alive in the caller's containers
+      return c;
+    }
+    if (t == &PyLong_Type || is_one_of(t, types().np_ints)) {
+      kinds |= kInt;
+      return int_value(o);
+    }
+    throw NotPlain{};
+  }
+  // Fetch the table slot a str with a cached hash probes first (a hint: no effect on the result).
+  void prefetch_slot(PyObject* o) const {
+    if (Py_TYPE(o) != &PyUnicode_Type) return;
+    const Py_hash_t h = reinterpret_cast<PyASCIIObject*>(o)->hash;
+    if (h != -1) strs_.prefetch(h);
+  }
+  // The code or value of `o` when it was added before, else -1 with `found` false.
+  int64_t find(PyObject* o, bool& found) const {
+    PyTypeObject* t = Py_TYPE(o);
+    found = false;
+    if (t == &PyUnicode_Type || t == types().np_str) {
+      const Py_hash_t h = PyObject_Hash(o);
+      if (h == -1) {
+        PyErr_Clear();
+        throw NotPlain{};
+      }
+      const int64_t c = strs_.find(h, o);
+      found = c >= 0;
+      return c;
+    }
+    throw NotPlain{};
+  }
+  // The str labels (new references) as an object array, code order.
+  py::array labels() const {
+    py::array out = py::module_::import("numpy").attr("empty")(labels_.size(), py::arg("dtype") = "O");
+    auto** p = static_cast<PyObject**>(out.mutable_data());
+    for (size_t i = 0; i < labels_.size(); ++i) {
+      Py_INCREF(labels_[i]);
+      PyObject* old = p[i];
+      p[i] = labels_[i];
+      Py_XDECREF(old);
+    }
+    return out;
+  }
+  size_t n_labels() const { return labels_.size(); }
+  int kinds = 0;
+
+ private:
+  static Py_hash_t str_hash(PyObject* o) {
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(o) < 0) {
+      PyErr_Clear();
+      throw NotPlain{};
+    }
+#endif
+    const Py_hash_t h = PyObject_Hash(o);
+    if (h == -1) {
+      PyErr_Clear();
+      throw NotPlain{};
+    }
+    return h;
+  }
+  struct Recent {
+    PyObject* obj = nullptr;
+    int64_t code = 0;
+  };
+  static constexpr size_t kRecent = 1 << 14;
+  std::vector<Recent> recent_ = std::vector<Recent>(kRecent);
+  Table<PyObject*, StrEq> strs_;
+  std::vector<PyObject*> labels_;
+};
+
+// One side read: user ids (keys of a dict; none for a list), row pointers, item ids/codes, values.
+struct Side {
+  bool keyed = false;
+  bool has_values = false;  // truth: some row is a {item: grade} dict; recs: every row is {item: score}
+  bool rows_dicts = false, rows_lists = false;
+  std::vector<PyObject*> user_objs;  // borrowed
+  std::vector<int64_t> user_vals;    // int user ids (or str user codes in the walker's user table)
+  std::vector<int64_t> indptr{0};
+  std::vector<int64_t> items;
+  std::vector<double> values;
+};
+
+class Walker {
+ public:
+  // Read one side; false when the objects are not plain (nothing is kept then).
+  bool walk(PyObject* obj, bool recs, Side& s) {
+    try {
+      if (plain_dict(obj)) {
+        s.keyed = true;
+        const Py_ssize_t n = PyDict_GET_SIZE(obj);
+        s.user_objs.reserve(static_cast<size_t>(n));
+        s.indptr.reserve(static_cast<size_t>(n) + 1);
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        size_t total = 0;  // the buffers sized once (a pass over the rows' lengths only)
+        while (PyDict_Next(obj, &pos, &k, &v)) total += row_size(v);
+        s.items.reserve(total);
+        pos = 0;
+        while (PyDict_Next(obj, &pos, &k, &v)) {
+          s.user_objs.push_back(k);
+          row(v, recs, s);
+        }
+        if (PyDict_GET_SIZE(obj) != n) throw NotPlain{};
+      } else if (PyList_CheckExact(obj) || PyTuple_CheckExact(obj)) {
+        const bool list = PyList_CheckExact(obj);
+        const Py_ssize_t n = list ? PyList_GET_SIZE(obj) : PyTuple_GET_SIZE(obj);
+        size_t total = 0;
+        for (Py_ssize_t u = 0; u < n; ++u) total += row_size(list ? PyList_GET_ITEM(obj, u) : PyTuple_GET_ITEM(obj, u));
+        s.items.reserve(total);
+        s.indptr.reserve(static_cast<size_t>(n) + 1);
+        for (Py_ssize_t u = 0; u < (list ? PyList_GET_SIZE(obj) : PyTuple_GET_SIZE(obj)); ++u) {
+          PyObject* v = list ? PyList_GET_ITEM(obj, u) : PyTuple_GET_ITEM(obj, u);
+          if (PyDict_Check(v)) throw NotPlain{};  // a list of dicts: the Python readers read their keys only
+          row(v, recs, s);
+        }
+      } else {
+        return false;
+      }
+      if (recs && s.rows_dicts && s.rows_lists) return false;  // the Python reader says why
+      if (recs) s.has_values = s.rows_dicts;
+      if (!s.has_values) s.values.clear();
+      return (item_kinds_ & (kInt | kStr)) != (kInt | kStr);
+    } catch (const NotPlain&) {
+      return false;
+    }
+  }
+  int item_kinds() const { return item_kinds_; }
+  Ids& ids() { return ids_; }
+  bool dict_rows = false;  // every row must be a {item: value} dict (the nested dicts of the IR libraries)
+
+  // User keys: kinds (int/str) and, for str keys, codes in the user table (int keys keep their value).
+  int code_users(Side& s) {
+    int kinds = 0;
+    s.user_vals.resize(s.user_objs.size());
+    for (size_t i = 0; i < s.user_objs.size(); ++i) {
+      PyObject* k = s.user_objs[i];
+      PyTypeObject* t = Py_TYPE(k);
+      if (t == &PyUnicode_Type || t == types().np_str) {
+        kinds |= kStr;
+        s.user_vals[i] = users_.add(k);
+      } else if (t == &PyLong_Type || is_one_of(t, types().np_ints)) {
+        kinds |= kInt;
+        s.user_vals[i] = int_value(k);
+      } else {
+        throw NotPlain{};
+      }
+    }
+    return kinds;
+  }
+  Ids& users() { return users_; }
+
+ private:
+  void item(PyObject* o, Side& s) { s.items.push_back(ids_.add(o)); }
+
+  // A row's ids. The objects of a row lie anywhere in memory: their headers are fetched first, all at
+  // once, then the table slots of their (cached) hashes, so the cache misses overlap instead of
+  // following one another; then each id is coded.
+  void items(PyObject* const* objs, size_t n, Side& s) {
+    for (size_t j = 0; j < n; ++j) __builtin_prefetch(objs[j]);
+    for (size_t j = 0; j < n; ++j) ids_.prefetch_slot(objs[j]);
+    for (size_t j = 0; j < n; ++j) s.items.push_back(ids_.add(objs[j]));
+  }
+
+  static size_t row_size(PyObject* v) {
+    if (PyList_CheckExact(v)) return static_cast<size_t>(PyList_GET_SIZE(v));
+    if (PyTuple_CheckExact(v)) return static_cast<size_t>(PyTuple_GET_SIZE(v));
+    if (PyDict_Check(v)) return static_cast<size_t>(PyDict_GET_SIZE(v));
+    if (PyAnySet_Check(v)) return static_cast<size_t>(PySet_GET_SIZE(v));
+    return 0;
+  }
+
+  void row(PyObject* v, bool recs, Side& s) {
+    if (dict_rows && !plain_dict(v)) throw NotPlain{};
+    if (plain_dict(v)) {
+      s.rows_dicts = true;
+      if (!s.has_values) {  // grades so far were all 1 (rows given as lists)
+        s.values.assign(s.items.size(), 1.0);
+        s.has_values = true;
+      }
+      const Py_ssize_t n = PyDict_GET_SIZE(v);
+      Py_ssize_t pos = 0;
+      PyObject *k, *x;
+      keys_.clear();
+      vals_.clear();
+      while (PyDict_Next(v, &pos, &k, &x)) {
+        keys_.push_back(k);
+        vals_.push_back(x);
+        __builtin_prefetch(x);
+      }
+      if (PyDict_GET_SIZE(v) != n || keys_.size() != static_cast<size_t>(n)) throw NotPlain{};
+      items(keys_.data(), keys_.size(), s);
+      for (PyObject* o : vals_) s.values.push_back(number_value(o));
+    } else if (PyList_CheckExact(v) || PyTuple_CheckExact(v)) {
+      s.rows_lists = true;
+      const bool list = PyList_CheckExact(v);
+      const Py_ssize_t n = list ? PyList_GET_SIZE(v) : PyTuple_GET_SIZE(v);
+      PyObject** objs =
+          list ? reinterpret_cast<PyListObject*>(v)->ob_item : reinterpret_cast<PyTupleObject*>(v)->ob_item;
+      items(objs, static_cast<size_t>(n), s);  // no Python code runs: the list cannot change
+      if (s.has_values) s.values.insert(s.values.end(), static_cast<size_t>(n), 1.0);
+    } else if (!recs && (PyAnySet_CheckExact(v))) {
+      s.rows_lists = true;
+      PyObject* it = PyObject_GetIter(v);  // the set iterator (C): stops with an error if the set changes size
+      if (!it) {
+        PyErr_Clear();
+        throw NotPlain{};
+      }
+      Py_ssize_t n = 0;
+      PyObject* x;
+      while ((x = PyIter_Next(it)) != nullptr) {
+        try {
+          item(x, s);
+        } catch (...) {
+          Py_DECREF(x);
+          Py_DECREF(it);
+          throw;
+        }
+        Py_DECREF(x);  // the set still holds it
+        ++n;
+      }
+      Py_DECREF(it);
+      if (PyErr_Occurred()) {
+        PyErr_Clear();
+        throw NotPlain{};
+      }
+      if (s.has_values) s.values.insert(s.values.end(), static_cast<size_t>(n), 1.0);
+    } else {
+      throw NotPlain{};
+    }
+    item_kinds_ |= ids_.kinds;
+    s.indptr.push_back(static_cast<int64_t>(s.items.size()));
+  }
+
+  Ids ids_, users_;
+  int item_kinds_ = 0;
+  std::vector<PyObject*> keys_, vals_;  // a dict row's keys and values (scratch)
+};
+
+py::object side_tuple(Side& s, int user_kinds) {
+  py::object users = py::none();
+  if (s.keyed) {
+    if (user_kinds == kStr) {
+      py::array out = py::module_::import("numpy").attr("empty")(s.user_objs.size(), py::arg("dtype") = "O");
+      auto** p = static_cast<PyObject**>(out.mutable_data());
+      for (size_t i = 0; i < s.user_objs.size(); ++i) {
+        Py_INCREF(s.user_objs[i]);
+        PyObject* old = p[i];
+        p[i] = s.user_objs[i];
+        Py_XDECREF(old);
+      }
+      users = out;
+    } else {
+      users = to_array(std::move(s.user_vals));
+    }
+  }
+  py::object values = py::none();
+  if (s.has_values) values = to_array(std::move(s.values));
+  return py::make_tuple(users, to_array(std::move(s.indptr)), to_array(std::move(s.items)), values);
+}
+
+// walk_py(truth_or_None, recs_or_None, dict_rows=False) -> None (not plain: use the Python readers) or
+//   (truth_side, recs_side, labels, item_kind, rowmap)
+// a side: None (not given) or (users, indptr, items, values); users None (positional), int64 or an object
+// array of str; items: int ids' values (item_kind 1) or codes into `labels` (item_kind 2; 0: no item);
+// values: grades (truth; None: every grade 1) or scores (recs; given: ranked by score).
+// rowmap: for both sides keyed by users of one kind, the recs row of every truth user (-1: none); else None.
+py::object walk_py(py::handle truth, py::handle recs, bool dict_rows) {
+  Walker w;
+  w.dict_rows = dict_rows;
+  Side ts, rs;
+  const bool has_t = !truth.is_none(), has_r = !recs.is_none();
+  if (has_t && !w.walk(truth.ptr(), false, ts)) return py::none();
+  if (has_r && !w.walk(recs.ptr(), true, rs)) return py::none();
+  int tk = 0, rk = 0;
+  std::vector<int64_t> rowmap;
+  bool joined = false;
+  try {
+    tk = w.code_users(ts);
+    rk = w.code_users(rs);
+    // user ids of both kinds in one side, or int on one side and str on the other: the Python readers say why
+    if (tk == (kInt | kStr) || rk == (kInt | kStr) || (tk && rk && tk != rk)) return py::none();
+    if (has_t && has_r && ts.keyed && rs.keyed && tk == rk) {
+      joined = true;
+      rowmap.assign(ts.user_vals.size(), -1);
+      if (tk == kStr) {
+        // user codes come from one table: truth users first, so a recs user's code < n_truth is a truth user
+        // (codes are unique per distinct id: dict keys are distinct)
+        std::vector<int64_t> row_of(w.users().n_labels(), -1);
+        for (size_t r = 0; r < rs.user_vals.size(); ++r) row_of[static_cast<size_t>(rs.user_vals[r])] = int64_t(r);
+        for (size_t u = 0; u < ts.user_vals.size(); ++u) rowmap[u] = row_of[static_cast<size_t>(ts.user_vals[u])];
+      } else if (tk == kInt) {
+        Table<int64_t, IntEq> rows;
+        bool added;
+        for (size_t r = 0; r < rs.user_vals.size(); ++r) rows.find_or_add(rs.user_vals[r], rs.user_vals[r], added);
+        // codes of `rows` are the recs rows (each key added once, in row order)
+        for (size_t u = 0; u < ts.user_vals.size(); ++u) rowmap[u] = rows.find(ts.user_vals[u], ts.user_vals[u]);
+      } else {
+        joined = false;  // no keys on either side (two empty dicts)
+      }
+    }
+  } catch (const NotPlain&) {
+    return py::none();
+  }
+  const int ik = w.item_kinds();
+  py::object labels = ik == kStr ? py::object(w.ids().labels()) : py::object(py::none());
+  py::object t = has_t ? side_tuple(ts, tk) : py::object(py::none());
+  py::object r = has_r ? side_tuple(rs, rk) : py::object(py::none());
+  py::object rm = joined ? py::object(to_array(std::move(rowmap))) : py::object(py::none());
+  return py::make_tuple(t, r, labels, ik, rm);
+}
+
+}  // namespace
+
+void bind_walk(py::module_& m) {
+  m.def("walk_py", &walk_py, py::arg("truth"), py::arg("recs"), py::arg("dict_rows") = false,
+        "Read truth and/or recs given as Python dicts or lists of str/int ids into CSR buffers with shared "
+        "item codes (None: not plain, use the Python readers); no Python code runs during the walk.");
+}
