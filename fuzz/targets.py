@@ -247,7 +247,7 @@ def _walk_value(fdp: Any) -> Any:
 
 
 def _walk_side(fdp: Any, recs: bool) -> Any:
-    rows = []
+    rows: list[Any] = []
     for _ in range(fdp.ConsumeIntInRange(0, 4)):
         form = fdp.ConsumeIntInRange(0, 5)
         items = [_walk_id(fdp) for _ in range(fdp.ConsumeIntInRange(0, 4))]
