@@ -302,8 +302,14 @@ def auc(
     col_prediction: str = DEFAULT_PREDICTION_COL,
 ) -> float:
     """Area under the ROC curve of the joined pairs (the larger rating value is the positive class; tied
-    predictions count one half), over all pairs at once, not per user."""
+    predictions count one half), over all pairs at once, not per user; NaN with a UserWarning when the joined
+    ratings hold one value only, ValueError for more than two."""
     t, p = _pair(rating_true, rating_pred, _rating_kw(col_user, col_item, col_rating, col_prediction))
+    if np.unique(t).size == 1:  # scikit-learn: a warning and NaN
+        warnings.warn(
+            "Only one class is present in y_true. ROC AUC score is not defined in that case.", UserWarning, stacklevel=2
+        )
+        return float("nan")
     pos = _binary_labels(t, "auc")
     # average ranks of the predictions (ties share their mean rank): the Mann-Whitney form of the ROC area
     order = np.argsort(p, kind="mergesort")
@@ -816,9 +822,7 @@ def user_item_serendipity(
         rel = np.ones(len(reco_df))
     else:
         rel = reco_df[col_relevance].astype(np.float16).to_numpy()
-    # each row of a repeated (user, item) appears once per repeat in the original's join back onto reco_df
-    mult = np.bincount(pair_key, minlength=pair_key.max(initial=-1) + 1)[pair_key]
-    keep = np.repeat(np.flatnonzero(has_train), mult[has_train])
+    keep = np.flatnonzero(has_train)
     out = pd.DataFrame(
         {
             col_user: reco_df[col_user].to_numpy()[keep],
@@ -905,7 +909,8 @@ def novelty(train_df: Any, reco_df: Any, col_user: str = DEFAULT_USER_COL, col_i
     reco_counts = reco_df.groupby(col_item).size()
     known = reco_counts.index.isin(per_item.index)
     total = float((reco_counts[known] * per_item.reindex(reco_counts.index[known])).sum())
-    return total / reco_df.shape[0]
+    with np.errstate(invalid="ignore"):  # no reco_df row: NaN, as the original's 0/0
+        return float(np.float64(total) / reco_df.shape[0])
 
 
 def catalog_coverage(
