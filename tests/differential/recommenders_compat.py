@@ -26,10 +26,12 @@ def ours(case: dict) -> dict:
     from rankmeter.compat import recommenders
 
     out = run_all(recommenders, case)
-    return _Labels({
-        label: {**v, "per_user": None if v.get("per_user") is None else {_key(u): x for u, x in v["per_user"]}}
-        for label, v in out.items()
-    })
+    return _Labels(
+        {
+            label: {**v, "per_user": None if v.get("per_user") is None else {_key(u): x for u, x in v["per_user"]}}
+            for label, v in out.items()
+        }
+    )
 
 
 class _Labels(dict):

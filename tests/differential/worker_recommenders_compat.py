@@ -54,7 +54,9 @@ def frames(case):
     if case.get("train"):
         recommended = {(u, i) for u, i, _r, _s in case["recs"]}
         raw = pd.DataFrame(case["train"], columns=["userID", "itemID"])
-        train = pd.DataFrame([[u, i] for u, i in case["train"] if (u, i) not in recommended], columns=["userID", "itemID"])
+        train = pd.DataFrame(
+            [[u, i] for u, i in case["train"] if (u, i) not in recommended], columns=["userID", "itemID"]
+        )
         if train.empty:
             train = train.astype({"userID": raw["userID"].dtype, "itemID": raw["itemID"].dtype})
     if case.get("features"):
@@ -79,9 +81,23 @@ def calls(case):
     out.append((f"ndcg_at_k(log2)@{k0}", "ndcg_at_k", ("rt", "rp"), {"k": k0, "discfun_type": "log2"}))
     thr = case["ks"][-1]
     for name in RANKING:
-        out.append((f"{name}(by_threshold={thr})@{k0}", name, ("rt", "rp"), {"k": k0, "relevancy_method": "by_threshold", "threshold": thr}))
+        out.append(
+            (
+                f"{name}(by_threshold={thr})@{k0}",
+                name,
+                ("rt", "rp"),
+                {"k": k0, "relevancy_method": "by_threshold", "threshold": thr},
+            )
+        )
         out.append((f"{name}(None)@{k0}", name, ("rt", "rp"), {"k": k0, "relevancy_method": None}))
-    out.append((f"ndcg_at_k(raw,None)@{k0}", "ndcg_at_k", ("rt", "rp"), {"k": k0, "score_type": "raw", "relevancy_method": None}))
+    out.append(
+        (
+            f"ndcg_at_k(raw,None)@{k0}",
+            "ndcg_at_k",
+            ("rt", "rp"),
+            {"k": k0, "score_type": "raw", "relevancy_method": None},
+        )
+    )
     for name in ("rmse", "mae", "rsquared", "exp_var"):
         out.append((name, name, ("rt", "rp"), {}))
     out.append(("auc", "auc", ("rt01", "rp01"), {}))
@@ -109,7 +125,7 @@ def run_all(E, case):
     rp01 = rp.assign(prediction=rp["prediction"] / 1.5)
     tables = {"rt": rt, "rp": rp, "rp2": rp[["userID", "itemID"]], "rt01": rt01, "rp01": rp01}
     tables.update({"train": train, "raw": raw, "feats": feats})
-    out = {}
+    out: dict = {}
     raised = []
     for label, name, args, kw in calls(case):
         kw = {a: tables[v] if a == "item_feature_df" else v for a, v in kw.items()}
@@ -126,7 +142,10 @@ def run_all(E, case):
             keys = [[j, *[str(x) for x in row]] for j, row in enumerate(value[key_cols].itertuples(index=False))]
             values = value[value.columns[-1]].tolist()
             out[label] = {"per_user": [[key, _f(v)] for key, v in zip(keys, values)], "mean": None}
-            out[f"{label}:columns"] = {"per_user": [[str(c), float(j)] for j, c in enumerate(value.columns)], "mean": None}
+            out[f"{label}:columns"] = {
+                "per_user": [[str(c), float(j)] for j, c in enumerate(value.columns)],
+                "mean": None,
+            }
         else:
             out[label] = {"per_user": None, "mean": _f(value)}
     out["raised"] = {"per_user": raised}

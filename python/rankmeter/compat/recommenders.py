@@ -542,7 +542,7 @@ map_at_k.__doc__ = (
     "Mean average precision at k: per user, the sum of precision at each hit within k / min(|R|, k); summed "
     "over the users of both tables and divided by their number."
 )
-map = _ranking("map")  # noqa: A001 - Recommenders' name
+map = _ranking("map")  # Recommenders' name (shadows the builtin in this module only)
 map.__doc__ = "Mean average precision: as map_at_k, divided by |R| instead of min(|R|, k)."
 
 
@@ -705,7 +705,11 @@ class _Similarity:
         key = lo * self.n_items + hi
         pos = np.searchsorted(self.keys, key)
         pos_c = np.minimum(pos, max(self.keys.size - 1, 0))
-        found = (self.keys.size > 0) & (self.keys[pos_c] == key) & (lo != hi) if self.keys.size else np.zeros(key.size, bool)
+        found = (
+            (self.keys.size > 0) & (self.keys[pos_c] == key) & (lo != hi)
+            if self.keys.size
+            else np.zeros(key.size, bool)
+        )
         count = np.where(found, self.counts[pos_c] if self.keys.size else 0, 0)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(found, count / (self.sqrt_count[lo] * self.sqrt_count[hi]), 0.0)
