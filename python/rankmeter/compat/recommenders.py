@@ -380,13 +380,25 @@ def _cutoff(relevancy_method: Any, k: Any, threshold: Any) -> Any:
     raise NotImplementedError("Invalid relevancy_method")
 
 
+def _codes_of(*columns: Any) -> tuple:
+    """Integer codes of the values of several columns in one numbering (pandas' hash factorize: fast on Arrow
+    strings, where ``Series.isin`` walks Python objects), one array per column, and the number of values."""
+    import pandas as pd
+
+    codes, uniq = pd.factorize(pd.concat([c.reset_index(drop=True) for c in columns], ignore_index=True))
+    bounds = np.cumsum([0] + [len(c) for c in columns])
+    return [codes[bounds[j] : bounds[j + 1]] for j in range(len(columns))], len(uniq)
+
+
 def _common(rating_true: Any, rating_pred: Any, col_user: str) -> tuple:
-    common = set(rating_true[col_user]).intersection(set(rating_pred[col_user]))
-    return (
-        rating_true[rating_true[col_user].isin(common)],
-        rating_pred[rating_pred[col_user].isin(common)],
-        len(common),
-    )
+    (t, p), n = _codes_of(rating_true[col_user], rating_pred[col_user])
+    in_true = np.zeros(n + 1, bool)
+    in_pred = np.zeros(n + 1, bool)
+    in_true[t] = True  # NaN users (code -1) land in the extra slot, never common
+    in_pred[p] = True
+    in_true[-1] = in_pred[-1] = False
+    both = in_true & in_pred
+    return rating_true[both[t]], rating_pred[both[p]], int(both.sum())
 
 
 @_check_column_dtypes
@@ -431,9 +443,17 @@ def _fast_ok(rating_true: Any, rating_pred: Any, cols: tuple, relevancy_method: 
         return False
     if rating_pred[col_prediction].isna().any() or rating_true[col_user].isna().any():
         return False
-    if rating_true.duplicated([col_user, col_item]).any() or rating_pred.duplicated([col_user, col_item]).any():
+    if rating_pred[col_user].isna().any():
         return False
-    return bool(rating_true[col_user].isin(rating_pred[col_user]).any())
+    (tu, pu), nu = _codes_of(rating_true[col_user], rating_pred[col_user])
+    (ti, pi), ni = _codes_of(rating_true[col_item], rating_pred[col_item])
+    for users, items in ((tu, ti), (pu, pi)):
+        keys = np.sort(users.astype(np.int64) * (ni + 1) + items)
+        if (keys[1:] == keys[:-1]).any():  # a (user, item) repeated: the original's joins count each row
+            return False
+    seen = np.zeros(nu, bool)
+    seen[tu] = True
+    return bool(seen[pu].any())
 
 
 def _evaluate(rating_true: Any, rating_pred: Any, cols: tuple, metrics: list, col_rating: Optional[str] = None) -> Any:
