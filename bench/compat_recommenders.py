@@ -115,7 +115,7 @@ def main() -> None:
         f"medians of {a.repeats} (alternating processes)"
     )
     print(f"{'call':<36} {'Recommenders':>12}  {'compat':>9}  speed-up")
-    totals = {"msr": {}, "compat": {}}
+    totals: dict[str, dict[str, float]] = {"msr": {}, "compat": {}}
     for key in runs["msr"][0]["times"]:
         m = statistics.median(r["times"][key] for r in runs["msr"])
         c = statistics.median(r["times"][key] for r in runs["compat"])
