@@ -11,7 +11,11 @@ matching preset):
 * :mod:`rankmeter.compat.ml_metrics` -- ``apk``, ``mapk``;
 * :mod:`rankmeter.compat.recmetrics` -- ``mapk``, ``mark``, ``personalization``, ``novelty``,
   ``intra_list_similarity``, ``catalog_coverage``, ``prediction_coverage``;
-* :mod:`rankmeter.compat.beir` -- ``EvaluateRetrieval.evaluate(qrels, results, k_values)``, ``evaluate_custom``.
+* :mod:`rankmeter.compat.beir` -- ``EvaluateRetrieval.evaluate(qrels, results, k_values)``, ``evaluate_custom``;
+* :mod:`rankmeter.compat.recommenders` -- Microsoft Recommenders' ``python_evaluation``: ``precision_at_k``,
+  ``recall_at_k``, ``ndcg_at_k``, ``map_at_k``, ``map``, ``r_precision_at_k``, the beyond-accuracy functions
+  (``diversity``, ``serendipity``, ``novelty``, ``catalog_coverage``, ...) and ``rmse``, ``mae``, ``rsquared``,
+  ``exp_var``, ``auc``, ``logloss`` on pandas DataFrames.
 
 Import the module you need, e.g. ``from rankmeter.compat import pytrec_eval``.
 See docs/metrics.md, "Migrating from ...".
@@ -19,4 +23,4 @@ See docs/metrics.md, "Migrating from ...".
 
 from __future__ import annotations
 
-__all__ = ["beir", "ir_measures", "ml_metrics", "pytrec_eval", "ranx", "recmetrics"]
+__all__ = ["beir", "ir_measures", "ml_metrics", "pytrec_eval", "ranx", "recmetrics", "recommenders"]
