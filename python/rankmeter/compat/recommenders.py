@@ -64,8 +64,9 @@ Not reproduced (with the reason):
 - ``get_top_k_items(df, k=None)`` writes a ``rank`` column into the caller's
   frame in Recommenders; here it returns a copy (caller objects are never
   written).
-- ``ndcg_at_k`` with an unknown ``score_type``/``discfun_type`` raises before
-  any work; Recommenders returns 0.0 instead of raising when nothing hits.
+- ``ndcg_at_k`` with an unknown ``score_type``/``discfun_type``, or without
+  ``col_rating`` in rating_true, raises before any work; Recommenders returns
+  0.0 instead of raising when nothing hits.
 - ``r2_score`` with a single joined row: scikit-learn warns and returns NaN;
   here NaN without the warning class of scikit-learn (a ``RuntimeWarning``).
 - ``item_feature_df`` listing an item twice: Recommenders' pair join then
