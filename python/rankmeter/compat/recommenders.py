@@ -639,16 +639,19 @@ def ndcg_at_k(
 
 
 def _check_beyond(train_df: Any, reco_df: Any, col_user: str, col_item: str) -> None:
-    import pandas as pd
-
     if not _has_columns(train_df, [col_user, col_item]):
         raise ValueError("Missing columns in train_df DataFrame")
     if not _has_columns(reco_df, [col_user, col_item]):
         raise ValueError("Missing columns in reco_df DataFrame")
     if not _same_base_dtype(train_df, reco_df, [col_user, col_item]):
         raise ValueError("Columns in provided DataFrames are not the same datatype")
-    both = pd.merge(train_df[[col_user, col_item]], reco_df[[col_user, col_item]], on=[col_user, col_item])
-    if both.shape[0] != 0:
+    # a (user, item) of reco_df also in train_df (the original's inner join on both columns; NaN ids match NaN)
+    (tu, ru), _ = _codes_of(train_df[col_user], reco_df[col_user])
+    (ti, ri), n_items = _codes_of(train_df[col_item], reco_df[col_item])
+    train_keys = np.sort(tu.astype(np.int64) * (n_items + 2) + ti)
+    reco_keys = ru.astype(np.int64) * (n_items + 2) + ri
+    pos = np.minimum(np.searchsorted(train_keys, reco_keys), max(train_keys.size - 1, 0))
+    if train_keys.size and (train_keys[pos] == reco_keys).any():
         raise Exception("reco_df should not contain any user_item pairs that are already shown in train_df")
 
 
@@ -775,18 +778,30 @@ def user_diversity(
     sim, _tu, ru, _ti, ri = _similarity(
         train_df, reco_df, item_feature_df, item_sim_measure, col_item_features, col_user, col_item
     )
+    # every pair of positions p < q of one user's rows whose items differ (a repeated row weighs its pairs)
     order = np.argsort(ru, kind="stable")
     u = ru[order]
     starts = np.flatnonzero(np.r_[True, u[1:] != u[:-1]]) if u.size else np.zeros(0, np.int64)
     sizes = np.diff(np.r_[starts, u.size])
-    a_idx, b_idx = _expand(np.repeat(starts, sizes), np.repeat(sizes, sizes))
-    a, b = ri[order][a_idx], ri[order][b_idx]
-    keep = a < b
+    group_end = np.repeat(starts + sizes, sizes)
+    p_idx, q_idx = _expand(np.arange(u.size) + 1, group_end - np.arange(u.size) - 1)
+    items = ri[order]
+    a, b = items[p_idx], items[q_idx]
+    keep = a != b
     s = sim(a[keep], b[keep])
-    rows = order[a_idx[keep]]
-    users = reco_df[col_user].to_numpy()[rows]
-    mean = pd.Series(s).groupby(pd.Series(users, dtype=reco_df[col_user].dtype)).mean()
-    out = pd.DataFrame({col_user: mean.index.to_numpy(), "user_diversity": 1 - mean.to_numpy()})
+    pair_user = u[p_idx[keep]]
+    n_users = int(u.max(initial=-1)) + 1
+    count = np.bincount(pair_user, minlength=n_users)
+    total = np.bincount(pair_user, weights=s, minlength=n_users)
+    has = np.flatnonzero(count > 0)
+    first_row = np.full(n_users, -1, np.int64)
+    first_row[u[::-1]] = order[::-1]  # a row of each user (any: they share the label)
+    out = pd.DataFrame(
+        {
+            col_user: reco_df[col_user].iloc[first_row[has]].to_numpy(),
+            "user_diversity": 1 - total[has] / count[has],
+        }
+    )
     out[col_user] = out[col_user].astype(reco_df[col_user].dtype)
     return out.sort_values(col_user).reset_index(drop=True)
 
