@@ -4,7 +4,7 @@
 
 One workload, built the same way from one seed in every process (a notebook's shape: per user 10 scored
 recommendations, some equal scores, about 5 rating_true rows with ratings 1-5 of which some were recommended,
-about 5 train rows none of which is recommended), as pandas DataFrames with string ids ("u12", "i345") and with
+about 5 train rows of the same items, none of them recommended to that user), as pandas DataFrames with string ids ("u12", "i345") and with
 int ids; then per repeat one process of each side, alternating (Recommenders in its own venv, bench/peers/setup.sh
 msr; the compat module in this Python). Each process times every function once per id kind, in a notebook's
 order (Recommenders caches its last join, so functions of one k after the first reuse it, as in a notebook):
@@ -44,8 +44,9 @@ pred = np.round(np.sort(g.random((n, depth)), axis=1)[:, ::-1] * 20) / 20  # som
 n_true = g.integers(3, 8, n)
 true_items = [np.concatenate([recs[u, : int(n_true[u]) // 2], n_items + g.integers(0, 5000, int(n_true[u]) - int(n_true[u]) // 2)]) for u in range(n)]
 true_items = [np.unique(t) for t in true_items]
-train_items = [n_items + 10_000 + g.integers(0, 3000, 5) for _ in range(n)]
-train_items = [np.unique(t) for t in train_items]
+train_draw = g.integers(0, n_items, (n, 5))  # items of the same catalog, never one of the user's recommendations
+train_ok = ~(train_draw[:, :, None] == recs[:, None, :]).any(axis=2)
+train_items = [np.unique(t[ok]) for t, ok in zip(train_draw, train_ok)]
 
 def frames(kind):
     uid = (lambda a: np.char.add("u", a.astype(str)).astype(object)) if kind == "string" else (lambda a: a)
