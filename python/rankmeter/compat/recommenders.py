@@ -381,12 +381,22 @@ def _cutoff(relevancy_method: Any, k: Any, threshold: Any) -> Any:
     raise NotImplementedError("Invalid relevancy_method")
 
 
+def _same_kind(columns: list) -> list:
+    """The columns as they can be concatenated without changing a value: columns of different dtypes (int64
+    beside uint64, ints beside objects) become objects first, since pandas would concatenate them as floats
+    and ids beyond 2**53 would collide."""
+    if len({str(c.dtype) for c in columns}) > 1:
+        return [c.astype(object) for c in columns]
+    return columns
+
+
 def _codes_of(*columns: Any) -> tuple:
     """Integer codes of the values of several columns in one numbering (pandas' hash factorize: fast on Arrow
     strings, where ``Series.isin`` walks Python objects), one array per column, and the number of values."""
     import pandas as pd
 
-    codes, uniq = pd.factorize(pd.concat([c.reset_index(drop=True) for c in columns], ignore_index=True))
+    cols = _same_kind([c.reset_index(drop=True) for c in columns])
+    codes, uniq = pd.factorize(pd.concat(cols, ignore_index=True))
     bounds = np.cumsum([0] + [len(c) for c in columns])
     return [codes[bounds[j] : bounds[j + 1]] for j in range(len(columns))], len(uniq)
 
@@ -742,9 +752,11 @@ class _Similarity:
 def _codes(train_df: Any, reco_df: Any, col_user: str, col_item: str, item_feature_df: Any, col_item_features: str):
     import pandas as pd
 
-    users, _ = pd.factorize(pd.concat([train_df[col_user], reco_df[col_user]], ignore_index=True))
+    users, _ = pd.factorize(pd.concat(_same_kind([train_df[col_user], reco_df[col_user]]), ignore_index=True))
     extra = [] if item_feature_df is None else [item_feature_df[col_item]]
-    items, uniq = pd.factorize(pd.concat([train_df[col_item], reco_df[col_item], *extra], ignore_index=True))
+    items, uniq = pd.factorize(
+        pd.concat(_same_kind([train_df[col_item], reco_df[col_item], *extra]), ignore_index=True)
+    )
     nt, nr = len(train_df), len(reco_df)
     return users[:nt], users[nt : nt + nr], items[:nt], items[nt : nt + nr], items[nt + nr :], len(uniq)
 
