@@ -120,6 +120,12 @@ def run_all(E, case):
     """Every call of :func:`calls` on module ``E`` (Recommenders' python_evaluation or the compat module)."""
     import pandas as pd
 
+    # Recommenders memoizes (lru_cache_df) under a hash of `DataFrame.values.tobytes()`: with int ids beside
+    # float columns `.values` is float64, so tables whose ids differ beyond 2**53 collide and a call returns an
+    # earlier case's result. Each case starts from empty caches (the compat module has none).
+    for f in vars(E).values():
+        if callable(getattr(f, "cache_clear", None)):
+            f.cache_clear()
     rt, rp, train, raw, feats = frames(case)
     rt01 = rt.assign(rating=(rt["rating"] > 0.5).astype(float))
     rp01 = rp.assign(prediction=rp["prediction"] / 1.5)

@@ -138,7 +138,18 @@ def _has_columns(df: Any, columns: Any) -> bool:
 def _same_base_dtype(a: Any, b: Any, columns: list) -> bool:
     if not (_has_columns(a, columns) and _has_columns(b, columns)):
         return False
-    return all(a[c].dtype.type.__base__ == b[c].dtype.type.__base__ for c in columns)
+    return all(_base_type(a[c].dtype) == _base_type(b[c].dtype) for c in columns)
+
+
+def _base_type(dtype: Any) -> Any:
+    """The base of a column's scalar type, as Recommenders compares them. pandas 3 infers the "str" dtype for a
+    column of strings, where pandas 2 (the Recommenders releases) gives object: that dtype counts as object here,
+    so a table built the same way passes or fails the check as it does under Recommenders."""
+    import pandas as pd
+
+    if isinstance(dtype, pd.StringDtype) and dtype.na_value is not pd.NA:
+        return np.object_.__base__
+    return dtype.type.__base__
 
 
 def _check_column_dtypes(func: Callable) -> Callable:
