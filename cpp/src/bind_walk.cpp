@@ -57,7 +57,7 @@ struct IntEq {
 };
 
 // Kinds of ids seen: bit 1 int, bit 2 str.
-constexpr int kInt = 1, kStr = 2;
+constexpr int kInt = 1, kStr = 2, kNpStr = 4;  // kNpStr: some str id is a numpy.str_
 
 // The types read without running Python code, looked up once.
 struct Types {
@@ -150,7 +150,7 @@ class Ids {
         throw NotPlain{};
       }
 #endif
-      kinds |= kStr;
+      kinds |= kStr | kNpStr;
       const Py_hash_t h = PyObject_Hash(o);  // str: the cached hash (computed once, in C)
       if (h == -1) {
         PyErr_Clear();
@@ -417,7 +417,8 @@ py::object side_tuple(Side& s, int user_kinds) {
 // walk_py(truth_or_None, recs_or_None, dict_rows=False) -> None (not plain: use the Python readers) or
 //   (truth_side, recs_side, labels, item_kind, rowmap)
 // a side: None (not given) or (users, indptr, items, values); users None (positional), int64 or an object
-// array of str; items: int ids' values (item_kind 1) or codes into `labels` (item_kind 2; 0: no item);
+// array of str; items: int ids' values (item_kind 1) or codes into `labels` (item_kind 2: every id an exact
+// str, 4: some a numpy.str_; 0: no item);
 // values: grades (truth; None: every grade 1) or scores (recs; given: ranked by score).
 // rowmap: for both sides keyed by users of one kind, the recs row of every truth user (-1: none); else None.
 py::object walk_py(py::handle truth, py::handle recs, bool dict_rows) {
@@ -457,8 +458,9 @@ py::object walk_py(py::handle truth, py::handle recs, bool dict_rows) {
   } catch (const NotPlain&) {
     return py::none();
   }
-  const int ik = w.item_kinds();
-  py::object labels = ik == kStr ? py::object(w.ids().labels()) : py::object(py::none());
+  // item kind: 0 no item, 1 int, 2 str (every one an exact str), 4 str (some a numpy.str_)
+  const int ik = (w.item_kinds() & kStr) ? ((w.item_kinds() & kNpStr) ? 4 : kStr) : (w.item_kinds() & kInt);
+  py::object labels = ik >= kStr ? py::object(w.ids().labels()) : py::object(py::none());
   py::object t = has_t ? side_tuple(ts, tk) : py::object(py::none());
   py::object r = has_r ? side_tuple(rs, rk) : py::object(py::none());
   py::object rm = joined ? py::object(to_array(std::move(rowmap))) : py::object(py::none());

@@ -252,7 +252,7 @@ def topk_f32(
 def factorize_int64(ids: _I64) -> tuple[_I64, _I64]: ...
 
 # The walker of Python objects (bind_walk.cpp): None when the objects are not plain, else
-# (truth side, recs side, str labels, item kind 0/1/2, rowmap); a side: (users, indptr, items, values).
+# (truth side, recs side, str labels, item kind (0 none, 1 int, 2 exact str, 4 str with numpy.str_), rowmap); a side: (users, indptr, items, values).
 def walk_py(
     truth: Any, recs: Any, dict_rows: bool = False
 ) -> Optional[tuple[Any, Any, Optional[npt.NDArray[np.object_]], int, Optional[_I64]]]: ...
