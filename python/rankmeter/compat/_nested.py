@@ -65,7 +65,11 @@ def _str_rank(uniques: list) -> np.ndarray:
 
 
 def _row_of(users: np.ndarray, of: np.ndarray) -> np.ndarray:
-    """For each id of ``of``, its position in ``users`` (-1: absent), without a Python loop per id."""
+    """For each id of ``of``, its position in ``users`` (-1: absent), without a Python loop per id (a dict for
+    a few ids, where building pandas' index would cost more than the loop)."""
+    if users.size + of.size < 512:
+        where = {u: i for i, u in enumerate(users.tolist())}
+        return np.fromiter((where.get(u, -1) for u in of.tolist()), dtype=np.int64, count=of.size)
     try:
         import pandas as pd
 

@@ -253,9 +253,14 @@ class RelevanceEvaluator:
             raise TypeError(f"`scores` must be a dict {{query: {{doc: score}}}}, got {type(scores).__name__}")
         if not scores or not self._qrels:
             return {}
+        qrels = self._qrels
+        if len(scores) < len(qrels):
+            # only the run's queries are evaluated: the qrels of the others are not read (an evaluator made
+            # once and called query by query reads one query's qrels per call, as pytrec_eval does)
+            qrels = {q: qrels[q] for q in scores if q in qrels}
         try:
             truth, recs = to_containers(
-                self._qrels, scores, float32=True, judged_only=self._judged_only, drop_empty_qrels=True
+                qrels, scores, float32=True, judged_only=self._judged_only, drop_empty_qrels=True
             )
         except TypeError:
             raise TypeError("Unable to extract query/object scores.") from None

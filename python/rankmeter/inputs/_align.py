@@ -99,8 +99,9 @@ def _join(
         pos_c = np.minimum(pos, max(rs.size - 1, 0))
         found = (rs[pos_c] == tu) if rs.size else np.zeros(n_t, dtype=bool)
         rowmap = np.where(found, sorter[pos_c] if rs.size else 0, -1).astype(np.int64)
-    elif _pandas() is not None:
-        # string (or mixed) ids: one hash join in pandas' C index (no Python loop over users)
+    elif tu.size + ru.size >= 512 and _pandas() is not None:
+        # string (or mixed) ids: one hash join in pandas' C index (no Python loop over users; a few users are
+        # joined by the dict below, cheaper than building the index)
         pd = _pandas()
         r_index = pd.Index(ru, dtype=object)
         if not r_index.is_unique:
