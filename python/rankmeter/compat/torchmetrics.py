@@ -154,14 +154,18 @@ class _Grouped:
     concatenated inputs) in the order ``torch.sort(indexes)`` leaves them, ``indptr`` the queries' bounds,
     ``queries`` the sorted distinct indexes."""
 
-    def __init__(self, indexes: np.ndarray) -> None:
+    def __init__(self, indexes: np.ndarray, sort: bool = True) -> None:
         from .. import _core
         from ..inputs._torch_order import RADIX_MIN
 
         n = indexes.size
         idx = np.ascontiguousarray(indexes, dtype=np.int64)
-        # torch.sort of an int64 tensor: std::sort below RADIX_MIN rows, a stable radix sort from there
-        self.rows = _core.stl_sort_int64(idx) if n < RADIX_MIN else np.argsort(idx, kind="stable")
+        if not sort:  # one query's rows as given (the functional forms: no grouping sort)
+            self.rows = np.arange(n, dtype=np.int64)
+        elif n < RADIX_MIN:  # torch.sort of an int64 tensor: std::sort below RADIX_MIN rows
+            self.rows = _core.stl_sort_int64(idx)
+        else:  # and a stable radix sort from there
+            self.rows = np.argsort(idx, kind="stable")
         keys = idx[self.rows]
         starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if n else np.zeros(0, np.int64)
         self.queries = keys[starts]
@@ -290,7 +294,7 @@ def _auroc(g: _Grouped, preds: np.ndarray, target: np.ndarray, top_k: Optional[i
             w = np.where(cross, (m - x0) / np.where(cross, x1 - x0, 1.0), 0.0)
         yi = y0 + w * (y1 - y0)
         area = np.where(full, (x1 - x0) * (y1 + y0) / 2.0, np.where(cross, (m - x0) * (y0 + yi) / 2.0, 0.0))
-    auc = np.bincount(qp, weights=area, minlength=n_q)
+    auc: np.ndarray = np.bincount(qp, weights=area, minlength=n_q)
     if m < 1.0:
         lo = 0.5 * m * m
         auc = 0.5 * (1.0 + (auc - lo) / (m - lo))
@@ -646,7 +650,7 @@ def _one(preds: Any, target: Any, binary: bool) -> tuple[_Grouped, np.ndarray, n
             "`target` holds negative values: torchmetrics adds them to the DCG as negative gains, rankmeter's "
             "gains are max(grade, 0); pass non-negative targets"
         )
-    return _Grouped(np.zeros(p.size, dtype=np.int64)), p, t, tensors
+    return _Grouped(np.zeros(p.size, dtype=np.int64), sort=False), p, t, tensors
 
 
 def _scalar(v: float, tensors: bool) -> Any:
