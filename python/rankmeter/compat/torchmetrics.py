@@ -19,7 +19,8 @@ After::
 
 The classes keep torchmetrics 1.9's life cycle (``update(preds, target, indexes)``, ``compute()``,
 ``reset()``), its constructor keywords (``top_k``, ``empty_target_action`` 'neg'/'pos'/'skip'/'error',
-``ignore_index``, ``aggregation`` 'mean'/'median'/'min'/'max' or a callable ``f(values, dim=None)``,
+``ignore_index``, ``aggregation`` 'mean'/'median'/'min'/'max' or a callable ``f(values, dim=None)`` (given the
+per-query values as a float32 tensor, or a float32 numpy array when the inputs were arrays),
 ``adaptive_k`` for ``RetrievalPrecision``, ``max_fpr`` for ``RetrievalAUROC``), its checks (same exception
 types and messages) and its numbers (docs/metrics.md, "Migrating from torchmetrics"): the rows of every
 ``update`` are grouped by query as torchmetrics' ``compute`` groups them (``torch.sort(indexes)``, whose
