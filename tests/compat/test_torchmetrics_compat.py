@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rankmeter
 from rankmeter.compat import torchmetrics as tm
@@ -544,3 +546,61 @@ def test_torch_is_not_imported_for_numpy_inputs():
     if "ImportError" in proc.stderr and "_core" in proc.stderr:
         pytest.skip("rankmeter's compiled core does not import in the torch venv's python")
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+# --------------------------------------------------------------------------- AUROC with ties, hypothesis
+def _roc_reference(preds: list, target: list, max_fpr) -> float:
+    """binary_auroc of one query in plain Python: one ROC point per distinct score (descending), trapezoids up
+    to max_fpr (interpolated there), McClish's correction."""
+    P = sum(target)
+    N = len(target) - P
+    if not P or not N:
+        return 0.0
+    pts = [(0.0, 0.0)]
+    tp = fp = 0
+    for s in sorted(set(preds), reverse=True):
+        tp += sum(t for p, t in zip(preds, target) if p == s)
+        fp += sum(1 - t for p, t in zip(preds, target) if p == s)
+        pts.append((fp / N, tp / P))
+    m = 1.0 if max_fpr is None else max_fpr
+    area = 0.0
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+        if x1 <= m:
+            area += (x1 - x0) * (y0 + y1) / 2
+        elif x0 <= m:
+            yi = y0 + (m - x0) / (x1 - x0) * (y1 - y0)
+            area += (m - x0) * (y0 + yi) / 2
+    if m == 1.0:
+        return area
+    lo = m * m / 2
+    return 0.5 * (1 + (area - lo) / (m - lo))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.integers(0, 4), st.sampled_from([0.0, 0.125, 0.25, 0.5, 0.75, 1.0]), st.integers(0, 1)),
+        min_size=1,
+        max_size=40,
+    ),
+    max_fpr=st.sampled_from([None, 0.1, 0.25, 0.5, 0.9, 1.0]),
+)
+def test_auroc_with_tied_scores_matches_a_plain_python_roc(rows, max_fpr):
+    idx = np.array([q for q, _p, _t in rows], dtype=np.int64)
+    preds = np.array([p for _q, p, _t in rows], dtype=np.float32)
+    target = np.array([t for _q, _p, t in rows], dtype=np.int64)
+    seen: list = []
+
+    def catch(v, dim=None):
+        seen.append(np.asarray(v, np.float64))
+        return v.mean()
+
+    m = tm.RetrievalAUROC(max_fpr=max_fpr, aggregation=catch, empty_target_action="skip")
+    m.update(preds, target, idx)
+    m.compute()
+    want = []
+    for q in np.unique(idx):
+        sel = idx == q
+        if target[sel].sum():
+            want.append(_roc_reference(preds[sel].tolist(), target[sel].tolist(), max_fpr))
+    np.testing.assert_allclose(seen[0] if seen else [], want, rtol=1e-6, atol=1e-7)  # values given as float32
