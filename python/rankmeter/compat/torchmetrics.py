@@ -636,7 +636,11 @@ class RetrievalAUROC(_TopK):
 
 
 # --------------------------------------------------------------------------- functional forms
-def _one(preds: Any, target: Any, binary: bool) -> tuple[_Grouped, np.ndarray, np.ndarray, bool]:
+# One query each, as torchmetrics' functional API: computed here on the query's rows in numpy (a call of the
+# batched pass costs more than one query's work), ranked by the preset's own C++ reproduction of torch's sorts
+# (the same order rankmeter.evaluate uses under preset="torchmetrics"), so a loop over queries is not slower
+# than torchmetrics' own loop.
+def _one(preds: Any, target: Any, binary: bool) -> tuple[np.ndarray, np.ndarray, bool]:
     """torchmetrics' ``_check_retrieval_functional_inputs`` for one query."""
     tensors = _torch_tensor(preds) or _torch_tensor(target)
     p = _to_numpy(preds, "preds")
@@ -651,7 +655,15 @@ def _one(preds: Any, target: Any, binary: bool) -> tuple[_Grouped, np.ndarray, n
             "`target` holds negative values: torchmetrics adds them to the DCG as negative gains, rankmeter's "
             "gains are max(grade, 0); pass non-negative targets"
         )
-    return _Grouped(np.zeros(p.size, dtype=np.int64), sort=False), p, t, tensors
+    return p, t, tensors
+
+
+def _order(p: np.ndarray, k: int) -> np.ndarray:
+    """One query's rows ranked as torch ranks them: ``argsort(descending=True)`` (k=-1) or ``topk(min(k, n))``
+    (its first min(k, n) rows)."""
+    from .. import _core
+
+    return _core.order_torch(np.array([0, p.size], dtype=np.int64), p.astype(np.float64), k, 1)
 
 
 def _scalar(v: float, tensors: bool) -> Any:
@@ -662,17 +674,34 @@ def _scalar(v: float, tensors: bool) -> Any:
     return np.float32(v)
 
 
+def _filtered(p: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """torch.where(preds > 0, target, 0): a document with pred <= 0 is no hit."""
+    return np.where(p > 0, t, 0)
+
+
 def retrieval_normalized_dcg(preds: Any, target: Any, top_k: Optional[int] = None) -> Any:
-    """``torchmetrics.functional.retrieval.retrieval_normalized_dcg`` of one query."""
-    g, p, t, tensors = _one(preds, target, False)
+    """``torchmetrics.functional.retrieval.retrieval_normalized_dcg`` of one query: tie-averaged DCG (equal
+    float32 preds share the mean discount of their positions) over the ideal DCG, linear gains."""
+    p, t, tensors = _one(preds, target, False)
     top_k = p.size if top_k is None else top_k
     _check_top_k(top_k)
     if not t.any():
         return _scalar(0.0, tensors)
-    return _scalar(float(_evaluate(g, p, t, _at("ndcg", top_k))[0]), tensors)
+    n = p.size
+    discount = 1.0 / np.log2(np.arange(n, dtype=np.float64) + 2.0)
+    discount[top_k:] = 0.0
+    cum = np.cumsum(discount)
+    _, inv, counts = np.unique(-p.astype(np.float64), return_inverse=True, return_counts=True)
+    gains = np.bincount(inv.reshape(-1), weights=t.astype(np.float64), minlength=counts.size) / counts
+    ends = np.cumsum(counts) - 1
+    spans = np.diff(np.r_[0.0, cum[ends]])
+    dcg = float((gains * spans).sum())
+    ideal = float((np.sort(t.astype(np.float64))[::-1] * discount).sum())
+    return _scalar(dcg / ideal, tensors)
 
 
-def _loose(p: np.ndarray, top_k: Any) -> Optional[int]:
+def _loose(p: np.ndarray, top_k: Any) -> int:
+    """``top_k or n`` and what torch's topk(min(k, n)) does with it (RetrievalMAP, RetrievalMRR)."""
     k = top_k or p.size
     if not isinstance(k, int) and k <= 0:
         raise ValueError(f"Argument ``top_k`` has to be a positive integer or None, but got {k}.")
@@ -681,31 +710,33 @@ def _loose(p: np.ndarray, top_k: Any) -> Optional[int]:
     if not isinstance(k, int):
         if k <= p.size:
             raise TypeError(f"topk(): argument 'k' must be int, not {type(k).__name__}")
-        return None
-    return k
+        return p.size
+    return min(k, p.size)
 
 
 def retrieval_average_precision(preds: Any, target: Any, top_k: Optional[int] = None) -> Any:
     """``torchmetrics.functional.retrieval.retrieval_average_precision`` of one query."""
-    g, p, t, tensors = _one(preds, target, True)
+    p, t, tensors = _one(preds, target, True)
     k = _loose(p, top_k)
-    if not t.any():
+    ranked = _filtered(p, t)[_order(p, k)[:k]]
+    pos = np.flatnonzero(ranked > 0) + 1.0
+    if not pos.size:
         return _scalar(0.0, tensors)
-    return _scalar(float(_evaluate(g, p, t, _at("ap", k))[0]), tensors)
+    return _scalar(float(np.mean(np.arange(1, pos.size + 1) / pos)), tensors)
 
 
 def retrieval_reciprocal_rank(preds: Any, target: Any, top_k: Optional[int] = None) -> Any:
     """``torchmetrics.functional.retrieval.retrieval_reciprocal_rank`` of one query."""
-    g, p, t, tensors = _one(preds, target, True)
+    p, t, tensors = _one(preds, target, True)
     k = _loose(p, top_k)
-    if not t.any():
-        return _scalar(0.0, tensors)
-    return _scalar(float(_evaluate(g, p, t, _at("rr", k))[0]), tensors)
+    ranked = _filtered(p, t)[_order(p, k)[:k]]
+    pos = np.flatnonzero(ranked > 0)
+    return _scalar(1.0 / (pos[0] + 1.0) if pos.size else 0.0, tensors)
 
 
 def retrieval_precision(preds: Any, target: Any, top_k: Optional[int] = None, adaptive_k: bool = False) -> Any:
     """``torchmetrics.functional.retrieval.retrieval_precision`` of one query."""
-    g, p, t, tensors = _one(preds, target, True)
+    p, t, tensors = _one(preds, target, True)
     if not isinstance(adaptive_k, bool):
         raise ValueError("`adaptive_k` has to be a boolean")
     if top_k is None or (adaptive_k and top_k > p.size):
@@ -713,46 +744,56 @@ def retrieval_precision(preds: Any, target: Any, top_k: Optional[int] = None, ad
     _check_top_k(top_k)
     if not t.any():
         return _scalar(0.0, tensors)
-    return _scalar(float(_evaluate(g, p, t, _at("precision", top_k))[0]), tensors)
+    k = min(top_k, p.size)
+    return _scalar(float(_filtered(p, t)[_order(p, k)[:k]].sum()) / top_k, tensors)
+
+
+def _argsorted(p: np.ndarray, t: np.ndarray, top_k: Optional[int]) -> np.ndarray:
+    """The targets in torch.argsort(descending=True) order, cut at top_k."""
+    return t[_order(p, -1)][: p.size if top_k is None else top_k]
 
 
 def retrieval_recall(preds: Any, target: Any, top_k: Optional[int] = None) -> Any:
     """``torchmetrics.functional.retrieval.retrieval_recall`` of one query."""
-    g, p, t, tensors = _one(preds, target, True)
+    p, t, tensors = _one(preds, target, True)
     _check_top_k(p.size if top_k is None else top_k)
-    if not t.any():
+    total = float(t.sum())
+    if not total:
         return _scalar(0.0, tensors)
-    return _scalar(float(_evaluate(g, p, t, _at("recall", top_k))[0]), tensors)
+    return _scalar(float(_argsorted(p, _filtered(p, t), top_k).sum()) / total, tensors)
 
 
 def retrieval_hit_rate(preds: Any, target: Any, top_k: Optional[int] = None) -> Any:
     """``torchmetrics.functional.retrieval.retrieval_hit_rate`` of one query."""
-    g, p, t, tensors = _one(preds, target, True)
+    p, t, tensors = _one(preds, target, True)
     _check_top_k(p.size if top_k is None else top_k)
-    if not t.any():
-        return _scalar(0.0, tensors)
-    return _scalar(float(_evaluate(g, p, t, _at("hit_rate", top_k))[0]), tensors)
+    return _scalar(float(_argsorted(p, t, top_k).sum() > 0), tensors)
 
 
 def retrieval_r_precision(preds: Any, target: Any) -> Any:
     """``torchmetrics.functional.retrieval.retrieval_r_precision`` of one query."""
-    g, p, t, tensors = _one(preds, target, True)
-    if not t.any():
+    p, t, tensors = _one(preds, target, True)
+    r = int(t.sum())
+    if not r:
         return _scalar(0.0, tensors)
-    return _scalar(float(_evaluate(g, p, t, "r_precision")[0]), tensors)
+    return _scalar(float(_argsorted(p, t, r).sum()) / r, tensors)
 
 
 def retrieval_fall_out(preds: Any, target: Any, top_k: Optional[int] = None) -> Any:
     """``torchmetrics.functional.retrieval.retrieval_fall_out`` of one query (0 without a negative target)."""
-    g, p, t, tensors = _one(preds, target, True)
+    p, t, tensors = _one(preds, target, True)
     _check_top_k(p.size if top_k is None else top_k)
-    return _scalar(float(_fall_out(g, p, t, top_k)[0]), tensors)
+    neg = 1 - t
+    total = float(neg.sum())
+    if not total:
+        return _scalar(0.0, tensors)
+    return _scalar(float(_argsorted(p, neg, top_k).sum()) / total, tensors)
 
 
 def retrieval_auroc(preds: Any, target: Any, top_k: Optional[int] = None, max_fpr: Optional[float] = None) -> Any:
     """``torchmetrics.functional.retrieval.retrieval_auroc`` of one query (0 when its top k lacks a positive
     or a negative target)."""
-    g, p, t, tensors = _one(preds, target, True)
+    p, t, tensors = _one(preds, target, True)
     k = top_k or p.size
     _check_top_k(k)
     if max_fpr is not None and not isinstance(max_fpr, float) and 0 < max_fpr <= 1:
@@ -762,4 +803,5 @@ def retrieval_auroc(preds: Any, target: Any, top_k: Optional[int] = None, max_fp
             f"Argument `max_fpr` must be > 0, got {max_fpr}: torchmetrics' partial AUC is undefined there (0 / 0); "
             "pass a float in (0, 1]"
         )
+    g = _Grouped(np.zeros(p.size, dtype=np.int64), sort=False)
     return _scalar(float(_auroc(g, p, t, k, max_fpr)[0]), tensors)
