@@ -165,12 +165,25 @@ class _Grouped:
             self.rows = np.arange(n, dtype=np.int64)
         elif n < RADIX_MIN:  # torch.sort of an int64 tensor: std::sort below RADIX_MIN rows
             self.rows = _core.stl_sort_int64(idx)
-        else:  # and a stable radix sort from there
-            self.rows = np.argsort(idx, kind="stable")
+        else:  # and a stable radix sort from there: a stable counting sort gives the same order
+            self.rows = _stable_group(idx)
         keys = idx[self.rows]
         starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if n else np.zeros(0, np.int64)
         self.queries = keys[starts]
         self.indptr = np.r_[starts, n].astype(np.int64)
+
+
+def _stable_group(idx: np.ndarray) -> np.ndarray:
+    """The rows in the order of a stable sort of ``idx``: rankmeter's counting sort (``_core.group_rows``) when
+    the indexes span a range of at most 4 rows per value, else numpy's stable argsort."""
+    from .. import _core
+
+    lo, hi = int(idx.min()), int(idx.max())
+    if hi - lo >= 4 * idx.size:
+        return np.argsort(idx, kind="stable")
+    codes = idx - lo if lo else idx
+    _indptr, order, _bad = _core.group_rows(np.ascontiguousarray(codes, dtype=np.int64), hi - lo + 1, None)
+    return order
 
 
 def _segment_sum(values: np.ndarray, indptr: np.ndarray) -> np.ndarray:
@@ -205,26 +218,26 @@ def _evaluate(g: _Grouped, preds: np.ndarray, target: np.ndarray, name: str) -> 
     from ..inputs._containers import Recs
     from ..inputs._torch_order import torch_layout
 
-    n = g.rows.size
+    n = preds.size
     ids = np.arange(n, dtype=np.int64)
     # the preset groups rows that arrive grouped by query through torch.sort again (its layout L): hand it
     # the rows so arranged that this second sort leaves them in the order torch's one sort of the inputs did
     probe = Recs.from_csr(g.indptr, ids, users=g.queries)
     layout = torch_layout(probe)
-    rows = g.rows
     if layout is not None:
-        rows = np.empty_like(g.rows)
-        rows[layout] = g.rows
-    truth = rm.Truth.from_csr(g.indptr, ids, grades=target[rows].astype(np.float64), users=g.queries)
-    recs = rm.Recs.from_csr(g.indptr, ids, scores=preds[rows].astype(np.float64), users=g.queries, by_score=True)
+        p, t = np.empty_like(preds), np.empty_like(target)
+        p[layout], t[layout] = preds, target
+        preds, target = p, t
+    truth = rm.Truth.from_csr(g.indptr, ids, grades=target.astype(np.float32, copy=False), users=g.queries)
+    recs = rm.Recs.from_csr(g.indptr, ids, scores=preds, users=g.queries, by_score=True)
     res = rm.evaluate(truth, recs, [name], preset="torchmetrics")
     return np.asarray(res.per_user[name], dtype=np.float64)
 
 
 def _fall_out(g: _Grouped, preds: np.ndarray, target: np.ndarray, top_k: Optional[int]) -> np.ndarray:
     """Non-relevant documents among the top k (torch.argsort order) / non-relevant documents, per query."""
-    neg = (target[g.rows] == 0).astype(np.float64)
-    order = _torch_rank(g, preds[g.rows], -1)
+    neg = (target == 0).astype(np.float64)
+    order = _torch_rank(g, preds, -1)
     pos = _rank_in_query(order, g.indptr)
     k = np.inf if top_k is None else top_k
     hit = _segment_sum(neg[order] * (pos < k), g.indptr)
@@ -238,8 +251,8 @@ def _auroc(g: _Grouped, preds: np.ndarray, target: np.ndarray, top_k: Optional[i
     [0, 1] through a float32 sigmoid (per query), equal scores one threshold, trapezoids (partial AUC with
     McClish's correction when max_fpr < 1); 0 when the top k lacks a positive or a negative."""
     n_q = g.indptr.size - 1
-    s = preds[g.rows]
-    t = target[g.rows] > 0
+    s = preds
+    t = target > 0
     order = _torch_rank(g, s, 0 if top_k is None else int(top_k))
     pos = _rank_in_query(order, g.indptr)
     lens = np.diff(g.indptr)
@@ -419,27 +432,31 @@ class RetrievalMetric:
     forward = __call__
 
     def _values(self, g: _Grouped, preds: np.ndarray, target: np.ndarray) -> np.ndarray:  # pragma: no cover
+        """Every query's value; ``preds`` and ``target`` are the rows in the grouped order (``g.indptr``)."""
         raise NotImplementedError
 
     def compute(self) -> Any:
         """The aggregate of every query's value (one batched pass over all queries)."""
         if not self.indexes:
             raise ValueError("No samples to concatenate")
-        indexes = np.concatenate(self.indexes)
-        preds = np.concatenate(self.preds)
-        target = np.concatenate(self.target)
+        one = len(self.indexes) == 1
+        indexes = self.indexes[0] if one else np.concatenate(self.indexes)
+        preds = self.preds[0] if one else np.concatenate(self.preds)
+        target = self.target[0] if one else np.concatenate(self.target)
         g = _Grouped(indexes)
-        t_rows = target[g.rows]
-        if self._empty_is_negative_free:
-            empty = _segment_sum(1 - t_rows, g.indptr) == 0
+        # the rows in the grouped order, what every per-query pass below reads
+        p_rows, t_rows = preds[g.rows], target[g.rows]
+        starts = g.indptr[:-1]
+        if self._empty_is_negative_free:  # (1 - target).sum() == 0: every target is 1
+            empty = ~np.logical_or.reduceat(t_rows != 1, starts)
             what = "negative"
-        else:
-            empty = _segment_sum(t_rows, g.indptr) == 0
+        else:  # target.sum() == 0 (targets are >= 0): every target is 0
+            empty = ~np.logical_or.reduceat(t_rows != 0, starts)
             what = "positive"
         if self.empty_target_action == "error" and empty.any():
             raise ValueError(f"`compute` method was provided with a query with no {what} target.")
         self._check_compute(g, empty)
-        values = self._values(g, preds, target) if not empty.all() else np.zeros(empty.size)
+        values = self._values(g, p_rows, t_rows) if not empty.all() else np.zeros(empty.size)
         if self.empty_target_action == "skip":
             values = values[~empty]
         else:
