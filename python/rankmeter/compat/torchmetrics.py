@@ -228,7 +228,13 @@ def _evaluate(g: _Grouped, preds: np.ndarray, target: np.ndarray, name: str) -> 
         p, t = np.empty_like(preds), np.empty_like(target)
         p[layout], t[layout] = preds, target
         preds, target = p, t
-    truth = rm.Truth.from_csr(g.indptr, ids, grades=target.astype(np.float32, copy=False), users=g.queries)
+    # truth: the rows with a non-zero target only (a 0 target is no relevant document and no gain; a query
+    # whose rows are all 0 keeps an empty truth list, so every query stays a user, in the order of g.queries)
+    nz = target != 0
+    t_indptr = np.zeros(g.indptr.size, dtype=np.int64)
+    np.cumsum(np.add.reduceat(nz, g.indptr[:-1], dtype=np.int64), out=t_indptr[1:])
+    t_grades = target[nz].astype(np.float32, copy=False)
+    truth = rm.Truth.from_csr(t_indptr, ids[nz], grades=t_grades, users=g.queries)
     recs = rm.Recs.from_csr(g.indptr, ids, scores=preds, users=g.queries, by_score=True)
     res = rm.evaluate(truth, recs, [name], preset="torchmetrics")
     return np.asarray(res.per_user[name], dtype=np.float64)
