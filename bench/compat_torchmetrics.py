@@ -9,7 +9,9 @@ process of each side, alternating, both in the torch venv (bench/peers/setup.sh 
 rankmeter from this checkout's python/ directory and is given the same tensors). Each process pays its imports
 on a small warm-up batch, then times, per metric, ``update`` + ``compute`` of a fresh instance:
 ``RetrievalMAP(top_k=10)``, ``RetrievalNormalizedDCG(top_k=10)``, ``RetrievalRecall(top_k=10)`` and
-``RetrievalFallOut(top_k=10)`` (``--metrics`` to choose).
+``RetrievalFallOut(top_k=10)`` (``--metrics`` to choose); then the functional ``retrieval_average_precision``,
+``retrieval_normalized_dcg`` and ``retrieval_recall`` (top_k=10) called once per query in a Python loop over
+``--loop`` queries of their own (a port that keeps its per-query loop).
 
 Prints the medians side by side and checks that both sides computed the same values (relative 1e-5).
 """
@@ -56,6 +58,22 @@ for name in names:
     v = m.compute()
     times[name] = time.perf_counter() - t
     values[name] = float(v)
+# the functional forms called once per query in a loop, on the first `loop` queries (their own rows)
+F = R
+if side == "torchmetrics":
+    from torchmetrics.functional import retrieval as F
+loop = int(sys.argv[6])
+P = torch.from_numpy((np.round(g.random((loop, n_d)) * 200) / 200 - 0.02).astype(np.float32))
+T = torch.from_numpy(g.random((loop, n_d)) < 0.1)
+for fn in ("retrieval_average_precision", "retrieval_normalized_dcg", "retrieval_recall"):
+    f = getattr(F, fn)
+    f(P[0], T[0], top_k=10)
+    t = time.perf_counter()
+    total = 0.0
+    for q in range(loop):
+        total += float(f(P[q], T[q], top_k=10))
+    times[fn] = time.perf_counter() - t
+    values[fn] = total / loop
 print(json.dumps({"times": times, "values": values}))
 """
 
@@ -66,6 +84,7 @@ def one(side: str, a: argparse.Namespace) -> dict:
     if side == "compat":
         env["PYTHONPATH"] = str(PYTHON_DIR)
     args = [str(py), "-P", "-c", WORKER, side, str(a.queries), str(a.docs), str(a.seed), ",".join(a.metrics)]
+    args.append(str(a.loop))
     p = subprocess.run(args, capture_output=True, text=True, env=env)
     if p.returncode != 0:
         raise SystemExit(f"{side} failed:\n{p.stderr[-2000:]}")
@@ -79,6 +98,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--metrics", nargs="+", default=list(METRICS))
+    ap.add_argument("--loop", type=int, default=10_000, help="queries of the once-per-query loop")
     a = ap.parse_args()
     if not (PEERS / "torch" / "bin" / "python").exists():
         raise SystemExit("torchmetrics' venv is missing: bash bench/peers/setup.sh torch")
@@ -92,7 +112,10 @@ def main() -> None:
     )
     print(f"{'metric':<26} {'torchmetrics':>12}  {'compat':>9}  speed-up")
     same = True
-    for name in a.metrics:
+    loops = ("retrieval_average_precision", "retrieval_normalized_dcg", "retrieval_recall")
+    for name in [*a.metrics, *loops]:
+        if name == loops[0]:
+            print(f"functional form called once per query, {a.loop} queries x {a.docs} documents, top_k=10:")
         t = statistics.median(r["times"][name] for r in runs["torchmetrics"])
         c = statistics.median(r["times"][name] for r in runs["compat"])
         print(f"{name:<26} {t:10.2f} s  {c:7.3f} s  {t / c:7.1f}x")
