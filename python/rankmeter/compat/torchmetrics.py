@@ -27,7 +27,9 @@ types and messages) and its numbers (docs/metrics.md, "Migrating from torchmetri
 order of the rows of one query decides the order of equal scores), and the values come from one
 ``rankmeter.evaluate(..., preset="torchmetrics")`` call over all queries (RetrievalFallOut and RetrievalAUROC:
 one vectorised pass over the rows ranked by the preset's tie rules, as rankmeter has no metric for them).
-The functional ``retrieval_*`` forms take one query each, as torchmetrics' do.
+The functional ``retrieval_*`` forms take one query each, as torchmetrics' do, and compute it in numpy on the
+order of the preset's C++ reproduction of torch's sorts (a call of the batched pass costs more than one query's
+work), so a loop that calls them once per query is not slower than torchmetrics' own.
 
 Inputs: torch tensors or numpy arrays (torch is optional, imported only when a tensor is given). A CPU
 tensor is read in place (``Tensor.numpy()``, no copy); a CUDA (or other device) tensor is moved to the CPU
