@@ -111,7 +111,7 @@ def _to_numpy(x: Any, name: str) -> np.ndarray:
             x = x.detach()
         if x.device.type != "cpu":
             x = x.cpu()
-        if x.dtype.is_complex or str(x.dtype) in ("torch.bfloat16",):
+        if str(x.dtype) == "torch.bfloat16":  # no numpy dtype: as float32 (torchmetrics reads preds.float())
             return x.float().numpy()
         return x.numpy()
     if isinstance(x, np.ndarray):
