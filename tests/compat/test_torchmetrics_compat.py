@@ -135,7 +135,7 @@ def test_map_and_mrr_keep_torchmetrics_loose_top_k_rules():
 
 def test_adaptive_k_and_max_fpr_are_checked():
     with pytest.raises(ValueError, match="adaptive_k"):
-        tm.RetrievalPrecision(adaptive_k=1)
+        tm.RetrievalPrecision(adaptive_k=1)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="max_fpr"):
         tm.RetrievalAUROC(max_fpr=1)  # an int in (0, 1]: torchmetrics' check
     with pytest.raises(ValueError, match="max_fpr"):
