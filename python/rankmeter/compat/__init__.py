@@ -11,7 +11,9 @@ matching preset):
 * :mod:`rankmeter.compat.ml_metrics` -- ``apk``, ``mapk``;
 * :mod:`rankmeter.compat.recmetrics` -- ``mapk``, ``mark``, ``personalization``, ``novelty``,
   ``intra_list_similarity``, ``catalog_coverage``, ``prediction_coverage``;
-* :mod:`rankmeter.compat.beir` -- ``EvaluateRetrieval.evaluate(qrels, results, k_values)``, ``evaluate_custom``.
+* :mod:`rankmeter.compat.beir` -- ``EvaluateRetrieval.evaluate(qrels, results, k_values)``, ``evaluate_custom``;
+* :mod:`rankmeter.compat.torchmetrics` -- the retrieval metric classes (``RetrievalMAP``, ``RetrievalNormalizedDCG``,
+  ...: ``update``/``compute``/``reset``) and the functional ``retrieval_*`` forms of torchmetrics.
 
 Import the module you need, e.g. ``from rankmeter.compat import pytrec_eval``.
 See docs/metrics.md, "Migrating from ...".
@@ -19,4 +21,4 @@ See docs/metrics.md, "Migrating from ...".
 
 from __future__ import annotations
 
-__all__ = ["beir", "ir_measures", "ml_metrics", "pytrec_eval", "ranx", "recmetrics"]
+__all__ = ["beir", "ir_measures", "ml_metrics", "pytrec_eval", "ranx", "recmetrics", "torchmetrics"]
