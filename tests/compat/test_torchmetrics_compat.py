@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 import rankmeter
 from rankmeter.compat import torchmetrics as tm
 from tests.differential.harness import peer_python, require_peer
-from tests.support.peers import peer_env
+from tests.support.peers import peer_env, skip_if_sanitized
 
 PYTHON_DIR = Path(rankmeter.__file__).resolve().parent.parent
 CLASSES = (
@@ -510,6 +510,7 @@ print(json.dumps(out))
 
 
 def test_torch_tensors_in_give_float32_tensors_out_equal_to_torchmetrics(tmp_path):
+    skip_if_sanitized()
     require_peer("torch")
     script = tmp_path / "tensors.py"
     script.write_text(TENSORS)
@@ -532,6 +533,7 @@ def test_torch_tensors_in_give_float32_tensors_out_equal_to_torchmetrics(tmp_pat
 
 def test_torch_is_not_imported_for_numpy_inputs():
     """Run where torch is installed (the peer venv) when it exists, else here."""
+    skip_if_sanitized()
     py = peer_python("torch")
     python = str(py) if py.exists() else sys.executable
     code = (
