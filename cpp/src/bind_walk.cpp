@@ -173,22 +173,6 @@ class Ids {
     const Py_hash_t h = reinterpret_cast<PyASCIIObject*>(o)->hash;
     if (h != -1) strs_.prefetch(h);
   }
-  // The code or value of `o` when it was added before, else -1 with `found` false.
-  int64_t find(PyObject* o, bool& found) const {
-    PyTypeObject* t = Py_TYPE(o);
-    found = false;
-    if (t == &PyUnicode_Type || t == types().np_str) {
-      const Py_hash_t h = PyObject_Hash(o);
-      if (h == -1) {
-        PyErr_Clear();
-        throw NotPlain{};
-      }
-      const int64_t c = strs_.find(h, o);
-      found = c >= 0;
-      return c;
-    }
-    throw NotPlain{};
-  }
   // The str labels (new references) as an object array, code order.
   py::array labels() const {
     py::array out = py::module_::import("numpy").attr("empty")(labels_.size(), py::arg("dtype") = "O");
