@@ -1,8 +1,9 @@
 """Times rankmeter.compat.{ml_metrics,recmetrics} against the originals (venv `recm` of bench/peers/setup.sh).
 
-    python bench/compat_lists.py [--users 100000] [--repeats 3]
+    python bench/compat_lists.py [--users 100000] [--repeats 3] [--ids int|str]
 
-Both sides get the same lists of Python lists (10 predictions, 0-5 truth items per user, 5,000 items); the
+Both sides get the same lists of Python lists (10 predictions, 0-5 truth items per user, 5,000 items; int ids,
+or with --ids str the strings "item<n>", each distinct id one str object as when read from a file); the
 originals run in their own venv in a subprocess, timed there; rankmeter.compat here. Prints the medians side by
 side (seconds) and the speed-up. personalization and intra_list_similarity run on fewer users (--pairwise-users):
 the original personalization builds an n x n similarity matrix.
@@ -32,15 +33,15 @@ import numpy as np, pandas as pd
 import ml_metrics, recmetrics
 d = json.load(open(sys.argv[1]))
 a, p, pp, reps = d["actual"], d["pred"], d["pair_pred"], d["repeats"]
-feats = pd.DataFrame(d["features"])
-pop = {int(i): c for i, c in d["pop"].items()}
+feats = pd.DataFrame(d["features"], index=d["catalog"])
+pop = {(i if d["str_ids"] else int(i)): c for i, c in d["pop"].items()}
 calls = {
     "ml_metrics.mapk": lambda: ml_metrics.mapk(a, p, 10),
     "ml_metrics.apk, a loop over users": lambda: np.mean([ml_metrics.apk(x, y, 10) for x, y in zip(a, p)]),
     "recmetrics.mark": lambda: recmetrics.mark(a, p, 10),
     "recmetrics.novelty": lambda: recmetrics.novelty(p, pop, d["n_train_users"], 10),
-    "recmetrics.prediction_coverage": lambda: recmetrics.prediction_coverage(p, list(range(d["n_items"]))),
-    "recmetrics.catalog_coverage": lambda: (random.seed(1), recmetrics.catalog_coverage(p, list(range(d["n_items"])), 1000))[1],
+    "recmetrics.prediction_coverage": lambda: recmetrics.prediction_coverage(p, d["catalog"]),
+    "recmetrics.catalog_coverage": lambda: (random.seed(1), recmetrics.catalog_coverage(p, d["catalog"], 1000))[1],
     "recmetrics.personalization": lambda: recmetrics.personalization(pp),
     "recmetrics.intra_list_similarity": lambda: recmetrics.intra_list_similarity(pp, feats),
 }
@@ -59,14 +60,22 @@ def main() -> int:
     ap.add_argument("--users", type=int, default=100_000)
     ap.add_argument("--pairwise-users", type=int, default=5_000)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--ids", choices=["int", "str"], default="int")
     args = ap.parse_args()
     g = np.random.default_rng(0)
     n_items = 5000
     actual = [g.choice(n_items, int(g.integers(0, 6)), replace=False).tolist() for _ in range(args.users)]
     pred = [g.choice(n_items, 10, replace=False).tolist() for _ in range(args.users)]
+    str_ids = args.ids == "str"
+    catalog: list = list(range(n_items))
+    if str_ids:
+        names = [f"item{i}" for i in range(n_items)]
+        actual = [[names[i] for i in row] for row in actual]
+        pred = [[names[i] for i in row] for row in pred]
+        catalog = names
     pair_pred = pred[: args.pairwise_users]
     features = g.integers(0, 2, (n_items, 16)).tolist()
-    pop = {str(i): int(c) for i, c in enumerate(g.integers(1, 1000, n_items))}
+    pop = {(f"item{i}" if str_ids else str(i)): int(c) for i, c in enumerate(g.integers(1, 1000, n_items))}
     data = {
         "actual": actual,
         "pred": pred,
@@ -75,6 +84,8 @@ def main() -> int:
         "pop": pop,
         "n_train_users": 2000,
         "n_items": n_items,
+        "catalog": catalog,
+        "str_ids": str_ids,
         "repeats": args.repeats,
     }
     py = ROOT / "recm" / "bin" / "python"
@@ -90,21 +101,22 @@ def main() -> int:
 
     from rankmeter.compat import ml_metrics, recmetrics
 
-    feats = pd.DataFrame(features)
-    popd = {int(i): c for i, c in pop.items()}
+    feats = pd.DataFrame(features, index=catalog)
+    popd = {(i if str_ids else int(i)): c for i, c in pop.items()}
     calls = {
         "ml_metrics.mapk": lambda: ml_metrics.mapk(actual, pred, 10),
         "ml_metrics.apk, a loop over users": lambda: np.mean([ml_metrics.apk(x, y, 10) for x, y in zip(actual, pred)]),
         "recmetrics.mark": lambda: recmetrics.mark(actual, pred, 10),
         "recmetrics.novelty": lambda: recmetrics.novelty(pred, popd, 2000, 10),
-        "recmetrics.prediction_coverage": lambda: recmetrics.prediction_coverage(pred, list(range(n_items))),
+        "recmetrics.prediction_coverage": lambda: recmetrics.prediction_coverage(pred, catalog),
         "recmetrics.catalog_coverage": lambda: (
             random.seed(1),
-            recmetrics.catalog_coverage(pred, list(range(n_items)), 1000),
+            recmetrics.catalog_coverage(pred, catalog, 1000),
         )[1],
         "recmetrics.personalization": lambda: recmetrics.personalization(pair_pred),
         "recmetrics.intra_list_similarity": lambda: recmetrics.intra_list_similarity(pair_pred, feats),
     }
+    print(f"{args.ids} ids")
     print(f"{'function':36s} {'users':>8s} {'original s':>11s} {'rankmeter s':>12s} {'speed-up':>9s}  same value")
     for name, f in calls.items():
         ts = []

@@ -60,6 +60,19 @@ def test_string_ids(benchmark, w1, csr_answer):
     assert res.means == csr_answer(w1).means
 
 
+@pytest.mark.benchmark(group="inputs")
+def test_dicts_of_string_ids(benchmark, w1, csr_answer):
+    """Python dicts of string ids (``{user: {item: grade}}``, ``{user: [items]}``): read by the C++ walker."""
+    names = np.array([f"item{i}" for i in range(w1.n_items)], dtype=object)
+    users = [f"user{u}" for u in range(w1.n_users)]
+    t_items, r_items = names[w1.truth_items].tolist(), names[w1.recs_items].tolist()
+    grades, ti, ri = w1.truth_grades.tolist(), w1.truth_indptr.tolist(), w1.recs_indptr.tolist()
+    truth = {u: dict(zip(t_items[ti[j] : ti[j + 1]], grades[ti[j] : ti[j + 1]])) for j, u in enumerate(users)}
+    recs = {u: r_items[ri[j] : ri[j + 1]] for j, u in enumerate(users)}
+    res = benchmark(rm.evaluate, truth, recs, ["ndcg@10", "precision@10"])
+    assert res.means == csr_answer(w1).means
+
+
 @pytest.mark.benchmark(group="topk")
 def test_topk_from_scores(benchmark, w1):
     n_users, n_items = min(w1.n_users // 10, 5_000), 10_000  # bench/topk_scores.py runs the 20,000 x 100,000 case

@@ -209,6 +209,44 @@ class _SneakyStr(str):
         return str.__hash__(self)
 
 
+class _Provider:
+    """The fuzzer's bytes read as small numbers and strings (what atheris.FuzzedDataProvider offers, here
+    in plain Python so the target also runs without atheris, in the test suite); past the end: zeros."""
+
+    def __init__(self, data: bytes):
+        self.data, self.pos = data, 0
+
+    def _byte(self) -> int:
+        b = self.data[self.pos] if self.pos < len(self.data) else 0
+        self.pos += 1
+        return b
+
+    def ConsumeIntInRange(self, lo: int, hi: int) -> int:
+        span = hi - lo + 1
+        x = 0
+        for _ in range(max(1, (span.bit_length() + 7) // 8)):
+            x = (x << 8) | self._byte()
+        return lo + x % span
+
+    def ConsumeInt(self, n_bytes: int) -> int:
+        x = int.from_bytes(bytes(self._byte() for _ in range(n_bytes)), "little", signed=True)
+        return x
+
+    def ConsumeBool(self) -> bool:
+        return bool(self._byte() & 1)
+
+    def ConsumeFloat(self) -> float:
+        c = self._byte() % 8
+        specials = [float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 5e-324, 1.7976931348623157e308]
+        return specials[c] if c < len(specials) else self.ConsumeRegularFloat()
+
+    def ConsumeRegularFloat(self) -> float:
+        return self.ConsumeInt(2) / 16.0
+
+    def ConsumeUnicode(self, n: int) -> str:
+        return "".join(chr(self.ConsumeIntInRange(0, 0x10FFFF)) for _ in range(self.ConsumeIntInRange(0, n)))
+
+
 _POOL = ["a", "b", "", "é", "日本", "\ud800", "x" * 70, "0", "1"]
 
 
@@ -300,7 +338,7 @@ def walk(data: bytes) -> None:
     from rankmeter import _core
     from rankmeter.inputs._containers import Recs, Truth, walk_objects
 
-    fdp = atheris.FuzzedDataProvider(data)
+    fdp = _Provider(data)
     truth, recs = _walk_side(fdp, False), _walk_side(fdp, True)
     _SneakyStr.victim = recs
     out = _core.walk_py(truth, recs)  # never raises

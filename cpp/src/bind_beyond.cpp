@@ -47,6 +47,44 @@ void check_csr(const I64& indptr, const I64& items, int64_t n_items, const char*
     if (it[p] < 0 || it[p] >= n_items) throw std::invalid_argument(std::string(what) + ": item code out of range");
 }
 
+// The lists given to prepare_lists/topk_pass: CSR (indptr + 1-D items), or a padded 2-D array of items read in
+// place with the lengths of its rows (padded_lengths), indptr None.
+ListsIn lists_in(int64_t n_users, const std::optional<I64>& rowmap, const std::optional<I64>& r_indptr,
+                 const I64& r_items, const std::optional<I64>& r_lens) {
+  ListsIn in;
+  in.n_users = n_users;
+  in.items = r_items.data();
+  int64_t rows = 0;
+  if (r_indptr) {
+    check_csr(*r_indptr, r_items, -1, "recs");
+    in.indptr = r_indptr->data();
+    rows = r_indptr->shape(0) - 1;
+  } else {
+    if (!r_lens || r_items.ndim() != 2 || r_lens->ndim() != 1 || r_lens->shape(0) != r_items.shape(0))
+      throw std::invalid_argument("padded recs need a 2-D items array and one length per row");
+    rows = r_items.shape(0);
+    in.stride = r_items.shape(1);
+    in.lens = r_lens->data();
+    for (int64_t r = 0; r < rows; ++r)
+      if (in.lens[r] < 0 || in.lens[r] > in.stride) throw std::invalid_argument("padded row length out of range");
+  }
+  check_rowmap(rowmap, n_users, rows);
+  in.rowmap = rowmap ? rowmap->data() : nullptr;
+  return in;
+}
+
+py::tuple padded_lengths_py(const I64& items, int64_t pad, int threads) {
+  if (items.ndim() != 2) throw std::invalid_argument("padded_lengths: a 2-D array is expected");
+  const int64_t n = items.shape(0), stride = items.shape(1);
+  I64 lens(n);
+  int64_t bad;
+  {
+    py::gil_scoped_release release;
+    bad = padded_lengths(items.data(), n, stride, pad, threads, lens.mutable_data());
+  }
+  return py::make_tuple(lens, bad);
+}
+
 Lists lists_of(const I64& indptr, const I64& items, const std::optional<F64>& scores, int64_t n_items) {
   check_csr(indptr, items, n_items, "lists");
   Lists L;
@@ -83,19 +121,13 @@ void check_features(const F64& X, const U8& has, int64_t n_items) {
     throw std::invalid_argument("features must be n_items x d with a has-row mask of n_items");
 }
 
-py::tuple prepare_lists_py(int64_t n_users, const std::optional<I64>& rowmap, const I64& r_indptr, const I64& r_items,
-                           const std::optional<F64>& r_scores, DupPolicy dups, int64_t max_items, int64_t keep,
-                           int threads) {
+py::tuple prepare_lists_py(int64_t n_users, const std::optional<I64>& rowmap, const std::optional<I64>& r_indptr,
+                           const I64& r_items, const std::optional<F64>& r_scores, DupPolicy dups, int64_t max_items,
+                           int64_t keep, int threads, const std::optional<I64>& r_lens) {
   // raw ids: any int64 value is fine, only the pointers need checking
-  check_csr(r_indptr, r_items, -1, "recs");
-  check_rowmap(rowmap, n_users, r_indptr.shape(0) - 1);
-  if (r_scores && (r_scores->ndim() != 1 || r_scores->shape(0) != r_items.shape(0)))
+  ListsIn in = lists_in(n_users, rowmap, r_indptr, r_items, r_lens);
+  if (r_scores && (!r_indptr || r_scores->ndim() != 1 || r_scores->shape(0) != r_items.shape(0)))
     throw std::invalid_argument("scores length");
-  ListsIn in;
-  in.n_users = n_users;
-  in.rowmap = rowmap ? rowmap->data() : nullptr;
-  in.indptr = r_indptr.data();
-  in.items = r_items.data();
   in.scores = r_scores ? r_scores->data() : nullptr;
   const int64_t limit = list_limit(max_items, keep);
   std::vector<int64_t> ub(static_cast<size_t>(n_users + 1)), n_out(static_cast<size_t>(n_users));
@@ -162,12 +194,12 @@ py::object train_codes_py(const I64& indptr, const I64& items, int64_t hard_limi
 
 // (kept lengths, counts per cutoff (list of arrays), means per table (list of arrays), status), or None
 // when a kept id is not a code in [0, hard_limit).
-py::object topk_pass_py(int64_t n_users, const std::optional<I64>& rowmap, const I64& r_indptr, const I64& r_items,
-                        DupPolicy dups, int64_t max_items, int64_t keep, int64_t n_base, int64_t hard_limit,
-                        const std::vector<int64_t>& cutoffs, const std::vector<F64>& tables,
-                        const std::vector<int64_t>& table_k, const std::vector<bool>& table_div, int threads) {
-  check_csr(r_indptr, r_items, -1, "recs");
-  check_rowmap(rowmap, n_users, r_indptr.shape(0) - 1);
+py::object topk_pass_py(int64_t n_users, const std::optional<I64>& rowmap, const std::optional<I64>& r_indptr,
+                        const I64& r_items, DupPolicy dups, int64_t max_items, int64_t keep, int64_t n_base,
+                        int64_t hard_limit, const std::vector<int64_t>& cutoffs, const std::vector<F64>& tables,
+                        const std::vector<int64_t>& table_k, const std::vector<bool>& table_div, int threads,
+                        const std::optional<I64>& r_lens) {
+  ListsIn in = lists_in(n_users, rowmap, r_indptr, r_items, r_lens);
   if (n_base < 0 || hard_limit < n_base) throw std::invalid_argument("bad code bounds");
   if (tables.size() != table_k.size() || tables.size() != table_div.size())
     throw std::invalid_argument("one cutoff and one divide flag per table");
@@ -179,11 +211,6 @@ py::object topk_pass_py(int64_t n_users, const std::optional<I64>& rowmap, const
     tabs.k.push_back(table_k[t]);
     tabs.divide_by_k.push_back(table_div[t] ? 1 : 0);
   }
-  ListsIn in;
-  in.n_users = n_users;
-  in.rowmap = rowmap ? rowmap->data() : nullptr;
-  in.indptr = r_indptr.data();
-  in.items = r_items.data();
   I64 kept(n_users);
   std::vector<F64> means;
   std::vector<double*> mp;
@@ -414,7 +441,10 @@ void bind_beyond(py::module_& m) {
         "(distinct rows per item, entries per item, non-empty rows) of a CSR whose rows may repeat items");
   m.def("prepare_lists", &prepare_lists_py, py::arg("n_users"), py::arg("rowmap").noconvert(),
         py::arg("r_indptr").noconvert(), py::arg("r_items").noconvert(), py::arg("r_scores").noconvert(),
-        py::arg("duplicates"), py::arg("max_items"), py::arg("keep"), py::arg("threads"));
+        py::arg("duplicates"), py::arg("max_items"), py::arg("keep"), py::arg("threads"),
+        py::arg("r_lens").noconvert() = py::none());
+  m.def("padded_lengths", &padded_lengths_py, py::arg("items").noconvert(), py::arg("pad"), py::arg("threads"),
+        "(lengths of the rows of a padded 2-D int64 array, the lowest row with an item after the pad or -1)");
   m.def("int_range", &int_range_py, py::arg("x").noconvert(), py::arg("threads"),
         "(min, max) of an int64 array, (0, -1) when empty");
   m.def("train_codes", &train_codes_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
@@ -422,7 +452,7 @@ void bind_beyond(py::module_& m) {
   m.def("topk_pass", &topk_pass_py, py::arg("n_users"), py::arg("rowmap").noconvert(), py::arg("r_indptr").noconvert(),
         py::arg("r_items").noconvert(), py::arg("duplicates"), py::arg("max_items"), py::arg("keep"), py::arg("n_base"),
         py::arg("hard_limit"), py::arg("cutoffs"), py::arg("tables"), py::arg("table_k"), py::arg("table_div"),
-        py::arg("threads"));
+        py::arg("threads"), py::arg("r_lens").noconvert() = py::none());
   m.def("item_counts", &item_counts_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(), py::arg("n_items"),
         py::arg("k"), py::arg("threads"));
   m.def("cosine_overlap_sum", &cosine_overlap_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),

@@ -22,10 +22,13 @@
 #include <memory>
 #include <vector>
 
+#include "rankmeter/walk.hpp"
+
 namespace py = pybind11;
 
 namespace {
 
+using rankmeter::core::Table;
 using I64 = py::array_t<int64_t, py::array::c_style>;
 using F64 = py::array_t<double, py::array::c_style>;
 
@@ -39,71 +42,6 @@ py::array_t<T> to_array(std::vector<T>&& v) {
 }
 
 struct NotPlain {};  // thrown inside the walk: the objects need the Python readers
-
-// Open addressing with linear probing over (hash, key) slots; capacity a power of two, load <= 1/2.
-template <class Key, class Eq>
-class Table {
- public:
-  struct Slot {
-    int64_t hash;
-    Key key;
-    int64_t code;  // -1: empty
-  };
-  explicit Table(Eq eq = Eq()) : eq_(eq) { rehash(64); }
-  // The code of `key` (inserting it with code `size()` when new); `inserted` tells which.
-  int64_t find_or_add(int64_t h, Key key, bool& inserted) {
-    if (2 * (used_ + 1) > slots_.size()) rehash(slots_.size() * 2);
-    size_t i = static_cast<size_t>(mix(h)) & mask_;
-    for (;;) {
-      Slot& s = slots_[i];
-      if (s.code < 0) {
-        s = Slot{h, key, static_cast<int64_t>(used_++)};
-        inserted = true;
-        return s.code;
-      }
-      if (s.hash == h && eq_(s.key, key)) {
-        inserted = false;
-        return s.code;
-      }
-      i = (i + 1) & mask_;
-    }
-  }
-  int64_t find(int64_t h, Key key) const {
-    size_t i = static_cast<size_t>(mix(h)) & mask_;
-    for (;;) {
-      const Slot& s = slots_[i];
-      if (s.code < 0) return -1;
-      if (s.hash == h && eq_(s.key, key)) return s.code;
-      i = (i + 1) & mask_;
-    }
-  }
-  size_t size() const { return used_; }
-  void prefetch(int64_t h) const { __builtin_prefetch(&slots_[static_cast<size_t>(mix(h)) & mask_]); }
-
- private:
-  static uint64_t mix(int64_t h) {  // Python's int hash is the value itself: spread it
-    uint64_t x = static_cast<uint64_t>(h);
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return x;
-  }
-  void rehash(size_t cap) {
-    std::vector<Slot> old;
-    old.swap(slots_);
-    slots_.assign(cap, Slot{0, Key{}, -1});
-    mask_ = cap - 1;
-    for (const Slot& s : old) {
-      if (s.code < 0) continue;
-      size_t i = static_cast<size_t>(mix(s.hash)) & mask_;
-      while (slots_[i].code >= 0) i = (i + 1) & mask_;
-      slots_[i] = s;
-    }
-  }
-  std::vector<Slot> slots_;
-  size_t mask_ = 0, used_ = 0;
-  Eq eq_;
-};
 
 // Two str objects are equal when their canonical representations are (same length, same kind, same bytes).
 struct StrEq {
@@ -119,7 +57,7 @@ struct IntEq {
 };
 
 // Kinds of ids seen: bit 1 int, bit 2 str.
-constexpr int kInt = 1, kStr = 2;
+constexpr int kInt = 1, kStr = 2, kNpStr = 4;  // kNpStr: some str id is a numpy.str_
 
 // The types read without running Python code, looked up once.
 struct Types {
@@ -197,18 +135,12 @@ class Ids {
   int64_t add(PyObject* o) {
     PyTypeObject* t = Py_TYPE(o);
     if (t == &PyUnicode_Type) {
-      // the common case: a str seen before, very likely the same object (ids drawn from one catalog);
-      // a direct-mapped cache of objects answers without touching the table
-      Recent& c = recent_[(reinterpret_cast<uintptr_t>(o) >> 4) & (kRecent - 1)];
-      if (c.obj == o) return c.code;
       Py_hash_t h = reinterpret_cast<PyASCIIObject*>(o)->hash;  // cached once computed
       if (h == -1) h = str_hash(o);
       kinds |= kStr;
       bool added = false;
       const int64_t code = strs_.find_or_add(h, o, added);
       if (added) labels_.push_back(o);  // borrowed: alive in the caller's containers
-      c.obj = o;
-      c.code = code;
       return code;
     }
     if (t == types().np_str) {
@@ -218,7 +150,7 @@ class Ids {
         throw NotPlain{};
       }
 #endif
-      kinds |= kStr;
+      kinds |= kStr | kNpStr;
       const Py_hash_t h = PyObject_Hash(o);  // str: the cached hash (computed once, in C)
       if (h == -1) {
         PyErr_Clear();
@@ -240,22 +172,6 @@ class Ids {
     if (Py_TYPE(o) != &PyUnicode_Type) return;
     const Py_hash_t h = reinterpret_cast<PyASCIIObject*>(o)->hash;
     if (h != -1) strs_.prefetch(h);
-  }
-  // The code or value of `o` when it was added before, else -1 with `found` false.
-  int64_t find(PyObject* o, bool& found) const {
-    PyTypeObject* t = Py_TYPE(o);
-    found = false;
-    if (t == &PyUnicode_Type || t == types().np_str) {
-      const Py_hash_t h = PyObject_Hash(o);
-      if (h == -1) {
-        PyErr_Clear();
-        throw NotPlain{};
-      }
-      const int64_t c = strs_.find(h, o);
-      found = c >= 0;
-      return c;
-    }
-    throw NotPlain{};
   }
   // The str labels (new references) as an object array, code order.
   py::array labels() const {
@@ -287,12 +203,7 @@ class Ids {
     }
     return h;
   }
-  struct Recent {
-    PyObject* obj = nullptr;
-    int64_t code = 0;
-  };
-  static constexpr size_t kRecent = 1 << 14;
-  std::vector<Recent> recent_ = std::vector<Recent>(kRecent);
+
   Table<PyObject*, StrEq> strs_;
   std::vector<PyObject*> labels_;
 };
@@ -490,7 +401,8 @@ py::object side_tuple(Side& s, int user_kinds) {
 // walk_py(truth_or_None, recs_or_None, dict_rows=False) -> None (not plain: use the Python readers) or
 //   (truth_side, recs_side, labels, item_kind, rowmap)
 // a side: None (not given) or (users, indptr, items, values); users None (positional), int64 or an object
-// array of str; items: int ids' values (item_kind 1) or codes into `labels` (item_kind 2; 0: no item);
+// array of str; items: int ids' values (item_kind 1) or codes into `labels` (item_kind 2: every id an exact
+// str, 4: some a numpy.str_; 0: no item);
 // values: grades (truth; None: every grade 1) or scores (recs; given: ranked by score).
 // rowmap: for both sides keyed by users of one kind, the recs row of every truth user (-1: none); else None.
 py::object walk_py(py::handle truth, py::handle recs, bool dict_rows) {
@@ -530,17 +442,45 @@ py::object walk_py(py::handle truth, py::handle recs, bool dict_rows) {
   } catch (const NotPlain&) {
     return py::none();
   }
-  const int ik = w.item_kinds();
-  py::object labels = ik == kStr ? py::object(w.ids().labels()) : py::object(py::none());
+  // item kind: 0 no item, 1 int, 2 str (every one an exact str), 4 str (some a numpy.str_)
+  const int ik = (w.item_kinds() & kStr) ? ((w.item_kinds() & kNpStr) ? 4 : kStr) : (w.item_kinds() & kInt);
+  py::object labels = ik >= kStr ? py::object(w.ids().labels()) : py::object(py::none());
   py::object t = has_t ? side_tuple(ts, tk) : py::object(py::none());
   py::object r = has_r ? side_tuple(rs, rk) : py::object(py::none());
   py::object rm = joined ? py::object(to_array(std::move(rowmap))) : py::object(py::none());
   return py::make_tuple(t, r, labels, ik, rm);
 }
 
+// {keys[i]: {names[j]: values[i, j]}}: the nested output of the IR drop-ins, made without a Python loop.
+py::dict nested_dict(const py::array& keys, const py::list& names, const F64& values) {
+  if (keys.ndim() != 1 || !keys.dtype().is(py::dtype("O")) || !(keys.flags() & py::array::c_style))
+    throw py::type_error("nested_dict: `keys` must be a contiguous 1-D object array");
+  const py::ssize_t n = keys.shape(0), m = static_cast<py::ssize_t>(names.size());
+  if (values.ndim() != 2 || values.shape(0) != n || values.shape(1) != m)
+    throw py::value_error("nested_dict: `values` must be keys x names");
+  auto* const* k = static_cast<PyObject* const*>(keys.data());
+  const double* v = values.data();
+  py::dict out;
+  for (py::ssize_t i = 0; i < n; ++i) {
+    py::dict row;
+    for (py::ssize_t j = 0; j < m; ++j) {
+      PyObject* f = PyFloat_FromDouble(v[i * m + j]);
+      if (!f || PyDict_SetItem(row.ptr(), PyList_GET_ITEM(names.ptr(), j), f) < 0) {
+        Py_XDECREF(f);
+        throw py::error_already_set();
+      }
+      Py_DECREF(f);
+    }
+    if (PyDict_SetItem(out.ptr(), k[i], row.ptr()) < 0) throw py::error_already_set();
+  }
+  return out;
+}
+
 }  // namespace
 
 void bind_walk(py::module_& m) {
+  m.def("nested_dict", &nested_dict, py::arg("keys"), py::arg("names"), py::arg("values").noconvert(),
+        "{keys[i]: {names[j]: values[i, j]}} (keys: a 1-D object array, values: float64 keys x names)");
   m.def("walk_py", &walk_py, py::arg("truth"), py::arg("recs"), py::arg("dict_rows") = false,
         "Read truth and/or recs given as Python dicts or lists of str/int ids into CSR buffers with shared "
         "item codes (None: not plain, use the Python readers); no Python code runs during the walk.");

@@ -27,12 +27,12 @@ from __future__ import annotations
 import json
 import math
 import struct
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Optional, Union
 
 import numpy as np
 
-from .inputs._ids import id_kind
 from .metrics import Metric, parse
 
 __all__ = [
@@ -134,12 +134,21 @@ def _id_kind(ids: np.ndarray) -> str:
     return "int" if ids.dtype.kind in "iu" else "str"
 
 
+def _all_str(ids: np.ndarray) -> bool:
+    """Every id a str: one C pass of pandas' type inference when pandas is loaded (the usual case with
+    string ids), else a Python pass."""
+    pd = sys.modules.get("pandas")
+    if pd is not None:
+        return bool(pd.api.types.infer_dtype(ids, skipna=False) == "string")
+    return all(isinstance(x, str) for x in ids.tolist())
+
+
 def _as_key_ids(ids: np.ndarray) -> np.ndarray:
     """Ids as a sortable array: int64 for ints, an object array of str for anything else
     (a str id stays itself; other hashables are keyed by their repr)."""
     if ids.dtype.kind in "iu":
         return np.ascontiguousarray(ids, dtype=np.int64)
-    if ids.dtype == object and id_kind(ids) == "str":  # all str (one C pass of pandas' type inference)
+    if ids.dtype == object and _all_str(ids):
         return ids.copy()
     out = np.empty(ids.size, dtype=object)
     out[:] = [x if isinstance(x, str) else repr(x) for x in ids.tolist()]

@@ -157,14 +157,16 @@ def train_popularity(indptr: _I64, items: _I64, n_items: int, threads: int) -> t
 def prepare_lists(
     n_users: int,
     rowmap: Optional[_I64],
-    r_indptr: _I64,
+    r_indptr: Optional[_I64],
     r_items: _I64,
     r_scores: Optional[_F64],
     duplicates: DupPolicy,
     max_items: int,
     keep: int,
     threads: int,
+    r_lens: Optional[_I64] = None,
 ) -> tuple[Optional[_I64], Optional[_I64], Optional[_F64], _Status]: ...
+def padded_lengths(items: _I64, pad: int, threads: int) -> tuple[_I64, int]: ...
 def item_counts(indptr: _I64, items: _I64, n_items: int, k: int, threads: int) -> _I64: ...
 def int_range(x: _I64, threads: int) -> tuple[int, int]: ...
 def train_codes(
@@ -173,7 +175,7 @@ def train_codes(
 def topk_pass(
     n_users: int,
     rowmap: Optional[_I64],
-    r_indptr: _I64,
+    r_indptr: Optional[_I64],
     r_items: _I64,
     duplicates: DupPolicy,
     max_items: int,
@@ -185,6 +187,7 @@ def topk_pass(
     table_k: list[int],
     table_div: list[bool],
     threads: int,
+    r_lens: Optional[_I64] = None,
 ) -> Optional[tuple[_I64, list[_I64], list[_F64], _Status]]: ...
 def count_no_relevant(
     indptr: _I64, grades: Optional[_F64], min_relevance: Optional[float], threads: int
@@ -252,10 +255,11 @@ def topk_f32(
 def factorize_int64(ids: _I64) -> tuple[_I64, _I64]: ...
 
 # The walker of Python objects (bind_walk.cpp): None when the objects are not plain, else
-# (truth side, recs side, str labels, item kind 0/1/2, rowmap); a side: (users, indptr, items, values).
+# (truth side, recs side, str labels, item kind (0 none, 1 int, 2 exact str, 4 str with numpy.str_), rowmap); a side: (users, indptr, items, values).
 def walk_py(
     truth: Any, recs: Any, dict_rows: bool = False
 ) -> Optional[tuple[Any, Any, Optional[npt.NDArray[np.object_]], int, Optional[_I64]]]: ...
+def nested_dict(keys: npt.NDArray[np.object_], names: list, values: _F64) -> dict: ...
 def all_finite(a: npt.NDArray[np.floating], threads: int) -> bool: ...
 def order_by_score(indptr: _I64, scores: _F64, key: Optional[_I64], threads: int) -> _I64: ...
 def order_numba_quicksort(indptr: _I64, keys: _F64, reverse: bool, threads: int) -> _I64: ...

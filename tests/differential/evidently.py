@@ -61,7 +61,7 @@ def ours(case: dict) -> dict:
             names[f"{label}@{k}"] = f"{name}@{k}"
         names[f"NDCG@{k}"] = f"ndcg(gain=binary)@{k}" if v["min_rel"] else f"ndcg@{k}"
         names[f"Personalization@{k}"] = f"personalization@{k}"
-        if v["mode"] == "score":
+        if v["mode"] == "score" and recs:  # no recs row at all: no score to read (Evidently omits the metric)
             names[f"ScoreDistribution@{k}"] = f"score_entropy@{k}"
         if "features" in case:
             names[f"Diversity@{k}"] = f"diversity@{k}"

@@ -75,6 +75,16 @@ def run(case):
             name = "ndcg_at_k"
         return getattr(E, name)(a, b, **kw)
 
+    def fresh():
+        # Recommenders memoizes its merges (lru_cache_df) under a hash of `DataFrame.values.tobytes()`: with int
+        # ids beside float ratings, `.values` is float64, so tables whose ids differ beyond 2**53 hash (and
+        # compare) equal and a call returns the result of an earlier call on other tables. Each case and each
+        # user's tables start from an empty cache: the values compared are those of a first call on them.
+        for f in vars(E).values():
+            if callable(getattr(f, "cache_clear", None)):
+                f.cache_clear()
+
+    fresh()
     out = {}
     k0 = case["ks"][0]
     truth_users = set(rt["userID"].tolist())
@@ -86,11 +96,13 @@ def run(case):
         if u not in truth_users:
             continue
         rt_u, rp_u = rt[rt.userID == u], rp[rp.userID == u]
+        fresh()
         for name in RANKING:
             # ndcg_at_k averages over every user of rating_true, the others over the users of both tables
             if name.startswith("ndcg") or u in pred_users:
                 out[f"{name}@{k0}"]["per_user"].append([u, _f(call(name, rt_u, rp_u, k0))])
     if case.get("train"):
+        fresh()
         train = pd.DataFrame(train_rows(case), columns=["userID", "itemID"])
         if train.empty:
             train = train.astype({"userID": rp["userID"].dtype, "itemID": rp["itemID"].dtype})

@@ -17,3 +17,13 @@ def peer_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in SANITIZER_ENV}
     env.update(extra)
     return env
+
+
+def skip_if_sanitized() -> None:
+    """Skip a test that runs rankmeter inside a peer's python under ``.ci/sanitize``: the core there is the
+    ASan build, which loads only with the sanitizer runtime preloaded, and the preload is left out of the
+    peer's process (peer_env: the peer's own code is not sanitized). Such tests run in the plain suite."""
+    import pytest
+
+    if "asan" in os.environ.get("LD_PRELOAD", ""):
+        pytest.skip("rankmeter inside a peer's python: the sanitized core needs the preload the peer runs without")

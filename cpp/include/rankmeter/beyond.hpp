@@ -74,13 +74,49 @@ struct Stamped {
 // Two calls: lengths (out_items == nullptr), then the copy into buffers sized from
 // out_indptr[n_users]. Duplicates are found with a per-thread open-addressing set
 // stamped per user (no clearing), sized from the longest list read.
+// Two forms of the lists: CSR (indptr), or a padded 2-D array read in place (indptr null: row r is
+// items[r * stride ..) of length lens[r], from padded_lengths).
 struct ListsIn {
   int64_t n_users = 0;
   const int64_t* rowmap = nullptr;
   const int64_t* indptr = nullptr;
   const int64_t* items = nullptr;
   const double* scores = nullptr;
+  const int64_t* lens = nullptr;
+  int64_t stride = 0;
+  int64_t begin(int64_t row) const { return indptr ? indptr[row] : row * stride; }
+  int64_t end(int64_t row) const { return indptr ? indptr[row + 1] : row * stride + lens[row]; }
 };
+
+// Lengths of the rows of a padded 2-D array (n_rows x stride): the positions before the first `pad`.
+// An item after a pad is an error: the lowest such row is returned (-1: none), its length left 0.
+inline int64_t padded_lengths(const int64_t* items, int64_t n_rows, int64_t stride, int64_t pad, int threads,
+                              int64_t* lens) {
+  const int T = effective_threads(threads, n_rows);
+  std::vector<int64_t> bad(static_cast<size_t>(T), -1);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T)
+#endif
+  {
+    const int tid = thread_id();
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (int64_t r = 0; r < n_rows; ++r) {
+      const int64_t* row = items + r * stride;
+      int64_t n = 0;
+      while (n < stride && row[n] != pad) ++n;
+      bool ok = true;
+      for (int64_t j = n + 1; j < stride; ++j) ok &= row[j] == pad;
+      lens[r] = ok ? n : 0;
+      if (!ok && bad[static_cast<size_t>(tid)] < 0) bad[static_cast<size_t>(tid)] = r;  // static: rows ascend
+    }
+  }
+  int64_t first = -1;
+  for (int64_t b : bad)
+    if (b >= 0 && (first < 0 || b < first)) first = b;
+  return first;
+}
 
 namespace beyond_detail {
 struct IdSet {
@@ -133,7 +169,7 @@ inline void prepare_bounds(const ListsIn& in, int64_t limit, int64_t* ub) {
   ub[0] = 0;
   for (int64_t u = 0; u < in.n_users; ++u) {
     const int64_t row = in.rowmap ? in.rowmap[u] : u;
-    const int64_t len = row >= 0 ? in.indptr[row + 1] - in.indptr[row] : 0;
+    const int64_t len = row >= 0 ? in.end(row) - in.begin(row) : 0;
     ub[u + 1] = ub[u] + std::min(len, limit);
   }
 }
@@ -156,7 +192,7 @@ struct KeptReader {
     const int64_t row = in.rowmap ? in.rowmap[u] : u;
     *out = nullptr;
     if (row < 0) return 0;
-    const int64_t b = in.indptr[row], full_e = in.indptr[row + 1];
+    const int64_t b = in.begin(row), full_e = in.end(row);
     const int64_t e = max_items > 0 ? std::min(full_e, b + max_items) : full_e;
     const int64_t room = std::min(full_e - b, limit);
     if (dups == DupPolicy::miss || dups == DupPolicy::count) {  // as given: every occurrence at its position
@@ -207,7 +243,7 @@ inline int64_t longest_kept(const ListsIn& in, int64_t limit) {
   int64_t longest = 0;
   for (int64_t u = 0; u < in.n_users; ++u) {
     const int64_t row = in.rowmap ? in.rowmap[u] : u;
-    if (row >= 0) longest = std::max(longest, in.indptr[row + 1] - in.indptr[row]);
+    if (row >= 0) longest = std::max(longest, in.end(row) - in.begin(row));
   }
   return std::min(longest, limit);
 }
@@ -219,7 +255,7 @@ inline void prefetch_user(const ListsIn& in, int64_t u, int64_t limit) {
   if (u + kAhead >= in.n_users) return;
   const int64_t ra = in.rowmap ? in.rowmap[u + kAhead] : u + kAhead;
   if (ra < 0) return;
-  const int64_t pb = in.indptr[ra], pn = std::min(in.indptr[ra + 1] - pb, std::min(limit, int64_t{32}));
+  const int64_t pb = in.begin(ra), pn = std::min(in.end(ra) - pb, std::min(limit, int64_t{32}));
   prefetch_span(in.items + pb, pn);
   if (in.scores) prefetch_span(in.scores + pb, pn);
 }
@@ -255,11 +291,11 @@ inline Status prepare_lists(const ListsIn& in, DupPolicy dups, int64_t limit, in
       std::copy(kept, kept + n, out_items + ub[u]);
       if (out_scores && n > 0) {
         const int64_t row = in.rowmap ? in.rowmap[u] : u;
-        const int64_t b = in.indptr[row];
+        const int64_t b = in.begin(row);
         if (kept == in.items + b) {  // read in place: the scores are the list's first n
           std::copy(in.scores + b, in.scores + b + n, out_scores + ub[u]);
         } else {  // closed up: the score of each kept item's first occurrence
-          const int64_t e = max_items > 0 ? std::min(in.indptr[row + 1], b + max_items) : in.indptr[row + 1];
+          const int64_t e = max_items > 0 ? std::min(in.end(row), b + max_items) : in.end(row);
           int64_t w = 0;
           for (int64_t p = b; p < e && w < n; ++p)
             if (in.items[p] == kept[w]) out_scores[ub[u] + w++] = in.scores[p];

@@ -16,6 +16,8 @@ matching preset):
   ``recall_at_k``, ``ndcg_at_k``, ``map_at_k``, ``map``, ``r_precision_at_k``, the beyond-accuracy functions
   (``diversity``, ``serendipity``, ``novelty``, ``catalog_coverage``, ...) and ``rmse``, ``mae``, ``rsquared``,
   ``exp_var``, ``auc``, ``logloss`` on pandas DataFrames.
+* :mod:`rankmeter.compat.torchmetrics` -- the retrieval metric classes (``RetrievalMAP``, ``RetrievalNormalizedDCG``,
+  ...: ``update``/``compute``/``reset``) and the functional ``retrieval_*`` forms of torchmetrics.
 
 Import the module you need, e.g. ``from rankmeter.compat import pytrec_eval``.
 See docs/metrics.md, "Migrating from ...".
@@ -23,4 +25,4 @@ See docs/metrics.md, "Migrating from ...".
 
 from __future__ import annotations
 
-__all__ = ["beir", "ir_measures", "ml_metrics", "pytrec_eval", "ranx", "recmetrics", "recommenders"]
+__all__ = ["beir", "ir_measures", "ml_metrics", "pytrec_eval", "ranx", "recmetrics", "recommenders", "torchmetrics"]

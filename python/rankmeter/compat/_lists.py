@@ -20,6 +20,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from .. import _core
 from ..evaluation import evaluate
 from ..inputs import Recs, Truth
 
@@ -66,10 +67,18 @@ class Coded:
             actual = actual[:n]
         if len(predicted) != n:
             predicted = predicted[:n]
-        la, lp = _lengths(actual, n), _lengths(predicted, n)
-        n_a = int(la.sum())
-        codes, _ = _codes(list(chain(chain.from_iterable(actual), chain.from_iterable(predicted))))
-        a_codes, p_codes = codes[:n_a], codes[n_a:]
+        # lists of lists of str or int ids: one walk of the objects in C++ (str ids coded by their cached hash,
+        # int ids their own codes); anything else (floats, which equal ints in Python, a mix of kinds, other
+        # containers) is coded by the Python passes below
+        walked = _core.walk_py(actual, predicted) if isinstance(actual, list) and isinstance(predicted, list) else None
+        if walked is not None:
+            (_, a_ip, a_codes, _), (_, p_ip, p_codes, _), _, _, _ = walked
+            la, lp = np.diff(a_ip), np.diff(p_ip)
+        else:
+            la, lp = _lengths(actual, n), _lengths(predicted, n)
+            n_a = int(la.sum())
+            codes, _ = _codes(list(chain(chain.from_iterable(actual), chain.from_iterable(predicted))))
+            a_codes, p_codes = codes[:n_a], codes[n_a:]
         kept = lp if k is None else np.minimum(lp, k)
         if k is not None and lp.size and int(lp.max()) > k:  # cut every list at k
             start = np.concatenate(([0], np.cumsum(lp)))[:-1]

@@ -65,7 +65,11 @@ def _str_rank(uniques: list) -> np.ndarray:
 
 
 def _row_of(users: np.ndarray, of: np.ndarray) -> np.ndarray:
-    """For each id of ``of``, its position in ``users`` (-1: absent), without a Python loop per id."""
+    """For each id of ``of``, its position in ``users`` (-1: absent), without a Python loop per id (a dict for
+    a few ids, where building pandas' index would cost more than the loop)."""
+    if users.size + of.size < 512:
+        where = {u: i for i, u in enumerate(users.tolist())}
+        return np.fromiter((where.get(u, -1) for u in of.tolist()), dtype=np.int64, count=of.size)
     try:
         import pandas as pd
 
@@ -76,15 +80,19 @@ def _row_of(users: np.ndarray, of: np.ndarray) -> np.ndarray:
 
 
 def read_nested(
-    qrels: Mapping[Any, Mapping[Any, Any]], run: Mapping[Any, Mapping[Any, Any]], names: tuple = ("qrels", "run")
+    qrels: Mapping[Any, Mapping[Any, Any]],
+    run: Mapping[Any, Mapping[Any, Any]],
+    names: tuple = ("qrels", "run"),
+    walked: Any = None,
 ) -> tuple:
     """Both nested dicts as CSR: (qrels indptr, doc codes, grades, queries, run indptr, doc codes, scores,
     queries, documents of the codes), the codes shared and in order of first appearance (qrels first).
 
     str documents go through the C++ walker (one pass over the objects, no intermediate list or object
     array, the documents coded by their cached hashes); anything else (int documents, values that are not
-    numbers, dict subclasses) through the Python passes below."""
-    out = _core.walk_py(qrels, run, dict_rows=True)
+    numbers, dict subclasses) through the Python passes below. ``walked``: the walker's answer for these two
+    dicts when the caller has it already."""
+    out = _core.walk_py(qrels, run, dict_rows=True) if walked is None else walked
     if out is not None and out[3] != 1:  # str documents (or none at all)
         (t_users, t_indptr, t_items, grades), (r_users, r_indptr, r_items, scores), labels, _, _ = out
         uniques = labels.tolist() if labels is not None else []
@@ -111,6 +119,7 @@ def to_containers(
     float32: bool = False,
     judged_only: bool = False,
     drop_empty_qrels: bool = False,
+    walked: Any = None,
 ) -> tuple[_rm.Truth, _rm.Recs]:
     """(Truth with grades, Recs ranked by score) with shared int64 document codes.
 
@@ -129,7 +138,9 @@ def to_containers(
     qrels row of grade >= 0 for their query (trec_eval -J); ``drop_empty_qrels`` leaves out the
     qrels queries without any row.
     """
-    t_indptr, t_items, grades, t_users, r_indptr, r_items, scores, r_users, uniques = read_nested(qrels, run)
+    t_indptr, t_items, grades, t_users, r_indptr, r_items, scores, r_users, uniques = read_nested(
+        qrels, run, walked=walked
+    )
     if drop_empty_qrels:
         lens = np.diff(t_indptr)
         if (lens == 0).any():

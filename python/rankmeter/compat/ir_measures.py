@@ -528,6 +528,15 @@ class _Data:
         except (TypeError, ValueError):
             raise TypeError("qrels relevance values must be numbers") from None
         self._rank: dict = {}
+        self._walked: Any = False  # the walker's answer for (qrels, run), made on first use
+
+    def walked(self) -> Any:
+        """``_core.walk_py(qrels, run, dict_rows=True)``, once (None: the dicts are not plain)."""
+        if self._walked is False:
+            from .. import _core
+
+            self._walked = _core.walk_py(self.qrels, self.run, dict_rows=True)
+        return self._walked
 
     @functools.cached_property
     def _run_part(self) -> tuple:
@@ -725,7 +734,14 @@ class PytrecEvalProvider(_Provider):
                 qrels = {q: {d: mapping.get(g, g) for d, g in docs.items()} for q, docs in qrels.items()}
             names = list(dict.fromkeys(n for m in ms for n in _pytrec_names(m)))
             names += ["hits", "num_rel", "num_ret", "num_q"]
-            truth, recs = to_containers(qrels, data.run, float32=True, judged_only=judged_only, drop_empty_qrels=True)
+            truth, recs = to_containers(
+                qrels,
+                data.run,
+                float32=True,
+                judged_only=judged_only,
+                drop_empty_qrels=True,
+                walked=data.walked() if qrels is data.qrels else None,
+            )
             judged_queries = set(truth.users.tolist()) if truth.users is not None else set()
             vals = {nm: np.full(n, np.nan) for nm in names}
             if not judged_queries.isdisjoint(data.run.keys()):
@@ -801,7 +817,10 @@ def _check_pytrec_qrels(qrels: dict) -> None:
 
 
 def _check_pytrec_inputs(data: _Data) -> None:
-    if (_types(data.run) | _types(itertools.chain.from_iterable(data.run.values()))) - {str}:
+    walked = data.walked()
+    # item kind 2: every document of qrels and run an exact str (the walker looked at each); else a scan
+    docs = {str} if walked is not None and walked[3] == 2 else _types(itertools.chain.from_iterable(data.run.values()))
+    if (_types(data.run) | docs) - {str}:
         raise TypeError("Unable to extract query/object scores: pytrec_eval takes query and document ids as strings")
 
 

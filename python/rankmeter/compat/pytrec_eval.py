@@ -35,6 +35,7 @@ module computes, ``supported_nicknames`` what each nickname gives here. Also:
 from __future__ import annotations
 
 import collections
+import itertools
 import math
 import numbers
 import re
@@ -45,7 +46,8 @@ import numpy as np
 
 import rankmeter as _rm
 
-from ._nested import to_containers
+from .. import _core
+from ._nested import _row_of, to_containers
 
 __all__ = [
     "RelevanceEvaluator",
@@ -208,10 +210,11 @@ def _check_qrels(query_relevance: Any) -> None:
         raise TypeError(
             f"`query_relevance` must be a dict {{query: {{doc: int grade}}}}, got {type(query_relevance).__name__}"
         )
-    for docs in query_relevance.values():
-        if not isinstance(docs, Mapping):
-            raise TypeError(f"`query_relevance` values must be dicts {{doc: int grade}}, got {type(docs).__name__}")
-    grades = {type(g) for docs in query_relevance.values() for g in docs.values()}
+    kinds = set(map(type, query_relevance.values()))  # one C-level pass; the ABC check per distinct type only
+    for kind in kinds:
+        if not issubclass(kind, Mapping):
+            raise TypeError(f"`query_relevance` values must be dicts {{doc: int grade}}, got {kind.__name__}")
+    grades = set(map(type, itertools.chain.from_iterable(docs.values() for docs in query_relevance.values())))
     if not all(issubclass(t, (numbers.Integral, np.integer)) for t in grades):
         raise TypeError("Expected relevance to be integer.")
 
@@ -250,16 +253,22 @@ class RelevanceEvaluator:
             raise TypeError(f"`scores` must be a dict {{query: {{doc: score}}}}, got {type(scores).__name__}")
         if not scores or not self._qrels:
             return {}
+        qrels = self._qrels
+        if len(scores) < len(qrels):
+            # only the run's queries are evaluated: the qrels of the others are not read (an evaluator made
+            # once and called query by query reads one query's qrels per call, as pytrec_eval does)
+            qrels = {q: qrels[q] for q in scores if q in qrels}
         try:
             truth, recs = to_containers(
-                self._qrels, scores, float32=True, judged_only=self._judged_only, drop_empty_qrels=True
+                qrels, scores, float32=True, judged_only=self._judged_only, drop_empty_qrels=True
             )
         except TypeError:
             raise TypeError("Unable to extract query/object scores.") from None
-        judged_queries = set(truth.users.tolist()) if truth.users is not None else set()
+        assert truth.users is not None and recs.users is not None
+        judged = _row_of(truth.users, recs.users) >= 0  # the run's queries that have qrels
         if not self._metrics:  # no measure: an empty dict per evaluated query (pytrec_eval's answer)
-            return {q: {} for q in scores if q in judged_queries}
-        if judged_queries.isdisjoint(scores.keys()):
+            return {q: {} for q in recs.users[judged].tolist()}
+        if not judged.any():
             return {}  # no run query has qrels: nothing is evaluated (rm.evaluate would say so with an error)
         # preset="trec_eval": the queries in both the run and the qrels (missing="skip"); the lists come
         # ranked (pytrec_eval's order), so no tie rule applies here.
@@ -269,9 +278,13 @@ class RelevanceEvaluator:
         if not res.users.size:
             return {}
         names = list(self._measures)
-        rows = np.column_stack([res.per_user[self._measures[n]] for n in names]).tolist()
-        by_user = dict(zip(res.users.tolist(), rows))
-        return {q: dict(zip(names, by_user[q])) for q in scores if q in by_user}
+        values = np.column_stack([res.per_user[self._measures[n]] for n in names])
+        # in the run's order, the evaluated queries only; the nested dict is made in C++
+        rows = _row_of(np.asarray(res.users, dtype=object), recs.users)
+        keep = rows >= 0
+        return _core.nested_dict(
+            np.ascontiguousarray(recs.users[keep], dtype=object), names, np.ascontiguousarray(values[rows[keep]])
+        )
 
 
 def compute_aggregated_measure(measure: str, values: Iterable[float]) -> float:

@@ -63,6 +63,7 @@ import numpy as np
 
 import rankmeter as _rm
 
+from .. import _core
 from ..inputs import ranx_order
 
 __all__ = ["Qrels", "Run", "evaluate", "get_file_kind", "to_rankmeter"]
@@ -603,10 +604,17 @@ def evaluate(
         raise AssertionError("Metrics error")
     translated = {m: to_rankmeter(m) for m in metric_list}
 
-    t_indptr, t_ids, grades = _flatten(q_docs, "qrels")
-    r_indptr, r_ids_flat, scores = _flatten(r_docs, "run")
-    codes = _codes(t_ids, r_ids_flat)
-    t_items, r_items = codes[: len(t_ids)], codes[len(t_ids) :]
+    # plain dicts of str documents: one walk of the objects in C++ (codes shared by both sides, no list of ids)
+    walked = _core.walk_py(qrels, run, dict_rows=True) if type(qrels) is dict and type(run) is dict else None
+    if walked is not None and walked[3] != 1:
+        (_, t_indptr, t_items, grades), (_, r_indptr, r_items, scores), _, _, _ = walked
+        grades = grades if grades is not None else np.zeros(0, dtype=np.float64)
+        scores = scores if scores is not None else np.zeros(0, dtype=np.float64)
+    else:
+        t_indptr, t_ids, grades = _flatten(q_docs, "qrels")
+        r_indptr, r_ids_flat, scores = _flatten(r_docs, "run")
+        codes = _codes(t_ids, r_ids_flat)
+        t_items, r_items = codes[: len(t_ids)], codes[len(t_ids) :]
     low_level = _is_low_level(qrels)
     duplicates = None
     if _is_low_level(run) and _repeats(r_indptr, r_items):

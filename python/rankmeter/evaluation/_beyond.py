@@ -264,7 +264,8 @@ class Prepared:
     def __init__(self, p: Any, metrics: list, ctx: Context, threads: int):
         self.p, self.ctx, self.threads = p, ctx, threads
         t = p.truth
-        r_indptr, r_items = p.b_indptr, p.b_items
+        # CSR, or a padded int64 array read in place (r_indptr None, r_lens: the length of every row)
+        r_indptr, r_items, r_lens = p.b_indptr, p.b_items, p.b_lens
         r_scores = p.b_scores if any(m.name == "score_entropy" for m in metrics) else None
         train: Any = ctx.train
         feat = (
@@ -308,7 +309,7 @@ class Prepared:
         ls: Any
         if r_items.dtype == np.int64:
             li, lt_raw, ls, st = _core.prepare_lists(
-                t.n_users, p.rowmap, r_indptr, r_items, r_scores, self.dups, p.max_items or 0, keep, threads
+                t.n_users, p.rowmap, r_indptr, r_items, r_scores, self.dups, p.max_items or 0, keep, threads, r_lens
             )
             _raise_lists(st, p, None, metrics)
             coded, n_items, labels = code_ids([lt_raw] + [a for _, a in extra])
@@ -370,7 +371,8 @@ class Prepared:
             return False
         n_train = train.items.size if use_train else 0
         n_cat = catalog.size if catalog is not None else 0
-        total = n_train + n_cat + min(int(r_indptr[-1]), p.truth.n_users * keep if keep else 2**62)
+        n_listed = int(r_indptr[-1]) if r_indptr is not None else int(p.b_lens.sum())
+        total = n_train + n_cat + min(n_listed, p.truth.n_users * keep if keep else 2**62)
         hard_limit = max(_CODE_LIMIT, 4 * total)
         n_base = 0
         if catalog is not None:
@@ -418,6 +420,7 @@ class Prepared:
             [m.k or 0 for m in tables],
             [m.name == "novelty" and m.options["divide_by"] == "k" for m in tables],
             threads,
+            p.b_lens,
         )
         if out is None:  # an id that is not its own code: the general path codes them
             return False

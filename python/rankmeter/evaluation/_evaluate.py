@@ -32,6 +32,7 @@ from ..inputs import (
     to_recs,
     to_truth,
 )
+from ..inputs._align import item_after_pad
 from ..inputs._containers import combine_truth_duplicates, walk_objects
 from ..inputs._torch_order import TORCH_TIES, float32_scores, torch_order
 from ..metrics import Metric, parse
@@ -88,7 +89,8 @@ class _Plan:
     max_items: Optional[int]
     ctx: Context
     b_indptr: Optional[np.ndarray]  # the ordered lists as CSR of raw ids, for the beyond kernels
-    b_items: Optional[np.ndarray]
+    b_items: Optional[np.ndarray]  # (or, b_indptr None, a padded int64 2-D array with b_lens per row)
+    b_lens: Optional[np.ndarray]
     b_scores: Optional[np.ndarray]
     preset: Optional[str]  # the preset's name (None: no preset)
     tie_scores: Optional[np.ndarray]  # ties="average": the ranked lists' scores (CSR order)
@@ -308,10 +310,16 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
         if ties == "evidently":
             check_evidently_ties(parsed)
             p.evidently_scores = r_scores
-    p.b_indptr = p.b_items = p.b_scores = None
+    p.b_indptr = p.b_items = p.b_scores = p.b_lens = None
     if any(m.family != "accuracy" for m in parsed):
-        # the beyond-accuracy kernels read the ordered lists as CSR of raw ids (+ scores)
-        if r_indptr is None:
+        # the beyond-accuracy kernels read the ordered lists as CSR of raw ids (+ scores), or a padded
+        # int64 array in place with the lengths of its rows
+        if r_indptr is None and r.items_native.dtype == np.int64:
+            p.b_items = r.items_native
+            p.b_lens, bad = _core.padded_lengths(p.b_items, int(r.pad), _check_threads(threads))
+            if bad >= 0:
+                raise item_after_pad(r, bad)
+        elif r_indptr is None:
             p.b_indptr, p.b_items = padded_to_csr(r)
         else:
             raw = r_side if isinstance(r_side, np.ndarray) else r.items

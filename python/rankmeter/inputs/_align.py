@@ -30,6 +30,7 @@ __all__ = [
     "label_rank",
     "tie_key",
     "padded_to_csr",
+    "item_after_pad",
     "string_rank",
     "subset_users",
     "add_recs_only_users",
@@ -98,8 +99,9 @@ def _join(
         pos_c = np.minimum(pos, max(rs.size - 1, 0))
         found = (rs[pos_c] == tu) if rs.size else np.zeros(n_t, dtype=bool)
         rowmap = np.where(found, sorter[pos_c] if rs.size else 0, -1).astype(np.int64)
-    elif _pandas() is not None:
-        # string (or mixed) ids: one hash join in pandas' C index (no Python loop over users)
+    elif tu.size + ru.size >= 512 and _pandas() is not None:
+        # string (or mixed) ids: one hash join in pandas' C index (no Python loop over users; a few users are
+        # joined by the dict below, cheaper than building the index)
         pd = _pandas()
         r_index = pd.Index(ru, dtype=object)
         if not r_index.is_unique:
@@ -264,17 +266,23 @@ def count_tied_users(indptr: np.ndarray, scores: np.ndarray, read: Optional[int]
     return int(np.count_nonzero(tied[rows]))
 
 
+def item_after_pad(recs: Recs, row: int) -> ValueError:
+    """The error of a padded row (``row``) holding an item after the padding value."""
+    user = recs.users[row] if recs.users is not None else row
+    if isinstance(user, np.generic):
+        user = user.item()
+    return ValueError(
+        f"`recs` row of user {user!r} has an item after the padding value {recs.pad}; pad only at the end"
+    )
+
+
 def padded_to_csr(recs: Recs) -> tuple[np.ndarray, np.ndarray]:
     arr = recs.items
     valid = arr != recs.pad
     if arr.shape[1] > 1:
         inside = np.flatnonzero((valid[:, 1:] & ~valid[:, :-1]).any(axis=1))
         if inside.size:
-            r = int(inside[0])
-            user = recs.users[r] if recs.users is not None else r
-            raise ValueError(
-                f"`recs` row of user {user!r} has an item after the padding value {recs.pad}; pad only at the end"
-            )
+            raise item_after_pad(recs, int(inside[0]))
     lens = valid.sum(axis=1)
     indptr = np.zeros(arr.shape[0] + 1, dtype=np.int64)
     np.cumsum(lens, out=indptr[1:])

@@ -1,0 +1,80 @@
+// rankmeter/walk.hpp — the hash table of the walker of Python objects. Bound by cpp/src/bind_walk.cpp.
+//
+// Ids read from Python objects are coded through this table: open addressing with linear probing over
+// (hash, key, code) slots, capacity a power of two, load at most 1/2. The hash is the caller's (for a
+// str, Python's own cached hash), spread by a 64-bit mixer, since Python's hash of an int is the int
+// itself. Codes are 0, 1, 2, ... in order of first insertion.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace rankmeter::core {
+
+// Open addressing with linear probing over (hash, key) slots; capacity a power of two, load <= 1/2.
+template <class Key, class Eq>
+class Table {
+ public:
+  struct Slot {
+    int64_t hash;
+    Key key;
+    int64_t code;  // -1: empty
+  };
+  explicit Table(Eq eq = Eq()) : eq_(eq) { rehash(64); }
+  // The code of `key` (inserting it with code `size()` when new); `inserted` tells which.
+  int64_t find_or_add(int64_t h, Key key, bool& inserted) {
+    if (2 * (used_ + 1) > slots_.size()) rehash(slots_.size() * 2);
+    size_t i = static_cast<size_t>(mix(h)) & mask_;
+    for (;;) {
+      Slot& s = slots_[i];
+      if (s.code < 0) {
+        s = Slot{h, key, static_cast<int64_t>(used_++)};
+        inserted = true;
+        return s.code;
+      }
+      if (s.hash == h && eq_(s.key, key)) {
+        inserted = false;
+        return s.code;
+      }
+      i = (i + 1) & mask_;
+    }
+  }
+  int64_t find(int64_t h, Key key) const {
+    size_t i = static_cast<size_t>(mix(h)) & mask_;
+    for (;;) {
+      const Slot& s = slots_[i];
+      if (s.code < 0) return -1;
+      if (s.hash == h && eq_(s.key, key)) return s.code;
+      i = (i + 1) & mask_;
+    }
+  }
+  size_t size() const { return used_; }
+  void prefetch(int64_t h) const { __builtin_prefetch(&slots_[static_cast<size_t>(mix(h)) & mask_]); }
+
+ private:
+  static uint64_t mix(int64_t h) {  // Python's int hash is the value itself: spread it
+    uint64_t x = static_cast<uint64_t>(h);
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return x;
+  }
+  void rehash(size_t cap) {
+    std::vector<Slot> old;
+    old.swap(slots_);
+    slots_.assign(cap, Slot{0, Key{}, -1});
+    mask_ = cap - 1;
+    for (const Slot& s : old) {
+      if (s.code < 0) continue;
+      size_t i = static_cast<size_t>(mix(s.hash)) & mask_;
+      while (slots_[i].code >= 0) i = (i + 1) & mask_;
+      slots_[i] = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0, used_ = 0;
+  Eq eq_;
+};
+
+}  // namespace rankmeter::core
