@@ -6,10 +6,10 @@ import pandas as pd
 import pytest
 
 from rankmeter.compat.recommenders import (
-    DEFAULT_ITEM_COL,
-    DEFAULT_PREDICTION_COL,
-    DEFAULT_RATING_COL,
     DEFAULT_USER_COL,
+    DEFAULT_ITEM_COL,
+    DEFAULT_RATING_COL,
+    DEFAULT_PREDICTION_COL,
 )
 
 
