@@ -23,6 +23,7 @@ import numpy as np
 from .. import _core
 from ..evaluation import evaluate
 from ..inputs import Recs, Truth
+from ..inputs._align import score_order
 
 __all__ = ["Batch", "Coded", "batch", "coded"]
 
@@ -93,13 +94,23 @@ class Coded:
         self.p_codes = p_codes
 
     def unique_truth(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(indptr, codes, distinct items per user) of the truth with each user's repeats kept once."""
-        n, la, a_codes = self.n, self.len_actual, self.a_codes
-        a_user = np.repeat(np.arange(n, dtype=np.int64), la)
-        order = np.lexsort((np.arange(a_codes.size), a_codes, a_user))
+        """(indptr, codes, distinct items per user) of the truth with each user's repeats kept once (the first
+        occurrence, in input order). One C++ sort per user's truth list groups equal codes; without any repeat
+        the truth comes back as it is."""
+        la, a_codes = self.len_actual, self.a_codes
+        if a_codes.size < 2:
+            return self.a_indptr, a_codes, la
+        order = score_order(self.a_indptr, np.zeros(a_codes.size), a_codes)  # per list, by code (stable)
+        ordered = a_codes[order]
+        repeat = ordered[1:] == ordered[:-1]
+        starts = self.a_indptr[1:-1]
+        repeat[starts[(starts > 0) & (starts < a_codes.size)] - 1] = False  # never across two users' lists
+        if not repeat.any():
+            return self.a_indptr, a_codes, la
         first = np.ones(a_codes.size, dtype=bool)
-        first[order[1:]] = (a_user[order[1:]] != a_user[order[:-1]]) | (a_codes[order[1:]] != a_codes[order[:-1]])
-        n_relevant = np.bincount(a_user[first], minlength=n).astype(np.int64)
+        first[order[1:][repeat]] = False
+        a_user = np.repeat(np.arange(self.n, dtype=np.int64), la)
+        n_relevant = np.bincount(a_user[first], minlength=self.n).astype(np.int64)
         return np.concatenate(([0], np.cumsum(n_relevant))).astype(np.int64), a_codes[first], n_relevant
 
 
@@ -129,15 +140,7 @@ def batch(
     values as the originals do)."""
     lists = coded(actual, predicted, k)
     recs = Recs.from_csr(lists.p_indptr, lists.p_codes)
-    try:
-        res = evaluate(
-            Truth.from_csr(lists.a_indptr, lists.a_codes), recs, metrics, empty="zero", duplicates=duplicates
-        )
-        return Batch(lists, lists.len_actual, res)
-    except ValueError as e:
-        if "`truth` lists item" not in str(e):
-            raise
-    # an item listed twice in actual: kept once (its count stays in len_actual)
+    # an item listed twice in actual is kept once (its count stays in len_actual for the denominators)
     t_indptr, t_codes, n_relevant = lists.unique_truth()
     res = evaluate(Truth.from_csr(t_indptr, t_codes), recs, metrics, empty="zero", duplicates=duplicates)
     return Batch(lists, n_relevant, res)
