@@ -86,6 +86,7 @@ class Coded:
             pos = np.arange(p_codes.size, dtype=np.int64) - np.repeat(start, lp)
             p_codes = p_codes[pos < k]
         self.n = n
+        self.plain = walked is not None  # every row an exact list, tuple or set (read by the walker)
         self.actual, self.predicted = actual, predicted
         self.len_actual, self.len_predicted = la, lp
         self.a_indptr = np.concatenate(([0], np.cumsum(la))).astype(np.int64)

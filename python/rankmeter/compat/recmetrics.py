@@ -113,8 +113,11 @@ def _apk_one(actual: Any, predicted: Any, k: Any) -> float:
     return 0.0 if score == 0.0 else score / first_hits
 
 
-def _falsy(rows: Sequence[Any], n: int) -> np.ndarray:
-    """``not row`` of the first n rows, evaluated on the objects themselves (as the originals do)."""
+def _falsy(rows: Sequence[Any], n: int, lists: Any = None, side: str = "actual") -> np.ndarray:
+    """``not row`` of the first n rows, evaluated on the objects themselves (as the originals do); from the
+    lengths when ``lists`` (a coded batch) says its rows are exact lists, tuples or sets (empty is falsy)."""
+    if lists is not None and lists.plain:
+        return (lists.len_actual if side == "actual" else lists.len_predicted)[:n] == 0
     return np.fromiter(map(operator.not_, rows[:n]), dtype=bool, count=n)
 
 
@@ -130,7 +133,7 @@ def mark(actual: Sequence[Any], predicted: Sequence[Any], k: Any = 10) -> Any:
     rep = b.len_actual != b.n_relevant
     if rep.any():
         v[rep] = v[rep] * b.n_relevant[rep] / b.len_actual[rep]
-    v[_falsy(actual, b.n)] = 0.0
+    v[_falsy(actual, b.n, b.lists)] = 0.0
     return np.mean(v)
 
 
@@ -160,7 +163,7 @@ def _mapk_values(actual: Sequence[Any], predicted: Sequence[Any], k: int) -> np.
     score = np.bincount(p_user[hit], weights=precision[hit], minlength=n)  # added in list order, as the loop
     first_hits = np.bincount(p_user[hit], minlength=n)
     v = np.divide(score, first_hits, out=np.zeros(n), where=score != 0.0)
-    v[_falsy(actual, n) | _falsy(predicted, n)] = 0.0
+    v[_falsy(actual, n, lists) | _falsy(predicted, n, lists, "predicted")] = 0.0
     return v
 
 
