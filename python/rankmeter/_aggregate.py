@@ -62,9 +62,9 @@ _SHARD_RECIPE = (
 def limbs_to_int(limbs: np.ndarray) -> int:
     """The exact integer held by one row of 32-bit-digit limbs (signed int64 each)."""
     total = 0
-    for i, limb in enumerate(limbs.tolist()):
-        if limb:
-            total += limb << (32 * i)
+    nz = np.flatnonzero(limbs)  # a sum holds a few nonzero limbs among its many
+    for i, limb in zip(nz.tolist(), limbs[nz].tolist()):
+        total += limb << (32 * i)
     return total
 
 

@@ -215,10 +215,12 @@ class Metric:
     string with :func:`parse`.
     """
 
-    __slots__ = ("name", "k", "options")
+    __slots__ = ("name", "k", "options", "_text", "_col")
     name: str
     k: Optional[int]
     options: dict
+    _text: Optional[str]
+    _col: Any
 
     def __init__(self, name: str, k: Optional[int] = None, **options: Any):
         name = name.strip().lower()
@@ -248,12 +250,25 @@ class Metric:
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "k", k)
         object.__setattr__(self, "options", opts)
+        object.__setattr__(self, "_text", None)  # the canonical text, made once (the object never changes)
+        object.__setattr__(self, "_col", None)  # the pass column, made once
 
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError("Metric objects are immutable")
 
+    def __reduce__(self) -> tuple:
+        # pickled and copied by name, cutoff and options (the cached text and pass column are remade)
+        return (_rebuild_metric, (self.name, self.k, dict(self.options)))
+
     # canonical text
     def __str__(self) -> str:
+        text = self._text
+        if text is None:
+            text = self._canonical_text()
+            object.__setattr__(self, "_text", text)
+        return text
+
+    def _canonical_text(self) -> str:
         spec = SPECS[self.name]
         non_default = [(key, v) for key, v in self.options.items() if v != spec.options[key][0]]
         if self.name == "fbeta" and self.options["beta"] == 1.0:
@@ -300,7 +315,10 @@ class Metric:
     # what the C++ pass needs
     def _column(self) -> Any:
         """This metric as a column of the fused pass (``_core.Column``): the registry's options that are
-        fields of ``Column`` go there under the same name; the others are applied in Python."""
+        fields of ``Column`` go there under the same name; the others are applied in Python. Made once per
+        Metric (the pass only reads it)."""
+        if self._col is not None:
+            return self._col
         col = _core.Column()
         col.kind = SPECS[self.name].kind
         col.cutoff = self.k or 0
@@ -309,7 +327,12 @@ class Metric:
                 continue
             current = getattr(col, key)
             setattr(col, key, float(value) if isinstance(current, float) else type(current).__members__[value])
+        object.__setattr__(self, "_col", col)
         return col
+
+
+def _rebuild_metric(name: str, k: Optional[int], options: dict) -> Metric:
+    return Metric(name, k, **options)
 
 
 def _applicable(words: tuple, options: dict) -> tuple:
@@ -463,6 +486,21 @@ def parse(text: Union[str, Metric], preset_options: Optional[Callable[[str, Opti
         return text
     if not isinstance(text, str):
         raise TypeError(f"a metric must be a string like 'ndcg@10' or a rankmeter.metrics.Metric, got {text!r}")
+    if preset_options is None and type(text) is str:
+        hit = _PARSED.get(text)
+        if hit is None:
+            hit = _parse(text, None)
+            if len(_PARSED) >= 4096:
+                _PARSED.clear()
+            _PARSED[text] = hit
+        return hit
+    return _parse(text, preset_options)
+
+
+_PARSED: dict = {}  # text -> Metric (a Metric never changes): a name in a loop is parsed once
+
+
+def _parse(text: str, preset_options: Optional[Callable[[str, Optional[int]], dict]]) -> Metric:
     m = _GRAMMAR.match(text)
     if not m:
         raise ValueError(f"cannot parse metric {text!r}; expected 'name', 'name@k' or 'name(option=value)@k'")

@@ -134,3 +134,22 @@ def test_metrics_list_has_every_name_and_alias():
             M.parse(name)
         else:
             M.parse(f"{name}@3")
+
+
+def test_a_parsed_name_is_remembered_and_a_bad_one_raises_every_time():
+    assert M.parse("ndcg@10") is M.parse("ndcg@10")  # a name in a loop is parsed once
+    for _ in range(2):
+        with pytest.raises(ValueError, match="unknown metric"):
+            M.parse("ndgc@10")
+
+
+def test_metrics_pickle_and_copy_by_name_cutoff_and_options():
+    import copy
+    import pickle
+
+    m = M.parse("ndcg(gain=exponential,ideal=all)@5")
+    m._column()  # the cached pass column is not part of the pickle
+    for back in (pickle.loads(pickle.dumps(m)), copy.deepcopy(m), copy.copy(m)):
+        assert back == m and str(back) == str(m) and back.options == m.options and back.k == 5
+        col = back._column()
+        assert col.cutoff == 5 and col.kind == m._column().kind

@@ -11,6 +11,7 @@ from the table below.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import difflib
 import math
@@ -372,7 +373,15 @@ class EvalOptions:
         if pre is not None:
             defaults.update(pre.defaults)
         changes = {k: v for k, v in defaults.items() if getattr(self, k) is None}
-        return self.replace(**changes) if changes else self
+        if not changes:
+            return self
+        if any(isinstance(v, Mapping) for v in changes.values()):  # a per-metric rule table: checked as passed
+            return self.replace(**changes)
+        # the defaults are valid values already: a copy with them set, without checking every option again
+        out = copy.copy(self)
+        for k, v in changes.items():
+            object.__setattr__(out, k, v)
+        return out
 
 
 def tie_rules(value: Mapping, allowed: tuple) -> dict:
