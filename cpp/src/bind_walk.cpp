@@ -16,19 +16,24 @@
 // still checked against the containers on every step (never an out-of-bounds read).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <vector>
 
+#include "rankmeter/ranking.hpp"
 #include "rankmeter/walk.hpp"
 
 namespace py = pybind11;
 
 namespace {
 
-using rankmeter::core::Table;
+using namespace rankmeter::core;
 using I64 = py::array_t<int64_t, py::array::c_style>;
 using F64 = py::array_t<double, py::array::c_style>;
 
@@ -186,6 +191,7 @@ class Ids {
     return out;
   }
   size_t n_labels() const { return labels_.size(); }
+  PyObject* label(int64_t code) const { return labels_[static_cast<size_t>(code)]; }  // borrowed
   int kinds = 0;
 
  private:
@@ -405,23 +411,31 @@ py::object side_tuple(Side& s, int user_kinds) {
 // str, 4: some a numpy.str_; 0: no item);
 // values: grades (truth; None: every grade 1) or scores (recs; given: ranked by score).
 // rowmap: for both sides keyed by users of one kind, the recs row of every truth user (-1: none); else None.
-py::object walk_py(py::handle truth, py::handle recs, bool dict_rows) {
+// Both sides read by one Walker and their users joined: false when the objects are not plain. `joined`: both
+// sides keyed by users of one kind, `rowmap` then the recs row of every truth user (-1: none).
+struct Pair {
   Walker w;
-  w.dict_rows = dict_rows;
   Side ts, rs;
-  const bool has_t = !truth.is_none(), has_r = !recs.is_none();
-  if (has_t && !w.walk(truth.ptr(), false, ts)) return py::none();
-  if (has_r && !w.walk(recs.ptr(), true, rs)) return py::none();
   int tk = 0, rk = 0;
   std::vector<int64_t> rowmap;
   bool joined = false;
+};
+
+bool walk_pair(py::handle truth, py::handle recs, bool dict_rows, Pair& P) {
+  Walker& w = P.w;
+  w.dict_rows = dict_rows;
+  Side &ts = P.ts, &rs = P.rs;
+  const bool has_t = !truth.is_none(), has_r = !recs.is_none();
+  if (has_t && !w.walk(truth.ptr(), false, ts)) return false;
+  if (has_r && !w.walk(recs.ptr(), true, rs)) return false;
   try {
-    tk = w.code_users(ts);
-    rk = w.code_users(rs);
+    const int tk = P.tk = w.code_users(ts);
+    const int rk = P.rk = w.code_users(rs);
     // user ids of both kinds in one side, or int on one side and str on the other: the Python readers say why
-    if (tk == (kInt | kStr) || rk == (kInt | kStr) || (tk && rk && tk != rk)) return py::none();
+    if (tk == (kInt | kStr) || rk == (kInt | kStr) || (tk && rk && tk != rk)) return false;
     if (has_t && has_r && ts.keyed && rs.keyed && tk == rk) {
-      joined = true;
+      P.joined = true;
+      std::vector<int64_t>& rowmap = P.rowmap;
       rowmap.assign(ts.user_vals.size(), -1);
       if (tk == kStr) {
         // user codes come from one table: truth users first, so a recs user's code < n_truth is a truth user
@@ -436,19 +450,162 @@ py::object walk_py(py::handle truth, py::handle recs, bool dict_rows) {
         // codes of `rows` are the recs rows (each key added once, in row order)
         for (size_t u = 0; u < ts.user_vals.size(); ++u) rowmap[u] = rows.find(ts.user_vals[u], ts.user_vals[u]);
       } else {
-        joined = false;  // no keys on either side (two empty dicts)
+        P.joined = false;  // no keys on either side (two empty dicts)
       }
     }
   } catch (const NotPlain&) {
-    return py::none();
+    return false;
   }
-  // item kind: 0 no item, 1 int, 2 str (every one an exact str), 4 str (some a numpy.str_)
-  const int ik = (w.item_kinds() & kStr) ? ((w.item_kinds() & kNpStr) ? 4 : kStr) : (w.item_kinds() & kInt);
-  py::object labels = ik >= kStr ? py::object(w.ids().labels()) : py::object(py::none());
-  py::object t = has_t ? side_tuple(ts, tk) : py::object(py::none());
-  py::object r = has_r ? side_tuple(rs, rk) : py::object(py::none());
-  py::object rm = joined ? py::object(to_array(std::move(rowmap))) : py::object(py::none());
+  return true;
+}
+
+// item kind: 0 no item, 1 int, 2 str (every one an exact str), 4 str (some a numpy.str_)
+int item_kind(const Walker& w) {
+  return (w.item_kinds() & kStr) ? ((w.item_kinds() & kNpStr) ? 4 : kStr) : (w.item_kinds() & kInt);
+}
+
+py::object walk_py(py::handle truth, py::handle recs, bool dict_rows) {
+  Pair P;
+  if (!walk_pair(truth, recs, dict_rows, P)) return py::none();
+  const int ik = item_kind(P.w);
+  py::object labels = ik >= kStr ? py::object(P.w.ids().labels()) : py::object(py::none());
+  py::object t = truth.is_none() ? py::object(py::none()) : side_tuple(P.ts, P.tk);
+  py::object r = recs.is_none() ? py::object(py::none()) : side_tuple(P.rs, P.rk);
+  py::object rm = P.joined ? py::object(to_array(std::move(P.rowmap))) : py::object(py::none());
   return py::make_tuple(t, r, labels, ik, rm);
+}
+
+// A score as trec_eval 9 stores it: rounded to float32 (beyond float32's range: infinite), back in a double.
+double as_float32(double s) {
+  constexpr double kMax = static_cast<double>(std::numeric_limits<float>::max());
+  if (std::isnan(s) || std::isinf(s) || std::fabs(s) <= kMax) return std::isnan(s) ? s : double(static_cast<float>(s));
+  // beyond the largest float: round to nearest (ties to even, which is infinity there): half an ulp is 2^103
+  return std::fabs(s) < kMax + std::ldexp(1.0, 103) ? std::copysign(kMax, s) : std::copysign(HUGE_VAL, s);
+}
+
+// pytrec_eval's RelevanceEvaluator.evaluate(run) for plain dicts of str documents, in one C++ call: the run's
+// queries with a non-empty qrels dict, each list ranked by its float32 score descending and equal scores by
+// docno descending (code point order, trec_eval's strcmp on UTF-8), the fused pass over `cols` (trec_eval's
+// conventions, `threads` threads, the GIL released), and {query: {names[j]: value of column col_of[j]}} in the run's
+// order. None when the objects are not plain dicts of str documents with number values, a score is NaN, or the pass
+// reports a problem: the caller's general path then answers (with its errors).
+py::object trec_nested(py::handle qrels, py::handle run, const std::vector<Column>& cols,
+                       const std::vector<int64_t>& col_of, const py::list& names, double min_relevance,
+                       EmptyPolicy empty, DupPolicy dups, int threads) {
+  if (!plain_dict(qrels.ptr()) || !plain_dict(run.ptr())) return py::none();
+  const auto n_names = static_cast<size_t>(names.size());
+  if (col_of.size() != n_names) throw py::value_error("trec_nested: one column per name");
+  for (int64_t c : col_of)
+    if (c < 0 || static_cast<size_t>(c) >= cols.size()) throw py::value_error("trec_nested: column out of range");
+  // the qrels of the run's queries, in the run's order (a key of another type than str or int: not plain,
+  // since looking it up could run Python code)
+  py::dict sub;
+  {
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    while (PyDict_Next(run.ptr(), &pos, &k, &v)) {
+      if (!PyUnicode_CheckExact(k) && !PyLong_CheckExact(k)) return py::none();
+      PyObject* t = PyDict_GetItemWithError(qrels.ptr(), k);  // borrowed
+      if (!t) {
+        if (PyErr_Occurred()) {
+          PyErr_Clear();
+          return py::none();
+        }
+        continue;
+      }
+      if (!plain_dict(t)) return py::none();
+      if (PyDict_GET_SIZE(t) == 0) continue;  // a query without qrels rows is not evaluated
+      if (PyDict_SetItem(sub.ptr(), k, t) < 0) throw py::error_already_set();
+    }
+  }
+  Pair P;
+  if (!walk_pair(sub, run, true, P)) return py::none();
+  const int ik = item_kind(P.w);
+  if (ik == kInt) return py::none();  // int documents: the general path (it reads them as trec_eval's strings)
+  if (!P.joined && P.ts.user_vals.size() > 0) return py::none();
+  Side &ts = P.ts, &rs = P.rs;
+  const auto n_users = static_cast<int64_t>(ts.user_vals.size());
+  const auto n_rows = static_cast<int64_t>(rs.indptr.size()) - 1;
+  // ranked lists: float32 scores descending, equal scores by docno descending
+  std::vector<double>& sc = rs.values;
+  if (!rs.has_values) sc.assign(rs.items.size(), 0.0);
+  for (double& x : sc) {
+    if (std::isnan(x)) return py::none();
+    x = as_float32(x);
+  }
+  std::vector<int64_t> r_items(rs.items.size());
+  std::vector<int64_t> idx;
+  for (int64_t r = 0; r < n_rows; ++r) {
+    const int64_t b = rs.indptr[r], e = rs.indptr[r + 1];
+    idx.resize(static_cast<size_t>(e - b));
+    for (int64_t j = b; j < e; ++j) idx[static_cast<size_t>(j - b)] = j;
+    bool bad = false;
+    std::sort(idx.begin(), idx.end(), [&](int64_t a, int64_t c) {
+      if (sc[a] != sc[c]) return sc[a] > sc[c];
+      const int cmp = PyUnicode_Compare(P.w.ids().label(rs.items[a]), P.w.ids().label(rs.items[c]));
+      if (cmp == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        bad = true;
+      }
+      return cmp > 0;
+    });
+    if (bad) return py::none();
+    for (int64_t j = b; j < e; ++j) r_items[static_cast<size_t>(j)] = rs.items[static_cast<size_t>(idx[j - b])];
+  }
+  // the pass over the truth users (each has a run row: the qrels were taken from the run's queries)
+  RankingDataT<int64_t> d;
+  d.n_users = n_users;
+  d.t_indptr = ts.indptr.data();
+  d.t_items = ts.items.data();
+  if (ts.has_values) d.t_grades = ts.values.data();
+  d.t_nnz = static_cast<int64_t>(ts.items.size());
+  d.r_items = r_items.data();
+  d.r_nnz = static_cast<int64_t>(r_items.size());
+  d.r_indptr = rs.indptr.data();
+  d.r_rows = n_rows;
+  d.r_rowmap = n_users ? P.rowmap.data() : nullptr;
+  for (int64_t u = 0; u < n_users; ++u)
+    if (P.rowmap[static_cast<size_t>(u)] < 0) return py::none();  // cannot happen: the qrels are the run's
+  RankingOptions opt;
+  opt.has_min_relevance = true;
+  opt.min_relevance = min_relevance;
+  opt.empty = empty;
+  opt.dups = dups;
+  opt.whole_lists = true;
+  opt.threads = threads;
+  opt.simd = simd_enabled();
+  std::vector<double> values(cols.size() * static_cast<size_t>(n_users));
+  std::vector<ExactSum> sums(cols.size());
+  std::vector<int64_t> counts(cols.size());
+  int64_t n_skipped = 0;
+  if (n_users) {
+    Status st;
+    {
+      py::gil_scoped_release release;  // the pass reads only the buffers above, owned by this frame
+      st = evaluate_ranking(d, cols, opt, values.data(), sums.data(), counts.data(), &n_skipped);
+    }
+    if (!st.ok()) return py::none();
+  }
+  // {query: {name: value}} in the run's order
+  std::vector<int64_t> user_of(static_cast<size_t>(n_rows), -1);
+  for (int64_t u = 0; u < n_users; ++u) user_of[static_cast<size_t>(P.rowmap[static_cast<size_t>(u)])] = u;
+  py::dict out;
+  for (int64_t r = 0; r < n_rows; ++r) {
+    const int64_t u = user_of[static_cast<size_t>(r)];
+    if (u < 0) continue;
+    py::dict row;
+    for (size_t j = 0; j < n_names; ++j) {
+      const double v = values[static_cast<size_t>(col_of[j]) * static_cast<size_t>(n_users) + static_cast<size_t>(u)];
+      PyObject* f = PyFloat_FromDouble(v);
+      if (!f || PyDict_SetItem(row.ptr(), PyList_GET_ITEM(names.ptr(), static_cast<Py_ssize_t>(j)), f) < 0) {
+        Py_XDECREF(f);
+        throw py::error_already_set();
+      }
+      Py_DECREF(f);
+    }
+    if (PyDict_SetItem(out.ptr(), rs.user_objs[static_cast<size_t>(r)], row.ptr()) < 0) throw py::error_already_set();
+  }
+  return out;
 }
 
 // {keys[i]: {names[j]: values[i, j]}}: the nested output of the IR drop-ins, made without a Python loop.
@@ -481,6 +638,10 @@ py::dict nested_dict(const py::array& keys, const py::list& names, const F64& va
 void bind_walk(py::module_& m) {
   m.def("nested_dict", &nested_dict, py::arg("keys"), py::arg("names"), py::arg("values").noconvert(),
         "{keys[i]: {names[j]: values[i, j]}} (keys: a 1-D object array, values: float64 keys x names)");
+  m.def("trec_nested", &trec_nested, py::arg("qrels"), py::arg("run"), py::arg("columns"), py::arg("col_of"),
+        py::arg("names"), py::arg("min_relevance"), py::arg("empty"), py::arg("duplicates"), py::arg("threads"),
+        "pytrec_eval's evaluate(run) on plain dicts of str documents in one call: {query: {name: value}}, or None "
+        "(not plain, a NaN score, or a problem the general path reports).");
   m.def("walk_py", &walk_py, py::arg("truth"), py::arg("recs"), py::arg("dict_rows") = false,
         "Read truth and/or recs given as Python dicts or lists of str/int ids into CSR buffers with shared "
         "item codes (None: not plain, use the Python readers); no Python code runs during the walk.");

@@ -260,6 +260,19 @@ def walk_py(
     truth: Any, recs: Any, dict_rows: bool = False
 ) -> Optional[tuple[Any, Any, Optional[npt.NDArray[np.object_]], int, Optional[_I64]]]: ...
 def nested_dict(keys: npt.NDArray[np.object_], names: list, values: _F64) -> dict: ...
+
+# pytrec_eval's evaluate(run) in one call (plain dicts of str documents), or None for the general path.
+def trec_nested(
+    qrels: Any,
+    run: Any,
+    columns: list[Column],
+    col_of: list[int],
+    names: list[str],
+    min_relevance: float,
+    empty: EmptyPolicy,
+    duplicates: DupPolicy,
+    threads: int,
+) -> Optional[dict]: ...
 def all_finite(a: npt.NDArray[np.floating], threads: int) -> bool: ...
 def order_by_score(indptr: _I64, scores: _F64, key: Optional[_I64], threads: int) -> _I64: ...
 def order_numba_quicksort(indptr: _I64, keys: _F64, reverse: bool, threads: int) -> _I64: ...

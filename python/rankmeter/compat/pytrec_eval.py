@@ -47,6 +47,7 @@ import numpy as np
 import rankmeter as _rm
 
 from .. import _core
+from .._options import resolve_threads
 from ._nested import _row_of, to_containers
 
 __all__ = [
@@ -246,6 +247,28 @@ class RelevanceEvaluator:
         self._metrics: list[str] = list(dict.fromkeys(self._measures.values()))
         self._relevance_level: int = int(relevance_level)
         self._judged_only: bool = bool(judged_docs_only_flag)
+        self._fast: Any = None  # (pass columns, column of each output name, names), made on the first small call
+
+    def _fast_columns(self) -> tuple:
+        """The fused pass's columns of the measures under trec_eval's conventions (what ``rm.evaluate(...,
+        preset="trec_eval")`` runs), made once per evaluator."""
+        if self._fast is None:
+            from ..evaluation._evaluate import _parse_metrics
+            from ..evaluation._presets import get_preset
+
+            pre = get_preset("trec_eval")
+            assert pre is not None
+            _keys, parsed = _parse_metrics(self._metrics, pre.metric_options)
+            canon: dict[str, int] = {}
+            cols: list = []
+            for m in parsed:
+                if str(m) not in canon:
+                    canon[str(m)] = len(cols)
+                    cols.append(m._column())
+            col_of_metric = {key: canon[str(m)] for key, m in zip(self._metrics, parsed)}
+            names = list(self._measures)
+            self._fast = (cols, [col_of_metric[self._measures[n]] for n in names], names)
+        return self._fast
 
     def evaluate(self, scores: Mapping[Any, Mapping[Any, float]]) -> dict:
         """``{query: {measure: value}}`` for the run's queries that have qrels, in the run's order."""
@@ -253,6 +276,24 @@ class RelevanceEvaluator:
             raise TypeError(f"`scores` must be a dict {{query: {{doc: score}}}}, got {type(scores).__name__}")
         if not scores or not self._qrels:
             return {}
+        if _ONE_CALL and self._metrics and not self._judged_only:
+            # dicts of str documents: one C++ call reads the dicts, ranks, runs the pass and builds the output
+            # (an evaluator called query by query costs about what pytrec_eval's call does); None sends anything
+            # it does not take (int documents, -J, a NaN score, ...) to the general path below
+            cols, col_of, names = self._fast_columns()
+            out = _core.trec_nested(
+                self._qrels,
+                scores,
+                cols,
+                col_of,
+                names,
+                float(self._relevance_level),
+                _EMPTY_ZERO,
+                _DUP_ERROR,
+                resolve_threads(None),
+            )
+            if out is not None:
+                return out
         qrels = self._qrels
         if len(scores) < len(qrels):
             # only the run's queries are evaluated: the qrels of the others are not read (an evaluator made
@@ -285,6 +326,11 @@ class RelevanceEvaluator:
         return _core.nested_dict(
             np.ascontiguousarray(recs.users[keep], dtype=object), names, np.ascontiguousarray(values[rows[keep]])
         )
+
+
+_ONE_CALL = True  # the one-call path of evaluate() (False: the general path only; the tests compare the two)
+_EMPTY_ZERO = _core.EmptyPolicy.zero  # trec_eval's conventions: a query without relevant documents scores 0
+_DUP_ERROR = _core.DupPolicy.error  # (a dict holds no repeated document)
 
 
 def compute_aggregated_measure(measure: str, values: Iterable[float]) -> float:

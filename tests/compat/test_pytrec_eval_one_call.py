@@ -1,0 +1,82 @@
+"""compat.pytrec_eval's one-call path (dicts of str documents read, ranked, evaluated and answered in one C++
+call) against its general path (the Python readers and rm.evaluate): the same dict, keys in the same order, on
+random runs with float32 ties, docnos that differ only past ASCII, huge and infinite scores, empty queries and
+queries on one side only."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankmeter.compat import pytrec_eval as pe
+
+MEASURES = [
+    {"map", "ndcg", "P_5", "recall_10", "recip_rank", "ndcg_cut_3", "bpref", "Rprec"},
+    {"num_q", "num_ret", "num_rel", "num_rel_ret", "success_1", "map_cut_2"},
+    {"P.1,3", "ndcg"},
+]
+docs = st.sampled_from(["d1", "d2", "d10", "D1", "é", "e", "d\u0101", "d\U0001f600", "x", "y", "z"])
+scores = st.one_of(
+    st.sampled_from([0.5, 0.5 + 1e-12, 1.0, -0.0, 0.0, 3e38, 3.5e38, -1e300, math.inf, -math.inf]),
+    st.floats(-2, 2, allow_nan=False),
+)
+queries = st.one_of(st.sampled_from(["q1", "q2", "q3", "q4"]), st.integers(0, 3))
+
+
+def _both(qrels, run, measures, level):
+    ev = pe.RelevanceEvaluator(qrels, measures, relevance_level=level)
+    pe._ONE_CALL = True
+    try:
+        fast = ev.evaluate(run)
+    finally:
+        pe._ONE_CALL = False
+    try:
+        slow = ev.evaluate(run)
+    finally:
+        pe._ONE_CALL = True
+    return fast, slow
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["q1", "q2", "q3", "q5"]), st.dictionaries(docs, st.integers(-1, 3), max_size=6), max_size=4
+    ),
+    st.dictionaries(st.sampled_from(["q1", "q2", "q3", "q4"]), st.dictionaries(docs, scores, max_size=8), max_size=4),
+    st.sampled_from(range(len(MEASURES))),
+    st.integers(1, 2),
+)
+def test_one_call_path_answers_as_the_general_path(qrels, run, which, level):
+    fast, slow = _both(qrels, run, MEASURES[which], level)
+    assert list(fast) == list(slow)
+    for q in slow:
+        assert list(fast[q]) == list(slow[q])
+        for m, v in slow[q].items():
+            assert fast[q][m] == v or (math.isnan(v) and math.isnan(fast[q][m])), (q, m)
+
+
+def test_int_query_ids_and_int_documents_take_the_same_answers():
+    qrels = {1: {"a": 1, "b": 0}, 2: {"c": 2}}
+    run = {1: {"a": 0.3, "b": 0.3}, 2: {"c": 1.0, "d": 2.0}, 3: {"a": 1.0}}
+    fast, slow = _both(qrels, run, {"map", "P_1"}, 1)
+    assert fast == slow and list(fast) == [1, 2]
+    qrels_int = {"q": {1: 1, 2: 0}}
+    fast, slow = _both(qrels_int, {"q": {1: 0.5, 3: 0.5}}, {"map"}, 1)  # int docnos: the general path answers
+    assert fast == slow
+
+
+def test_equal_float32_scores_rank_by_docno_descending():
+    # 0.5 and 0.5 + 1e-12 are one float32: "d2" (the larger docno) ranks first, so P_1 is its relevance
+    qrels = {"q": {"d2": 1, "d10": 0}}
+    ev = pe.RelevanceEvaluator(qrels, {"P_1"})
+    assert ev.evaluate({"q": {"d10": 0.5 + 1e-12, "d2": 0.5}})["q"]["P_1"] == 1.0
+    assert ev.evaluate({"q": {"d10": 0.75, "d2": 0.5}})["q"]["P_1"] == 0.0
+
+
+def test_a_nan_score_is_the_general_paths_error():
+    ev = pe.RelevanceEvaluator({"q": {"d": 1}}, {"map"})
+    with pytest.raises(ValueError, match="NaN"):
+        ev.evaluate({"q": {"d": math.nan}})
