@@ -8,7 +8,8 @@ each original call and its compat replacement on the same dicts, medians of
 --repeats side by side in one run:
 
 * pytrec_eval: RelevanceEvaluator(qrels, measures).evaluate(run), the nested dict
-  included (this Python; the module that `import pytrec_eval` finds);
+  included (this Python; the module that `import pytrec_eval` finds), and one evaluator
+  called query by query on the first --loop-queries queries (time per call);
 * ranx: ranx.evaluate(qrels, run, metrics) with dict inputs, in ranx's own venv
   (bench/peers/setup.sh ranx), after one warm-up call that compiles numba's kernels;
 * ir_measures: ir_measures.calc_aggregate(measures, qrels, run), in its own venv
@@ -103,6 +104,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--users", type=int, default=100_000)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--loop-queries", type=int, default=10_000, help="queries of the query-by-query pytrec_eval loop")
     a = ap.parse_args()
     from rankmeter.compat import ir_measures as c_irm
     from rankmeter.compat import pytrec_eval as c_pt
@@ -118,6 +120,20 @@ def main() -> None:
     except ImportError:
         rows.append(("pytrec_eval RelevanceEvaluator(...).evaluate", None, "not installed"))
     t1, _ = median_time(lambda: c_pt.RelevanceEvaluator(qrels, set(PT_MEASURES)).evaluate(run), a.repeats)
+    # an evaluator made once and called query by query (the first --loop-queries queries), per-call time
+    loop = list(run.items())[: a.loop_queries]
+
+    def per_query(module):
+        ev = module.RelevanceEvaluator(qrels, set(PT_MEASURES))
+        return lambda: [ev.evaluate({q: r}) for q, r in loop]
+
+    try:
+        import pytrec_eval as _orig
+
+        t0q, _ = median_time(per_query(_orig), a.repeats)
+    except ImportError:
+        t0q = None
+    t1q, _ = median_time(per_query(c_pt), a.repeats)
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump({"qrels": qrels, "run": run, "ranx": RANX_METRICS, "irm": IRM_MEASURES}, f)
     r = peer("ranx", "ranx", f.name, a.repeats)
@@ -134,6 +150,10 @@ def main() -> None:
     print(f"{a.users} queries, 8 qrels and 50 run documents each; medians of {a.repeats}")
     print(f"{'call':<48} {'original':>10}  {'compat':>10}  speed-up")
     line("pytrec_eval RelevanceEvaluator.evaluate (6 measures)", rows[0][1], t1)
+    n_loop = len(loop)
+    print(f"{'pytrec_eval evaluate({q: run[q]}) per query, us':<48} ", end="")
+    print(f"{t0q / n_loop * 1e6:8.1f}   " if t0q else "     n/a   ", end="")
+    print(f"{t1q / n_loop * 1e6:8.1f}    " + (f"{t0q / t1q:6.1f}x" if t0q else "   n/a"))
     line("ranx.evaluate (6 metrics, dicts)", r["median"] if r else None, t2)
     line("ir_measures.calc_aggregate (6 measures)", i["median"] if i else None, t3)
 

@@ -112,8 +112,11 @@ Status evaluate_ranking(const RankingDataT<Id>& d, const std::vector<Column>& co
 
   constexpr int64_t kBlock = 64;  // users scanned before their columns are written
   constexpr int64_t kAhead = 16;  // users ahead whose read prefix is prefetched
-  std::vector<std::vector<Snap>> block_snaps(T, std::vector<Snap>(static_cast<size_t>(kBlock * (nc + 1))));
-  std::vector<std::vector<UserRec>> block_users(T, std::vector<UserRec>(kBlock));
+  // a block's snapshots and records, row j for its user j (no more rows than users: a call on a few users,
+  // such as a drop-in called query by query, does not clear 64 users' worth of snapshots)
+  const auto block_rows = static_cast<size_t>(std::min(kBlock, std::max(n_users, int64_t{1})));
+  std::vector<std::vector<Snap>> block_snaps(T, std::vector<Snap>(block_rows * static_cast<size_t>(nc + 1)));
+  std::vector<std::vector<UserRec>> block_users(T, std::vector<UserRec>(block_rows));
   std::vector<std::vector<double>> block_idcg(T,
                                               std::vector<double>(static_cast<size_t>(kBlock * std::max(n_ndcg, 1))));
   std::vector<std::vector<double>> block_walk(T,
