@@ -487,11 +487,12 @@ double as_float32(double s) {
 // queries with a non-empty qrels dict, each list ranked by its float32 score descending and equal scores by
 // docno descending (code point order, trec_eval's strcmp on UTF-8), the fused pass over `cols` (trec_eval's
 // conventions, `threads` threads, the GIL released), and {query: {names[j]: value of column col_of[j]}} in the run's
-// order. None when the objects are not plain dicts of str documents with number values, a score is NaN, or the pass
-// reports a problem: the caller's general path then answers (with its errors).
+// order (`nested`; else the values of every column and user, and the run row of every user). None when the objects are
+// not plain dicts of str documents with number values, a score is NaN, or the pass reports a problem: the caller's
+// general path then answers (with its errors).
 py::object trec_nested(py::handle qrels, py::handle run, const std::vector<Column>& cols,
                        const std::vector<int64_t>& col_of, const py::list& names, double min_relevance,
-                       EmptyPolicy empty, DupPolicy dups, int threads) {
+                       EmptyPolicy empty, DupPolicy dups, int threads, bool nested) {
   if (!plain_dict(qrels.ptr()) || !plain_dict(run.ptr())) return py::none();
   const auto n_names = static_cast<size_t>(names.size());
   if (col_of.size() != n_names) throw py::value_error("trec_nested: one column per name");
@@ -586,6 +587,12 @@ py::object trec_nested(py::handle qrels, py::handle run, const std::vector<Colum
     }
     if (!st.ok()) return py::none();
   }
+  if (!nested) {  // (values[n_cols, n_users], the run row of every user): the caller takes the means
+    std::vector<int64_t> rows(P.rowmap.begin(), P.rowmap.begin() + n_users);
+    py::array_t<double> vals({static_cast<py::ssize_t>(cols.size()), static_cast<py::ssize_t>(n_users)});
+    std::copy(values.begin(), values.end(), vals.mutable_data());
+    return py::make_tuple(vals, to_array(std::move(rows)));
+  }
   // {query: {name: value}} in the run's order
   std::vector<int64_t> user_of(static_cast<size_t>(n_rows), -1);
   for (int64_t u = 0; u < n_users; ++u) user_of[static_cast<size_t>(P.rowmap[static_cast<size_t>(u)])] = u;
@@ -640,6 +647,7 @@ void bind_walk(py::module_& m) {
         "{keys[i]: {names[j]: values[i, j]}} (keys: a 1-D object array, values: float64 keys x names)");
   m.def("trec_nested", &trec_nested, py::arg("qrels"), py::arg("run"), py::arg("columns"), py::arg("col_of"),
         py::arg("names"), py::arg("min_relevance"), py::arg("empty"), py::arg("duplicates"), py::arg("threads"),
+        py::arg("nested") = true,
         "pytrec_eval's evaluate(run) on plain dicts of str documents in one call: {query: {name: value}}, or None "
         "(not plain, a NaN score, or a problem the general path reports).");
   m.def("walk_py", &walk_py, py::arg("truth"), py::arg("recs"), py::arg("dict_rows") = false,
