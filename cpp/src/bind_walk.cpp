@@ -42,42 +42,6 @@ using namespace rankmeter::core;
 using I64 = py::array_t<int64_t, py::array::c_style>;
 using F64 = py::array_t<double, py::array::c_style>;
 
-// An allocator whose large blocks are 2 MiB aligned and advised to use transparent huge pages: the walk writes
-// every element of its item and value buffers once, and with 4 KiB pages the page faults of a fresh buffer of
-// tens of megabytes are a tenth of the walk (the accuracy pass's output matrix does the same).
-template <class T>
-struct HugeAlloc {
-  using value_type = T;
-  HugeAlloc() = default;
-  template <class U>
-  HugeAlloc(const HugeAlloc<U>&) {}
-  static constexpr size_t kHuge = size_t(1) << 21;
-  T* allocate(size_t n) {
-    const size_t bytes = n * sizeof(T);
-    if (bytes < 2 * kHuge) return std::allocator<T>().allocate(n);
-    const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
-    void* p = std::aligned_alloc(kHuge, rounded);
-    if (!p) throw std::bad_alloc();
-#ifdef __linux__
-    madvise(p, rounded, MADV_HUGEPAGE);
-#endif
-    return static_cast<T*>(p);
-  }
-  void deallocate(T* p, size_t n) {
-    if (n * sizeof(T) < 2 * kHuge)
-      std::allocator<T>().deallocate(p, n);
-    else
-      std::free(p);
-  }
-  template <class U>
-  bool operator==(const HugeAlloc<U>&) const {
-    return true;
-  }
-  template <class U>
-  bool operator!=(const HugeAlloc<U>&) const {
-    return false;
-  }
-};
 template <class T>
 using Buf = std::vector<T, HugeAlloc<T>>;
 

@@ -8,9 +8,53 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <new>
 #include <vector>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 namespace rankmeter::core {
+
+// An allocator whose large blocks (4 MiB and more) are 2 MiB aligned and advised to use transparent huge pages.
+// The walker writes every element of its item and value buffers once, where 4 KiB pages cost a page fault per
+// 4 KiB of a fresh buffer (the accuracy pass's output matrix does the same); its hash table of a million ids is
+// probed at random, where 4 KiB pages cost a TLB miss per probe.
+template <class T>
+struct HugeAlloc {
+  using value_type = T;
+  HugeAlloc() = default;
+  template <class U>
+  HugeAlloc(const HugeAlloc<U>&) {}
+  static constexpr size_t kHuge = size_t(1) << 21;
+  T* allocate(size_t n) {
+    const size_t bytes = n * sizeof(T);
+    if (bytes < 2 * kHuge) return std::allocator<T>().allocate(n);
+    const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+    void* p = std::aligned_alloc(kHuge, rounded);
+    if (!p) throw std::bad_alloc();
+#ifdef __linux__
+    madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, size_t n) {
+    if (n * sizeof(T) < 2 * kHuge)
+      std::allocator<T>().deallocate(p, n);
+    else
+      std::free(p);
+  }
+  template <class U>
+  bool operator==(const HugeAlloc<U>&) const {
+    return true;
+  }
+  template <class U>
+  bool operator!=(const HugeAlloc<U>&) const {
+    return false;
+  }
+};
 
 // Open addressing with linear probing over (hash, key) slots; capacity a power of two, load <= 1/2.
 template <class Key, class Eq>
@@ -61,7 +105,7 @@ class Table {
     return x;
   }
   void rehash(size_t cap) {
-    std::vector<Slot> old;
+    std::vector<Slot, HugeAlloc<Slot>> old;
     old.swap(slots_);
     slots_.assign(cap, Slot{0, Key{}, -1});
     mask_ = cap - 1;
@@ -72,7 +116,7 @@ class Table {
       slots_[i] = s;
     }
   }
-  std::vector<Slot> slots_;
+  std::vector<Slot, HugeAlloc<Slot>> slots_;
   size_t mask_ = 0, used_ = 0;
   Eq eq_;
 };
