@@ -26,6 +26,7 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <thread>
 #include <vector>
 #ifdef __linux__
 #include <sys/mman.h>
@@ -141,6 +142,27 @@ double number_value(PyObject* o) {
   throw NotPlain{};
 }
 
+// number_value() without the GIL: a float (or subclass: its stored double), a bool, an exact int within int64
+// (converted as PyLong_AsDouble rounds it); false for anything else.
+bool number_nogil(PyObject* o, double& x) {
+  if (PyFloat_Check(o)) {
+    x = PyFloat_AS_DOUBLE(o);
+    return true;
+  }
+  if (PyBool_Check(o)) {
+    x = o == Py_True ? 1.0 : 0.0;
+    return true;
+  }
+  if (PyLong_CheckExact(o)) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) return false;
+    x = static_cast<double>(v);
+    return true;
+  }
+  return false;
+}
+
 // Ids coded in one space: int ids stay their value, str ids get codes 0, 1, 2, ... in order of first
 // appearance. `kinds` says which were seen; a mix is not plain (the caller's Python readers decide).
 class Ids {
@@ -179,6 +201,30 @@ class Ids {
       return int_value(o);
     }
     throw NotPlain{};
+  }
+  // add() for a chunk read by another thread, without the GIL: only an exact str whose hash is cached and an
+  // exact int within int64 (pure reads of the objects); false for anything else (the side is then walked
+  // again by one thread, with the GIL, which reads or refuses it).
+  bool add_nogil(PyObject* o, int64_t& code) {
+    PyTypeObject* t = Py_TYPE(o);
+    if (t == &PyUnicode_Type) {
+      const Py_hash_t h = reinterpret_cast<PyASCIIObject*>(o)->hash;
+      if (h == -1) return false;
+      kinds |= kStr;
+      bool added = false;
+      code = strs_.find_or_add(h, o, added);
+      if (added) labels_.push_back(o);
+      return true;
+    }
+    if (t == &PyLong_Type) {
+      int overflow = 0;
+      const long long x = PyLong_AsLongLongAndOverflow(o, &overflow);  // an exact int: no call, no error
+      if (overflow) return false;
+      kinds |= kInt;
+      code = static_cast<int64_t>(x);
+      return true;
+    }
+    return false;
   }
   // Fetch the table slot a str with a cached hash probes first (a hint: no effect on the result).
   void prefetch_slot(PyObject* o) const {
@@ -236,8 +282,15 @@ struct Side {
 
 class Walker {
  public:
-  // Read one side; false when the objects are not plain (nothing is kept then).
+  // Read one side; false when the objects are not plain (nothing is kept then). A large side is read in
+  // chunks of rows by several threads first (walk_parallel); when a chunk holds anything those threads may not
+  // read without the GIL, the side is read here by this thread alone.
   bool walk(PyObject* obj, bool recs, Side& s) {
+    if (threads > 1) {
+      const int r = walk_parallel(obj, recs, s);
+      if (r >= 0) return r == 1;
+      s = Side{};
+    }
     try {
       if (plain_dict(obj)) {
         s.keyed = true;
@@ -281,7 +334,174 @@ class Walker {
   int item_kinds() const { return item_kinds_; }
   Ids& ids() { return ids_; }
   bool dict_rows = false;  // every row must be a {item: value} dict (the nested dicts of the IR libraries)
+  int threads = 1;         // threads of a large side's walk
+  int64_t parallel_min = int64_t{1} << 16;  // entries from which a side is read by several threads
 
+ private:
+  // One thread's rows: its own table (codes in its order of first appearance), buffers and flags.
+  struct Chunk {
+    Ids ids;
+    Side side;
+    std::vector<PyObject*> keys, vals;
+    bool ok = true;
+  };
+
+  // A row read without the GIL (pure reads of exact containers, ids and numbers); false: not for this mode.
+  bool chunk_row(PyObject* v, bool recs, Chunk& c) const {
+    Side& s = c.side;
+    if (dict_rows && !plain_dict(v)) return false;
+    if (plain_dict(v)) {
+      s.rows_dicts = true;
+      if (!s.has_values) {
+        s.values.assign(s.items.size(), 1.0);
+        s.has_values = true;
+      }
+      const Py_ssize_t n = PyDict_GET_SIZE(v);
+      Py_ssize_t pos = 0;
+      PyObject *k, *x;
+      c.keys.clear();
+      c.vals.clear();
+      while (PyDict_Next(v, &pos, &k, &x)) {
+        c.keys.push_back(k);
+        c.vals.push_back(x);
+        __builtin_prefetch(x);
+      }
+      if (c.keys.size() != static_cast<size_t>(n)) return false;
+      if (!chunk_items(c.keys.data(), c.keys.size(), c)) return false;
+      for (PyObject* o : c.vals) {
+        double x = 0.0;
+        if (!number_nogil(o, x)) return false;
+        s.values.push_back(x);
+      }
+    } else if (PyList_CheckExact(v) || PyTuple_CheckExact(v)) {
+      s.rows_lists = true;
+      const bool list = PyList_CheckExact(v);
+      const Py_ssize_t n = list ? PyList_GET_SIZE(v) : PyTuple_GET_SIZE(v);
+      PyObject** objs =
+          list ? reinterpret_cast<PyListObject*>(v)->ob_item : reinterpret_cast<PyTupleObject*>(v)->ob_item;
+      if (!chunk_items(objs, static_cast<size_t>(n), c)) return false;
+      if (s.has_values) s.values.insert(s.values.end(), static_cast<size_t>(n), 1.0);
+    } else {
+      return false;  // sets (their iterator is a Python object) and anything else
+    }
+    s.indptr.push_back(static_cast<int64_t>(s.items.size()));
+    return true;
+  }
+  static bool chunk_items(PyObject* const* objs, size_t n, Chunk& c) {
+    for (size_t j = 0; j < n; ++j) __builtin_prefetch(objs[j]);
+    for (size_t j = 0; j < n; ++j) c.ids.prefetch_slot(objs[j]);
+    for (size_t j = 0; j < n; ++j) {
+      int64_t code = 0;
+      if (!c.ids.add_nogil(objs[j], code)) return false;
+      c.side.items.push_back(code);
+    }
+    return true;
+  }
+
+  // The side read by `threads` threads over contiguous ranges of rows, each with its own table, then merged
+  // in row order (a chunk's new str ids are coded in the shared table in its order of first appearance, which
+  // gives every id the code a walk by one thread gives it). While the threads run this thread holds the GIL,
+  // runs no Python code and lets none run, and the threads only read the objects (no reference count, no
+  // allocation, no call): the objects cannot change meanwhile. 1: read; 0: not plain; -1: walk it serially.
+  int walk_parallel(PyObject* obj, bool recs, Side& s) {
+    std::vector<PyObject*> rows, keys;
+    const bool keyed = plain_dict(obj);
+    if (keyed) {
+      const Py_ssize_t n = PyDict_GET_SIZE(obj);
+      rows.reserve(static_cast<size_t>(n));
+      keys.reserve(static_cast<size_t>(n));
+      Py_ssize_t pos = 0;
+      PyObject *k, *v;
+      while (PyDict_Next(obj, &pos, &k, &v)) {
+        keys.push_back(k);
+        rows.push_back(v);
+      }
+    } else if (PyList_CheckExact(obj) || PyTuple_CheckExact(obj)) {
+      const bool list = PyList_CheckExact(obj);
+      const Py_ssize_t n = list ? PyList_GET_SIZE(obj) : PyTuple_GET_SIZE(obj);
+      for (Py_ssize_t u = 0; u < n; ++u) {
+        PyObject* v = list ? PyList_GET_ITEM(obj, u) : PyTuple_GET_ITEM(obj, u);
+        if (PyDict_Check(v)) return -1;  // a list of dicts: the serial walk says why
+        rows.push_back(v);
+      }
+    } else {
+      return -1;
+    }
+    // rows split into `threads` ranges of about equal entries
+    const size_t n_rows = rows.size();
+    std::vector<size_t> before(n_rows + 1, 0);
+    for (size_t u = 0; u < n_rows; ++u) before[u + 1] = before[u] + row_size(rows[u]);
+    const size_t total = before[n_rows];
+    if (static_cast<int64_t>(total) < parallel_min || n_rows < 2) return -1;
+    const int T = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), n_rows));
+    std::vector<size_t> bound(static_cast<size_t>(T) + 1, n_rows);
+    bound[0] = 0;
+    for (int t = 1; t < T; ++t)
+      bound[static_cast<size_t>(t)] = static_cast<size_t>(
+          std::lower_bound(before.begin(), before.end(), total * static_cast<size_t>(t) / static_cast<size_t>(T)) -
+          before.begin());
+    for (int t = 1; t <= T; ++t)
+      bound[static_cast<size_t>(t)] = std::max(bound[static_cast<size_t>(t)], bound[static_cast<size_t>(t - 1)]);
+    std::vector<Chunk> chunks(static_cast<size_t>(T));
+    auto work = [&](int t) {
+      Chunk& c = chunks[static_cast<size_t>(t)];
+      try {
+        const size_t b = bound[static_cast<size_t>(t)], e = bound[static_cast<size_t>(t) + 1];
+        c.side.items.reserve(before[e] - before[b]);
+        c.side.indptr.reserve(e - b + 1);
+        for (size_t u = b; u < e && c.ok; ++u) c.ok = chunk_row(rows[u], recs, c);
+      } catch (...) {  // out of memory: the serial walk answers
+        c.ok = false;
+      }
+    };
+    {
+      std::vector<std::thread> pool;
+      for (int t = 1; t < T; ++t) pool.emplace_back(work, t);
+      work(0);
+      for (auto& th : pool) th.join();
+    }
+    for (const Chunk& c : chunks)
+      if (!c.ok) return -1;
+    // merge, in row order
+    s.keyed = keyed;
+    s.user_objs = std::move(keys);
+    bool has_values = false;
+    for (const Chunk& c : chunks) has_values = has_values || c.side.has_values;
+    s.items.reserve(total);
+    s.indptr.reserve(n_rows + 1);
+    if (has_values) s.values.reserve(total);
+    for (Chunk& c : chunks) {
+      const int kinds = c.ids.kinds;
+      ids_.kinds |= kinds;
+      item_kinds_ |= kinds;
+      std::vector<int64_t> code_of(c.ids.n_labels());
+      for (size_t i = 0; i < code_of.size(); ++i) code_of[i] = ids_.add(c.ids.label(static_cast<int64_t>(i)));
+      const int64_t offset = static_cast<int64_t>(s.items.size());
+      if (kinds & kStr) {
+        for (int64_t x : c.side.items) s.items.push_back(code_of[static_cast<size_t>(x)]);
+      } else {
+        s.items.insert(s.items.end(), c.side.items.begin(), c.side.items.end());
+      }
+      if (has_values) {
+        if (c.side.has_values)
+          s.values.insert(s.values.end(), c.side.values.begin(), c.side.values.end());
+        else
+          s.values.insert(s.values.end(), c.side.items.size(), 1.0);
+      }
+      for (size_t i = 1; i < c.side.indptr.size(); ++i) s.indptr.push_back(offset + c.side.indptr[i]);
+      s.rows_dicts = s.rows_dicts || c.side.rows_dicts;
+      s.rows_lists = s.rows_lists || c.side.rows_lists;
+      c = Chunk{};  // its buffers freed as they are merged
+    }
+    s.has_values = has_values;
+    if (keyed && PyDict_GET_SIZE(obj) != static_cast<Py_ssize_t>(n_rows)) return 0;
+    if (recs && s.rows_dicts && s.rows_lists) return 0;  // the Python reader says why
+    if (recs) s.has_values = s.rows_dicts;
+    if (!s.has_values) s.values.clear();
+    return (item_kinds_ & (kInt | kStr)) != (kInt | kStr) ? 1 : 0;
+  }
+
+ public:
   // User keys: kinds (int/str) and, for str keys, codes in the user table (int keys keep their value).
   int code_users(Side& s) {
     int kinds = 0;
@@ -429,9 +649,22 @@ struct Pair {
   bool joined = false;
 };
 
-bool walk_pair(py::handle truth, py::handle recs, bool dict_rows, Pair& P) {
+// The threads of a walk: `threads`, else RANKMETER_NUM_THREADS, else every core.
+int walk_threads(int threads) {
+  if (threads > 0) return threads;
+  if (const char* env = std::getenv("RANKMETER_NUM_THREADS")) {
+    const int t = std::atoi(env);
+    if (t > 0) return t;
+  }
+  return std::max(1, max_threads());
+}
+
+bool walk_pair(py::handle truth, py::handle recs, bool dict_rows, Pair& P, int threads = 0,
+               int64_t parallel_min = int64_t{1} << 16) {
   Walker& w = P.w;
   w.dict_rows = dict_rows;
+  w.threads = walk_threads(threads);
+  w.parallel_min = parallel_min;
   Side &ts = P.ts, &rs = P.rs;
   const bool has_t = !truth.is_none(), has_r = !recs.is_none();
   if (has_t && !w.walk(truth.ptr(), false, ts)) return false;
@@ -472,9 +705,9 @@ int item_kind(const Walker& w) {
   return (w.item_kinds() & kStr) ? ((w.item_kinds() & kNpStr) ? 4 : kStr) : (w.item_kinds() & kInt);
 }
 
-py::object walk_py(py::handle truth, py::handle recs, bool dict_rows) {
+py::object walk_py(py::handle truth, py::handle recs, bool dict_rows, int threads, int64_t parallel_min) {
   Pair P;
-  if (!walk_pair(truth, recs, dict_rows, P)) return py::none();
+  if (!walk_pair(truth, recs, dict_rows, P, threads, parallel_min)) return py::none();
   const int ik = item_kind(P.w);
   py::object labels = ik >= kStr ? py::object(P.w.ids().labels()) : py::object(py::none());
   py::object t = truth.is_none() ? py::object(py::none()) : side_tuple(P.ts, P.tk);
@@ -528,7 +761,7 @@ py::object trec_nested(py::handle qrels, py::handle run, const std::vector<Colum
     }
   }
   Pair P;
-  if (!walk_pair(sub, run, true, P)) return py::none();
+  if (!walk_pair(sub, run, true, P, threads)) return py::none();
   const int ik = item_kind(P.w);
   if (ik == kInt) return py::none();  // int documents: the general path (it reads them as trec_eval's strings)
   if (!P.joined && P.ts.user_vals.size() > 0) return py::none();
@@ -658,7 +891,8 @@ void bind_walk(py::module_& m) {
         py::arg("nested") = true,
         "pytrec_eval's evaluate(run) on plain dicts of str documents in one call: {query: {name: value}}, or None "
         "(not plain, a NaN score, or a problem the general path reports).");
-  m.def("walk_py", &walk_py, py::arg("truth"), py::arg("recs"), py::arg("dict_rows") = false,
+  m.def("walk_py", &walk_py, py::arg("truth"), py::arg("recs"), py::arg("dict_rows") = false, py::arg("threads") = 0,
+        py::arg("parallel_min") = int64_t{1} << 16,
         "Read truth and/or recs given as Python dicts or lists of str/int ids into CSR buffers with shared "
         "item codes (None: not plain, use the Python readers); no Python code runs during the walk.");
 }

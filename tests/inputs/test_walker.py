@@ -189,6 +189,51 @@ def test_walker_reads_every_object_as_the_python_readers_do(data):
     assert ids_equal(np.asarray(ours[1].users), np.asarray(ref[1].users))
 
 
+def _same_walk(a: Any, b: Any) -> None:
+    """Two answers of walk_py: None both, or the same arrays, the same label objects, kinds and row map."""
+    assert (a is None) == (b is None)
+    if a is None:
+        return
+    for side_a, side_b in zip(a[:2], b[:2]):
+        assert (side_a is None) == (side_b is None)
+        if side_a is None:
+            continue
+        for x, y in zip(side_a, side_b):
+            assert (x is None) == (y is None)
+            if x is not None:
+                assert x.dtype == y.dtype and x.shape == y.shape
+                if x.dtype == object:
+                    assert all(p is q for p, q in zip(x.tolist(), y.tolist()))
+                else:
+                    np.testing.assert_array_equal(x, y)  # NaN scores equal where both hold one
+    assert (a[2] is None) == (b[2] is None)
+    if a[2] is not None:
+        assert all(p is q for p, q in zip(a[2].tolist(), b[2].tolist())) and len(a[2]) == len(b[2])
+    assert a[3] == b[3]
+    assert (a[4] is None) == (b[4] is None)
+    if a[4] is not None:
+        np.testing.assert_array_equal(a[4], b[4])
+
+
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=pairs(), threads=st.integers(2, 5), dict_rows=st.booleans())
+def test_a_walk_in_chunks_by_several_threads_answers_as_one_thread(data, threads, dict_rows):
+    truth, recs = data
+    serial = outcome(lambda: _core.walk_py(truth, recs, dict_rows, threads=1))
+    parallel = outcome(lambda: _core.walk_py(truth, recs, dict_rows, threads=threads, parallel_min=0))
+    assert serial[0] == parallel[0] == "ok"
+    _same_walk(serial[1], parallel[1])
+
+
+def test_a_large_walk_in_chunks_codes_str_ids_in_order_of_first_appearance():
+    rng = np.random.default_rng(3)
+    ids = [f"i{j}" for j in range(5000)]
+    recs = {f"u{u}": {ids[j]: float(rng.random()) for j in rng.integers(0, 5000, 40).tolist()} for u in range(3000)}
+    truth = {f"u{u}": [ids[j] for j in rng.integers(0, 5000, 5).tolist()] for u in range(0, 3000, 2)}
+    for threads in (2, 3, 7):
+        _same_walk(_core.walk_py(truth, recs, threads=1), _core.walk_py(truth, recs, threads=threads, parallel_min=0))
+
+
 def test_walker_joins_users_of_both_dicts():
     truth = {"u1": ["a"], "u2": ["b", "c"], 7: ["a"]}
     recs = {"u2": ["c", "b"], "u9": ["a"], "u1": []}
