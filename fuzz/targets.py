@@ -332,6 +332,32 @@ def _same_side(a: Any, b: Any) -> None:
         assert np.array_equal(va, vb, equal_nan=True)
 
 
+def _same_walk(a: Any, b: Any) -> None:
+    """Two answers of ``_core.walk_py``: both None, or equal arrays, the same label objects, kinds, row map."""
+    assert (a is None) == (b is None)
+    if a is None:
+        return
+
+    def same(x: Any, y: Any) -> None:
+        assert (x is None) == (y is None)
+        if x is None:
+            return
+        if isinstance(x, tuple):
+            assert len(x) == len(y)
+            for p, q in zip(x, y):
+                same(p, q)
+        elif isinstance(x, np.ndarray):
+            assert x.dtype == y.dtype and x.shape == y.shape
+            if x.dtype == object:
+                assert all(p is q for p, q in zip(x.tolist(), y.tolist()))
+            else:
+                np.testing.assert_array_equal(x, y)
+        else:
+            assert x == y
+
+    same(a, b)
+
+
 def walk(data: bytes) -> None:
     """The walker of Python objects on dicts and lists built from the bytes: it reads them exactly as the
     Python readers do, or leaves them to those readers, and never raises or crashes."""
@@ -341,7 +367,9 @@ def walk(data: bytes) -> None:
     fdp = _Provider(data)
     truth, recs = _walk_side(fdp, False), _walk_side(fdp, True)
     _SneakyStr.victim = recs
-    out = _core.walk_py(truth, recs)  # never raises
+    out = _core.walk_py(truth, recs, threads=1)  # never raises
+    # read in chunks by several threads: the same answer as one thread
+    _same_walk(out, _core.walk_py(truth, recs, threads=2 + fdp.ConsumeIntInRange(0, 3), parallel_min=0))
     if out is None:
         return
     try:

@@ -472,6 +472,9 @@ class Walker {
     if (has_values) s.values.reserve(total);
     for (Chunk& c : chunks) {
       const int kinds = c.ids.kinds;
+      // int and str ids together: not plain (as the walk by one thread finds at its end); a chunk's items are
+      // then not all codes of its table
+      if ((kinds & (kInt | kStr)) == (kInt | kStr)) return 0;
       ids_.kinds |= kinds;
       item_kinds_ |= kinds;
       std::vector<int64_t> code_of(c.ids.n_labels());

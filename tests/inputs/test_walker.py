@@ -225,6 +225,14 @@ def test_a_walk_in_chunks_by_several_threads_answers_as_one_thread(data, threads
     _same_walk(serial[1], parallel[1])
 
 
+def test_a_walk_in_chunks_leaves_int_and_str_ids_of_one_chunk_to_the_python_readers():
+    # found by the fuzz target: a chunk holding both kinds once had its int values read as codes of its table
+    truth = [(7685189, "a"), [], [], []]
+    for threads in (1, 2, 4):
+        assert _core.walk_py(truth, [], threads=threads, parallel_min=0) is None
+    assert _core.walk_py([["a"], [], [3]], [], threads=3, parallel_min=0) is None  # the kinds in two chunks
+
+
 def test_a_large_walk_in_chunks_codes_str_ids_in_order_of_first_appearance():
     rng = np.random.default_rng(3)
     ids = [f"i{j}" for j in range(5000)]
