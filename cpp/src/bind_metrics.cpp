@@ -66,6 +66,8 @@ void bind_metrics(py::module_& m) {
       .def_readwrite("beta", &Column::beta)
       .def_readwrite("p", &Column::p)
       .def_readwrite("max_grade", &Column::max_grade)
+      .def_readwrite("mult", &Column::mult)
+      .def_readwrite("at", &Column::at)
       .def_readwrite("below_min", &Column::below_min)
       .def_readwrite("short_lists", &Column::short_lists)
       .def_readwrite("negative", &Column::negative)

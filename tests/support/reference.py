@@ -334,6 +334,74 @@ def judged(ranked, truth, k, min_relevance):
     return safe_div(sum(1 for item in top if item in truth), len(top))
 
 
+def num_nonrel_judged(ranked, truth, k, min_relevance):
+    # trec_eval's num_nonrel_judged_ret: truth rows with a grade >= 0 (a negative grade is "in
+    # the pool but unjudged") that are not relevant, among the top k.
+    top = ranked[: cutoff(ranked, k)]
+    return float(
+        sum(
+            1
+            for item in top
+            if item in truth and truth[item] >= 0 and not is_relevant_grade(truth[item], min_relevance)
+        )
+    )
+
+
+def unjudged(ranked, truth, k, min_relevance):
+    # trec_eval's unj_k: items of the top k without a truth row or with a negative grade, / k
+    # (not / n: a short list still divides by k); without a cutoff, / n.
+    kk = cutoff(ranked, k)
+    top = ranked[:kk]
+    return safe_div(sum(1 for item in top if item not in truth or truth[item] < 0), kk)
+
+
+def rprec_mult(ranked, truth, k, min_relevance, mult=1.0):
+    # trec_eval's Rprec_mult: precision at c = int(mult * |R| + 0.9) items, 0 when c = 0.
+    n_rel = len(relevant_set(truth, min_relevance))
+    c = int(mult * n_rel + 0.9)
+    return safe_div(hits(ranked, truth, c, min_relevance), c) if c > 0 else 0.0
+
+
+def iprec(ranked, truth, k, min_relevance, at=0.0):
+    # trec_eval 10.0's iprec_at_recall: interpolated precision, the largest precision at or
+    # after the point where round(at * |R|) relevant items (halves away from zero) are found.
+    n_rel = len(relevant_set(truth, min_relevance))
+    need = math.floor(at * n_rel + 0.5)
+    flags = hit_flags(ranked, truth, None, min_relevance)
+    precisions = []
+    found = 0
+    for j, h in enumerate(flags, start=1):
+        found += h
+        if h and found >= need:
+            precisions.append(found / j)
+    if found < need:
+        return 0.0
+    return max(precisions, default=0.0)
+
+
+def rbp_resid(ranked, truth, k, min_relevance, p=0.9):
+    # trec_eval's rbp_resid: what RBP could still gain were every unjudged item of the top k
+    # (no truth row, or a negative grade) relevant, plus the mass p^n past the list; 0 when
+    # every item is judged.
+    top = ranked[: cutoff(ranked, k)]
+    unj = [j for j, item in enumerate(top) if item not in truth or truth[item] < 0]
+    if not unj:
+        return 0.0
+    return p ** len(top) + (1 - p) * sum(p**j for j in unj)
+
+
+def bin_g(ranked, truth, k, min_relevance):
+    # trec_eval's binG: each relevant item found adds 1 / log2(2 + the items above it that are
+    # not relevant); / |R|.
+    R = relevant_set(truth, min_relevance)
+    total, found = 0.0, 0
+    for j, item in enumerate(ranked[: cutoff(ranked, k)], start=1):
+        if item in R:
+            found += 1
+            total += 1.0 / math.log2(2 + j - found)
+    return safe_div(total, len(R))
+
+
 # ---------------------------------------------------------------------------
 # metric strings
 # ---------------------------------------------------------------------------
@@ -406,6 +474,12 @@ METRICS: dict[str, tuple[Any, dict[str, Any]]] = {
     ),
     "err": (err, {"max_grade": (4.0, _float), "rounding": ("none", _choice("none", "gdeval"))}),
     "judged": (judged, {}),
+    "num_nonrel_judged": (num_nonrel_judged, {}),
+    "unjudged": (unjudged, {}),
+    "rprec_mult": (rprec_mult, {"mult": (1.0, _float)}),
+    "iprec": (iprec, {"at": (0.0, _float)}),
+    "rbp_resid": (rbp_resid, {"p": (0.9, _float)}),
+    "bin_g": (bin_g, {}),
     "hit_rate": (hit_rate, {}),
     "rr": (rr, {}),
     "arhr": (arhr, {}),
@@ -425,7 +499,18 @@ ALIASES = {
 
 # Metrics computed normally under empty="one" (count-like ones).
 # judged@k is defined by the truth rows whatever their relevance: empty="zero"/"one" keep its value.
-COUNT_LIKE = {"hits", "cg", "dcg", "judged", "num_rel", "num_ret", "num_q"}
+COUNT_LIKE = {
+    "hits",
+    "cg",
+    "dcg",
+    "judged",
+    "num_rel",
+    "num_ret",
+    "num_q",
+    "num_nonrel_judged",
+    "unjudged",
+    "rbp_resid",
+}
 
 
 def parse_metric(text):
@@ -823,6 +908,11 @@ ALL_METRIC_BASES = (
         "err(rounding=gdeval)",
         "ndcg(gain=exponential,rounding=gdeval)",
         "judged",
+        "num_nonrel_judged",
+        "unjudged",
+        "rbp_resid",
+        "rbp_resid(p=0.5)",
+        "bin_g",
     ]
 )
 

@@ -81,6 +81,8 @@ struct Column {
   double beta = 1.0;       // fbeta
   double p = 0.8;          // rbp: the persistence
   double max_grade = 4.0;  // err
+  double mult = 1.0;       // rprec_mult: the multiple of |R|
+  double at = 0.0;         // iprec: the recall level in [0, 1]
   BelowMin below_min = BelowMin::gain;
   ShortLists short_lists = ShortLists::pad;
   Negative negative = Negative::nonrelevant;  // bpref
@@ -297,6 +299,95 @@ inline double judged(const detail::Finds& f, const Column& c, Rel, Grade) {
   for (int64_t q = 0; q < f.n && f.pos[q] <= lim; ++q) ++n_judged;
   const int64_t den = std::min(lim, f.n_read);
   return den > 0 ? static_cast<double>(n_judged) / static_cast<double>(den) : 0.0;
+}
+
+template <class Rel, class Grade>
+inline double num_nonrel_judged(const detail::Finds& f, const Column& c, Rel relevant, Grade grade) {
+  // trec_eval num_nonrel_judged_ret: truth rows with a grade >= 0 that are not relevant
+  // (a negative grade is "in the pool but unjudged"), among the items read up to the cutoff.
+  const int64_t lim = c.cutoff > 0 ? c.cutoff : std::numeric_limits<int64_t>::max();
+  int64_t n = 0;
+  for (int64_t q = 0; q < f.n && f.pos[q] <= lim; ++q) {
+    const double g = grade(f.ti[q]);
+    n += (g >= 0.0 && !relevant(g)) ? 1 : 0;
+  }
+  return static_cast<double>(n);
+}
+
+template <class Rel, class Grade>
+inline double unjudged(const detail::Finds& f, const Column& c, Rel, Grade grade) {
+  // trec_eval unj_k: items of the top min(k, n) without a truth row or with a negative grade,
+  // divided by k (a short list still divides by k); without a cutoff k is the list length.
+  const int64_t lim = c.cutoff > 0 ? c.cutoff : f.n_read;
+  const int64_t top = std::min(lim, f.n_read);
+  int64_t judged_top = 0;
+  for (int64_t q = 0; q < f.n && f.pos[q] <= top; ++q) judged_top += grade(f.ti[q]) >= 0.0 ? 1 : 0;
+  return lim > 0 ? static_cast<double>(top - judged_top) / static_cast<double>(lim) : 0.0;
+}
+
+template <class Rel, class Grade>
+inline double rprec_mult(const detail::Finds& f, const Column& c, Rel relevant, Grade grade) {
+  // trec_eval Rprec_mult: precision at c = floor(mult |R| + 0.9) items (a list shorter than c
+  // counts its missing items as not relevant); 0 when c = 0.
+  const auto cut = static_cast<int64_t>(c.mult * static_cast<double>(f.nrel) + 0.9);
+  if (cut <= 0) return 0.0;
+  int64_t h = 0;
+  for (int64_t q = 0; q < f.n && f.pos[q] <= cut; ++q) h += relevant(grade(f.ti[q])) ? 1 : 0;
+  return static_cast<double>(h) / static_cast<double>(cut);
+}
+
+template <class Rel, class Grade>
+inline double iprec(const detail::Finds& f, const Column& c, Rel relevant, Grade grade) {
+  // trec_eval iprec_at_recall (10.0): with the level in hits c = round(at |R|) (halves away
+  // from 0), the largest precision j / pos_j over the j-th relevant items found with j >= c;
+  // 0 when fewer than c relevant items are found (or none at all).
+  const int64_t cut = std::lround(c.at * static_cast<double>(f.nrel));
+  double best = 0.0;
+  int64_t j = 0;
+  for (int64_t q = 0; q < f.n; ++q) {
+    if (!relevant(grade(f.ti[q]))) continue;
+    ++j;
+    if (j >= cut) best = std::max(best, static_cast<double>(j) / static_cast<double>(f.pos[q]));
+  }
+  return j >= cut ? best : 0.0;
+}
+
+template <class Rel, class Grade>
+inline double rbp_resid(const detail::Finds& f, const Column& c, Rel, Grade grade) {
+  // trec_eval rbp_resid: the RBP mass an unjudged item (no truth row, or a negative grade)
+  // could still add, (1 - p) sum_j p^(j-1) over the unjudged positions j of the n items read
+  // up to the cutoff, plus the mass p^n beyond them; 0 when every item read is judged.
+  const int64_t lim = c.cutoff > 0 ? std::min(c.cutoff, f.n_read) : f.n_read;
+  double sum = 0.0, cur = 1.0;
+  int64_t q = 0, n_unj = 0;
+  for (int64_t j = 1; j <= lim; ++j) {
+    bool judged = false;
+    if (q < f.n && f.pos[q] == j) {
+      judged = grade(f.ti[q]) >= 0.0;
+      ++q;
+    }
+    if (!judged) {
+      ++n_unj;
+      sum += cur;
+    }
+    cur *= c.p;
+  }
+  return n_unj > 0 ? cur + (1.0 - c.p) * sum : 0.0;
+}
+
+template <class Rel, class Grade>
+inline double bin_g(const detail::Finds& f, const Column& c, Rel relevant, Grade grade) {
+  // trec_eval binG: the j-th relevant item found at position pos adds 1 / log2(2 + pos - j)
+  // (pos - j items above it are not relevant); the sum is divided by |R|.
+  const int64_t lim = c.cutoff > 0 ? c.cutoff : std::numeric_limits<int64_t>::max();
+  double acc = 0.0;
+  int64_t j = 0;
+  for (int64_t q = 0; q < f.n && f.pos[q] <= lim; ++q) {
+    if (!relevant(grade(f.ti[q]))) continue;
+    ++j;
+    acc += 1.0 / std::log2(static_cast<double>(2 + f.pos[q] - j));
+  }
+  return f.nrel > 0 ? acc / static_cast<double>(f.nrel) : 0.0;
 }
 
 }  // namespace formula
