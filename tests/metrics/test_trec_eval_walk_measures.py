@@ -46,7 +46,8 @@ METRICS = [
 def cases(draw):
     pool = list(range(12))
     n_users = draw(st.integers(1, 6))
-    truth, recs = {}, {}
+    truth: dict = {}
+    recs: dict = {}
     scored = draw(st.booleans())
     for u in range(n_users):
         items = draw(st.lists(st.sampled_from(pool), max_size=8, unique=True))
