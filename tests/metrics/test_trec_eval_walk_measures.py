@@ -1,5 +1,5 @@
-"""trec_eval's walk measures: num_nonrel_judged, unjudged, rprec_mult, iprec, rbp_resid, bin_g
-(docs/metrics.md 3.18.1-3.18.6).
+"""trec_eval's walk measures: num_nonrel_judged, unjudged, rprec_mult, iprec, rbp_resid, bin_g,
+trec_g, ndcg_rel, rndcg, infap and rbp's scale=max_grade (docs/metrics.md 3.16, 3.18.1-3.18.10).
 
 The C++ pass against the pure-Python reference (tests/support/reference.py) on random truth with
 negative (unjudged), zero (judged non-relevant), fractional and -0.0 grades, users without truth
@@ -19,7 +19,7 @@ import rankmeter as rm
 from tests.metrics.test_accuracy import SETTINGS, check
 from tests.support import reference as ref
 
-GRADES = [-2, -1, -0.5, -0.0, 0, 0.5, 1, 2, 3]
+GRADES = [-2, -1, -0.5, -0.0, 0, 0.5, 1, 2, 3, 3, 4]
 METRICS = [
     "num_nonrel_judged",
     "num_nonrel_judged@3",
@@ -39,6 +39,12 @@ METRICS = [
     "rbp_resid(p=0.5)@3",
     "bin_g",
     "bin_g@2",
+    "trec_g",
+    "ndcg_rel",
+    "rndcg",
+    "infap",
+    "rbp(p=0.9,gain=linear,scale=max_grade)",
+    "rbp(gain=exponential,scale=max_grade)@3",
 ]
 
 

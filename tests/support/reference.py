@@ -306,11 +306,13 @@ def bpref(ranked, truth, k, min_relevance, negative="nonrelevant"):
     return safe_div(total, n_rel)
 
 
-def rbp(ranked, truth, k, min_relevance, p=0.8, gain="binary", below_min="gain"):
+def rbp(ranked, truth, k, min_relevance, p=0.8, gain="binary", below_min="gain", scale="none"):
     # Moffat & Zobel (TOIS 2008): (1 - p) * sum_j g_j p^(j - 1) over the top k.
+    # scale="max_grade": every gain / the user's largest truth grade when that is > 1 (trec_eval).
+    top = max([1.0, *truth.values()]) if scale == "max_grade" else 1.0
     total = 0.0
     for j, item in enumerate(ranked[: cutoff(ranked, k)], start=1):
-        total += item_gain(item, truth, gain, min_relevance, below_min) * p ** (j - 1)
+        total += item_gain(item, truth, gain, min_relevance, below_min) / top * p ** (j - 1)
     return (1 - p) * total
 
 
@@ -402,6 +404,90 @@ def bin_g(ranked, truth, k, min_relevance):
     return safe_div(total, len(R))
 
 
+def _trec_gains(ranked, truth):
+    """trec_eval's default gains: a truth row's grade when > 0, else 0 (also for items without a
+    row); -> (gain of each list item, the positive gains of the truth rows in decreasing order)."""
+    got = [max(truth.get(item, 0), 0) for item in ranked]
+    ideal = sorted((g for g in truth.values() if g > 0), reverse=True)
+    return got, ideal
+
+
+def trec_g(ranked, truth, k, min_relevance):
+    # trec_eval's G: the item at position j with gain g_j adds g_j / log2(2 + C_j - S_j), S_j the
+    # gain of positions 1..j, C_j the sum of max(ideal gain, 1) over positions 1..j; / the ideal total.
+    got, ideal = _trec_gains(ranked, truth)
+    if not ideal:
+        return 0.0
+    total = 0.0
+    for j, g in enumerate(got, start=1):
+        if g:
+            costs = [max(ideal[i] if i < len(ideal) else 0.0, 1.0) for i in range(j)]
+            total += g / math.log2(2 + sum(costs) - sum(got[:j]))
+    return total / sum(ideal)
+
+
+def _dcg_of(gains):
+    return sum(g / math.log2(j + 1) for j, g in enumerate(gains, start=1))
+
+
+def ndcg_rel(ranked, truth, k, min_relevance):
+    # trec_eval's ndcg_rel: ndcg@j at the position j of each item with a positive gain, and the
+    # whole list's dcg / the whole ideal dcg for each positive-gain truth row not found; mean over
+    # the positive-gain truth rows.
+    got, ideal = _trec_gains(ranked, truth)
+    if not ideal:
+        return 0.0
+    values = [_dcg_of(got[:j]) / _dcg_of(ideal[:j]) for j, g in enumerate(got, start=1) if g > 0]
+    values += [_dcg_of(got) / _dcg_of(ideal)] * (len(ideal) - len(values))
+    total = sum(values)
+    return total / len(ideal) if total > 0 else 0.0
+
+
+def rndcg(ranked, truth, k, min_relevance):
+    # trec_eval's Rndcg: ndcg over the first c positions (dcg and ideal dcg of the same prefix),
+    # at every c where the ideal gain of position c + 1 differs from that of position c (the end of
+    # a gain level, the end of the positive gains) and at c = n when the list runs past the end of
+    # the positive gains plus one; the mean of those, 0 without a relevant item.
+    if not relevant_set(truth, min_relevance):
+        return 0.0
+    got, ideal = _trec_gains(ranked, truth)
+    n, m = len(got), len(ideal)
+
+    def ideal_at(c):  # 1-based, 0 past the positive gains
+        return ideal[c - 1] if c <= m else 0.0
+
+    cuts = [c for c in range(1, m + 1) if ideal_at(c + 1) != ideal_at(c)]
+    if n > m + 1:
+        cuts.append(n)
+    values = [_dcg_of(got[:c]) / _dcg_of(ideal[:c]) for c in sorted(cuts) if _dcg_of(ideal[:c]) > 0]
+    return sum(values) / len(values) if values else 0.0
+
+
+def infap(ranked, truth, k, min_relevance):
+    # trec_eval's infAP (Yilmaz & Aslam, CIKM 2006): items without a truth row are skipped and
+    # negative grades are in the pool but unjudged; a relevant item at position i > 1 (r relevant,
+    # n judged non-relevant, u unjudged pool items above it) adds
+    # 1/i + ((i-1)/i) * ((r + n + u) / (i-1)) * ((r + eps) / (r + n + 2 eps)), at i = 1 it adds 1.
+    eps = 0.00001
+    r = n = u = 0
+    total = 0.0
+    for i, item in enumerate(ranked, start=1):
+        if item not in truth:
+            continue
+        g = truth[item]
+        if g < 0:
+            u += 1
+        elif not is_relevant_grade(g, min_relevance):
+            n += 1
+        else:
+            if i == 1:
+                total += 1.0
+            else:
+                total += 1 / i + ((i - 1) / i) * ((r + n + u) / (i - 1)) * ((r + eps) / (r + n + 2 * eps))
+            r += 1
+    return safe_div(total, len(relevant_set(truth, min_relevance)))
+
+
 # ---------------------------------------------------------------------------
 # metric strings
 # ---------------------------------------------------------------------------
@@ -470,6 +556,7 @@ METRICS: dict[str, tuple[Any, dict[str, Any]]] = {
             "p": (0.8, _float),
             "gain": ("binary", _choice("linear", "exponential", "binary")),
             "below_min": ("gain", _choice("gain", "zero")),
+            "scale": ("none", _choice("none", "max_grade")),
         },
     ),
     "err": (err, {"max_grade": (4.0, _float), "rounding": ("none", _choice("none", "gdeval"))}),
@@ -480,6 +567,10 @@ METRICS: dict[str, tuple[Any, dict[str, Any]]] = {
     "iprec": (iprec, {"at": (0.0, _float)}),
     "rbp_resid": (rbp_resid, {"p": (0.9, _float)}),
     "bin_g": (bin_g, {}),
+    "trec_g": (trec_g, {}),
+    "ndcg_rel": (ndcg_rel, {}),
+    "rndcg": (rndcg, {}),
+    "infap": (infap, {}),
     "hit_rate": (hit_rate, {}),
     "rr": (rr, {}),
     "arhr": (arhr, {}),
@@ -903,6 +994,8 @@ ALL_METRIC_BASES = (
         "rbp(p=0.5)",
         "rbp(p=0.95,gain=linear,below_min=zero)",
         "rbp(gain=exponential)",
+        "rbp(p=0.9,gain=linear,scale=max_grade)",
+        "rbp(gain=exponential,scale=max_grade)",
         "err",
         "err(max_grade=2)",
         "err(rounding=gdeval)",
