@@ -136,7 +136,7 @@ def demo(users: int, threads: Optional[int], loop_users: int, repeats: int, seed
 
 # ----------------------------------------------------------------- rankmeter eval
 # trec_eval's measures that rankmeter implements, in the order trec_eval prints them,
-# with the rankmeter metric behind each (None: computed by the command itself).
+# with the rankmeter metric behind each (None: computed by the command itself from other values).
 TREC_MEASURES: dict[str, Optional[str]] = {
     "runid": None,
     "num_q": None,
@@ -144,33 +144,78 @@ TREC_MEASURES: dict[str, Optional[str]] = {
     "num_rel": "num_rel",
     "num_rel_ret": "hits",
     "map": "ap",
+    "gm_map": None,  # the geometric mean of map over queries: `all` line only
     "Rprec": "r_precision",
     "bpref": "bpref",
     "recip_rank": "rr",
+    "iprec_at_recall": "iprec",
     "P": "precision",
+    "relstring": None,  # the grades of the top 10 documents: query lines only
     "recall": "recall",
+    "infAP": "infap",
+    "gm_bpref": None,  # the geometric mean of bpref over queries: `all` line only
+    "Rprec_mult": "rprec_mult",
+    "utility": None,
+    "11pt_avg": None,  # the mean of iprec_at_recall over its levels
+    "binG": "bin_g",
+    "G": "trec_g",
     "ndcg": "ndcg",
+    "ndcg_rel": "ndcg_rel",
+    "Rndcg": "rndcg",
     "ndcg_cut": "ndcg",
     "map_cut": "ap",
+    "relative_P": "recall(denominator=min_relevant_k)",
     "success": "hit_rate",
+    "set_P": "precision",
+    "set_relative_P": "recall(denominator=min_relevant_k)",
+    "set_recall": "recall",
+    "set_map": None,  # hits^2 / (num_ret num_rel)
+    "set_F": "fbeta",
+    "num_nonrel_judged_ret": "num_nonrel_judged",
+    "rbp": "rbp(p=0.9,gain=linear,scale=max_grade)",
+    "rbp_resid": "rbp_resid(p=0.9)",
+    "unj": "unjudged",
 }
-TREC_CUTOFF_MEASURES = ("P", "recall", "ndcg_cut", "map_cut", "success")
+# measures with a list of integer cutoffs (`P.5,10`), printed as `P_5`, `P_10`
+TREC_CUTOFF_MEASURES = ("P", "recall", "ndcg_cut", "map_cut", "success", "relative_P", "unj")
+_TREC_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 TREC_DEFAULT_CUTOFFS = {
-    "P": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
-    "recall": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
-    "ndcg_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
-    "map_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+    "P": _TREC_CUTS,
+    "recall": _TREC_CUTS,
+    "ndcg_cut": _TREC_CUTS,
+    "map_cut": _TREC_CUTS,
+    "relative_P": _TREC_CUTS,
     "success": (1, 5, 10),
+    "unj": (5, 10, 20),
+}
+# measures with a list of levels (`Rprec_mult.0.2,0.4`), printed as `Rprec_mult_0.20`: the option they set
+TREC_LEVEL_MEASURES = {"iprec_at_recall": "at", "Rprec_mult": "mult"}
+TREC_DEFAULT_LEVELS = {
+    "iprec_at_recall": tuple(i / 10 for i in range(11)),
+    "Rprec_mult": tuple(i / 5 for i in range(1, 11)),
+}
+# measures whose parameters (`utility.2,-1,0,0`) print after the name as given (`utility_2,-1,0,0`)
+TREC_PARAM_MEASURES = ("relstring", "utility", "11pt_avg", "set_F", "rbp", "rbp_resid")
+TREC_DEFAULT_PARAMS = {
+    "relstring": (10.0,),
+    "utility": (1.0, -1.0, 0.0, 0.0),
+    "11pt_avg": TREC_DEFAULT_LEVELS["iprec_at_recall"],
 }
 # trec_eval's named measure sets, restricted to what rankmeter implements
 TREC_SETS = {
     "all_trec": tuple(TREC_MEASURES),
     "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P"),
 }
-TREC_SUMS = ("num_ret", "num_rel", "num_rel_ret")  # trec_eval's `all` line sums these
+TREC_SUMS = ("num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")  # trec_eval's `all` line sums these
 FORMATS = ("trec", "table", "json", "csv")
 _ORDER = {name: i for i, name in enumerate(TREC_MEASURES)}
 _TREC_FORM = re.compile(r"^(P|recall|ndcg_cut|map_cut|success)(?:[._](\d+))?$")
+# a trec_eval measure with parameters: `name.params` (the whole -m value)
+_TREC_PARAMS = re.compile(
+    r"^("
+    + "|".join(re.escape(n) for n in (*TREC_CUTOFF_MEASURES, *TREC_LEVEL_MEASURES, *TREC_PARAM_MEASURES))
+    + r"|ndcg|G|ndcg_rel|Rndcg)\.(.+)$"
+)
 
 
 class CliError(ValueError):
@@ -182,9 +227,11 @@ class Measure:
     """One output row: how it prints and how it is computed."""
 
     label: str  # the name printed
-    key: Optional[str]  # the rankmeter metric string given to evaluate (None: runid, num_q, num_ret)
-    special: Optional[str] = None  # "runid", "num_q", "num_ret"
+    key: Optional[str]  # the rankmeter metric string given to evaluate (None: runid, num_q, num_ret, derived)
+    special: Optional[str] = None  # "runid", "num_q", "num_ret", or a measure derived from `deps` (_DERIVED)
     order: tuple = (len(TREC_MEASURES), 0)  # trec_eval's print order (unknown names last, as asked)
+    deps: tuple = ()  # the metric strings a derived measure is computed from
+    params: tuple = ()  # its parameters (utility's coefficients, relstring's depth)
 
     @property
     def is_sum(self) -> bool:
@@ -220,9 +267,9 @@ def _trec_label(metric: metrics.Metric, preset_options) -> Optional[str]:
     """The trec_eval name of a rankmeter metric under the trec_eval preset (None: trec_eval has none)."""
     canon = str(metric)
     for trec, base in TREC_MEASURES.items():
-        if base is None or base != metric.name:
+        if base is None or base != metric.name or trec in TREC_LEVEL_MEASURES:
             continue
-        if trec in TREC_CUTOFF_MEASURES or trec in ("ndcg_cut", "map_cut"):
+        if trec in TREC_CUTOFF_MEASURES:
             if metric.k is None:
                 continue
             candidate = f"{base}@{metric.k}"
@@ -236,75 +283,172 @@ def _trec_label(metric: metrics.Metric, preset_options) -> Optional[str]:
     return None
 
 
+def _trec_numbers(name: str, params: str) -> list[float]:
+    """``.10,.20`` -> [0.1, 0.2]: the comma-separated numbers after a trec_eval measure name."""
+    out = []
+    for part in params.split(","):
+        try:
+            out.append(float(part))
+        except ValueError:
+            raise CliError(f"-m {name}.{params}: {part!r} is not a number") from None
+    return out
+
+
+def _trec_rows(name: str, params: Optional[str], trec_names: bool) -> list[Measure]:
+    """The output rows of one trec_eval measure, with the parameters written after its dot (None: its
+    defaults), in trec_eval's print order (docs/metrics.md 8.2)."""
+    idx = _ORDER[name]
+    base = TREC_MEASURES[name]
+    given = f"{name}.{params}"
+    if name in ("runid", "num_q", "num_ret"):
+        if params is not None:
+            raise CliError(f"-m {given}: {name} takes no parameters")
+        return [Measure(name, None, name, (idx, 0))]
+    if name in TREC_CUTOFF_MEASURES:
+        assert base is not None
+        if params is None:
+            cuts: Sequence[int] = TREC_DEFAULT_CUTOFFS[name]
+        else:
+            cuts = sorted({int(x) for x in _trec_numbers(name, params)})  # trec_eval reads "23.4" as 23
+            if any(k < 1 for k in cuts):
+                raise CliError(f"-m {given}: cutoffs must be >= 1")
+        return [Measure(f"{name}_{k}" if trec_names else f"{base}@{k}", f"{base}@{k}", None, (idx, k)) for k in cuts]
+    if name in TREC_LEVEL_MEASURES:
+        assert base is not None
+        levels = TREC_DEFAULT_LEVELS[name] if params is None else sorted(set(_trec_numbers(name, params)))
+        rows = []
+        for x in levels:
+            key = f"{base}({TREC_LEVEL_MEASURES[name]}={x!r})"
+            try:
+                metrics.parse(key)
+            except (ValueError, TypeError) as e:
+                raise CliError(f"-m {given}: {e}") from None
+            rows.append(Measure(f"{name}_{x:.2f}", key, None, (idx, x)))
+        return rows
+    label = name if params is None else f"{name}_{params}"
+    if name == "relstring":
+        depth = int(TREC_DEFAULT_PARAMS[name][0] if params is None else _trec_numbers(name, params)[0])
+        return [Measure(label, None, "relstring", (idx, 0), params=(depth,))]
+    if name == "utility":
+        coeffs = TREC_DEFAULT_PARAMS[name] if params is None else tuple(_trec_numbers(name, params))
+        if len(coeffs) != 4:
+            raise CliError(
+                f"-m {given}: utility takes 4 coefficients (relevant retrieved, non-relevant "
+                "retrieved, relevant not retrieved, non-relevant not retrieved)"
+            )
+        return [Measure(label, None, "utility", (idx, 0), ("hits", "num_ret", "num_rel"), coeffs)]
+    if name == "11pt_avg":
+        levels = TREC_DEFAULT_PARAMS[name] if params is None else tuple(_trec_numbers(name, params))
+        deps = tuple(f"iprec(at={x!r})" for x in levels)
+        for key in deps:
+            try:
+                metrics.parse(key)
+            except (ValueError, TypeError) as e:
+                raise CliError(f"-m {given}: {e}") from None
+        return [Measure(label, None, "mean_of", (idx, 0), deps)]
+    if name in ("gm_map", "gm_bpref"):
+        return [Measure(name, None, "geometric_mean", (idx, 0), ("ap" if name == "gm_map" else "bpref",))]
+    if name == "set_map":
+        return [Measure(name, None, "set_map", (idx, 0), ("hits", "num_ret", "num_rel"))]
+    assert base is not None
+    key = base
+    if params is not None:
+        if name == "set_F":
+            x = _trec_numbers(name, params)[0]
+            if not x > 0:
+                raise CliError(f"-m {given}: the weight of recall must be > 0")
+            key = f"fbeta(beta={math.sqrt(x)!r})"
+        elif name in ("rbp", "rbp_resid"):
+            m = re.fullmatch(r"p=([0-9.eE+-]+)", params)
+            if not m:
+                raise CliError(f"-m {given}: {name} takes one parameter, p=<persistence>")
+            key = re.sub(r"p=[0-9.]+", f"p={m.group(1)}", base)
+        else:
+            raise CliError(
+                f"-m {given}: gains per grade are not supported; {name} uses the grades as gains (docs/metrics.md 8.2)"
+            )
+        try:
+            metrics.parse(key)
+        except (ValueError, TypeError) as e:
+            raise CliError(f"-m {given}: {e}") from None
+    return [Measure(label if trec_names else key if params is not None else name, key, None, (idx, 0))]
+
+
 def parse_measures(texts: Sequence[str], preset: Optional[str]) -> list[Measure]:
     """``-m`` values -> measures: rankmeter names, comma lists and trec_eval's spellings.
 
     ``P.10``, ``P_10``, ``P.5,10`` (cutoff lists), ``ndcg_cut.10,20``, ``map_cut.100``,
     ``recall.20``, ``success.1``, bare ``P``/``ndcg_cut``/``map_cut`` (trec_eval's default
     cutoffs), ``map``, ``ndcg``, ``recip_rank``, ``Rprec``, ``num_rel_ret``, ``num_rel``,
-    ``num_ret``, ``num_q``, ``runid`` and the sets ``all_trec`` / ``official``; a number after
-    a comma continues the previous name's cutoffs (``ndcg@10,20`` is ``ndcg@10 ndcg@20``).
+    ``num_ret``, ``num_q``, ``runid``, every other trec_eval measure name with its parameters
+    (``iprec_at_recall..10,.20``, ``Rprec_mult.0.2``, ``utility.2,-1,0,0``, ``11pt_avg..25,.5``,
+    ``set_F.0.5``, ``relstring.20``, ``rbp.p=0.95``: they replace the defaults of a set) and the sets
+    ``all_trec`` / ``official``; a number after a comma continues the previous name's cutoffs
+    (``ndcg@10,20`` is ``ndcg@10 ndcg@20``).
     """
     pre = evaluation_presets.get(preset.strip().lower().replace("-", "_")) if preset else None
     trec_names = pre is not None and pre.name == "trec_eval"
     preset_options = pre.metric_options if pre is not None else None
-    tokens: list[tuple[str, Optional[int]]] = []  # (name, cutoff)
-    prev: Optional[str] = None  # the name a bare number continues
-    for text in texts:
+    # ("trec", trec_eval name, its parameters or None) or ("metric", rankmeter metric string, None)
+    tokens: list[tuple[str, str, Optional[str]]] = []
+    explicit = set()  # trec_eval names given with parameters: a set does not add their defaults
+    whole = [_TREC_PARAMS.match(text.strip()) for text in texts]
+    for m in whole:
+        if m and re.fullmatch(r"[0-9.,=+eE-]+", m.group(2)):
+            explicit.add(m.group(1))
+    prev: Optional[tuple[str, str]] = None  # what a bare number continues
+    for text, m in zip(texts, whole):
+        if m and re.fullmatch(r"[0-9.,=+eE-]+", m.group(2)):
+            tokens.append(("trec", m.group(1), m.group(2)))
+            prev = ("trec", m.group(1)) if m.group(1) in TREC_CUTOFF_MEASURES else None
+            continue
         for part in _split_commas(text):
             if re.fullmatch(r"\d+", part):
                 if prev is None:
                     raise CliError(f"-m {text!r}: the cutoff {part} follows no metric name")
-                tokens.append((prev, int(part)))
+                if prev[0] == "trec":
+                    tokens.append(("trec", prev[1], part))
+                else:
+                    tokens.append(("metric", f"{prev[1]}@{part}", None))
                 continue
             if part in TREC_SETS:
-                for name in TREC_SETS[part]:
-                    tokens.extend((name, k) for k in TREC_DEFAULT_CUTOFFS.get(name, (None,)))
+                tokens.extend(("trec", name, None) for name in TREC_SETS[part] if name not in explicit)
                 prev = None
                 continue
-            m = _TREC_FORM.match(part)
-            if m and part != "recall" and part != "success":
-                name = m.group(1)
-                if m.group(2) is None:
-                    tokens.extend((name, k) for k in TREC_DEFAULT_CUTOFFS[name])
-                else:
-                    tokens.append((name, int(m.group(2))))
-                prev = name
+            f = _TREC_FORM.match(part)
+            if f and part != "recall" and part != "success":
+                tokens.append(("trec", f.group(1), f.group(2)))
+                prev = ("trec", f.group(1))
+                continue
+            if part in TREC_MEASURES and part not in ("recall", "success"):
+                tokens.append(("trec", part, None))
+                prev = None
                 continue
             at = re.fullmatch(r"(.*?)@\s*(\d+)", part)
-            prev = at.group(1) if at else part
-            tokens.append((part, None))
+            prev = ("metric", at.group(1) if at else part)
+            tokens.append(("metric", part, None))
     out: dict[str, Measure] = {}
-    for name, k in tokens:
-        if name in ("runid", "num_q", "num_ret"):
-            meas = Measure(name, None, name, (_ORDER[name], 0))
-        elif (k is None and name in TREC_MEASURES and name not in ("recall", "success")) or (
-            k is not None and name in TREC_CUTOFF_MEASURES
-        ):
-            base = TREC_MEASURES[name]
-            assert base is not None
-            key = base if k is None else f"{base}@{k}"
-            label = name if k is None else f"{name}_{k}"
-            if not trec_names:
-                label = name if k is None else key
-            meas = Measure(label, key, None, (_ORDER[name], k or 0))
-        else:
-            key = name if k is None else f"{name}@{k}"
-            try:
-                parsed = metrics.parse(key, preset_options)
-            except (ValueError, TypeError) as e:
-                bare = re.match(r"[A-Za-z_][A-Za-z_0-9.]*", key)
-                hint = _closest(bare.group(0) if bare else key)
-                msg = str(e)
-                if msg.startswith("unknown metric"):
-                    msg = msg.split(";")[0] + " (`rankmeter metrics` lists them)"
-                raise CliError(f"-m {key!r}: {msg}{hint}") from None
-            label = (_trec_label(parsed, preset_options) if trec_names else None) or key
-            order = (len(TREC_MEASURES), 0)
-            if trec_names and label != key:
-                base_name = re.sub(r"_\d+$", "", label)
-                order = (_ORDER.get(base_name, len(TREC_MEASURES)), parsed.k or 0)
-            meas = Measure(label, key, None, order)
+    for kind, name, params in tokens:
+        if kind == "trec":
+            for meas in _trec_rows(name, params, trec_names):
+                out.setdefault(meas.label, meas)
+            continue
+        key = name
+        try:
+            parsed = metrics.parse(key, preset_options)
+        except (ValueError, TypeError) as e:
+            bare = re.match(r"[A-Za-z_][A-Za-z_0-9.]*", key)
+            hint = _closest(bare.group(0) if bare else key)
+            msg = str(e)
+            if msg.startswith("unknown metric"):
+                msg = msg.split(";")[0] + " (`rankmeter metrics` lists them)"
+            raise CliError(f"-m {key!r}: {msg}{hint}") from None
+        label = (_trec_label(parsed, preset_options) if trec_names else None) or key
+        order: tuple = (len(TREC_MEASURES), 0)
+        if trec_names and label != key:
+            base_name = re.sub(r"_\d+$", "", label)
+            order = (_ORDER.get(base_name, len(TREC_MEASURES)), parsed.k or 0)
+        meas = Measure(label, key, None, order)
         out.setdefault(meas.label, meas)
     measures = list(out.values())
     if trec_names:
@@ -401,7 +545,10 @@ def _exact_sum(state: Any, key: str) -> float:
 
 
 def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptions, args: Any, name: str) -> RunOutput:
-    keys = list(dict.fromkeys(m.key for m in measures if m.key is not None)) or ["num_rel"]
+    keys = list(
+        dict.fromkeys([*(m.key for m in measures if m.key is not None), *(d for m in measures for d in m.deps)])
+    )
+    keys = keys or ["num_rel"]
     columns = opts.columns()
     auto = False
     if args.stream or args.stream_truth:
@@ -410,13 +557,18 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
         stream = False
     else:  # streamed when the run read whole would pass the memory budget
         stream = auto = estimated_rows(path) * ROW_BYTES > args.memory_budget
-    per_query = args.per_query or args.format != "trec"
+    per_query = args.per_query or args.format != "trec" or any(m.deps for m in measures)
     lengths = None
+    relstring = [m for m in measures if m.special == "relstring"]
     if auto and any(m.special == "num_ret" for m in measures):
         stream = auto = False  # num_ret needs the whole run: asked for, it is read in memory
+    if auto and relstring:
+        stream = auto = False  # relstring needs the whole run: asked for, it is read in memory
     if stream:
         if any(m.special == "num_ret" for m in measures):
             raise CliError("-m num_ret is not available when streaming (--stream): drop it or evaluate in memory")
+        if relstring:
+            raise CliError("-m relstring is not available when streaming (--stream): drop it or evaluate in memory")
         from .stream import MaybeNotGrouped, evaluate_stream
 
         chunks: list = []
@@ -463,6 +615,17 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
             lengths = _lookup(got[0], got[1], users)
             if opts.max_items:
                 lengths = np.minimum(lengths, opts.max_items)
+        if relstring:
+            if not isinstance(truth, Truth):
+                raise CliError("-m relstring needs the truth in memory: drop --stream-truth or relstring")
+            run_recs = recs
+            if not isinstance(run_recs, Recs):
+                rcols = {k: v for k, v in columns.items() if k != "relevance_col" and v is not None}
+                run_recs = to_recs(recs, **rcols)
+            depth = max(m.params[0] for m in relstring)
+            if opts.max_items:
+                depth = min(depth, opts.max_items)
+            strings = relevance_strings(truth, run_recs, users, depth)
     order = _sort_users(users)
     users = users[order]
     out = RunOutput(name, _run_id(path, name), users, {}, {})
@@ -476,11 +639,96 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
             assert lengths is not None
             out.per_user[m.label] = lengths[order]
             out.all[m.label] = int(lengths.sum())
+        elif m.special == "relstring":  # query lines only, as trec_eval prints it
+            cut = np.array([s[: int(m.params[0])] for s in strings[order]], dtype=object)
+            out.per_user[m.label] = np.array([f"'{s}'" for s in cut], dtype=object)
+        elif m.special is not None:
+            value = derived_values(m, values)
+            if m.special == "geometric_mean":  # the `all` line only, as trec_eval prints it
+                out.all[m.label] = geometric_mean(value)
+            else:
+                out.per_user[m.label] = value[order]
+                out.all[m.label] = float(np.mean(value)) if len(value) else float("nan")
         else:
             assert m.key is not None
             if m.key in values:
                 out.per_user[m.label] = values[m.key][order]
             out.all[m.label] = round(_exact_sum(state, m.key)) if m.is_sum and args.format == "trec" else means[m.key]
+    return out
+
+
+# trec_eval's floor for values in a geometric mean (gm_map, gm_bpref)
+GM_FLOOR = 0.00001
+
+
+def geometric_mean(values: np.ndarray) -> float:
+    """trec_eval's geometric mean over queries: exp(mean(log(max(v, 0.00001))))."""
+    v = np.asarray(values, dtype=np.float64)
+    if not len(v):
+        return float("nan")
+    return float(np.exp(math.fsum(np.log(np.maximum(v, GM_FLOOR)).tolist()) / len(v)))
+
+
+def derived_values(m: Measure, values: dict[str, np.ndarray]) -> np.ndarray:
+    """The per-query values of a measure the command computes from other metrics (docs/metrics.md 8.2):
+    set_map = hits^2 / (num_ret num_rel), utility = a hits + b (num_ret - hits) + c (num_rel - hits)
+    + d (hits - num_ret - num_rel) (trec_eval's collection size is 0 without -N), 11pt_avg = the mean of
+    iprec at its levels, and the values a geometric mean is taken of."""
+    if m.special == "set_map":
+        hits, n, nrel = (values[k] for k in m.deps)
+        den = n * nrel
+        return np.divide(hits * hits, den, out=np.zeros_like(hits), where=den > 0)
+    if m.special == "utility":
+        hits, n, nrel = (values[k] for k in m.deps)
+        a, b, c, d = m.params
+        return a * hits + b * (n - hits) + c * (nrel - hits) + d * (hits - n - nrel)
+    if m.special == "mean_of":
+        return np.mean(np.stack([values[k] for k in m.deps]), axis=0)
+    if m.special == "geometric_mean":
+        return values[m.deps[0]]
+    raise AssertionError(m.special)  # pragma: no cover - every special is handled above
+
+
+def relevance_strings(truth: Truth, recs: Recs, users: np.ndarray, depth: int) -> np.ndarray:
+    """trec_eval's relstring: for each user, the grades of its first `depth` documents in trec_eval's
+    order (score descending, then docno descending): a digit per grade 0-9, `>` above 9, `.` for a
+    negative grade (judged unjudged), `-` for a document without a truth row (docs/metrics.md 8.2)."""
+    out = np.full(len(users), "", dtype=object)
+    if recs.indptr is None or recs.users is None or depth <= 0:
+        return out
+    seg_len = np.diff(recs.indptr)
+    seg = np.repeat(np.arange(len(seg_len)), seg_len)
+    items = np.asarray(recs.items).astype(str)
+    scores = (
+        np.asarray(recs.scores, dtype=np.float64)
+        if recs.scores is not None
+        else -np.arange(len(items), dtype=np.float64)
+    )
+    _, item_code = np.unique(items, return_inverse=True)
+    order = np.lexsort((-item_code, -scores, seg))
+    rank = np.arange(len(order)) - recs.indptr[seg[order]]
+    top = order[rank < depth]
+    # the grade of each (user, item) of the top: truth rows keyed by "user\0item"
+    t_len = np.diff(truth.indptr)
+    t_keys = np.char.add(
+        np.char.add(np.repeat(np.asarray(truth.users).astype(str), t_len), "\0"), np.asarray(truth.items).astype(str)
+    )
+    t_grades = np.asarray(truth.grades, dtype=np.float64) if truth.grades is not None else np.ones(len(t_keys))
+    r_users = np.asarray(recs.users).astype(str)[seg[top]]
+    r_keys = np.char.add(np.char.add(r_users, "\0"), items[top])
+    srt = np.argsort(t_keys)
+    pos = np.minimum(np.searchsorted(t_keys[srt], r_keys), max(len(t_keys) - 1, 0))
+    found = t_keys[srt][pos] == r_keys if len(t_keys) else np.zeros(len(r_keys), dtype=bool)
+    grade = np.where(found, t_grades[srt][pos] if len(t_keys) else 0.0, np.nan)
+    chars = np.where(
+        np.isnan(grade),
+        "-",
+        np.where(grade < 0, ".", np.where(grade > 9, ">", np.char.mod("%d", np.nan_to_num(np.clip(grade, 0, 9))))),
+    )
+    per_seg = np.split(chars, np.cumsum(np.bincount(seg[top], minlength=len(seg_len)))[:-1])
+    text = {u: "".join(c.tolist()) for u, c in zip(np.asarray(recs.users).astype(str).tolist(), per_seg)}
+    for i, u in enumerate(np.asarray(users).astype(str).tolist()):
+        out[i] = text.get(u, "")
     return out
 
 
@@ -567,7 +815,8 @@ def format_trec(run: RunOutput, measures: list[Measure], per_query: bool) -> Ite
                 if m.label in run.per_user:
                     yield f"{m.label:<22}\t{user}\t{_fmt_value(run.per_user[m.label][i], m.is_sum)}\n"
     for m in measures:
-        yield f"{m.label:<22}\tall\t{_fmt_value(run.all[m.label], m.is_sum or m.special == 'num_q')}\n"
+        if m.label in run.all:  # relstring has no `all` line
+            yield f"{m.label:<22}\tall\t{_fmt_value(run.all[m.label], m.is_sum or m.special == 'num_q')}\n"
 
 
 def _json_value(v: Any) -> Any:
@@ -587,7 +836,7 @@ def format_other(
             entry: dict[str, Any] = {
                 "runid": run.runid,
                 "conventions": conventions,
-                "all": {k: _json_value(run.all[k]) for k in labels},
+                "all": {k: _json_value(run.all[k]) for k in labels if k in run.all},
             }
             if per_query:
                 entry["per_query"] = {
@@ -604,7 +853,7 @@ def format_other(
                 rows.append(
                     [run.name, str(u)] + [_cell(run.per_user[k][i]) if k in run.per_user else "" for k in labels]
                 )
-        rows.append([run.name, "all"] + [_cell(run.all[k]) for k in labels])
+        rows.append([run.name, "all"] + [_cell(run.all.get(k, "")) for k in labels])
     header = ["run", "query", *labels]
     if fmt == "csv":
         buf = io.StringIO()
