@@ -216,6 +216,8 @@ _TREC_PARAMS = re.compile(
     + "|".join(re.escape(n) for n in (*TREC_CUTOFF_MEASURES, *TREC_LEVEL_MEASURES, *TREC_PARAM_MEASURES))
     + r"|ndcg|G|ndcg_rel|Rndcg)\.(.+)$"
 )
+# its parameters: numbers, or name=number pairs, separated by commas
+_PARAM_LIST = re.compile(r"(?:[A-Za-z0-9_]+=)?[0-9.eE+-]+(?:,(?:[A-Za-z0-9_]+=)?[0-9.eE+-]+)*")
 
 
 class CliError(ValueError):
@@ -394,11 +396,11 @@ def parse_measures(texts: Sequence[str], preset: Optional[str]) -> list[Measure]
     explicit = set()  # trec_eval names given with parameters: a set does not add their defaults
     whole = [_TREC_PARAMS.match(text.strip()) for text in texts]
     for m in whole:
-        if m and re.fullmatch(r"[0-9.,=+eE-]+", m.group(2)):
+        if m and _PARAM_LIST.fullmatch(m.group(2)):
             explicit.add(m.group(1))
     prev: Optional[tuple[str, str]] = None  # what a bare number continues
     for text, m in zip(texts, whole):
-        if m and re.fullmatch(r"[0-9.,=+eE-]+", m.group(2)):
+        if m and _PARAM_LIST.fullmatch(m.group(2)):
             tokens.append(("trec", m.group(1), m.group(2)))
             prev = ("trec", m.group(1)) if m.group(1) in TREC_CUTOFF_MEASURES else None
             continue
@@ -672,16 +674,18 @@ def geometric_mean(values: np.ndarray) -> float:
 def derived_values(m: Measure, values: dict[str, np.ndarray]) -> np.ndarray:
     """The per-query values of a measure the command computes from other metrics (docs/metrics.md 8.2):
     set_map = hits^2 / (num_ret num_rel), utility = a hits + b (num_ret - hits) + c (num_rel - hits)
-    + d (hits - num_ret - num_rel) (trec_eval's collection size is 0 without -N), 11pt_avg = the mean of
+    + d (hits - num_ret - num_rel) (trec_eval's collection size is 0 without -N; 0 for a query without
+    retrieved documents, which trec_eval does not score), 11pt_avg = the mean of
     iprec at its levels, and the values a geometric mean is taken of."""
     if m.special == "set_map":
         hits, n, nrel = (values[k] for k in m.deps)
         den = n * nrel
         return np.divide(hits * hits, den, out=np.zeros_like(hits), where=den > 0)
     if m.special == "utility":
+        # a query without retrieved documents is not scored by trec_eval (-c fills it with zeros)
         hits, n, nrel = (values[k] for k in m.deps)
         a, b, c, d = m.params
-        return a * hits + b * (n - hits) + c * (nrel - hits) + d * (hits - n - nrel)
+        return np.where(n > 0, a * hits + b * (n - hits) + c * (nrel - hits) + d * (hits - n - nrel), 0.0)
     if m.special == "mean_of":
         return np.mean(np.stack([values[k] for k in m.deps]), axis=0)
     if m.special == "geometric_mean":
@@ -958,7 +962,8 @@ def _epilog() -> str:
         "  (name@k, name(option=value)@k; `rankmeter metrics` prints the table with definitions)\n"
         f"presets: none, {', '.join(sorted(evaluation_presets))}\n"
         "trec_eval spellings in -m: P.10, P_10, P.5,10, ndcg_cut.10,20, map_cut.100, recall.20, success.1, "
-        "map, ndcg, recip_rank, Rprec, num_rel_ret, num_rel, num_ret, num_q, runid, all_trec, official"
+        "map, ndcg, recip_rank, Rprec, num_rel_ret, num_rel, num_ret, num_q, runid, all_trec, official, and every\n"
+        "  other trec_eval measure with its parameters: iprec_at_recall..10,.20, Rprec_mult.0.2, utility.2,-1,0,0, ..."
     )
 
 

@@ -488,6 +488,53 @@ def infap(ranked, truth, k, min_relevance):
     return safe_div(total, len(relevant_set(truth, min_relevance)))
 
 
+# trec_eval measures `rankmeter eval` computes from other values (docs/metrics.md 8.2)
+
+
+def trec_set_map(ranked, truth, min_relevance):
+    # hits^2 / (n |R|)
+    h = hits(ranked, truth, None, min_relevance)
+    return safe_div(h * h, len(ranked) * len(relevant_set(truth, min_relevance)))
+
+
+def trec_utility(ranked, truth, min_relevance, coeffs=(1.0, -1.0, 0.0, 0.0)):
+    # a (relevant retrieved) + b (non-relevant retrieved) + c (relevant missed) + d (the rest of a
+    # collection of size 0); a query without retrieved documents is not scored (0)
+    if not ranked:
+        return 0.0
+    h, n, r = hits(ranked, truth, None, min_relevance), len(ranked), len(relevant_set(truth, min_relevance))
+    a, b, c, d = coeffs
+    return a * h + b * (n - h) + c * (r - h) + d * (0 + h - n - r)
+
+
+TREC_11PT_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def trec_11pt_avg(ranked, truth, min_relevance, levels=TREC_11PT_LEVELS):
+    # the mean of the interpolated precisions at the levels
+    return sum(iprec(ranked, truth, None, min_relevance, at=x) for x in levels) / len(levels)
+
+
+def trec_geometric_mean(values):
+    # exp of the mean log, each value floored at 0.00001
+    return math.exp(sum(math.log(max(v, 0.00001)) for v in values) / len(values))
+
+
+def trec_relstring(ranked, truth, depth=10):
+    # the grades of the first `depth` items: 0-9, '>' above 9, '.' negative, '-' without a truth row
+    out = ""
+    for item in ranked[:depth]:
+        if item not in truth:
+            out += "-"
+        elif truth[item] < 0:
+            out += "."
+        elif truth[item] > 9:
+            out += ">"
+        else:
+            out += str(int(truth[item]))
+    return out
+
+
 # ---------------------------------------------------------------------------
 # metric strings
 # ---------------------------------------------------------------------------
