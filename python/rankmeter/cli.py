@@ -365,10 +365,17 @@ def _trec_rows(name: str, params: Optional[str], trec_names: bool) -> list[Measu
             if not m:
                 raise CliError(f"-m {given}: {name} takes one parameter, p=<persistence>")
             key = re.sub(r"p=[0-9.]+", f"p={m.group(1)}", base)
-        else:
-            raise CliError(
-                f"-m {given}: gains per grade are not supported; {name} uses the grades as gains (docs/metrics.md 8.2)"
-            )
+        else:  # ndcg, G, ndcg_rel, Rndcg with a gain per grade: `1=3,2=9,4=4.5`
+            gains = []
+            for part in params.split(","):
+                pair = re.fullmatch(r"([+-]?\d+)=([0-9.eE+-]+)", part)
+                if not pair:
+                    raise CliError(f"-m {given}: give gains as <grade>=<gain>, e.g. {name}.1=3,2=9")
+                gain = _trec_numbers(name, pair.group(2))[0]
+                if not gain >= 0:
+                    raise CliError(f"-m {given}: a gain must be >= 0 (negative gains are not supported)")
+                gains.append((float(pair.group(1)), gain))
+            return [Measure(label, None, "gains", (idx, 0), (base,), tuple(gains))]
         try:
             metrics.parse(key)
         except (ValueError, TypeError) as e:
@@ -548,7 +555,12 @@ def _exact_sum(state: Any, key: str) -> float:
 
 def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptions, args: Any, name: str) -> RunOutput:
     keys = list(
-        dict.fromkeys([*(m.key for m in measures if m.key is not None), *(d for m in measures for d in m.deps)])
+        dict.fromkeys(
+            [
+                *(m.key for m in measures if m.key is not None),
+                *(d for m in measures if m.special != "gains" for d in m.deps),
+            ]
+        )
     )
     keys = keys or ["num_rel"]
     columns = opts.columns()
@@ -562,15 +574,17 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
     per_query = args.per_query or args.format != "trec" or any(m.deps for m in measures)
     lengths = None
     relstring = [m for m in measures if m.special == "relstring"]
+    regained = [m for m in measures if m.special == "gains"]
     if auto and any(m.special == "num_ret" for m in measures):
         stream = auto = False  # num_ret needs the whole run: asked for, it is read in memory
-    if auto and relstring:
-        stream = auto = False  # relstring needs the whole run: asked for, it is read in memory
+    if auto and (relstring or regained):
+        stream = auto = False  # relstring and gains per grade need the whole run: asked for, it is read in memory
     if stream:
         if any(m.special == "num_ret" for m in measures):
             raise CliError("-m num_ret is not available when streaming (--stream): drop it or evaluate in memory")
-        if relstring:
-            raise CliError("-m relstring is not available when streaming (--stream): drop it or evaluate in memory")
+        if relstring or regained:
+            name = (relstring or regained)[0].label
+            raise CliError(f"-m {name} is not available when streaming (--stream): drop it or evaluate in memory")
         from .stream import MaybeNotGrouped, evaluate_stream
 
         chunks: list = []
@@ -628,6 +642,11 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
             if opts.max_items:
                 depth = min(depth, opts.max_items)
             strings = relevance_strings(truth, run_recs, users, depth)
+        for m in regained:  # the same evaluation with each grade replaced by its gain
+            if not isinstance(truth, Truth):
+                raise CliError(f"-m {m.label} needs the truth in memory: drop --stream-truth or the gains")
+            again = evaluate_with(regrade(truth, m.params), recs, list(m.deps), opts)
+            values[m.label] = _align(np.asarray(again.users), np.asarray(again.per_user[m.deps[0]]), users)
     order = _sort_users(users)
     users = users[order]
     out = RunOutput(name, _run_id(path, name), users, {}, {})
@@ -644,6 +663,9 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
         elif m.special == "relstring":  # query lines only, as trec_eval prints it
             cut = np.array([s[: int(m.params[0])] for s in strings[order]], dtype=object)
             out.per_user[m.label] = np.array([f"'{s}'" for s in cut], dtype=object)
+        elif m.special == "gains":
+            out.per_user[m.label] = values[m.label][order]
+            out.all[m.label] = float(np.mean(values[m.label])) if len(users) else float("nan")
         elif m.special is not None:
             value = derived_values(m, values)
             if m.special == "geometric_mean":  # the `all` line only, as trec_eval prints it
@@ -691,6 +713,26 @@ def derived_values(m: Measure, values: dict[str, np.ndarray]) -> np.ndarray:
     if m.special == "geometric_mean":
         return values[m.deps[0]]
     raise AssertionError(m.special)  # pragma: no cover - every special is handled above
+
+
+def regrade(truth: Truth, gains: tuple) -> Truth:
+    """The truth with each grade listed in `gains` ((grade, gain) pairs) replaced by its gain: trec_eval's
+    `ndcg.1=3,2=9` (a grade not listed keeps its value as gain, docs/metrics.md 8.2)."""
+    grades = np.asarray(truth.grades, dtype=np.float64) if truth.grades is not None else np.ones(len(truth.items))
+    new = grades.copy()
+    for grade, gain in gains:
+        new[grades == grade] = gain
+    return Truth.from_csr(truth.indptr, truth.items, new, truth.users)
+
+
+def _align(keys: np.ndarray, values: np.ndarray, users: np.ndarray) -> np.ndarray:
+    """values[keys == u] for every user u (keys and users hold the same ids), by sorting."""
+    k_order, u_order = _sort_users(keys), _sort_users(users)
+    if len(keys) != len(users) or not np.array_equal(keys[k_order].astype(str), users[u_order].astype(str)):
+        raise AssertionError("the evaluation with gains per grade evaluated other users")  # pragma: no cover
+    out = np.empty(len(users), dtype=np.float64)
+    out[u_order] = values[k_order]
+    return out
 
 
 def relevance_strings(truth: Truth, recs: Recs, users: np.ndarray, depth: int) -> np.ndarray:

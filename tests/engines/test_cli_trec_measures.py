@@ -25,6 +25,7 @@ MEASURES = [
     *("relstring", "relstring.4", "set_P", "set_recall", "set_relative_P", "set_F", "set_F.0.25"),
     *("relative_P.2,5", "unj.1,3", "num_nonrel_judged_ret", "iprec_at_recall..1,.5,1", "Rprec_mult.0.3,1,2.5"),
     *("infAP", "binG", "G", "ndcg_rel", "Rndcg", "rbp", "rbp.p=0.5", "rbp_resid"),
+    *("ndcg.1=3,2=9,4=4.5", "G.1=2,3=0.5", "ndcg_rel.2=1,12=0"),
 ]
 
 
@@ -47,6 +48,10 @@ def cases(draw):
         st.fixed_dictionaries({"c": st.booleans(), "M": st.sampled_from([None, 2, 5]), "l": st.sampled_from([None, 2])})
     )
     return qrels, run, flags
+
+
+def _regrade(truth, gains):
+    return {d: gains.get(g, g) for d, g in truth.items()}
 
 
 def _reference(qrels, run, flags):
@@ -83,6 +88,10 @@ def _reference(qrels, run, flags):
             "rbp_resid": ref.rbp_resid(ranked, truth, None, minrel),
             "relstring": "'" + ref.trec_relstring(ranked, truth) + "'",
             "relstring_4": "'" + ref.trec_relstring(ranked, truth, 4) + "'",
+            # gains per grade: each listed grade replaced by its gain
+            "ndcg_1=3,2=9,4=4.5": ref.ndcg(ranked, _regrade(truth, {1: 3, 2: 9, 4: 4.5}), None, minrel, ideal="all"),
+            "G_1=2,3=0.5": ref.trec_g(ranked, _regrade(truth, {1: 2, 3: 0.5}), None, minrel),
+            "ndcg_rel_2=1,12=0": ref.ndcg_rel(ranked, _regrade(truth, {2: 1, 12: 0}), None, minrel),
         }
         for k in (2, 5):
             vals[f"relative_P_{k}"] = ref.recall(ranked, truth, k, minrel, denominator="min_relevant_k")
