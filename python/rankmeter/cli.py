@@ -577,11 +577,13 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
     regained = [m for m in measures if m.special == "gains"]
     if auto and any(m.special == "num_ret" for m in measures):
         stream = auto = False  # num_ret needs the whole run: asked for, it is read in memory
-    if auto and (relstring or regained):
+    if auto and (relstring or regained or args.judged_only):
         stream = auto = False  # relstring and gains per grade need the whole run: asked for, it is read in memory
     if stream:
         if any(m.special == "num_ret" for m in measures):
             raise CliError("-m num_ret is not available when streaming (--stream): drop it or evaluate in memory")
+        if args.judged_only:
+            raise CliError("-J is not available when streaming (--stream): evaluate in memory")
         if relstring or regained:
             name = (relstring or regained)[0].label
             raise CliError(f"-m {name} is not available when streaming (--stream): drop it or evaluate in memory")
@@ -616,6 +618,16 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
             users, values = np.zeros(0, dtype=object), {}
     else:
         recs = load_input(path, "recs", columns)
+        if args.judged_only:  # trec_eval -J: the run cut at -M, without unjudged documents
+            if not isinstance(truth, Truth):
+                raise CliError("-J needs the truth in memory: drop --stream-truth")
+            if not isinstance(recs, Recs):
+                rcols = {k: v for k, v in columns.items() if k != "relevance_col" and v is not None}
+                recs = to_recs(recs, **rcols)
+            if recs.scores is not None and opts.resolved().ties != "trec":
+                raise CliError("-J ranks equal scores as trec_eval does (docno descending): add --ties trec")
+            recs = judged_only(truth, recs, opts.max_items)
+            opts = opts.replace(max_items=None)
         res = evaluate_with(truth, recs, keys, opts)
         state, meta = res.state, res.meta
         users, values = np.asarray(res.users), {}
@@ -667,7 +679,7 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
             out.per_user[m.label] = values[m.label][order]
             out.all[m.label] = float(np.mean(values[m.label])) if len(users) else float("nan")
         elif m.special is not None:
-            value = derived_values(m, values)
+            value = derived_values(m, values, args.num_docs)
             if m.special == "geometric_mean":  # the `all` line only, as trec_eval prints it
                 out.all[m.label] = geometric_mean(value)
             else:
@@ -693,10 +705,10 @@ def geometric_mean(values: np.ndarray) -> float:
     return float(np.exp(math.fsum(np.log(np.maximum(v, GM_FLOOR)).tolist()) / len(v)))
 
 
-def derived_values(m: Measure, values: dict[str, np.ndarray]) -> np.ndarray:
+def derived_values(m: Measure, values: dict[str, np.ndarray], num_docs: int = 0) -> np.ndarray:
     """The per-query values of a measure the command computes from other metrics (docs/metrics.md 8.2):
     set_map = hits^2 / (num_ret num_rel), utility = a hits + b (num_ret - hits) + c (num_rel - hits)
-    + d (hits - num_ret - num_rel) (trec_eval's collection size is 0 without -N; 0 for a query without
+    + d (num_docs + hits - num_ret - num_rel) (num_docs: the collection size, trec_eval's -N; 0 for a query without
     retrieved documents, which trec_eval does not score), 11pt_avg = the mean of
     iprec at its levels, and the values a geometric mean is taken of."""
     if m.special == "set_map":
@@ -707,7 +719,7 @@ def derived_values(m: Measure, values: dict[str, np.ndarray]) -> np.ndarray:
         # a query without retrieved documents is not scored by trec_eval (-c fills it with zeros)
         hits, n, nrel = (values[k] for k in m.deps)
         a, b, c, d = m.params
-        return np.where(n > 0, a * hits + b * (n - hits) + c * (nrel - hits) + d * (hits - n - nrel), 0.0)
+        return np.where(n > 0, a * hits + b * (n - hits) + c * (nrel - hits) + d * (num_docs + hits - n - nrel), 0.0)
     if m.special == "mean_of":
         return np.mean(np.stack([values[k] for k in m.deps]), axis=0)
     if m.special == "geometric_mean":
@@ -735,6 +747,37 @@ def _align(keys: np.ndarray, values: np.ndarray, users: np.ndarray) -> np.ndarra
     return out
 
 
+def _trec_top(truth: Truth, recs: Recs, depth: Optional[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each user's first `depth` documents (all: None) in trec_eval's order (score descending, then
+    docno descending; file order without scores): (their rows of `recs` in that order, the index of
+    their user in `recs`, their truth grade or NaN without a truth row)."""
+    assert recs.indptr is not None and recs.users is not None
+    seg_len = np.diff(recs.indptr)
+    seg = np.repeat(np.arange(len(seg_len)), seg_len)
+    items = np.asarray(recs.items).astype(str)
+    if recs.scores is not None:
+        scores = np.asarray(recs.scores, dtype=np.float64)
+        _, item_code = np.unique(items, return_inverse=True)
+        order = np.lexsort((-item_code, -scores, seg))
+    else:
+        order = np.arange(len(items))
+    rank = np.arange(len(order)) - recs.indptr[seg[order]]
+    top = order[rank < depth] if depth is not None else order
+    # the grade of each (user, item) of the top: truth rows keyed by "user\0item"
+    t_len = np.diff(truth.indptr)
+    t_keys = np.char.add(
+        np.char.add(np.repeat(np.asarray(truth.users).astype(str), t_len), "\0"), np.asarray(truth.items).astype(str)
+    )
+    t_grades = np.asarray(truth.grades, dtype=np.float64) if truth.grades is not None else np.ones(len(t_keys))
+    r_keys = np.char.add(np.char.add(np.asarray(recs.users).astype(str)[seg[top]], "\0"), items[top])
+    if not len(t_keys):
+        return top, seg[top], np.full(len(top), np.nan)
+    srt = np.argsort(t_keys)
+    pos = np.minimum(np.searchsorted(t_keys[srt], r_keys), len(t_keys) - 1)
+    grade = np.where(t_keys[srt][pos] == r_keys, t_grades[srt][pos], np.nan)
+    return top, seg[top], grade
+
+
 def relevance_strings(truth: Truth, recs: Recs, users: np.ndarray, depth: int) -> np.ndarray:
     """trec_eval's relstring: for each user, the grades of its first `depth` documents in trec_eval's
     order (score descending, then docno descending): a digit per grade 0-9, `>` above 9, `.` for a
@@ -742,40 +785,29 @@ def relevance_strings(truth: Truth, recs: Recs, users: np.ndarray, depth: int) -
     out = np.full(len(users), "", dtype=object)
     if recs.indptr is None or recs.users is None or depth <= 0:
         return out
-    seg_len = np.diff(recs.indptr)
-    seg = np.repeat(np.arange(len(seg_len)), seg_len)
-    items = np.asarray(recs.items).astype(str)
-    scores = (
-        np.asarray(recs.scores, dtype=np.float64)
-        if recs.scores is not None
-        else -np.arange(len(items), dtype=np.float64)
-    )
-    _, item_code = np.unique(items, return_inverse=True)
-    order = np.lexsort((-item_code, -scores, seg))
-    rank = np.arange(len(order)) - recs.indptr[seg[order]]
-    top = order[rank < depth]
-    # the grade of each (user, item) of the top: truth rows keyed by "user\0item"
-    t_len = np.diff(truth.indptr)
-    t_keys = np.char.add(
-        np.char.add(np.repeat(np.asarray(truth.users).astype(str), t_len), "\0"), np.asarray(truth.items).astype(str)
-    )
-    t_grades = np.asarray(truth.grades, dtype=np.float64) if truth.grades is not None else np.ones(len(t_keys))
-    r_users = np.asarray(recs.users).astype(str)[seg[top]]
-    r_keys = np.char.add(np.char.add(r_users, "\0"), items[top])
-    srt = np.argsort(t_keys)
-    pos = np.minimum(np.searchsorted(t_keys[srt], r_keys), max(len(t_keys) - 1, 0))
-    found = t_keys[srt][pos] == r_keys if len(t_keys) else np.zeros(len(r_keys), dtype=bool)
-    grade = np.where(found, t_grades[srt][pos] if len(t_keys) else 0.0, np.nan)
+    _, seg, grade = _trec_top(truth, recs, depth)
     chars = np.where(
         np.isnan(grade),
         "-",
         np.where(grade < 0, ".", np.where(grade > 9, ">", np.char.mod("%d", np.nan_to_num(np.clip(grade, 0, 9))))),
     )
-    per_seg = np.split(chars, np.cumsum(np.bincount(seg[top], minlength=len(seg_len)))[:-1])
+    per_seg = np.split(chars, np.cumsum(np.bincount(seg, minlength=len(recs.indptr) - 1))[:-1])
     text = {u: "".join(c.tolist()) for u, c in zip(np.asarray(recs.users).astype(str).tolist(), per_seg)}
     for i, u in enumerate(np.asarray(users).astype(str).tolist()):
         out[i] = text.get(u, "")
     return out
+
+
+def judged_only(truth: Truth, recs: Recs, max_items: Optional[int]) -> Recs:
+    """trec_eval -J: each user's list in trec_eval's order, cut at `max_items` (-M), without the documents
+    that have no truth row or a negative grade (the rest move up), as ranked lists (docs/metrics.md 8.1)."""
+    if recs.indptr is None or recs.users is None:
+        raise CliError("-J needs a run of ranked lists per query")  # pragma: no cover - readers give CSR
+    top, seg, grade = _trec_top(truth, recs, max_items)
+    keep = ~np.isnan(grade) & (grade >= 0)
+    counts = np.bincount(seg[keep], minlength=len(recs.indptr) - 1)
+    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    return Recs.from_csr(indptr, np.asarray(recs.items)[top[keep]], None, recs.users)
 
 
 # Peak bytes per row of a run read whole (a parquet run of 70M rows: 6.4 GB, docs/performance.md);
@@ -1200,9 +1232,34 @@ def _shared_args(p: argparse.ArgumentParser, metric_help: str) -> None:
     )
 
 
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
+    return value
+
+
 def _eval_args(p: argparse.ArgumentParser) -> None:
     _shared_args(p, "metrics")
     p.add_argument("-q", "--per-query", action="store_true", help="values of every query, then the `all` lines")
+    p.add_argument(
+        "-J",
+        "--judged-only",
+        action="store_true",
+        help="trec_eval -J: drop the documents without a qrels row or with a negative grade (after -M); the "
+        "rest move up",
+    )
+    p.add_argument(
+        "-N",
+        "--num-docs",
+        type=_non_negative_int,
+        default=0,
+        metavar="N",
+        help="trec_eval -N: the number of documents in the collection, for utility (default 0)",
+    )
     p.add_argument(
         "--format", choices=FORMATS, default="trec", help="trec (default: trec_eval's layout), table, json, csv"
     )

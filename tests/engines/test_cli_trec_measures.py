@@ -2,7 +2,8 @@
 gm_bpref, relstring) and the registry rows behind trec_eval's other names, against the pure-Python
 references (tests/support/reference.py) on random qrels and runs: ties of scores, judged non-relevant
 (grade 0) and unjudged (negative grade) rows, documents without a qrels row, grades above 9, queries
-without relevant documents, qrels queries missing from the run (-c), -M and -l (docs/metrics.md 8.2).
+without relevant documents, qrels queries missing from the run (-c), -M, -l, -J and -N (docs/metrics.md 8.1,
+8.2).
 """
 
 from __future__ import annotations
@@ -45,7 +46,15 @@ def cases(draw):
     if not set(qrels) & set(run):
         run[next(iter(qrels))] = {"d0": 1.0}
     flags = draw(
-        st.fixed_dictionaries({"c": st.booleans(), "M": st.sampled_from([None, 2, 5]), "l": st.sampled_from([None, 2])})
+        st.fixed_dictionaries(
+            {
+                "c": st.booleans(),
+                "M": st.sampled_from([None, 2, 5]),
+                "l": st.sampled_from([None, 2]),
+                "J": st.booleans(),
+                "N": st.sampled_from([0, 0, 50]),
+            }
+        )
     )
     return qrels, run, flags
 
@@ -64,12 +73,14 @@ def _reference(qrels, run, flags):
         truth = qrels[q]
         docs = sorted(run.get(q, {}).items(), key=lambda t: (t[1], t[0]), reverse=True)  # score, docno desc
         ranked = [d for d, _ in docs][: flags["M"]] if flags["M"] else [d for d, _ in docs]
+        if flags["J"]:  # -J: only the judged documents (a qrels row with a grade >= 0), after -M
+            ranked = [d for d in ranked if d in truth and truth[d] >= 0]
         per_q["map"].append(ref.ap(ranked, truth, None, minrel))
         per_q["bpref"].append(ref.bpref(ranked, truth, None, minrel, negative="unjudged"))
         vals = {
             "set_map": ref.trec_set_map(ranked, truth, minrel),
-            "utility": ref.trec_utility(ranked, truth, minrel),
-            "utility_2,-1,0.5,0.25": ref.trec_utility(ranked, truth, minrel, (2, -1, 0.5, 0.25)),
+            "utility": ref.trec_utility(ranked, truth, minrel, num_docs=flags["N"]),
+            "utility_2,-1,0.5,0.25": ref.trec_utility(ranked, truth, minrel, (2, -1, 0.5, 0.25), flags["N"]),
             "11pt_avg": ref.trec_11pt_avg(ranked, truth, minrel),
             "11pt_avg_.25,.5": ref.trec_11pt_avg(ranked, truth, minrel, (0.25, 0.5)),
             "set_P": ref.precision(ranked, truth, None, minrel),
@@ -129,6 +140,8 @@ def test_trec_eval_measures_of_the_command_match_the_reference(case):
         argv = ["eval", str(path / "qrels"), str(path / "run"), "-q", *(["-c"] if flags["c"] else [])]
         argv += [f"-M{flags['M']}"] if flags["M"] else []
         argv += [f"-l{flags['l']}"] if flags["l"] else []
+        argv += ["-J"] if flags["J"] else []
+        argv += [f"-N{flags['N']}"] if flags["N"] else []
         for m in MEASURES:
             argv += ["-m", m]
         buf = io.StringIO()
@@ -145,3 +158,26 @@ def test_trec_eval_measures_of_the_command_match_the_reference(case):
             assert ours[key] == v, key
         else:
             assert math.isclose(float(ours[key]), v, abs_tol=5e-5 + 1e-9), (key, ours[key], v)
+
+
+def test_judged_only_refuses_an_order_of_ties_other_than_trec_evals(tmp_path, capsys):
+    _write(tmp_path, {"q1": {"d0": 1, "d1": 0}}, {"q1": {"d0": 1.0, "d1": 1.0, "d2": 2.0}})
+    argv = ["eval", str(tmp_path / "qrels"), str(tmp_path / "run"), "-J", "-m", "map"]
+    assert main([*argv, "--ties", "input"]) == 2
+    assert "-J ranks equal scores as trec_eval does" in capsys.readouterr().err
+    assert main(argv) == 0  # the trec_eval preset's ties="trec": d2 (unjudged) leaves, d1 then d0
+    assert capsys.readouterr().out == "map                   \tall\t0.5000\n"
+
+
+def test_num_docs_must_be_a_non_negative_integer(tmp_path, capsys):
+    _write(tmp_path, {"q1": {"d0": 1}}, {"q1": {"d0": 1.0}})
+    argv = ["eval", str(tmp_path / "qrels"), str(tmp_path / "run"), "-m", "utility.0,0,0,1"]
+    code = None
+    try:
+        code = main([*argv, "-N", "-3"])
+    except SystemExit as e:
+        code = e.code
+    assert code == 2
+    assert "must be >= 0" in capsys.readouterr().err
+    assert main([*argv, "-N", "10"]) == 0
+    assert capsys.readouterr().out == "utility_0,0,0,1       \tall\t9.0000\n"  # 10 + 1 - 1 - 1

@@ -497,14 +497,14 @@ def trec_set_map(ranked, truth, min_relevance):
     return safe_div(h * h, len(ranked) * len(relevant_set(truth, min_relevance)))
 
 
-def trec_utility(ranked, truth, min_relevance, coeffs=(1.0, -1.0, 0.0, 0.0)):
+def trec_utility(ranked, truth, min_relevance, coeffs=(1.0, -1.0, 0.0, 0.0), num_docs=0):
     # a (relevant retrieved) + b (non-relevant retrieved) + c (relevant missed) + d (the rest of a
-    # collection of size 0); a query without retrieved documents is not scored (0)
+    # collection of num_docs documents); a query without retrieved documents is not scored (0)
     if not ranked:
         return 0.0
     h, n, r = hits(ranked, truth, None, min_relevance), len(ranked), len(relevant_set(truth, min_relevance))
     a, b, c, d = coeffs
-    return a * h + b * (n - h) + c * (r - h) + d * (0 + h - n - r)
+    return a * h + b * (n - h) + c * (r - h) + d * (num_docs + h - n - r)
 
 
 TREC_11PT_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
