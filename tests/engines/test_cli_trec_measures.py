@@ -14,6 +14,7 @@ import math
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -172,12 +173,9 @@ def test_judged_only_refuses_an_order_of_ties_other_than_trec_evals(tmp_path, ca
 def test_num_docs_must_be_a_non_negative_integer(tmp_path, capsys):
     _write(tmp_path, {"q1": {"d0": 1}}, {"q1": {"d0": 1.0}})
     argv = ["eval", str(tmp_path / "qrels"), str(tmp_path / "run"), "-m", "utility.0,0,0,1"]
-    code = None
-    try:
-        code = main([*argv, "-N", "-3"])
-    except SystemExit as e:
-        code = e.code
-    assert code == 2
+    with pytest.raises(SystemExit) as exc:  # argparse refuses the value
+        main([*argv, "-N", "-3"])
+    assert exc.value.code == 2
     assert "must be >= 0" in capsys.readouterr().err
     assert main([*argv, "-N", "10"]) == 0
     assert capsys.readouterr().out == "utility_0,0,0,1       \tall\t9.0000\n"  # 10 + 1 - 1 - 1
