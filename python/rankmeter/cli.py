@@ -201,10 +201,17 @@ TREC_DEFAULT_PARAMS = {
     "utility": (1.0, -1.0, 0.0, 0.0),
     "11pt_avg": TREC_DEFAULT_LEVELS["iprec_at_recall"],
 }
-# trec_eval's named measure sets, restricted to what rankmeter implements
+# trec_eval's named measure sets (its "nicknames"), restricted to what rankmeter implements
 TREC_SETS = {
     "all_trec": tuple(TREC_MEASURES),
-    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P"),
+    "official": (
+        *("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank"),
+        *("iprec_at_recall", "P"),
+    ),
+    "set": (
+        *("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall"),
+        *("set_relative_P", "set_map", "set_F"),
+    ),
 }
 TREC_SUMS = ("num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")  # trec_eval's `all` line sums these
 FORMATS = ("trec", "table", "json", "csv")

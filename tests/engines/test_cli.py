@@ -19,6 +19,7 @@ from tests.compat.test_trec_eval_outputs import require_conformance_dir
 
 # expected output file -> rankmeter eval arguments: trec_eval's own command line (README of the data)
 CLI_CASES = {
+    "out.test": ["qrels.test", "results.test", "-m", "official"],  # trec_eval's default measures
     "out.test.aq": ["-m", "all_trec", "-q", "qrels.test", "results.test"],
     "out.test.aqc": ["-m", "all_trec", "-q", "-c", "qrels.test", "results.trunc"],
     "out.test.aqcM": ["-m", "all_trec", "-q", "-c", "-M100", "qrels.test", "results.trunc"],
@@ -57,7 +58,7 @@ def test_cli_reproduces_every_line_of_trec_eval_outputs(file, capsys, monkeypatc
         for line in (directory / file).read_text().splitlines(keepends=True)
         if (file, _measure(line)) not in NOT_REPRODUCED
     ]
-    assert len(expected) == {"out.test.meas_params": 88}.get(file, 387) - sum(
+    assert len(expected) == {"out.test.meas_params": 88, "out.test": 30}.get(file, 387) - sum(
         1 for line in (directory / file).read_text().splitlines() if (file, _measure(line)) in NOT_REPRODUCED
     )
     assert out == "".join(expected)
@@ -280,3 +281,14 @@ def test_stream_truth_flag_and_auto_give_the_in_memory_output(tmp_path, capsys, 
     code, out, err = _run(capsys, [*base, "--stream-truth"])
     assert code == 2 and out == ""
     assert "`truth` is not sorted by user: user" in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_set_nickname_is_trec_evals_set_measures(capsys, monkeypatch):
+    directory = require_conformance_dir()
+    monkeypatch.chdir(directory)
+    code, out, _ = _run(capsys, ["eval", "qrels.test", "results.test", "-m", "set"])
+    names = ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_relative_P"]
+    names += ["set_recall", "set_map", "set_F"]
+    aq = (directory / "out.test.aq").read_text().splitlines(keepends=True)
+    want = sorted((line for line in aq if "\tall\t" in line and _measure(line) in names), key=lambda x: aq.index(x))
+    assert code == 0 and out == "".join(want) and len(want) == len(names)
