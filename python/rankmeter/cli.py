@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import dataclasses
 import difflib
 import io
 import json
@@ -241,6 +242,7 @@ class Measure:
     order: tuple = (len(TREC_MEASURES), 0)  # trec_eval's print order (unknown names last, as asked)
     deps: tuple = ()  # the metric strings a derived measure is computed from
     params: tuple = ()  # its parameters (utility's coefficients, relstring's depth)
+    asked: bool = True  # asked for by name (False: as part of a set such as all_trec)
 
     @property
     def is_sum(self) -> bool:
@@ -405,7 +407,7 @@ def parse_measures(texts: Sequence[str], preset: Optional[str]) -> list[Measure]
     pre = evaluation_presets.get(preset.strip().lower().replace("-", "_")) if preset else None
     trec_names = pre is not None and pre.name == "trec_eval"
     preset_options = pre.metric_options if pre is not None else None
-    # ("trec", trec_eval name, its parameters or None) or ("metric", rankmeter metric string, None)
+    # ("trec" or "set" (from a set), trec_eval name, its parameters or None) or ("metric", metric string, None)
     tokens: list[tuple[str, str, Optional[str]]] = []
     explicit = set()  # trec_eval names given with parameters: a set does not add their defaults
     whole = [_TREC_PARAMS.match(text.strip()) for text in texts]
@@ -428,7 +430,7 @@ def parse_measures(texts: Sequence[str], preset: Optional[str]) -> list[Measure]
                     tokens.append(("metric", f"{prev[1]}@{part}", None))
                 continue
             if part in TREC_SETS:
-                tokens.extend(("trec", name, None) for name in TREC_SETS[part] if name not in explicit)
+                tokens.extend(("set", name, None) for name in TREC_SETS[part] if name not in explicit)
                 prev = None
                 continue
             f = _TREC_FORM.match(part)
@@ -445,9 +447,9 @@ def parse_measures(texts: Sequence[str], preset: Optional[str]) -> list[Measure]
             tokens.append(("metric", part, None))
     out: dict[str, Measure] = {}
     for kind, name, params in tokens:
-        if kind == "trec":
+        if kind in ("trec", "set"):
             for meas in _trec_rows(name, params, trec_names):
-                out.setdefault(meas.label, meas)
+                out.setdefault(meas.label, dataclasses.replace(meas, asked=kind == "trec"))
             continue
         key = name
         try:
@@ -1073,10 +1075,12 @@ def _comparison(args):
     keys = []
     for m in measures:
         if m.key is None:
-            named = {part for text in args.metric for part in _split_commas(text)}
-            if m.label in named:  # asked for by name, not as part of a set (all_trec, official)
+            if m.asked:  # asked for by name, not as part of a set (all_trec, official)
+                what = (
+                    "a count of the run" if m.special in ("runid", "num_q", "num_ret") else "computed by rankmeter eval"
+                )
                 raise CliError(
-                    f"-m {m.label}: compare and report need per-query metrics; {m.label} is a count of the run "
+                    f"-m {m.label}: compare and report need per-query metrics of the fused pass; {m.label} is {what} "
                     "(rankmeter eval prints it)"
                 )
             continue

@@ -179,3 +179,13 @@ def test_num_docs_must_be_a_non_negative_integer(tmp_path, capsys):
     assert "must be >= 0" in capsys.readouterr().err
     assert main([*argv, "-N", "10"]) == 0
     assert capsys.readouterr().out == "utility_0,0,0,1       \tall\t9.0000\n"  # 10 + 1 - 1 - 1
+
+
+def test_compare_refuses_by_name_what_only_rankmeter_eval_computes(tmp_path, capsys):
+    _write(tmp_path, {"q1": {"d0": 1, "d1": 0}}, {"q1": {"d0": 1.0, "d1": 2.0}})
+    argv = ["compare", str(tmp_path / "qrels"), str(tmp_path / "run"), str(tmp_path / "run")]
+    for name in ("utility.2,-1,0,0", "gm_map", "relstring"):
+        assert main([*argv, "-m", name]) == 2
+        assert "computed by rankmeter eval" in capsys.readouterr().err
+    assert main([*argv, "-m", "num_ret"]) == 2
+    assert "a count of the run" in capsys.readouterr().err
