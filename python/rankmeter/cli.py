@@ -217,7 +217,9 @@ TREC_SETS = {
 TREC_SUMS = ("num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")  # trec_eval's `all` line sums these
 FORMATS = ("trec", "table", "json", "csv")
 _ORDER = {name: i for i, name in enumerate(TREC_MEASURES)}
-_TREC_FORM = re.compile(r"^(P|recall|ndcg_cut|map_cut|success)(?:[._](\d+))?$")
+_TREC_FORM = re.compile(r"^(P|recall|ndcg_cut|map_cut|success|relative_P|unj)(?:[._](\d+))?$")
+# a level measure spelled as printed: iprec_at_recall_0.10, Rprec_mult_2.00
+_TREC_LEVEL_FORM = re.compile(r"^(iprec_at_recall|Rprec_mult)_(\d*\.?\d+)$")
 # a trec_eval measure with parameters: `name.params` (the whole -m value)
 _TREC_PARAMS = re.compile(
     r"^("
@@ -437,6 +439,11 @@ def parse_measures(texts: Sequence[str], preset: Optional[str]) -> list[Measure]
             if f and part != "recall" and part != "success":
                 tokens.append(("trec", f.group(1), f.group(2)))
                 prev = ("trec", f.group(1))
+                continue
+            f = _TREC_LEVEL_FORM.match(part)
+            if f:
+                tokens.append(("trec", f.group(1), f.group(2)))
+                prev = None
                 continue
             if part in TREC_MEASURES and part not in ("recall", "success"):
                 tokens.append(("trec", part, None))

@@ -109,6 +109,22 @@ def test_m_parsing_names_lists_and_trec_spellings():
     keys = [m.label for m in parse_measures(["P.5,10", "ndcg(gain=exponential)@10,map"], "none")]
     assert keys == ["precision@5", "precision@10", "ndcg(gain=exponential)@10", "map"]
     assert [m.label for m in parse_measures(["P"], "trec_eval")][:3] == ["P_5", "P_10", "P_15"]
+    # trec_eval's other names, with parameters or as printed, in trec_eval's order
+    got = parse_measures(
+        ["unj_5", "Rprec_mult_2.00", "iprec_at_recall..5,.1", "relative_P.3", "set_F.0.5"], "trec_eval"
+    )
+    assert [(m.label, m.key) for m in got] == [
+        ("iprec_at_recall_0.10", "iprec(at=0.1)"),
+        ("iprec_at_recall_0.50", "iprec(at=0.5)"),
+        ("Rprec_mult_2.00", "rprec_mult(mult=2.0)"),
+        ("relative_P_3", "recall(denominator=min_relevant_k)@3"),
+        ("set_F_0.5", f"fbeta(beta={0.5**0.5!r})"),
+        ("unj_5", "unjudged@5"),
+    ]
+    # parameters replace the defaults a set adds; a bare name keeps them
+    labels = [m.label for m in parse_measures(["all_trec", "relstring.20"], "trec_eval")]
+    assert "relstring_20" in labels and "relstring" not in labels
+    assert [m.label for m in parse_measures(["unj"], "trec_eval")] == ["unj_5", "unj_10", "unj_20"]
 
 
 def test_trec_layout_sums_and_per_query(tmp_path, capsys):
