@@ -15,8 +15,10 @@ from typing import Any, Callable
 PLAIN = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "ndcg")
 CUT = ("P", "recall", "ndcg_cut", "map_cut", "success")
 # trec_eval's other measures rankmeter computes in the fused pass, asked in the preset's run (style "params")
-PRESET_PLAIN = ("infAP", "binG", "G", "ndcg_rel", "Rndcg", "set_P", "set_recall", "set_relative_P", "set_F")
-PRESET_PLAIN += ("num_nonrel_judged_ret", "Rprec_mult")
+PRESET_PLAIN = (
+    *("infAP", "binG", "G", "ndcg_rel", "Rndcg", "set_P", "set_recall", "set_relative_P", "set_F"),
+    *("num_nonrel_judged_ret", "Rprec_mult"),
+)
 PRESET_CUT = ("relative_P",)
 DEFAULT_CUTOFFS = {
     "P": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
