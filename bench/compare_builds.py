@@ -37,8 +37,13 @@ BASES = [
     *("ndcg(gain=exponential,ideal=k_slots)", "ndcg(gain=binary)", "ndcg(gain=binary,ideal=all)"),
     *("ndcg(gain=binary,ideal=k_slots)", "ndcg(below_min=zero)", "hit_rate", "rr", "arhr", "hits"),
     *("bpref", "rbp", "rbp(p=0.95,gain=linear,below_min=zero)", "err", "err(max_grade=2)", "judged"),
+    *("num_nonrel_judged", "unjudged", "rbp_resid", "bin_g", "rbp(p=0.9,gain=linear,scale=max_grade)"),
 ]
-ACCURACY = [*(b + c for c in CUTOFFS for b in BASES), "r_precision", "num_rel"]
+ACCURACY = [
+    *(b + c for c in CUTOFFS for b in BASES),
+    *("r_precision", "num_rel", "rprec_mult(mult=0.2)", "rprec_mult(mult=2)", "iprec(at=0.1)", "iprec(at=0.5)"),
+    *("trec_g", "ndcg_rel", "rndcg", "infap"),
+]
 BEYOND = [
     "fcp",
     "fcp(average=users)@3",

@@ -29,6 +29,7 @@ void bind_metrics(py::module_& m) {
   py::enum_<BelowMin>(m, "BelowMin").value("gain", BelowMin::gain).value("zero", BelowMin::zero);
   py::enum_<ShortLists>(m, "ShortLists").value("pad", ShortLists::pad).value("evidently", ShortLists::evidently);
   py::enum_<Negative>(m, "Negative").value("nonrelevant", Negative::nonrelevant).value("unjudged", Negative::unjudged);
+  py::enum_<Scale>(m, "Scale").value("none", Scale::none).value("max_grade", Scale::max_grade);
   py::enum_<EmptyPolicy>(m, "EmptyPolicy")
       .value("skip", EmptyPolicy::skip)
       .value("zero", EmptyPolicy::zero)
@@ -66,9 +67,12 @@ void bind_metrics(py::module_& m) {
       .def_readwrite("beta", &Column::beta)
       .def_readwrite("p", &Column::p)
       .def_readwrite("max_grade", &Column::max_grade)
+      .def_readwrite("mult", &Column::mult)
+      .def_readwrite("at", &Column::at)
       .def_readwrite("below_min", &Column::below_min)
       .def_readwrite("short_lists", &Column::short_lists)
       .def_readwrite("negative", &Column::negative)
+      .def_readwrite("scale", &Column::scale)
       .def("__repr__", [](const Column& c) {
         return "<Column kind=" + std::to_string(static_cast<int>(c.kind)) + " cutoff=" + std::to_string(c.cutoff) + ">";
       });

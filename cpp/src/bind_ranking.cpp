@@ -117,7 +117,7 @@ py::tuple ranking_pass(const I64& t_indptr, const py::array& t_items, const std:
 
   for (const Column& c : cols) {
     if (c.cutoff < 0) throw std::invalid_argument("cutoff must be >= 0");
-    if (c.kind == Kind::rbp && !(c.p > 0.0 && c.p < 1.0))
+    if ((c.kind == Kind::rbp || c.kind == Kind::rbp_resid) && !(c.p > 0.0 && c.p < 1.0))
       throw std::invalid_argument("rbp persistence p must be in (0, 1)");
   }
 

@@ -40,6 +40,16 @@ class Kind(_Enum):
     rbp: Kind
     err: Kind
     judged: Kind
+    num_nonrel_judged: Kind
+    unjudged: Kind
+    rprec_mult: Kind
+    iprec: Kind
+    rbp_resid: Kind
+    bin_g: Kind
+    trec_g: Kind
+    ndcg_rel: Kind
+    rndcg: Kind
+    infap: Kind
 
 class Denominator(_Enum):
     relevant: Denominator
@@ -68,6 +78,10 @@ class ShortLists(_Enum):
 class Negative(_Enum):
     nonrelevant: Negative
     unjudged: Negative
+
+class Scale(_Enum):
+    none: Scale
+    max_grade: Scale
 
 class EmptyPolicy(_Enum):
     skip: EmptyPolicy
@@ -118,9 +132,12 @@ class Column:
     beta: float
     p: float
     max_grade: float
+    mult: float
+    at: float
     below_min: BelowMin
     short_lists: ShortLists
     negative: Negative
+    scale: Scale
     def __init__(self) -> None: ...
 
 def metric_registry() -> list[dict[str, Any]]: ...

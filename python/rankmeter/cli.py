@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import dataclasses
 import difflib
 import io
 import json
@@ -136,7 +137,7 @@ def demo(users: int, threads: Optional[int], loop_users: int, repeats: int, seed
 
 # ----------------------------------------------------------------- rankmeter eval
 # trec_eval's measures that rankmeter implements, in the order trec_eval prints them,
-# with the rankmeter metric behind each (None: computed by the command itself).
+# with the rankmeter metric behind each (None: computed by the command itself from other values).
 TREC_MEASURES: dict[str, Optional[str]] = {
     "runid": None,
     "num_q": None,
@@ -144,33 +145,89 @@ TREC_MEASURES: dict[str, Optional[str]] = {
     "num_rel": "num_rel",
     "num_rel_ret": "hits",
     "map": "ap",
+    "gm_map": None,  # the geometric mean of map over queries: `all` line only
     "Rprec": "r_precision",
     "bpref": "bpref",
     "recip_rank": "rr",
+    "iprec_at_recall": "iprec",
     "P": "precision",
+    "relstring": None,  # the grades of the top 10 documents: query lines only
     "recall": "recall",
+    "infAP": "infap",
+    "gm_bpref": None,  # the geometric mean of bpref over queries: `all` line only
+    "Rprec_mult": "rprec_mult",
+    "utility": None,
+    "11pt_avg": None,  # the mean of iprec_at_recall over its levels
+    "binG": "bin_g",
+    "G": "trec_g",
     "ndcg": "ndcg",
+    "ndcg_rel": "ndcg_rel",
+    "Rndcg": "rndcg",
     "ndcg_cut": "ndcg",
     "map_cut": "ap",
+    "relative_P": "recall(denominator=min_relevant_k)",
     "success": "hit_rate",
+    "set_P": "precision",
+    "set_relative_P": "recall(denominator=min_relevant_k)",
+    "set_recall": "recall",
+    "set_map": None,  # hits^2 / (num_ret num_rel)
+    "set_F": "fbeta",
+    "num_nonrel_judged_ret": "num_nonrel_judged",
+    "rbp": "rbp(p=0.9,gain=linear,scale=max_grade)",
+    "rbp_resid": "rbp_resid(p=0.9)",
+    "unj": "unjudged",
 }
-TREC_CUTOFF_MEASURES = ("P", "recall", "ndcg_cut", "map_cut", "success")
+# measures with a list of integer cutoffs (`P.5,10`), printed as `P_5`, `P_10`
+TREC_CUTOFF_MEASURES = ("P", "recall", "ndcg_cut", "map_cut", "success", "relative_P", "unj")
+_TREC_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 TREC_DEFAULT_CUTOFFS = {
-    "P": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
-    "recall": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
-    "ndcg_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
-    "map_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+    "P": _TREC_CUTS,
+    "recall": _TREC_CUTS,
+    "ndcg_cut": _TREC_CUTS,
+    "map_cut": _TREC_CUTS,
+    "relative_P": _TREC_CUTS,
     "success": (1, 5, 10),
+    "unj": (5, 10, 20),
 }
-# trec_eval's named measure sets, restricted to what rankmeter implements
+# measures with a list of levels (`Rprec_mult.0.2,0.4`), printed as `Rprec_mult_0.20`: the option they set
+TREC_LEVEL_MEASURES = {"iprec_at_recall": "at", "Rprec_mult": "mult"}
+TREC_DEFAULT_LEVELS = {
+    "iprec_at_recall": tuple(i / 10 for i in range(11)),
+    "Rprec_mult": tuple(i / 5 for i in range(1, 11)),
+}
+# measures whose parameters (`utility.2,-1,0,0`) print after the name as given (`utility_2,-1,0,0`)
+TREC_PARAM_MEASURES = ("relstring", "utility", "11pt_avg", "set_F", "rbp", "rbp_resid")
+TREC_DEFAULT_PARAMS = {
+    "relstring": (10.0,),
+    "utility": (1.0, -1.0, 0.0, 0.0),
+    "11pt_avg": TREC_DEFAULT_LEVELS["iprec_at_recall"],
+}
+# trec_eval's named measure sets (its "nicknames"), restricted to what rankmeter implements
 TREC_SETS = {
     "all_trec": tuple(TREC_MEASURES),
-    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P"),
+    "official": (
+        *("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank"),
+        *("iprec_at_recall", "P"),
+    ),
+    "set": (
+        *("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall"),
+        *("set_relative_P", "set_map", "set_F"),
+    ),
 }
-TREC_SUMS = ("num_ret", "num_rel", "num_rel_ret")  # trec_eval's `all` line sums these
+TREC_SUMS = ("num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")  # trec_eval's `all` line sums these
 FORMATS = ("trec", "table", "json", "csv")
 _ORDER = {name: i for i, name in enumerate(TREC_MEASURES)}
-_TREC_FORM = re.compile(r"^(P|recall|ndcg_cut|map_cut|success)(?:[._](\d+))?$")
+_TREC_FORM = re.compile(r"^(P|recall|ndcg_cut|map_cut|success|relative_P|unj)(?:[._](\d+))?$")
+# a level measure spelled as printed: iprec_at_recall_0.10, Rprec_mult_2.00
+_TREC_LEVEL_FORM = re.compile(r"^(iprec_at_recall|Rprec_mult)_(\d*\.?\d+)$")
+# a trec_eval measure with parameters: `name.params` (the whole -m value)
+_TREC_PARAMS = re.compile(
+    r"^("
+    + "|".join(re.escape(n) for n in (*TREC_CUTOFF_MEASURES, *TREC_LEVEL_MEASURES, *TREC_PARAM_MEASURES))
+    + r"|ndcg|G|ndcg_rel|Rndcg)\.(.+)$"
+)
+# its parameters: numbers, or name=number pairs, separated by commas
+_PARAM_LIST = re.compile(r"(?:[A-Za-z0-9_]+=)?[0-9.eE+-]+(?:,(?:[A-Za-z0-9_]+=)?[0-9.eE+-]+)*")
 
 
 class CliError(ValueError):
@@ -182,9 +239,12 @@ class Measure:
     """One output row: how it prints and how it is computed."""
 
     label: str  # the name printed
-    key: Optional[str]  # the rankmeter metric string given to evaluate (None: runid, num_q, num_ret)
-    special: Optional[str] = None  # "runid", "num_q", "num_ret"
+    key: Optional[str]  # the rankmeter metric string given to evaluate (None: runid, num_q, num_ret, derived)
+    special: Optional[str] = None  # "runid", "num_q", "num_ret", or a measure derived from `deps` (_DERIVED)
     order: tuple = (len(TREC_MEASURES), 0)  # trec_eval's print order (unknown names last, as asked)
+    deps: tuple = ()  # the metric strings a derived measure is computed from
+    params: tuple = ()  # its parameters (utility's coefficients, relstring's depth)
+    asked: bool = True  # asked for by name (False: as part of a set such as all_trec)
 
     @property
     def is_sum(self) -> bool:
@@ -220,9 +280,9 @@ def _trec_label(metric: metrics.Metric, preset_options) -> Optional[str]:
     """The trec_eval name of a rankmeter metric under the trec_eval preset (None: trec_eval has none)."""
     canon = str(metric)
     for trec, base in TREC_MEASURES.items():
-        if base is None or base != metric.name:
+        if base is None or base != metric.name or trec in TREC_LEVEL_MEASURES:
             continue
-        if trec in TREC_CUTOFF_MEASURES or trec in ("ndcg_cut", "map_cut"):
+        if trec in TREC_CUTOFF_MEASURES:
             if metric.k is None:
                 continue
             candidate = f"{base}@{metric.k}"
@@ -236,75 +296,184 @@ def _trec_label(metric: metrics.Metric, preset_options) -> Optional[str]:
     return None
 
 
+def _trec_numbers(name: str, params: str) -> list[float]:
+    """``.10,.20`` -> [0.1, 0.2]: the comma-separated numbers after a trec_eval measure name."""
+    out = []
+    for part in params.split(","):
+        try:
+            out.append(float(part))
+        except ValueError:
+            raise CliError(f"-m {name}.{params}: {part!r} is not a number") from None
+    return out
+
+
+def _trec_rows(name: str, params: Optional[str], trec_names: bool) -> list[Measure]:
+    """The output rows of one trec_eval measure, with the parameters written after its dot (None: its
+    defaults), in trec_eval's print order (docs/metrics.md 8.2)."""
+    idx = _ORDER[name]
+    base = TREC_MEASURES[name]
+    given = f"{name}.{params}"
+    if name in ("runid", "num_q", "num_ret"):
+        if params is not None:
+            raise CliError(f"-m {given}: {name} takes no parameters")
+        return [Measure(name, None, name, (idx, 0))]
+    if name in TREC_CUTOFF_MEASURES:
+        assert base is not None
+        if params is None:
+            cuts: Sequence[int] = TREC_DEFAULT_CUTOFFS[name]
+        else:
+            cuts = sorted({int(x) for x in _trec_numbers(name, params)})  # trec_eval reads "23.4" as 23
+            if any(k < 1 for k in cuts):
+                raise CliError(f"-m {given}: cutoffs must be >= 1")
+        return [Measure(f"{name}_{k}" if trec_names else f"{base}@{k}", f"{base}@{k}", None, (idx, k)) for k in cuts]
+    if name in TREC_LEVEL_MEASURES:
+        assert base is not None
+        levels = TREC_DEFAULT_LEVELS[name] if params is None else sorted(set(_trec_numbers(name, params)))
+        rows = []
+        for x in levels:
+            key = f"{base}({TREC_LEVEL_MEASURES[name]}={x!r})"
+            try:
+                metrics.parse(key)
+            except (ValueError, TypeError) as e:
+                raise CliError(f"-m {given}: {e}") from None
+            rows.append(Measure(f"{name}_{x:.2f}", key, None, (idx, x)))
+        return rows
+    label = name if params is None else f"{name}_{params}"
+    if name == "relstring":
+        depth = int(TREC_DEFAULT_PARAMS[name][0] if params is None else _trec_numbers(name, params)[0])
+        return [Measure(label, None, "relstring", (idx, 0), params=(depth,))]
+    if name == "utility":
+        coeffs = TREC_DEFAULT_PARAMS[name] if params is None else tuple(_trec_numbers(name, params))
+        if len(coeffs) != 4:
+            raise CliError(
+                f"-m {given}: utility takes 4 coefficients (relevant retrieved, non-relevant "
+                "retrieved, relevant not retrieved, non-relevant not retrieved)"
+            )
+        return [Measure(label, None, "utility", (idx, 0), ("hits", "num_ret", "num_rel"), coeffs)]
+    if name == "11pt_avg":
+        levels = TREC_DEFAULT_PARAMS[name] if params is None else tuple(_trec_numbers(name, params))
+        deps = tuple(f"iprec(at={x!r})" for x in levels)
+        for key in deps:
+            try:
+                metrics.parse(key)
+            except (ValueError, TypeError) as e:
+                raise CliError(f"-m {given}: {e}") from None
+        return [Measure(label, None, "mean_of", (idx, 0), deps)]
+    if name in ("gm_map", "gm_bpref"):
+        return [Measure(name, None, "geometric_mean", (idx, 0), ("ap" if name == "gm_map" else "bpref",))]
+    if name == "set_map":
+        return [Measure(name, None, "set_map", (idx, 0), ("hits", "num_ret", "num_rel"))]
+    assert base is not None
+    key = base
+    if params is not None:
+        if name == "set_F":
+            x = _trec_numbers(name, params)[0]
+            if not x > 0:
+                raise CliError(f"-m {given}: the weight of recall must be > 0")
+            key = f"fbeta(beta={math.sqrt(x)!r})"
+        elif name in ("rbp", "rbp_resid"):
+            m = re.fullmatch(r"p=([0-9.eE+-]+)", params)
+            if not m:
+                raise CliError(f"-m {given}: {name} takes one parameter, p=<persistence>")
+            key = re.sub(r"p=[0-9.]+", f"p={m.group(1)}", base)
+        else:  # ndcg, G, ndcg_rel, Rndcg with a gain per grade: `1=3,2=9,4=4.5`
+            gains = []
+            for part in params.split(","):
+                pair = re.fullmatch(r"([+-]?\d+)=([0-9.eE+-]+)", part)
+                if not pair:
+                    raise CliError(f"-m {given}: give gains as <grade>=<gain>, e.g. {name}.1=3,2=9")
+                gain = _trec_numbers(name, pair.group(2))[0]
+                if not gain >= 0:
+                    raise CliError(f"-m {given}: a gain must be >= 0 (negative gains are not supported)")
+                gains.append((float(pair.group(1)), gain))
+            return [Measure(label, None, "gains", (idx, 0), (base,), tuple(gains))]
+        try:
+            metrics.parse(key)
+        except (ValueError, TypeError) as e:
+            raise CliError(f"-m {given}: {e}") from None
+    return [Measure(label if trec_names else key if params is not None else name, key, None, (idx, 0))]
+
+
 def parse_measures(texts: Sequence[str], preset: Optional[str]) -> list[Measure]:
     """``-m`` values -> measures: rankmeter names, comma lists and trec_eval's spellings.
 
     ``P.10``, ``P_10``, ``P.5,10`` (cutoff lists), ``ndcg_cut.10,20``, ``map_cut.100``,
     ``recall.20``, ``success.1``, bare ``P``/``ndcg_cut``/``map_cut`` (trec_eval's default
     cutoffs), ``map``, ``ndcg``, ``recip_rank``, ``Rprec``, ``num_rel_ret``, ``num_rel``,
-    ``num_ret``, ``num_q``, ``runid`` and the sets ``all_trec`` / ``official``; a number after
-    a comma continues the previous name's cutoffs (``ndcg@10,20`` is ``ndcg@10 ndcg@20``).
+    ``num_ret``, ``num_q``, ``runid``, every other trec_eval measure name with its parameters
+    (``iprec_at_recall..10,.20``, ``Rprec_mult.0.2``, ``utility.2,-1,0,0``, ``11pt_avg..25,.5``,
+    ``set_F.0.5``, ``relstring.20``, ``rbp.p=0.95``: they replace the defaults of a set) and the sets
+    ``all_trec`` / ``official``; a number after a comma continues the previous name's cutoffs
+    (``ndcg@10,20`` is ``ndcg@10 ndcg@20``).
     """
     pre = evaluation_presets.get(preset.strip().lower().replace("-", "_")) if preset else None
     trec_names = pre is not None and pre.name == "trec_eval"
     preset_options = pre.metric_options if pre is not None else None
-    tokens: list[tuple[str, Optional[int]]] = []  # (name, cutoff)
-    prev: Optional[str] = None  # the name a bare number continues
-    for text in texts:
+    # ("trec" or "set" (from a set), trec_eval name, its parameters or None) or ("metric", metric string, None)
+    tokens: list[tuple[str, str, Optional[str]]] = []
+    explicit = set()  # trec_eval names given with parameters: a set does not add their defaults
+    whole = [_TREC_PARAMS.match(text.strip()) for text in texts]
+    for m in whole:
+        if m and _PARAM_LIST.fullmatch(m.group(2)):
+            explicit.add(m.group(1))
+    prev: Optional[tuple[str, str]] = None  # what a bare number continues
+    for text, m in zip(texts, whole):
+        if m and _PARAM_LIST.fullmatch(m.group(2)):
+            tokens.append(("trec", m.group(1), m.group(2)))
+            prev = ("trec", m.group(1)) if m.group(1) in TREC_CUTOFF_MEASURES else None
+            continue
         for part in _split_commas(text):
             if re.fullmatch(r"\d+", part):
                 if prev is None:
                     raise CliError(f"-m {text!r}: the cutoff {part} follows no metric name")
-                tokens.append((prev, int(part)))
+                if prev[0] == "trec":
+                    tokens.append(("trec", prev[1], part))
+                else:
+                    tokens.append(("metric", f"{prev[1]}@{part}", None))
                 continue
             if part in TREC_SETS:
-                for name in TREC_SETS[part]:
-                    tokens.extend((name, k) for k in TREC_DEFAULT_CUTOFFS.get(name, (None,)))
+                tokens.extend(("set", name, None) for name in TREC_SETS[part] if name not in explicit)
                 prev = None
                 continue
-            m = _TREC_FORM.match(part)
-            if m and part != "recall" and part != "success":
-                name = m.group(1)
-                if m.group(2) is None:
-                    tokens.extend((name, k) for k in TREC_DEFAULT_CUTOFFS[name])
-                else:
-                    tokens.append((name, int(m.group(2))))
-                prev = name
+            f = _TREC_FORM.match(part)
+            if f and part != "recall" and part != "success":
+                tokens.append(("trec", f.group(1), f.group(2)))
+                prev = ("trec", f.group(1))
+                continue
+            f = _TREC_LEVEL_FORM.match(part)
+            if f:
+                tokens.append(("trec", f.group(1), f.group(2)))
+                prev = None
+                continue
+            if part in TREC_MEASURES and part not in ("recall", "success"):
+                tokens.append(("trec", part, None))
+                prev = None
                 continue
             at = re.fullmatch(r"(.*?)@\s*(\d+)", part)
-            prev = at.group(1) if at else part
-            tokens.append((part, None))
+            prev = ("metric", at.group(1) if at else part)
+            tokens.append(("metric", part, None))
     out: dict[str, Measure] = {}
-    for name, k in tokens:
-        if name in ("runid", "num_q", "num_ret"):
-            meas = Measure(name, None, name, (_ORDER[name], 0))
-        elif (k is None and name in TREC_MEASURES and name not in ("recall", "success")) or (
-            k is not None and name in TREC_CUTOFF_MEASURES
-        ):
-            base = TREC_MEASURES[name]
-            assert base is not None
-            key = base if k is None else f"{base}@{k}"
-            label = name if k is None else f"{name}_{k}"
-            if not trec_names:
-                label = name if k is None else key
-            meas = Measure(label, key, None, (_ORDER[name], k or 0))
-        else:
-            key = name if k is None else f"{name}@{k}"
-            try:
-                parsed = metrics.parse(key, preset_options)
-            except (ValueError, TypeError) as e:
-                bare = re.match(r"[A-Za-z_][A-Za-z_0-9.]*", key)
-                hint = _closest(bare.group(0) if bare else key)
-                msg = str(e)
-                if msg.startswith("unknown metric"):
-                    msg = msg.split(";")[0] + " (`rankmeter metrics` lists them)"
-                raise CliError(f"-m {key!r}: {msg}{hint}") from None
-            label = (_trec_label(parsed, preset_options) if trec_names else None) or key
-            order = (len(TREC_MEASURES), 0)
-            if trec_names and label != key:
-                base_name = re.sub(r"_\d+$", "", label)
-                order = (_ORDER.get(base_name, len(TREC_MEASURES)), parsed.k or 0)
-            meas = Measure(label, key, None, order)
+    for kind, name, params in tokens:
+        if kind in ("trec", "set"):
+            for meas in _trec_rows(name, params, trec_names):
+                out.setdefault(meas.label, dataclasses.replace(meas, asked=kind == "trec"))
+            continue
+        key = name
+        try:
+            parsed = metrics.parse(key, preset_options)
+        except (ValueError, TypeError) as e:
+            bare = re.match(r"[A-Za-z_][A-Za-z_0-9.]*", key)
+            hint = _closest(bare.group(0) if bare else key)
+            msg = str(e)
+            if msg.startswith("unknown metric"):
+                msg = msg.split(";")[0] + " (`rankmeter metrics` lists them)"
+            raise CliError(f"-m {key!r}: {msg}{hint}") from None
+        label = (_trec_label(parsed, preset_options) if trec_names else None) or key
+        order: tuple = (len(TREC_MEASURES), 0)
+        if trec_names and label != key:
+            base_name = re.sub(r"_\d+$", "", label)
+            order = (_ORDER.get(base_name, len(TREC_MEASURES)), parsed.k or 0)
+        meas = Measure(label, key, None, order)
         out.setdefault(meas.label, meas)
     measures = list(out.values())
     if trec_names:
@@ -401,7 +570,15 @@ def _exact_sum(state: Any, key: str) -> float:
 
 
 def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptions, args: Any, name: str) -> RunOutput:
-    keys = list(dict.fromkeys(m.key for m in measures if m.key is not None)) or ["num_rel"]
+    keys = list(
+        dict.fromkeys(
+            [
+                *(m.key for m in measures if m.key is not None),
+                *(d for m in measures if m.special != "gains" for d in m.deps),
+            ]
+        )
+    )
+    keys = keys or ["num_rel"]
     columns = opts.columns()
     auto = False
     if args.stream or args.stream_truth:
@@ -410,13 +587,22 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
         stream = False
     else:  # streamed when the run read whole would pass the memory budget
         stream = auto = estimated_rows(path) * ROW_BYTES > args.memory_budget
-    per_query = args.per_query or args.format != "trec"
+    per_query = args.per_query or args.format != "trec" or any(m.deps for m in measures)
     lengths = None
+    relstring = [m for m in measures if m.special == "relstring"]
+    regained = [m for m in measures if m.special == "gains"]
     if auto and any(m.special == "num_ret" for m in measures):
         stream = auto = False  # num_ret needs the whole run: asked for, it is read in memory
+    if auto and (relstring or regained or args.judged_only):
+        stream = auto = False  # relstring and gains per grade need the whole run: asked for, it is read in memory
     if stream:
         if any(m.special == "num_ret" for m in measures):
             raise CliError("-m num_ret is not available when streaming (--stream): drop it or evaluate in memory")
+        if args.judged_only:
+            raise CliError("-J is not available when streaming (--stream): evaluate in memory")
+        if relstring or regained:
+            name = (relstring or regained)[0].label
+            raise CliError(f"-m {name} is not available when streaming (--stream): drop it or evaluate in memory")
         from .stream import MaybeNotGrouped, evaluate_stream
 
         chunks: list = []
@@ -448,6 +634,16 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
             users, values = np.zeros(0, dtype=object), {}
     else:
         recs = load_input(path, "recs", columns)
+        if args.judged_only:  # trec_eval -J: the run cut at -M, without unjudged documents
+            if not isinstance(truth, Truth):
+                raise CliError("-J needs the truth in memory: drop --stream-truth")
+            if not isinstance(recs, Recs):
+                rcols = {k: v for k, v in columns.items() if k != "relevance_col" and v is not None}
+                recs = to_recs(recs, **rcols)
+            if recs.scores is not None and opts.resolved().ties != "trec":
+                raise CliError("-J ranks equal scores as trec_eval does (docno descending): add --ties trec")
+            recs = judged_only(truth, recs, opts.max_items)
+            opts = opts.replace(max_items=None)
         res = evaluate_with(truth, recs, keys, opts)
         state, meta = res.state, res.meta
         users, values = np.asarray(res.users), {}
@@ -463,6 +659,22 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
             lengths = _lookup(got[0], got[1], users)
             if opts.max_items:
                 lengths = np.minimum(lengths, opts.max_items)
+        if relstring:
+            if not isinstance(truth, Truth):
+                raise CliError("-m relstring needs the truth in memory: drop --stream-truth or relstring")
+            run_recs = recs
+            if not isinstance(run_recs, Recs):
+                rcols = {k: v for k, v in columns.items() if k != "relevance_col" and v is not None}
+                run_recs = to_recs(recs, **rcols)
+            depth = max(m.params[0] for m in relstring)
+            if opts.max_items:
+                depth = min(depth, opts.max_items)
+            strings = relevance_strings(truth, run_recs, users, depth)
+        for m in regained:  # the same evaluation with each grade replaced by its gain
+            if not isinstance(truth, Truth):
+                raise CliError(f"-m {m.label} needs the truth in memory: drop --stream-truth or the gains")
+            again = evaluate_with(regrade(truth, m.params), recs, list(m.deps), opts)
+            values[m.label] = _align(np.asarray(again.users), np.asarray(again.per_user[m.deps[0]]), users)
     order = _sort_users(users)
     users = users[order]
     out = RunOutput(name, _run_id(path, name), users, {}, {})
@@ -476,12 +688,142 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
             assert lengths is not None
             out.per_user[m.label] = lengths[order]
             out.all[m.label] = int(lengths.sum())
+        elif m.special == "relstring":  # query lines only, as trec_eval prints it
+            cut = np.array([s[: int(m.params[0])] for s in strings[order]], dtype=object)
+            out.per_user[m.label] = np.array([f"'{s}'" for s in cut], dtype=object)
+        elif m.special == "gains":
+            out.per_user[m.label] = values[m.label][order]
+            out.all[m.label] = float(np.mean(values[m.label])) if len(users) else float("nan")
+        elif m.special is not None:
+            value = derived_values(m, values, args.num_docs)
+            if m.special == "geometric_mean":  # the `all` line only, as trec_eval prints it
+                out.all[m.label] = geometric_mean(value)
+            else:
+                out.per_user[m.label] = value[order]
+                out.all[m.label] = float(np.mean(value)) if len(value) else float("nan")
         else:
             assert m.key is not None
             if m.key in values:
                 out.per_user[m.label] = values[m.key][order]
             out.all[m.label] = round(_exact_sum(state, m.key)) if m.is_sum and args.format == "trec" else means[m.key]
     return out
+
+
+# trec_eval's floor for values in a geometric mean (gm_map, gm_bpref)
+GM_FLOOR = 0.00001
+
+
+def geometric_mean(values: np.ndarray) -> float:
+    """trec_eval's geometric mean over queries: exp(mean(log(max(v, 0.00001))))."""
+    v = np.asarray(values, dtype=np.float64)
+    if not len(v):
+        return float("nan")
+    return float(np.exp(math.fsum(np.log(np.maximum(v, GM_FLOOR)).tolist()) / len(v)))
+
+
+def derived_values(m: Measure, values: dict[str, np.ndarray], num_docs: int = 0) -> np.ndarray:
+    """The per-query values of a measure the command computes from other metrics (docs/metrics.md 8.2):
+    set_map = hits^2 / (num_ret num_rel), utility = a hits + b (num_ret - hits) + c (num_rel - hits)
+    + d (num_docs + hits - num_ret - num_rel) (num_docs: the collection size, trec_eval's -N; 0 for a query without
+    retrieved documents, which trec_eval does not score), 11pt_avg = the mean of
+    iprec at its levels, and the values a geometric mean is taken of."""
+    if m.special == "set_map":
+        hits, n, nrel = (values[k] for k in m.deps)
+        den = n * nrel
+        return np.divide(hits * hits, den, out=np.zeros_like(hits), where=den > 0)
+    if m.special == "utility":
+        # a query without retrieved documents is not scored by trec_eval (-c fills it with zeros)
+        hits, n, nrel = (values[k] for k in m.deps)
+        a, b, c, d = m.params
+        return np.where(n > 0, a * hits + b * (n - hits) + c * (nrel - hits) + d * (num_docs + hits - n - nrel), 0.0)
+    if m.special == "mean_of":
+        return np.mean(np.stack([values[k] for k in m.deps]), axis=0)
+    if m.special == "geometric_mean":
+        return values[m.deps[0]]
+    raise AssertionError(m.special)  # pragma: no cover - every special is handled above
+
+
+def regrade(truth: Truth, gains: tuple) -> Truth:
+    """The truth with each grade listed in `gains` ((grade, gain) pairs) replaced by its gain: trec_eval's
+    `ndcg.1=3,2=9` (a grade not listed keeps its value as gain, docs/metrics.md 8.2)."""
+    grades = np.asarray(truth.grades, dtype=np.float64) if truth.grades is not None else np.ones(len(truth.items))
+    new = grades.copy()
+    for grade, gain in gains:
+        new[grades == grade] = gain
+    return Truth.from_csr(truth.indptr, truth.items, new, truth.users)
+
+
+def _align(keys: np.ndarray, values: np.ndarray, users: np.ndarray) -> np.ndarray:
+    """values[keys == u] for every user u (keys and users hold the same ids), by sorting."""
+    k_order, u_order = _sort_users(keys), _sort_users(users)
+    if len(keys) != len(users) or not np.array_equal(keys[k_order].astype(str), users[u_order].astype(str)):
+        raise AssertionError("the evaluation with gains per grade evaluated other users")  # pragma: no cover
+    out = np.empty(len(users), dtype=np.float64)
+    out[u_order] = values[k_order]
+    return out
+
+
+def _trec_top(truth: Truth, recs: Recs, depth: Optional[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each user's first `depth` documents (all: None) in trec_eval's order (score descending, then
+    docno descending; file order without scores): (their rows of `recs` in that order, the index of
+    their user in `recs`, their truth grade or NaN without a truth row)."""
+    assert recs.indptr is not None and recs.users is not None
+    seg_len = np.diff(recs.indptr)
+    seg = np.repeat(np.arange(len(seg_len)), seg_len)
+    items = np.asarray(recs.items).astype(str)
+    if recs.scores is not None:
+        scores = np.asarray(recs.scores, dtype=np.float64)
+        _, item_code = np.unique(items, return_inverse=True)
+        order = np.lexsort((-item_code, -scores, seg))
+    else:
+        order = np.arange(len(items))
+    rank = np.arange(len(order)) - recs.indptr[seg[order]]
+    top = order[rank < depth] if depth is not None else order
+    # the grade of each (user, item) of the top: truth rows keyed by "user\0item"
+    t_len = np.diff(truth.indptr)
+    t_keys = np.char.add(
+        np.char.add(np.repeat(np.asarray(truth.users).astype(str), t_len), "\0"), np.asarray(truth.items).astype(str)
+    )
+    t_grades = np.asarray(truth.grades, dtype=np.float64) if truth.grades is not None else np.ones(len(t_keys))
+    r_keys = np.char.add(np.char.add(np.asarray(recs.users).astype(str)[seg[top]], "\0"), items[top])
+    if not len(t_keys):
+        return top, seg[top], np.full(len(top), np.nan)
+    srt = np.argsort(t_keys)
+    pos = np.minimum(np.searchsorted(t_keys[srt], r_keys), len(t_keys) - 1)
+    grade = np.where(t_keys[srt][pos] == r_keys, t_grades[srt][pos], np.nan)
+    return top, seg[top], grade
+
+
+def relevance_strings(truth: Truth, recs: Recs, users: np.ndarray, depth: int) -> np.ndarray:
+    """trec_eval's relstring: for each user, the grades of its first `depth` documents in trec_eval's
+    order (score descending, then docno descending): a digit per grade 0-9, `>` above 9, `.` for a
+    negative grade (judged unjudged), `-` for a document without a truth row (docs/metrics.md 8.2)."""
+    out = np.full(len(users), "", dtype=object)
+    if recs.indptr is None or recs.users is None or depth <= 0:
+        return out
+    _, seg, grade = _trec_top(truth, recs, depth)
+    chars = np.where(
+        np.isnan(grade),
+        "-",
+        np.where(grade < 0, ".", np.where(grade > 9, ">", np.char.mod("%d", np.nan_to_num(np.clip(grade, 0, 9))))),
+    )
+    per_seg = np.split(chars, np.cumsum(np.bincount(seg, minlength=len(recs.indptr) - 1))[:-1])
+    text = {u: "".join(c.tolist()) for u, c in zip(np.asarray(recs.users).astype(str).tolist(), per_seg)}
+    for i, u in enumerate(np.asarray(users).astype(str).tolist()):
+        out[i] = text.get(u, "")
+    return out
+
+
+def judged_only(truth: Truth, recs: Recs, max_items: Optional[int]) -> Recs:
+    """trec_eval -J: each user's list in trec_eval's order, cut at `max_items` (-M), without the documents
+    that have no truth row or a negative grade (the rest move up), as ranked lists (docs/metrics.md 8.1)."""
+    if recs.indptr is None or recs.users is None:
+        raise CliError("-J needs a run of ranked lists per query")  # pragma: no cover - readers give CSR
+    top, seg, grade = _trec_top(truth, recs, max_items)
+    keep = ~np.isnan(grade) & (grade >= 0)
+    counts = np.bincount(seg[keep], minlength=len(recs.indptr) - 1)
+    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    return Recs.from_csr(indptr, np.asarray(recs.items)[top[keep]], None, recs.users)
 
 
 # Peak bytes per row of a run read whole (a parquet run of 70M rows: 6.4 GB, docs/performance.md);
@@ -567,7 +909,8 @@ def format_trec(run: RunOutput, measures: list[Measure], per_query: bool) -> Ite
                 if m.label in run.per_user:
                     yield f"{m.label:<22}\t{user}\t{_fmt_value(run.per_user[m.label][i], m.is_sum)}\n"
     for m in measures:
-        yield f"{m.label:<22}\tall\t{_fmt_value(run.all[m.label], m.is_sum or m.special == 'num_q')}\n"
+        if m.label in run.all:  # relstring has no `all` line
+            yield f"{m.label:<22}\tall\t{_fmt_value(run.all[m.label], m.is_sum or m.special == 'num_q')}\n"
 
 
 def _json_value(v: Any) -> Any:
@@ -587,7 +930,7 @@ def format_other(
             entry: dict[str, Any] = {
                 "runid": run.runid,
                 "conventions": conventions,
-                "all": {k: _json_value(run.all[k]) for k in labels},
+                "all": {k: _json_value(run.all[k]) for k in labels if k in run.all},
             }
             if per_query:
                 entry["per_query"] = {
@@ -604,7 +947,7 @@ def format_other(
                 rows.append(
                     [run.name, str(u)] + [_cell(run.per_user[k][i]) if k in run.per_user else "" for k in labels]
                 )
-        rows.append([run.name, "all"] + [_cell(run.all[k]) for k in labels])
+        rows.append([run.name, "all"] + [_cell(run.all.get(k, "")) for k in labels])
     header = ["run", "query", *labels]
     if fmt == "csv":
         buf = io.StringIO()
@@ -709,7 +1052,8 @@ def _epilog() -> str:
         "  (name@k, name(option=value)@k; `rankmeter metrics` prints the table with definitions)\n"
         f"presets: none, {', '.join(sorted(evaluation_presets))}\n"
         "trec_eval spellings in -m: P.10, P_10, P.5,10, ndcg_cut.10,20, map_cut.100, recall.20, success.1, "
-        "map, ndcg, recip_rank, Rprec, num_rel_ret, num_rel, num_ret, num_q, runid, all_trec, official"
+        "map, ndcg, recip_rank, Rprec, num_rel_ret, num_rel, num_ret, num_q, runid, all_trec, official, and every\n"
+        "  other trec_eval measure with its parameters: iprec_at_recall..10,.20, Rprec_mult.0.2, utility.2,-1,0,0, ..."
     )
 
 
@@ -738,10 +1082,12 @@ def _comparison(args):
     keys = []
     for m in measures:
         if m.key is None:
-            named = {part for text in args.metric for part in _split_commas(text)}
-            if m.label in named:  # asked for by name, not as part of a set (all_trec, official)
+            if m.asked:  # asked for by name, not as part of a set (all_trec, official)
+                what = (
+                    "a count of the run" if m.special in ("runid", "num_q", "num_ret") else "computed by rankmeter eval"
+                )
                 raise CliError(
-                    f"-m {m.label}: compare and report need per-query metrics; {m.label} is a count of the run "
+                    f"-m {m.label}: compare and report need per-query metrics of the fused pass; {m.label} is {what} "
                     "(rankmeter eval prints it)"
                 )
             continue
@@ -904,9 +1250,34 @@ def _shared_args(p: argparse.ArgumentParser, metric_help: str) -> None:
     )
 
 
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
+    return value
+
+
 def _eval_args(p: argparse.ArgumentParser) -> None:
     _shared_args(p, "metrics")
     p.add_argument("-q", "--per-query", action="store_true", help="values of every query, then the `all` lines")
+    p.add_argument(
+        "-J",
+        "--judged-only",
+        action="store_true",
+        help="trec_eval -J: drop the documents without a qrels row or with a negative grade (after -M); the "
+        "rest move up",
+    )
+    p.add_argument(
+        "-N",
+        "--num-docs",
+        type=_non_negative_int,
+        default=0,
+        metavar="N",
+        help="trec_eval -N: the number of documents in the collection, for utility (default 0)",
+    )
     p.add_argument(
         "--format", choices=FORMATS, default="trec", help="trec (default: trec_eval's layout), table, json, csv"
     )

@@ -102,6 +102,22 @@ def _persistence(v: Any, where: str) -> float:
     return f
 
 
+def _unit(v: Any, where: str) -> float:
+    """A number in [0, 1] (a recall level)."""
+    if isinstance(v, str):
+        try:
+            f = float(v.strip())
+        except ValueError:
+            raise ValueError(f"{where} must be a number in [0, 1], got {v!r}") from None
+    elif isinstance(v, numbers.Real) and not isinstance(v, bool):
+        f = float(v)
+    else:
+        raise TypeError(f"{where} must be a number in [0, 1], got {v!r}")
+    if not 0.0 <= f <= 1.0:
+        raise ValueError(f"{where} must be in [0, 1], got {v!r}")
+    return f
+
+
 def _log_base(v: Any, where: str) -> float:
     f = _positive_float(v, where)
     if f == 1.0:
@@ -114,6 +130,7 @@ _NUMERIC: dict[str, Callable[[Any, str], float]] = {
     "positive": _positive_float,
     "persistence": _persistence,
     "log_base": _log_base,
+    "unit": _unit,
 }
 
 

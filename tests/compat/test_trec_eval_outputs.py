@@ -105,7 +105,26 @@ _PATTERNS: List[Tuple[str, Callable[[re.Match], str]]] = [
     (r"Rprec", lambda m: "r_precision"),
     (r"num_rel_ret", lambda m: "hits"),
     (r"bpref", lambda m: "bpref"),
+    # trec_eval's other measures of the fused pass (docs/metrics.md 8.2)
+    (r"iprec_at_recall_(\d\.\d\d)", lambda m: f"iprec(at={float(m.group(1))!r})"),
+    (r"Rprec_mult_(\d\.\d\d)", lambda m: f"rprec_mult(mult={float(m.group(1))!r})"),
+    (r"relative_P_(\d+)", lambda m: f"recall(denominator=min_relevant_k)@{m.group(1)}"),
+    (r"set_P", lambda m: "precision"),
+    (r"set_recall", lambda m: "recall"),
+    (r"set_relative_P", lambda m: "recall(denominator=min_relevant_k)"),
+    (r"set_F", lambda m: "fbeta"),
+    (r"num_nonrel_judged_ret", lambda m: "num_nonrel_judged"),
+    (r"unj_(\d+)", lambda m: f"unjudged@{m.group(1)}"),
+    (r"infAP", lambda m: "infap"),
+    (r"binG", lambda m: "bin_g"),
+    (r"G", lambda m: "trec_g"),
+    (r"ndcg_rel", lambda m: "ndcg_rel"),
+    (r"Rndcg", lambda m: "rndcg"),
+    (r"rbp", lambda m: "rbp(p=0.9,gain=linear,scale=max_grade)"),
+    (r"rbp_resid", lambda m: "rbp_resid"),
 ]
+# trec_eval's `all` line sums these (the others are means over queries)
+SUMS = ("num_rel_ret", "num_nonrel_judged_ret")
 
 
 def rankmeter_name(trec_measure: str) -> Optional[str]:
@@ -316,7 +335,7 @@ def test_measure_matches_trec_eval(
     for query, printed in ev.expected[measure].items():
         want = float(printed)
         if query == "all":
-            if measure == "num_rel_ret":
+            if measure in SUMS:
                 # trec_eval's `all` for num_rel_ret is a sum over queries, not a mean.
                 ours = math.fsum(per_user.tolist())
                 label = f"all (sum of per-query {name})"

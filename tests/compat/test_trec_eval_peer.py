@@ -38,7 +38,20 @@ MEASURES = {
     "num_ret": "num_ret",
     "num_q": "num_q",
     "bpref": "bpref",  # negative grades are unjudged for trec_eval: the preset's bpref(negative=unjudged)
+    # trec_eval's other measures of the fused pass (docs/metrics.md 8.2), the same in trec_eval 9.0.8 and 10.0
+    "infAP": "infap",
+    "binG": "bin_g",
+    "G": "trec_g",
+    "ndcg_rel": "ndcg_rel",
+    "Rndcg": "rndcg",
+    "set_P": "precision",
+    "set_recall": "recall",
+    "set_relative_P": "recall(denominator=min_relevant_k)",
+    "set_F": "fbeta",
+    "num_nonrel_judged_ret": "num_nonrel_judged",
 }
+for _x in (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0):
+    MEASURES[f"Rprec_mult_{_x:.2f}"] = f"rprec_mult(mult={_x!r})"
 for _k in CUTS:
     MEASURES.update(
         {
@@ -46,12 +59,15 @@ for _k in CUTS:
             f"recall_{_k}": f"recall@{_k}",
             f"map_cut_{_k}": f"ap@{_k}",
             f"ndcg_cut_{_k}": f"ndcg@{_k}",
+            f"relative_P_{_k}": f"recall(denominator=min_relevant_k)@{_k}",
         }
     )
 for _k in SUCCESS_CUTS:
     MEASURES[f"success_{_k}"] = f"hit_rate@{_k}"
 REQUEST = {"map", "ndcg", "recip_rank", "Rprec", "num_rel_ret", "P", "recall", "map_cut", "ndcg_cut", "success"}
 REQUEST |= {"num_rel", "num_ret", "num_q", "bpref"}
+REQUEST |= {"infAP", "binG", "G", "ndcg_rel", "Rndcg", "set_P", "set_recall", "set_relative_P", "set_F"}
+REQUEST |= {"num_nonrel_judged_ret", "Rprec_mult", "relative_P"}
 
 
 def _compare(qrels, run, level):

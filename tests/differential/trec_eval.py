@@ -38,6 +38,23 @@ _PLAIN = {
     "ndcg": "ndcg",
 }
 _CUT = {"P": "precision", "recall": "recall", "ndcg_cut": "ndcg", "map_cut": "ap", "success": "hit_rate"}
+_CUT["relative_P"] = "recall(denominator=min_relevant_k)"
+# trec_eval's other measures of the fused pass (docs/metrics.md 8.2)
+_PLAIN.update(
+    {
+        "infAP": "infap",
+        "binG": "bin_g",
+        "G": "trec_g",
+        "ndcg_rel": "ndcg_rel",
+        "Rndcg": "rndcg",
+        "set_P": "precision",
+        "set_recall": "recall",
+        "set_relative_P": "recall(denominator=min_relevant_k)",
+        "set_F": "fbeta",
+        "num_nonrel_judged_ret": "num_nonrel_judged",
+    }
+)
+_PLAIN.update({f"Rprec_mult_{x / 5:.2f}": f"rprec_mult(mult={x / 5!r})" for x in range(1, 11)})
 
 
 def metrics_of(case: dict) -> dict:

@@ -14,6 +14,12 @@ from typing import Any, Callable
 # every measure rankmeter computes, in trec_eval's order
 PLAIN = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "ndcg")
 CUT = ("P", "recall", "ndcg_cut", "map_cut", "success")
+# trec_eval's other measures rankmeter computes in the fused pass, asked in the preset's run (style "params")
+PRESET_PLAIN = (
+    *("infAP", "binG", "G", "ndcg_rel", "Rndcg", "set_P", "set_recall", "set_relative_P", "set_F"),
+    *("num_nonrel_judged_ret", "Rprec_mult"),
+)
+PRESET_CUT = ("relative_P",)
 DEFAULT_CUTOFFS = {
     "P": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
     "recall": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
@@ -53,6 +59,8 @@ def requests(case: dict, style: str) -> list:
     pytrec_eval's spellings: the plain names (trec_eval's default cutoffs), "P.1,3" and "P_1" requests with a
     plain name beside them (the parameters win)."""
     ks = ",".join(str(k) for k in case["ks"])
+    if style == "params":
+        return [*PLAIN, *(f"{m}.{ks}" for m in CUT), *PRESET_PLAIN, *(f"{m}.{ks}" for m in PRESET_CUT)]
     mode = (case["k"] + len(case["ks"])) % 3 if style == "compat" else 1
     if mode == 0:
         return [*PLAIN, *CUT]
@@ -65,7 +73,7 @@ def cutoffs(case: dict, style: str) -> dict:
     """{cut measure: the cutoffs its requests give} for ``requests(case, style)``."""
     out: dict = {}
     for req in requests(case, style):
-        for m in CUT:
+        for m in (*CUT, *PRESET_CUT):
             if req == m:
                 out.setdefault(m, set())
             elif req.startswith(m + ".") or (req.startswith(m + "_") and req[len(m) + 1 :].isdigit()):

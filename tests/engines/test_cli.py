@@ -17,13 +17,22 @@ import rankmeter as rm
 from rankmeter.cli import main, parse_measures
 from tests.compat.test_trec_eval_outputs import require_conformance_dir
 
-# expected output file -> rankmeter eval arguments (trec_eval's own command, -m all_trec)
+# expected output file -> rankmeter eval arguments: trec_eval's own command line (README of the data)
 CLI_CASES = {
-    "out.test.aq": ["qrels.test", "results.test"],
-    "out.test.aqc": ["-c", "qrels.test", "results.trunc"],
-    "out.test.aqcM": ["-c", "-M100", "qrels.test", "results.trunc"],
-    "out.test.aql": ["-l2", "qrels.rel_level", "results.test"],
+    "out.test": ["qrels.test", "results.test", "-m", "official"],  # trec_eval's default measures
+    "out.test.aq": ["-m", "all_trec", "-q", "qrels.test", "results.test"],
+    "out.test.aqc": ["-m", "all_trec", "-q", "-c", "qrels.test", "results.trunc"],
+    "out.test.aqcM": ["-m", "all_trec", "-q", "-c", "-M100", "qrels.test", "results.trunc"],
+    "out.test.aql": ["-m", "all_trec", "-mrelstring.20", "-q", "-l2", "qrels.rel_level", "results.test"],
+    "out.test.meas_params": [
+        *("-q", "-miprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000"),
+        *("-m", "Rprec_mult.5.0,0.2,0.35", "-mutility.2,-1,0,0", "-m", "11pt_avg..25,.5,.75"),
+        *("-mndcg.1=3,2=9,4=4.5", "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20", "qrels.test", "results.test"),
+    ],
 }
+# The lines of those outputs `rankmeter eval` does not reproduce yet, by (file, measure printed), with the
+# argument that asks for them (left out of the command of the test of every other line) and why.
+NOT_REPRODUCED: dict[tuple[str, str], tuple[str, str]] = {}
 
 
 def _run(capsys, argv):
@@ -32,41 +41,37 @@ def _run(capsys, argv):
     return code, out, err
 
 
+def _measure(line: str) -> str:
+    return line.split("\t")[0].strip()
+
+
 @pytest.mark.parametrize("file", list(CLI_CASES))
-def test_cli_reproduces_trec_eval_byte_for_byte(file, capsys, monkeypatch):
-    """Every line trec_eval printed for a measure rankmeter implements, in trec_eval's order, same bytes."""
+def test_cli_reproduces_every_line_of_trec_eval_outputs(file, capsys, monkeypatch):
+    """trec_eval's whole output, same lines, same order, same bytes (but the lines of NOT_REPRODUCED)."""
     directory = require_conformance_dir()
     monkeypatch.chdir(directory)
-    code, out, err = _run(capsys, ["eval", *CLI_CASES[file], "-m", "all_trec", "-q"])
+    left_out = {arg for (f, _), (arg, _) in NOT_REPRODUCED.items() if f == file}
+    code, out, err = _run(capsys, ["eval", *(a for a in CLI_CASES[file] if a not in left_out)])
     assert code == 0, err
-    ours = out.splitlines(keepends=True)
-    printed = {line.split("\t")[0].strip() for line in ours}
     expected = [
         line
         for line in (directory / file).read_text().splitlines(keepends=True)
-        if line.split("\t")[0].strip() in printed
+        if (file, _measure(line)) not in NOT_REPRODUCED
     ]
-    # every measure the conformance test compares is printed here (and runid, num_q, num_ret, num_rel)
-    for name in (
-        "runid",
-        "num_q",
-        "num_ret",
-        "num_rel",
-        "num_rel_ret",
-        "map",
-        "P_10",
-        "ndcg",
-        "ndcg_cut_10",
-        "map_cut_100",
-        "recall_100",
-        "recip_rank",
-        "success_10",
-        "Rprec",
-        "bpref",
-    ):
-        assert name in printed
-    assert len(ours) == len(expected) == 190
-    assert "".join(ours) == "".join(expected)
+    assert len(expected) == {"out.test.meas_params": 88, "out.test": 30}.get(file, 387) - sum(
+        1 for line in (directory / file).read_text().splitlines() if (file, _measure(line)) in NOT_REPRODUCED
+    )
+    assert out == "".join(expected)
+
+
+@pytest.mark.xfail(strict=True, reason="listed in NOT_REPRODUCED: remove the entry once the lines match")
+@pytest.mark.parametrize("file,measure", sorted(NOT_REPRODUCED))
+def test_cli_lines_not_reproduced_yet(file, measure, capsys, monkeypatch):
+    directory = require_conformance_dir()
+    monkeypatch.chdir(directory)
+    code, out, _ = _run(capsys, ["eval", *CLI_CASES[file]])
+    want = [line for line in (directory / file).read_text().splitlines(keepends=True) if _measure(line) == measure]
+    assert code == 0 and [line for line in out.splitlines(keepends=True) if _measure(line) == measure] == want
 
 
 def test_cli_all_only_and_trec_spellings(capsys, monkeypatch):
@@ -104,6 +109,22 @@ def test_m_parsing_names_lists_and_trec_spellings():
     keys = [m.label for m in parse_measures(["P.5,10", "ndcg(gain=exponential)@10,map"], "none")]
     assert keys == ["precision@5", "precision@10", "ndcg(gain=exponential)@10", "map"]
     assert [m.label for m in parse_measures(["P"], "trec_eval")][:3] == ["P_5", "P_10", "P_15"]
+    # trec_eval's other names, with parameters or as printed, in trec_eval's order
+    got = parse_measures(
+        ["unj_5", "Rprec_mult_2.00", "iprec_at_recall..5,.1", "relative_P.3", "set_F.0.5"], "trec_eval"
+    )
+    assert [(m.label, m.key) for m in got] == [
+        ("iprec_at_recall_0.10", "iprec(at=0.1)"),
+        ("iprec_at_recall_0.50", "iprec(at=0.5)"),
+        ("Rprec_mult_2.00", "rprec_mult(mult=2.0)"),
+        ("relative_P_3", "recall(denominator=min_relevant_k)@3"),
+        ("set_F_0.5", f"fbeta(beta={0.5**0.5!r})"),
+        ("unj_5", "unjudged@5"),
+    ]
+    # parameters replace the defaults a set adds; a bare name keeps them
+    labels = [m.label for m in parse_measures(["all_trec", "relstring.20"], "trec_eval")]
+    assert "relstring_20" in labels and "relstring" not in labels
+    assert [m.label for m in parse_measures(["unj"], "trec_eval")] == ["unj_5", "unj_10", "unj_20"]
 
 
 def test_trec_layout_sums_and_per_query(tmp_path, capsys):
@@ -276,3 +297,14 @@ def test_stream_truth_flag_and_auto_give_the_in_memory_output(tmp_path, capsys, 
     code, out, err = _run(capsys, [*base, "--stream-truth"])
     assert code == 2 and out == ""
     assert "`truth` is not sorted by user: user" in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_set_nickname_is_trec_evals_set_measures(capsys, monkeypatch):
+    directory = require_conformance_dir()
+    monkeypatch.chdir(directory)
+    code, out, _ = _run(capsys, ["eval", "qrels.test", "results.test", "-m", "set"])
+    names = ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_relative_P"]
+    names += ["set_recall", "set_map", "set_F"]
+    aq = (directory / "out.test.aq").read_text().splitlines(keepends=True)
+    want = sorted((line for line in aq if "\tall\t" in line and _measure(line) in names), key=lambda x: aq.index(x))
+    assert code == 0 and out == "".join(want) and len(want) == len(names)

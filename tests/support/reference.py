@@ -306,11 +306,13 @@ def bpref(ranked, truth, k, min_relevance, negative="nonrelevant"):
     return safe_div(total, n_rel)
 
 
-def rbp(ranked, truth, k, min_relevance, p=0.8, gain="binary", below_min="gain"):
+def rbp(ranked, truth, k, min_relevance, p=0.8, gain="binary", below_min="gain", scale="none"):
     # Moffat & Zobel (TOIS 2008): (1 - p) * sum_j g_j p^(j - 1) over the top k.
+    # scale="max_grade": every gain / the user's largest truth grade when that is > 1 (trec_eval).
+    top = max([1.0, *truth.values()]) if scale == "max_grade" else 1.0
     total = 0.0
     for j, item in enumerate(ranked[: cutoff(ranked, k)], start=1):
-        total += item_gain(item, truth, gain, min_relevance, below_min) * p ** (j - 1)
+        total += item_gain(item, truth, gain, min_relevance, below_min) / top * p ** (j - 1)
     return (1 - p) * total
 
 
@@ -332,6 +334,205 @@ def judged(ranked, truth, k, min_relevance):
     # ir_measures' Judged@k: truth rows (any grade) in the top k / min(k, n).
     top = ranked[: cutoff(ranked, k)]
     return safe_div(sum(1 for item in top if item in truth), len(top))
+
+
+def num_nonrel_judged(ranked, truth, k, min_relevance):
+    # trec_eval's num_nonrel_judged_ret: truth rows with a grade >= 0 (a negative grade is "in
+    # the pool but unjudged") that are not relevant, among the top k.
+    top = ranked[: cutoff(ranked, k)]
+    return float(
+        sum(
+            1
+            for item in top
+            if item in truth and truth[item] >= 0 and not is_relevant_grade(truth[item], min_relevance)
+        )
+    )
+
+
+def unjudged(ranked, truth, k, min_relevance):
+    # trec_eval's unj_k: items of the top k without a truth row or with a negative grade, / k
+    # (not / n: a short list still divides by k); without a cutoff, / n.
+    kk = cutoff(ranked, k)
+    top = ranked[:kk]
+    return safe_div(sum(1 for item in top if item not in truth or truth[item] < 0), kk)
+
+
+def rprec_mult(ranked, truth, k, min_relevance, mult=1.0):
+    # trec_eval's Rprec_mult: precision at c = int(mult * |R| + 0.9) items, 0 when c = 0.
+    n_rel = len(relevant_set(truth, min_relevance))
+    c = int(mult * n_rel + 0.9)
+    return safe_div(hits(ranked, truth, c, min_relevance), c) if c > 0 else 0.0
+
+
+def iprec(ranked, truth, k, min_relevance, at=0.0):
+    # trec_eval 10.0's iprec_at_recall: interpolated precision, the largest precision at or
+    # after the point where round(at * |R|) relevant items (halves away from zero) are found.
+    n_rel = len(relevant_set(truth, min_relevance))
+    need = math.floor(at * n_rel + 0.5)
+    flags = hit_flags(ranked, truth, None, min_relevance)
+    precisions = []
+    found = 0
+    for j, h in enumerate(flags, start=1):
+        found += h
+        if h and found >= need:
+            precisions.append(found / j)
+    if found < need:
+        return 0.0
+    return max(precisions, default=0.0)
+
+
+def rbp_resid(ranked, truth, k, min_relevance, p=0.9):
+    # trec_eval's rbp_resid: what RBP could still gain were every unjudged item of the top k
+    # (no truth row, or a negative grade) relevant, plus the mass p^n past the list; 0 when
+    # every item is judged.
+    top = ranked[: cutoff(ranked, k)]
+    unj = [j for j, item in enumerate(top) if item not in truth or truth[item] < 0]
+    if not unj:
+        return 0.0
+    return p ** len(top) + (1 - p) * sum(p**j for j in unj)
+
+
+def bin_g(ranked, truth, k, min_relevance):
+    # trec_eval's binG: each relevant item found adds 1 / log2(2 + the items above it that are
+    # not relevant); / |R|.
+    R = relevant_set(truth, min_relevance)
+    total, found = 0.0, 0
+    for j, item in enumerate(ranked[: cutoff(ranked, k)], start=1):
+        if item in R:
+            found += 1
+            total += 1.0 / math.log2(2 + j - found)
+    return safe_div(total, len(R))
+
+
+def _trec_gains(ranked, truth):
+    """trec_eval's default gains: a truth row's grade when > 0, else 0 (also for items without a
+    row); -> (gain of each list item, the positive gains of the truth rows in decreasing order)."""
+    got = [max(truth.get(item, 0), 0) for item in ranked]
+    ideal = sorted((g for g in truth.values() if g > 0), reverse=True)
+    return got, ideal
+
+
+def trec_g(ranked, truth, k, min_relevance):
+    # trec_eval's G: the item at position j with gain g_j adds g_j / log2(2 + C_j - S_j), S_j the
+    # gain of positions 1..j, C_j the sum of max(ideal gain, 1) over positions 1..j; / the ideal total.
+    got, ideal = _trec_gains(ranked, truth)
+    if not ideal:
+        return 0.0
+    total = 0.0
+    for j, g in enumerate(got, start=1):
+        if g:
+            costs = [max(ideal[i] if i < len(ideal) else 0.0, 1.0) for i in range(j)]
+            total += g / math.log2(2 + sum(costs) - sum(got[:j]))
+    return total / sum(ideal)
+
+
+def _dcg_of(gains):
+    return sum(g / math.log2(j + 1) for j, g in enumerate(gains, start=1))
+
+
+def ndcg_rel(ranked, truth, k, min_relevance):
+    # trec_eval's ndcg_rel: ndcg@j at the position j of each item with a positive gain, and the
+    # whole list's dcg / the whole ideal dcg for each positive-gain truth row not found; mean over
+    # the positive-gain truth rows.
+    got, ideal = _trec_gains(ranked, truth)
+    if not ideal:
+        return 0.0
+    values = [_dcg_of(got[:j]) / _dcg_of(ideal[:j]) for j, g in enumerate(got, start=1) if g > 0]
+    values += [_dcg_of(got) / _dcg_of(ideal)] * (len(ideal) - len(values))
+    total = sum(values)
+    return total / len(ideal) if total > 0 else 0.0
+
+
+def rndcg(ranked, truth, k, min_relevance):
+    # trec_eval's Rndcg: ndcg over the first c positions (dcg and ideal dcg of the same prefix),
+    # at every c where the ideal gain of position c + 1 differs from that of position c (the end of
+    # a gain level, the end of the positive gains) and at c = n when the list runs past the end of
+    # the positive gains plus one; the mean of those, 0 without a relevant item.
+    if not relevant_set(truth, min_relevance):
+        return 0.0
+    got, ideal = _trec_gains(ranked, truth)
+    n, m = len(got), len(ideal)
+
+    def ideal_at(c):  # 1-based, 0 past the positive gains
+        return ideal[c - 1] if c <= m else 0.0
+
+    cuts = [c for c in range(1, m + 1) if ideal_at(c + 1) != ideal_at(c)]
+    if n > m + 1:
+        cuts.append(n)
+    values = [_dcg_of(got[:c]) / _dcg_of(ideal[:c]) for c in sorted(cuts) if _dcg_of(ideal[:c]) > 0]
+    return sum(values) / len(values) if values else 0.0
+
+
+def infap(ranked, truth, k, min_relevance):
+    # trec_eval's infAP (Yilmaz & Aslam, CIKM 2006): items without a truth row are skipped and
+    # negative grades are in the pool but unjudged; a relevant item at position i > 1 (r relevant,
+    # n judged non-relevant, u unjudged pool items above it) adds
+    # 1/i + ((i-1)/i) * ((r + n + u) / (i-1)) * ((r + eps) / (r + n + 2 eps)), at i = 1 it adds 1.
+    eps = 0.00001
+    r = n = u = 0
+    total = 0.0
+    for i, item in enumerate(ranked, start=1):
+        if item not in truth:
+            continue
+        g = truth[item]
+        if g < 0:
+            u += 1
+        elif not is_relevant_grade(g, min_relevance):
+            n += 1
+        else:
+            if i == 1:
+                total += 1.0
+            else:
+                total += 1 / i + ((i - 1) / i) * ((r + n + u) / (i - 1)) * ((r + eps) / (r + n + 2 * eps))
+            r += 1
+    return safe_div(total, len(relevant_set(truth, min_relevance)))
+
+
+# trec_eval measures `rankmeter eval` computes from other values (docs/metrics.md 8.2)
+
+
+def trec_set_map(ranked, truth, min_relevance):
+    # hits^2 / (n |R|)
+    h = hits(ranked, truth, None, min_relevance)
+    return safe_div(h * h, len(ranked) * len(relevant_set(truth, min_relevance)))
+
+
+def trec_utility(ranked, truth, min_relevance, coeffs=(1.0, -1.0, 0.0, 0.0), num_docs=0):
+    # a (relevant retrieved) + b (non-relevant retrieved) + c (relevant missed) + d (the rest of a
+    # collection of num_docs documents); a query without retrieved documents is not scored (0)
+    if not ranked:
+        return 0.0
+    h, n, r = hits(ranked, truth, None, min_relevance), len(ranked), len(relevant_set(truth, min_relevance))
+    a, b, c, d = coeffs
+    return a * h + b * (n - h) + c * (r - h) + d * (num_docs + h - n - r)
+
+
+TREC_11PT_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def trec_11pt_avg(ranked, truth, min_relevance, levels=TREC_11PT_LEVELS):
+    # the mean of the interpolated precisions at the levels
+    return sum(iprec(ranked, truth, None, min_relevance, at=x) for x in levels) / len(levels)
+
+
+def trec_geometric_mean(values):
+    # exp of the mean log, each value floored at 0.00001
+    return math.exp(sum(math.log(max(v, 0.00001)) for v in values) / len(values))
+
+
+def trec_relstring(ranked, truth, depth=10):
+    # the grades of the first `depth` items: 0-9, '>' above 9, '.' negative, '-' without a truth row
+    out = ""
+    for item in ranked[:depth]:
+        if item not in truth:
+            out += "-"
+        elif truth[item] < 0:
+            out += "."
+        elif truth[item] > 9:
+            out += ">"
+        else:
+            out += str(int(truth[item]))
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -402,10 +603,21 @@ METRICS: dict[str, tuple[Any, dict[str, Any]]] = {
             "p": (0.8, _float),
             "gain": ("binary", _choice("linear", "exponential", "binary")),
             "below_min": ("gain", _choice("gain", "zero")),
+            "scale": ("none", _choice("none", "max_grade")),
         },
     ),
     "err": (err, {"max_grade": (4.0, _float), "rounding": ("none", _choice("none", "gdeval"))}),
     "judged": (judged, {}),
+    "num_nonrel_judged": (num_nonrel_judged, {}),
+    "unjudged": (unjudged, {}),
+    "rprec_mult": (rprec_mult, {"mult": (1.0, _float)}),
+    "iprec": (iprec, {"at": (0.0, _float)}),
+    "rbp_resid": (rbp_resid, {"p": (0.9, _float)}),
+    "bin_g": (bin_g, {}),
+    "trec_g": (trec_g, {}),
+    "ndcg_rel": (ndcg_rel, {}),
+    "rndcg": (rndcg, {}),
+    "infap": (infap, {}),
     "hit_rate": (hit_rate, {}),
     "rr": (rr, {}),
     "arhr": (arhr, {}),
@@ -425,7 +637,18 @@ ALIASES = {
 
 # Metrics computed normally under empty="one" (count-like ones).
 # judged@k is defined by the truth rows whatever their relevance: empty="zero"/"one" keep its value.
-COUNT_LIKE = {"hits", "cg", "dcg", "judged", "num_rel", "num_ret", "num_q"}
+COUNT_LIKE = {
+    "hits",
+    "cg",
+    "dcg",
+    "judged",
+    "num_rel",
+    "num_ret",
+    "num_q",
+    "num_nonrel_judged",
+    "unjudged",
+    "rbp_resid",
+}
 
 
 def parse_metric(text):
@@ -818,11 +1041,18 @@ ALL_METRIC_BASES = (
         "rbp(p=0.5)",
         "rbp(p=0.95,gain=linear,below_min=zero)",
         "rbp(gain=exponential)",
+        "rbp(p=0.9,gain=linear,scale=max_grade)",
+        "rbp(gain=exponential,scale=max_grade)",
         "err",
         "err(max_grade=2)",
         "err(rounding=gdeval)",
         "ndcg(gain=exponential,rounding=gdeval)",
         "judged",
+        "num_nonrel_judged",
+        "unjudged",
+        "rbp_resid",
+        "rbp_resid(p=0.5)",
+        "bin_g",
     ]
 )
 

@@ -111,11 +111,24 @@ PRESETS: dict[str, Preset] = {
             ("num_rel", "num_rel (`all`: the sum)"),
             ("num_ret", "num_ret (`all`: the sum)"),
             ("num_q", "num_q (`all`: the sum, the number of queries)"),
+            ("iprec_at_recall_x", "iprec(at=x)"),
+            ("Rprec_mult_x", "rprec_mult(mult=x)"),
+            ("relative_P_k", "recall(denominator=min_relevant_k)@k"),
+            ("set_P, set_recall", "precision, recall (no cutoff)"),
+            ("set_relative_P", "recall(denominator=min_relevant_k) (no cutoff)"),
+            ("set_F", "fbeta (set_F.x: beta = sqrt(x))"),
+            ("num_nonrel_judged_ret", "num_nonrel_judged (`all`: the sum)"),
+            ("unj_k", "unjudged@k"),
+            ("infAP", "infap"),
+            ("binG, G", "bin_g, trec_g"),
+            ("ndcg_rel, Rndcg", "ndcg_rel, rndcg"),
+            ("rbp", "rbp(p=0.9,gain=linear,scale=max_grade)"),
+            ("rbp_resid", "rbp_resid"),
         ),
         unmatched=(
-            "trec_eval's other measures (runid, gm_map, gm_bpref, iprec_at_recall, 11pt_avg, infAP, Rprec_mult, "
-            "utility, binG, G, ndcg_rel, Rndcg, relative_P, set_*, num_nonrel_judged_ret, relstring) have no "
-            "rankmeter counterpart yet",
+            "trec_eval's gm_map, gm_bpref (geometric means over queries), 11pt_avg, utility, set_map, relstring, "
+            "runid and gains per grade (ndcg.1=3,2=9) are printed by `rankmeter eval` (docs/metrics.md 8.2), "
+            "not computed by evaluate(); -J (judged documents only) is `rankmeter eval -J` (filter the run first)",
             "scores equal in float32 only: pytrec_eval (trec_eval 9.0.8 inside) keeps scores as float32 and orders "
             "them as equal (by docno); trec_eval 10.0, which the preset follows, keeps doubles "
             "(rankmeter.compat.pytrec_eval rounds to float32 as pytrec_eval does)",

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "../policy.hpp"
 
@@ -67,6 +68,9 @@ enum class ShortLists : int32_t { pad = 0, evidently = 1 };
 // unjudged like an item without a truth row (trec_eval: a negative qrels grade is "in the pool
 // but not judged"), docs/metrics.md 3.15.
 enum class Negative : int32_t { nonrelevant = 0, unjudged = 1 };
+// rbp: gains as they are, or divided by the user's largest truth grade when it exceeds 1
+// (trec_eval 10.0 brings gains into [0, 1] that way, docs/metrics.md 3.16).
+enum class Scale : int32_t { none = 0, max_grade = 1 };
 
 constexpr int kMaxVariants = 16;  // distinct (gain, log_base, below_min) triples in one call
 
@@ -81,9 +85,12 @@ struct Column {
   double beta = 1.0;       // fbeta
   double p = 0.8;          // rbp: the persistence
   double max_grade = 4.0;  // err
+  double mult = 1.0;       // rprec_mult: the multiple of |R|
+  double at = 0.0;         // iprec: the recall level in [0, 1]
   BelowMin below_min = BelowMin::gain;
   ShortLists short_lists = ShortLists::pad;
   Negative negative = Negative::nonrelevant;  // bpref
+  Scale scale = Scale::none;                  // rbp
 
   bool below_zero() const { return below_min == BelowMin::zero; }
   // precision/ap/ar on a list of n < k items, as Evidently's code does: ranks n+1..k repeat
@@ -264,11 +271,16 @@ inline double bpref(const detail::Finds& f, const Column& c, Rel relevant, Grade
 template <class Rel, class Grade>
 inline double rbp(const detail::Finds& f, const Column& c, Rel relevant, Grade grade) {
   // (1 - p) sum_j g_j p^(j-1)
+  // scale=max_grade: each gain divided by the user's largest truth grade when that exceeds 1.
   const int64_t lim = c.cutoff > 0 ? c.cutoff : std::numeric_limits<int64_t>::max();
+  double top = 1.0;
+  if (c.scale == Scale::max_grade)
+    for (int64_t i = 0; i < f.m; ++i) top = std::max(top, grade(i));
   double acc = 0.0;
   for (int64_t q = 0; q < f.n && f.pos[q] <= lim; ++q) {
     const double g = grade(f.ti[q]);
-    const double gain = gain_of(c.gain, c.below_zero(), g, relevant(g));
+    double gain = gain_of(c.gain, c.below_zero(), g, relevant(g));
+    if (top != 1.0) gain /= top;
     if (gain != 0.0) acc += gain * std::pow(c.p, static_cast<double>(f.pos[q] - 1));
   }
   return (1.0 - c.p) * acc;
@@ -297,6 +309,246 @@ inline double judged(const detail::Finds& f, const Column& c, Rel, Grade) {
   for (int64_t q = 0; q < f.n && f.pos[q] <= lim; ++q) ++n_judged;
   const int64_t den = std::min(lim, f.n_read);
   return den > 0 ? static_cast<double>(n_judged) / static_cast<double>(den) : 0.0;
+}
+
+template <class Rel, class Grade>
+inline double num_nonrel_judged(const detail::Finds& f, const Column& c, Rel relevant, Grade grade) {
+  // trec_eval num_nonrel_judged_ret: truth rows with a grade >= 0 that are not relevant
+  // (a negative grade is "in the pool but unjudged"), among the items read up to the cutoff.
+  const int64_t lim = c.cutoff > 0 ? c.cutoff : std::numeric_limits<int64_t>::max();
+  int64_t n = 0;
+  for (int64_t q = 0; q < f.n && f.pos[q] <= lim; ++q) {
+    const double g = grade(f.ti[q]);
+    n += (g >= 0.0 && !relevant(g)) ? 1 : 0;
+  }
+  return static_cast<double>(n);
+}
+
+template <class Rel, class Grade>
+inline double unjudged(const detail::Finds& f, const Column& c, Rel, Grade grade) {
+  // trec_eval unj_k: items of the top min(k, n) without a truth row or with a negative grade,
+  // divided by k (a short list still divides by k); without a cutoff k is the list length.
+  const int64_t lim = c.cutoff > 0 ? c.cutoff : f.n_read;
+  const int64_t top = std::min(lim, f.n_read);
+  int64_t judged_top = 0;
+  for (int64_t q = 0; q < f.n && f.pos[q] <= top; ++q) judged_top += grade(f.ti[q]) >= 0.0 ? 1 : 0;
+  return lim > 0 ? static_cast<double>(top - judged_top) / static_cast<double>(lim) : 0.0;
+}
+
+template <class Rel, class Grade>
+inline double rprec_mult(const detail::Finds& f, const Column& c, Rel relevant, Grade grade) {
+  // trec_eval Rprec_mult: precision at c = floor(mult |R| + 0.9) items (a list shorter than c
+  // counts its missing items as not relevant); 0 when c = 0.
+  const auto cut = static_cast<int64_t>(c.mult * static_cast<double>(f.nrel) + 0.9);
+  if (cut <= 0) return 0.0;
+  int64_t h = 0;
+  for (int64_t q = 0; q < f.n && f.pos[q] <= cut; ++q) h += relevant(grade(f.ti[q])) ? 1 : 0;
+  return static_cast<double>(h) / static_cast<double>(cut);
+}
+
+template <class Rel, class Grade>
+inline double iprec(const detail::Finds& f, const Column& c, Rel relevant, Grade grade) {
+  // trec_eval iprec_at_recall (10.0): with the level in hits c = round(at |R|) (halves away
+  // from 0), the largest precision j / pos_j over the j-th relevant items found with j >= c;
+  // 0 when fewer than c relevant items are found (or none at all).
+  const int64_t cut = std::lround(c.at * static_cast<double>(f.nrel));
+  double best = 0.0;
+  int64_t j = 0;
+  for (int64_t q = 0; q < f.n; ++q) {
+    if (!relevant(grade(f.ti[q]))) continue;
+    ++j;
+    if (j >= cut) best = std::max(best, static_cast<double>(j) / static_cast<double>(f.pos[q]));
+  }
+  return j >= cut ? best : 0.0;
+}
+
+template <class Rel, class Grade>
+inline double rbp_resid(const detail::Finds& f, const Column& c, Rel, Grade grade) {
+  // trec_eval rbp_resid: the RBP mass an unjudged item (no truth row, or a negative grade)
+  // could still add, (1 - p) sum_j p^(j-1) over the unjudged positions j of the n items read
+  // up to the cutoff, plus the mass p^n beyond them; 0 when every item read is judged.
+  const int64_t lim = c.cutoff > 0 ? std::min(c.cutoff, f.n_read) : f.n_read;
+  double sum = 0.0, cur = 1.0;
+  int64_t q = 0, n_unj = 0;
+  for (int64_t j = 1; j <= lim; ++j) {
+    bool judged = false;
+    if (q < f.n && f.pos[q] == j) {
+      judged = grade(f.ti[q]) >= 0.0;
+      ++q;
+    }
+    if (!judged) {
+      ++n_unj;
+      sum += cur;
+    }
+    cur *= c.p;
+  }
+  return n_unj > 0 ? cur + (1.0 - c.p) * sum : 0.0;
+}
+
+template <class Rel, class Grade>
+inline double bin_g(const detail::Finds& f, const Column& c, Rel relevant, Grade grade) {
+  // trec_eval binG: the j-th relevant item found at position pos adds 1 / log2(2 + pos - j)
+  // (pos - j items above it are not relevant); the sum is divided by |R|.
+  const int64_t lim = c.cutoff > 0 ? c.cutoff : std::numeric_limits<int64_t>::max();
+  double acc = 0.0;
+  int64_t j = 0;
+  for (int64_t q = 0; q < f.n && f.pos[q] <= lim; ++q) {
+    if (!relevant(grade(f.ti[q]))) continue;
+    ++j;
+    acc += 1.0 / std::log2(static_cast<double>(2 + f.pos[q] - j));
+  }
+  return f.nrel > 0 ? acc / static_cast<double>(f.nrel) : 0.0;
+}
+
+namespace graded {
+// trec_eval's graded measures (G, ndcg_rel, Rndcg) with its default gains: a truth row's gain is
+// its grade when > 0, else 0; the ideal list is the positive gains of the user's truth rows in
+// decreasing order. `ideal_gains` fills a per-thread buffer with it.
+template <class Grade>
+inline const std::vector<double>& ideal_gains(const detail::Finds& f, Grade grade) {
+  thread_local std::vector<double> buf;
+  buf.clear();
+  for (int64_t i = 0; i < f.m; ++i) {
+    const double g = grade(i);
+    if (g > 0.0) buf.push_back(g);
+  }
+  std::sort(buf.begin(), buf.end(), [](double a, double b) { return a > b; });
+  return buf;
+}
+// The gain of the item at list position j (1-based) while walking the positions in order;
+// `q` is the index of the next find.
+template <class Grade>
+inline double gain_at(const detail::Finds& f, Grade grade, int64_t j, int64_t& q) {
+  if (q < f.n && f.pos[q] == j) {
+    const double g = grade(f.ti[q++]);
+    return g > 0.0 ? g : 0.0;
+  }
+  return 0.0;
+}
+}  // namespace graded
+
+template <class Rel, class Grade>
+inline double trec_g(const detail::Finds& f, const Column&, Rel, Grade grade) {
+  // trec_eval G: the item at position j with gain g_j > 0 adds g_j / log2(2 + C_j - S_j), S_j the
+  // gain of positions 1..j, C_j the sum over positions 1..j of max(ideal gain, 1) (1 past the
+  // ideal list); the sum is divided by the total ideal gain.
+  const std::vector<double>& ideal = graded::ideal_gains(f, grade);
+  const auto n_ideal = static_cast<int64_t>(ideal.size());
+  if (n_ideal == 0) return 0.0;
+  double total = 0.0;
+  for (const double g : ideal) total += g;
+  double got = 0.0, cost = 0.0, acc = 0.0;
+  int64_t q = 0;
+  for (int64_t j = 1; j <= f.n_read; ++j) {
+    const double g = graded::gain_at(f, grade, j, q);
+    got += g;
+    const double ig = j <= n_ideal ? ideal[j - 1] : 0.0;
+    cost += ig >= 1.0 ? ig : 1.0;
+    if (g != 0.0) acc += g / std::log2(2.0 + cost - got);
+  }
+  return acc / total;
+}
+
+template <class Rel, class Grade>
+inline double ndcg_rel(const detail::Finds& f, const Column&, Rel, Grade grade) {
+  // trec_eval ndcg_rel: dcg@j / idcg@j at the position j of each item with a positive gain, and
+  // dcg@n / idcg (whole ideal) once for each of the n_ideal - found positive-gain truth rows not
+  // found; the sum divided by n_ideal (the number of positive-gain truth rows).
+  const std::vector<double>& ideal = graded::ideal_gains(f, grade);
+  const auto n_ideal = static_cast<int64_t>(ideal.size());
+  if (n_ideal == 0) return 0.0;
+  double dcg = 0.0, idcg = 0.0, sum = 0.0;
+  int64_t found = 0, q = 0;
+  const int64_t last = std::max(f.n_read, n_ideal);
+  for (int64_t j = 1; j <= last; ++j) {
+    const double disc = std::log2(static_cast<double>(j) + 1.0);
+    const double g = j <= f.n_read ? graded::gain_at(f, grade, j, q) : 0.0;
+    if (g != 0.0) dcg += g / disc;
+    if (j <= n_ideal) idcg += ideal[j - 1] / disc;
+    if (g > 0.0) {
+      sum += dcg / idcg;
+      ++found;
+    }
+  }
+  sum += static_cast<double>(n_ideal - found) * dcg / idcg;
+  return sum > 0.0 ? sum / static_cast<double>(n_ideal) : 0.0;
+}
+
+template <class Rel, class Grade>
+inline double rndcg(const detail::Finds& f, const Column&, Rel relevant, Grade grade) {
+  // trec_eval Rndcg: ndcg (dcg / idcg over the same prefix) taken just before each position where
+  // the ideal gain changes (a new gain level, or the end of the positive gains) and once more at
+  // the end of the list when the list is longer than that; the mean of those values.
+  // 0 for a user without a relevant item (and when no such point exists).
+  if (f.nrel == 0) return 0.0;
+  (void)relevant;
+  const std::vector<double>& ideal = graded::ideal_gains(f, grade);
+  const auto n_ideal = static_cast<int64_t>(ideal.size());
+  auto ideal_at = [&](int64_t i) { return i < n_ideal ? ideal[i] : 0.0; };  // 0-based
+  double dcg = 0.0, idcg = 0.0, sum = 0.0;
+  int64_t points = 0, q = 0, i = 0;
+  double cur = ideal_at(0), old = cur;
+  auto point = [&] {
+    if (idcg > 0.0) {
+      sum += dcg / idcg;
+      ++points;
+    }
+  };
+  // positions while the ideal gain before them is positive
+  for (; i < f.n_read && cur > 0.0; ++i) {
+    const double g = graded::gain_at(f, grade, i + 1, q);
+    cur = ideal_at(i);
+    if (cur != old) {
+      point();
+      old = cur;
+    }
+    const double disc = std::log2(static_cast<double>(i) + 2.0);
+    if (g != 0.0) dcg += g / disc;
+    if (cur > 0.0) idcg += cur / disc;
+  }
+  if (i < f.n_read) {  // the rest of the list, past the ideal gains
+    for (; i < f.n_read; ++i) {
+      const double g = graded::gain_at(f, grade, i + 1, q);
+      if (g != 0.0) dcg += g / std::log2(static_cast<double>(i) + 2.0);
+    }
+    point();
+  }
+  for (; cur > 0.0; ++i) {  // the rest of the ideal list, past the list
+    cur = ideal_at(i);
+    if (cur != old) {
+      point();
+      old = cur;
+    }
+    if (cur > 0.0) idcg += cur / std::log2(static_cast<double>(i) + 2.0);
+  }
+  return points > 0 ? sum / static_cast<double>(points) : 0.0;
+}
+
+template <class Rel, class Grade>
+inline double infap(const detail::Finds& f, const Column&, Rel relevant, Grade grade) {
+  // trec_eval infAP (Yilmaz & Aslam, CIKM 2006): items without a truth row are skipped, truth rows
+  // with a negative grade are "in the pool but unjudged"; a relevant item at 0-based position
+  // j > 0, with r relevant, n judged non-relevant and u unjudged pool items above it, adds
+  // 1/(j+1) + j/(j+1) * ((r + n + u) / j) * ((r + eps) / (r + n + 2 eps)), eps = 1e-5; at j = 0
+  // it adds 1. The sum is divided by |R|.
+  constexpr double eps = 0.00001;
+  int64_t rel = 0, non = 0, unj = 0;
+  double acc = 0.0;
+  for (int64_t q = 0; q < f.n; ++q) {
+    const double g = grade(f.ti[q]);
+    if (g < 0.0) {
+      ++unj;
+    } else if (!relevant(g)) {
+      ++non;
+    } else {
+      const auto j = static_cast<double>(f.pos[q] - 1);
+      const auto r = static_cast<double>(rel), n = static_cast<double>(non), u = static_cast<double>(unj);
+      acc += f.pos[q] == 1 ? 1.0
+                           : 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((r + n + u) / j) * ((r + eps) / (r + n + 2.0 * eps));
+      ++rel;
+    }
+  }
+  return f.nrel > 0 ? acc / static_cast<double>(f.nrel) : 0.0;
 }
 
 }  // namespace formula
