@@ -877,8 +877,8 @@ def _check_pytrec_qrels(qrels: dict) -> None:
 
 
 def _check_pytrec_inputs(data: _Data) -> None:
-    walked = data.walked()
-    # item kind 2: every document of qrels and run an exact str (the walker looked at each); else a scan
+    walked = data._walked if data._walked is not False else None  # the walk is not made for this check alone
+    # item kind 2: every document of qrels and run an exact str (the walker looked at each); else a scan of types
     docs = {str} if walked is not None and walked[3] == 2 else _types(itertools.chain.from_iterable(data.run.values()))
     if (_types(data.run) | docs) - {str}:
         raise TypeError("Unable to extract query/object scores: pytrec_eval takes query and document ids as strings")
