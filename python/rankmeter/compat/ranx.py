@@ -709,6 +709,29 @@ def _fusion_runs(runs: Any) -> list:
     return out  # an unsorted Run (filled by add_score) is read in its insertion order, as ranx reads it
 
 
+def _zmuv_as_ranx(runs: list) -> list:
+    """ranx's zmuv normalisation of an empty list divides 0 by 0 inside numba's parallel loop: that query and
+    every later query of the same numba thread's share of the run's queries come out empty (the error is
+    dropped). The runs with those queries emptied, the thread count as ranx leaves numba (see evaluate)."""
+    n_threads = _NUMBA_THREADS[0] or _numba_default_threads()
+    out = []
+    for r in runs:
+        d = r.to_dict()
+        keys = list(d)
+        lost: set = set()
+        for lo, hi in _thread_chunks(len(keys), n_threads):
+            first = next((i for i in range(lo, hi) if not d[keys[i]]), None)
+            if first is not None:
+                lost.update(keys[first + 1 : hi])
+        if lost:
+            x = Run()
+            x._data = {q: ({} if q in lost else dict(v)) for q, v in d.items()}
+            x.sorted = True
+            r = x
+        out.append(r)
+    return out
+
+
 def _fusion_params(method: str, params: Optional[Mapping]) -> tuple[Any, dict]:
     p = dict(params or {})
     p.pop("name", None)
@@ -726,6 +749,8 @@ def fuse(runs: list, norm: Optional[str] = "min-max", method: str = "wsum", para
     if m is None:
         raise ValueError(f"Fusion method {method} not supported.")
     weights, p = _fusion_params(name, params)
+    if norm == "zmuv":
+        rs = _zmuv_as_ranx(rs)
     fused = _rm.fuse(rs, method=name, weights=weights, norm=norm, **p)
     out = Run()
     docs = fused.items_native.tolist()
@@ -817,7 +842,7 @@ def optimize_fusion(
     qids = sorted(qd)
     truth = _rm.Truth.from_dict({k: qd[k] for k in qids}) if qids else None
     n = _norm(norm)
-    prep = prepare_runs(rs, "input")
+    prep = prepare_runs(_zmuv_as_ranx(rs) if n == "zmuv" else rs, "input")
 
     def score(oi: np.ndarray, oc: np.ndarray, os_: np.ndarray) -> float:
         order = ranx_order(oi, os_, "ranx")  # ranx sorts the fused run (numba's quicksort, first-appearance order)
