@@ -195,10 +195,10 @@ def ours(case: dict) -> dict:
 def _condorcet_strict(case: dict, spec: list) -> bool:
     """Whether, in every query, the (weighted) pairwise majority over the lists as ranx reads them is a strict
     total order: then any sort of the candidates gives ranx's result."""
-    from rankmeter.evaluation._fusion import normalised, prepare_runs
     from rankmeter.compat import ranx as cr
+    from rankmeter.evaluation._fusion import normalised, prepare_runs
 
-    m, norm, params = spec
+    _, norm, params = spec
     prep = prepare_runs([cr.Run(d) for d in _dicts(case, False)])
     codes, _ = normalised(prep, norm, 1)
     R = prep.n_runs

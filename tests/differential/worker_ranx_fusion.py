@@ -34,14 +34,16 @@ def one(case):
 
 
 def main():
-    cases = json.load(open(sys.argv[1]))["cases"]
+    with open(sys.argv[1]) as f:
+        cases = json.load(f)["cases"]
     results = []
     for case in cases:
         try:
             results.append(one(case))
         except Exception as e:  # building the Runs failed
             results.append({"error": type(e).__name__, "message": str(e)[:500]})
-    json.dump({"results": results}, open(sys.argv[2], "w"))
+    with open(sys.argv[2], "w") as f:
+        json.dump({"results": results}, f)
 
 
 if __name__ == "__main__":
