@@ -751,7 +751,7 @@ def fuse(runs: list, norm: Optional[str] = "min-max", method: str = "wsum", para
     weights, p = _fusion_params(name, params)
     if norm == "zmuv":
         rs = _zmuv_as_ranx(rs)
-    fused = _rm.fuse(rs, method=name, weights=weights, norm=norm, **p)
+    fused = _rm.fuse(rs, method=name, weights=weights, norm=norm, ties="ranx", **p)
     out = Run()
     docs = fused.items_native.tolist()
     scores = fused.scores.tolist()
@@ -842,7 +842,7 @@ def optimize_fusion(
     qids = sorted(qd)
     truth = _rm.Truth.from_dict({k: qd[k] for k in qids}) if qids else None
     n = _norm(norm)
-    prep = prepare_runs(_zmuv_as_ranx(rs) if n == "zmuv" else rs, "input")
+    prep = prepare_runs(_zmuv_as_ranx(rs) if n == "zmuv" else rs, "ranx")
 
     def score(oi: np.ndarray, oc: np.ndarray, os_: np.ndarray) -> float:
         order = ranx_order(oi, os_, "ranx")  # ranx sorts the fused run (numba's quicksort, first-appearance order)

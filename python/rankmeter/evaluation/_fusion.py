@@ -139,6 +139,7 @@ class Prepared:
     queries: np.ndarray
     labels: Optional[np.ndarray]
     has_scores: bool
+    ties: str = "input"
 
 
 def _is_run_object(x: Any) -> bool:
@@ -164,6 +165,8 @@ def _read_one(run: Any, i: int, ties: str) -> tuple[np.ndarray, np.ndarray, np.n
     else:
         indptr, items, scores = recs.indptr, recs.items_native, recs.scores
     n = indptr.size - 1
+    if scores is None and int(indptr[-1]) == 0:
+        scores = np.zeros(0, dtype=np.float64)  # no document: nothing to rank
     users = recs.users if recs.users is not None else np.arange(n, dtype=np.int64)
     if scores is not None and not given_order and recs.by_score:
         order = ranx_order(indptr, scores, "ranx") if ties == "ranx" else score_order(indptr, scores)
@@ -228,7 +231,7 @@ def prepare_runs(runs: Any, ties: str = "input", threads: Optional[int] = None) 
     has_scores = all(s is not None for _, _, _, s in read)
     if has_scores:
         values[dest] = np.concatenate([s for _, _, _, s in read]) if read else values
-    return Prepared(indptr_all, codes, values, R, queries, labels, has_scores)
+    return Prepared(indptr_all, codes, values, R, queries, labels, has_scores, ties)
 
 
 # --------------------------------------------------------------------------- fusing
@@ -270,8 +273,11 @@ def normalised(prep: Prepared, norm: Optional[str], threads: int) -> tuple[np.nd
     if code in (0, 7):
         return prep.codes, prep.values
     v = _core.fusion_normalise(prep.indptr, prep.values, code, threads)
-    if code == 6:  # ranx sorts the inverted run again (numba's quicksort of the new values)
-        order = ranx_order(prep.indptr, v, "ranx", threads or None)
+    if code == 6:  # the inverted lists ranked again (ties="ranx": numba's quicksort, as ranx sorts the run again)
+        if prep.ties == "ranx":
+            order = ranx_order(prep.indptr, v, "ranx", threads or None)
+        else:
+            order = score_order(prep.indptr, v, None, threads or None)
         return prep.codes[order], v[order]
     return prep.codes, v
 
@@ -374,7 +380,8 @@ def fuse(
         ``"borda"`` or None, per query and run, before fusing.
     ties:
         Order of equal scores within a run's list, read by the rank-based methods: ``"input"`` (the order
-        given) or ``"ranx"`` (numba's quicksort, as a ranx ``Run`` built from the dict orders them).
+        given) or ``"ranx"`` (numba's quicksort, as a ranx ``Run`` built from the dict orders them); also the
+        order of the lists ``"min-max-inverted"`` ranks again. A ranx ``Run`` is read in its own order.
     threads:
         Threads of the C++ kernels (None: all).
 
