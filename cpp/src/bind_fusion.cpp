@@ -96,6 +96,32 @@ py::tuple fuse_py(const I64& indptr, const I64& codes, const F64& values, int64_
   return py::make_tuple(out_indptr, out_codes, out_scores, bad);
 }
 
+I64 wsum_ranks_py(const I64& cand_indptr, const F64& values, const I64& rel_indptr, const I64& rel_idx,
+                  const F64& weights, int threads) {
+  if (values.ndim() != 2 || weights.ndim() != 2 || values.shape(1) != weights.shape(1))
+    throw std::invalid_argument("values (n_cand x R) and weights (n_trials x R) must be 2-D with R columns");
+  const int64_t R = values.shape(1), n_trials = weights.shape(0);
+  check_csr(cand_indptr, values.shape(0));
+  check_csr(rel_indptr, rel_idx.size());
+  if (rel_indptr.size() != cand_indptr.size()) throw std::invalid_argument("rel_indptr: one entry per query + 1");
+  const int64_t n_queries = cand_indptr.size() - 1, n_rel = rel_idx.size();
+  const int64_t* ci = cand_indptr.data();
+  const int64_t* ri = rel_indptr.data();
+  const int64_t* rx = rel_idx.data();
+  for (int64_t q = 0; q < n_queries; ++q)
+    for (int64_t i = ri[q]; i < ri[q + 1]; ++i)
+      if (rx[i] < ci[q] || rx[i] >= ci[q + 1]) throw std::invalid_argument("rel_idx outside its query's candidates");
+  I64 ranks({static_cast<py::ssize_t>(n_trials), static_cast<py::ssize_t>(n_rel)});
+  const double* v = values.data();
+  const double* w = weights.data();
+  int64_t* o = ranks.mutable_data();
+  {
+    py::gil_scoped_release release;  // raw buffers only, kept alive by the arguments and output above
+    fusion_wsum_ranks(ci, n_queries, v, R, ri, rx, n_rel, w, n_trials, o, threads);
+  }
+  return ranks;
+}
+
 }  // namespace
 
 void bind_fusion(py::module_& m) {
@@ -107,4 +133,7 @@ void bind_fusion(py::module_& m) {
         py::arg("w"), py::arg("weights").noconvert(), py::arg("tables").noconvert(),
         py::arg("table_indptr").noconvert(), py::arg("map_scores").noconvert(), py::arg("threads"),
         "Fused lists of n_runs runs (CSR of n_runs * n_queries lists): (indptr, codes, scores, first bad query or -1)");
+  m.def("fusion_wsum_ranks", &wsum_ranks_py, py::arg("cand_indptr").noconvert(), py::arg("values").noconvert(),
+        py::arg("rel_indptr").noconvert(), py::arg("rel_idx").noconvert(), py::arg("weights").noconvert(),
+        py::arg("threads"), "Per weight vector, the rank of every relevant candidate in the weighted-sum fusion");
 }

@@ -307,3 +307,6 @@ def fusion_fuse(
     map_scores: Optional[_F64],
     threads: int,
 ) -> tuple[_I64, _I64, _F64, int]: ...
+def fusion_wsum_ranks(
+    cand_indptr: _I64, values: _F64, rel_indptr: _I64, rel_idx: _I64, weights: _F64, threads: int
+) -> _I64: ...

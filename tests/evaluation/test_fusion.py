@@ -173,3 +173,19 @@ def test_optimize_fusion_tries_ranx_grid_and_keeps_the_last_best():
     assert best == (0.0, 1.0)
     best, table = rm.optimize_fusion(truth, runs, "mrr", method="rrf", k=[1, 10])
     assert best == {"k": 10} and list(table["k"]) == [1, 10]  # equal scores: the last one wins
+
+
+@pytest.mark.parametrize("metric", ["ndcg", "ndcg@10", "mrr", "mrr@5", "recall@20", "precision@10", "hit_rate@3"])
+def test_optimize_fusion_weighted_sum_from_ranks_equals_fuse_then_evaluate(metric):
+    rng = np.random.default_rng(7)
+    runs = [
+        {f"q{q}": {f"d{d}": float(rng.integers(0, 5)) for d in rng.choice(60, 30, replace=False)} for q in range(40)}
+        for _ in range(3)
+    ]
+    truth = {f"q{q}": {f"d{d}": int(rng.integers(0, 3)) for d in rng.choice(60, 8, replace=False)} for q in range(45)}
+    grid = [(0.0, 0.0, 1.0), (0.2, 0.3, 0.5), (0.5, 0.5, 0.0), (1.0, 0.0, 0.0), (0.1, 0.1, 0.8)]
+    best, table = rm.optimize_fusion(truth, runs, metric, weights=grid)  # the ranks kernel
+    for w, got in zip(grid, table[metric]):
+        want = rm.evaluate(truth, rm.fuse(runs, method="wsum", weights=list(w)), [metric])[metric]
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-15)
+    assert best in grid

@@ -476,3 +476,51 @@ inline int64_t fusion_fuse(const int64_t* indptr, const int64_t* codes, const do
 }
 
 }  // namespace rankmeter::core
+
+namespace rankmeter::core {
+
+// Weighted sums of many weight vectors over fixed candidates (optimize_fusion's fast path): query q's
+// candidates are rows cand_indptr[q]..cand_indptr[q + 1] of `values` (n_cand x R, row-major; 0 where a run
+// lacks the candidate), its relevant candidates rel_idx[rel_indptr[q]..] (global rows). For every trial t
+// (weights[t * R ..]) and relevant candidate i: ranks[t * n_rel + i], the 0-based position of i in the list
+// ranked by fused score descending, equal scores in candidate order (a stable sort's order).
+inline void fusion_wsum_ranks(const int64_t* cand_indptr, int64_t n_queries, const double* values, int64_t R,
+                              const int64_t* rel_indptr, const int64_t* rel_idx, int64_t n_rel, const double* weights,
+                              int64_t n_trials, int64_t* ranks, int threads) {
+  const int T = effective_threads(threads, n_queries);
+  (void)T;
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T)
+#endif
+  {
+    std::vector<double> s;
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(dynamic, 16)
+#endif
+    for (int64_t q = 0; q < n_queries; ++q) {
+      const int64_t b = cand_indptr[q], nc = cand_indptr[q + 1] - b;
+      const int64_t rb = rel_indptr[q], re = rel_indptr[q + 1];
+      if (rb == re) continue;
+      s.resize(nc);
+      const double* v = values + b * R;
+      for (int64_t t = 0; t < n_trials; ++t) {
+        const double* w = weights + t * R;
+        for (int64_t c = 0; c < nc; ++c) {
+          double acc = 0.0;
+          for (int64_t r = 0; r < R; ++r) acc += w[r] * v[c * R + r];
+          s[c] = acc;
+        }
+        for (int64_t i = rb; i < re; ++i) {
+          const int64_t me = rel_idx[i] - b;
+          const double x = s[me];
+          int64_t rank = 0;
+          for (int64_t c = 0; c < me; ++c) rank += s[c] >= x;
+          for (int64_t c = me + 1; c < nc; ++c) rank += s[c] > x;
+          ranks[t * n_rel + i] = rank;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace rankmeter::core

@@ -522,7 +522,13 @@ def optimize_fusion(
     def score(oi: np.ndarray, oc: np.ndarray, os_: np.ndarray) -> float:
         return float(evaluate(truth, _to_recs(prep, oi, oc, os_, t), [metric], **ekw)[metric])
 
-    best, values = run_trials(prep, name, m, n, key, trials, fixed, score, t)
+    values = None
+    if name == "wsum" and key == "weights" and not evaluate_kw and len(trials) > 1:
+        values = _wsum_fast(truth, prep, n, trials, metric, score, t)
+    if values is None:
+        best, values = run_trials(prep, name, m, n, key, trials, fixed, score, t)
+    else:
+        best = trials[max(i for i, v in enumerate(values) if v == max(values))] if values else None
     table = {key: trials, metric: values}
     out_best = best if key == "weights" else {key: best}
     try:
@@ -530,3 +536,146 @@ def optimize_fusion(
     except ImportError:
         return out_best, table
     return out_best, pd.DataFrame(table)
+
+
+# --------------------------------------------------------------------------- weighted sums, many weight vectors
+_FAST_METRICS = ("ndcg", "mrr", "recall", "precision", "hit_rate")
+
+
+def _wsum_fast(
+    truth: Any, prep: Prepared, norm: Optional[str], trials: list, metric: str, score: Any, threads: int
+) -> Optional[list[float]]:
+    """The mean ``metric`` of every weight vector of a weighted sum, from the ranks of the relevant candidates
+    only (``_core.fusion_wsum_ranks``: the per-run normalised values are built once, each weight vector is one
+    pass over them). None when the metric or the truth is not one this path computes; the first trial is
+    checked against :func:`rankmeter.evaluate` (the general path), and a difference also gives None."""
+    from ..inputs import to_truth
+
+    base, _, k_txt = metric.partition("@")
+    if base not in _FAST_METRICS or (k_txt and not k_txt.isdigit()) or (base in ("precision",) and not k_txt):
+        return None
+    k = int(k_txt) if k_txt else None
+    if k is not None and k < 1:
+        return None
+    try:
+        tr = to_truth(truth)
+    except (TypeError, ValueError):
+        return None
+    if tr.indptr is None or tr.users is None or tr.grades is None:
+        return None
+    grades_all = np.asarray(tr.grades, dtype=np.float64)
+    if np.any(grades_all < 0) or not np.all(np.isfinite(grades_all)):
+        return None
+    R = prep.n_runs
+    normed = normalised(prep, norm, threads)
+    m = FUSION_METHODS["wsum"]
+    cols = []
+    oi = oc = None
+    for r in range(R):  # the candidates once, and each run's value of each candidate (0 where it lacks it)
+        e = np.zeros(R)
+        e[r] = 1.0
+        oi, oc, col = fuse_prepared(prep, "wsum", m, e, {}, norm, threads, normed)
+        cols.append(col)
+    assert oi is not None and oc is not None
+    V = np.ascontiguousarray(np.stack(cols, axis=1)) if cols else np.zeros((0, R))
+    nq = prep.queries.size
+    # truth rows -> (fused query, candidate code)
+    t_users = np.asarray(tr.users)
+    t_len = np.diff(tr.indptr)
+    t_row = np.repeat(np.arange(t_users.size), t_len)
+    allq = np.concatenate([prep.queries.astype(object), t_users.astype(object)])
+    qc, _ = factorize(allq)
+    t_q = qc[nq:][t_row]  # >= nq: a truth query no run has
+    t_items = np.asarray(tr.items_native)
+    if prep.labels is None:
+        if t_items.dtype.kind not in "iu":
+            return None
+        t_code = t_items.astype(np.int64)
+    else:
+        ic, _ = factorize(np.concatenate([prep.labels.astype(object), t_items.astype(object)]))
+        t_code = ic[prep.labels.size :]
+        t_code = np.where(t_code < prep.labels.size, t_code, -1)
+    rel = grades_all > 0
+    users_q = np.unique(t_row[rel])  # truth users with a relevant document (the users evaluate averages over)
+    n_users = users_q.size
+    if n_users == 0:
+        return None
+    # relevant candidates: join (query, code) of the truth's relevant rows with the candidates
+    cand_q = np.repeat(np.arange(nq, dtype=np.int64), np.diff(oi))
+    n_codes = int(max(oc.max(initial=-1), t_code.max(initial=-1))) + 2
+    cand_key = cand_q * n_codes + oc
+    keep = rel & (t_q < nq) & (t_code >= 0)
+    t_key = t_q[keep] * n_codes + t_code[keep]
+    order = np.argsort(cand_key, kind="stable")
+    at = np.searchsorted(cand_key[order], t_key)
+    at_c = np.minimum(at, max(cand_key.size - 1, 0))
+    found = (at < cand_key.size) & (cand_key[order][at_c] == t_key) if cand_key.size else np.zeros(0, bool)
+    rel_cand = order[at_c[found]]
+    rel_grade = grades_all[keep][found]
+    rel_user = t_row[keep][found]
+    srt = np.argsort(rel_cand, kind="stable")
+    rel_cand, rel_grade, rel_user = rel_cand[srt], rel_grade[srt], rel_user[srt]
+    rel_indptr = np.zeros(nq + 1, dtype=np.int64)
+    np.cumsum(np.bincount(cand_q[rel_cand], minlength=nq), out=rel_indptr[1:])
+    # per truth user: |R| and the ideal DCG
+    n_rel = np.bincount(t_row[rel], minlength=t_users.size).astype(np.float64)
+    idcg = np.zeros(t_users.size)
+    if base == "ndcg":
+        g_rel = grades_all[rel]
+        u_rel = t_row[rel]
+        o = np.lexsort((-g_rel, u_rel))
+        g_sorted, u_sorted = g_rel[o], u_rel[o]
+        starts = np.searchsorted(u_sorted, u_sorted, side="left")
+        pos = np.arange(u_sorted.size) - starts
+        ok = pos < (k if k is not None else np.inf)
+        np.add.at(idcg, u_sorted[ok], g_sorted[ok] / np.log2(pos[ok] + 2.0))
+    W = np.ascontiguousarray(np.asarray(trials, dtype=np.float64).reshape(len(trials), R))
+    out: list[float] = []
+    chunk = max(1, int(2e7 // max(rel_cand.size, 1)))
+    for lo in range(0, len(trials), chunk):
+        ranks = _core.fusion_wsum_ranks(oi, V, rel_indptr, rel_cand, W[lo : lo + chunk], threads)
+        out.extend(_metric_from_ranks(base, k, ranks, rel_grade, rel_user, n_rel, idcg, users_q, t_users.size))
+    first = score(*fuse_prepared(prep, "wsum", m, W[0], {}, norm, threads, normed))
+    if not abs(first - out[0]) <= 1e-9 * max(1.0, abs(first)):
+        return None
+    return out
+
+
+def _metric_from_ranks(
+    base: str,
+    k: Optional[int],
+    ranks: np.ndarray,
+    grade: np.ndarray,
+    user: np.ndarray,
+    n_rel: np.ndarray,
+    idcg: np.ndarray,
+    users_q: np.ndarray,
+    n_truth_users: int,
+) -> list[float]:
+    """Mean metric per trial (rows of ``ranks``) over the truth users with a relevant document."""
+    T = ranks.shape[0]
+    kk = np.inf if k is None else k
+    inside = ranks < kk
+    per = np.zeros((T, n_truth_users))
+    if base == "ndcg":
+        contrib = np.where(inside, grade / np.log2(ranks + 2.0), 0.0)
+    elif base == "mrr":
+        contrib = np.where(inside, 1.0 / (ranks + 1.0), 0.0)
+    else:
+        contrib = inside.astype(np.float64)
+    rows = np.repeat(np.arange(T), user.size)
+    cols = np.tile(user, T)
+    if base == "mrr":
+        np.maximum.at(per, (rows, cols), contrib.ravel())
+    else:
+        np.add.at(per, (rows, cols), contrib.ravel())
+    if base == "ndcg":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per = np.where(idcg > 0, per / idcg, 0.0)
+    elif base == "recall":
+        per = per / np.maximum(n_rel, 1.0)
+    elif base == "precision":
+        per = per / float(k or 1)
+    elif base == "hit_rate":
+        per = (per > 0).astype(np.float64)
+    return (per[:, users_q].sum(axis=1) / users_q.size).tolist()
