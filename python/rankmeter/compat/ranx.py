@@ -800,7 +800,7 @@ def _float_grid(kw: Mapping, p: str) -> list:
     step = kw.get("step", 0.01)
     digits = str(step)[::-1].find(".")
     lo, hi = kw.get(f"min_{p}", 0.01), kw.get(f"max_{p}", 1.0)
-    return [round(float(x), digits) for x in np.arange(lo, hi + step, step)]
+    return [round(x, digits) for x in np.arange(lo, hi + step, step)]
 
 
 def optimize_fusion(
@@ -828,7 +828,12 @@ def optimize_fusion(
     kwargs.pop("show_progress", None)
     if m.weighted:
         extra = set(kwargs) - {"step"}
-        key, trials, fixed = trials_of(name, m, None, kwargs.get("step", 0.1), {}, len(rs))
+        key, fixed = "weights", {}
+        step = kwargs.get("step", 0.1)
+        trials_of(name, m, None, step, {}, len(rs))  # checks step
+        digits = str(step)[::-1].find(".")
+        grid = [round(x, digits) for x in np.arange(0, 1 + step, step)]  # numpy floats, as ranx's (its report)
+        trials = [seq for seq in itertools.product(grid, repeat=len(rs)) if sum(seq) == 1.0]
     elif name in _OPT_DEFAULTS:
         key, grid = _OPT_DEFAULTS[name]
         extra = set(kwargs) - {"step", f"min_{key}", f"max_{key}"}
