@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from typing import Any
 
 import numpy as np
 import pytest
@@ -29,7 +30,7 @@ for spec in data["specs"]:
 json.dump(out, open(sys.argv[2], "w"))
 """
 
-SPECS = [
+SPECS: list[dict[str, Any]] = [
     {"method": "wsum", "norm": "min-max", "metric": "ndcg", "kw": {"step": 0.25}},
     {"method": "wsum", "norm": "zmuv", "metric": "map@5", "kw": {"step": 0.5}},
     {"method": "wmnz", "norm": "max", "metric": "mrr", "kw": {"step": 0.25}},

@@ -828,7 +828,7 @@ def optimize_fusion(
     kwargs.pop("show_progress", None)
     if m.weighted:
         extra = set(kwargs) - {"step"}
-        key, fixed = "weights", {}
+        key, fixed = "weights", dict[str, Any]()
         step = kwargs.get("step", 0.1)
         trials_of(name, m, None, step, {}, len(rs))  # checks step
         digits = str(step)[::-1].find(".")
