@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _core
 from .._options import resolve_threads
-from ..inputs import Recs, code_ids, factorize, ranx_order, score_order, to_recs
+from ..inputs import Recs, code_ids, factorize, is_frame, ranx_order, score_order, to_recs
 
 __all__ = ["fuse", "optimize_fusion", "FUSION_METHODS", "FUSION_NORMS", "prepare_runs", "Prepared"]
 
@@ -143,7 +143,14 @@ class Prepared:
 
 
 def _is_run_object(x: Any) -> bool:
-    return not isinstance(x, Mapping) and hasattr(x, "to_dict") and hasattr(x, "keys") and not isinstance(x, Recs)
+    """A ranx ``Run`` (or rankmeter.compat.ranx's): ``to_dict()`` and ``keys()``, not a table."""
+    return (
+        not isinstance(x, (Mapping, Recs))
+        and hasattr(x, "to_dict")
+        and hasattr(x, "keys")
+        and not is_frame(x)
+        and type(x).__name__ != "DataFrame"
+    )
 
 
 def _read_one(run: Any, i: int, ties: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, Optional[np.ndarray]]:
