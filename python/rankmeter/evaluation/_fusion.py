@@ -207,7 +207,7 @@ def prepare_runs(runs: Any, ties: str = "input", threads: Optional[int] = None) 
         g = qcodes[off : off + u.size]
         off += u.size
         if np.unique(g).size != g.size:
-            dup = queries[g[np.flatnonzero(np.bincount(g) > 1)[0] == g][0]] if g.size else None
+            dup = queries[np.flatnonzero(np.bincount(g) > 1)[0]]
             raise ValueError(f"runs[{r}] lists query {dup!r} twice: give each query once per run")
         lens[r, g] = np.diff(indptr)
         row_q.append(g)
