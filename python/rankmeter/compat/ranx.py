@@ -42,6 +42,10 @@ The numbers are ranx 0.3's on any data (docs/metrics.md, "ranx"):
   when given, else numba's default (``NUMBA_NUM_THREADS`` or the usable CPUs);
   this module keeps that state across its calls as ranx does in a process.
 
+``fuse(runs, norm, method, params)`` and ``optimize_fusion(qrels, runs, norm, method, metric, ...)`` are
+ranx's rank fusion on :func:`rankmeter.fuse` (docs/fusion.md: every method and normalisation; where ranx's own
+result depends on a Python set's order, equality holds on the queries where it does not).
+
 Like ranx, ``evaluate`` writes into a ``Run`` it is given: ``make_comparable``
 and the sort of an unsorted ``Run`` change its queries and order, and
 ``save_results_in_run`` its ``scores``/``mean_scores``/``std_scores``.
