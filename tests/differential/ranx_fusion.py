@@ -94,7 +94,7 @@ def _params(rng: np.random.Generator, method: str, n_runs: int) -> dict:
     if method == "bayesfuse":
         return {"log_odds": [[round(float(x), 3) for x in rng.normal(size=1000)] for _ in range(n_runs)]}
     if method in ("posfuse", "slidefuse"):
-        p = {"probs": [[r() for _ in range(int(rng.integers(1, 30)))] for _ in range(n_runs)]}
+        p: dict = {"probs": [[r() for _ in range(int(rng.integers(1, 30)))] for _ in range(n_runs)]}
         if method == "slidefuse":
             p["w"] = int(rng.integers(0, 4))
         return p
@@ -192,14 +192,17 @@ def ours(case: dict) -> dict:
     return res
 
 
-def _condorcet_strict(case: dict, spec: list) -> bool:
+def _condorcet_strict(case: dict, spec: list, as_compat: bool) -> bool:
     """Whether, in every query, the (weighted) pairwise majority over the lists as ranx reads them is a strict
     total order: then any sort of the candidates gives ranx's result."""
     from rankmeter.compat import ranx as cr
     from rankmeter.evaluation._fusion import normalised, prepare_runs
 
     _, norm, params = spec
-    prep = prepare_runs([cr.Run(d) for d in _dicts(case, False)])
+    runs = [cr.Run(d) for d in _dicts(case, False)]
+    if as_compat and norm == "zmuv":  # the lists compat.ranx.fuse reads (ranx's zmuv over an empty list)
+        runs = cr._zmuv_as_ranx(runs)
+    prep = prepare_runs(runs)
     codes, _ = normalised(prep, norm, 1)
     R = prep.n_runs
     nq = (prep.indptr.size - 1) // R
@@ -230,7 +233,8 @@ def _condorcet_strict(case: dict, spec: list) -> bool:
 
 
 def known(case: dict, res: dict) -> dict:
-    """The labels whose ranx result depends on the iteration order of a Python set (docs/fusion.md)."""
+    """The labels whose ranx result depends on the iteration order of a Python set, and rm.fuse's labels of
+    ranx's zmuv over an empty list (docs/fusion.md)."""
     skip = {}
     n_cand = []
     for q in case["runs"][0]:
@@ -240,12 +244,16 @@ def known(case: dict, res: dict) -> dict:
         why = None
         if norm == "borda" and m in RANK_BASED and max(n_cand, default=0) > 1:
             why = "Borda normalisation before a rank-based method: ranx reads its runs in a set's order"
-        elif m in ("condorcet", "w_condorcet") and not _condorcet_strict(case, spec):
-            why = "Condorcet without a strict majority order: ranx's result depends on a set's order"
         if why:
             skip[label("compat", i, spec)] = why
             skip[label("rm", i, spec)] = why
-        elif norm == "zmuv" and any(not rows for run in case["runs"] for rows in run.values()):
+            continue
+        if m in ("condorcet", "w_condorcet"):
+            why = "Condorcet without a strict majority order: ranx's result depends on a set's order"
+            for path in ("compat", "rm"):
+                if not _condorcet_strict(case, spec, path == "compat"):
+                    skip[label(path, i, spec)] = why
+        if norm == "zmuv" and any(not rows for run in case["runs"] for rows in run.values()):
             skip[label("rm", i, spec)] = (
                 "zmuv with an empty list: ranx empties the later queries of a numba thread's share "
                 "(compat.ranx reproduces it, rm.fuse does not)"
