@@ -173,6 +173,7 @@ def ours(case: dict) -> dict:
     import rankmeter as rm
     from rankmeter.compat import ranx as cr
 
+    cr._NUMBA_THREADS[0] = None  # numba's default thread count, as in the worker (it never calls ranx.evaluate)
     res: dict = {}
     for i, spec in enumerate(case["specs"]):
         m, norm, params = spec
@@ -201,6 +202,7 @@ def _condorcet_strict(case: dict, spec: list, as_compat: bool) -> bool:
     _, norm, params = spec
     runs = [cr.Run(d) for d in _dicts(case, False)]
     if as_compat and norm == "zmuv":  # the lists compat.ranx.fuse reads (ranx's zmuv over an empty list)
+        cr._NUMBA_THREADS[0] = None  # as in ours()
         runs = cr._zmuv_as_ranx(runs)
     prep = prepare_runs(runs)
     codes, _ = normalised(prep, norm, 1)
