@@ -35,7 +35,9 @@ SPECS: list[dict[str, Any]] = [
     {"method": "wsum", "norm": "zmuv", "metric": "map@5", "kw": {"step": 0.5}},
     {"method": "wmnz", "norm": "max", "metric": "mrr", "kw": {"step": 0.25}},
     {"method": "mixed", "norm": "sum", "metric": "recall@3", "kw": {"step": 0.5}},
-    {"method": "w_bordafuse", "norm": "min-max", "metric": "precision@2", "kw": {"step": 0.5}},
+    # not w_bordafuse: its fused run lists each run's unranked documents in a Python set's order, which orders
+    # equal fused scores (docs/fusion.md)
+    {"method": "wsum", "norm": "rank", "metric": "precision@2", "kw": {"step": 0.5}},
     {"method": "rrf", "norm": None, "metric": "ndcg@5", "kw": {}},
     {"method": "rbc", "norm": None, "metric": "ndcg", "kw": {"step": 0.1, "min_phi": 0.1, "max_phi": 0.9}},
     {"method": "gmnz", "norm": "min-max", "metric": "map", "kw": {"step": 0.25, "min_gamma": 0.25}},
