@@ -11,6 +11,7 @@ void bind_beyond(py::module_& m);
 void bind_inputs(py::module_& m);
 void bind_significance(py::module_& m);
 void bind_walk(py::module_& m);
+void bind_fusion(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "rankmeter's C++ core (private; use the rankmeter package)";
@@ -22,4 +23,5 @@ PYBIND11_MODULE(_core, m) {
   bind_inputs(m);
   bind_significance(m);
   bind_walk(m);
+  bind_fusion(m);
 }

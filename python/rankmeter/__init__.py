@@ -14,6 +14,7 @@ from .compare import Comparison, compare
 from .compare import ci as _ci
 from .compare import plot_result as _plot_result
 from .evaluation import PRESETS, Result, evaluate, partial
+from .evaluation._fusion import fuse, optimize_fusion
 from .evaluation._shortcuts import (
     arhr,
     arp,
@@ -50,6 +51,8 @@ Result.plot = _plot_result  # type: ignore[attr-defined]
 __all__ = [
     "evaluate",
     "partial",
+    "fuse",
+    "optimize_fusion",
     "evaluate_stream",
     "StreamResult",
     "Result",

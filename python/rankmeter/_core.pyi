@@ -317,3 +317,27 @@ def decode_strings(blob: bytes, offsets: _I64, index: Optional[_I64] = None) -> 
 def sign_flip_sums(values: _F64, n_resamples: int, seed: int, threads: int) -> tuple[_F64, _F64]: ...
 def bootstrap_sums(values: _F64, n_resamples: int, seed: int, threads: int) -> _F64: ...
 def splitmix_words(seed: int, domain: int, resample: int, count: int) -> npt.NDArray[np.uint64]: ...
+def fusion_normalise(indptr: _I64, values: _F64, norm: int, threads: int) -> _F64: ...
+def fusion_fuse(
+    indptr: _I64,
+    codes: _I64,
+    values: _F64,
+    n_runs: int,
+    transform: int,
+    combine: int,
+    borda_norm: bool,
+    k: float,
+    phi: float,
+    gamma: float,
+    sigma: float,
+    missing: float,
+    w: int,
+    weights: _F64,
+    tables: Optional[_F64],
+    table_indptr: Optional[_I64],
+    map_scores: Optional[_F64],
+    threads: int,
+) -> tuple[_I64, _I64, _F64, int]: ...
+def fusion_wsum_ranks(
+    cand_indptr: _I64, values: _F64, rel_indptr: _I64, rel_idx: _I64, weights: _F64, threads: int
+) -> _I64: ...

@@ -15,6 +15,8 @@ A peer module of this package (``tests/differential/<peer>.py``) defines
 - optionally ``ISOLATED = True``: the worker runs as ``python -P`` (Python 3.11+), without its own
   directory on ``sys.path``, so that a peer module here (``ml_metrics.py``, ``recmetrics.py``) does not
   shadow the package of that name; such a worker loads cases.py from its file;
+- optionally ``draw(seed) -> case``: the peer's own random case (its worker reads it), instead of
+  ``cases.draw_case`` (e.g. several runs per case for rank fusion); ``ALLOW`` is then unused;
 - optionally ``known(case, peer_result) -> str | dict | None``: the reason a case is one that
   ``rankmeter.presets.describe()`` lists as not reproduced (a peer crash, a random draw), else None; or a
   dict ``{label: reason}`` naming only the labels of the case that are not reproduced (the others are
@@ -165,7 +167,10 @@ def differential(
     all_seeds = case_seeds(seed, first, n_cases)
     for start in range(0, n_cases, batch):
         seeds = all_seeds[start : start + batch]
-        cases = [draw_case(s, mod.ALLOW, **{**getattr(mod, "DRAW", {}), **draw_kw}) for s in seeds]
+        if hasattr(mod, "draw"):  # a peer whose cases are not draw_case's (e.g. several runs per case)
+            cases = [mod.draw(s) for s in seeds]
+        else:
+            cases = [draw_case(s, mod.ALLOW, **{**getattr(mod, "DRAW", {}), **draw_kw}) for s in seeds]
         for s, case, res in zip(seeds, cases, run_worker(mod, cases)):
             rep.cases += 1
             compare_case(mod, s, case, res, rep)

@@ -42,6 +42,10 @@ The numbers are ranx 0.3's on any data (docs/metrics.md, "ranx"):
   when given, else numba's default (``NUMBA_NUM_THREADS`` or the usable CPUs);
   this module keeps that state across its calls as ranx does in a process.
 
+``fuse(runs, norm, method, params)`` and ``optimize_fusion(qrels, runs, norm, method, metric, ...)`` are
+ranx's rank fusion on :func:`rankmeter.fuse` (docs/fusion.md: every method and normalisation; where ranx's own
+result depends on a Python set's order, equality holds on the queries where it does not).
+
 Like ranx, ``evaluate`` writes into a ``Run`` it is given: ``make_comparable``
 and the sort of an unsorted ``Run`` change its queries and order, and
 ``save_results_in_run`` its ``scores``/``mean_scores``/``std_scores``.
@@ -66,7 +70,7 @@ import rankmeter as _rm
 from .. import _core
 from ..inputs import ranx_order
 
-__all__ = ["Qrels", "Run", "evaluate", "get_file_kind", "to_rankmeter"]
+__all__ = ["Qrels", "Run", "evaluate", "fuse", "optimize_fusion", "OptimizationReport", "get_file_kind", "to_rankmeter"]
 
 _PLAIN = {
     "hits": "hits",
@@ -691,3 +695,183 @@ def _check_ideal_order(indptr: np.ndarray, grades: np.ndarray, by_level: Mapping
                 "low-level `qrels` rows must be listed by grade descending for ndcg: ranx takes the ideal DCG "
                 "of the rows in the order given"
             )
+
+
+# --------------------------------------------------------------------------------------------------------------- fusion
+_FUSED_NAMES = {"wsum": "weighted_sum"}
+
+
+def _fusion_runs(runs: Any) -> list:
+    """ranx's fuse takes Run objects: this module's, ranx's own, or dicts (read as ``Run(d)`` reads them)."""
+    if not isinstance(runs, (list, tuple)):
+        raise TypeError(f"`runs` must be a list of Run objects, got {type(runs).__name__}")
+    out = [Run(r) if isinstance(r, Mapping) else r for r in runs]
+    assert len(out) > 1, "Only one run provided"
+    for i, run_i in enumerate(out):
+        for j, run_j in enumerate(out[i + 1 :]):
+            assert set(run_i.keys()) == set(run_j.keys()), f"Runs {i} and {j} query ids do not match"
+    return out  # an unsorted Run (filled by add_score) is read in its insertion order, as ranx reads it
+
+
+def _zmuv_as_ranx(runs: list) -> list:
+    """ranx's zmuv normalisation of an empty list divides 0 by 0 inside numba's parallel loop: that query and
+    every later query of the same numba thread's share of the run's queries come out empty (the error is
+    dropped). The runs with those queries emptied, the thread count as ranx leaves numba (see evaluate)."""
+    n_threads = _NUMBA_THREADS[0] or _numba_default_threads()
+    out = []
+    for r in runs:
+        d = r.to_dict()
+        keys = list(d)
+        lost: set = set()
+        for lo, hi in _thread_chunks(len(keys), n_threads):
+            first = next((i for i in range(lo, hi) if not d[keys[i]]), None)
+            if first is not None:
+                lost.update(keys[first + 1 : hi])
+        if lost:
+            x = Run()
+            x._data = {q: ({} if q in lost else dict(v)) for q, v in d.items()}
+            x.sorted = True
+            r = x
+        out.append(r)
+    return out
+
+
+def _fusion_params(method: str, params: Optional[Mapping]) -> tuple[Any, dict]:
+    p = dict(params or {})
+    p.pop("name", None)
+    return p.pop("weights", None), p
+
+
+def fuse(runs: list, norm: Optional[str] = "min-max", method: str = "wsum", params: Optional[dict] = None) -> Run:
+    """ranx.fuse: the runs (``Run`` objects with the same queries) normalised by ``norm`` and fused by
+    ``method`` with ``params`` (e.g. ``{"weights": [0.3, 0.7]}``, ``{"k": 60}``), computed by
+    :func:`rankmeter.fuse` in C++ (docs/fusion.md). Returns a ``Run`` named as ranx names it."""
+    from ..evaluation._fusion import FUSION_METHODS, _method
+
+    rs = _fusion_runs(runs)
+    name, m = _method(method) if method in FUSION_METHODS else (method, None)
+    if m is None:
+        raise ValueError(f"Fusion method {method} not supported.")
+    weights, p = _fusion_params(name, params)
+    if norm == "zmuv":
+        rs = _zmuv_as_ranx(rs)
+    fused = _rm.fuse(rs, method=name, weights=weights, norm=norm, ties="ranx", **p)
+    out = Run()
+    docs = fused.items_native.tolist()
+    scores = fused.scores.tolist()
+    ip = fused.indptr.tolist()
+    out._data = {
+        q: dict(zip(docs[ip[i] : ip[i + 1]], scores[ip[i] : ip[i + 1]])) for i, q in enumerate(fused.users.tolist())
+    }
+    out.sort()
+    out.name = (params or {}).get("name", m.label)
+    return out
+
+
+class OptimizationReport:
+    """ranx's optimisation report: the tried configurations (as ranx prints them) and their scores."""
+
+    def __init__(
+        self,
+        method: str,
+        configs: list,
+        results: list,
+        metric: str,
+        rounding_digits: int = 3,
+        show_percentages: bool = False,
+    ):
+        self.method, self.configs, self.results, self.metric = method, configs, results, metric
+        self.rounding_digits, self.show_percentages = rounding_digits, show_percentages
+
+    def __repr__(self) -> str:
+        scale = 100 if self.show_percentages else 1
+        rows = [f"{c}\t{round(r * scale, self.rounding_digits)}" for c, r in zip(self.configs, self.results)]
+        return "\n".join([f"#\t{self.metric}", *rows])
+
+    __str__ = __repr__
+
+
+_OPT_DEFAULTS: dict[str, tuple[str, Any]] = {
+    # method: (parameter, its trials from the keyword arguments of ranx's optimiser)
+    "rrf": ("k", lambda kw: list(range(kw.get("min_k", 10), kw.get("max_k", 100) + 1, kw.get("step", 10)))),
+    "gmnz": ("gamma", lambda kw: _float_grid(kw, "gamma")),
+    "logn_isr": ("sigma", lambda kw: _float_grid(kw, "sigma")),
+    "rbc": ("phi", lambda kw: _float_grid(kw, "phi")),
+}
+
+
+def _float_grid(kw: Mapping, p: str) -> list:
+    step = kw.get("step", 0.01)
+    digits = str(step)[::-1].find(".")
+    lo, hi = kw.get(f"min_{p}", 0.01), kw.get(f"max_{p}", 1.0)
+    return [round(x, digits) for x in np.arange(lo, hi + step, step)]
+
+
+def optimize_fusion(
+    qrels: Any,
+    runs: list,
+    norm: Optional[str] = "min-max",
+    method: str = "wsum",
+    metric: str = "ndcg",
+    return_optimization_report: bool = False,
+    rounding_digits: int = 3,
+    show_percentages: bool = False,
+    **kwargs: Any,
+) -> Any:
+    """ranx.optimize_fusion for the weighted methods (``wsum``, ``wmnz``, ``mixed``, ``w_bordafuse``,
+    ``w_condorcet``: ranx's grid of ``step``) and ``rrf``, ``gmnz``, ``logn_isr``, ``rbc`` (ranx's ranges):
+    every trial fused in C++ and evaluated as ranx evaluates the fused run; returns ``{param: best}`` (and the
+    report)."""
+    from ..evaluation._fusion import _method, _norm, prepare_runs, run_trials, trials_of
+
+    rs = _fusion_runs(runs)
+    q = Qrels(qrels) if isinstance(qrels, Mapping) else qrels
+    for i, r in enumerate(rs):
+        assert set(r.keys()) == set(q.keys()), f"Run {i} and Qrels query ids do not match"
+    name, m = _method(method)
+    kwargs.pop("show_progress", None)
+    if m.weighted:
+        extra = set(kwargs) - {"step"}
+        key, fixed = "weights", dict[str, Any]()
+        step = kwargs.get("step", 0.1)
+        trials_of(name, m, None, step, {}, len(rs))  # checks step
+        digits = str(step)[::-1].find(".")
+        grid = [round(x, digits) for x in np.arange(0, 1 + step, step)]  # numpy floats, as ranx's (its report)
+        trials = [seq for seq in itertools.product(grid, repeat=len(rs)) if sum(seq) == 1.0]
+    elif name in _OPT_DEFAULTS:
+        key, grid = _OPT_DEFAULTS[name]
+        extra = set(kwargs) - {"step", f"min_{key}", f"max_{key}"}
+        trials, fixed = grid(kwargs), {}
+    else:
+        raise ValueError(f"{method} does not support optimization.")
+    if extra:
+        raise TypeError(f"optimize_fusion(method={method!r}) got unexpected keyword(s) {sorted(extra)}")
+    lvl_name, lvl = to_rankmeter(metric)
+    qd = q.to_dict()
+    qids = sorted(qd)
+    truth = _rm.Truth.from_dict({k: qd[k] for k in qids}) if qids else None
+    n = _norm(norm)
+    prep = prepare_runs(_zmuv_as_ranx(rs) if n == "zmuv" else rs, "ranx")
+
+    def score(oi: np.ndarray, oc: np.ndarray, os_: np.ndarray) -> float:
+        order = ranx_order(oi, os_, "ranx")  # ranx sorts the fused run (numba's quicksort, first-appearance order)
+        codes = oc[order]
+        items = codes if prep.labels is None else prep.labels[codes]
+        if lvl_name == "bpref":  # its quirks live in evaluate(): the fused run as a Run
+            fused = Run()
+            ip, it, sc = oi.tolist(), items.tolist(), os_[order].tolist()
+            fused._data = {
+                u: dict(zip(it[ip[i] : ip[i + 1]], sc[ip[i] : ip[i + 1]])) for i, u in enumerate(prep.queries.tolist())
+            }
+            fused.sorted = True
+            return float(evaluate(q, fused, metric, save_results_in_run=False))
+        recs = _rm.Recs.from_csr(oi, items, os_[order], users=prep.queries)
+        res = _rm.evaluate(truth, recs, [lvl_name], preset="ranx", ties="input", min_relevance=lvl)
+        return float(np.mean(np.asarray(res.per_user[lvl_name], dtype=np.float64)))
+
+    best, values = run_trials(prep, name, m, n, key, trials, fixed, score, 0)
+    out = {key: [] if best is None else best}  # ranx's initial best is []
+    if return_optimization_report:
+        report = OptimizationReport(method, [str(t) for t in trials], values, metric, rounding_digits, show_percentages)
+        return out, report
+    return out
