@@ -503,18 +503,22 @@ def parse(text: Union[str, Metric], preset_options: Optional[Callable[[str, Opti
         return text
     if not isinstance(text, str):
         raise TypeError(f"a metric must be a string like 'ndcg@10' or a rankmeter.metrics.Metric, got {text!r}")
-    if preset_options is None and type(text) is str:
-        hit = _PARSED.get(text)
-        if hit is None:
-            hit = _parse(text, None)
-            if len(_PARSED) >= 4096:
-                _PARSED.clear()
-            _PARSED[text] = hit
-        return hit
-    return _parse(text, preset_options)
+    if type(text) is not str:
+        return _parse(text, preset_options)
+    key = (text, preset_options)  # a preset's metric_options is a fixed function of its arguments
+    try:
+        hit = _PARSED.get(key)
+    except TypeError:  # an unhashable preset_options: parsed every time
+        return _parse(text, preset_options)
+    if hit is None:
+        hit = _parse(text, preset_options)
+        if len(_PARSED) >= 4096:
+            _PARSED.clear()
+        _PARSED[key] = hit
+    return hit
 
 
-_PARSED: dict = {}  # text -> Metric (a Metric never changes): a name in a loop is parsed once
+_PARSED: dict = {}  # (text, preset_options) -> Metric (a Metric never changes): a name in a loop is parsed once
 
 
 def _parse(text: str, preset_options: Optional[Callable[[str, Optional[int]], dict]]) -> Metric:

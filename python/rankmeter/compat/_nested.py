@@ -10,7 +10,7 @@ trec_eval's docno-descending order), queries keep their ids.
 from __future__ import annotations
 
 import itertools
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
 
 import numpy as np
 
@@ -196,3 +196,46 @@ def to_containers(
     truth = _rm.Truth.from_csr(t_indptr, t_items, grades, users=t_users)
     recs = _rm.Recs.from_csr(r_indptr, r_items, None if float32 else scores, users=r_users)
     return truth, recs
+
+
+_TREC_COLUMNS: dict = {}  # rankmeter metric names -> the pass columns under trec_eval's conventions
+
+
+def trec_columns(metrics: list) -> list:
+    """The fused pass's columns of ``metrics`` under trec_eval's conventions (what ``rm.evaluate(...,
+    preset="trec_eval")`` runs), made once per list of names."""
+    key = tuple(metrics)
+    cols = _TREC_COLUMNS.get(key)
+    if cols is None:
+        from ..evaluation._evaluate import _parse_metrics
+        from ..evaluation._presets import get_preset
+
+        pre = get_preset("trec_eval")
+        assert pre is not None
+        _keys, parsed = _parse_metrics(list(metrics), pre.metric_options)
+        if len(_TREC_COLUMNS) >= 1024:
+            _TREC_COLUMNS.clear()
+        cols = _TREC_COLUMNS[key] = [m._column() for m in parsed]
+    return cols
+
+
+def trec_one_call(qrels: Mapping, run: Mapping, metrics: list, min_relevance: float) -> Optional[tuple]:
+    """pytrec_eval's reading of two plain dicts of str documents in one C++ call: ``(values[metrics, users],
+    run row of every user)`` for the queries of ``run`` with a non-empty qrels entry, in ``run``'s order (float32
+    scores, equal scores by document id descending, grade >= ``min_relevance`` relevant, trec_eval's
+    conventions); None for anything else (the caller's general path answers then)."""
+    from .._options import resolve_threads
+
+    cols = trec_columns(metrics)
+    return _core.trec_nested(
+        qrels,
+        run,
+        cols,
+        list(range(len(cols))),
+        list(metrics),
+        float(min_relevance),
+        _core.EmptyPolicy.zero,
+        _core.DupPolicy.error,
+        resolve_threads(None),
+        nested=False,
+    )

@@ -50,9 +50,7 @@ import numpy as np
 
 import rankmeter as _rm
 
-from .. import _core
-from .._options import resolve_threads
-from ._nested import _row_of, read_nested, to_containers
+from ._nested import _row_of, read_nested, to_containers, trec_one_call
 
 __all__ = ["EvaluateRetrieval", "mrr", "recall_cap", "hole", "top_k_accuracy", "unmatched"]
 
@@ -122,39 +120,6 @@ def _aggregate(values: np.ndarray, times: int, n: int) -> float:
     for _ in range(times):
         acc = round(acc / n, 5)  # ZeroDivisionError on n = 0, as BEIR
     return acc
-
-
-_COLUMNS: dict = {}  # metric names -> the pass columns under trec_eval's conventions (made once per set)
-
-
-def _one_call(qrels: Mapping, run: Mapping, metrics: list) -> Optional[np.ndarray]:
-    """The values of ``metrics`` (rows) for the queries of ``run`` with a non-empty qrels entry (columns, in
-    ``run``'s order), pytrec_eval's reading (float32 scores, equal scores by doc id descending, grade >= 1
-    relevant), from one C++ call; None when the dicts are not plain dicts of str documents (the general path
-    answers then)."""
-    key = tuple(metrics)
-    cols = _COLUMNS.get(key)
-    if cols is None:
-        from ..evaluation._evaluate import _parse_metrics
-        from ..evaluation._presets import get_preset
-
-        pre = get_preset("trec_eval")
-        assert pre is not None
-        _keys, parsed = _parse_metrics(metrics, pre.metric_options)
-        cols = _COLUMNS[key] = [m._column() for m in parsed]
-    out = _core.trec_nested(
-        qrels,
-        run,
-        cols,
-        list(range(len(cols))),
-        list(metrics),
-        1.0,
-        _core.EmptyPolicy.zero,
-        _core.DupPolicy.error,
-        resolve_threads(None),
-        nested=False,
-    )
-    return None if out is None else out[0]
 
 
 def _without_identical(results: Mapping) -> Mapping:
@@ -259,12 +224,12 @@ class EvaluateRetrieval:
         per_query: dict[str, np.ndarray] = {}
         n = 0
         metrics = [m.format(k=k) for k in uniq for m in names.values()]
-        one_call = _one_call(qrels, run, metrics) if run and qrels else None
+        one_call = trec_one_call(qrels, run, metrics, 1.0) if run and qrels else None
         if one_call is not None:
             # dicts of str documents: read, ranked, evaluated in one C++ call; the queries of `results` that have
             # qrels come in its order
-            n = int(one_call.shape[1])
-            per_query = dict(zip(metrics, one_call))
+            n = int(one_call[0].shape[1])
+            per_query = dict(zip(metrics, one_call[0]))
         elif run and qrels:
             try:
                 truth, recs = to_containers(qrels, run, float32=True, drop_empty_qrels=True)

@@ -730,7 +730,7 @@ class PytrecEvalProvider(_Provider):
         return not (m.NAME == "NumRel" and m["rel"] != 1)
 
     def values(self, data: _Data, measures: list) -> dict:
-        from ._nested import to_containers
+        from ._nested import to_containers, trec_one_call
 
         groups: dict = {}
         for m in measures:
@@ -748,7 +748,7 @@ class PytrecEvalProvider(_Provider):
                 qrels = {q: {d: mapping.get(g, g) for d, g in docs.items()} for q, docs in qrels.items()}
             names = list(dict.fromkeys(n for m in ms for n in _pytrec_names(m)))
             names += ["hits", "num_rel", "num_ret", "num_q"]
-            one = None if judged_only or qrels is not data.qrels else _pytrec_one_call(data, names, rel)
+            one = None if judged_only or qrels is not data.qrels else trec_one_call(data.qrels, data.run, names, rel)
             if one is not None:
                 # dicts of str documents: read, ranked and evaluated in one C++ call
                 values, rows = one
@@ -779,40 +779,6 @@ class PytrecEvalProvider(_Provider):
             for m in ms:
                 out[m] = _pytrec_value(m, vals)
         return out
-
-
-_PYTREC_COLUMNS: dict = {}  # rankmeter metric names -> the pass columns under trec_eval's conventions
-
-
-def _pytrec_one_call(data: _Data, names: list, rel: Any) -> Any:
-    """(values[names, users], the run row of every user) of the run's queries that have a non-empty qrels entry,
-    in the run's order, from one C++ call (pytrec_eval's reading: float32 scores, equal scores by docno
-    descending, grade >= ``rel`` relevant); None when the dicts are not plain dicts of str documents."""
-    from .. import _core
-    from .._options import resolve_threads
-
-    key = tuple(names)
-    cols = _PYTREC_COLUMNS.get(key)
-    if cols is None:
-        from ..evaluation._evaluate import _parse_metrics
-        from ..evaluation._presets import get_preset
-
-        pre = get_preset("trec_eval")
-        assert pre is not None
-        _keys, parsed = _parse_metrics(names, pre.metric_options)
-        cols = _PYTREC_COLUMNS[key] = [m._column() for m in parsed]
-    return _core.trec_nested(
-        data.qrels,
-        data.run,
-        cols,
-        list(range(len(cols))),
-        list(names),
-        float(rel),
-        _core.EmptyPolicy.zero,
-        _core.DupPolicy.error,
-        resolve_threads(None),
-        nested=False,
-    )
 
 
 def _pytrec_names(m: Measure) -> list:

@@ -48,7 +48,7 @@ import rankmeter as _rm
 
 from .. import _core
 from .._options import resolve_threads
-from ._nested import _row_of, to_containers
+from ._nested import _row_of, to_containers, trec_columns
 
 __all__ = [
     "RelevanceEvaluator",
@@ -253,21 +253,9 @@ class RelevanceEvaluator:
         """The fused pass's columns of the measures under trec_eval's conventions (what ``rm.evaluate(...,
         preset="trec_eval")`` runs), made once per evaluator."""
         if self._fast is None:
-            from ..evaluation._evaluate import _parse_metrics
-            from ..evaluation._presets import get_preset
-
-            pre = get_preset("trec_eval")
-            assert pre is not None
-            _keys, parsed = _parse_metrics(self._metrics, pre.metric_options)
-            canon: dict[str, int] = {}
-            cols: list = []
-            for m in parsed:
-                if str(m) not in canon:
-                    canon[str(m)] = len(cols)
-                    cols.append(m._column())
-            col_of_metric = {key: canon[str(m)] for key, m in zip(self._metrics, parsed)}
             names = list(self._measures)
-            self._fast = (cols, [col_of_metric[self._measures[n]] for n in names], names)
+            col_of = {m: j for j, m in enumerate(self._metrics)}  # one column per distinct metric
+            self._fast = (trec_columns(self._metrics), [col_of[self._measures[n]] for n in names], names)
         return self._fast
 
     def evaluate(self, scores: Mapping[Any, Mapping[Any, float]]) -> dict:

@@ -59,28 +59,10 @@ def _parse_metrics(metrics: MetricsArg, preset_options) -> tuple[list[str], list
     keys, parsed = [], []
     for m in metrics:
         keys.append(m if isinstance(m, str) else str(m))
-        parsed.append(_parse_cached(m, preset_options))
+        parsed.append(parse(m, preset_options))  # str names are parsed once per process (metrics.parse)
     if not parsed:
         raise ValueError("`metrics` is empty: name at least one metric, e.g. ['ndcg@10']")
     return keys, parsed
-
-
-_PARSED: dict = {}  # (metric text, a preset's metric_options) -> Metric: a call in a loop parses each name once
-
-
-def _parse_cached(m: Union[str, Metric], preset_options) -> Metric:
-    """``parse(m, preset_options)``, remembered for str names (a Metric never changes, and a preset's
-    ``metric_options`` is a fixed function of its arguments); a name that does not parse is never kept."""
-    if type(m) is not str:
-        return parse(m, preset_options)
-    key = (m, preset_options)
-    hit = _PARSED.get(key)
-    if hit is None:
-        hit = parse(m, preset_options)
-        if len(_PARSED) >= 4096:
-            _PARSED.clear()
-        _PARSED[key] = hit
-    return hit
 
 
 # --------------------------------------------------------------------------- plan
