@@ -361,6 +361,12 @@ metric_lists = st.lists(
 ).map(lambda ts: [mname(b, k) for b, k in ts])
 
 
+def test_num_rel_alone_reads_no_list_item():
+    # found by the hypothesis test below: the reference took the largest cutoff of no cutoff at all
+    check({0: {}}, {0: []}, ["num_rel"], empty="skip", ties="input", min_relevance=None, max_items=None)
+    check({0: {"a": 1}}, {0: ["a", "a"]}, ["num_rel"])  # a repeat in a list nothing reads is no error
+
+
 @settings(max_examples=500, **SETTINGS)
 @given(scenarios(), metric_lists)
 def test_random_against_reference(scenario, metrics):

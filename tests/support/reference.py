@@ -838,7 +838,7 @@ def read_depth(metrics, whole_lists=False):
     ks = [parse_metric(m)[2] for m in metrics if parse_metric(m)[0] != "num_rel"]
     if whole_lists or any(k is None for k in ks):
         return None
-    return max(ks)
+    return max(ks, default=0)  # num_rel alone: no list item is read
 
 
 class Repeat:
