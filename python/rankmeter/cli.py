@@ -214,6 +214,7 @@ TREC_SETS = {
         *("set_relative_P", "set_map", "set_F"),
     ),
 }
+TREC_SETS_9 = {**TREC_SETS, "all_trec": tuple(m for m in TREC_MEASURES if m not in ("rbp", "rbp_resid", "unj"))}
 TREC_SUMS = ("num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")  # trec_eval's `all` line sums these
 FORMATS = ("trec", "table", "json", "csv")
 _ORDER = {name: i for i, name in enumerate(TREC_MEASURES)}
@@ -407,7 +408,9 @@ def parse_measures(texts: Sequence[str], preset: Optional[str]) -> list[Measure]
     (``ndcg@10,20`` is ``ndcg@10 ndcg@20``).
     """
     pre = evaluation_presets.get(preset.strip().lower().replace("-", "_")) if preset else None
-    trec_names = pre is not None and pre.name == "trec_eval"
+    trec_names = pre is not None and pre.name in ("trec_eval", "trec_eval_9")
+    # trec_eval 9.0.x's all_trec has no rbp, rbp_resid or unj_k (added in 10.0)
+    sets = TREC_SETS_9 if pre is not None and pre.name == "trec_eval_9" else TREC_SETS
     preset_options = pre.metric_options if pre is not None else None
     # ("trec" or "set" (from a set), trec_eval name, its parameters or None) or ("metric", metric string, None)
     tokens: list[tuple[str, str, Optional[str]]] = []
@@ -431,8 +434,8 @@ def parse_measures(texts: Sequence[str], preset: Optional[str]) -> list[Measure]
                 else:
                     tokens.append(("metric", f"{prev[1]}@{part}", None))
                 continue
-            if part in TREC_SETS:
-                tokens.extend(("set", name, None) for name in TREC_SETS[part] if name not in explicit)
+            if part in sets:
+                tokens.extend(("set", name, None) for name in sets[part] if name not in explicit)
                 prev = None
                 continue
             f = _TREC_FORM.match(part)
@@ -555,6 +558,7 @@ class RunOutput:
     users: np.ndarray  # evaluated users, in print order
     per_user: dict[str, np.ndarray]  # label -> values aligned with users
     all: dict[str, Any]  # label -> the `all` value (mean, sum, count or runid)
+    printed: Optional[np.ndarray] = None  # the users with query lines (None: all; trec_eval 9.0.x -c: the run's)
 
 
 def _sort_users(users: np.ndarray) -> np.ndarray:
@@ -579,6 +583,10 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
         )
     )
     keys = keys or ["num_rel"]
+    # trec_eval 9.0.x with -c -q prints no query line for a qrels query without results (10.0 prints its zeros)
+    hide_missing = bool(args.per_query) and opts.preset == "trec_eval_9" and opts.resolved().missing == "zero"
+    if hide_missing and "num_ret" not in keys:
+        keys.append("num_ret")  # the queries with results: a TREC run has at least one line for each
     columns = opts.columns()
     auto = False
     if args.stream or args.stream_truth:
@@ -678,6 +686,8 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
     order = _sort_users(users)
     users = users[order]
     out = RunOutput(name, _run_id(path, name), users, {}, {})
+    if hide_missing:
+        out.printed = values["num_ret"][order] > 0
     means = state.finalize()
     for m in measures:
         if m.special == "runid":
@@ -905,6 +915,8 @@ def format_trec(run: RunOutput, measures: list[Measure], per_query: bool) -> Ite
     """trec_eval's layout: ``%-22s\\t%s\\t%s`` lines, per query (-q) then ``all``."""
     if per_query:
         for i, user in enumerate(run.users.tolist()):
+            if run.printed is not None and not run.printed[i]:
+                continue
             for m in measures:
                 if m.label in run.per_user:
                     yield f"{m.label:<22}\t{user}\t{_fmt_value(run.per_user[m.label][i], m.is_sum)}\n"

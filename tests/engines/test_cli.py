@@ -16,6 +16,7 @@ import pytest
 import rankmeter as rm
 from rankmeter.cli import main, parse_measures
 from tests.compat.test_trec_eval_outputs import require_conformance_dir
+from tests.support import ROOT
 
 # expected output file -> rankmeter eval arguments: trec_eval's own command line (README of the data)
 CLI_CASES = {
@@ -62,6 +63,33 @@ def test_cli_reproduces_every_line_of_trec_eval_outputs(file, capsys, monkeypatc
         1 for line in (directory / file).read_text().splitlines() if (file, _measure(line)) in NOT_REPRODUCED
     )
     assert out == "".join(expected)
+
+
+TREC_EVAL_9_OUTPUTS = ROOT / "tests" / "data" / "trec_eval_9"  # trec_eval 9.0.8's own outputs (README there)
+
+
+@pytest.mark.parametrize("file", list(CLI_CASES))
+def test_cli_preset_trec_eval_9_reproduces_trec_eval_9_outputs(file, capsys, monkeypatch):
+    """With --preset trec_eval_9, trec_eval 9.0.8's whole output on the same inputs: its iprec_at_recall levels
+    (int(x |R| + 0.9)), all_trec without rbp, rbp_resid and unj_k, and -c -q without lines for the qrels queries
+    that have no results."""
+    directory = require_conformance_dir()
+    monkeypatch.chdir(directory)
+    code, out, err = _run(capsys, ["eval", "--preset", "trec_eval_9", *CLI_CASES[file]])
+    assert code == 0, err
+    expected = (TREC_EVAL_9_OUTPUTS / file).read_text()
+    assert len(expected.splitlines()) == {"out.test.meas_params": 88, "out.test": 30, "out.test.aq": 367}.get(
+        file, 276 if file.startswith("out.test.aqc") else 367
+    )
+    assert out == expected
+
+
+def test_trec_eval_9_outputs_differ_from_10_where_the_versions_differ():
+    """The 9.0.8 files are not the 10.0 files: the test above would pass on the default preset otherwise."""
+    directory = require_conformance_dir()
+    for file in CLI_CASES:
+        old, new = (TREC_EVAL_9_OUTPUTS / file).read_text(), (directory / file).read_text()
+        assert old != new, file
 
 
 @pytest.mark.xfail(strict=True, reason="listed in NOT_REPRODUCED: remove the entry once the lines match")
