@@ -371,11 +371,14 @@ class RelevanceEvaluator:
 
     def evaluate(self, scores: Mapping[Any, Mapping[Any, float]]) -> dict:
         """``{query: {measure: value}}`` for the run's queries that have qrels, in the run's order."""
-        if not isinstance(scores, Mapping):
+        if type(scores) is not dict and not isinstance(scores, Mapping):
             raise TypeError(f"`scores` must be a dict {{query: {{doc: score}}}}, got {type(scores).__name__}")
         if not scores or not self._qrels:
             return {}
         if _ONE_CALL and self._metrics and not self._judged_only:
+            # a call on a few queries runs on one thread whatever the setting (the same numbers; reading the
+            # setting costs more than the pass there)
+            threads = resolve_threads(None) if len(scores) > _FEW_QUERIES else 1
             # dicts of str documents: one C++ call reads the dicts, ranks, runs the pass and builds the output
             # (an evaluator called query by query costs about what pytrec_eval's call does); None sends anything
             # it does not take (int documents, -J, a NaN score, ...) to the general path below
@@ -390,7 +393,7 @@ class RelevanceEvaluator:
                     float(self._relevance_level),
                     _EMPTY_ZERO,
                     _DUP_ERROR,
-                    resolve_threads(None),
+                    threads,
                 )
                 if out is not None:
                     return out
@@ -404,7 +407,7 @@ class RelevanceEvaluator:
                     float(self._relevance_level),
                     _EMPTY_ZERO,
                     _DUP_ERROR,
-                    resolve_threads(None),
+                    threads,
                     nested=False,
                 )
                 if got is not None:
@@ -446,6 +449,7 @@ class RelevanceEvaluator:
         return self._outputs(recs.users[keep], col)
 
 
+_FEW_QUERIES = 64  # up to this many queries, evaluate() runs on one thread (the pass's block of users)
 _ONE_CALL = True  # the one-call path of evaluate() (False: the general path only; the tests compare the two)
 _EMPTY_ZERO = _core.EmptyPolicy.zero  # trec_eval's conventions: a query without relevant documents scores 0
 _DUP_ERROR = _core.DupPolicy.error  # (a dict holds no repeated document)
