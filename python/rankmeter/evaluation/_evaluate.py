@@ -598,11 +598,12 @@ def evaluate(
         The same item twice in one user's truth (repeated interaction rows):
         an error (default), or one item whose grade is the largest, the sum,
         the first or the last of the repeats' grades (docs/conventions.md).
-    ties : {'item', 'input', 'trec', 'item_desc', 'average', 'ranx', 'ranx_comparable', 'ranx_dict', 'torch', 'torch_topk', 'torch_average', 'evidently'} or dict
+    ties : {'item', 'input', 'trec', 'trec9', 'item_desc', 'average', 'ranx', 'ranx_comparable', 'ranx_dict', 'torch', 'torch_topk', 'torch_average', 'evidently'} or dict
         Equal scores when ranking by score: item id ascending (default: the
         same numbers whatever the row order), input order, item id
-        descending as strings (trec_eval), item id descending, tie-averaged
-        DCG/NDCG (scikit-learn), ranx's numba quicksort order (a ``Run``;
+        descending as strings (trec_eval), the same on scores rounded to
+        float32 (trec9: trec_eval 9.0.x, pytrec_eval), item id descending,
+        tie-averaged DCG/NDCG (scikit-learn), ranx's numba quicksort order (a ``Run``;
         a ``Run`` after ``make_comparable=True``; a plain dict), torch's
         order of float32 scores (argsort; topk at the metric's cutoff;
         tie-averaged), or Evidently's ranks (a tie group at positions a..b at
