@@ -39,7 +39,7 @@ F64 subtopic_values_py(const I64& l_indptr, const I64& l_items, const I64& j_ind
   for (int64_t c = 0; c < n_cols; ++c) {
     const int k = kinds.data()[c];
     if (k < 0 || k > 8) throw std::invalid_argument("unknown subtopic measure code");
-    if (k < 6 && ks.data()[c] < 1) throw std::invalid_argument("cutoffs must be >= 1");
+    if (ks.data()[c] < 0) throw std::invalid_argument("cutoffs must be >= 0 (0: the whole list)");
   }
   for (int64_t u = 0; u < n_users; ++u) {
     const int64_t S = n_sub.data()[u];

@@ -92,36 +92,39 @@ inline void subtopic_values(const SubtopicInput& in, const int* kinds, const int
   using namespace subtopic_detail;
   const double keep = 1.0 - alpha;
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  int64_t K = 1;  // the deepest cutoff read
-  bool need_full_ideal = false, need_ideal = false;
+  int64_t K0 = 1;  // the deepest cutoff read
+  bool need_full_ideal = false, need_ideal = false, whole = false;
   for (int64_t c = 0; c < n_cols; ++c) {
     const auto kind = static_cast<SubKind>(kinds[c]);
     if (kind == SubKind::nnrbp) need_full_ideal = true;
     if (kind == SubKind::alpha_ndcg || kind == SubKind::nerr_ia) need_ideal = true;
-    if (kind != SubKind::nrbp && kind != SubKind::nnrbp && kind != SubKind::map_ia) K = std::max(K, ks[c]);
+    if (kind != SubKind::nrbp && kind != SubKind::nnrbp && kind != SubKind::map_ia) {
+      K0 = std::max(K0, ks[c]);
+      if (ks[c] == 0) whole = true;  // no cutoff: the whole list
+    }
   }
   const int64_t n_users = in.n_users;
-  const int T = effective_threads(threads, n_users / 8 + 1);
+  // a user costs far more here than in the fused pass (a greedy ideal ranking): threads from 32 users each
+  const int T = effective_threads(threads, n_users * (kUsersPerThread / 32));
 #pragma omp parallel num_threads(T)
   {
     Scratch w;
-    w.dcg.resize(K);
-    w.err.resize(K);
-    w.ideal_dcg.resize(K);
-    w.ideal_err.resize(K);
-    w.ii_dcg.resize(K);
-    w.ii_err.resize(K);
-    w.covered_at.resize(K);
-    w.pairs_at.resize(K);
 #pragma omp for schedule(dynamic, 16)
     for (int64_t u = 0; u < n_users; ++u) {
       const int64_t S = in.n_sub[u];
       const int64_t d0 = in.j_indptr[u], d1 = in.j_indptr[u + 1], D = d1 - d0;
       const int64_t l0 = in.l_indptr[u], n = in.l_indptr[u + 1] - l0;
-      if (S == 0) {  // no relevant subtopic: ndeval scores 0, and nNRBP 0 / 0
+      const int64_t K = whole ? std::max(K0, n) : K0;  // the depth read for this user
+      if (S == 0) {                                    // no relevant subtopic: ndeval scores 0, and nNRBP 0 / 0
         for (int64_t c = 0; c < n_cols; ++c)
           values[c * n_users + u] = static_cast<SubKind>(kinds[c]) == SubKind::nnrbp ? nan : 0.0;
         continue;
+      }
+      for (auto* v : {&w.dcg, &w.err, &w.ideal_dcg, &w.ideal_err, &w.ii_dcg, &w.ii_err})
+        if (static_cast<int64_t>(v->size()) < K) v->resize(K);
+      if (static_cast<int64_t>(w.covered_at.size()) < K) {
+        w.covered_at.resize(K);
+        w.pairs_at.resize(K);
       }
       w.gain.assign(S, 1.0);
       w.count.assign(S, 0);
@@ -213,7 +216,7 @@ inline void subtopic_values(const SubtopicInput& in, const int* kinds, const int
         normalised_cumulative(isc, K, Sd, keep, false, w.ideal_err, w.ii_err);
       }
       for (int64_t c = 0; c < n_cols; ++c) {
-        const int64_t i = ks[c] - 1;
+        const int64_t i = (ks[c] > 0 ? ks[c] : std::max(n, int64_t{1})) - 1;
         double v = 0.0;
         switch (static_cast<SubKind>(kinds[c])) {
           case SubKind::alpha_dcg:

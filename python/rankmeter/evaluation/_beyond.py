@@ -28,7 +28,7 @@ from .._aggregate import EXACT_SHIFT, CatalogPart, entropy_part, limbs_to_int, r
 from .._status import MESSAGES, is_ok, message
 from ..inputs import Truth, align, as_id_array, code_ids, id_label, to_truth
 from ._options import DUP_CODES, EMPTY_CODES
-from ._subtopic import SUBTOPIC_METRICS, check_subtopic_metrics, read_subtopics, subtopic_column
+from ._subtopic import SUBTOPIC_METRICS, read_subtopics, subtopic_column
 
 __all__ = ["Context", "run_beyond", "check_context", "context_needs"]
 
@@ -677,7 +677,7 @@ PER_USER_FAMILIES = {
     "diversity": _diversity,
     "serendipity": _serendipity,
     "fcp": _fcp,
-    **{name: subtopic_column for name in SUBTOPIC_METRICS},
+    **dict.fromkeys(SUBTOPIC_METRICS, subtopic_column),
 }
 
 
@@ -824,7 +824,6 @@ _WHY = {
 def check_context(metrics, ctx: Context) -> None:
     """Every context argument the metrics need is there, and the options go together (checked before any
     work)."""
-    check_subtopic_metrics(metrics)
     for m in metrics:
         if m.name == "novelty" and m.options["average"] == "items" and m.options["divide_by"] == "k":
             raise ValueError(

@@ -16,8 +16,9 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import _core
+from .._aggregate import limbs_to_int
 
-__all__ = ["SUBTOPIC_METRICS", "Subtopics", "read_subtopics", "subtopic_column", "check_subtopic_metrics"]
+__all__ = ["SUBTOPIC_METRICS", "Subtopics", "read_subtopics", "subtopic_column"]
 
 # the kernel's codes (SubKind in subtopic.hpp)
 SUBTOPIC_METRICS = {
@@ -51,6 +52,8 @@ def _ids(a: Any, what: str) -> np.ndarray:
     arr = np.asarray(a)
     if arr.ndim != 1:
         raise ValueError(f"`subtopics`: the {what} column must be 1-D, got shape {arr.shape}")
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.int64)
     if arr.dtype.kind in "iu":
         return arr.astype(np.int64)
     if arr.dtype.kind in "USO":
@@ -109,7 +112,9 @@ def read_subtopics(x: Any, table_kw: dict) -> Subtopics:
     else:
         if hasattr(x, "to_pandas") and not hasattr(x, "iloc"):  # pyarrow, polars
             x = x.to_pandas()
-        if isinstance(x, (tuple, list)) and len(x) == 4 and not isinstance(x[0], (str, bytes)):
+        if isinstance(x, list) and x and all(isinstance(r, tuple) and len(r) == 4 for r in x):
+            cols = [np.asarray(c) for c in zip(*x)]  # rows (user, subtopic, item, grade), pyndeval's form
+        elif isinstance(x, tuple) and len(x) == 4:
             cols = list(x)
         elif hasattr(x, "columns") or isinstance(x, dict):
             keys = list(x.columns) if hasattr(x, "columns") else list(x)
@@ -121,7 +126,8 @@ def read_subtopics(x: Any, table_kw: dict) -> Subtopics:
         else:
             raise TypeError(
                 "`subtopics` must be a table or dict with user, subtopic, item and grade columns, a tuple of those "
-                f"four arrays, or the path of an ndeval qrels file; got {type(x).__name__}"
+                "four arrays, a list of (user, subtopic, item, grade) tuples, or the path of an ndeval qrels file; "
+                f"got {type(x).__name__}"
             )
         users, subs, items = _ids(cols[0], "user"), _ids(cols[1], "subtopic"), _ids(cols[2], "item")
         try:
@@ -163,16 +169,6 @@ def _check_repeats(t: Subtopics) -> None:
             f"`subtopics` judges item {t.items[r]!r} for subtopic {t.subtopics[r]!r} of user {t.users[r]!r} more "
             "than once: keep one row per (user, subtopic, item)"
         )
-
-
-def check_subtopic_metrics(metrics: list) -> None:
-    """Cutoff measures of ndeval are defined at a depth: an explicit @k (before any work)."""
-    for m in metrics:
-        if m.name in SUBTOPIC_METRICS and m.k is None and SUBTOPIC_METRICS[m.name] < 6:
-            raise ValueError(
-                f"metric {str(m)!r} is defined at a cutoff (ndeval reports it @5, @10 and @20): "
-                f"ask for {m.name}@k, e.g. '{m.name}@20'"
-            )
 
 
 def _same_kind(a: np.ndarray, b: np.ndarray) -> bool:
@@ -249,8 +245,6 @@ def _tables(prep: Any) -> tuple:
 def subtopic_column(prep: Any, m: Any) -> tuple:
     """One subtopic column: (per-user values, exact sum, count). The columns of one (alpha, beta) share a kernel
     call, computed at the first of them."""
-    from ._beyond import _exact
-
     cache = getattr(prep, "_subtopic_values", None)
     if cache is None:
         cache = prep._subtopic_values = {}
@@ -288,4 +282,5 @@ def subtopic_column(prep: Any, m: Any) -> tuple:
         for c, x in enumerate(group):
             cache[str(x)] = vals[c * n : (c + 1) * n].copy()
     v = cache[key]
-    return (v, *_exact(v, prep.threads))
+    limbs, count = _core.exact_sum(v, prep.threads)
+    return v, limbs_to_int(limbs), int(count)
