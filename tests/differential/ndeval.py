@@ -47,6 +47,7 @@ def draw(seed: int) -> dict:
     rng = random.Random(seed)
     real = rng.random() < 0.2
     qrels: list = []
+    run: dict = {}
     if real:
         topics = [str(t) for t in rng.sample(range(1, 200), rng.randint(2, 8))]
         pool = [
@@ -56,12 +57,11 @@ def draw(seed: int) -> dict:
         pool = list(dict.fromkeys(pool))
         for t in topics:
             judged = rng.sample(pool, rng.randint(5, 80))
-            for s in range(1, rng.randint(2, 7) + 1):
+            for sub in range(1, rng.randint(2, 7) + 1):
                 for d in judged:
                     if rng.random() < 0.5:
-                        qrels.append([t, str(s), d, 1 if rng.random() < 0.25 else 0])
+                        qrels.append([t, str(sub), d, 1 if rng.random() < 0.25 else 0])
         run_topics = [t for t in topics if rng.random() < 0.9] + ["999"] * (rng.random() < 0.2)
-        run = {}
         for t in run_topics:
             docs = rng.sample(pool, rng.randint(1, 120))
             if rng.random() < 0.5:
@@ -76,9 +76,8 @@ def draw(seed: int) -> dict:
                 for d in docs:
                     if rng.random() < 0.4:
                         qrels.append([t, s, d, rng.choice([0, 1, 1, 2, 3, -1])])
-        run = {}
         for t in [f"q{t}" for t in rng.sample(range(6), rng.randint(0, 5))]:
-            chosen = rng.sample(docs + ["u1", "u2"], rng.randint(0, min(len(docs) + 2, 9)))
+            chosen = rng.sample([*docs, "u1", "u2"], rng.randint(0, min(len(docs) + 2, 9)))
             run[t] = {d: float(rng.randint(0, 3)) if rng.random() < 0.7 else rng.random() for d in chosen}
     return {
         "qrels": qrels,

@@ -24,7 +24,7 @@ def one(case: dict) -> dict:
             qrels, measures, relevance_level=case["rel_level"], alpha=case["alpha"], beta=case["beta"]
         )
         res = ev.evaluate(run)
-    out = {}
+    out: dict = {}
     for m in measures:
         per = [[q, v[m]] for q, v in res.items()]
         vals = [v for _, v in per]
@@ -40,8 +40,9 @@ def one(case: dict) -> dict:
 
 
 def main() -> None:
-    cases = json.loads(open(sys.argv[1]).read())["cases"]
-    results = []
+    with open(sys.argv[1]) as f:
+        cases = json.load(f)["cases"]
+    results: list = []
     for case in cases:
         try:
             results.append({"ok": one(case)})
