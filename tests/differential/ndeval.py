@@ -9,6 +9,11 @@ and a non-ASCII one), ``alpha`` and ``beta`` in [0, 1] and ndeval's cutoffs 5, 1
 One case in five is real-shaped (TREC Web track diversity: a few topics of 2-7 subtopics, dozens of judged
 documents, rankings of up to 120 documents).
 
+The worker also asks ir_measures (its pyndeval provider, qrels as a DataFrame whose ``iteration`` is the
+subtopic) for its spellings of the measures (labels ``irm|...``), which ``compat.ir_measures`` must match,
+including ir_measures' own conventions (every qrels query scored, 0 where pyndeval gives nothing; a second
+pyndeval invocation, for measures of another alpha, scoring nothing; whether the call raises).
+
 The worker asks pyndeval for all nine measures at every cutoff; ``ours`` asks ``rm.evaluate`` for the same
 in one call (with ``ndcg@10``), under ndeval's conventions: equal scores by ascending docno (``ties="item"`` on
 string ids), queries of both sides only and an empty ranking left out (``missing="skip_empty"``: pyndeval
@@ -27,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 VENV = "ir_measures"
+ISOLATED = True  # tests/differential/ir_measures.py would shadow the package
 WORKER = Path(__file__).with_name("worker_ndeval.py")
 ALLOW: tuple = ()
 REL = 1e-9
@@ -79,14 +85,47 @@ def draw(seed: int) -> dict:
         for t in [f"q{t}" for t in rng.sample(range(6), rng.randint(0, 5))]:
             chosen = rng.sample([*docs, "u1", "u2"], rng.randint(0, min(len(docs) + 2, 9)))
             run[t] = {d: float(rng.randint(0, 3)) if rng.random() < 0.7 else rng.random() for d in chosen}
-    return {
+    cutoffs = sorted({5, 10, 20, *rng.sample(range(1, 21), 2)})
+    case: dict = {
         "qrels": qrels,
         "run": run,
         "alpha": rng.choice([0.5, 0.5, 0.0, 0.1, 0.3, 0.7, 0.9, 1.0]),
         "beta": rng.choice([0.5, 0.5, 0.0, 0.2, 0.9, 1.0]),
         "rel_level": rng.choice([1, 1, 2]),
-        "cutoffs": sorted({5, 10, 20, *rng.sample(range(1, 21), 2)}),
+        "cutoffs": cutoffs,
     }
+    case["irm"] = _irm_names(case, rng.choice(cutoffs), rng.random())
+    return case
+
+
+def _irm_names(case: dict, k: int, u: float) -> list:
+    """ir_measures' spellings of the measures, each with ``rel=``: the default alpha and beta (sometimes with
+    ``judged_only=True``, where ir_measures raises), a given alpha, a given alpha and beta, or several pyndeval
+    invocations in one call (``known``: ir_measures scores one of them, chosen by hash order)."""
+    a, b, r = case["alpha"], case["beta"], case["rel_level"]
+    if u < 0.35:
+        j = ",judged_only=True" if u < 0.05 else ""
+        return [
+            f"alpha_nDCG(rel={r}{j})@{k}",
+            f"alpha_DCG(rel={r}{j})@20",
+            f"ERR_IA(rel={r}{j})@{k}",
+            f"nERR_IA(rel={r}{j})@10",
+            f"P_IA(rel={r}{j})@5",
+            f"AP_IA(rel={r}{j})",
+            *([] if j else [f"NRBP(rel={r})", f"nNRBP(rel={r})", f"StRecall(rel={r})@{k}"]),
+        ]
+    if u < 0.65:
+        return [f"alpha_nDCG(alpha={a!r},rel={r})@{k}", f"alpha_DCG(alpha={a!r},rel={r})@{k}",
+                f"NRBP(alpha={a!r},rel={r})", f"nNRBP(alpha={a!r},rel={r})"]  # fmt: skip
+    if u < 0.85:
+        return [f"NRBP(alpha={a!r},beta={b!r},rel={r})", f"nNRBP(alpha={a!r},beta={b!r},rel={r})"]
+    return [
+        f"alpha_nDCG(alpha={a!r},rel={r})@{k}",
+        f"NRBP(alpha={a!r},beta={b!r},rel={r})",
+        f"ERR_IA(rel={r})@{k}",
+        f"StRecall(rel={r})@{k}",
+        f"AP_IA(rel={r})",
+    ]
 
 
 def _names(case: dict) -> dict:
@@ -114,7 +153,7 @@ def ours(case: dict) -> dict:
     names = _names(case)
     empty = {label: {"per_user": {}, "mean": math.nan} for label in names}
     if not set(truth) & {q for q, docs in case["run"].items() if docs}:
-        return empty  # no query scored (rankmeter refuses sides without a common user)
+        return {**empty, **_irm(case)}  # no query scored (rankmeter refuses sides without a common user)
     res = rm.evaluate(
         truth,
         case["run"],
@@ -125,15 +164,49 @@ def ours(case: dict) -> dict:
         min_relevance=case["rel_level"],
     )
     users = res.users.tolist()
-    out = {}
+    out = _irm(case)
     for label, name in names.items():
         vals = res.per_user[name]
         out[label] = {"per_user": dict(zip(users, vals.tolist())), "mean": res[name]}
     return out
 
 
+def _irm(case: dict) -> dict:
+    import pandas as pd
+
+    from rankmeter.compat import ir_measures
+
+    qrels = pd.DataFrame(case["qrels"], columns=["query_id", "iteration", "doc_id", "relevance"])
+    names = case["irm"]
+    try:
+        perq = list(ir_measures.iter_calc(names, qrels, case["run"]))
+        agg = ir_measures.calc_aggregate(names, qrels, case["run"])
+    except Exception:
+        return {"irm|raises": {"per_user": None, "mean": 1.0}}
+    out: dict = {"irm|raises": {"per_user": None, "mean": 0.0}}
+    for n in names:
+        m = ir_measures.parse_measure(n)
+        out[f"irm|{n}"] = {"per_user": {x.query_id: x.value for x in perq if x.measure == m}, "mean": agg[m]}
+    return out
+
+
+HASH_ORDER = (
+    "ir_measures gives the run to one of several pyndeval invocations of a call, chosen by hash order (the "
+    "others score 0)"
+)
+
+
+def _invocations(case: dict) -> int:
+    from rankmeter.compat.ir_measures import parse_measure, pyndeval
+
+    return len({pyndeval._key(parse_measure(n)) for n in case["irm"]})
+
+
 def known(case: dict, peer: dict) -> Any:
+    out = {}
     m = peer.get("nNRBP amean", {}).get("mean")
     if m is None or (isinstance(m, float) and math.isnan(m)):
-        return {"nNRBP amean": "ndeval's amean of nNRBP is NaN when a query has no relevant subtopic"}
-    return None
+        out["nNRBP amean"] = "ndeval's amean of nNRBP is NaN when a query has no relevant subtopic"
+    if _invocations(case) > 1:
+        out.update({label: HASH_ORDER for label in peer if label.startswith("irm|")})
+    return out or None
