@@ -36,10 +36,14 @@ Each measure is computed as the ir_measures provider that its default pipeline p
 - ``gdeval`` (equal scores by document id descending): ``ERR@k`` and ``nDCG(dcg="exp-log2")@k``, rounded to 5
   decimals per query as gdeval prints them; numeric query ids and integer grades up to 4 (gdeval's perl script
   rejects anything else; here a ValueError, as for two ids gdeval reads as one topic number, such as 7 and 007).
+- ``pyndeval`` (ndeval; equal scores by document id ascending): ``alpha_nDCG``, ``alpha_DCG``, ``ERR_IA``,
+  ``nERR_IA``, ``NRBP``, ``nNRBP``, ``AP_IA``, ``P_IA``, ``StRecall`` (cutoffs up to 20), the subtopic read from
+  the qrels' ``iteration`` field (docs/metrics.md 3.20); a call of several pyndeval invocations is scored as
+  separate calls would be (ir_measures scores only the one a set's hash order puts first).
 
 ``RBP`` without ``rel=``, ``IPrec``, ``infAP`` (parsed, not computed) and anything no provider takes raise
 ``ValueError("Unsupported measures {...}.")`` at the call; the first provider to raise raises, in ir_measures'
-order. ir_measures' diversity and C/W/L-only measures raise NameError at parsing. Where ir_measures' own value is
+order. ir_measures' C/W/L-only measures raise NameError at parsing. Where ir_measures' own value is
 not defined this module gives rankmeter's: pytrec_eval's num_rel of a query with an empty ranking, and nDCG without
 ``gains=`` or NumRet/NumQ without ``rel=`` asked with ``gains=`` or ``judged_only=True`` measures (ir_measures
 computes them in whichever pytrec_eval invocation its measure set lists first).
