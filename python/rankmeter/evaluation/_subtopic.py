@@ -42,10 +42,11 @@ _GRADE = ("relevance", "grade", "judgment", "rel")
 class Subtopics:
     """The subtopic judgments as four aligned arrays (users, subtopics, items, grades)."""
 
-    __slots__ = ("users", "subtopics", "items", "grades")
+    __slots__ = ("users", "subtopics", "items", "grades", "sub_codes")
 
     def __init__(self, users: np.ndarray, subtopics: np.ndarray, items: np.ndarray, grades: np.ndarray):
         self.users, self.subtopics, self.items, self.grades = users, subtopics, items, grades
+        self.sub_codes: np.ndarray = np.zeros(0, dtype=np.int64)  # subtopic codes in sorted id order
 
 
 def _ids(a: Any, what: str) -> np.ndarray:
@@ -147,24 +148,40 @@ def read_subtopics(x: Any, table_kw: dict) -> Subtopics:
     return out
 
 
-def _codes(a: np.ndarray) -> np.ndarray:
-    """Dense codes in the ids' sorted order (ints numerically, strings as strings)."""
-    if a.dtype == object and a.size:
-        kinds = {type(v) for v in a.tolist()}
+def _codes(a: np.ndarray) -> tuple[np.ndarray, int]:
+    """Dense codes in the ids' sorted order (ints numerically, strings as strings) and their number: one hash
+    pass, then a sort of the distinct ids only."""
+    import pandas as pd
+
+    if a.size == 0:
+        return np.zeros(0, dtype=np.int64), 0
+    codes, uniq = pd.factorize(a)
+    uniq = np.asarray(uniq)
+    if uniq.dtype == object:
+        kinds = {type(v) for v in uniq.tolist()}
         if len({int if issubclass(t, (int, np.integer)) else t for t in kinds}) > 1:
             raise TypeError(f"`subtopics`: ids mix types {sorted(t.__name__ for t in kinds)}: use one type")
-    return np.unique(a, return_inverse=True)[1].astype(np.int64).ravel()
+    rank = np.empty(uniq.size, dtype=np.int64)
+    rank[np.argsort(uniq, kind="stable")] = np.arange(uniq.size, dtype=np.int64)
+    return rank[np.asarray(codes, dtype=np.int64)], int(uniq.size)
 
 
 def _check_repeats(t: Subtopics) -> None:
-    """One judgment per (user, subtopic, item): ndeval's value of a repeat depends on its sort order."""
+    """One judgment per (user, subtopic, item): ndeval's value of a repeat depends on its sort order. Keeps the
+    subtopic codes (sorted id order) on ``t``."""
+    import pandas as pd
+
+    s, ns = _codes(t.subtopics)
+    t.sub_codes = s
     if t.users.size < 2:
         return
-    u, s, i = _codes(t.users), _codes(t.subtopics), _codes(t.items)
-    order = np.lexsort((i, s, u))
-    same = (np.diff(u[order]) == 0) & (np.diff(s[order]) == 0) & (np.diff(i[order]) == 0)
-    if same.any():
-        r = int(order[int(np.argmax(same))])
+    (u, nu), (i, ni) = _codes(t.users), _codes(t.items)
+    if nu * ns * ni < 2**62:
+        dup = pd.Index((u * ns + s) * ni + i).duplicated()
+    else:  # pragma: no cover - more distinct ids than int64 keys hold
+        dup = pd.MultiIndex.from_arrays([u, s, i]).duplicated()
+    if dup.any():
+        r = int(np.argmax(dup))
         raise ValueError(
             f"`subtopics` judges item {t.items[r]!r} for subtopic {t.subtopics[r]!r} of user {t.users[r]!r} more "
             "than once: keep one row per (user, subtopic, item)"
@@ -203,17 +220,16 @@ def _tables(prep: Any) -> tuple:
     rel = t.grades >= mr if mr is not None else t.grades > 0
     keep = (rows >= 0) & rel
     rows, items = rows[keep], item_codes[keep]
-    subs = _codes(t.subtopics)[keep] if t.subtopics.size else np.zeros(0, dtype=np.int64)
+    subs = t.sub_codes[keep]
     n_users = int(users.size)
     # each user's subtopics (ascending subtopic id) as local indices 0..n_sub-1
-    pair = np.unique(np.stack([rows, subs], axis=1), axis=0) if rows.size else np.zeros((0, 2), dtype=np.int64)
-    n_sub = np.bincount(pair[:, 0], minlength=n_users).astype(np.int64)
+    width = int(subs.max(initial=0)) + 1
+    pair_key = rows * width + subs
+    pairs = np.unique(pair_key)
+    n_sub = np.bincount(pairs // width, minlength=n_users).astype(np.int64)
     first = np.zeros(n_users + 1, dtype=np.int64)
     np.cumsum(n_sub, out=first[1:])
-    pos = np.searchsorted(
-        pair[:, 0] * (int(subs.max(initial=0)) + 1) + pair[:, 1], rows * (int(subs.max(initial=0)) + 1) + subs
-    )
-    local = pos - first[rows]
+    local = np.searchsorted(pairs, pair_key) - first[rows]
     # documents: (user, item) groups, sorted by item code; each document's subtopics ascending
     order = np.lexsort((local, items, rows))
     rows, items, local = rows[order], items[order], local[order]
@@ -228,8 +244,9 @@ def _tables(prep: Any) -> tuple:
     s_indptr = np.append(doc_start, rows.size).astype(np.int64)
     # the order of the documents' id strings (ndeval compares docnos with strcmp: code-point order)
     labels = prep.labels
-    ids = labels[j_items] if labels is not None else j_items
-    j_key = np.unique(np.asarray([str(v) for v in ids.tolist()], dtype=str), return_inverse=True)[1]
+    distinct, back = np.unique(j_items, return_inverse=True)
+    ids = labels[distinct] if labels is not None else distinct
+    j_key = np.unique(np.asarray([str(v) for v in ids.tolist()], dtype=str), return_inverse=True)[1].ravel()[back]
     out = (
         j_indptr,
         np.ascontiguousarray(j_items),
