@@ -820,14 +820,13 @@ py::object trec_nested(py::handle qrels, py::handle run, const std::vector<Colum
   opt.threads = threads;
   opt.simd = simd_enabled();
   std::vector<double> values(cols.size() * static_cast<size_t>(n_users));
-  std::vector<ExactSum> sums(cols.size());
-  std::vector<int64_t> counts(cols.size());
+  std::vector<int64_t> counts(cols.size());  // per-user values only: no exact sums (the callers take the means)
   int64_t n_skipped = 0;
   if (n_users) {
     Status st;
     {
       py::gil_scoped_release release;  // the pass reads only the buffers above, owned by this frame
-      st = evaluate_ranking(d, cols, opt, values.data(), sums.data(), counts.data(), &n_skipped);
+      st = evaluate_ranking(d, cols, opt, values.data(), nullptr, counts.data(), &n_skipped);
     }
     if (!st.ok()) return py::none();
   }

@@ -83,6 +83,10 @@ class Scale(_Enum):
     none: Scale
     max_grade: Scale
 
+class Cut(_Enum):
+    round: Cut
+    trec9: Cut
+
 class EmptyPolicy(_Enum):
     skip: EmptyPolicy
     zero: EmptyPolicy
@@ -138,6 +142,7 @@ class Column:
     short_lists: ShortLists
     negative: Negative
     scale: Scale
+    cut: Cut
     def __init__(self) -> None: ...
 
 def metric_registry() -> list[dict[str, Any]]: ...

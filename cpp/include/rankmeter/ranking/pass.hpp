@@ -10,7 +10,8 @@
 // and adds them to the column's exact sum (ExactSum): the means do not depend on the thread
 // count, the block split or the schedule. Outputs: values[n_cols * n_users] (column-major;
 // nullable: means only), one ExactSum and one count per column (NaN values, i.e. skipped
-// users, are not summed), n_skipped.
+// users, are not summed; `sums` nullable: per-user values only, and no exact sum is made, which
+// is most of the fixed cost of a call on a few users), n_skipped.
 //
 // What is read of a list (docs/metrics.md, section 6): max_items first truncates the list as
 // given; then only its first D positions are read, D being the largest cutoff, or the
@@ -91,7 +92,9 @@ Status evaluate_ranking(const RankingDataT<Id>& d, const std::vector<Column>& co
   std::vector<std::vector<int32_t>> find_ti(T, std::vector<int32_t>(find_cap));
   std::vector<std::vector<double>> ideal_prefix(
       T, std::vector<double>(static_cast<size_t>(std::max(P.nv, 1) * (max_m + 1))));
-  std::vector<std::vector<ExactSum>> tsums(T, std::vector<ExactSum>(n_cols));
+  // one exact sum per column and thread (about 17 KiB each), only when the means are asked for
+  std::vector<std::vector<ExactSum>> tsums(sums ? T : 0);
+  for (auto& ts : tsums) ts.resize(static_cast<size_t>(n_cols));
   std::vector<std::vector<int64_t>> tcounts(T, std::vector<int64_t>(n_cols, 0));
   std::vector<int64_t> tskipped(T, 0);
   std::vector<Status> tstatus(T);
@@ -135,7 +138,7 @@ Status evaluate_ranking(const RankingDataT<Id>& d, const std::vector<Column>& co
     UserRec* brec = block_users[tid].data();
     double* bidcg = block_idcg[tid].data();
     double* bwalk = block_walk[tid].data();
-    ExactSum* my_sums = tsums[tid].data();
+    ExactSum* my_sums = sums ? tsums[tid].data() : nullptr;
     int64_t* my_counts = tcounts[tid].data();
     Status& st = tstatus[tid];
     int64_t skipped = 0;
@@ -297,7 +300,7 @@ Status evaluate_ranking(const RankingDataT<Id>& d, const std::vector<Column>& co
         double* out = values ? values + static_cast<int64_t>(i) * n_users + u0 : nullptr;
         if (n_empty == 0) {  // the usual block
           if (out) std::copy(vb, vb + nb, out);
-          my_sums[i].add_span(vb, nb);
+          if (my_sums) my_sums[i].add_span(vb, nb);
           my_counts[i] += nb;
           continue;
         }
@@ -314,7 +317,7 @@ Status evaluate_ranking(const RankingDataT<Id>& d, const std::vector<Column>& co
             if (opt.empty == EmptyPolicy::one && !keeps) val = 1.0;
           }
           if (out) out[j] = val;
-          my_sums[i].add(val);
+          if (my_sums) my_sums[i].add(val);
           ++my_counts[i];
         }
       }
@@ -347,13 +350,13 @@ Status evaluate_ranking(const RankingDataT<Id>& d, const std::vector<Column>& co
   if (!status.ok()) return status;
   int64_t n_skipped = 0;
   for (int i = 0; i < n_cols; ++i) {
-    sums[i].clear();
+    if (sums) sums[i].clear();
     counts[i] = 0;
   }
   for (int t = 0; t < T; ++t) {
     n_skipped += tskipped[t];
     for (int i = 0; i < n_cols; ++i) {
-      sums[i].merge(tsums[t][i]);
+      if (sums) sums[i].merge(tsums[t][i]);
       counts[i] += tcounts[t][i];
     }
   }
