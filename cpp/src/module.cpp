@@ -12,6 +12,7 @@ void bind_inputs(py::module_& m);
 void bind_significance(py::module_& m);
 void bind_walk(py::module_& m);
 void bind_fusion(py::module_& m);
+void bind_subtopic(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "rankmeter's C++ core (private; use the rankmeter package)";
@@ -24,4 +25,5 @@ PYBIND11_MODULE(_core, m) {
   bind_significance(m);
   bind_walk(m);
   bind_fusion(m);
+  bind_subtopic(m);
 }

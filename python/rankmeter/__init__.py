@@ -16,6 +16,7 @@ from .compare import plot_result as _plot_result
 from .evaluation import PRESETS, Result, evaluate, partial
 from .evaluation._fusion import fuse, optimize_fusion
 from .evaluation._shortcuts import (
+    alpha_ndcg,
     arhr,
     arp,
     cg,
@@ -86,6 +87,7 @@ __all__ = [
     "arp",
     "gini",
     "score_entropy",
+    "alpha_ndcg",
     "item_bias",
     "user_bias",
     "rec_cases",

@@ -346,3 +346,20 @@ def fusion_fuse(
 def fusion_wsum_ranks(
     cand_indptr: _I64, values: _F64, rel_indptr: _I64, rel_idx: _I64, weights: _F64, threads: int
 ) -> _I64: ...
+
+# ---- intent-aware (subtopic) diversity (cpp/src/bind_subtopic.cpp, rankmeter/subtopic.hpp)
+def subtopic_values(
+    l_indptr: _I64,
+    l_items: _I64,
+    j_indptr: _I64,
+    j_items: _I64,
+    j_key: _I64,
+    s_indptr: _I64,
+    s_sub: _I64,
+    n_sub: _I64,
+    kinds: npt.NDArray[np.int32],
+    ks: _I64,
+    alpha: float,
+    beta: float,
+    threads: int,
+) -> _F64: ...

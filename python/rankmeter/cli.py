@@ -1407,6 +1407,22 @@ def build_parser() -> argparse.ArgumentParser:
         "-o", "--output", default="rankmeter-report.html", help="the HTML file (default rankmeter-report.html)"
     )
     p.add_argument("--k-max", type=int, default=20, help="largest cutoff of the curves (default 20)")
+
+    p = sub.add_parser(
+        "ndeval",
+        help="ndeval's diversity measures (alpha-nDCG, ERR-IA, NRBP, ...) in ndeval's output",
+        description="Evaluate a run against subtopic qrels ('topic subtopic doc judgment') and print what ndeval "
+        "(TREC Web track, version 4.5) prints (docs/metrics.md 3.20).",
+        epilog=epilog,
+        formatter_class=fmt,
+    )
+    p.add_argument("qrels", help="ndeval's qrels: topic subtopic doc judgment")
+    p.add_argument("run", help="a TREC run: topic Q0 doc rank score runid")
+    p.add_argument("-alpha", type=float, default=0.5, help="redundancy intolerance (default 0.5)")
+    p.add_argument("-beta", type=float, default=0.5, help="patience of NRBP (default 0.5)")
+    p.add_argument("-traditional", action="store_true", help="rank by score, then docno (default: by rank)")
+    p.add_argument("-M", type=int, default=0, dest="depth", help="cut the run at this depth")
+    p.add_argument("-c", action="store_true", dest="complete", help="average over every qrels topic")
     return parser
 
 
@@ -1424,6 +1440,21 @@ def _main(argv: Optional[Sequence[str]] = None) -> int:
             return compare_files(args)
         if args.command == "report":
             return report_files(args)
+        if args.command == "ndeval":
+            from .compat.ndeval import ndeval
+
+            sys.stdout.write(
+                ndeval(
+                    args.qrels,
+                    args.run,
+                    alpha=args.alpha,
+                    beta=args.beta,
+                    traditional=args.traditional,
+                    depth=args.depth,
+                    complete=args.complete,
+                )
+            )
+            return 0
         _write([metrics_table()])
         return 0
     except BrokenPipeError:

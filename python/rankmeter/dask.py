@@ -115,6 +115,7 @@ def evaluate(
     item_features: Any = None,
     item_similarity: Any = None,
     catalog: Any = None,
+    subtopics: Any = None,
     partitions: Optional[int] = None,
     state: bool = False,
     **options: Any,

@@ -206,6 +206,7 @@ def evaluate(
     item_features: Any = None,
     item_similarity: Any = None,
     catalog: Any = None,
+    subtopics: Any = None,
     partitions: Optional[int] = None,
     state: bool = False,
     arrow_batch_bytes: Optional[int] = ARROW_BATCH_BYTES,
@@ -325,6 +326,7 @@ def per_user(
     item_features: Any = None,
     item_similarity: Any = None,
     catalog: Any = None,
+    subtopics: Any = None,
     partitions: Optional[int] = None,
     **options: Any,
 ) -> Any:

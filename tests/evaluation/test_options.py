@@ -30,6 +30,15 @@ from rankmeter.evaluation import COLUMNS, CONTEXT, DEFAULTS, OPTION_NAMES, EvalO
 from tests.support.engines import local_spark, need, need_spark
 
 # ----------------------------------------------------------------------------- data
+# subtopic judgments (subtopics=): users 1 and 2, two subtopics each
+SUBTOPICS = pd.DataFrame(
+    {
+        "user_id": [1, 1, 1, 2, 2],
+        "subtopic": [1, 2, 2, 1, 2],
+        "item_id": [10, 11, 13, 20, 22],
+        "relevance": [1, 1, 1, 1, 1],
+    }
+)
 # user 3 has no relevant item (empty=), user 4 no recs (missing=), user 6 recs only; grades 1-3 (min_relevance=)
 TRUTH = pd.DataFrame(
     {
@@ -108,6 +117,7 @@ CASES = {
         "item_similarity", SIMILARITY, "diversity(similarity=matrix)@3", ("diversity", 3, {"similarity": "matrix"})
     ),
     "catalog": Case("catalog", CATALOG, "coverage@3", ("coverage", 3, {})),
+    "subtopics": Case("subtopics", SUBTOPICS, "alpha_ndcg@3", ("alpha_ndcg", 3, {})),
     "user_col": Case("user_col", "uid", truth=_renamed(TRUTH, "user_id", "uid"), recs=_renamed(RECS, "user_id", "uid")),
     "item_col": Case("item_col", "iid", truth=_renamed(TRUTH, "item_id", "iid"), recs=_renamed(RECS, "item_id", "iid")),
     "relevance_col": Case("relevance_col", "grade", truth=_renamed(TRUTH, "relevance", "grade")),

@@ -16,6 +16,7 @@ import pytest
 import rankmeter as rm
 from rankmeter import _core, metrics
 from tests.metrics.test_beyond import BEYOND_METRICS
+from tests.metrics.test_subtopic import SUBTOPIC_DETERMINISM
 from tests.properties.test_determinism import METRICS as DETERMINISM_METRICS
 from tests.support import reference, reference_beyond
 
@@ -105,7 +106,8 @@ def test_every_metric_is_computed_by_evaluate(name):
     recs = {1: {10: 0.9, 14: 0.5, 11: 0.4}, 2: {13: 0.8, 12: 0.7, 10: 0.1}}
     train = {1: [10, 12], 2: [11, 13, 14], 3: [10, 11]}
     features = {i: [float(i % 3), float(i % 2), 1.0] for i in range(10, 15)}
-    res = rm.evaluate(truth, recs, [name], train=train, item_features=features)
+    subtopics = [(1, "s1", 10, 1), (1, "s2", 11, 1), (2, "s1", 13, 1)]
+    res = rm.evaluate(truth, recs, [name], train=train, item_features=features, subtopics=subtopics)
     assert isinstance(res[name], float)
 
 
@@ -136,7 +138,7 @@ def test_every_metric_has_a_docs_section(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_metric_is_in_the_determinism_suite(name):
-    names = {metrics.parse(m).name for m in [*DETERMINISM_METRICS, *BEYOND_METRICS]}
+    names = {metrics.parse(m).name for m in [*DETERMINISM_METRICS, *BEYOND_METRICS, *SUBTOPIC_DETERMINISM]}
     assert name in names, f"{name!r} is in no determinism test (tests/properties/test_determinism.py)"
 
 

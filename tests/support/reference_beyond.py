@@ -262,3 +262,17 @@ def score_entropy(score_lists, k):
 def mean(values):
     vals = [v for v in values if not math.isnan(v)]
     return math.fsum(vals) / len(vals) if vals else NAN
+
+
+# the intent-aware (subtopic) diversity measures have their own reference module
+from tests.support.reference_subtopic import (  # noqa: E402,F401
+    alpha_dcg,
+    alpha_ndcg,
+    err_ia,
+    map_ia,
+    nerr_ia,
+    nnrbp,
+    nrbp,
+    p_ia,
+    strec,
+)

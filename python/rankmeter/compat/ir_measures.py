@@ -36,10 +36,14 @@ Each measure is computed as the ir_measures provider that its default pipeline p
 - ``gdeval`` (equal scores by document id descending): ``ERR@k`` and ``nDCG(dcg="exp-log2")@k``, rounded to 5
   decimals per query as gdeval prints them; numeric query ids and integer grades up to 4 (gdeval's perl script
   rejects anything else; here a ValueError, as for two ids gdeval reads as one topic number, such as 7 and 007).
+- ``pyndeval`` (ndeval; equal scores by document id ascending): ``alpha_nDCG``, ``alpha_DCG``, ``ERR_IA``,
+  ``nERR_IA``, ``NRBP``, ``nNRBP``, ``AP_IA``, ``P_IA``, ``StRecall`` (cutoffs up to 20), the subtopic read from
+  the qrels' ``iteration`` field (docs/metrics.md 3.20); a call of several pyndeval invocations is scored as
+  separate calls would be (ir_measures scores only the one a set's hash order puts first).
 
 ``RBP`` without ``rel=`` and anything no provider takes raise
 ``ValueError("Unsupported measures {...}.")`` at the call; the first provider to raise raises, in ir_measures'
-order. ir_measures' diversity and C/W/L-only measures raise NameError at parsing. Where ir_measures' own value is
+order. ir_measures' C/W/L-only measures raise NameError at parsing. Where ir_measures' own value is
 not defined this module gives rankmeter's: pytrec_eval's num_rel (and so IPrec) of a query with an empty ranking,
 and nDCG without
 ``gains=`` or NumRet/NumQ without ``rel=`` asked with ``gains=`` or ``judged_only=True`` measures (ir_measures
@@ -64,22 +68,27 @@ import rankmeter as _rm
 __all__ = [
     "parse_trec_measure",
     "AP",
+    "AP_IA",
     "BPref",
     "Bpref",
     "CalcResults",
     "ERR",
+    "ERR_IA",
     "IPrec",
     "Judged",
     "MAP",
+    "MAP_IA",
     "MRR",
     "Measure",
     "Metric",
     "NDCG",
+    "NRBP",
     "NumQ",
     "NumRel",
     "NumRelRet",
     "NumRet",
     "P",
+    "P_IA",
     "Precision",
     "Qrel",
     "R",
@@ -94,10 +103,13 @@ __all__ = [
     "SetP",
     "SetR",
     "SetRelP",
+    "StRecall",
     "Success",
     "calc",
     "calc_aggregate",
     "cwl_eval",
+    "alpha_DCG",
+    "alpha_nDCG",
     "evaluator",
     "gdeval",
     "infAP",
@@ -105,7 +117,10 @@ __all__ = [
     "judged",
     "msmarco",
     "nDCG",
+    "nERR_IA",
+    "nNRBP",
     "parse_measure",
+    "pyndeval",
     "providers",
     "pytrec_eval",
     "read_trec_qrels",
@@ -189,13 +204,22 @@ _SPECS: dict = {
     "SetAP": {"rel": _REL, "judged_only": _JUDGED},
     "IPrec": {"recall": _Param(float, required=True), "rel": _REL, "judged_only": _JUDGED},
     "infAP": {"rel": _REL},
+    # ndeval's intent-aware diversity measures (the pyndeval provider)
+    "ERR_IA": {"cutoff": _CUT, "rel": _REL, "judged_only": _JUDGED},
+    "nERR_IA": {"cutoff": _CUT, "rel": _REL, "judged_only": _JUDGED},
+    "alpha_DCG": {"cutoff": _CUT, "rel": _REL, "alpha": _Param(float, default=0.5), "judged_only": _JUDGED},
+    "alpha_nDCG": {"cutoff": _CUT, "rel": _REL, "alpha": _Param(float, default=0.5), "judged_only": _JUDGED},
+    "NRBP": {"rel": _REL, "alpha": _Param(float, default=0.5), "beta": _Param(float, default=0.5)},
+    "nNRBP": {"rel": _REL, "alpha": _Param(float, default=0.5), "beta": _Param(float, default=0.5)},
+    "AP_IA": {"rel": _REL, "judged_only": _JUDGED},
+    "P_IA": {"cutoff": _CUT, "rel": _REL, "judged_only": _JUDGED},
+    "StRecall": {"cutoff": _CUT, "rel": _REL},
 }
 _AT_PARAM = {"IPrec": "recall"}
 _SUMMED = ("NumRel", "NumRet", "NumQ")
 # ir_measures measures rankmeter does not compute
 _NOT_COMPUTED = (
-    "Accuracy", "alpha_DCG", "α_DCG", "alpha_nDCG", "α_nDCG", "AP_IA", "MAP_IA", "BPM", "Compat", "ERR_IA",
-    "nERR_IA", "INST", "INSQ", "NERR8", "NERR9", "NERR10", "NERR11", "NRBP", "nNRBP", "P_IA", "SDCG", "StRecall",
+    "Accuracy", "BPM", "Compat", "INST", "INSQ", "NERR8", "NERR9", "NERR10", "NERR11", "SDCG",
 )  # fmt: skip
 
 
@@ -301,11 +325,23 @@ SetF = Measure("SetF")
 SetAP = Measure("SetAP")
 IPrec = Measure("IPrec")
 infAP = Measure("infAP")
+ERR_IA = Measure("ERR_IA")
+nERR_IA = Measure("nERR_IA")
+alpha_DCG = Measure("alpha_DCG")
+alpha_nDCG = Measure("alpha_nDCG")
+NRBP = Measure("NRBP")
+nNRBP = Measure("nNRBP")
+AP_IA = MAP_IA = Measure("AP_IA")
+P_IA = Measure("P_IA")
+StRecall = Measure("StRecall")
 _REGISTRY = {
     "P": P, "Precision": P, "R": R, "Recall": R, "AP": AP, "MAP": AP, "RR": RR, "MRR": RR, "nDCG": nDCG,
     "NDCG": nDCG, "Success": Success, "Rprec": Rprec, "RPrec": Rprec, "Bpref": Bpref, "BPref": Bpref, "RBP": RBP,
     "ERR": ERR, "Judged": Judged, "NumRel": NumRel, "NumRet": NumRet, "NumRelRet": NumRelRet, "NumQ": NumQ,
     "SetP": SetP, "SetRelP": SetRelP, "SetR": SetR, "SetF": SetF, "SetAP": SetAP, "IPrec": IPrec, "infAP": infAP,
+    "ERR_IA": ERR_IA, "nERR_IA": nERR_IA, "alpha_DCG": alpha_DCG, "α_DCG": alpha_DCG, "alpha_nDCG": alpha_nDCG,
+    "α_nDCG": alpha_nDCG, "NRBP": NRBP, "nNRBP": nNRBP, "AP_IA": AP_IA, "MAP_IA": AP_IA, "P_IA": P_IA,
+    "StRecall": StRecall,
 }  # fmt: skip
 _PARSE_ERROR = "problem parsing measure {}; must be in format Measure(k1=v1, k2=v2)@c"
 
@@ -542,6 +578,7 @@ class _Data:
         except (TypeError, ValueError):
             raise TypeError("qrels relevance values must be numbers") from None
         self._rank: dict = {}
+        self.subtopic_rows: Any = None  # set by the evaluator for pyndeval's measures
         self._walked: Any = False  # the walker's answer for (qrels, run), made on first use
 
     def walked(self) -> Any:
@@ -657,7 +694,8 @@ class _Provider:
             m.validate_params()
             if not self._computes(m):
                 raise ValueError(f"unsupported measure {m}")
-        return _Evaluator([(self, parsed)], _nested(qrels, "relevance", "qrels"))
+        qrels = _once(qrels)
+        return _Evaluator([(self, parsed)], _nested(qrels, "relevance", "qrels"), _subtopic_rows(qrels, [self]))
 
     def _computes(self, m: Measure) -> bool:
         return self._takes(m)
@@ -994,13 +1032,127 @@ def _check_gdeval_inputs(data: _Data) -> None:
                 raise ValueError(f"gdeval reads query ids {seen[t]!r} and {q!r} as one topic ({t})")
 
 
+class PyNdEvalProvider(_Provider):
+    """ndeval through pyndeval: the intent-aware diversity measures (docs/metrics.md 3.20) from the qrels'
+    ``iteration`` field as the subtopic (qrels without it: one subtopic ``'0'``), grades >= ``rel`` relevant; equal
+    scores by document id ascending; the queries of both the qrels and the run with a ranked document are scored,
+    the other qrels queries get 0. nNRBP of a query without a relevant subtopic is NaN (ndeval's 0 / 0), and so
+    is its mean. ir_measures 0.4.3 makes one pyndeval invocation per (``rel``, ``alpha``, ``beta``,
+    ``judged_only``), all reading one iterator of the run: the invocation it happens to run first (the order of
+    a Python set of the measures, which depends on the string hash seed) reads the run and the others score
+    nothing (0 for every query), and ``judged_only=True`` on the first raises TypeError. Here a call of one
+    invocation gives ir_measures' values (TypeError with ``judged_only=True``); a call of several computes every
+    invocation as a call of its own would (``judged_only``: the run's documents the qrels judge)."""
+
+    NAME = "pyndeval"
+    TIES = "asc"
+    _TAKES = ("ERR_IA", "nERR_IA", "alpha_DCG", "alpha_nDCG", "NRBP", "nNRBP", "AP_IA", "P_IA", "StRecall")
+    _NAMES: ClassVar[dict] = {"ERR_IA": "err_ia", "nERR_IA": "nerr_ia", "alpha_DCG": "alpha_dcg", "alpha_nDCG": "alpha_ndcg",
+              "NRBP": "nrbp", "nNRBP": "nnrbp", "AP_IA": "map_ia", "P_IA": "p_ia", "StRecall": "strec"}  # fmt: skip
+
+    def _takes(self, m: Measure) -> bool:
+        return m.NAME in self._TAKES
+
+    @staticmethod
+    def _key(m: Measure) -> tuple:
+        """ir_measures' invocation key: (rel, alpha, beta, judged_only), defaults where the measure has none."""
+        alpha = m["alpha"] if m.NAME in ("alpha_DCG", "alpha_nDCG", "NRBP", "nNRBP") else 0.5
+        beta = m["beta"] if m.NAME in ("NRBP", "nNRBP") else 0.5
+        judged = m["judged_only"] if m.NAME not in ("NRBP", "nNRBP", "StRecall") else False
+        return m["rel"], alpha, beta, judged
+
+    def prepare(self, measures: list) -> None:
+        """pyndeval's checks when ir_measures makes its evaluators (at the call, before any value)."""
+        for m in measures:
+            if m.NAME in ("NRBP", "nNRBP", "AP_IA"):
+                continue
+            cut = m["cutoff"]
+            if cut is NOT_PROVIDED:
+                raise ValueError(f"invalid literal for int() with base 10: {cut!r}")
+            assert cut > 0
+            assert cut <= 20, "ndeval only supports cutoffs up to 20"
+
+    def values(self, data: _Data, measures: list) -> dict:
+        n = len(data.queries)
+        groups: dict = {}
+        for m in measures:
+            groups.setdefault(self._key(m), []).append(m)
+        if len(groups) == 1 and next(iter(groups))[3] and any(data.run.values()):
+            # ir_measures reads the run's iterator as a dict (an iterator without a document yields nothing)
+            raise TypeError("'generator' object is not subscriptable")
+        rows = data.subtopic_rows
+        qrel_qids = {r[0] for r in rows}
+        judged = {(q, d) for q, _it, d, _g in rows}
+        out: dict = {}
+        for (rel, alpha, beta, judged_only), group in groups.items():
+            run = {q: docs for q, docs in data.run.items() if q in qrel_qids}
+            if judged_only:
+                run = {q: {d: v for d, v in docs.items() if (q, d) in judged} for q, docs in run.items()}
+            out.update(self._group(data, rows, {q: d for q, d in run.items() if d}, group, rel, alpha, beta, n))
+        return out
+
+    def _group(self, data: _Data, rows: list, run: dict, group: list, rel: Any, alpha: Any, beta: Any, n: int) -> dict:
+        """The measures of one pyndeval invocation: the queries of the qrels and the run (with a ranked
+        document) scored, the others left to ir_measures' default."""
+        if not run:
+            return {m: _Present(np.full(n, np.nan), np.zeros(n, dtype=bool)) for m in group}
+        truth: dict = {}
+        for q, _it, d, g in rows:
+            truth.setdefault(q, {})[d] = g
+        names = {}
+        for m in group:
+            opts = []
+            if m.NAME in ("alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP"):
+                opts.append(f"alpha={float(alpha)!r}")
+            if m.NAME in ("NRBP", "nNRBP"):
+                opts.append(f"beta={float(beta)!r}")
+            cut = "" if m.NAME in ("NRBP", "nNRBP", "AP_IA") else f"@{m['cutoff']}"
+            names[m] = self._NAMES[m.NAME] + (f"({','.join(opts)})" if opts else "") + cut
+        res = _rm.evaluate(
+            truth,
+            run,
+            list(dict.fromkeys(names.values())),
+            subtopics=rows,
+            ties="item",
+            missing="skip_empty",
+            min_relevance=rel,
+        )
+        pos = data.position
+        at = np.fromiter((pos.get(q, -1) for q in res.users.tolist()), dtype=np.int64, count=len(res.users))
+        ok = at >= 0
+        present = np.zeros(n, dtype=bool)
+        present[at[ok]] = True
+        out = {}
+        for m, name in names.items():
+            v = np.full(n, np.nan)
+            v[at[ok]] = np.asarray(res.per_user[name], dtype=np.float64)[ok]
+            out[m] = _Present(v, present)
+        return out
+
+
+class _Present(np.ndarray):
+    """Per-query values with the mask of the queries the provider yields a value for (a NaN value can be one)."""
+
+    present: np.ndarray
+
+    def __new__(cls, values: np.ndarray, present: np.ndarray) -> _Present:
+        obj = np.asarray(values, dtype=np.float64).view(cls)
+        obj.present = present
+        return obj
+
+
+def _missing_mask(v: np.ndarray) -> np.ndarray:
+    return ~v.present if isinstance(v, _Present) else np.isnan(v)
+
+
 pytrec_eval = PytrecEvalProvider()
 cwl_eval = CwlEvalProvider()
 judged = JudgedProvider()
 msmarco = MsMarcoProvider()
 gdeval = GdevalProvider()
-# ir_measures' DefaultPipeline order (runtime, compat, pyndeval, accuracy and ranx take none of these measures)
-_PIPELINE = (pytrec_eval, cwl_eval, judged, msmarco, gdeval)
+pyndeval = PyNdEvalProvider()
+# ir_measures' DefaultPipeline order (runtime, compat, accuracy and ranx take none of these measures)
+_PIPELINE = (pytrec_eval, cwl_eval, pyndeval, judged, msmarco, gdeval)
 
 
 class _ProvidersModule:
@@ -1011,11 +1163,32 @@ class _ProvidersModule:
     JudgedProvider = JudgedProvider
     MsMarcoProvider = MsMarcoProvider
     GdevalProvider = GdevalProvider
+    PyNdEvalProvider = PyNdEvalProvider
     Provider = _Provider
     registry: ClassVar[dict] = {p.NAME: p for p in _PIPELINE}
 
 
 providers = _ProvidersModule()
+
+
+def _once(qrels: Any) -> Any:
+    """qrels read twice (as nested dicts and as subtopic rows): a one-shot iterable becomes a list."""
+    if isinstance(qrels, (dict, str, bytes)) or hasattr(qrels, "columns") or not hasattr(qrels, "__iter__"):
+        return qrels
+    return list(qrels)
+
+
+def _subtopic_rows(qrels: Any, used: list) -> Any:
+    """(query, iteration, doc, relevance) rows of the qrels, the iteration as ir_measures gives it to pyndeval
+    (qrels without an ``iteration`` field: ``'0'``); None when no pyndeval measure is asked."""
+    if pyndeval not in used:
+        return None
+    if isinstance(qrels, dict):
+        return [(q, "0", d, g) for q, docs in qrels.items() for d, g in docs.items()]
+    if hasattr(qrels, "columns"):
+        its = qrels["iteration"].tolist() if "iteration" in qrels.columns else ["0"] * len(qrels)
+        return list(zip(qrels["query_id"].tolist(), its, qrels["doc_id"].tolist(), qrels["relevance"].tolist()))
+    return [(r.query_id, getattr(r, "iteration", "0"), r.doc_id, r.relevance) for r in qrels]
 
 
 def _unique(ms: list) -> list:
@@ -1026,19 +1199,25 @@ class _Evaluator:
     """ir_measures' Evaluator: measures and qrels fixed, runs scored with ``iter_calc``, ``calc_aggregate``,
     ``calc``."""
 
-    def __init__(self, plan: list, qrels: dict):
+    def __init__(self, plan: list, qrels: dict, subtopic_rows: Any = None):
         self.plan = plan  # [(provider, [measures])]
         self.qrels = qrels
+        self.subtopic_rows = subtopic_rows  # (query, iteration, doc, relevance) rows, for pyndeval's measures
+        for provider, ms in plan:
+            if provider is pyndeval:
+                pyndeval.prepare(ms)
         if any(p is pytrec_eval for p, _ in plan):
             _check_pytrec_qrels(qrels)  # pytrec_eval reads the qrels when its evaluator is made
         self.measures = [m for _, ms in plan for m in ms]
 
     def _columns(self, run: Any) -> tuple[list, list]:
         data = _Data(self.qrels, _nested(run, "score", "run"))
+        data.subtopic_rows = self.subtopic_rows
         cols = []
         for provider, ms in self.plan:  # in ir_measures' order: the first provider to raise raises
             provider.check(data)
-            vals = provider.values(data, ms) if data.queries else {m: np.zeros(0) for m in ms}
+            # (pyndeval's judged_only raises on any run, even without a qrels query)
+            vals = provider.values(data, ms) if data.queries or provider is pyndeval else {m: np.zeros(0) for m in ms}
             cols += [(m, vals[m]) for m in ms]
         return data.queries, cols
 
@@ -1057,7 +1236,7 @@ class _Evaluator:
 
 def _metrics(queries: list, cols: list) -> Iterator[Metric]:
     """Values the provider gives, then the defaults (0) of every (measure, qrels query) it leaves out."""
-    rows = [(m, v, np.isnan(v)) for m, v in cols]
+    rows = [(m, v, _missing_mask(v)) for m, v in cols]
     for m, v, missing in rows:
         for q, x, miss in zip(queries, v.tolist(), missing.tolist()):
             if not miss:
@@ -1069,7 +1248,7 @@ def _metrics(queries: list, cols: list) -> Iterator[Metric]:
 
 
 def _aggregate(m: Any, v: np.ndarray) -> Any:
-    filled = np.where(np.isnan(v), 0.0, v)
+    filled = np.where(_missing_mask(v), 0.0, np.asarray(v))
     if parse_measure(m).aggregator() == "sum":
         return float(filled.sum()) if filled.size else 0
     return float(np.cumsum(filled)[-1] / filled.size) if filled.size else math.nan  # summed in order, as MeanAgg
@@ -1098,14 +1277,19 @@ def _plan(measures: Iterable[Any]) -> list:
 def evaluator(measures: Iterable[Any], qrels: Any) -> _Evaluator:
     """ir_measures.evaluator: fix measures and qrels, then score runs."""
     plan = _plan(measures)
-    ev = _Evaluator([(p, [parse_measure(k) for k in ks]) for p, ks in plan], _nested(qrels, "relevance", "qrels"))
+    qrels = _once(qrels)
+    ev = _Evaluator(
+        [(p, [parse_measure(k) for k in ks]) for p, ks in plan],
+        _nested(qrels, "relevance", "qrels"),
+        _subtopic_rows(qrels, [p for p, _ in plan]),
+    )
     keys = [k for _, ks in plan for k in ks]
     return _KeyedEvaluator(ev, keys)
 
 
 class _KeyedEvaluator(_Evaluator):
     def __init__(self, inner: _Evaluator, keys: list):
-        super().__init__(inner.plan, inner.qrels)
+        super().__init__(inner.plan, inner.qrels, inner.subtopic_rows)
         self.keys = keys
 
     def _columns(self, run: Any) -> tuple[list, list]:

@@ -28,6 +28,7 @@ from .._aggregate import EXACT_SHIFT, CatalogPart, entropy_part, limbs_to_int, r
 from .._status import MESSAGES, is_ok, message
 from ..inputs import Truth, align, as_id_array, code_ids, id_label, to_truth
 from ._options import DUP_CODES, EMPTY_CODES
+from ._subtopic import SUBTOPIC_METRICS, read_subtopics, subtopic_column
 
 __all__ = ["Context", "run_beyond", "check_context", "context_needs"]
 
@@ -38,13 +39,16 @@ _CODE_LIMIT = 1 << 22
 class Context:
     """The context arguments of one evaluation, as given (converted lazily)."""
 
-    __slots__ = ("train", "item_features", "item_similarity", "catalog")
+    __slots__ = ("train", "item_features", "item_similarity", "catalog", "subtopics")
 
-    def __init__(self, train=None, item_features=None, item_similarity=None, catalog=None, table_kw=None):
+    def __init__(
+        self, train=None, item_features=None, item_similarity=None, catalog=None, subtopics=None, table_kw=None
+    ):
         self.train = None if train is None else to_truth_named(train, "train", table_kw or {})
         self.item_features = item_features
         self.item_similarity = item_similarity
         self.catalog = catalog
+        self.subtopics = None if subtopics is None else read_subtopics(subtopics, table_kw or {})
 
 
 def to_truth_named(x: Any, what: str, table_kw: dict) -> Truth:
@@ -58,7 +62,7 @@ def to_truth_named(x: Any, what: str, table_kw: dict) -> Truth:
 # positions: novelty, arp, diversity, gini and score_entropy count every occurrence in the top k, coverage
 # the distinct items). These compare the items of a list as a set or as hits, where a repeat has no meaning:
 # a list holding one is an error (docs/metrics.md 6.1).
-_NO_REPEATS = ("personalization", "serendipity", "fcp")
+_NO_REPEATS = ("personalization", "serendipity", "fcp", *SUBTOPIC_METRICS)
 
 
 def _list_policy(p: Any, metrics: list) -> Any:
@@ -263,6 +267,7 @@ class Prepared:
 
     def __init__(self, p: Any, metrics: list, ctx: Context, threads: int):
         self.p, self.ctx, self.threads = p, ctx, threads
+        self.metrics = metrics
         t = p.truth
         # CSR, or a padded int64 array read in place (r_indptr None, r_lens: the length of every row)
         r_indptr, r_items, r_lens = p.b_indptr, p.b_items, p.b_lens
@@ -304,6 +309,8 @@ class Prepared:
             extra.append(("similarity", sim[0]))
         if catalog is not None:
             extra.append(("catalog", catalog))
+        if ctx.subtopics is not None and any(m.name in SUBTOPIC_METRICS for m in metrics):
+            extra.append(("subtopics", ctx.subtopics.items))
         li: Any
         lt: Any
         ls: Any
@@ -670,6 +677,7 @@ PER_USER_FAMILIES = {
     "diversity": _diversity,
     "serendipity": _serendipity,
     "fcp": _fcp,
+    **dict.fromkeys(SUBTOPIC_METRICS, subtopic_column),
 }
 
 
@@ -809,6 +817,7 @@ _WHY = {
     "train": "item popularity and user histories",
     "item_features": "one feature row per item id",
     "item_similarity": "an item x item similarity matrix",
+    "subtopics": "the subtopic judgments: user, subtopic, item and grade columns",
 }
 
 

@@ -552,6 +552,7 @@ def evaluate(
     item_features: Any = None,
     item_similarity: Any = None,
     catalog: Any = None,
+    subtopics: Any = None,
     user_col: Optional[str] = None,
     item_col: Optional[str] = None,
     relevance_col: Optional[str] = None,
@@ -637,6 +638,10 @@ def evaluate(
         columns are item ids, or ``{a: {b: sim}}`` (missing pairs 0).
     catalog : iterable of item ids, optional
         The catalog of coverage and gini (default: the items seen in ``train``).
+    subtopics : long table, dict of columns, (users, subtopics, items, grades) arrays or ndeval qrels path, optional
+        Subtopic judgments of the intent-aware diversity metrics (alpha_ndcg, err_ia,
+        nrbp, p_ia, strec, map_ia, ...): one row per (user, subtopic, item, grade);
+        a file path is read as ndeval's qrels (``topic subtopic doc judgment``).
     user_col, item_col, relevance_col, rank_col, score_col : str, optional
         Column names of long tables (pandas, polars, pyarrow, parquet paths);
         defaults ``user_id``, ``item_id``, ``relevance``, ``rank``, ``score``.
@@ -692,6 +697,7 @@ def partial(
     item_features: Any = None,
     item_similarity: Any = None,
     catalog: Any = None,
+    subtopics: Any = None,
     user_col: Optional[str] = None,
     item_col: Optional[str] = None,
     relevance_col: Optional[str] = None,

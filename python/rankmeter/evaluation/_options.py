@@ -255,6 +255,18 @@ class EvalOptions:
             cli=None,
         ),
     )
+    subtopics: Any = field(
+        default=None,
+        metadata=_meta(
+            "context",
+            "long table, dict of columns, (users, subtopics, items, grades) arrays or ndeval qrels path, optional",
+            "Subtopic judgments of the intent-aware diversity metrics (alpha_ndcg, err_ia,\n"
+            "nrbp, p_ia, strec, map_ia, ...): one row per (user, subtopic, item, grade);\n"
+            "a file path is read as ndeval's qrels (``topic subtopic doc judgment``).",
+            "",
+            cli=None,
+        ),
+    )
     user_col: Optional[str] = field(
         default=None, metadata=_meta("column", "str, optional", _COLUMNS_DOC, "user column of tables (default user_id)")
     )

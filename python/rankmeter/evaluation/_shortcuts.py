@@ -40,6 +40,7 @@ __all__ = [
     "arp",
     "gini",
     "score_entropy",
+    "alpha_ndcg",
 ]
 
 
@@ -163,3 +164,8 @@ gini = _make(
     "over : {'catalog', 'recommended'}\n",
 )
 score_entropy = _make("score_entropy", "Entropy of the softmax of all top-k scores pooled (catalog-level).")
+alpha_ndcg = _make(
+    "alpha_ndcg",
+    "ndeval's alpha-nDCG@k (intent-aware, from the subtopic judgments ``subtopics=``).",
+    "alpha : float in [0, 1] (redundancy penalty, default 0.5)\n",
+)
