@@ -83,6 +83,18 @@ class Scale(_Enum):
     none: Scale
     max_grade: Scale
 
+class Quantity(_Enum):
+    eu: Quantity
+    etu: Quantity
+    ec: Quantity
+    etc: Quantity
+    ed: Quantity
+    res_eu: Quantity
+    res_etu: Quantity
+    res_ec: Quantity
+    res_etc: Quantity
+    res_ed: Quantity
+
 class EmptyPolicy(_Enum):
     skip: EmptyPolicy
     zero: EmptyPolicy
@@ -138,6 +150,14 @@ class Column:
     short_lists: ShortLists
     negative: Negative
     scale: Scale
+    t: float
+    hb: float
+    gain_med: float
+    l: float
+    halflife: float
+    max_gain: float
+    depth: float
+    quantity: Quantity
     def __init__(self) -> None: ...
 
 def metric_registry() -> list[dict[str, Any]]: ...

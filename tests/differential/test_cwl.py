@@ -1,0 +1,9 @@
+"""Short differential run against the live cwl-eval (the long run: ``python -m tests.differential.run cwl``)."""
+
+from __future__ import annotations
+
+from .harness import SHORT_RUN, check
+
+
+def test_preset_cwl_gives_cwl_eval_numbers_for_every_quantity_on_random_cases():
+    check("cwl", SHORT_RUN)
