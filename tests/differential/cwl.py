@@ -118,4 +118,8 @@ def ours(case: dict) -> dict:
 
 
 def known(case: dict, peer: dict) -> Optional[str]:
+    truth_users = {u for u, _i, _g in case["truth"]}
+    run_users = {u for u, *_ in case["recs"]} | set(case.get("empty_lists", []))
+    if truth_users and not truth_users & run_users:
+        return "no query in both the qrels and the run (cwl-eval: every query unjudged; rm.evaluate: ValueError)"
     return None

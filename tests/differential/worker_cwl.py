@@ -98,7 +98,7 @@ def run_case(case):
     qrh.validate_gains(min_gain=0.0, max_gain=1.0)
     # the run file: each user's rows by rank, users in order of first appearance
     lines: dict = {}
-    for u, i, r, _s in sorted(case["recs"], key=lambda row: (str(type(row[0])), row[0], row[2])):
+    for u, i, _r, _s in sorted(case["recs"], key=lambda row: (str(type(row[0])), row[0], row[2])):
         lines.setdefault(str(u), []).append(str(i))
     if not lines:
         raise AttributeError("'NoneType' object has no attribute 'get_ranking'")

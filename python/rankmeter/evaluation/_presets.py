@@ -354,9 +354,11 @@ PRESETS["cwl"] = Preset(
         "a run file whose scores disagree with its line order: cwl-eval reads the lines in file order, "
         "rankmeter ranks scored input by score (pass the lists in file order, e.g. {query: [docs]})",
         "cost files (-c): every document costs 1 (cwl-eval's default)",
-        "qrels gains outside [0, 1]: cwl-eval refuses the file (ValueError); rankmeter applies the formulas "
-        "to the gains as given",
+        "qrels gains outside [0, 1] (or max_gain): cwl-eval refuses the whole gain file (ValueError); rankmeter "
+        "raises ValueError when a user it evaluates has such a grade (a qrels-only query's grades are not read)",
         "an empty run: cwl-eval crashes (AttributeError); rm.evaluate raises ValueError",
+        "no query in both the qrels and the run: cwl-eval scores every query of the run as unjudged; "
+        "rm.evaluate raises ValueError (a guard against ids that do not match)",
         "IFT, NPV and the set-based measures of cwl-eval are not computed",
     ),
 )

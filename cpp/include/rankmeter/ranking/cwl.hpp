@@ -6,7 +6,8 @@
 // (S the sum of those products), the stopping probabilities L_i = prod_{j<i} C_j (1 - C_i), and
 // the quantities EU = sum W_i g_i, ETU = sum L_i G_i (G the running gain), EC = sum W_i c_i,
 // ETC = sum L_i K_i (K the running cost; every item costs 1), ED = 1 / W_1. A position without a
-// truth row (unjudged, or past the list) gains 0; the residual quantities are the same
+// truth row (unjudged, or past the list) gains 0, a grade outside [0, 1] is clipped to it (preset="cwl"
+// refuses such grades, as cwl-eval does); the residual quantities are the same
 // quantities with such positions gaining `max_gain`, minus the values above. U-measure and TBG
 // define W directly from the costs, and C as the ratio of successive weights.
 #pragma once
@@ -198,7 +199,9 @@ inline double value(Measure m, const detail::Finds& f, const Column& c, Grade gr
   const bool resid = q >= 5;
   auto fill = [&](double unjudged) {
     std::fill(g.begin(), g.end(), unjudged);
-    for (int64_t j = 0; j < f.n && f.pos[j] <= n; ++j) g[static_cast<size_t>(f.pos[j] - 1)] = grade(f.ti[j]);
+    // a grade outside [0, 1] is clipped (ir_measures' cwl_eval provider clips; preset="cwl" refuses it first)
+    for (int64_t j = 0; j < f.n && f.pos[j] <= n; ++j)
+      g[static_cast<size_t>(f.pos[j] - 1)] = std::min(std::max(grade(f.ti[j]), 0.0), 1.0);
   };
   fill(0.0);
   const double lo = pick(bound(m, c, g, cv, w, pr), q % 5);
