@@ -29,7 +29,10 @@ Each measure is computed as the ir_measures provider that its default pipeline p
   ``NumRelRet``, ``NumQ``, ``SetP``, ``SetRelP``, ``SetR``, ``SetF``, ``SetAP``, with ``rel=`` and
   ``judged_only=`` (trec_eval -J); ids must be strings and grades integers, as pytrec_eval requires (TypeError);
 - ``cwl_eval`` (equal scores in input order): ``RBP(rel=L, p=P)``, binary gains on the first 1000 documents,
-  normalised by the sum of their weights;
+  normalised by the sum of their weights; the C/W/L measures ``INST(T=, min_rel=, max_rel=)``, ``INSQ``,
+  ``BPM(T=)@k``, ``SDCG@k``, ``NERR8@k``, ``NERR9@k``, ``NERR10(p=)``, ``NERR11(T=)`` (cwl-eval's expected utility,
+  docs/metrics.md 3.21, on the grades clipped to [min_rel, max_rel] and scaled to [0, 1]; ``T`` > 0 and ``p`` in
+  (0, 1) here, else ValueError), and ``P@k``, ``RR``, ``AP`` asked of this provider itself;
 - ``judged`` (equal scores by document id ascending): ``Judged``, ``Judged@k``; a query with an empty ranking
   raises ZeroDivisionError, as in ir_measures;
 - ``msmarco`` (equal scores by document id ascending): ``RR@k``;
@@ -39,7 +42,7 @@ Each measure is computed as the ir_measures provider that its default pipeline p
 
 ``RBP`` without ``rel=``, ``IPrec``, ``infAP`` (parsed, not computed) and anything no provider takes raise
 ``ValueError("Unsupported measures {...}.")`` at the call; the first provider to raise raises, in ir_measures'
-order. ir_measures' diversity and C/W/L-only measures raise NameError at parsing. Where ir_measures' own value is
+order. ir_measures' diversity measures raise NameError at parsing. Where ir_measures' own value is
 not defined this module gives rankmeter's: pytrec_eval's num_rel of a query with an empty ranking, and nDCG without
 ``gains=`` or NumRet/NumQ without ``rel=`` asked with ``gains=`` or ``judged_only=True`` measures (ir_measures
 computes them in whichever pytrec_eval invocation its measure set lists first).
@@ -908,7 +911,7 @@ class CwlEvalProvider(_Provider):
 
     def _metric(self, m: Measure) -> str:
         """The rankmeter metric of a C/W/L measure (its EU), cwl-eval's classes as ir_measures builds them."""
-        name, k = m.NAME, m["cutoff"]
+        name, k = m.NAME, m["cutoff"] if "cutoff" in m.SUPPORTED_PARAMS else None
         T, p = m["T"] if "T" in m.SUPPORTED_PARAMS else 1.0, m["p"] if m.NAME == "NERR10" else 0.9
         if T <= 0:
             raise ValueError(f"{m}: rankmeter takes T > 0 for the C/W/L measures, got {T!r}")
