@@ -360,6 +360,11 @@ PRESETS["cwl"] = Preset(
         "no query in both the qrels and the run: cwl-eval scores every query of the run as unjudged; "
         "rm.evaluate raises ValueError (a guard against ids that do not match)",
         "IFT, NPV and the set-based measures of cwl-eval are not computed",
+        "cwl_p@k with k > depth + 1: cwl-eval stops (its vectors do not align); rankmeter gives the value of "
+        "k = depth + 1 (`rankmeter cwl` stops too)",
+        "values within about 1e-16 of 0 (a residual of two equal sums, e.g. ResEC): cwl-eval's numpy sums and "
+        "rankmeter's differ in the last bits, so `rankmeter cwl` may print 0.0000 where cwl-eval prints -0.0000 "
+        "or the reverse",
     ),
 )
 
