@@ -68,7 +68,7 @@ def _f(x):
 
 def one_case(case):
     qrels, run = as_dicts(case)
-    out = {}
+    out: dict = {}
     for call, names in measures_of(case).items():
         ms = [ir_measures.parse_measure(n) for n in names]
         where = ir_measures if call == "pipeline" else ir_measures.cwl_eval

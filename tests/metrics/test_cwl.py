@@ -6,6 +6,7 @@ residual, depths from 1 to 1000, thread counts; plus hand-checked values."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -87,7 +88,7 @@ def cases(draw):
 
 
 # preset="cwl"'s conventions without the preset: the same values, grades outside [0, 1] clipped instead of refused
-CONVENTIONS = dict(empty="zero", missing="skip_empty", recs_only="empty", duplicates="count")
+CONVENTIONS: dict[str, Any] = dict(empty="zero", missing="skip_empty", recs_only="empty", duplicates="count")
 
 
 def expected(truth, recs, metric):
