@@ -106,7 +106,7 @@ inline Out bound(Measure m, const Column& col, const std::vector<double>& g, std
           cg += g[i];
           const double r = static_cast<double>(i + 1), ti = col.t - cg;
           const double x = (r + col.t + ti - 1.0) / (r + col.t + ti);
-          cv[i] = std::pow(x, 2.0);
+          cv[i] = x * x;  // x ** 2.0 in cwl-eval: both correctly rounded
         }
         break;
       }
@@ -114,7 +114,8 @@ inline Out bound(Measure m, const Column& col, const std::vector<double>& g, std
       case Measure::nerr11:
         for (int64_t i = 0; i < n; ++i) {
           const double r = static_cast<double>(i + 1);
-          const double x = std::pow((r + 2.0 * col.t - 1.0) / (r + 2.0 * col.t), 2.0);
+          const double y = (r + 2.0 * col.t - 1.0) / (r + 2.0 * col.t);
+          const double x = y * y;
           cv[i] = m == Measure::insq ? x : x * (1.0 - g[i]);
         }
         break;
@@ -148,19 +149,27 @@ inline Out bound(Measure m, const Column& col, const std::vector<double>& g, std
         break;
     }
   }
-  // pr_i = prod_{j<i} C_j
+  // pr_i = prod_{j<i} C_j; from the first pr_i = 0 on every weight and stopping probability is 0
+  // (P@k, SDCG@k, RR, BPM, NERR8/9): the sums stop there, which changes no bit of them
   pr[0] = 1.0;
-  for (int64_t i = 1; i < n; ++i) pr[i] = pr[i - 1] * cv[i - 1];
+  int64_t live = n;
+  for (int64_t i = 1; i < n; ++i) {
+    pr[i] = pr[i - 1] * cv[i - 1];
+    if (pr[i] == 0.0 && !own_w) {
+      live = i;
+      break;
+    }
+  }
   if (!own_w) {
     double s = 0.0;
-    for (int64_t i = 0; i < n; ++i) s += pr[i];
+    for (int64_t i = 0; i < live; ++i) s += pr[i];
     const double w1 = 1.0 / s;
     w[0] = w1;
-    for (int64_t i = 1; i < n; ++i) w[i] = pr[i] * w1;
+    for (int64_t i = 1; i < live; ++i) w[i] = pr[i] * w1;
   }
   Out o{0.0, 0.0, 0.0, 0.0, 0.0};
   double cg = 0.0;
-  for (int64_t i = 0; i < n; ++i) {
+  for (int64_t i = 0; i < live; ++i) {
     cg += g[i];
     const double li = pr[i] * (1.0 - cv[i]);
     o.eu += w[i] * g[i];
@@ -187,16 +196,71 @@ inline double pick(const Out& o, int q) {
   }
 }
 
+// Metrics whose C (or W) does not depend on the gains: P, RBP, SDCG, INSQ, U-measure, TBG. Their
+// weights W_i, the sums S_i = sum_{j>=i} L_j, EC, ETC and ED are the same for every user, made once
+// per thread and column (a small per-thread cache), and a user costs one step per truth item found:
+// EU = sum over found items of W_j g_j, ETU = sum of g_j S_j; with unjudged positions at max_gain,
+// EU = max_gain EC + sum (g_j - max_gain) W_j and ETU = max_gain ETC + sum (g_j - max_gain) S_j.
+inline bool gain_free(Measure m) {
+  return m == Measure::precision || m == Measure::rbp || m == Measure::sdcg || m == Measure::insq ||
+         m == Measure::umeasure || m == Measure::tbg;
+}
+
+struct Fixed {
+  Measure m;
+  int64_t n, cutoff;
+  double p, t, l, halflife;
+  std::vector<double> w, after;  // W_i and S_i
+  double ec, etc, ed;
+};
+
+inline const Fixed& fixed_of(Measure m, const Column& c, int64_t n) {
+  thread_local std::vector<Fixed> cache;
+  for (const Fixed& x : cache)
+    if (x.m == m && x.n == n && x.cutoff == c.cutoff && x.p == c.p && x.t == c.t && x.l == c.l &&
+        x.halflife == c.halflife)
+      return x;
+  if (cache.size() >= 64) cache.clear();
+  Fixed x{m, n, c.cutoff, c.p, c.t, c.l, c.halflife, {}, {}, 0.0, 0.0, 0.0};
+  std::vector<double> g(static_cast<size_t>(n), 0.0), cv(g.size()), pr(g.size());
+  x.w.assign(g.size(), 0.0);
+  const Out o = bound(m, c, g, cv, x.w, pr);
+  x.after.assign(g.size() + 1, 0.0);
+  for (int64_t i = n - 1; i >= 0; --i) x.after[i] = x.after[i + 1] + pr[i] * (1.0 - cv[i]);
+  x.ec = o.ec;
+  x.etc = o.etc;
+  x.ed = o.ed;
+  cache.push_back(std::move(x));
+  return cache.back();
+}
+
 template <class Grade>
 inline double value(Measure m, const detail::Finds& f, const Column& c, Grade grade) {
   thread_local std::vector<double> g, cv, w, pr;
   const int64_t n = std::max<int64_t>(1, static_cast<int64_t>(c.depth));
+  const int q = static_cast<int>(c.quantity);
+  const bool resid = q >= 5;
+  if (gain_free(m)) {
+    const Fixed& x = fixed_of(m, c, n);
+    const int qq = q % 5;
+    if (qq >= 2) return resid ? 0.0 : (qq == 2 ? x.ec : qq == 3 ? x.etc : x.ed);
+    const double* v = qq == 0 ? x.w.data() : x.after.data();
+    double lo = 0.0, shift = 0.0;
+    int64_t judged = 0;
+    for (int64_t j = 0; j < f.n && f.pos[j] <= n; ++j, ++judged) {
+      const double gj = std::min(std::max(grade(f.ti[j]), 0.0), 1.0);
+      lo += gj * v[f.pos[j] - 1];
+      shift += v[f.pos[j] - 1];
+    }
+    if (!resid) return lo;
+    if (judged == n) return 0.0;  // no unjudged position: both bounds are the same sums
+    // (max_gain E + sum (g_j - max_gain) v_j) - sum g_j v_j = max_gain (E - sum v_j)
+    return c.max_gain * ((qq == 0 ? x.ec : x.etc) - shift);
+  }
   g.resize(static_cast<size_t>(n));
   cv.resize(g.size());
   w.resize(g.size());
   pr.resize(g.size());
-  const int q = static_cast<int>(c.quantity);
-  const bool resid = q >= 5;
   auto fill = [&](double unjudged) {
     std::fill(g.begin(), g.end(), unjudged);
     // a grade outside [0, 1] is clipped (ir_measures' cwl_eval provider clips; preset="cwl" refuses it first)
