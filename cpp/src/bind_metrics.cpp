@@ -30,6 +30,7 @@ void bind_metrics(py::module_& m) {
   py::enum_<ShortLists>(m, "ShortLists").value("pad", ShortLists::pad).value("evidently", ShortLists::evidently);
   py::enum_<Negative>(m, "Negative").value("nonrelevant", Negative::nonrelevant).value("unjudged", Negative::unjudged);
   py::enum_<Scale>(m, "Scale").value("none", Scale::none).value("max_grade", Scale::max_grade);
+  py::enum_<Cut>(m, "Cut").value("round", Cut::round).value("trec9", Cut::trec9);
   py::enum_<Quantity>(m, "Quantity")
       .value("eu", Quantity::eu)
       .value("etu", Quantity::etu)
@@ -84,6 +85,7 @@ void bind_metrics(py::module_& m) {
       .def_readwrite("short_lists", &Column::short_lists)
       .def_readwrite("negative", &Column::negative)
       .def_readwrite("scale", &Column::scale)
+      .def_readwrite("cut", &Column::cut)
       .def_readwrite("t", &Column::t)
       .def_readwrite("hb", &Column::hb)
       .def_readwrite("gain_med", &Column::gain_med)

@@ -83,6 +83,9 @@ class Scale(_Enum):
     none: Scale
     max_grade: Scale
 
+class Cut(_Enum):
+    round: Cut
+    trec9: Cut
 class Quantity(_Enum):
     eu: Quantity
     etu: Quantity
@@ -150,6 +153,7 @@ class Column:
     short_lists: ShortLists
     negative: Negative
     scale: Scale
+    cut: Cut
     t: float
     hb: float
     gain_med: float

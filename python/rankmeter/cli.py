@@ -36,6 +36,7 @@ from .evaluation import CONTEXT, DEFAULTS, OPTION_NAMES, EvalOptions, evaluate_w
 from .inputs import to_recs, to_truth
 from .inputs._frame import read_csv, side_keywords
 from .inputs._sources import classify, open_binary, path_size
+from .inputs._torch_order import float32_scores
 
 DEMO_METRICS = ("precision", "recall", "f1", "map", "mar", "ndcg", "dcg", "hit_rate", "mrr", "arhr")
 DEMO_KS = (10, 100)
@@ -214,6 +215,7 @@ TREC_SETS = {
         *("set_relative_P", "set_map", "set_F"),
     ),
 }
+TREC_SETS_9 = {**TREC_SETS, "all_trec": tuple(m for m in TREC_MEASURES if m not in ("rbp", "rbp_resid", "unj"))}
 TREC_SUMS = ("num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")  # trec_eval's `all` line sums these
 FORMATS = ("trec", "table", "json", "csv")
 _ORDER = {name: i for i, name in enumerate(TREC_MEASURES)}
@@ -407,7 +409,9 @@ def parse_measures(texts: Sequence[str], preset: Optional[str]) -> list[Measure]
     (``ndcg@10,20`` is ``ndcg@10 ndcg@20``).
     """
     pre = evaluation_presets.get(preset.strip().lower().replace("-", "_")) if preset else None
-    trec_names = pre is not None and pre.name == "trec_eval"
+    trec_names = pre is not None and pre.name in ("trec_eval", "trec_eval_9")
+    # trec_eval 9.0.x's all_trec has no rbp, rbp_resid or unj_k (added in 10.0)
+    sets = TREC_SETS_9 if pre is not None and pre.name == "trec_eval_9" else TREC_SETS
     preset_options = pre.metric_options if pre is not None else None
     # ("trec" or "set" (from a set), trec_eval name, its parameters or None) or ("metric", metric string, None)
     tokens: list[tuple[str, str, Optional[str]]] = []
@@ -431,8 +435,8 @@ def parse_measures(texts: Sequence[str], preset: Optional[str]) -> list[Measure]
                 else:
                     tokens.append(("metric", f"{prev[1]}@{part}", None))
                 continue
-            if part in TREC_SETS:
-                tokens.extend(("set", name, None) for name in TREC_SETS[part] if name not in explicit)
+            if part in sets:
+                tokens.extend(("set", name, None) for name in sets[part] if name not in explicit)
                 prev = None
                 continue
             f = _TREC_FORM.match(part)
@@ -555,6 +559,7 @@ class RunOutput:
     users: np.ndarray  # evaluated users, in print order
     per_user: dict[str, np.ndarray]  # label -> values aligned with users
     all: dict[str, Any]  # label -> the `all` value (mean, sum, count or runid)
+    printed: Optional[np.ndarray] = None  # the users with query lines (None: all; trec_eval 9.0.x -c: the run's)
 
 
 def _sort_users(users: np.ndarray) -> np.ndarray:
@@ -579,6 +584,16 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
         )
     )
     keys = keys or ["num_rel"]
+    # trec_eval 9.0.x with -c -q prints no query line for a qrels query without results (10.0 prints its zeros)
+    hide_missing = bool(args.per_query) and opts.preset == "trec_eval_9" and opts.resolved().missing == "zero"
+    if hide_missing and "num_ret" not in keys:
+        keys.append("num_ret")  # the queries with results: a TREC run has at least one line for each
+    # -J can leave a query without documents: trec_eval's iprec_at_recall and 11pt_avg are then 0/0 (NaN) at a
+    # level of 0 documents (their interpolation starts at num_rel_ret / num_ret)
+    levels = [m for m in measures if (m.key or "").startswith("iprec(") or m.label.startswith("11pt_avg")]
+    run_users: Optional[np.ndarray] = None
+    if args.judged_only and levels:
+        keys.extend(k for k in ("num_ret", "num_rel") if k not in keys)
     columns = opts.columns()
     auto = False
     if args.stream or args.stream_truth:
@@ -640,9 +655,10 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
             if not isinstance(recs, Recs):
                 rcols = {k: v for k, v in columns.items() if k != "relevance_col" and v is not None}
                 recs = to_recs(recs, **rcols)
-            if recs.scores is not None and opts.resolved().ties != "trec":
+            if recs.scores is not None and opts.resolved().ties not in ("trec", "trec9"):
                 raise CliError("-J ranks equal scores as trec_eval does (docno descending): add --ties trec")
-            recs = judged_only(truth, recs, opts.max_items)
+            run_users = np.asarray(recs.users)  # the queries with results, before -J empties some
+            recs = judged_only(truth, recs, opts.max_items, opts.resolved().ties == "trec9")
             opts = opts.replace(max_items=None)
         res = evaluate_with(truth, recs, keys, opts)
         state, meta = res.state, res.meta
@@ -669,15 +685,22 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
             depth = max(m.params[0] for m in relstring)
             if opts.max_items:
                 depth = min(depth, opts.max_items)
-            strings = relevance_strings(truth, run_recs, users, depth)
+            strings = relevance_strings(truth, run_recs, users, depth, opts.resolved().ties == "trec9")
         for m in regained:  # the same evaluation with each grade replaced by its gain
             if not isinstance(truth, Truth):
                 raise CliError(f"-m {m.label} needs the truth in memory: drop --stream-truth or the gains")
             again = evaluate_with(regrade(truth, m.params), recs, list(m.deps), opts)
             values[m.label] = _align(np.asarray(again.users), np.asarray(again.per_user[m.deps[0]]), users)
+    if args.judged_only and levels:
+        _empty_ranking_nan(levels, values, opts.preset == "trec_eval_9")
     order = _sort_users(users)
     users = users[order]
     out = RunOutput(name, _run_id(path, name), users, {}, {})
+    if hide_missing:
+        if run_users is not None:
+            out.printed = np.isin(users.astype(str), run_users.astype(str))
+        else:
+            out.printed = values["num_ret"][order] > 0
     means = state.finalize()
     for m in measures:
         if m.special == "runid":
@@ -705,8 +728,23 @@ def evaluate_run(truth: Any, path: str, measures: list[Measure], opts: EvalOptio
             assert m.key is not None
             if m.key in values:
                 out.per_user[m.label] = values[m.key][order]
+            if args.judged_only and m in levels:  # its NaN (see _empty_ranking_nan) carries into `all`
+                out.all[m.label] = float(np.mean(values[m.key])) if len(users) else float("nan")
+                continue
             out.all[m.label] = round(_exact_sum(state, m.key)) if m.is_sum and args.format == "trec" else means[m.key]
     return out
+
+
+def _empty_ranking_nan(levels: list[Measure], values: dict[str, np.ndarray], trec9: bool) -> None:
+    """trec_eval's NaN for a query whose ranking is empty (after -J) at a recall level of 0 documents: the values
+    of the iprec metrics behind `levels` (and so of 11pt_avg, their mean) set to NaN there, in place."""
+    n_ret, n_rel = values["num_ret"], values["num_rel"]
+    for key in {k for m in levels for k in ((m.key,) if m.key else m.deps)}:
+        if key not in values:
+            continue
+        at = float(re.search(r"at=([0-9.eE+-]+)", key).group(1))  # type: ignore[union-attr]
+        docs = np.floor(at * n_rel + 0.9) if trec9 else np.floor(at * n_rel + 0.5)
+        values[key] = np.where((n_ret == 0) & (docs == 0), np.nan, values[key])
 
 
 # trec_eval's floor for values in a geometric mean (gm_map, gm_bpref)
@@ -763,16 +801,21 @@ def _align(keys: np.ndarray, values: np.ndarray, users: np.ndarray) -> np.ndarra
     return out
 
 
-def _trec_top(truth: Truth, recs: Recs, depth: Optional[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _trec_top(
+    truth: Truth, recs: Recs, depth: Optional[int], float32: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each user's first `depth` documents (all: None) in trec_eval's order (score descending, then
-    docno descending; file order without scores): (their rows of `recs` in that order, the index of
-    their user in `recs`, their truth grade or NaN without a truth row)."""
+    docno descending; file order without scores; `float32`: the scores as trec_eval 9.0.x stores them): (their
+    rows of `recs` in that order, the index of their user in `recs`, their truth grade or NaN without a truth
+    row)."""
     assert recs.indptr is not None and recs.users is not None
     seg_len = np.diff(recs.indptr)
     seg = np.repeat(np.arange(len(seg_len)), seg_len)
     items = np.asarray(recs.items).astype(str)
     if recs.scores is not None:
         scores = np.asarray(recs.scores, dtype=np.float64)
+        if float32:
+            scores = float32_scores(scores)
         _, item_code = np.unique(items, return_inverse=True)
         order = np.lexsort((-item_code, -scores, seg))
     else:
@@ -794,14 +837,14 @@ def _trec_top(truth: Truth, recs: Recs, depth: Optional[int]) -> tuple[np.ndarra
     return top, seg[top], grade
 
 
-def relevance_strings(truth: Truth, recs: Recs, users: np.ndarray, depth: int) -> np.ndarray:
+def relevance_strings(truth: Truth, recs: Recs, users: np.ndarray, depth: int, float32: bool = False) -> np.ndarray:
     """trec_eval's relstring: for each user, the grades of its first `depth` documents in trec_eval's
     order (score descending, then docno descending): a digit per grade 0-9, `>` above 9, `.` for a
     negative grade (judged unjudged), `-` for a document without a truth row (docs/metrics.md 8.2)."""
     out = np.full(len(users), "", dtype=object)
     if recs.indptr is None or recs.users is None or depth <= 0:
         return out
-    _, seg, grade = _trec_top(truth, recs, depth)
+    _, seg, grade = _trec_top(truth, recs, depth, float32)
     chars = np.where(
         np.isnan(grade),
         "-",
@@ -814,12 +857,12 @@ def relevance_strings(truth: Truth, recs: Recs, users: np.ndarray, depth: int) -
     return out
 
 
-def judged_only(truth: Truth, recs: Recs, max_items: Optional[int]) -> Recs:
+def judged_only(truth: Truth, recs: Recs, max_items: Optional[int], float32: bool = False) -> Recs:
     """trec_eval -J: each user's list in trec_eval's order, cut at `max_items` (-M), without the documents
     that have no truth row or a negative grade (the rest move up), as ranked lists (docs/metrics.md 8.1)."""
     if recs.indptr is None or recs.users is None:
         raise CliError("-J needs a run of ranked lists per query")  # pragma: no cover - readers give CSR
-    top, seg, grade = _trec_top(truth, recs, max_items)
+    top, seg, grade = _trec_top(truth, recs, max_items, float32)
     keep = ~np.isnan(grade) & (grade >= 0)
     counts = np.bincount(seg[keep], minlength=len(recs.indptr) - 1)
     indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
@@ -896,6 +939,8 @@ def _no_stream(args: Any) -> Any:
 def _fmt_value(v: Any, integer: bool) -> str:
     if isinstance(v, str):
         return v
+    if v != v:  # NaN: printed as trec_eval's printf("%6.4f") prints 0.0 / 0.0
+        return "  -nan"
     if integer and v == v:
         return str(round(float(v)))
     return f"{float(v):.4f}"
@@ -905,6 +950,8 @@ def format_trec(run: RunOutput, measures: list[Measure], per_query: bool) -> Ite
     """trec_eval's layout: ``%-22s\\t%s\\t%s`` lines, per query (-q) then ``all``."""
     if per_query:
         for i, user in enumerate(run.users.tolist()):
+            if run.printed is not None and not run.printed[i]:
+                continue
             for m in measures:
                 if m.label in run.per_user:
                     yield f"{m.label:<22}\t{user}\t{_fmt_value(run.per_user[m.label][i], m.is_sum)}\n"

@@ -17,6 +17,8 @@ MEASURES = [
     {"map", "ndcg", "P_5", "recall_10", "recip_rank", "ndcg_cut_3", "bpref", "Rprec"},
     {"num_q", "num_ret", "num_rel", "num_rel_ret", "success_1", "map_cut_2"},
     {"P.1,3", "ndcg"},
+    {"all_trec"},  # with the measures computed from metrics (gm_map, utility, 11pt_avg, iprec NaN, ...)
+    {"iprec_at_recall.0.25,0.5", "Rprec_mult.0.5", "11pt_avg.0.3,0.7", "set_F.0.5", "relstring", "P_2"},
 ]
 docs = st.sampled_from(["d1", "d2", "d10", "D1", "é", "e", "d\u0101", "d\U0001f600", "x", "y", "z"])
 scores = st.one_of(

@@ -51,7 +51,17 @@ def measures_of(case: dict) -> dict:
         + [f"Success@{k}" for k in ks]
         + [f"Success(rel=2)@{k0}", "Rprec", "Rprec(rel=2)", "Bpref", "Bpref(rel=2)"]
         + ["NumRel", "NumRelRet", "NumRet(rel=2)", "NumRet", "NumQ"]
-        + ["SetP", "SetP(rel=2)", "SetRelP", "SetR", "SetF", "SetF(beta=0.5)", "SetAP"],
+        + ["SetP", "SetP(rel=2)", "SetRelP", "SetR", "SetF", "SetF(beta=0.5)", "SetAP"]
+        + [
+            "IPrec@0.0",
+            "IPrec@0.1",
+            "IPrec@0.25",
+            "IPrec@0.5",
+            "IPrec(rel=2)@0.3",
+            "IPrec@1.0",
+            "infAP",
+            "infAP(rel=2)",
+        ],
         "cwl_eval": ["RBP(rel=1)", "RBP(rel=1,p=0.5)", "RBP(rel=2,p=0.95)", "RBP(rel=1,p=0.99)", "RBP(rel=0,p=0.8)"],
         "judged": [f"Judged@{k}" for k in ks] + ["Judged"],
         "msmarco": [f"RR@{k}" for k in ks] + [f"RR(rel=2)@{k0}"],
@@ -101,7 +111,7 @@ def _compute(call: str, names: list, qrels: dict, run: dict, empty_queries: set)
     out = {}
     for n, m in zip(names, ms):
         pu = per.get(m, {})
-        if n == "NumRel" and empty_queries:
+        if (n == "NumRel" or n.startswith("IPrec")) and empty_queries:  # see worker_ir_measures.compute
             out[f"{call}|{n}"] = {"per_user": {q: v for q, v in pu.items() if q not in empty_queries}, "mean": None}
             continue
         out[f"{call}|{n}"] = {"per_user": pu, "mean": agg[m]}

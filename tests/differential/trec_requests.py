@@ -20,6 +20,18 @@ PRESET_PLAIN = (
     *("num_nonrel_judged_ret", "Rprec_mult"),
 )
 PRESET_CUT = ("relative_P",)
+# the rest of pytrec_eval's supported_measures, asked of the compat module (runid is left out: pytrec_eval returns
+# an unset double for it)
+COMPAT_MORE = (
+    *PRESET_PLAIN,
+    *("gm_map", "gm_bpref", "utility", "set_map", "11pt_avg", "relstring", "iprec_at_recall", "relative_P"),
+)
+# the same with parameters where they take some
+COMPAT_MORE_PARAMS = (
+    *(m for m in PRESET_PLAIN if m not in ("Rprec_mult", "set_F")),
+    *("gm_map", "gm_bpref", "utility", "set_map", "relstring.20"),
+    *("Rprec_mult.0.5,1.5,0.25", "set_F.0.5", "11pt_avg.0.3,0.7,0.25", "iprec_at_recall.0.25,0.5,0.3,0.7"),
+)
 DEFAULT_CUTOFFS = {
     "P": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
     "recall": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
@@ -53,7 +65,8 @@ def judged_only(case: dict) -> bool:
 
 
 def requests(case: dict, style: str) -> list:
-    """The measures asked of pytrec_eval: every measure rankmeter computes.
+    """The measures asked of pytrec_eval: every measure rankmeter computes (style "compat": every measure of
+    pytrec_eval's supported_measures but runid).
 
     ``style="params"``: the cutoff measures at the case's cutoffs ("P.1,3,5"); ``"compat"`` rotates over
     pytrec_eval's spellings: the plain names (trec_eval's default cutoffs), "P.1,3" and "P_1" requests with a
@@ -62,11 +75,14 @@ def requests(case: dict, style: str) -> list:
     if style == "params":
         return [*PLAIN, *(f"{m}.{ks}" for m in CUT), *PRESET_PLAIN, *(f"{m}.{ks}" for m in PRESET_CUT)]
     mode = (case["k"] + len(case["ks"])) % 3 if style == "compat" else 1
+    more: tuple = ()
+    if style == "compat":  # every other measure of supported_measures, plain or with parameters
+        more = COMPAT_MORE if mode != 1 else (*COMPAT_MORE_PARAMS, f"relative_P.{ks}")
     if mode == 0:
-        return [*PLAIN, *CUT]
+        return [*PLAIN, *CUT, *more]
     if mode == 1:
-        return [*PLAIN, *(f"{m}.{ks}" for m in CUT)]
-    return [*PLAIN, "P", *(f"{m}_{k}" for m in CUT for k in case["ks"])]
+        return [*PLAIN, *(f"{m}.{ks}" for m in CUT), *more]
+    return [*PLAIN, "P", *(f"{m}_{k}" for m in CUT for k in case["ks"]), *more]
 
 
 def cutoffs(case: dict, style: str) -> dict:

@@ -45,7 +45,17 @@ def measures_of(case):
         + [f"Success@{k}" for k in ks]
         + [f"Success(rel=2)@{k0}", "Rprec", "Rprec(rel=2)", "Bpref", "Bpref(rel=2)"]
         + ["NumRel", "NumRelRet", "NumRet(rel=2)", "NumRet", "NumQ"]
-        + ["SetP", "SetP(rel=2)", "SetRelP", "SetR", "SetF", "SetF(beta=0.5)", "SetAP"],
+        + ["SetP", "SetP(rel=2)", "SetRelP", "SetR", "SetF", "SetF(beta=0.5)", "SetAP"]
+        + [
+            "IPrec@0.0",
+            "IPrec@0.1",
+            "IPrec@0.25",
+            "IPrec@0.5",
+            "IPrec(rel=2)@0.3",
+            "IPrec@1.0",
+            "infAP",
+            "infAP(rel=2)",
+        ],
         "cwl_eval": ["RBP(rel=1)", "RBP(rel=1,p=0.5)", "RBP(rel=2,p=0.95)", "RBP(rel=1,p=0.99)", "RBP(rel=0,p=0.8)"],
         "judged": [f"Judged@{k}" for k in ks] + ["Judged"],
         "msmarco": [f"RR@{k}" for k in ks] + [f"RR(rel=2)@{k0}"],
@@ -101,7 +111,8 @@ def compute(call, names, qrels, run, empty_queries):
     out = {}
     for n, m in zip(names, ms):
         pu = per.get(m, {})
-        if n == "NumRel" and empty_queries:  # pytrec_eval reads another query's count for an empty ranking
+        if (n == "NumRel" or n.startswith("IPrec")) and empty_queries:
+            # pytrec_eval reads another query's count for an empty ranking (IPrec's level in documents with it)
             out[f"{call}|{n}"] = {"per_user": [[q, _f(v)] for q, v in pu.items() if q not in empty_queries]}
             continue
         out[f"{call}|{n}"] = {"per_user": [[q, _f(v)] for q, v in pu.items()], "mean": _f(agg[m])}

@@ -16,6 +16,7 @@ import pytest
 import rankmeter as rm
 from rankmeter.cli import main, parse_measures
 from tests.compat.test_trec_eval_outputs import require_conformance_dir
+from tests.support import ROOT
 
 # expected output file -> rankmeter eval arguments: trec_eval's own command line (README of the data)
 CLI_CASES = {
@@ -62,6 +63,33 @@ def test_cli_reproduces_every_line_of_trec_eval_outputs(file, capsys, monkeypatc
         1 for line in (directory / file).read_text().splitlines() if (file, _measure(line)) in NOT_REPRODUCED
     )
     assert out == "".join(expected)
+
+
+TREC_EVAL_9_OUTPUTS = ROOT / "tests" / "data" / "trec_eval_9"  # trec_eval 9.0.8's own outputs (README there)
+
+
+@pytest.mark.parametrize("file", list(CLI_CASES))
+def test_cli_preset_trec_eval_9_reproduces_trec_eval_9_outputs(file, capsys, monkeypatch):
+    """With --preset trec_eval_9, trec_eval 9.0.8's whole output on the same inputs: its iprec_at_recall levels
+    (int(x |R| + 0.9)), all_trec without rbp, rbp_resid and unj_k, and -c -q without lines for the qrels queries
+    that have no results."""
+    directory = require_conformance_dir()
+    monkeypatch.chdir(directory)
+    code, out, err = _run(capsys, ["eval", "--preset", "trec_eval_9", *CLI_CASES[file]])
+    assert code == 0, err
+    expected = (TREC_EVAL_9_OUTPUTS / file).read_text()
+    assert len(expected.splitlines()) == {"out.test.meas_params": 88, "out.test": 30, "out.test.aq": 367}.get(
+        file, 276 if file.startswith("out.test.aqc") else 367
+    )
+    assert out == expected
+
+
+def test_trec_eval_9_outputs_differ_from_10_where_the_versions_differ():
+    """The 9.0.8 files are not the 10.0 files: the test above would pass on the default preset otherwise."""
+    directory = require_conformance_dir()
+    for file in CLI_CASES:
+        old, new = (TREC_EVAL_9_OUTPUTS / file).read_text(), (directory / file).read_text()
+        assert old != new, file
 
 
 @pytest.mark.xfail(strict=True, reason="listed in NOT_REPRODUCED: remove the entry once the lines match")
@@ -308,3 +336,29 @@ def test_cli_set_nickname_is_trec_evals_set_measures(capsys, monkeypatch):
     aq = (directory / "out.test.aq").read_text().splitlines(keepends=True)
     want = sorted((line for line in aq if "\tall\t" in line and _measure(line) in names), key=lambda x: aq.index(x))
     assert code == 0 and out == "".join(want) and len(want) == len(names)
+
+
+@pytest.mark.parametrize("preset", ["trec_eval", "trec_eval_9"])
+def test_judged_only_empty_ranking_prints_trec_evals_nan_for_recall_levels(preset, tmp_path, capsys):
+    """-J leaves q1 without documents: trec_eval (9.0.8 and 10.0 alike) starts its interpolated precision at
+    num_rel_ret / num_ret = 0/0, so iprec_at_recall at a level of 0 documents and 11pt_avg print -nan, for q1 and
+    in `all` (the lines below are what both trec_eval binaries print for these files)."""
+    (tmp_path / "q").write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 a 1\n")
+    (tmp_path / "r").write_text("q1 Q0 x 1 1.0 r\nq2 Q0 a 1 1.0 r\n")
+    args = ["eval", "--preset", preset, "-J", "-m", "iprec_at_recall.0,0.5", "-m", "11pt_avg", "-m", "P.5", "-q"]
+    code, out, err = _run(capsys, [*args, str(tmp_path / "q"), str(tmp_path / "r")])
+    assert code == 0, err
+    assert out == (
+        "iprec_at_recall_0.00  \tq1\t  -nan\n"
+        "iprec_at_recall_0.50  \tq1\t0.0000\n"
+        "P_5                   \tq1\t0.0000\n"
+        "11pt_avg              \tq1\t  -nan\n"
+        "iprec_at_recall_0.00  \tq2\t1.0000\n"
+        "iprec_at_recall_0.50  \tq2\t1.0000\n"
+        "P_5                   \tq2\t0.2000\n"
+        "11pt_avg              \tq2\t1.0000\n"
+        "iprec_at_recall_0.00  \tall\t  -nan\n"
+        "iprec_at_recall_0.50  \tall\t0.5000\n"
+        "P_5                   \tall\t0.1000\n"
+        "11pt_avg              \tall\t  -nan\n"
+    )

@@ -267,7 +267,8 @@ def id_strategy(kind):
 
 INT_GRADES = [-1, 0, 1, 2, 3]
 FLOAT_GRADES = [-1.5, -0.5, 0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 2.75, 3.0]
-SCORES = [-3.0, 0.0, 0.5, 1.0, 1.0, 2.0]
+# 1.0000000001 is 1.0 in float32 (ties="trec9" ties it with 1.0); 1e39 and -1e39 are +-inf in float32
+SCORES = [-3.0, 0.0, 0.5, 1.0, 1.0, 1.0000000001, 2.0, 1e39, -1e39]
 
 
 @st.composite
@@ -337,7 +338,7 @@ def scenarios(draw, max_users=6, allow_dups=True):
 
     opts = dict(
         empty=draw(st.sampled_from(["skip", "zero", "one", "error"])),
-        ties=draw(st.sampled_from(["input", "trec", "item_desc", "ranx", "ranx_comparable", "ranx_dict"])),
+        ties=draw(st.sampled_from(["input", "trec", "trec9", "item_desc", "ranx", "ranx_comparable", "ranx_dict"])),
         min_relevance=draw(st.sampled_from([None, None, 1, 2, 3, 0.5, 1.5])),
         max_items=draw(st.sampled_from([None, None, 1, 2, 4, 9])),
     )

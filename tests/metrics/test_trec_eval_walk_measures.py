@@ -35,6 +35,11 @@ METRICS = [
     "iprec(at=0.25)",
     "iprec(at=0.5)",
     "iprec(at=1)",
+    "iprec(cut=trec9)",
+    "iprec(at=0.1,cut=trec9)",
+    "iprec(at=0.3,cut=trec9)",
+    "iprec(at=0.5,cut=trec9)",
+    "iprec(at=1,cut=trec9)",
     "rbp_resid",
     "rbp_resid(p=0.5)@3",
     "bin_g",
@@ -119,6 +124,17 @@ def test_hand_checked_values():
     assert math.isclose(res["bin_g"], (1 / math.log2(2) + 1 / math.log2(2 + 3)) / 3)
     for m in ms:
         assert math.isclose(ref.metric_value(m, recs["q"], truth["q"], None), res[m]), m
+
+
+def test_iprec_trec9_cut_rounds_the_level_up_from_one_tenth():
+    # |R| = 3: at=0.3 needs round(0.9) = 1 relevant item under trec_eval 10.0 but int(0.9 + 0.9) = 1 under 9.0.x;
+    # at=0.4: round(1.2) = 1 against int(1.2 + 0.9) = 2; at=0.5: round(1.5) = 2 against int(2.4) = 2
+    truth = {"q": {"a": 1, "b": 1, "c": 1}}
+    recs = {"q": ["a", "x", "y", "b", "c"]}  # P at a = 1, at b = 2/4, at c = 3/5
+    res = rm.evaluate(truth, recs, ["iprec(at=0.4)", "iprec(at=0.4,cut=trec9)", "iprec(at=0.1,cut=trec9)"])
+    assert res["iprec(at=0.4)"] == 1.0  # from the first relevant item on
+    assert res["iprec(at=0.4,cut=trec9)"] == 3 / 5  # from the second on: max(2/4, 3/5)
+    assert res["iprec(at=0.1,cut=trec9)"] == 1.0  # int(0.3 + 0.9) = 1
 
 
 def test_rbp_resid_is_zero_when_every_item_read_is_judged():

@@ -25,6 +25,7 @@ relevant item) is applied by :func:`reference_evaluate`.
 """
 
 import math
+import struct
 from typing import Any
 
 NAN = float("nan")
@@ -364,11 +365,12 @@ def rprec_mult(ranked, truth, k, min_relevance, mult=1.0):
     return safe_div(hits(ranked, truth, c, min_relevance), c) if c > 0 else 0.0
 
 
-def iprec(ranked, truth, k, min_relevance, at=0.0):
+def iprec(ranked, truth, k, min_relevance, at=0.0, cut="round"):
     # trec_eval 10.0's iprec_at_recall: interpolated precision, the largest precision at or
-    # after the point where round(at * |R|) relevant items (halves away from zero) are found.
+    # after the point where round(at * |R|) relevant items (halves away from zero) are found;
+    # cut="trec9": trec_eval 9.0.x's point, int(at * |R| + 0.9) relevant items.
     n_rel = len(relevant_set(truth, min_relevance))
-    need = math.floor(at * n_rel + 0.5)
+    need = int(at * n_rel + 0.9) if cut == "trec9" else math.floor(at * n_rel + 0.5)
     flags = hit_flags(ranked, truth, None, min_relevance)
     precisions = []
     found = 0
@@ -611,7 +613,7 @@ METRICS: dict[str, tuple[Any, dict[str, Any]]] = {
     "num_nonrel_judged": (num_nonrel_judged, {}),
     "unjudged": (unjudged, {}),
     "rprec_mult": (rprec_mult, {"mult": (1.0, _float)}),
-    "iprec": (iprec, {"at": (0.0, _float)}),
+    "iprec": (iprec, {"at": (0.0, _float), "cut": ("round", _choice("round", "trec9"))}),
     "rbp_resid": (rbp_resid, {"p": (0.9, _float)}),
     "bin_g": (bin_g, {}),
     "trec_g": (trec_g, {}),
@@ -733,6 +735,14 @@ def str_desc_key(item):
     return str(item)
 
 
+def _as_float32(x):
+    """The C float nearest to x (round to nearest even), as a Python float; beyond float32's range, +-inf."""
+    try:
+        return struct.unpack("f", struct.pack("f", x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
 def order_scored(scores, ties):
     """{item: score} -> items by score descending, ties per `ties`."""
     items = list(scores.items())  # insertion order = input order
@@ -751,6 +761,10 @@ def order_scored(scores, ties):
         # equal scores: item id descending, compared as strings
         by_id = sorted(items, key=lambda p: str(p[0]), reverse=True)
         return [it for it, _ in sorted(by_id, key=lambda p: -p[1])]
+    if ties == "trec9":
+        # trec_eval 9.0.x: the scores stored as C floats (float32, beyond its range +-inf), then as "trec"
+        by_id = sorted(items, key=lambda p: str(p[0]), reverse=True)
+        return [it for it, _ in sorted(by_id, key=lambda p: -_as_float32(p[1]))]
     if ties == "item_desc":
         by_id = sorted(items, key=lambda p: p[0], reverse=True)
         return [it for it, _ in sorted(by_id, key=lambda p: -p[1])]

@@ -202,15 +202,15 @@ _TREC_COLUMNS: dict = {}  # rankmeter metric names -> the pass columns under tre
 
 
 def trec_columns(metrics: list) -> list:
-    """The fused pass's columns of ``metrics`` under trec_eval's conventions (what ``rm.evaluate(...,
-    preset="trec_eval")`` runs), made once per list of names."""
+    """The fused pass's columns of ``metrics`` under pytrec_eval's conventions, trec_eval 9.0.x's (what
+    ``rm.evaluate(..., preset="trec_eval_9")`` runs), made once per list of names."""
     key = tuple(metrics)
     cols = _TREC_COLUMNS.get(key)
     if cols is None:
         from ..evaluation._evaluate import _parse_metrics
         from ..evaluation._presets import get_preset
 
-        pre = get_preset("trec_eval")
+        pre = get_preset("trec_eval_9")
         assert pre is not None
         _keys, parsed = _parse_metrics(list(metrics), pre.metric_options)
         if len(_TREC_COLUMNS) >= 1024:

@@ -26,8 +26,8 @@ Each measure is computed as the ir_measures provider that its default pipeline p
 - ``pytrec_eval`` (trec_eval as rankmeter.compat.pytrec_eval reads it: scores rounded to float32, equal scores
   by document id descending, a negative grade unjudged for bpref): ``P``, ``R``, ``AP``, ``RR`` without cutoff,
   ``nDCG`` (``dcg="log2"``, ``gains=``), ``Success``, ``Rprec``, ``Bpref``, ``NumRel`` (rel=1), ``NumRet``,
-  ``NumRelRet``, ``NumQ``, ``SetP``, ``SetRelP``, ``SetR``, ``SetF``, ``SetAP``, with ``rel=`` and
-  ``judged_only=`` (trec_eval -J); ids must be strings and grades integers, as pytrec_eval requires (TypeError);
+  ``NumRelRet``, ``NumQ``, ``SetP``, ``SetRelP``, ``SetR``, ``SetF``, ``SetAP``, ``IPrec@r`` (trec_eval 9.0.x's
+  levels, as pytrec_eval), ``infAP``, with ``rel=`` and ``judged_only=`` (trec_eval -J); ids must be strings and grades integers, as pytrec_eval requires (TypeError);
 - ``cwl_eval`` (equal scores in input order): ``RBP(rel=L, p=P)``, binary gains on the first 1000 documents,
   normalised by the sum of their weights; the C/W/L measures ``INST(T=, min_rel=, max_rel=)``, ``INSQ``,
   ``BPM(T=)@k``, ``SDCG@k``, ``NERR8@k``, ``NERR9@k``, ``NERR10(p=)``, ``NERR11(T=)`` (cwl-eval's expected utility,
@@ -40,10 +40,11 @@ Each measure is computed as the ir_measures provider that its default pipeline p
   decimals per query as gdeval prints them; numeric query ids and integer grades up to 4 (gdeval's perl script
   rejects anything else; here a ValueError, as for two ids gdeval reads as one topic number, such as 7 and 007).
 
-``RBP`` without ``rel=``, ``IPrec``, ``infAP`` (parsed, not computed) and anything no provider takes raise
+``RBP`` without ``rel=`` and anything no provider takes raise
 ``ValueError("Unsupported measures {...}.")`` at the call; the first provider to raise raises, in ir_measures'
 order. ir_measures' diversity measures raise NameError at parsing. Where ir_measures' own value is
-not defined this module gives rankmeter's: pytrec_eval's num_rel of a query with an empty ranking, and nDCG without
+not defined this module gives rankmeter's: pytrec_eval's num_rel (and so IPrec) of a query with an empty ranking,
+and nDCG without
 ``gains=`` or NumRet/NumQ without ``rel=`` asked with ``gains=`` or ``judged_only=True`` measures (ir_measures
 computes them in whichever pytrec_eval invocation its measure set lists first).
 """
@@ -216,7 +217,6 @@ _SPECS: dict = {
         "min_rel": _Param(int, default=0),
         "max_rel": _Param(int, required=True),
     },
-    # pytrec_eval measures rankmeter does not compute: parsed as ir_measures parses them, no provider here takes them
     "IPrec": {"recall": _Param(float, required=True), "rel": _REL, "judged_only": _JUDGED},
     "infAP": {"rel": _REL},
 }
@@ -756,7 +756,7 @@ class PytrecEvalProvider(_Provider):
     NAME = "pytrec_eval"
     TIES = "desc"
     _TAKES = ("P", "R", "AP", "RR", "nDCG", "Success", "Rprec", "Bpref", "NumRel", "NumRet", "NumQ", "SetP",
-              "SetR", "SetF", "SetAP")  # fmt: skip
+              "SetR", "SetF", "SetAP", "IPrec", "infAP")  # fmt: skip
 
     def check(self, data: _Data) -> None:
         _check_pytrec_inputs(data)
@@ -812,7 +812,7 @@ class PytrecEvalProvider(_Provider):
             judged_queries = set(truth.users.tolist()) if truth.users is not None else set()
             vals = {nm: np.full(n, np.nan) for nm in names}
             if not judged_queries.isdisjoint(data.run.keys()):
-                res = _rm.evaluate(truth, recs, names, preset="trec_eval", min_relevance=rel, ties="input")
+                res = _rm.evaluate(truth, recs, names, preset="trec_eval_9", min_relevance=rel, ties="input")
                 users = res.users.tolist()
                 at = np.fromiter(map(data.position.__getitem__, users), dtype=np.int64, count=len(users))
                 for nm in names:
@@ -846,6 +846,10 @@ def _pytrec_names(m: Measure) -> list:
         return ["recall"]
     if m.NAME == "SetF":
         return ["precision", "recall"]
+    if m.NAME == "IPrec":
+        return [f"iprec(at={float(m['recall'])!r})"]
+    if m.NAME == "infAP":
+        return ["infap"]
     return []  # counts: hits, num_rel, num_ret, num_q
 
 
@@ -863,6 +867,13 @@ def _pytrec_value(m: Measure, vals: dict) -> np.ndarray:
         den = x * p + r
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(den > 0, (x + 1.0) * p * r / den, np.where(np.isnan(den), np.nan, 0.0))
+    if m.NAME == "IPrec":
+        # trec_eval 9.0.x: an empty ranking starts the interpolation at 0/0, the value of a level of 0 documents
+        # (int(x |R| + 0.9) = 0): NaN (as rankmeter.compat.pytrec_eval gives it)
+        x, value, n_ret, n_rel = float(m["recall"]), vals[_pytrec_names(m)[0]], vals["num_ret"], vals["num_rel"]
+        with np.errstate(invalid="ignore"):
+            zero_level = np.floor(x * np.nan_to_num(n_rel) + 0.9) == 0
+        return np.where((n_ret == 0) & zero_level, np.nan, value)
     if m.NAME == "SetP" and m["relative"]:
         den = np.minimum(vals["num_ret"], vals["num_rel"])
         ok = np.nan_to_num(den) > 0

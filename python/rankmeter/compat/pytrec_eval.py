@@ -16,19 +16,21 @@ After::
 The result is pytrec_eval's nested dict ``{query: {measure: value}}`` with
 trec_eval's measure names (``P_5``, ``ndcg_cut_10``, ``map``, ``bpref``, ...),
 for the run's queries that have qrels, in the run's order. The numbers are
-pytrec_eval-terrier 0.5's (trec_eval 9.0.8 inside; ``preset="trec_eval"``
-otherwise): scores are rounded to float32 as trec_eval 9 stores them, documents
-ranked by score, equal scores by document id descending (strings); relevant
-means grade >= ``relevance_level``; a negative grade is "in the pool but
-unjudged" (bpref ignores it); queries without a relevant document score 0.
+pytrec_eval-terrier 0.5's (trec_eval 9.0.8 inside: ``preset="trec_eval_9"``):
+scores are rounded to float32 as trec_eval 9 stores them, documents ranked by
+score, equal scores by document id descending (strings); relevant means grade >=
+``relevance_level``; a negative grade is "in the pool but unjudged" (bpref
+ignores it); queries without a relevant document score 0.
 
-Measure requests follow pytrec_eval: a name (``"P"``: trec_eval's default
-cutoffs), ``"P.5,10"`` or ``"P_5,10"`` (cutoffs, merged over every request of the
-measure, so ``{"P", "P.3"}`` gives ``P_3`` only), the nicknames ``"official"``,
-``"set"`` and ``"all_trec"``. A measure pytrec_eval knows but rankmeter does not
-compute raises ``ValueError`` naming it; within a nickname such measures are left
-out with a ``UserWarning`` naming them. ``supported_measures`` lists what this
-module computes, ``supported_nicknames`` what each nickname gives here. Also:
+Every measure of pytrec_eval's ``supported_measures`` is computed (this module's
+``supported_measures`` is the same set): the fused pass gives most, and ``gm_map``,
+``gm_bpref`` (per query the log pytrec_eval returns), ``utility``, ``set_map``,
+``11pt_avg``, ``runid`` and ``relstring`` (texts in trec_eval: 0.0 here) come from
+its per-query values. Measure requests follow pytrec_eval: a name (``"P"``:
+trec_eval's default cutoffs), ``"P.5,10"`` or ``"P_5,10"`` (cutoffs, merged over
+every request of the measure, so ``{"P", "P.3"}`` gives ``P_3`` only), levels
+(``"iprec_at_recall.0.25,0.5"``), the nicknames ``"official"``, ``"set"`` and
+``"all_trec"``. ``supported_nicknames`` gives what each nickname holds. Also:
 ``compute_aggregated_measure``, ``parse_qrel``, ``parse_run`` (docs/metrics.md 8.5).
 """
 
@@ -39,7 +41,6 @@ import itertools
 import math
 import numbers
 import re
-import warnings
 from typing import Any, Iterable, Mapping
 
 import numpy as np
@@ -106,20 +107,28 @@ _NICKNAMES = {
 _PREF_NICKNAMES = ("all_prefs", "prefs", "qrels_jg")  # preference and judgment-group qrels: another input format
 
 # trec_eval's default cutoffs of the measures computed at cutoffs
+_TREC_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _DEFAULT_CUTOFFS = {
-    "P": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
-    "recall": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
-    "map_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
-    "ndcg_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+    "P": _TREC_CUTS,
+    "recall": _TREC_CUTS,
+    "map_cut": _TREC_CUTS,
+    "ndcg_cut": _TREC_CUTS,
+    "relative_P": _TREC_CUTS,
     "success": (1, 5, 10),
 }
-# measure -> rankmeter metric (with "{k}" for the cutoff)
+# measure -> rankmeter metric (with "{k}" for the cutoff); the metrics run under preset="trec_eval_9"
 _CUT = {
     "P": "precision@{k}",
     "recall": "recall@{k}",
     "map_cut": "ap@{k}",
     "ndcg_cut": "ndcg@{k}",
     "success": "hit_rate@{k}",
+    "relative_P": "recall(denominator=min_relevant_k)@{k}",
+}
+# measures at levels (floats), printed with 2 decimals: the metric at level {x}
+_LEVELS = {
+    "iprec_at_recall": ("iprec(at={x})", tuple(i / 10 for i in range(11))),
+    "Rprec_mult": ("rprec_mult(mult={x})", tuple(i / 5 for i in range(1, 11))),
 }
 _PLAIN = {
     "num_q": "num_q",
@@ -128,32 +137,68 @@ _PLAIN = {
     "num_rel_ret": "hits",
     "map": "ap",
     "Rprec": "r_precision",
-    "bpref": "bpref",  # the trec_eval preset gives negative="unjudged"
+    "bpref": "bpref",  # the trec_eval presets give negative="unjudged"
     "recip_rank": "rr",
-    "ndcg": "ndcg",  # the trec_eval preset gives ideal="all"
+    "infAP": "infap",
+    "binG": "bin_g",
+    "G": "trec_g",
+    "ndcg": "ndcg",  # the trec_eval presets give ideal="all"
+    "ndcg_rel": "ndcg_rel",
+    "Rndcg": "rndcg",
+    "set_P": "precision",
+    "set_relative_P": "recall(denominator=min_relevant_k)",
+    "set_recall": "recall",
+    "num_nonrel_judged_ret": "num_nonrel_judged",
 }
+# measures computed here from per-query values of other metrics (docs/metrics.md 8.2): name -> the metrics read
+_DERIVED = {
+    "gm_map": ("ap",),  # per query: log(max(map, 0.00001)), as pytrec_eval returns it (its aggregate: exp(mean))
+    "gm_bpref": ("bpref",),
+    "utility": ("hits", "num_ret", "num_rel"),
+    "set_map": ("hits", "num_ret", "num_rel"),
+    "11pt_avg": (),  # the iprec metrics of its levels
+    "set_F": (),  # fbeta(beta=sqrt(x))
+    "runid": (),  # a text, not a number: pytrec_eval returns an unset double (0.0 here)
+    "relstring": (),  # a text: pytrec_eval returns 0.0
+}
+_GM_FLOOR = 0.00001  # trec_eval's MIN_GEO_MEAN
 
-supported_measures = frozenset(_CUT) | frozenset(_PLAIN)
+supported_measures = frozenset(_CUT) | frozenset(_LEVELS) | frozenset(_PLAIN) | frozenset(_DERIVED)
 supported_nicknames = {nick: frozenset(names.split()) & supported_measures for nick, names in _NICKNAMES.items()}
 # a request "meas.p1,p2" or "meas_p1,p2": pytrec_eval's pattern, matched at the start of the request
 _PARAMS = r"[._]([0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*)"
+_GAINS = ("ndcg", "G", "binG", "ndcg_rel", "Rndcg")  # trec_eval reads parameters of these as gains per grade
 
 
-def _expand(measures: Iterable[str]) -> dict[str, str]:
-    """pytrec_eval measure requests -> {output name: rankmeter metric}, in trec_eval's order."""
+class _Output:
+    """One output value: a metric's per-query value (``metric``), or one computed from metrics (``kind``)."""
+
+    __slots__ = ("metric", "kind", "deps", "params")
+
+    def __init__(self, metric: Any = None, kind: Any = None, deps: tuple = (), params: tuple = ()):
+        self.metric, self.kind, self.deps, self.params = metric, kind, deps, params
+
+
+def _numbers(base: str, given: set) -> list[float]:
+    return sorted(float(p) for p in given)
+
+
+def _level(x: float) -> str:
+    return repr(float(x))
+
+
+def _expand(measures: Iterable[str]) -> dict[str, _Output]:
+    """pytrec_eval measure requests -> {output name: what gives it}, in trec_eval's order."""
     if isinstance(measures, (str, bytes)) or not isinstance(measures, Iterable):
         raise TypeError(
             "`measures` must be a set of measure names such as {'map', 'P.10'}, got " + type(measures).__name__
         )
     requests: list[str] = []
-    dropped: set[str] = set()
     for req in measures:
         if not isinstance(req, str):
             raise TypeError(f"measure names must be strings, got {req!r}")
         if req in _NICKNAMES:
-            names = set(_NICKNAMES[req].split())
-            requests += sorted(names & supported_measures)
-            dropped |= names - supported_measures
+            requests += _NICKNAMES[req].split()
         elif req in _PREF_NICKNAMES:
             raise ValueError(
                 f"nickname {req!r} (measures of preference or judgment-group qrels) is not computed by "
@@ -161,15 +206,8 @@ def _expand(measures: Iterable[str]) -> dict[str, str]:
             )
         else:
             requests.append(req)
-    if dropped:
-        warnings.warn(
-            "rankmeter.compat.pytrec_eval does not compute "
-            + ", ".join(sorted(dropped, key=_ORDER.__getitem__))
-            + " of the nickname(s) asked for: they are left out of the result",
-            UserWarning,
-            stacklevel=3,
-        )
     params: dict[str, set[str]] = {}
+    order: dict[str, list[str]] = {}  # parameters in the order given (utility's coefficients)
     for req in requests:
         if req in _ORDER:
             params.setdefault(req, set())
@@ -177,33 +215,89 @@ def _expand(measures: Iterable[str]) -> dict[str, str]:
         base = next((m for m in _TREC_ORDER if re.match(re.escape(m) + _PARAMS, req)), None)
         if base is None:
             raise ValueError(f"unsupported measure {req}")
-        params.setdefault(base, set()).update(re.match(re.escape(base) + _PARAMS, req).group(1).split(","))  # type: ignore[union-attr]
-    unknown = [m for m in params if m not in supported_measures]
-    if unknown:
-        raise ValueError(
-            f"pytrec_eval measure(s) {', '.join(sorted(unknown, key=_ORDER.__getitem__))} are not computed by "
-            f"rankmeter.compat.pytrec_eval; it computes {', '.join(sorted(supported_measures, key=_ORDER.__getitem__))}"
-        )
-    out: dict[str, str] = {}
+        got = re.match(re.escape(base) + _PARAMS, req).group(1).split(",")  # type: ignore[union-attr]
+        params.setdefault(base, set()).update(got)
+        order[base] = got
+    out: dict[str, _Output] = {}
     for base in sorted(params, key=_ORDER.__getitem__):
         given = params[base]
+        if base in _GAINS and given:
+            raise ValueError(
+                f"{base} with parameters ({','.join(sorted(given))}): trec_eval reads them as pairs grade=gain, "
+                "which pytrec_eval's measure parser cannot pass (pytrec_eval aborts the process)"
+            )
         if base in _PLAIN:
-            if base == "ndcg" and given:
+            out[base] = _Output(_PLAIN[base])  # trec_eval ignores the parameters of the other single-value measures
+        elif base in _CUT:
+            # trec_eval reads each cutoff with atol (its integer part), sorts them and rejects 0 and repeats
+            ks = sorted(int(p.split(".")[0]) for p in given) if given else list(_DEFAULT_CUTOFFS[base])
+            if ks[0] < 1:
+                raise ValueError(f"cutoffs of {base} must be positive, got {','.join(sorted(given))}")
+            if len(set(ks)) != len(ks):
+                raise ValueError(f"cutoffs of {base} repeat a value: {','.join(sorted(given))}")
+            for k in ks:
+                out[f"{base}_{k}"] = _Output(_CUT[base].format(k=k))
+        elif base in _LEVELS:
+            form, default = _LEVELS[base]
+            levels = _numbers(base, given) if given else list(default)
+            if base == "iprec_at_recall" and levels[-1] > 1:
+                raise ValueError(f"recall levels of iprec_at_recall must be in [0, 1], got {','.join(sorted(given))}")
+            if base == "Rprec_mult" and levels[0] <= 0:
+                raise ValueError(f"multiples of Rprec_mult must be > 0, got {','.join(sorted(given))}")
+            for x in levels:
+                metric = form.format(x=_level(x))
+                if base == "iprec_at_recall":  # NaN on an empty ranking at a level of 0 documents (see _derive)
+                    out[f"{base}_{x:.2f}"] = _Output(kind="iprec", deps=(metric, "num_ret", "num_rel"), params=(x,))
+                else:
+                    out[f"{base}_{x:.2f}"] = _Output(metric)
+        elif base == "11pt_avg":
+            levels = _numbers(base, given) if given else list(_LEVELS["iprec_at_recall"][1])
+            if levels[-1] > 1:
+                raise ValueError(f"recall levels of 11pt_avg must be in [0, 1], got {','.join(sorted(given))}")
+            deps = (*(f"iprec(at={_level(x)})" for x in levels), "num_ret", "num_rel")
+            out[base] = _Output(kind="mean_of", deps=deps, params=tuple(levels))
+        elif base == "set_F":
+            x = float(order[base][0]) if given else 1.0
+            if not x > 0:
+                raise ValueError(f"the parameter of set_F (the weight of recall, beta^2) must be > 0, got {x}")
+            out[base] = _Output(f"fbeta(beta={math.sqrt(x)!r})")
+        elif base == "utility":
+            if given:
                 raise ValueError(
-                    f"ndcg with parameters ({','.join(sorted(given))}): trec_eval reads them as gain values per "
-                    "grade, which rankmeter.compat.pytrec_eval does not compute"
+                    f"utility with coefficients ({','.join(order[base])}): pytrec_eval does not pass them to "
+                    "trec_eval (it prints 'improper number of coefficients' and returns 0 for every query); ask for "
+                    "'utility' (coefficients 1,-1,0,0) or use `rankmeter eval -m utility.a,b,c,d`"
                 )
-            out[base] = _PLAIN[base]  # trec_eval ignores the parameters of the other single-value measures
-            continue
-        # trec_eval reads each cutoff with atol (its integer part), sorts them and rejects 0 and repeats
-        ks = sorted(int(p.split(".")[0]) for p in given) if given else list(_DEFAULT_CUTOFFS[base])
-        if ks[0] < 1:
-            raise ValueError(f"cutoffs of {base} must be positive, got {','.join(sorted(given))}")
-        if len(set(ks)) != len(ks):
-            raise ValueError(f"cutoffs of {base} repeat a value: {','.join(sorted(given))}")
-        for k in ks:
-            out[f"{base}_{k}"] = _CUT[base].format(k=k)
+            out[base] = _Output(kind="utility", deps=_DERIVED[base], params=(1.0, -1.0, 0.0, 0.0))
+        elif base in ("runid", "relstring"):
+            out[base] = _Output(kind="zero")
+        else:  # gm_map, gm_bpref, set_map
+            out[base] = _Output(kind=base, deps=_DERIVED[base])
     return out
+
+
+def _derive(out: _Output, col: Mapping[str, np.ndarray], n: int) -> np.ndarray:
+    """The per-query values of a computed measure from the metrics' values ``col`` (docs/metrics.md 8.2)."""
+    if out.kind == "zero":
+        return np.zeros(n)
+    if out.kind in ("iprec", "mean_of"):
+        # trec_eval 9.0.x starts its interpolated precision at num_rel_ret / num_ret, which is NaN (0/0) on an
+        # empty ranking (an empty dict, or nothing judged left with judged_docs_only_flag); a level of 0 documents
+        # (int(x |R| + 0.9) = 0) takes that value (m_iprec_at_recall.c, m_11pt_avg.c; 10.0 does the same)
+        *its, n_ret, n_rel = (col[d] for d in out.deps)
+        value = its[0] if out.kind == "iprec" else np.mean(np.stack(its), axis=0)
+        zero_level = np.zeros(n, dtype=bool)
+        for x in out.params:
+            zero_level |= (x * n_rel + 0.9).astype(np.int64) == 0
+        return np.where((n_ret == 0) & zero_level, np.nan, value)
+    if out.kind in ("gm_map", "gm_bpref"):
+        return np.log(np.maximum(col[out.deps[0]], _GM_FLOOR))
+    hits, n_ret, n_rel = (col[d] for d in out.deps)
+    if out.kind == "set_map":
+        den = n_ret * n_rel
+        return np.divide(hits * hits, den, out=np.zeros(n), where=den > 0)
+    a, b, c, d = out.params  # utility; the collection size (trec_eval -N) is 0 in pytrec_eval
+    return a * hits + b * (n_ret - hits) + c * (n_rel - hits) + d * (hits - n_ret - n_rel)
 
 
 def _check_qrels(query_relevance: Any) -> None:
@@ -241,22 +335,39 @@ class RelevanceEvaluator:
             raise TypeError("Argument relevance_level should be positive.")
         if not isinstance(judged_docs_only_flag, (numbers.Integral, np.integer)):
             raise TypeError(f"`judged_docs_only_flag` must be a bool, got {judged_docs_only_flag!r}")
-        self._measures: dict[str, str] = _expand(measures)
+        self._measures: dict[str, _Output] = _expand(measures)
         _check_qrels(query_relevance)
         self._qrels: Mapping[Any, Mapping[Any, int]] = query_relevance
-        self._metrics: list[str] = list(dict.fromkeys(self._measures.values()))
+        # the metrics the outputs read, once each (num_q alone when only runid/relstring are asked: it gives the
+        # evaluated queries)
+        needed = [x for o in self._measures.values() for x in ((o.metric,) if o.metric else o.deps)]
+        if self._measures and not needed:
+            needed = ["num_q"]
+        self._metrics: list[str] = list(dict.fromkeys(needed))
+        self._derived: bool = any(o.kind is not None for o in self._measures.values())
         self._relevance_level: int = int(relevance_level)
         self._judged_only: bool = bool(judged_docs_only_flag)
         self._fast: Any = None  # (pass columns, column of each output name, names), made on the first small call
 
     def _fast_columns(self) -> tuple:
-        """The fused pass's columns of the measures under trec_eval's conventions (what ``rm.evaluate(...,
-        preset="trec_eval")`` runs), made once per evaluator."""
+        """The fused pass's columns of the metrics under trec_eval 9.0.x's conventions (what ``rm.evaluate(...,
+        preset="trec_eval_9")`` runs), made once per evaluator."""
         if self._fast is None:
             names = list(self._measures)
             col_of = {m: j for j, m in enumerate(self._metrics)}  # one column per distinct metric
-            self._fast = (trec_columns(self._metrics), [col_of[self._measures[n]] for n in names], names)
+            direct = [col_of[self._measures[n].metric] for n in names] if not self._derived else []
+            self._fast = (trec_columns(self._metrics), direct, names)
         return self._fast
+
+    def _outputs(self, users: np.ndarray, col: Mapping[str, np.ndarray]) -> dict:
+        """The nested dict ``{query: {measure: value}}`` from each metric's values over ``users`` (made in C++)."""
+        names = list(self._measures)
+        n = users.size
+        values = np.empty((n, len(names)), dtype=np.float64)
+        for j, name in enumerate(names):
+            o = self._measures[name]
+            values[:, j] = col[o.metric] if o.metric else _derive(o, col, n)
+        return _core.nested_dict(np.ascontiguousarray(users, dtype=object), names, values)
 
     def evaluate(self, scores: Mapping[Any, Mapping[Any, float]]) -> dict:
         """``{query: {measure: value}}`` for the run's queries that have qrels, in the run's order."""
@@ -269,19 +380,41 @@ class RelevanceEvaluator:
             # (an evaluator called query by query costs about what pytrec_eval's call does); None sends anything
             # it does not take (int documents, -J, a NaN score, ...) to the general path below
             cols, col_of, names = self._fast_columns()
-            out = _core.trec_nested(
-                self._qrels,
-                scores,
-                cols,
-                col_of,
-                names,
-                float(self._relevance_level),
-                _EMPTY_ZERO,
-                _DUP_ERROR,
-                resolve_threads(None),
-            )
-            if out is not None:
-                return out
+            if not self._derived:
+                out = _core.trec_nested(
+                    self._qrels,
+                    scores,
+                    cols,
+                    col_of,
+                    names,
+                    float(self._relevance_level),
+                    _EMPTY_ZERO,
+                    _DUP_ERROR,
+                    resolve_threads(None),
+                )
+                if out is not None:
+                    return out
+            else:  # measures computed from metrics: the metrics' values, then the outputs
+                got = _core.trec_nested(
+                    self._qrels,
+                    scores,
+                    cols,
+                    list(range(len(cols))),
+                    list(self._metrics),
+                    float(self._relevance_level),
+                    _EMPTY_ZERO,
+                    _DUP_ERROR,
+                    resolve_threads(None),
+                    nested=False,
+                )
+                if got is not None:
+                    vals, rows = got
+                    if not len(rows):
+                        return {}
+                    keys = np.empty(len(scores), dtype=object)
+                    keys[:] = list(scores.keys())
+                    col = {m: np.asarray(vals[j], dtype=np.float64) for j, m in enumerate(self._metrics)}
+                    return self._outputs(keys[np.asarray(rows, dtype=np.int64)], col)
         qrels = self._qrels
         if len(scores) < len(qrels):
             # only the run's queries are evaluated: the qrels of the others are not read (an evaluator made
@@ -299,21 +432,18 @@ class RelevanceEvaluator:
             return {q: {} for q in recs.users[judged].tolist()}
         if not judged.any():
             return {}  # no run query has qrels: nothing is evaluated (rm.evaluate would say so with an error)
-        # preset="trec_eval": the queries in both the run and the qrels (missing="skip"); the lists come
-        # ranked (pytrec_eval's order), so no tie rule applies here.
+        # preset="trec_eval_9": the queries in both the run and the qrels (missing="skip"); the lists come
+        # ranked (pytrec_eval's order, float32 scores), so no tie rule applies here.
         res = _rm.evaluate(
-            truth, recs, self._metrics, preset="trec_eval", min_relevance=self._relevance_level, ties="input"
+            truth, recs, self._metrics, preset="trec_eval_9", min_relevance=self._relevance_level, ties="input"
         )
         if not res.users.size:
             return {}
-        names = list(self._measures)
-        values = np.column_stack([res.per_user[self._measures[n]] for n in names])
-        # in the run's order, the evaluated queries only; the nested dict is made in C++
+        # in the run's order, the evaluated queries only
         rows = _row_of(np.asarray(res.users, dtype=object), recs.users)
         keep = rows >= 0
-        return _core.nested_dict(
-            np.ascontiguousarray(recs.users[keep], dtype=object), names, np.ascontiguousarray(values[rows[keep]])
-        )
+        col = {m: np.asarray(res.per_user[m], dtype=np.float64)[rows[keep]] for m in self._metrics}
+        return self._outputs(recs.users[keep], col)
 
 
 _ONE_CALL = True  # the one-call path of evaluate() (False: the general path only; the tests compare the two)

@@ -283,8 +283,9 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     p_tie_scores = None
     order: Optional[np.ndarray] = None
     n_tied = 0
-    if ties in TORCH_TIES and r_scores is not None:
-        r_scores = float32_scores(r_scores)  # torch reads float32 scores: ranks and tests score > 0 on those
+    if (ties in TORCH_TIES or ties == "trec9") and r_scores is not None:
+        # torch reads float32 scores: ranks and tests score > 0 on those; trec_eval 9.0.x stores them as float
+        r_scores = float32_scores(r_scores)
     if r.by_score:
         tie_keys: Optional[np.ndarray] = None
         # ties="average" orders equal scores any way (input order): the tie groups are averaged later;
@@ -294,13 +295,14 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
         elif ties in TORCH_TIES:
             order = torch_order(r, r_scores, ties, parsed[0].k, threads)
         else:
-            if ties not in ("input", "average", "evidently"):
+            rule = "trec" if ties == "trec9" else ties  # trec9: trec's order of the float32 scores
+            if rule not in ("input", "average", "evidently"):
                 if r.coded is not None and r.coded.in_order:
                     # codes in the ids' string order (a TREC run): the key itself (reversed: ascending ids)
-                    tie_keys = ~r.coded.codes if ties == "item" else r.coded.codes
+                    tie_keys = ~r.coded.codes if rule == "item" else r.coded.codes
                 else:
-                    tie_keys = label_rank(labels, ties)[r_codes] if labels is not None else tie_key(r.items, ties)
-            order = score_order(r.indptr, r.scores, tie_keys)
+                    tie_keys = label_rank(labels, rule)[r_codes] if labels is not None else tie_key(r.items, rule)
+            order = score_order(r.indptr, r_scores, tie_keys)
         r_scores = r_scores[order]
         n_tied = count_tied_users(r.indptr, r_scores, _read_length(parsed, max_items), rowmap)
         if r_codes is not None:

@@ -66,7 +66,7 @@ _SIDE_DOC = (
     "differently (``truth_user_col='userId', recs_user_col='uid'``); they win\n"
     "over ``user_col``/``item_col`` for that table (``train`` keeps those)."
 )
-_TIES = ("item", "input", "trec", "item_desc", "average", *RANX_TIES, *TORCH_TIES, "evidently")
+_TIES = ("item", "input", "trec", "trec9", "item_desc", "average", *RANX_TIES, *TORCH_TIES, "evidently")
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,8 @@ class EvalOptions:
             "choice",
             "Equal scores when ranking by score: item id ascending (default: the\n"
             "same numbers whatever the row order), input order, item id\n"
-            "descending as strings (trec_eval), item id descending, tie-averaged\n"
+            "descending as strings (trec_eval), the same on scores rounded to\n"
+            "float32 (trec9: trec_eval 9.0.x, pytrec_eval), item id descending, tie-averaged\n"
             "DCG/NDCG (scikit-learn), ranx's numba quicksort order (a ``Run``;\n"
             "a ``Run`` after ``make_comparable=True``; a plain dict), torch's\n"
             "order of float32 scores (argsort; topk at the metric's cutoff;\n"

@@ -48,6 +48,14 @@ def _trec_eval_options(name: str, k: Optional[int]) -> dict:
     return {}
 
 
+def _trec_eval_9_options(name: str, k: Optional[int]) -> dict:
+    # trec_eval 9.0.x turns a recall level x of iprec_at_recall (and 11pt_avg) into int(x |R| + 0.9) relevant
+    # documents; 10.0 rounds x |R| to the nearest integer (m_iprec_at_recall.c)
+    if name == "iprec":
+        return {"cut": "trec9"}
+    return _trec_eval_options(name, k)
+
+
 def _ir_measures_options(name: str, k: Optional[int]) -> dict:
     # ir_measures' ERR@k is gdeval's, which prints each query's value with 5 decimals; the rest is pytrec_eval's
     # (trec_eval's conventions).
@@ -140,6 +148,29 @@ PRESETS: dict[str, Preset] = {
             "empty result (rankmeter.compat.pytrec_eval returns {})",
             "fractional grades: trec_eval reads the integer part (atol), pytrec_eval raises TypeError; rankmeter "
             "uses the grade as given",
+        ),
+    ),
+    "trec_eval_9": Preset(
+        "trec_eval_9",
+        defaults={"ties": "trec9", "empty": "zero", "missing": "skip"},
+        metric_options=_trec_eval_9_options,
+        doc=(
+            "trec_eval 9.0.8, the version inside pytrec_eval: preset='trec_eval' (10.0) but for what 9.0.x does "
+            "otherwise: scores are stored as float32 before ranking (scores equal in float32 are equal, ordered by "
+            "docno descending: ties='trec9'); iprec_at_recall and 11pt_avg turn a recall level x into int(x |R| + "
+            "0.9) relevant documents (iprec(cut=trec9)), where 10.0 rounds x |R|; `rankmeter eval --preset "
+            "trec_eval_9` leaves rbp, rbp_resid and unj_k out of all_trec (9.0.x has none of them) and, with -c -q, "
+            "prints no query line for the qrels queries without results (they still count in `all`). "
+            "Verified against trec_eval 9.0.8's own test outputs (tests/data/trec_eval_9, tests/engines/test_cli.py) "
+            "and, per query, against pytrec_eval-terrier 0.5 (rankmeter.compat.pytrec_eval runs on this preset)."
+        ),
+        metrics=(
+            ("iprec_at_recall_x", "iprec(at=x,cut=trec9)"),
+            ("every other trec_eval 9.0.x measure", "as preset='trec_eval'"),
+        ),
+        unmatched=(
+            "as preset='trec_eval' (rankmeter.presets.describe('trec_eval')), but for the float32 scores, which this "
+            "preset reproduces",
         ),
     ),
     "ranx": Preset(

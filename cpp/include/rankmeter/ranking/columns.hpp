@@ -71,9 +71,12 @@ enum class Negative : int32_t { nonrelevant = 0, unjudged = 1 };
 // rbp: gains as they are, or divided by the user's largest truth grade when it exceeds 1
 // (trec_eval 10.0 brings gains into [0, 1] that way, docs/metrics.md 3.16).
 enum class Scale : int32_t { none = 0, max_grade = 1 };
+// iprec: the recall level `at` in relevant items found, round(at |R|) (trec_eval 10.0) or
+// floor(at |R| + 0.9) (trec_eval 9.0.x, the version inside pytrec_eval), docs/metrics.md 3.18.4.
+enum class Cut : int32_t { round = 0, trec9 = 1 };
 
 // C/W/L metrics (ranking/cwl.hpp): which of cwl-eval's quantities a column reports; res_*: the
-// residual (unjudged items at max_gain minus unjudged items at 0), docs/metrics.md 3.20.
+// residual (unjudged items at max_gain minus unjudged items at 0), docs/metrics.md 3.21.
 enum class Quantity : int32_t { eu = 0, etu, ec, etc, ed, res_eu, res_etu, res_ec, res_etc, res_ed };
 
 constexpr int kMaxVariants = 16;  // distinct (gain, log_base, below_min) triples in one call
@@ -95,6 +98,7 @@ struct Column {
   ShortLists short_lists = ShortLists::pad;
   Negative negative = Negative::nonrelevant;  // bpref
   Scale scale = Scale::none;                  // rbp
+  Cut cut = Cut::round;                       // iprec
   // C/W/L metrics (ranking/cwl.hpp)
   double t = 1.0;                    // inst, insq, bpm, nerr11: the gain wanted
   double hb = 1.0;                   // bpm_dynamic: how T moves with each gain
@@ -361,10 +365,11 @@ inline double rprec_mult(const detail::Finds& f, const Column& c, Rel relevant, 
 
 template <class Rel, class Grade>
 inline double iprec(const detail::Finds& f, const Column& c, Rel relevant, Grade grade) {
-  // trec_eval iprec_at_recall (10.0): with the level in hits c = round(at |R|) (halves away
-  // from 0), the largest precision j / pos_j over the j-th relevant items found with j >= c;
-  // 0 when fewer than c relevant items are found (or none at all).
-  const int64_t cut = std::lround(c.at * static_cast<double>(f.nrel));
+  // trec_eval iprec_at_recall: with the level in hits c = round(at |R|) (10.0, halves away
+  // from 0) or floor(at |R| + 0.9) (9.0.x), the largest precision j / pos_j over the j-th
+  // relevant items found with j >= c; 0 when fewer than c relevant items are found (or none).
+  const double level = c.at * static_cast<double>(f.nrel);
+  const int64_t cut = c.cut == Cut::trec9 ? static_cast<int64_t>(level + 0.9) : std::lround(level);
   double best = 0.0;
   int64_t j = 0;
   for (int64_t q = 0; q < f.n; ++q) {

@@ -7,18 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-_NOT_COMPUTED = "IPrec and infAP: pytrec_eval measures rankmeter does not compute (parsed, not computed)"
 _INTERNALS = "ir_measures.util's QrelsConverter/RunConverter (its internal input conversion) are not in compat"
 OUT_OF_SCOPE = {
-    "test_IPrec": _NOT_COMPUTED,
-    "test_infAP": _NOT_COMPUTED,
-    "test_judged_only": _NOT_COMPUTED + " (its last subtest, IPrec@0.5; the 12 others pass)",
     "test_qrels_converter": _INTERNALS,
     "test_run_converter": _INTERNALS,
 }
 
 
-SUBTESTS = {"test_judged_only", "test_qrels_converter", "test_run_converter"}
+SUBTESTS = {"test_qrels_converter", "test_run_converter"}
 
 
 def pytest_collection_modifyitems(items: list) -> None:

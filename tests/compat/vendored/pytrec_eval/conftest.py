@@ -5,19 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-_NOT_COMPUTED = (
-    "asks for measures rankmeter does not compute yet (runid, gm_map, iprec_at_recall, set_*, 11pt_avg, ...): "
-    "compat.pytrec_eval computes the measures of compat.pytrec_eval.supported_measures"
-)
-OUT_OF_SCOPE = {
-    # every measure of the nicknames all_trec, set and official, by exact key sets
-    "test_nicknames": (_NOT_COMPUTED, (AssertionError, UserWarning)),
-    # every measure trec_eval prints by default (runid, gm_map, iprec_at_recall_* among them)
-    "test_results.test-qrels.test-out.test": (_NOT_COMPUTED, (KeyError, AssertionError, TypeError)),
-    # fails on pytrec_eval itself: 11pt_avg 0.1804 against trec_eval 10.0's printed 0.1817
+OUT_OF_SCOPE: dict = {
+    # fails on pytrec_eval itself: the test compares with trec_eval 10.0's output, and 11pt_avg of pytrec_eval
+    # (trec_eval 9.0.8 inside) is 0.1804 where 10.0 prints 0.1817 (9.0.x and 10.0 turn recall levels into
+    # document counts differently, docs/metrics.md 3.18.4)
     "test_results.test-qrels.rel_level-out.test.aql-relevance_level=2": (
-        "fails on the original pytrec_eval too (11pt_avg: 0.1804 against trec_eval 10.0's 0.1817); " + _NOT_COMPUTED,
-        (KeyError, AssertionError, TypeError),
+        "fails on the original pytrec_eval too (11pt_avg: 0.1804 against trec_eval 10.0's 0.1817)",
+        (AssertionError,),
     ),
 }
 
