@@ -1,5 +1,5 @@
 // rankmeter/ranking/cwl.hpp — the C/W/L framework metrics (Moffat et al.) as cwl-eval computes
-// them: walk formulas of the fused pass (docs/metrics.md, section 3.20).
+// them: walk formulas of the fused pass (docs/metrics.md, section 3.21).
 //
 // A C/W/L metric is a continuation vector C over the positions 1..n of a list padded or cut to
 // n = `depth` items (cwl-eval's max_n). From it come the weights W_i = prod_{j<i} C_j / S
