@@ -54,6 +54,16 @@ def test_ir_columns_ride_the_fused_pass(benchmark, w1):
     assert 0.0 < res["rbp"] < 1.0 and 0.0 < res["err@10"] < 1.0 and 0.0 < res["bpref"] <= 1.0
 
 
+@pytest.mark.benchmark(group="accuracy-cwl-columns")
+def test_cwl_columns_ride_the_fused_pass(benchmark, w1):
+    """C/W/L metrics (cwl-eval's, docs/metrics.md 3.21) as walk columns of the pass: each walks the 1000
+    positions cwl-eval pads every ranking to, whatever the list length."""
+    metrics = ["precision@10", "cwl_p@10", "sdcg@10", "inst", "cwl_rbp(p=0.8)", "inst(quantity=res_eu)"]
+    res = benchmark(rm.evaluate, w1.truth, w1.recs, metrics)
+    # every truth row of W1 has grade 1: cwl-eval's P@10 EU is precision@10
+    np.testing.assert_allclose(res.per_user["cwl_p@10"], res.per_user["precision@10"], rtol=1e-12, atol=0)
+
+
 @pytest.mark.benchmark(group="read-pass-floor")
 def test_read_pass_floor(benchmark, w1):
     """The memory floor: one np.add.reduce over every input buffer."""

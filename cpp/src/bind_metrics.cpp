@@ -31,6 +31,17 @@ void bind_metrics(py::module_& m) {
   py::enum_<Negative>(m, "Negative").value("nonrelevant", Negative::nonrelevant).value("unjudged", Negative::unjudged);
   py::enum_<Scale>(m, "Scale").value("none", Scale::none).value("max_grade", Scale::max_grade);
   py::enum_<Cut>(m, "Cut").value("round", Cut::round).value("trec9", Cut::trec9);
+  py::enum_<Quantity>(m, "Quantity")
+      .value("eu", Quantity::eu)
+      .value("etu", Quantity::etu)
+      .value("ec", Quantity::ec)
+      .value("etc", Quantity::etc)
+      .value("ed", Quantity::ed)
+      .value("res_eu", Quantity::res_eu)
+      .value("res_etu", Quantity::res_etu)
+      .value("res_ec", Quantity::res_ec)
+      .value("res_etc", Quantity::res_etc)
+      .value("res_ed", Quantity::res_ed);
   py::enum_<EmptyPolicy>(m, "EmptyPolicy")
       .value("skip", EmptyPolicy::skip)
       .value("zero", EmptyPolicy::zero)
@@ -75,6 +86,14 @@ void bind_metrics(py::module_& m) {
       .def_readwrite("negative", &Column::negative)
       .def_readwrite("scale", &Column::scale)
       .def_readwrite("cut", &Column::cut)
+      .def_readwrite("t", &Column::t)
+      .def_readwrite("hb", &Column::hb)
+      .def_readwrite("gain_med", &Column::gain_med)
+      .def_readwrite("l", &Column::l)
+      .def_readwrite("halflife", &Column::halflife)
+      .def_readwrite("max_gain", &Column::max_gain)
+      .def_readwrite("depth", &Column::depth)
+      .def_readwrite("quantity", &Column::quantity)
       .def("__repr__", [](const Column& c) {
         return "<Column kind=" + std::to_string(static_cast<int>(c.kind)) + " cutoff=" + std::to_string(c.cutoff) + ">";
       });

@@ -86,6 +86,17 @@ class Scale(_Enum):
 class Cut(_Enum):
     round: Cut
     trec9: Cut
+class Quantity(_Enum):
+    eu: Quantity
+    etu: Quantity
+    ec: Quantity
+    etc: Quantity
+    ed: Quantity
+    res_eu: Quantity
+    res_etu: Quantity
+    res_ec: Quantity
+    res_etc: Quantity
+    res_ed: Quantity
 
 class EmptyPolicy(_Enum):
     skip: EmptyPolicy
@@ -143,6 +154,14 @@ class Column:
     negative: Negative
     scale: Scale
     cut: Cut
+    t: float
+    hb: float
+    gain_med: float
+    l: float
+    halflife: float
+    max_gain: float
+    depth: float
+    quantity: Quantity
     def __init__(self) -> None: ...
 
 def metric_registry() -> list[dict[str, Any]]: ...

@@ -1346,6 +1346,146 @@ def _eval_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar when streaming")
 
 
+# ---- rankmeter cwl: cwl-eval's command line (docs/metrics.md 8.11)
+
+# cwl-eval's metric classes: (rankmeter metric, its printed name, the class's parameters and defaults)
+_CWL_CLASSES: dict = {
+    "PrecisionCWLMetric": ("cwl_p", "P@{0}", (10,)),
+    "RBPCWLMetric": ("cwl_rbp", "RBP@{0}", (0.9,)),
+    "NDCGCWLMetric": ("sdcg", "NDCG-k@{0}", (None,)),
+    "RRCWLMetric": ("cwl_rr", "RR", ()),
+    "APCWLMetric": ("cwl_ap", "AP", ()),
+    "INSTCWLMetric": ("inst", "INST-T={0}", (1.0,)),
+    "INSQCWLMetric": ("insq", "INSQ-T={0}", (1.0,)),
+    "BPMCWLMetric": ("bpm", "BPM-Static-T={0}-K={1}", (1.0, 10)),
+    "BPMDCWLMetric": ("bpm_dynamic", "BPM-Dynamic-T={0}-K={1}-hb={2}-hc={3}", (1, 10, 1.0, 1.0, 0.5)),
+    "NERReq8CWLMetric": ("nerr8", "NERR-EQ8@k={0}", (None,)),
+    "NERReq9CWLMetric": ("nerr9", "NERR-EQ9@k={0}", (None,)),
+    "NERReq10CWLMetric": ("nerr10", "NERR-EQ10@phi={0}", (0.9,)),
+    "NERReq11CWLMetric": ("nerr11", "NERR-EQ11@T={0}", (1.0,)),
+    "UMeasureCWLMetric": ("umeasure", "U-L@{0} ", (1000,)),
+    "TBGCWLMetric": ("tbg", "TBG-H@{0} ", (224,)),
+}
+# cwl-eval's default metric set (no -m file)
+_CWL_DEFAULT = (
+    [("PrecisionCWLMetric", (k,)) for k in (1, 2, 3, 4, 5, 10)]
+    + [("RBPCWLMetric", (p,)) for p in (0.2, 0.4, 0.8)]
+    + [("NDCGCWLMetric", (5,)), ("NDCGCWLMetric", (10,)), ("RRCWLMetric", ()), ("APCWLMetric", ())]
+    + [("INSTCWLMetric", (t,)) for t in (1.0, 2.0, 3.0)]
+)
+
+
+def _cwl_metric(cls: str, args: tuple, depth: int, max_gain: float) -> tuple:
+    """(printed name, rankmeter metric without its quantity) of one cwl-eval metric class with its arguments."""
+    if cls not in _CWL_CLASSES:
+        raise ValueError(f"cwl metric class {cls!r} is not computed by rankmeter (known: {', '.join(_CWL_CLASSES)})")
+    name, label, defaults = _CWL_CLASSES[cls]
+    if len(args) > len(defaults):
+        raise ValueError(f"{cls} takes at most {len(defaults)} arguments, got {len(args)}")
+    vals = list(args) + list(defaults[len(args) :])
+    if any(v is None for v in vals):
+        raise ValueError(f"{cls} needs its cutoff k")
+    opts = [f"depth={depth}", f"max_gain={max_gain!r}"]
+    k = None
+    if name in ("cwl_p", "sdcg", "nerr8", "nerr9"):
+        k = int(vals[0])
+        if name == "cwl_p" and k > depth + 1:  # cwl-eval's vectors no longer align there: it stops
+            raise ValueError(f"{label.format(*vals)}: k = {k} is more than --max_depth + 1 = {depth + 1}")
+    elif name in ("cwl_rbp", "nerr10"):
+        opts.append(f"p={float(vals[0])!r}")
+    elif name in ("inst", "insq", "nerr11"):
+        opts.append(f"t={float(vals[0])!r}")
+    elif name in ("bpm", "bpm_dynamic"):
+        # the cost so far (i items) must stay below K: the cutoff ceil(K)
+        opts.append(f"t={float(vals[0])!r}")
+        k = max(1, math.ceil(vals[1]))
+        if name == "bpm_dynamic":  # hc has no effect in cwl-eval (docs/metrics.md 3.21.9)
+            opts += [f"hb={float(vals[2])!r}", f"gain_med={float(vals[4])!r}"]
+    elif name == "umeasure":
+        opts.append(f"l={float(vals[0])!r}")
+    elif name == "tbg":
+        opts.append(f"halflife={float(vals[0])!r}")
+    return label.format(*vals), f"{name}({','.join(opts)}" + "{q})" + (f"@{k}" if k else "")
+
+
+def _cwl_metrics_file(path: str) -> list:
+    """cwl-eval's -m file: one ``ClassName(arg, ...)`` a line; an argument with a '.' is a float, else an int."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            text = line.strip()
+            if not text:
+                continue
+            m = re.fullmatch(r"(\w+)\((.*)\)", text)
+            if not m:
+                raise ValueError(f"{path}: cannot read the metric line {text!r}; expected ClassName(arg, ...)")
+            args = tuple(
+                float(a) if "." in a else int(a) for a in (x.strip() for x in m.group(2).split(",")) if a != ""
+            )
+            out.append((m.group(1), args))
+    return out
+
+
+def cwl_files(args: Any) -> int:
+    """``rankmeter cwl GAIN_FILE RESULT_FILE``: cwl-eval's output, line for line (docs/metrics.md 8.11)."""
+    import pandas as pd
+
+    if args.cost_file:
+        raise ValueError("--cost_file: cost files are not supported (every document costs 1, cwl-eval's default)")
+    qrels = pd.read_csv(args.gain_file, sep=r"\s+", header=None, dtype=str, usecols=[0, 2, 3], engine="python")
+    qrels.columns = ["topic", "doc", "gain"]
+    qrels["gain"] = qrels["gain"].astype(np.float64)
+    qrels = qrels.drop_duplicates(["topic", "doc"], keep="last")  # cwl-eval's dict keeps the last line
+    bad = (qrels["gain"] > args.max_gain) | (qrels["gain"] < 0.0)
+    if bad.any():
+        g = float(qrels["gain"][bad].iloc[0])
+        raise ValueError(
+            f"{args.gain_file}: a gain value ({g}) outside [0, {args.max_gain}] (cwl-eval refuses the gain file)"
+        )
+    run = pd.read_csv(args.result_file, sep=r"\s+", header=None, dtype=str, usecols=[0, 2], engine="python")
+    run.columns = ["topic", "doc"]
+    if run.empty:
+        raise ValueError(f"{args.result_file}: no result line")
+    # cwl-eval measures each run of consecutive lines of one topic as a ranking, in file order
+    topic = run["topic"].to_numpy(dtype=object)
+    starts = np.concatenate([[True], topic[1:] != topic[:-1]])
+    block = np.cumsum(starts) - 1
+    run["user_id"] = block
+    run["rank"] = np.arange(len(run)) - np.flatnonzero(starts)[block] + 1
+    blocks = pd.DataFrame({"user_id": np.arange(int(block[-1]) + 1), "topic": topic[starts]})
+    truth = blocks.merge(qrels, on="topic")[["user_id", "doc", "gain"]]
+    spec = _cwl_metrics_file(args.metrics_file) if args.metrics_file else _CWL_DEFAULT
+    named = [_cwl_metric(c, a, args.max_depth, args.max_gain) for c, a in spec]
+    qs = ("eu", "etu", "ec", "etc", "ed") + (
+        ("res_eu", "res_etu", "res_ec", "res_etc", "res_ed") if args.residuals else ()
+    )
+    asked = [m.format(q=f",quantity={q}") for _n, m in named for q in qs]
+    res = evaluate(
+        truth,
+        run[["user_id", "doc", "rank"]],
+        list(dict.fromkeys(asked)),
+        preset="cwl",
+        item_col="doc",
+        relevance_col="gain",
+        rank_col="rank",
+    )
+    order = np.argsort(np.asarray(res.users, dtype=np.int64), kind="stable")
+    n_b = len(blocks)
+    cols: dict = {"topic": np.repeat(blocks["topic"].to_numpy(dtype=object), len(named))}
+    cols["metric"] = np.tile(np.array([n for n, _m in named], dtype=object), n_b)
+    for q in qs:
+        vals = np.stack([np.asarray(res.per_user[m.format(q=f",quantity={q}")])[order] for _n, m in named], axis=1)
+        cols[q] = vals.reshape(-1)
+    out = pd.DataFrame(cols)
+    if args.colnames:
+        head = "Topic\tMetric\tEU\tETU\tEC\tETC\tED" + (
+            "\tResEU\tResETU\tResEC\tResETC\tResED" if args.residuals else ""
+        )
+        sys.stdout.write(head + "\n")
+    sys.stdout.write(out.to_csv(sep="\t", header=False, index=False, float_format="%.4f", lineterminator="\n"))
+    return 0
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         return _main(argv)
@@ -1423,6 +1563,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-traditional", action="store_true", help="rank by score, then docno (default: by rank)")
     p.add_argument("-M", type=int, default=0, dest="depth", help="cut the run at this depth")
     p.add_argument("-c", action="store_true", dest="complete", help="average over every qrels topic")
+
+    p = sub.add_parser(
+        "cwl",
+        help="the C/W/L metrics as cwl-eval prints them (cwl-eval's command line)",
+        description="cwl-eval's output for a gain file (TREC qrels, gains in [0, 1]) and a TREC result file read "
+        "in file order: per topic and metric EU, ETU, EC, ETC, ED (and the residuals with -r).",
+        epilog=epilog,
+        formatter_class=fmt,
+    )
+    p.add_argument("gain_file", help="TREC qrels whose relevance column is the gain, in [0, 1]")
+    p.add_argument("result_file", help="TREC result file: topic element_type doc rank score run (file order counts)")
+    p.add_argument("-c", "--cost_file", default=None, help="not supported: every document costs 1")
+    p.add_argument("-m", "--metrics_file", default=None, help="one ClassName(args) a line (default: cwl-eval's set)")
+    p.add_argument("-n", "--colnames", action="store_true", help="print the column names first")
+    p.add_argument("-r", "--residuals", action="store_true", help="print the residuals too")
+    p.add_argument("--max_gain", type=float, default=1.0, help="the gain of an unjudged document in the residuals")
+    p.add_argument("--max_depth", type=int, default=1000, help="positions of every ranking (default 1000)")
     return parser
 
 
@@ -1455,6 +1612,8 @@ def _main(argv: Optional[Sequence[str]] = None) -> int:
                 )
             )
             return 0
+        if args.command == "cwl":
+            return cwl_files(args)
         _write([metrics_table()])
         return 0
     except BrokenPipeError:

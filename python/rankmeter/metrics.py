@@ -118,6 +118,22 @@ def _unit(v: Any, where: str) -> float:
     return f
 
 
+def _real(v: Any, where: str) -> float:
+    """Any finite number (a rate that may be negative or zero)."""
+    if isinstance(v, str):
+        try:
+            f = float(v.strip())
+        except ValueError:
+            raise ValueError(f"{where} must be a finite number, got {v!r}") from None
+    elif isinstance(v, numbers.Real) and not isinstance(v, bool):
+        f = float(v)
+    else:
+        raise TypeError(f"{where} must be a finite number, got {v!r}")
+    if not math.isfinite(f):
+        raise ValueError(f"{where} must be a finite number, got {v!r}")
+    return f
+
+
 def _log_base(v: Any, where: str) -> float:
     f = _positive_float(v, where)
     if f == 1.0:
@@ -131,6 +147,7 @@ _NUMERIC: dict[str, Callable[[Any, str], float]] = {
     "persistence": _persistence,
     "log_base": _log_base,
     "unit": _unit,
+    "real": _real,
 }
 
 

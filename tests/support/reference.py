@@ -653,6 +653,13 @@ COUNT_LIKE = {
 }
 
 
+# The C/W/L framework metrics (cwl-eval's), in a module of their own.
+from tests.support import reference_cwl as _reference_cwl  # noqa: E402
+
+METRICS.update(_reference_cwl.METRICS)
+COUNT_LIKE |= _reference_cwl.COUNT_LIKE
+
+
 def parse_metric(text):
     """'ap(denominator=hits)@10' -> ('ap', {'denominator': 'hits'}, 10).
 

@@ -29,7 +29,10 @@ Each measure is computed as the ir_measures provider that its default pipeline p
   ``NumRelRet``, ``NumQ``, ``SetP``, ``SetRelP``, ``SetR``, ``SetF``, ``SetAP``, ``IPrec@r`` (trec_eval 9.0.x's
   levels, as pytrec_eval), ``infAP``, with ``rel=`` and ``judged_only=`` (trec_eval -J); ids must be strings and grades integers, as pytrec_eval requires (TypeError);
 - ``cwl_eval`` (equal scores in input order): ``RBP(rel=L, p=P)``, binary gains on the first 1000 documents,
-  normalised by the sum of their weights;
+  normalised by the sum of their weights; the C/W/L measures ``INST(T=, min_rel=, max_rel=)``, ``INSQ``,
+  ``BPM(T=)@k``, ``SDCG@k``, ``NERR8@k``, ``NERR9@k``, ``NERR10(p=)``, ``NERR11(T=)`` (cwl-eval's expected utility,
+  docs/metrics.md 3.21, on the grades clipped to [min_rel, max_rel] and scaled to [0, 1]; ``T`` > 0 and ``p`` in
+  (0, 1) here, else ValueError), and ``P@k``, ``RR``, ``AP`` asked of this provider itself;
 - ``judged`` (equal scores by document id ascending): ``Judged``, ``Judged@k``; a query with an empty ranking
   raises ZeroDivisionError, as in ir_measures;
 - ``msmarco`` (equal scores by document id ascending): ``RR@k``;
@@ -43,7 +46,7 @@ Each measure is computed as the ir_measures provider that its default pipeline p
 
 ``RBP`` without ``rel=`` and anything no provider takes raise
 ``ValueError("Unsupported measures {...}.")`` at the call; the first provider to raise raises, in ir_measures'
-order. ir_measures' C/W/L-only measures raise NameError at parsing. Where ir_measures' own value is
+order. Where ir_measures' own value is
 not defined this module gives rankmeter's: pytrec_eval's num_rel (and so IPrec) of a query with an empty ranking,
 and nDCG without
 ``gains=`` or NumRet/NumQ without ``rel=`` asked with ``gains=`` or ``judged_only=True`` measures (ir_measures
@@ -202,6 +205,33 @@ _SPECS: dict = {
     "SetR": {"rel": _REL},
     "SetF": {"rel": _REL, "beta": _Param(float, default=1.0), "judged_only": _JUDGED},
     "SetAP": {"rel": _REL, "judged_only": _JUDGED},
+    # C/W/L measures of the cwl_eval provider: grades clipped to [min_rel, max_rel] and scaled to [0, 1]
+    "INST": {"T": _Param(float, default=1.0), "min_rel": _Param(int, default=0), "max_rel": _Param(int, required=True)},
+    "INSQ": {"T": _Param(float, default=1.0), "min_rel": _Param(int, default=0), "max_rel": _Param(int, required=True)},
+    "BPM": {
+        "cutoff": _CUT_REQ,
+        "T": _Param(float, default=1.0),
+        "min_rel": _Param(int, default=0),
+        "max_rel": _Param(int, required=True),
+    },
+    "SDCG": {
+        "cutoff": _CUT_REQ,
+        "dcg": _Param(str, default="log2", choices=("log2",)),
+        "min_rel": _Param(int, default=0),
+        "max_rel": _Param(int, required=True),
+    },
+    "NERR8": {"cutoff": _CUT_REQ, "min_rel": _Param(int, default=0), "max_rel": _Param(int, required=True)},
+    "NERR9": {"cutoff": _CUT_REQ, "min_rel": _Param(int, default=0), "max_rel": _Param(int, required=True)},
+    "NERR10": {
+        "p": _Param(float, default=0.9),
+        "min_rel": _Param(int, default=0),
+        "max_rel": _Param(int, required=True),
+    },
+    "NERR11": {
+        "T": _Param(float, default=1.0),
+        "min_rel": _Param(int, default=0),
+        "max_rel": _Param(int, required=True),
+    },
     "IPrec": {"recall": _Param(float, required=True), "rel": _REL, "judged_only": _JUDGED},
     "infAP": {"rel": _REL},
     # ndeval's intent-aware diversity measures (the pyndeval provider)
@@ -219,7 +249,7 @@ _AT_PARAM = {"IPrec": "recall"}
 _SUMMED = ("NumRel", "NumRet", "NumQ")
 # ir_measures measures rankmeter does not compute
 _NOT_COMPUTED = (
-    "Accuracy", "BPM", "Compat", "INST", "INSQ", "NERR8", "NERR9", "NERR10", "NERR11", "SDCG",
+    "Accuracy", "Compat",
 )  # fmt: skip
 
 
@@ -334,6 +364,14 @@ nNRBP = Measure("nNRBP")
 AP_IA = MAP_IA = Measure("AP_IA")
 P_IA = Measure("P_IA")
 StRecall = Measure("StRecall")
+INST = Measure("INST")
+INSQ = Measure("INSQ")
+BPM = Measure("BPM")
+SDCG = Measure("SDCG")
+NERR8 = Measure("NERR8")
+NERR9 = Measure("NERR9")
+NERR10 = Measure("NERR10")
+NERR11 = Measure("NERR11")
 _REGISTRY = {
     "P": P, "Precision": P, "R": R, "Recall": R, "AP": AP, "MAP": AP, "RR": RR, "MRR": RR, "nDCG": nDCG,
     "NDCG": nDCG, "Success": Success, "Rprec": Rprec, "RPrec": Rprec, "Bpref": Bpref, "BPref": Bpref, "RBP": RBP,
@@ -343,6 +381,9 @@ _REGISTRY = {
     "α_nDCG": alpha_nDCG, "NRBP": NRBP, "nNRBP": nNRBP, "AP_IA": AP_IA, "MAP_IA": AP_IA, "P_IA": P_IA,
     "StRecall": StRecall,
 }  # fmt: skip
+# the C/W/L measures of the cwl_eval provider
+_REGISTRY.update({"INST": INST, "INSQ": INSQ, "BPM": BPM, "SDCG": SDCG, "NERR8": NERR8, "NERR9": NERR9,
+                  "NERR10": NERR10, "NERR11": NERR11})  # fmt: skip
 _PARSE_ERROR = "problem parsing measure {}; must be in format Measure(k1=v1, k2=v2)@c"
 
 
@@ -723,7 +764,7 @@ class _Provider:
         raise NotImplementedError
 
 
-def _evaluate(data: _Data, names: list, ties: str, how: str, rel: float) -> dict:
+def _evaluate(data: _Data, names: list, ties: str, how: str, rel: float, grades: Any = None) -> dict:
     """{rankmeter metric: per-query values (qrels order)} from one rankmeter call, equal scores by document id
     descending (``ties="desc"``, ids in ``how`` order: "str" or "natural"), ascending, or in input order."""
     n = len(data.queries)
@@ -737,7 +778,7 @@ def _evaluate(data: _Data, names: list, ties: str, how: str, rel: float) -> dict
         if ties == "asc":
             rank = rank.size - 1 - rank
         t_items, r_items, tie_rule = rank[data.t_codes], rank[data.r_codes], "item_desc"
-    truth = _rm.Truth.from_csr(data.t_indptr, t_items, data.grades, users=users)
+    truth = _rm.Truth.from_csr(data.t_indptr, t_items, data.grades if grades is None else grades, users=users)
     recs = _rm.Recs.from_csr(data.r_indptr, r_items, data.scores, users=data.r_users, by_score=True)
     res = _rm.evaluate(truth, recs, list(dict.fromkeys(names)), preset="ir_measures", ties=tie_rule, min_relevance=rel)
     at = np.argsort(np.asarray(res.users, dtype=np.int64), kind="stable")
@@ -900,18 +941,72 @@ def _check_pytrec_inputs(data: _Data) -> None:
 
 
 class CwlEvalProvider(_Provider):
-    """cwl_eval's RBP: gains 1 for grades >= rel (negative grades count as 0), on the first 1000 documents, each
-    weighted p^(j-1) / sum of the 1000 weights; equal scores in input order."""
+    """cwl_eval: RBP with gains 1 for grades >= rel (negative grades count as 0), on the first 1000 documents, each
+    weighted p^(j-1) / sum of the 1000 weights; the C/W/L measures INST, INSQ, BPM, SDCG, NERR8-NERR11 (and P, RR,
+    AP with rel=) as cwl-eval computes their expected utility (docs/metrics.md 3.21) on the grades clipped at 0,
+    then clipped to [min_rel, max_rel] and scaled to [0, 1] (or 1 for grades >= rel, else 0); equal scores in
+    input order."""
 
     NAME = "cwl_eval"
     TIES = "input"
+    _CWL = ("INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11")
 
     def _takes(self, m: Measure) -> bool:
+        if m.NAME in self._CWL:
+            return True
+        if m.NAME in ("P", "RR", "AP"):
+            return not m["judged_only"] and (m.NAME == "P" or m["cutoff"] is NOT_PROVIDED)
         return m.NAME == "RBP" and m["cutoff"] is NOT_PROVIDED and m["rel"] is not NOT_PROVIDED
+
+    def _metric(self, m: Measure) -> str:
+        """The rankmeter metric of a C/W/L measure (its EU), cwl-eval's classes as ir_measures builds them."""
+        name, k = m.NAME, m["cutoff"] if "cutoff" in m.SUPPORTED_PARAMS else None
+        T, p = m["T"] if "T" in m.SUPPORTED_PARAMS else 1.0, m["p"] if m.NAME == "NERR10" else 0.9
+        if T <= 0:
+            raise ValueError(f"{m}: rankmeter takes T > 0 for the C/W/L measures, got {T!r}")
+        if not 0 < p < 1:
+            raise ValueError(f"{m}: rankmeter takes p in (0, 1) for NERR10, got {p!r}")
+        return {
+            "P": f"cwl_p@{k}",
+            "RR": "cwl_rr",
+            "AP": "cwl_ap",
+            "INST": f"inst(t={T!r})",
+            "INSQ": f"insq(t={T!r})",
+            "BPM": f"bpm(t={T!r})@{k}",
+            "SDCG": f"sdcg@{k}",
+            "NERR8": f"nerr8@{k}",
+            "NERR9": f"nerr9@{k}",
+            "NERR10": f"nerr10(p={p!r})",
+            "NERR11": f"nerr11(t={T!r})",
+        }[name]
+
+    def _gains(self, data: _Data, m: Measure) -> np.ndarray:
+        g = np.maximum(data.grades, 0.0)  # negative grades count as 0 (ir_measures' cwl_eval provider)
+        if m.NAME in ("P", "RR", "AP"):
+            return (g >= m["rel"]).astype(np.float64)
+        lo, hi = m["min_rel"], m["max_rel"]
+        if not lo < hi:
+            raise AssertionError("min_rel must be less than max_rel")
+        return (np.minimum(np.maximum(g, lo), hi) - lo) / (hi - lo)
 
     def values(self, data: _Data, measures: list) -> dict:
         out: dict = {}
+        groups: dict = {}  # one rankmeter call per gain mapping
         for m in measures:
+            if m.NAME == "RBP":
+                continue
+            key = ("rel", m["rel"]) if m.NAME in ("P", "RR", "AP") else ("range", m["min_rel"], m["max_rel"])
+            groups.setdefault(key, []).append(m)
+        for ms in groups.values():
+            names = {m: self._metric(m) for m in ms}
+            vals = _evaluate(
+                data, list(dict.fromkeys(names.values())), "input", "natural", 1.0, self._gains(data, ms[0])
+            )
+            for m in ms:
+                out[m] = np.where(data.in_run & (data.n_ret > 0), vals[names[m]], np.nan)
+        for m in measures:
+            if m.NAME != "RBP":
+                continue
             p, rel = float(m["p"]), m["rel"]
             lowest = float(data.grades.min(initial=0.0))
             level = float(rel) if rel > 0 else min(lowest, 0.0)  # grades are clipped at 0 before the threshold

@@ -43,9 +43,51 @@ def count_no_relevant(p: _Plan, threads: int = 1) -> int:
     return int(t.n_users - np.count_nonzero(has)) if p.empty == "skip" else 0
 
 
+def check_cwl(p: _Plan, columns: list) -> None:
+    """The C/W/L metrics (docs/metrics.md 3.21) take a whole number of positions `depth` (U-measure at least 2);
+    under preset="cwl", gains in [0, max_gain], as cwl-eval does (it refuses a gain file with others; without
+    the preset a grade outside [0, 1] is clipped)."""
+    from ..metrics import SPECS
+
+    cwl = [m for m in columns if SPECS[m.name].section.startswith("3.21.")]
+    if not cwl:
+        return
+    g = p.truth.grades_native
+    for m in cwl:
+        depth, top = m.options["depth"], m.options["max_gain"]
+        if depth != int(depth) or (m.name == "umeasure" and depth < 2):
+            need = "an integer >= 2 (U-measure has no weight at 1 position)" if m.name == "umeasure" else "an integer"
+            raise ValueError(f"metric {str(m)!r}: depth must be {need}, got {depth!r}")
+        if p.preset != "cwl":
+            continue
+        if g is None:
+            if top < 1.0 and p.truth.items.size:
+                raise ValueError(
+                    f"metric {str(m)!r} takes gains in [0, max_gain={top!r}] (cwl-eval's rule), and `truth` without "
+                    "grades gains 1: give grades or max_gain=1"
+                )
+            continue
+        bad = ~((g >= 0) & (g <= top))
+        if bad.any():
+            at = int(np.flatnonzero(bad)[0])
+            uidx = int(np.searchsorted(p.truth.indptr, at, side="right")) - 1
+            user = p.users[uidx] if 0 <= uidx < p.users.size else uidx
+            user = user.item() if isinstance(user, np.generic) else user
+            item = p.t_items[at]
+            if p.labels is not None:
+                item = p.labels[int(item)]
+            item = item.item() if isinstance(item, np.generic) else item
+            raise ValueError(
+                f"`truth`: user {user!r}, item {item!r} has grade {float(g[at])!r}, but {str(m)!r} takes gains in "
+                f"[0, {top!r}] as cwl-eval does (it refuses such a gain file): divide the grades by the top grade "
+                "first (e.g. grade / 4 on a 0-4 scale)"
+            )
+
+
 def accuracy_pass(p: _Plan, columns: list, threads: int, per_user: bool = True):
     """The C++ pass over `columns`: (per-user values per column, or Nones when not `per_user`;
     exact sums; counts)."""
+    check_cwl(p, columns)
     padded = p.r_indptr is None
     t_items, r_items = p.t_items, p.r_items
     if t_items.dtype != r_items.dtype:  # int32 on one side only (or int64 placeholder ids): both as int64

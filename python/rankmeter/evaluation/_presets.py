@@ -337,6 +337,68 @@ PRESETS: dict[str, Preset] = {
     ),
 }
 
+# ---- cwl-eval (the C/W/L framework metrics, docs/metrics.md 3.21)
+
+
+def _cwl_options(name: str, k: Optional[int]) -> dict:
+    # cwl-eval's RBP weighs each item by its gain as given (graded), with its default persistence 0.9.
+    if name == "rbp":
+        return {"gain": "linear", "p": 0.9}
+    return {}
+
+
+PRESETS["cwl"] = Preset(
+    "cwl",
+    defaults={"empty": "zero", "missing": "skip_empty", "recs_only": "empty", "duplicates": "count", "ties": "input"},
+    metric_options=_cwl_options,
+    doc=(
+        "cwl-eval 1.0.12 (Azzopardi, Thomas, Moffat): every query of the run with at least one document is scored "
+        "(queries without a judged document too: all their documents unjudged; qrels-only queries and empty lists "
+        "are not); lists in their order (a list of items, or scores with ties in input order); the qrels grade is "
+        "the gain, as given; a document without a qrels row gains 0, and max_gain in the residuals (res_*); a "
+        "document listed twice gains twice; every document costs 1; the list is cut or padded to depth=1000 "
+        "positions; rbp is graded with p = 0.9. The C/W/L metrics (cwl_p, cwl_rbp, sdcg, cwl_rr, cwl_ap, inst, "
+        "insq, bpm, bpm_dynamic, nerr8-nerr11, umeasure, tbg) report the quantity= of cwl-eval's output (eu, etu, "
+        "ec, etc, ed and the residuals res_eu..res_ed). Verified per query at relative 1e-9 against cwl-eval's "
+        "Python API on random cases (tests/differential/cwl.py: every metric, every quantity and residual, at "
+        "two depths, in one call)."
+    ),
+    metrics=(
+        ("P@k", "cwl_p@k"),
+        ("RBP@p", "cwl_rbp(p=p)"),
+        ("NDCG-k@k", "sdcg@k"),
+        ("RR", "cwl_rr"),
+        ("AP", "cwl_ap"),
+        ("INST-T=t", "inst(t=t)"),
+        ("INSQ-T=t", "insq(t=t)"),
+        ("BPM-Static-T=t-K=k", "bpm(t=t)@k"),
+        ("BPM-Dynamic-T=t-K=k-hb=h-hc=c", "bpm_dynamic(t=t,hb=h)@k (hc has no effect in cwl-eval)"),
+        ("NERR-EQ8@k=k, NERR-EQ9@k=k", "nerr8@k, nerr9@k"),
+        ("NERR-EQ10@phi=p", "nerr10(p=p)"),
+        ("NERR-EQ11@T=t", "nerr11(t=t)"),
+        ("U-L@l", "umeasure(l=l)"),
+        ("TBG-H@h", "tbg(halflife=h)"),
+        ("EU ETU EC ETC ED, ResEU ... ResED", "quantity=eu|etu|ec|etc|ed|res_eu|...|res_ed"),
+        ("--max_gain G, --max_depth N", "max_gain=G, depth=N"),
+    ),
+    unmatched=(
+        "a run file whose scores disagree with its line order: cwl-eval reads the lines in file order, "
+        "rankmeter ranks scored input by score (pass the lists in file order, e.g. {query: [docs]})",
+        "cost files (-c): every document costs 1 (cwl-eval's default)",
+        "qrels gains outside [0, 1] (or max_gain): cwl-eval refuses the whole gain file (ValueError); rankmeter "
+        "raises ValueError when a user it evaluates has such a grade (a qrels-only query's grades are not read)",
+        "an empty run: cwl-eval crashes (AttributeError); rm.evaluate raises ValueError",
+        "no query in both the qrels and the run: cwl-eval scores every query of the run as unjudged; "
+        "rm.evaluate raises ValueError (a guard against ids that do not match)",
+        "IFT, NPV and the set-based measures of cwl-eval are not computed",
+        "cwl_p@k with k > depth + 1: cwl-eval stops (its vectors do not align); rankmeter gives the value of "
+        "k = depth + 1 (`rankmeter cwl` stops too)",
+        "values within about 1e-16 of 0 (a residual of two equal sums, e.g. ResEC): cwl-eval's numpy sums and "
+        "rankmeter's differ in the last bits, so `rankmeter cwl` may print 0.0000 where cwl-eval prints -0.0000 "
+        "or the reverse",
+    ),
+)
+
 
 def _table_preset(name: str, *, options: Optional[dict] = None, **kw) -> Preset:
     """A preset whose metric option defaults are a fixed table (metric -> options)."""

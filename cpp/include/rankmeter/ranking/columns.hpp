@@ -75,6 +75,10 @@ enum class Scale : int32_t { none = 0, max_grade = 1 };
 // floor(at |R| + 0.9) (trec_eval 9.0.x, the version inside pytrec_eval), docs/metrics.md 3.18.4.
 enum class Cut : int32_t { round = 0, trec9 = 1 };
 
+// C/W/L metrics (ranking/cwl.hpp): which of cwl-eval's quantities a column reports; res_*: the
+// residual (unjudged items at max_gain minus unjudged items at 0), docs/metrics.md 3.21.
+enum class Quantity : int32_t { eu = 0, etu, ec, etc, ed, res_eu, res_etu, res_ec, res_etc, res_ed };
+
 constexpr int kMaxVariants = 16;  // distinct (gain, log_base, below_min) triples in one call
 
 // One column: a metric at a cutoff with its options (fields named as the registry's options).
@@ -95,6 +99,15 @@ struct Column {
   Negative negative = Negative::nonrelevant;  // bpref
   Scale scale = Scale::none;                  // rbp
   Cut cut = Cut::round;                       // iprec
+  // C/W/L metrics (ranking/cwl.hpp)
+  double t = 1.0;                    // inst, insq, bpm, nerr11: the gain wanted
+  double hb = 1.0;                   // bpm_dynamic: how T moves with each gain
+  double gain_med = 0.5;             // bpm_dynamic: the gain that leaves T alone
+  double l = 1000.0;                 // umeasure: the cost at which the weight reaches 0
+  double halflife = 224.0;           // tbg
+  double max_gain = 1.0;             // residuals: the gain of an unjudged item
+  double depth = 1000.0;             // the positions a C/W/L metric looks at (cwl-eval's max_n)
+  Quantity quantity = Quantity::eu;  // which quantity of cwl-eval's output
 
   bool below_zero() const { return below_min == BelowMin::zero; }
   // precision/ap/ar on a list of n < k items, as Evidently's code does: ranks n+1..k repeat
@@ -591,6 +604,10 @@ inline void fill_column(const Column& c, int arg, const detail::Snap* sc, int64_
 #undef RANKMETER_FILL_ideal
 #undef RANKMETER_FILL_walk
 #undef RANKMETER_FILL_user
+
+}  // namespace rankmeter::core
+#include "cwl.hpp"  // the C/W/L walk formulas
+namespace rankmeter::core {
 
 // The value of a "walk" column for one user, from its finds.
 #define RANKMETER_WALK_snapshot(name)

@@ -1,0 +1,101 @@
+"""Peer module: ``rankmeter.compat.ir_measures``'s C/W/L measures against the live ir_measures and its cwl_eval
+provider (worker_ir_measures_cwl.py, which lists the same measures): INST, INSQ, BPM, SDCG, NERR8-NERR11 and RBP through the default pipeline,
+P, RR and AP through the cwl_eval provider, per query and aggregated, every measure of a call in one call.
+Grades as cases.draw_case draws them (negative, fractional, up to 4): the provider clips and scales them with
+``min_rel`` and ``max_rel`` (``max_rel`` is the case's largest grade, or 1)."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from pathlib import Path
+
+from .cases import draw_case
+
+VENV = "ir_measures"
+ISOLATED = True
+WORKER = Path(__file__).with_name("worker_ir_measures_cwl.py")
+ALLOW = (
+    "empty_truth",
+    "zero_grades",
+    "fractional",
+    "negative",
+    "graded",
+    "truth_only_users",
+    "recs_only_users",
+    "empty_lists",
+    "duplicates",
+    "ties",
+    "outside_catalog",
+    "string_ids",
+    "huge_ids",
+)
+REL = 1e-9
+
+
+def measures_of(case):
+    """{call: [measure names]}: "pipeline" through ir_measures' default pipeline, "cwl" through its cwl_eval
+    provider (P, RR and AP, which the pipeline gives pytrec_eval)."""
+    ks = case["ks"]
+    k0 = ks[0]
+    top = case["top"]
+    return {
+        "pipeline": [
+            f"INST(max_rel={top})",
+            f"INST(T=2.5,max_rel={top})",
+            f"INSQ(max_rel={top})",
+            f"INSQ(T=3.0,min_rel=1,max_rel={top})",
+            f"BPM(max_rel={top})@{k0}",
+            f"BPM(T=2.0,max_rel={top})@{ks[-1]}",
+            f"SDCG(max_rel={top})@{k0}",
+            f"SDCG(min_rel=1,max_rel={top})@{ks[-1]}",
+            f"NERR8(max_rel={top})@{k0}",
+            f"NERR9(max_rel={top})@{k0}",
+            f"NERR10(max_rel={top})",
+            f"NERR10(p=0.5,max_rel={top})",
+            f"NERR11(max_rel={top})",
+            f"NERR11(T=2.0,max_rel={top})",
+            "RBP(rel=1)",
+        ],
+        "cwl": [f"P@{k}" for k in ks] + ["P(rel=2)@5", "RR", "RR(rel=2)", "AP", "AP(rel=2)"],
+    }
+
+
+def as_dicts(case):
+    qrels: dict = {}
+    run: dict = {}
+    for u, i, g in case["truth"]:
+        qrels.setdefault(str(u), {})[str(i)] = g
+    for u, i, _r, s in sorted(case["recs"], key=lambda row: (str(type(row[0])), row[0], row[2])):
+        run.setdefault(str(u), {})[str(i)] = s
+    for u in case.get("empty_lists", []):
+        run[str(u)] = {}
+    return qrels, run
+
+
+def draw(seed: int) -> dict:
+    case = draw_case(seed, ALLOW)
+    grades = [g for _u, _i, g in case["truth"]]
+    case["top"] = max(2, math.ceil(max(grades, default=1)))
+    return case
+
+
+def ours(case: dict) -> dict:
+    from rankmeter.compat import ir_measures
+
+    out: dict = defaultdict(lambda: {"per_user": None, "mean": math.nan})
+    qrels, run = as_dicts(case)
+    for call, names in measures_of(case).items():
+        ms = [ir_measures.parse_measure(n) for n in names]
+        where = ir_measures if call == "pipeline" else ir_measures.cwl_eval
+        try:
+            per: dict = {}
+            for m in where.iter_calc(ms, qrels, run):
+                per.setdefault(m.measure, {})[m.query_id] = m.value
+            agg = where.calc_aggregate(ms, qrels, run)
+        except Exception as e:
+            out[f"{call}|raises {type(e).__name__}"] = {"per_user": None, "mean": 1.0}
+            continue
+        for n, m in zip(names, ms):
+            out[f"{call}|{n}"] = {"per_user": per.get(m, {}), "mean": agg[m]}
+    return out
