@@ -31,6 +31,7 @@ void bind_metrics(py::module_& m) {
   py::enum_<Negative>(m, "Negative").value("nonrelevant", Negative::nonrelevant).value("unjudged", Negative::unjudged);
   py::enum_<Scale>(m, "Scale").value("none", Scale::none).value("max_grade", Scale::max_grade);
   py::enum_<Cut>(m, "Cut").value("round", Cut::round).value("trec9", Cut::trec9);
+  py::enum_<Normalize>(m, "Normalize").value("ideal", Normalize::ideal).value("none", Normalize::none);
   py::enum_<EmptyPolicy>(m, "EmptyPolicy")
       .value("skip", EmptyPolicy::skip)
       .value("zero", EmptyPolicy::zero)
@@ -75,6 +76,7 @@ void bind_metrics(py::module_& m) {
       .def_readwrite("negative", &Column::negative)
       .def_readwrite("scale", &Column::scale)
       .def_readwrite("cut", &Column::cut)
+      .def_readwrite("normalize", &Column::normalize)
       .def("__repr__", [](const Column& c) {
         return "<Column kind=" + std::to_string(static_cast<int>(c.kind)) + " cutoff=" + std::to_string(c.cutoff) + ">";
       });

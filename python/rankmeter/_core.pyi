@@ -87,6 +87,10 @@ class Cut(_Enum):
     round: Cut
     trec9: Cut
 
+class Normalize(_Enum):
+    ideal: Normalize
+    none: Normalize
+
 class EmptyPolicy(_Enum):
     skip: EmptyPolicy
     zero: EmptyPolicy
@@ -143,6 +147,7 @@ class Column:
     negative: Negative
     scale: Scale
     cut: Cut
+    normalize: Normalize
     def __init__(self) -> None: ...
 
 def metric_registry() -> list[dict[str, Any]]: ...
