@@ -30,12 +30,19 @@ Each measure is computed as the ir_measures provider that its default pipeline p
   levels, as pytrec_eval), ``infAP``, with ``rel=`` and ``judged_only=`` (trec_eval -J); ids must be strings and grades integers, as pytrec_eval requires (TypeError);
 - ``cwl_eval`` (equal scores in input order): ``RBP(rel=L, p=P)``, binary gains on the first 1000 documents,
   normalised by the sum of their weights;
+- ``compat`` (equal scores by document id ascending): ``Compat(p=, normalize=)``, the rank-biased overlap with the
+  ideal ranking (grade, then run score with 0.0 for a document the run lacks, then qrels order); a query with an
+  empty ranking and no grade > 0 raises ZeroDivisionError, as in ir_measures;
 - ``judged`` (equal scores by document id ascending): ``Judged``, ``Judged@k``; a query with an empty ranking
   raises ZeroDivisionError, as in ir_measures;
 - ``msmarco`` (equal scores by document id ascending): ``RR@k``;
 - ``gdeval`` (equal scores by document id descending): ``ERR@k`` and ``nDCG(dcg="exp-log2")@k``, rounded to 5
   decimals per query as gdeval prints them; numeric query ids and integer grades up to 4 (gdeval's perl script
   rejects anything else; here a ValueError, as for two ids gdeval reads as one topic number, such as 7 and 007).
+- ``accuracy`` (equal scores in input order): ``Accuracy(rel=)@k``, the share of (relevant, other) pairs of the top
+  k ranked relevant first, for the queries with a relevant document there only (no default for the others when
+  it is the only provider asked); a query whose top k are all relevant raises ZeroDivisionError, as in
+  ir_measures.
 
 ``RBP`` without ``rel=`` and anything no provider takes raise
 ``ValueError("Unsupported measures {...}.")`` at the call; the first provider to raise raises, in ir_measures'
