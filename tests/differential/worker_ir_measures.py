@@ -81,9 +81,9 @@ def measures_of(case):
     }
     # Accuracy raises ZeroDivisionError on a query whose top k are all relevant: calls of its own, with another
     # provider (defaults for the queries it does not score) and alone (no defaults, the mean of its values)
-    d = {"accuracy": ["Accuracy", f"Accuracy@{k0}", "Accuracy(rel=2)", "Accuracy(rel=0)"], "msmarco": [f"RR@{k0}"]}
+    d = {"accuracy": [f"Accuracy(rel=2)@{k0}", "Accuracy(rel=2)"], "msmarco": [f"RR@{k0}"]}
     e = {"accuracy": ["Accuracy"]}
-    f = {"accuracy": [f"Accuracy(rel=2)@{k0}"]}
+    f = {"accuracy": [f"Accuracy@{k0}"]}
     g = {"accuracy": [f"Accuracy(rel=0)@{ks[-1]}"]}
     return {"A": a, "B": b, "C": c, "D": d, "E": e, "F": f, "G": g}
 
