@@ -50,6 +50,8 @@ class Kind(_Enum):
     ndcg_rel: Kind
     rndcg: Kind
     infap: Kind
+    compat: Kind
+    pairwise_accuracy: Kind
 
 class Denominator(_Enum):
     relevant: Denominator
