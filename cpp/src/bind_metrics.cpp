@@ -42,6 +42,7 @@ void bind_metrics(py::module_& m) {
       .value("res_ec", Quantity::res_ec)
       .value("res_etc", Quantity::res_etc)
       .value("res_ed", Quantity::res_ed);
+  py::enum_<Normalize>(m, "Normalize").value("ideal", Normalize::ideal).value("none", Normalize::none);
   py::enum_<EmptyPolicy>(m, "EmptyPolicy")
       .value("skip", EmptyPolicy::skip)
       .value("zero", EmptyPolicy::zero)
@@ -94,6 +95,7 @@ void bind_metrics(py::module_& m) {
       .def_readwrite("max_gain", &Column::max_gain)
       .def_readwrite("depth", &Column::depth)
       .def_readwrite("quantity", &Column::quantity)
+      .def_readwrite("normalize", &Column::normalize)
       .def("__repr__", [](const Column& c) {
         return "<Column kind=" + std::to_string(static_cast<int>(c.kind)) + " cutoff=" + std::to_string(c.cutoff) + ">";
       });

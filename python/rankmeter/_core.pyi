@@ -50,6 +50,8 @@ class Kind(_Enum):
     ndcg_rel: Kind
     rndcg: Kind
     infap: Kind
+    compat: Kind
+    pairwise_accuracy: Kind
 
 class Denominator(_Enum):
     relevant: Denominator
@@ -97,6 +99,10 @@ class Quantity(_Enum):
     res_ec: Quantity
     res_etc: Quantity
     res_ed: Quantity
+
+class Normalize(_Enum):
+    ideal: Normalize
+    none: Normalize
 
 class EmptyPolicy(_Enum):
     skip: EmptyPolicy
@@ -162,6 +168,7 @@ class Column:
     max_gain: float
     depth: float
     quantity: Quantity
+    normalize: Normalize
     def __init__(self) -> None: ...
 
 def metric_registry() -> list[dict[str, Any]]: ...

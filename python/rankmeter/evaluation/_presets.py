@@ -276,6 +276,8 @@ PRESETS: dict[str, Preset] = {
             ("ERR@k", "err(rounding=gdeval)@k (the preset sets the rounding)"),
             ("Judged@k", "judged@k"),
             ("RBP(rel=L,p=P)", "rbp(p=P) with min_relevance=L"),
+            ("Compat(p=P)", "compat(p=P); normalize=False: compat(p=P,normalize=none)"),
+            ("Accuracy(rel=L)@k", "pairwise_accuracy@k with min_relevance=L"),
         ),
         unmatched=(
             "equal scores: ir_measures' providers order them each their own way: judged (Judged) and msmarco (RR@k) "
@@ -300,6 +302,13 @@ PRESETS: dict[str, Preset] = {
             "(rankmeter.compat.ir_measures gives the zeros)",
             "judged_only=True (trec_eval -J) and nDCG(gains=...) have no evaluate() option; "
             "rankmeter.compat.ir_measures computes them",
+            "Compat: ir_measures ranks equal scores by document id ascending and orders relevant documents of equal "
+            "grade in its ideal by their run score; compat takes the truth order; an empty ranking without a grade > "
+            "0 raises ZeroDivisionError there and scores 0 here (rankmeter.compat.ir_measures reproduces all three)",
+            "Accuracy: ir_measures scores only queries with a relevant document in the top k, raises "
+            "ZeroDivisionError when such a query has no other document there, and with rel <= 0 counts documents "
+            "without a qrels row as relevant; pairwise_accuracy scores every user (0 and 1 there) "
+            "(rankmeter.compat.ir_measures reproduces all of it)",
         ),
     ),
     "spark": Preset(

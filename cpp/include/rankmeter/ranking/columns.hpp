@@ -74,6 +74,9 @@ enum class Scale : int32_t { none = 0, max_grade = 1 };
 // iprec: the recall level `at` in relevant items found, round(at |R|) (trec_eval 10.0) or
 // floor(at |R| + 0.9) (trec_eval 9.0.x, the version inside pytrec_eval), docs/metrics.md 3.18.4.
 enum class Cut : int32_t { round = 0, trec9 = 1 };
+// compat: the rank-biased overlap divided by the ideal ranking's overlap with itself, or as it is
+// (docs/metrics.md 3.18.20).
+enum class Normalize : int32_t { ideal = 0, none = 1 };
 
 // C/W/L metrics (ranking/cwl.hpp): which of cwl-eval's quantities a column reports; res_*: the
 // residual (unjudged items at max_gain minus unjudged items at 0), docs/metrics.md 3.21.
@@ -108,6 +111,7 @@ struct Column {
   double max_gain = 1.0;             // residuals: the gain of an unjudged item
   double depth = 1000.0;             // the positions a C/W/L metric looks at (cwl-eval's max_n)
   Quantity quantity = Quantity::eu;  // which quantity of cwl-eval's output
+  Normalize normalize = Normalize::ideal;     // compat
 
   bool below_zero() const { return below_min == BelowMin::zero; }
   // precision/ap/ar on a list of n < k items, as Evidently's code does: ranks n+1..k repeat
@@ -567,6 +571,67 @@ inline double infap(const detail::Finds& f, const Column&, Rel relevant, Grade g
     }
   }
   return f.nrel > 0 ? acc / static_cast<double>(f.nrel) : 0.0;
+}
+
+template <class Rel, class Grade>
+inline double compat(const detail::Finds& f, const Column& c, Rel relevant, Grade grade) {
+  // Compatibility (Clarke, Vtyurina & Smucker 2021), as ir_measures computes it: the ideal ranking I
+  // is the relevant truth rows by grade descending, equal grades in truth order; to the depth
+  // D = max(n, |I|), RBO = sum_{d<D} p^d |L_{d+1} & I_{d+1}| / (d + 1) / sum_{d<D} p^d, where L_j, I_j
+  // are the first j items of the list and of I. normalize=ideal divides by RBO(I, I) when positive.
+  // A relevant item at list position l and ideal position i is in every overlap from max(l, i) on.
+  thread_local std::vector<int32_t> ideal;
+  thread_local std::vector<int64_t> ipos, enter;
+  ideal.clear();
+  for (int64_t i = 0; i < f.m; ++i)
+    if (relevant(grade(i))) ideal.push_back(static_cast<int32_t>(i));
+  std::stable_sort(ideal.begin(), ideal.end(), [&](int32_t x, int32_t y) { return grade(x) > grade(y); });
+  const auto n_ideal = static_cast<int64_t>(ideal.size());
+  const int64_t depth = std::max(f.n_read, n_ideal);
+  if (depth == 0) return 0.0;
+  ipos.assign(static_cast<size_t>(f.m), 0);
+  for (int64_t r = 0; r < n_ideal; ++r) ipos[static_cast<size_t>(ideal[static_cast<size_t>(r)])] = r + 1;
+  enter.assign(static_cast<size_t>(depth) + 1, 0);
+  for (int64_t q = 0; q < f.n; ++q) {
+    int64_t& at = ipos[static_cast<size_t>(f.ti[q])];
+    if (at <= 0 || f.pos[q] > f.n_read) continue;
+    ++enter[static_cast<size_t>(std::max(f.pos[q], at))];
+    at = 0;  // a repeated item overlaps once
+  }
+  double score = 0.0, best = 0.0, norm = 0.0, w = 1.0;
+  int64_t overlap = 0;
+  for (int64_t d = 0; d < depth; ++d) {
+    overlap += enter[static_cast<size_t>(d) + 1];
+    const auto j = static_cast<double>(d + 1);
+    score += w * static_cast<double>(overlap) / j;
+    best += w * static_cast<double>(std::min(d + 1, n_ideal)) / j;
+    norm += w;
+    w *= c.p;
+  }
+  score /= norm;
+  if (c.normalize == Normalize::ideal) {
+    best /= norm;
+    if (best > 0.0) score /= best;
+  }
+  return score;
+}
+
+template <class Rel, class Grade>
+inline double pairwise_accuracy(const detail::Finds& f, const Column& c, Rel relevant, Grade grade) {
+  // ir_measures' Accuracy: over the top t = min(k, n) items, with r relevant and t - r others, the share
+  // of (relevant, other) pairs whose relevant item comes first: 1 - sum over relevant items of the others
+  // above it / (r (t - r)). 0 without a relevant item, 1 without another item.
+  const int64_t top = c.cutoff > 0 ? std::min(c.cutoff, f.n_read) : f.n_read;
+  int64_t rel = 0, above = 0;
+  for (int64_t q = 0; q < f.n && f.pos[q] <= top; ++q) {
+    if (!relevant(grade(f.ti[q]))) continue;
+    above += f.pos[q] - 1 - rel;
+    ++rel;
+  }
+  if (rel == 0) return 0.0;
+  const int64_t others = top - rel;
+  if (others == 0) return 1.0;
+  return 1.0 - static_cast<double>(above) / (static_cast<double>(others) * static_cast<double>(rel));
 }
 
 }  // namespace formula
