@@ -88,6 +88,7 @@ class Scale(_Enum):
 class Cut(_Enum):
     round: Cut
     trec9: Cut
+
 class Quantity(_Enum):
     eu: Quantity
     etu: Quantity

@@ -1484,13 +1484,10 @@ class _Evaluator:
         return CalcResults(aggregated, list(_metrics(queries, cols, self.fills)))
 
 
-def _metrics(queries: list, cols: list) -> Iterator[Metric]:
-    """Values the provider gives, then the defaults (0) of every (measure, qrels query) it leaves out."""
-    rows = [(m, v, _missing_mask(v)) for m, v in cols]
 def _metrics(queries: list, cols: list, fills: bool = True) -> Iterator[Metric]:
     """Values the provider gives, then (``fills``) the defaults (0) of every (measure, qrels query) it leaves
-    out."""
-    rows = [(m, v, np.isnan(v)) for m, v in cols]
+    out (a NaN the provider gives is a value: _missing_mask)."""
+    rows = [(m, v, _missing_mask(v)) for m, v in cols]
     for m, v, missing in rows:
         for q, x, miss in zip(queries, v.tolist(), missing.tolist()):
             if not miss:
@@ -1503,13 +1500,13 @@ def _metrics(queries: list, cols: list, fills: bool = True) -> Iterator[Metric]:
                 yield Metric(q, m, Measure.DEFAULT)
 
 
-def _aggregate(m: Any, v: np.ndarray) -> Any:
-    filled = np.where(_missing_mask(v), 0.0, np.asarray(v))
 def _aggregate(m: Any, v: np.ndarray, fills: bool = True) -> Any:
+    missing = _missing_mask(v)
+    v = np.asarray(v)
     if not fills:  # the mean of the values given (NaN without one), as ir_measures' MeanAgg
-        given = v[~np.isnan(v)]
+        given = v[~missing]
         return float(np.cumsum(given)[-1] / given.size) if given.size else math.nan
-    filled = np.where(np.isnan(v), 0.0, v)
+    filled = np.where(missing, 0.0, v)
     if parse_measure(m).aggregator() == "sum":
         return float(filled.sum()) if filled.size else 0
     return float(np.cumsum(filled)[-1] / filled.size) if filled.size else math.nan  # summed in order, as MeanAgg
