@@ -1017,6 +1017,11 @@ def _cell(v: Any) -> str:
 
 
 def eval_files(args: Any) -> int:
+    if args.rel_format != "qrels":
+        raise CliError(
+            f"-R {args.rel_format}: rankmeter eval reads qrels only (trec_eval's -R qrels); the qrels_jg and prefs "
+            "formats (judgment groups, preferences) and their measures are not evaluated"
+        )
     _check_file(args.truth, "truth")
     for path in args.runs:
         _check_file(path, "run")
@@ -1324,6 +1329,14 @@ def _eval_args(p: argparse.ArgumentParser) -> None:
         default=0,
         metavar="N",
         help="trec_eval -N: the number of documents in the collection, for utility (default 0)",
+    )
+    p.add_argument(
+        "-R",
+        "--rel-format",
+        default="qrels",
+        metavar="FORMAT",
+        help="trec_eval -R: the format of the truth file; qrels (the default, the only one read: trec_eval's "
+        "qrels_jg and prefs formats hold judgment groups and preferences, which rankmeter does not evaluate)",
     )
     p.add_argument(
         "--format", choices=FORMATS, default="trec", help="trec (default: trec_eval's layout), table, json, csv"

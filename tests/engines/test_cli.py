@@ -362,3 +362,15 @@ def test_judged_only_empty_ranking_prints_trec_evals_nan_for_recall_levels(prese
         "P_5                   \tall\t0.1000\n"
         "11pt_avg              \tall\t  -nan\n"
     )
+
+
+def test_rel_format_qrels_is_read_and_other_formats_are_refused(tmp_path, capsys):
+    """trec_eval -R: `-R qrels` is the default format; qrels_jg and prefs are refused with a reason (exit 2)."""
+    (tmp_path / "q").write_text("q1 0 d1 1\n")
+    (tmp_path / "r").write_text("q1 Q0 d1 1 1.0 r\n")
+    files = [str(tmp_path / "q"), str(tmp_path / "r")]
+    code, out, err = _run(capsys, ["eval", *files, "-R", "qrels", "-m", "map"])
+    assert code == 0 and out == "map                   \tall\t1.0000\n", err
+    for fmt in ("qrels_jg", "prefs"):
+        code, out, err = _run(capsys, ["eval", *files, "-R", fmt, "-m", "map"])
+        assert code == 2 and f"-R {fmt}: rankmeter eval reads qrels only" in err and not out
