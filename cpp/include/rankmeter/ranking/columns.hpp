@@ -103,15 +103,15 @@ struct Column {
   Scale scale = Scale::none;                  // rbp
   Cut cut = Cut::round;                       // iprec
   // C/W/L metrics (ranking/cwl.hpp)
-  double t = 1.0;                    // inst, insq, bpm, nerr11: the gain wanted
-  double hb = 1.0;                   // bpm_dynamic: how T moves with each gain
-  double gain_med = 0.5;             // bpm_dynamic: the gain that leaves T alone
-  double l = 1000.0;                 // umeasure: the cost at which the weight reaches 0
-  double halflife = 224.0;           // tbg
-  double max_gain = 1.0;             // residuals: the gain of an unjudged item
-  double depth = 1000.0;             // the positions a C/W/L metric looks at (cwl-eval's max_n)
-  Quantity quantity = Quantity::eu;  // which quantity of cwl-eval's output
-  Normalize normalize = Normalize::ideal;     // compat
+  double t = 1.0;                          // inst, insq, bpm, nerr11: the gain wanted
+  double hb = 1.0;                         // bpm_dynamic: how T moves with each gain
+  double gain_med = 0.5;                   // bpm_dynamic: the gain that leaves T alone
+  double l = 1000.0;                       // umeasure: the cost at which the weight reaches 0
+  double halflife = 224.0;                 // tbg
+  double max_gain = 1.0;                   // residuals: the gain of an unjudged item
+  double depth = 1000.0;                   // the positions a C/W/L metric looks at (cwl-eval's max_n)
+  Quantity quantity = Quantity::eu;        // which quantity of cwl-eval's output
+  Normalize normalize = Normalize::ideal;  // compat
 
   bool below_zero() const { return below_min == BelowMin::zero; }
   // precision/ap/ar on a list of n < k items, as Evidently's code does: ranks n+1..k repeat
