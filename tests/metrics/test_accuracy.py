@@ -338,7 +338,9 @@ def scenarios(draw, max_users=6, allow_dups=True):
 
     opts = dict(
         empty=draw(st.sampled_from(["skip", "zero", "one", "error"])),
-        ties=draw(st.sampled_from(["input", "trec", "trec9", "item_desc", "ranx", "ranx_comparable", "ranx_dict"])),
+        ties=draw(
+            st.sampled_from(["input", "file", "trec", "trec9", "item_desc", "ranx", "ranx_comparable", "ranx_dict"])
+        ),
         min_relevance=draw(st.sampled_from([None, None, 1, 2, 3, 0.5, 1.5])),
         max_items=draw(st.sampled_from([None, None, 1, 2, 4, 9])),
     )

@@ -758,6 +758,9 @@ def order_scored(scores, ties):
             return (0, v, "") if isinstance(v, int) else (1, 0, str(v))
 
         return [it for it, _ in sorted(sorted(items, key=natural), key=lambda p: -p[1])]
+    if ties == "file":
+        # not ranked: the items in the order given, whatever their scores
+        return [it for it, _ in items]
     if ties == "input":
         # stable sort: equal scores keep input order
         return [it for it, _ in sorted(items, key=lambda p: -p[1])]

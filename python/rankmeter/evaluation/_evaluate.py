@@ -290,7 +290,9 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
         tie_keys: Optional[np.ndarray] = None
         # ties="average" orders equal scores any way (input order): the tie groups are averaged later;
         # ties="evidently" keeps input order too (Evidently's rel_j reads the last row of a group in row order)
-        if ties in RANX_TIES:
+        if ties == "file":  # not ranked by score: the items in the order given (cwl-eval reads a run in file order)
+            order = np.arange(r_scores.size, dtype=np.int64)
+        elif ties in RANX_TIES:
             order = ranx_order(r.indptr, r.scores, ties)
         elif ties in TORCH_TIES:
             order = torch_order(r, r_scores, ties, parsed[0].k, threads)
@@ -304,7 +306,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
                     tie_keys = label_rank(labels, rule)[r_codes] if labels is not None else tie_key(r.items, rule)
             order = score_order(r.indptr, r_scores, tie_keys)
         r_scores = r_scores[order]
-        n_tied = count_tied_users(r.indptr, r_scores, _read_length(parsed, max_items), rowmap)
+        n_tied = 0 if ties == "file" else count_tied_users(r.indptr, r_scores, _read_length(parsed, max_items), rowmap)
         if r_codes is not None:
             r_codes = r_codes[order]
         if ties in AVERAGE_TIES:
@@ -599,9 +601,10 @@ def evaluate(
         The same item twice in one user's truth (repeated interaction rows):
         an error (default), or one item whose grade is the largest, the sum,
         the first or the last of the repeats' grades (docs/conventions.md).
-    ties : {'item', 'input', 'trec', 'trec9', 'item_desc', 'average', 'ranx', 'ranx_comparable', 'ranx_dict', 'torch', 'torch_topk', 'torch_average', 'evidently'} or dict
+    ties : {'item', 'input', 'file', 'trec', 'trec9', 'item_desc', 'average', 'ranx', 'ranx_comparable', 'ranx_dict', 'torch', 'torch_topk', 'torch_average', 'evidently'} or dict
         Equal scores when ranking by score: item id ascending (default: the
-        same numbers whatever the row order), input order, item id
+        same numbers whatever the row order), input order, no ranking at all
+        (file: the order given, scores ignored, as cwl-eval), item id
         descending as strings (trec_eval), the same on scores rounded to
         float32 (trec9: trec_eval 9.0.x, pytrec_eval), item id descending,
         tie-averaged DCG/NDCG (scikit-learn), ranx's numba quicksort order (a ``Run``;

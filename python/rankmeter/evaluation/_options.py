@@ -66,7 +66,7 @@ _SIDE_DOC = (
     "differently (``truth_user_col='userId', recs_user_col='uid'``); they win\n"
     "over ``user_col``/``item_col`` for that table (``train`` keeps those)."
 )
-_TIES = ("item", "input", "trec", "trec9", "item_desc", "average", *RANX_TIES, *TORCH_TIES, "evidently")
+_TIES = ("item", "input", "file", "trec", "trec9", "item_desc", "average", *RANX_TIES, *TORCH_TIES, "evidently")
 
 
 @dataclass(frozen=True)
@@ -146,7 +146,8 @@ class EvalOptions:
             "convention",
             "choice",
             "Equal scores when ranking by score: item id ascending (default: the\n"
-            "same numbers whatever the row order), input order, item id\n"
+            "same numbers whatever the row order), input order, no ranking at all\n"
+            "(file: the order given, scores ignored, as cwl-eval), item id\n"
             "descending as strings (trec_eval), the same on scores rounded to\n"
             "float32 (trec9: trec_eval 9.0.x, pytrec_eval), item id descending,\n"
             "tie-averaged DCG/NDCG (scikit-learn), ranx's numba quicksort order (a ``Run``;\n"

@@ -358,12 +358,12 @@ def _cwl_options(name: str, k: Optional[int]) -> dict:
 
 PRESETS["cwl"] = Preset(
     "cwl",
-    defaults={"empty": "zero", "missing": "skip_empty", "recs_only": "empty", "duplicates": "count", "ties": "input"},
+    defaults={"empty": "zero", "missing": "skip_empty", "recs_only": "empty", "duplicates": "count", "ties": "file"},
     metric_options=_cwl_options,
     doc=(
         "cwl-eval 1.0.12 (Azzopardi, Thomas, Moffat): every query of the run with at least one document is scored "
         "(queries without a judged document too: all their documents unjudged; qrels-only queries and empty lists "
-        "are not); lists in their order (a list of items, or scores with ties in input order); the qrels grade is "
+        "are not); lists in the order given, scores or not (ties='file': cwl-eval reads a run in file order); the qrels grade is "
         "the gain, as given; a document without a qrels row gains 0, and max_gain in the residuals (res_*); a "
         "document listed twice gains twice; every document costs 1; the list is cut or padded to depth=1000 "
         "positions; rbp is graded with p = 0.9. The C/W/L metrics (cwl_p, cwl_rbp, sdcg, cwl_rr, cwl_ap, inst, "
@@ -391,8 +391,6 @@ PRESETS["cwl"] = Preset(
         ("--max_gain G, --max_depth N", "max_gain=G, depth=N"),
     ),
     unmatched=(
-        "a run file whose scores disagree with its line order: cwl-eval reads the lines in file order, "
-        "rankmeter ranks scored input by score (pass the lists in file order, e.g. {query: [docs]})",
         "cost files (-c): every document costs 1 (cwl-eval's default)",
         "qrels gains outside [0, 1] (or max_gain): cwl-eval refuses the whole gain file (ValueError); rankmeter "
         "raises ValueError when a user it evaluates has such a grade (a qrels-only query's grades are not read)",
