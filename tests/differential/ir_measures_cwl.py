@@ -11,6 +11,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from .cases import draw_case
+from .ir_measures_requests import as_dicts
+from .ir_measures_requests import cwl_measures_of as measures_of
 
 VENV = "ir_measures"
 ISOLATED = True
@@ -31,46 +33,6 @@ ALLOW = (
     "huge_ids",
 )
 REL = 1e-9
-
-
-def measures_of(case):
-    """{call: [measure names]}: "pipeline" through ir_measures' default pipeline, "cwl" through its cwl_eval
-    provider (P, RR and AP, which the pipeline gives pytrec_eval)."""
-    ks = case["ks"]
-    k0 = ks[0]
-    top = case["top"]
-    return {
-        "pipeline": [
-            f"INST(max_rel={top})",
-            f"INST(T=2.5,max_rel={top})",
-            f"INSQ(max_rel={top})",
-            f"INSQ(T=3.0,min_rel=1,max_rel={top})",
-            f"BPM(max_rel={top})@{k0}",
-            f"BPM(T=2.0,max_rel={top})@{ks[-1]}",
-            f"SDCG(max_rel={top})@{k0}",
-            f"SDCG(min_rel=1,max_rel={top})@{ks[-1]}",
-            f"NERR8(max_rel={top})@{k0}",
-            f"NERR9(max_rel={top})@{k0}",
-            f"NERR10(max_rel={top})",
-            f"NERR10(p=0.5,max_rel={top})",
-            f"NERR11(max_rel={top})",
-            f"NERR11(T=2.0,max_rel={top})",
-            "RBP(rel=1)",
-        ],
-        "cwl": [f"P@{k}" for k in ks] + ["P(rel=2)@5", "RR", "RR(rel=2)", "AP", "AP(rel=2)"],
-    }
-
-
-def as_dicts(case):
-    qrels: dict = {}
-    run: dict = {}
-    for u, i, g in case["truth"]:
-        qrels.setdefault(str(u), {})[str(i)] = g
-    for u, i, _r, s in sorted(case["recs"], key=lambda row: (str(type(row[0])), row[0], row[2])):
-        run.setdefault(str(u), {})[str(i)] = s
-    for u in case.get("empty_lists", []):
-        run[str(u)] = {}
-    return qrels, run
 
 
 def draw(seed: int) -> dict:

@@ -12,6 +12,8 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from .ir_measures_requests import preset_calls_of as calls_of
+
 VENV = "ir_measures"
 ISOLATED = True  # python -P: the peer modules here must not shadow the packages of that name
 WORKER = Path(__file__).with_name("worker_ir_measures_preset.py")
@@ -32,27 +34,6 @@ ALLOW = (
 )
 REL = 1e-9
 MIXED = ["arhr@3", "cg@2"]
-
-
-def calls_of(case: dict, tied: bool) -> dict:
-    """Same as worker_ir_measures_preset.calls_of."""
-    ks = case["ks"]
-    k0 = ks[0]
-    calls = {
-        "pytrec_eval": [f"P@{k}" for k in ks]
-        + [f"P(rel=2)@{k0}"]
-        + [f"R@{k}" for k in ks]
-        + [f"R(rel=2)@{k0}", "AP", f"AP@{k0}", "AP(rel=2)", "RR", "RR(rel=2)", "nDCG"]
-        + [f"nDCG@{k}" for k in ks]
-        + [f"Success@{k}" for k in ks]
-        + ["Rprec", "Rprec(rel=2)", "Bpref", "Bpref(rel=2)", "NumRel", "NumRelRet", "SetP", "SetR"],
-        "gdeval": [f"ERR@{k}" for k in ks] + [f"nDCG(dcg='exp-log2')@{k}" for k in ks],
-    }
-    if not tied:
-        calls["judged"] = [f"Judged@{k}" for k in ks]
-        calls["msmarco"] = [f"RR@{k}" for k in ks] + [f"RR(rel=2)@{k0}"]
-        calls["cwl_eval"] = ["RBP(rel=1)", "RBP(rel=2,p=0.5)", "RBP(rel=1,p=0.9)"]
-    return calls
 
 
 _BASE = {

@@ -1,6 +1,7 @@
-"""What the ir_measures differential runs ask, shared by the peer module (tests/differential/ir_measures.py) and
-its worker (worker_ir_measures.py, in the peer's venv: standard library only): the measures of every call and
-the dicts of a case, each a function of the case alone so that both sides ask the same."""
+"""What the ir_measures differential runs ask, shared by the peer modules (tests/differential/ir_measures.py,
+ir_measures_preset.py, ir_measures_cwl.py) and their workers (in the peer's venv, which load this file by path:
+standard library only): the measures of every call and the dicts of a case, each a function of the case alone so
+that both sides ask the same."""
 
 from __future__ import annotations
 
@@ -78,3 +79,54 @@ def as_dicts(case: dict) -> tuple[dict, dict]:
     for u in case.get("empty_lists", []):
         run[str(u)] = {}
     return qrels, run
+
+
+def preset_calls_of(case: dict, tied: bool) -> dict:
+    """{provider: [measure names]} of the preset run (tests/differential/ir_measures_preset.py): the measures
+    preset='ir_measures' computes; those whose provider orders tied scores its own way only on untied runs."""
+    ks = case["ks"]
+    k0 = ks[0]
+    calls = {
+        "pytrec_eval": [f"P@{k}" for k in ks]
+        + [f"P(rel=2)@{k0}"]
+        + [f"R@{k}" for k in ks]
+        + [f"R(rel=2)@{k0}", "AP", f"AP@{k0}", "AP(rel=2)", "RR", "RR(rel=2)", "nDCG"]
+        + [f"nDCG@{k}" for k in ks]
+        + [f"Success@{k}" for k in ks]
+        + ["Rprec", "Rprec(rel=2)", "Bpref", "Bpref(rel=2)", "NumRel", "NumRelRet", "SetP", "SetR"],
+        "gdeval": [f"ERR@{k}" for k in ks] + [f"nDCG(dcg='exp-log2')@{k}" for k in ks],
+    }
+    if not tied:
+        calls["judged"] = [f"Judged@{k}" for k in ks]
+        calls["msmarco"] = [f"RR@{k}" for k in ks] + [f"RR(rel=2)@{k0}"]
+        calls["cwl_eval"] = ["RBP(rel=1)", "RBP(rel=2,p=0.5)", "RBP(rel=1,p=0.9)"]
+    return calls
+
+
+def cwl_measures_of(case: dict) -> dict:
+    """{call: [measure names]} of the C/W/L run (tests/differential/ir_measures_cwl.py): "pipeline" through
+    ir_measures' default pipeline, "cwl" through its cwl_eval provider (P, RR and AP, which the pipeline gives
+    pytrec_eval). ``case["top"]`` is the largest grade, rounded up (at least 2)."""
+    ks = case["ks"]
+    k0 = ks[0]
+    top = case["top"]
+    return {
+        "pipeline": [
+            f"INST(max_rel={top})",
+            f"INST(T=2.5,max_rel={top})",
+            f"INSQ(max_rel={top})",
+            f"INSQ(T=3.0,min_rel=1,max_rel={top})",
+            f"BPM(max_rel={top})@{k0}",
+            f"BPM(T=2.0,max_rel={top})@{ks[-1]}",
+            f"SDCG(max_rel={top})@{k0}",
+            f"SDCG(min_rel=1,max_rel={top})@{ks[-1]}",
+            f"NERR8(max_rel={top})@{k0}",
+            f"NERR9(max_rel={top})@{k0}",
+            f"NERR10(max_rel={top})",
+            f"NERR10(p=0.5,max_rel={top})",
+            f"NERR11(max_rel={top})",
+            f"NERR11(T=2.0,max_rel={top})",
+            "RBP(rel=1)",
+        ],
+        "cwl": [f"P@{k}" for k in ks] + ["P(rel=2)@5", "RR", "RR(rel=2)", "AP", "AP(rel=2)"],
+    }

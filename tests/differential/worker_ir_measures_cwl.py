@@ -9,56 +9,26 @@ the label ``"<call>|raises <type>"``.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import math
 import sys
 import warnings
+from pathlib import Path
 
 warnings.simplefilter("ignore")
 logging.disable(logging.CRITICAL)
 
 import ir_measures  # noqa: E402
 
-
-def measures_of(case):
-    """{call: [measure names]}: "pipeline" through ir_measures' default pipeline, "cwl" through its cwl_eval
-    provider (P, RR and AP, which the pipeline gives pytrec_eval)."""
-    ks = case["ks"]
-    k0 = ks[0]
-    top = case["top"]
-    return {
-        "pipeline": [
-            f"INST(max_rel={top})",
-            f"INST(T=2.5,max_rel={top})",
-            f"INSQ(max_rel={top})",
-            f"INSQ(T=3.0,min_rel=1,max_rel={top})",
-            f"BPM(max_rel={top})@{k0}",
-            f"BPM(T=2.0,max_rel={top})@{ks[-1]}",
-            f"SDCG(max_rel={top})@{k0}",
-            f"SDCG(min_rel=1,max_rel={top})@{ks[-1]}",
-            f"NERR8(max_rel={top})@{k0}",
-            f"NERR9(max_rel={top})@{k0}",
-            f"NERR10(max_rel={top})",
-            f"NERR10(p=0.5,max_rel={top})",
-            f"NERR11(max_rel={top})",
-            f"NERR11(T=2.0,max_rel={top})",
-            "RBP(rel=1)",
-        ],
-        "cwl": [f"P@{k}" for k in ks] + ["P(rel=2)@5", "RR", "RR(rel=2)", "AP", "AP(rel=2)"],
-    }
-
-
-def as_dicts(case):
-    qrels: dict = {}
-    run: dict = {}
-    for u, i, g in case["truth"]:
-        qrels.setdefault(str(u), {})[str(i)] = g
-    for u, i, _r, s in sorted(case["recs"], key=lambda row: (str(type(row[0])), row[0], row[2])):
-        run.setdefault(str(u), {})[str(i)] = s
-    for u in case.get("empty_lists", []):
-        run[str(u)] = {}
-    return qrels, run
+_HERE = Path(__file__).resolve().parent
+# the measures and dicts of a case, shared with the peer module (this directory is not on sys.path)
+_spec = importlib.util.spec_from_file_location("ir_measures_requests", _HERE / "ir_measures_requests.py")
+assert _spec is not None and _spec.loader is not None
+_requests = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_requests)
+measures_of, as_dicts = _requests.cwl_measures_of, _requests.as_dicts
 
 
 def _f(x):

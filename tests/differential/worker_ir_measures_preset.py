@@ -10,12 +10,14 @@ not trec_eval's, which the preset follows). Each case runs in a forked child (py
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import math
 import os
 import sys
 import warnings
+from pathlib import Path
 
 warnings.simplefilter("ignore")
 # the worker runs as `python -P` (ISOLATED in the peer module): this directory is not on sys.path
@@ -23,37 +25,13 @@ logging.disable(logging.CRITICAL)
 
 import ir_measures  # noqa: E402
 
-
-def calls_of(case, tied):
-    ks = case["ks"]
-    k0 = ks[0]
-    calls = {
-        "pytrec_eval": [f"P@{k}" for k in ks]
-        + [f"P(rel=2)@{k0}"]
-        + [f"R@{k}" for k in ks]
-        + [f"R(rel=2)@{k0}", "AP", f"AP@{k0}", "AP(rel=2)", "RR", "RR(rel=2)", "nDCG"]
-        + [f"nDCG@{k}" for k in ks]
-        + [f"Success@{k}" for k in ks]
-        + ["Rprec", "Rprec(rel=2)", "Bpref", "Bpref(rel=2)", "NumRel", "NumRelRet", "SetP", "SetR"],
-        "gdeval": [f"ERR@{k}" for k in ks] + [f"nDCG(dcg='exp-log2')@{k}" for k in ks],
-    }
-    if not tied:
-        calls["judged"] = [f"Judged@{k}" for k in ks]
-        calls["msmarco"] = [f"RR@{k}" for k in ks] + [f"RR(rel=2)@{k0}"]
-        calls["cwl_eval"] = ["RBP(rel=1)", "RBP(rel=2,p=0.5)", "RBP(rel=1,p=0.9)"]
-    return calls
-
-
-def as_dicts(case):
-    qrels: dict = {}
-    run: dict = {}
-    for u, i, g in case["truth"]:
-        qrels.setdefault(str(u), {})[str(i)] = g
-    for u, i, _r, s in sorted(case["recs"], key=lambda row: (str(type(row[0])), row[0], row[2])):
-        run.setdefault(str(u), {})[str(i)] = s
-    for u in case.get("empty_lists", []):
-        run[str(u)] = {}
-    return qrels, run
+_HERE = Path(__file__).resolve().parent
+# the measures and dicts of a case, shared with the peer module (this directory is not on sys.path)
+_spec = importlib.util.spec_from_file_location("ir_measures_requests", _HERE / "ir_measures_requests.py")
+assert _spec is not None and _spec.loader is not None
+_requests = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_requests)
+calls_of, as_dicts = _requests.preset_calls_of, _requests.as_dicts
 
 
 def tied_lists(run):
