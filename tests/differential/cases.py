@@ -47,6 +47,9 @@ FEATURES = (
     "features",  # item feature vectors
     "same_length",  # every given non-empty list has one length (a list-of-lists array, e.g. recmetrics' personalization)
 )
+# the features of a ranking case (truth, lists, scores, ids): what the IR peers read, without the recommender's
+# train table and item features
+RANKING_FEATURES = tuple(f for f in FEATURES if f not in ("zero_features", "train", "features", "same_length"))
 
 
 def _ids(kind: str, prefix: str, offset: int):

@@ -14,26 +14,12 @@ from typing import Optional
 
 import numpy as np
 
-from .cases import as_dicts, draw_case
+from .cases import RANKING_FEATURES, as_dicts, draw_case
 
 VENV = "ir_measures"
 ISOLATED = True  # python -P: this module (cwl.py) must not shadow the package `cwl`
 WORKER = Path(__file__).with_name("worker_cwl.py")
-ALLOW = (
-    "empty_truth",
-    "zero_grades",
-    "fractional",
-    "negative",
-    "graded",
-    "truth_only_users",
-    "recs_only_users",
-    "empty_lists",
-    "duplicates",
-    "ties",
-    "outside_catalog",
-    "string_ids",
-    "huge_ids",
-)
+ALLOW = RANKING_FEATURES
 REL = 1e-9
 QUANTITIES = ("eu", "etu", "ec", "etc", "ed", "res_eu", "res_etu", "res_ec", "res_etc", "res_ed")
 

@@ -12,26 +12,13 @@ import math
 from collections import defaultdict
 from pathlib import Path
 
+from .cases import RANKING_FEATURES
 from .ir_measures_requests import as_dicts, measures_of
 
 VENV = "ir_measures"
 ISOLATED = True  # python -P: the peer modules here must not shadow the packages of that name
 WORKER = Path(__file__).with_name("worker_ir_measures.py")
-ALLOW = (
-    "empty_truth",
-    "zero_grades",
-    "fractional",
-    "negative",
-    "graded",
-    "truth_only_users",
-    "recs_only_users",
-    "empty_lists",
-    "duplicates",
-    "ties",
-    "outside_catalog",
-    "string_ids",
-    "huge_ids",
-)
+ALLOW = RANKING_FEATURES
 REL = 1e-9
 
 

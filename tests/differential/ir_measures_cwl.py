@@ -10,28 +10,14 @@ import math
 from collections import defaultdict
 from pathlib import Path
 
-from .cases import draw_case
+from .cases import RANKING_FEATURES, draw_case
 from .ir_measures_requests import as_dicts
 from .ir_measures_requests import cwl_measures_of as measures_of
 
 VENV = "ir_measures"
 ISOLATED = True
 WORKER = Path(__file__).with_name("worker_ir_measures_cwl.py")
-ALLOW = (
-    "empty_truth",
-    "zero_grades",
-    "fractional",
-    "negative",
-    "graded",
-    "truth_only_users",
-    "recs_only_users",
-    "empty_lists",
-    "duplicates",
-    "ties",
-    "outside_catalog",
-    "string_ids",
-    "huge_ids",
-)
+ALLOW = RANKING_FEATURES
 REL = 1e-9
 
 

@@ -13,24 +13,12 @@ import math
 from collections import defaultdict
 from pathlib import Path
 
+from .cases import RANKING_FEATURES
+
 VENV = "ranx"
 ISOLATED = True  # python -P: this module's name must not shadow the ranx package in the worker
 WORKER = Path(__file__).with_name("worker_ranx_preset.py")
-ALLOW = (
-    "empty_truth",
-    "zero_grades",
-    "fractional",
-    "negative",
-    "graded",
-    "truth_only_users",
-    "recs_only_users",
-    "empty_lists",
-    "duplicates",
-    "ties",
-    "outside_catalog",
-    "string_ids",
-    "huge_ids",
-)
+ALLOW = RANKING_FEATURES
 REL = 1e-9
 DRAW = {"max_users": 30}
 MIXED = ["judged@3", "arhr@5", "num_rel"]  # other metrics in the same call
