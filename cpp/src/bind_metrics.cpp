@@ -122,4 +122,13 @@ void bind_metrics(py::module_& m) {
         return rows;
       },
       "Other spellings of the registry's metrics: (alias, name, fixed options).");
+  m.def(
+      "metric_better",
+      [] {
+        py::list rows;
+#define RANKMETER_BETTER(name, direction) rows.append(py::make_tuple(#name, direction));
+#include "rankmeter/metrics.def"
+        return rows;
+      },
+      "Which way the registry's metrics are better, where not higher: (name, direction words).");
 }

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Optional, Union
 
 from . import _core
@@ -175,6 +175,7 @@ class _Spec:
     count_like: bool = False  # keeps its computed value for users without a relevant item under empty="one"
     reads: tuple = ()  # what it reads besides the lists ("grades", "scores", "catalog"): (name, condition) pairs
     section: str = ""  # its section of docs/metrics.md
+    better: tuple = (("higher", None),)  # which way it is better: ("higher" | "lower" | "none", condition) pairs
 
 
 def _words(text: str, where: str) -> tuple:
@@ -209,6 +210,17 @@ def _specs() -> dict[str, _Spec]:
 
 
 SPECS: dict[str, _Spec] = _specs()
+
+
+def _better() -> None:
+    for name, direction in _core.metric_better():
+        words = _words(direction, f"the direction of {name!r}")
+        if name not in SPECS or any(w not in ("higher", "lower", "none") for w, _c in words):
+            raise RuntimeError(f"metric registry: bad RANKMETER_BETTER row for {name!r}: {direction!r}")
+        SPECS[name] = replace(SPECS[name], better=words)
+
+
+_better()
 
 
 def _aliases() -> dict[str, tuple[str, dict]]:
@@ -340,6 +352,15 @@ class Metric:
         """What its value depends on besides the lists, with its options (the registry's ``reads``): ``"grades"``,
         ``"scores"``, ``"catalog"`` (the ``catalog`` argument, else the items of ``train``)."""
         return _applicable(SPECS[self.name].reads, self.options)
+
+    @property
+    def better(self) -> Optional[str]:
+        """Which way this metric is better: ``"higher"``, ``"lower"`` (``gini``, ``arp``) or ``None`` for a count or
+        a diagnostic (``num_ret``, ``judged``, C/W/L expected cost); the registry's ``RANKMETER_BETTER`` rows, read
+        by the comparison tables and plots (docs/compare.md)."""
+        words = _applicable(SPECS[self.name].better, self.options)
+        word = words[0] if words else "none"
+        return None if word == "none" else word
 
     @property
     def family(self) -> str:

@@ -100,7 +100,10 @@ class Comparison:
 
     In the wide tables a run's superscript letters name the runs it is
     significantly better than (after the correction); the best mean of every
-    metric is bold. Higher values are taken as better.
+    metric is bold. Better is higher, lower for the metrics the registry says
+    so (``gini``, ``arp``), and neither for counts and diagnostics (``num_ret``,
+    ``judged``, C/W/L expected cost): those get no bold and no letters
+    (:meth:`direction`, docs/compare.md).
     """
 
     def __init__(
@@ -127,28 +130,56 @@ class Comparison:
         """run -> metric -> mean over the evaluated users."""
         return {r: {m: self.results[r][m] for m in self.metrics} for r in self.runs}
 
+    def direction(self, metric: str) -> Optional[str]:
+        """Which way ``metric`` is better: ``"higher"``, ``"lower"`` or ``None`` (a count or a diagnostic), from
+        the metric registry (:attr:`rankmeter.metrics.Metric.better`); ``"higher"`` for a name the registry does
+        not parse."""
+        from .. import metrics as _metrics
+
+        try:
+            return _metrics.parse(metric).better
+        except (ValueError, TypeError):
+            return "higher"
+
     def better_than(self, run: str, metric: str) -> list[str]:
-        """The runs that ``run`` is significantly better than on ``metric``."""
+        """The runs that ``run`` is significantly better than on ``metric`` (none for a metric without a
+        direction)."""
+        way = self.direction(metric)
+        if way is None:
+            return []
+        sign = 1.0 if way == "higher" else -1.0
         out = []
         for row in self.rows:
             if row["metric"] != metric or not row["significant"]:
                 continue
-            if row["run"] == run and row["diff"] > 0:
+            if row["run"] == run and sign * row["diff"] > 0:
                 out.append(row["baseline"])
-            elif row["baseline"] == run and row["diff"] < 0:
+            elif row["baseline"] == run and sign * row["diff"] < 0:
                 out.append(row["run"])
         return [r for r in self.runs if r in out]
 
     def best(self, metric: str, digits: Optional[int] = None) -> list[str]:
-        """The runs with the highest mean (rounded to ``digits`` when given)."""
+        """The runs with the best mean (rounded to ``digits`` when given): the highest, the lowest for a metric
+        better lower, none for a metric without a direction."""
+        way = self.direction(metric)
         vals = {r: self.results[r][metric] for r in self.runs}
         if digits is not None:
             vals = {r: round(v, digits) for r, v in vals.items()}
         finite = [v for v in vals.values() if not math.isnan(v)]
-        if not finite:
+        if not finite or way is None:
             return []
-        top = max(finite)
+        top = max(finite) if way == "higher" else min(finite)
         return [r for r in self.runs if vals[r] == top]
+
+    def _directions_note(self) -> str:
+        lower = [m for m in self.metrics if self.direction(m) == "lower"]
+        neither = [m for m in self.metrics if self.direction(m) is None]
+        out = ""
+        if lower:
+            out += f" Lower is better for {', '.join(lower)}."
+        if neither:
+            out += f" No direction (no bold, no letters) for {', '.join(neither)}."
+        return out
 
     def _legend(self) -> str:
         m = self.meta
@@ -161,6 +192,7 @@ class Comparison:
             f"Best mean per metric in bold. A superscript letter marks a run significantly better than the run "
             f"of that letter: {TEST_LABELS[m['test']]}{res}, {scope}, {corr} correction over "
             f"{m['n_comparisons']} comparisons, adjusted p <= {m['alpha']:g}; {_counted(m)}."
+            + self._directions_note()
             + (f" Conventions: {m['conventions']}." if m.get("conventions") else "")
         )
 

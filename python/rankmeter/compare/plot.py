@@ -260,25 +260,38 @@ def per_user_differences(cmp: Any, metric: str, baseline: Optional[str] = None) 
 
 
 def plot_per_user_difference(cmp: Any, metric: str, baseline: Optional[str] = None, *, title: bool = True):
-    """Each run's per-user difference against the baseline on ``metric``, sorted: one bar per user, wins
-    above zero, losses below (the figure IR papers show per query). One panel per run; the baseline is
-    ``baseline``, else the comparison's, else its first run."""
+    """Each run's per-user difference against the baseline on ``metric``, sorted: one bar per user; a win
+    (green) is a difference in the metric's better direction (above zero, below for a metric better lower),
+    and a metric without a direction has grey bars and counts of higher and lower users (the figure IR papers
+    show per query). One panel per run; the baseline is ``baseline``, else the comparison's, else its first
+    run."""
     ref = _reference(cmp, baseline)
     diffs = per_user_differences(cmp, metric, ref)
+    way = cmp.direction(metric)
     entity = cmp.meta.get("entity", "users")
     fig = _figure(figsize=(6.4, 1.0 + 2.2 * max(1, len(diffs))))
     axes = fig.subplots(max(1, len(diffs)), 1, squeeze=False)[:, 0]
     for ax, (run, d) in zip(axes, diffs.items()):
         x = np.arange(1, d.size + 1)
-        colors = np.where(d > 0, "#2e7d32", np.where(d < 0, "#c62828", "#9e9e9e"))
+        up, down = d > 0, d < 0
+        if way is None:
+            colors = np.where(up | down, "#607d8b", "#9e9e9e")
+        else:
+            win, loss = (up, down) if way == "higher" else (down, up)
+            colors = np.where(win, "#2e7d32", np.where(loss, "#c62828", "#9e9e9e"))
         ax.bar(x, d, width=1.0, color=colors, linewidth=0)
         ax.axhline(0.0, color="#444", linewidth=0.8)
-        wins, losses = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
+        n_up, n_down = int(np.count_nonzero(up)), int(np.count_nonzero(down))
+        if way is None:
+            counts = f"{n_up} higher, {n_down} lower, {d.size - n_up - n_down} equal"
+        else:
+            wins, losses = (n_up, n_down) if way == "higher" else (n_down, n_up)
+            counts = f"{wins} wins, {losses} losses, {d.size - wins - losses} ties"
         ax.set_ylabel(f"{metric}\n{run} - {ref}")
         ax.text(
             0.99,
             0.95,
-            f"{wins} wins, {losses} losses, {d.size - wins - losses} ties",
+            counts,
             transform=ax.transAxes,
             ha="right",
             va="top",
@@ -315,9 +328,11 @@ def significance_matrix(cmp: Any, metric: str) -> tuple[np.ndarray, np.ndarray, 
 
 def plot_significance_matrix(cmp: Any, metric: str, *, title: bool = True):
     """The pairwise comparisons of the runs on ``metric`` as a matrix: cell (row, column) is the mean
-    difference row - column (green: row better, red: worse), annotated with the adjusted p-value, bold with
-    a star where significant; blank where the pair was not compared."""
+    difference row - column (green: row better, red: worse, in the metric's direction; purple and orange for a
+    metric without a direction), annotated with the adjusted p-value, bold with a star where significant; blank
+    where the pair was not compared."""
     diff, padj, sig = significance_matrix(cmp, metric)
+    way = cmp.direction(metric)
     n = len(cmp.runs)
     fig = _figure(figsize=(1.6 + 1.15 * n, 1.2 + 0.95 * n))
     ax = fig.add_subplot()
@@ -327,7 +342,7 @@ def plot_significance_matrix(cmp: Any, metric: str, *, title: bool = True):
         np.arange(n + 1) - 0.5,
         np.arange(n + 1) - 0.5,
         np.ma.masked_invalid(diff),
-        cmap="RdYlGn",
+        cmap={"higher": "RdYlGn", "lower": "RdYlGn_r"}.get(way or "", "PuOr"),
         vmin=-lim or -1.0,
         vmax=lim or 1.0,
     )

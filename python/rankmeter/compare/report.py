@@ -94,9 +94,14 @@ def _plots(cmp: Any, k_max: int) -> tuple[list[tuple[str, str]], str]:
     for x in cmp.metrics:
         d = P.per_user_differences(cmp, x, ref)
         n_both = ", ".join(f"{r} {v.size:,}" for r, v in d.items())
+        way = cmp.direction(x)
+        sides = {
+            "higher": "wins above zero, losses below",
+            "lower": "lower is better: wins below zero, losses above",
+        }.get(way or "", "no better direction: higher above zero, lower below")
         out.append(
             (
-                f"Per-{one} difference in {x} against {ref}, sorted: wins above zero, losses below "
+                f"Per-{one} difference in {x} against {ref}, sorted: {sides} "
                 f"({entity} evaluated in both runs: {n_both})",
                 P.plot_per_user_difference(cmp, x, ref, title=False),
             )
