@@ -23,3 +23,16 @@ def test_user_docs_cite_no_document_outside_the_repository():
         text = f.read_text(encoding="utf-8")
         bad = re.findall(r"SPEC\s*§|the seeds?'|seed documents", text)
         assert not bad, (f.name, bad)
+
+
+def test_the_stage_table_of_architecture_md_lists_each_accuracy_metric_under_its_registry_stage():
+    from rankmeter.metrics import SPECS
+
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    listed = {}
+    for stage in ("snapshot", "ideal", "walk", "user"):
+        row = re.search(rf"^\| `{stage}` \| [^|]* \| ([^|]*) \|$", text, re.M)
+        assert row, f"docs/architecture.md has no row for the stage {stage!r}"
+        listed[stage] = [w.strip() for w in row.group(1).split(",")]
+    want = {stage: [n for n, s in SPECS.items() if s.family == "accuracy" and s.stage == stage] for stage in listed}
+    assert listed == want
