@@ -61,6 +61,7 @@ import itertools
 import json
 import os
 from collections import defaultdict
+from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Union
 
 import numpy as np
@@ -268,12 +269,17 @@ class _Store:
 
     @classmethod
     def _read_file(cls, path: str, kind: Optional[str], columns: int) -> tuple[dict, Optional[str]]:
-        kind = get_file_kind(path, kind)
-        if kind not in ("json", "trec", "gz"):
-            raise ValueError(f"file kind {kind!r}: rankmeter.compat.ranx reads 'json', 'trec' and 'gz' (gzipped trec)")
+        kind = _kind_of(cls, path, kind)
         if kind == "json":
             with open(path, "rb") as f:
                 return json.loads(f.read()), None
+        if kind == "lz4":
+            return _load_lz4(path), None
+        if kind == "parquet":
+            raise ValueError(
+                f"file kind 'parquet': use {cls.__name__}.from_parquet (from_file reads 'json', 'trec', 'gz' and "
+                "'lz4', as ranx's does)"
+            )
         data: dict = defaultdict(dict)
         name = None
         with gzip.open(path, "rt") if kind == "gz" else open(path) as f:
@@ -289,9 +295,11 @@ class _Store:
         return data, name
 
     def save(self, path: str = "", kind: Optional[str] = None) -> None:
-        """Write to ``path`` as JSON, TREC lines or Parquet (kind from the extension, as ranx infers it)."""
+        """Write to ``path`` as ranx writes it (kind from the extension, as ranx infers it): JSON, Parquet, a Run's
+        LZ4 file (CBOR in an LZ4 frame; needs lz4 and cbor2; a Qrels has none, as in ranx), else TREC lines,
+        uncompressed (also for ``.gz``, as ranx)."""
         path = path or f"{type(self).__name__.lower()}.json"
-        kind = get_file_kind(path, kind)
+        kind = _kind_of(type(self), path, kind)
         if not self.sorted:
             self.sort()
         if kind == "json":
@@ -299,15 +307,21 @@ class _Store:
                 json.dump(self.to_dict(), f, indent=2)
         elif kind == "parquet":
             self.to_dataframe().to_parquet(path, index=False)
-        elif kind == "trec":
-            lines = []
-            for q, docs in self._data.items():
-                for rank, (d, v) in enumerate(docs.items(), 1):
-                    lines.append(self._trec_line(q, d, rank, v))
+        elif kind == "lz4":
+            _save_lz4(self.to_dict(), path)
+        else:  # as ranx: TREC lines, uncompressed, for 'trec' and 'gz'
+            # each line ends with a newline but the last document of the last query (so a last query without
+            # documents leaves the newline of the one before), as ranx writes them
+            parts = []
+            last_q = len(self._data) - 1
+            for i, (q, docs) in enumerate(self._data.items()):
+                last_d = len(docs) - 1
+                for j, (d, v) in enumerate(docs.items()):
+                    parts.append(self._trec_line(q, d, j + 1, v))
+                    if i != last_q or j != last_d:
+                        parts.append("\n")
             with open(path, "w") as f:
-                f.write("\n".join(lines))
-        else:
-            raise ValueError(f"file kind {kind!r}: rankmeter.compat.ranx writes 'json', 'trec' and 'parquet'")
+                f.write("".join(parts))
 
     def _trec_line(self, q: Any, d: Any, rank: int, v: Any) -> str:
         return f"{q} 0 {d} {v}"
@@ -317,6 +331,41 @@ class _Store:
         import pandas as pd
 
         return _df_to_dict(pd.read_parquet(path, **(pd_kwargs or {})), q_id_col, doc_id_col, score_col)
+
+
+def _kind_of(cls: type, path: str, kind: Optional[str]) -> str:
+    """The file kind as ranx's module of ``cls`` infers and checks it: a Qrels has no LZ4 kind (ranx's qrels module
+    asserts, and its run module's get_file_kind, exported here, allows it)."""
+    kind = get_file_kind(path, kind)
+    if cls.__name__ == "Qrels":
+        assert kind in {"json", "trec", "gz", "parquet"}, "Error `kind` must be 'json', 'trec', 'gz', or 'parquet'"
+    return kind
+
+
+def _lz4_modules() -> tuple[Any, Any]:
+    try:
+        import cbor2
+        import lz4.frame
+    except ImportError:
+        raise ImportError(
+            "LZ4 run files (ranx's CBOR in an LZ4 frame) need lz4 and cbor2: pip install lz4 cbor2"
+        ) from None
+    return lz4.frame, cbor2
+
+
+def _save_lz4(content: dict, path: str) -> None:
+    """ranx's LZ4 run file: the run dict as CBOR, compressed as an LZ4 frame (level 16) and written through
+    an LZ4 frame file (so framed twice, as ranx writes it); the parent directories are made."""
+    frame, cbor2 = _lz4_modules()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with frame.open(path, mode="wb") as f:
+        f.write(frame.compress(cbor2.dumps(content), compression_level=16))
+
+
+def _load_lz4(path: str) -> dict:
+    frame, cbor2 = _lz4_modules()
+    with frame.open(path, mode="r") as f:
+        return cbor2.loads(frame.decompress(f.read()))
 
 
 def get_file_kind(path: str = "run.json", kind: Optional[str] = None) -> str:

@@ -31,10 +31,6 @@ HERE = Path(__file__).parent
 _TYPED = "numba typed lists are ranx's internal form (to_typed_list), not something rankmeter.compat.ranx makes"
 OUT_OF_SCOPE = {
     "test_to_typed_list": (_TYPED, (AttributeError,)),
-    "test_save_load_lz4": (
-        "LZ4 files (ranx's own compressed JSON) are not read or written",
-        (AssertionError, ValueError),
-    ),
 }
 
 
@@ -44,20 +40,6 @@ def _in_a_copy_of_ranx_repository_root(tmp_path: Path, monkeypatch: pytest.Monke
         return
     shutil.copytree(HERE / "data", tmp_path, dirs_exist_ok=True)
     monkeypatch.chdir(tmp_path)
-
-
-def _counts_repeats() -> bool:
-    from rankmeter.evaluation._options import EvalOptions
-
-    return "count" in EvalOptions.__dataclass_fields__["duplicates"].metadata["allowed"]
-
-
-if not _counts_repeats():
-    # a low-level run listing a document several times: ranx reads every row (duplicates="count")
-    OUT_OF_SCOPE["test_reciprocal_rank_parallel"] = (
-        "a run listing a document three times needs evaluate(duplicates='count'), not in this build yet",
-        (ValueError,),
-    )
 
 
 def pytest_collection_modifyitems(items: list) -> None:
