@@ -94,3 +94,15 @@ def test_the_difference_plots_count_wins_in_the_metrics_direction():
     assert any(t.startswith("40 wins, 0 losses") for t in texts), texts
     fig = rmplot.plot_significance_matrix(cmp, "arp@5")
     assert fig.axes[0].collections[0].get_cmap().name == "RdYlGn_r"
+
+
+def test_the_report_draws_no_curve_over_k_for_a_metric_without_a_cutoff():
+    pytest.importorskip("matplotlib")
+    from rankmeter.compare import plot as rmplot
+
+    truth, runs, train = _runs()
+    cmp = rm.compare(truth, runs, ["num_ret", "precision@5"], train=train, n_resamples=200)
+    html = cmp.to_html()  # num_ret@1..20 does not exist: the report used to raise here
+    assert "precision@k for k = 1..20" in html and "num_ret@k" not in html
+    with pytest.raises(ValueError, match="takes no cutoff"):
+        rmplot.metric_at_k(truth, runs, "num_ret")

@@ -58,6 +58,13 @@ def base_name(metric: str) -> str:
     return str(m).rsplit("@", 1)[0] if m.k is not None else str(m)
 
 
+def takes_cutoff(metric: str) -> bool:
+    """Whether ``metric`` takes ``@k`` (the registry's cutoff rule): those without one have no curve over k."""
+    from ..metrics import SPECS
+
+    return SPECS[parse(metric).name].cutoff
+
+
 def _check_k_max(k_max: Any) -> int:
     if isinstance(k_max, bool) or not isinstance(k_max, (int, np.integer)):
         raise TypeError(f"`k_max` must be a positive integer, got {k_max!r}")
@@ -77,6 +84,11 @@ def metric_at_k(
 ) -> dict[str, np.ndarray]:
     """run -> mean of ``metric@k`` for k = 1..k_max (one evaluate call per run)."""
     k_max = _check_k_max(k_max)
+    if not takes_cutoff(metric):
+        raise ValueError(
+            f"`metric` {metric!r} takes no cutoff (it is defined on the whole list): it has no curve over k; "
+            "plot a metric with @k, such as 'ndcg' or 'recall'"
+        )
     name = base_name(metric)
     names = [f"{name}@{k}" for k in range(1, k_max + 1)]
     out = {}

@@ -84,7 +84,8 @@ def _plots(cmp: Any, k_max: int) -> tuple[list[tuple[str, str]], str]:
     out.append((f"Means per run ({_counted(m)}) with the {level} {how} interval of each mean", fig))
     if cmp._inputs is not None:
         truth, runs, ev = cmp._inputs
-        families = list(dict.fromkeys(P.base_name(x) for x in cmp.metrics))
+        # a curve over k for each metric that takes a cutoff (num_ret, r_precision, ... have none)
+        families = list(dict.fromkeys(P.base_name(x) for x in cmp.metrics if P.takes_cutoff(x)))
         for fam in families:
             curve = P.plot_metric_at_k(truth, runs, fam, k_max, title=False, **ev)
             out.append((f"{fam}@k for k = 1..{k_max} (means over the {entity})", curve))
