@@ -128,10 +128,9 @@ def main() -> None:
         ev = module.RelevanceEvaluator(qrels, set(PT_MEASURES))
         return lambda: [ev.evaluate({q: r}) for q, r in loop]
 
-    try:
-        import pytrec_eval as _orig
-    except ImportError:
-        _orig = None
+    import importlib.util
+
+    _orig = importlib.import_module("pytrec_eval") if importlib.util.find_spec("pytrec_eval") else None
     # the two evaluators alternate, repeat by repeat (a load that comes and goes hits both); wall and process CPU
     # time (the CPU time leaves out the time this process waits for a core on a loaded machine)
     fns = {"orig": per_query(_orig) if _orig else None, "compat": per_query(c_pt)}
