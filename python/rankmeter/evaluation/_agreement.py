@@ -17,7 +17,7 @@ import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Optional, Union
+from typing import Any, Optional, Union, cast
 
 import numpy as np
 
@@ -206,8 +206,7 @@ def _read_run(run: Any, which: str, ties: str, table_kw: dict, threads: int) -> 
         items2d = np.ascontiguousarray(r.items_native, dtype=np.int64)
         lens, bad = _core.padded_lengths(items2d, int(r.pad), threads)
         if bad >= 0:
-            e = item_after_pad(r, bad)
-            raise ValueError(f"`{which}`: {e}")
+            raise ValueError(f"`{which}`: {item_after_pad(r, bad)}")
         w = items2d.shape[1]
         starts = np.arange(items2d.shape[0], dtype=np.int64) * w
         return _Run(r, items2d.reshape(-1), starts, np.asarray(lens, dtype=np.int64), True)
@@ -326,7 +325,7 @@ class AgreementResult:
 def agreement(
     run_a: Any,
     run_b: Any,
-    metrics: Union[str, Iterable[str]],
+    metrics: Union[str, AgreementMetric, Iterable[Union[str, AgreementMetric]]],
     *,
     ties: str = "item",
     missing: str = "empty",
@@ -386,9 +385,10 @@ def agreement(
     (2.0, 0.5, -1.0)
     """
     if isinstance(metrics, (str, AgreementMetric)):
-        metrics = [metrics]  # type: ignore[list-item]
+        metrics = [metrics]
     if not isinstance(metrics, Iterable):
         raise TypeError(f"`metrics` must be a metric name or a list of them, got {type(metrics).__name__}")
+    metrics = list(metrics)  # read once: a generator gives the keys and the parsed metrics
     keys = [m if isinstance(m, str) else str(m) for m in metrics]
     parsed = [parse_agreement(m) for m in metrics]
     if not parsed:
@@ -411,7 +411,7 @@ def agreement(
     b = _read_run(run_b, "run_b", ties, table_kw, t)
 
     # users: run_a's in its order, then those only run_b has
-    rowmap, n_only_a, n_only_b = align(a.recs, b.recs, ("run_a", "run_b"), require_match=False)
+    rowmap, n_only_a, n_only_b = align(cast(Any, a.recs), b.recs, ("run_a", "run_b"), require_match=False)
     n_a, n_b = a.recs.n_users, b.recs.n_users
     rm_ab = np.arange(n_a, dtype=np.int64) if rowmap is None else rowmap
     ua = _users(a)
