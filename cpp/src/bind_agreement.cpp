@@ -4,6 +4,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
@@ -53,11 +54,19 @@ py::tuple agreement_values_py(const I64& a_items, const I64& a_start, const I64&
   double* o = out.mutable_data();
   int64_t bad = -1;
   int side = 0;
+  std::vector<ExactSum> sums(static_cast<size_t>(n_cols));
+  std::vector<int64_t> counts(static_cast<size_t>(n_cols), 0);
   {
     py::gil_scoped_release release;  // raw buffers only, kept alive by the arguments and output above
-    bad = agreement_values(in, cols.data(), n_cols, o, threads, &side);
+    bad = agreement_values(in, cols.data(), n_cols, o, threads, &side, sums.data(), counts.data());
   }
-  return py::make_tuple(out, bad, side);
+  py::array_t<int64_t> limbs({n_cols, static_cast<int64_t>(ExactSum::kLimbs)});
+  py::array_t<int64_t> count(n_cols);
+  for (int64_t c = 0; c < n_cols; ++c) {
+    std::copy(sums[c].limb, sums[c].limb + ExactSum::kLimbs, limbs.mutable_data() + c * ExactSum::kLimbs);
+    count.mutable_data()[c] = counts[c];
+  }
+  return py::make_tuple(out, bad, side, limbs, count);
 }
 
 }  // namespace
@@ -66,5 +75,6 @@ void bind_agreement(py::module_& m) {
   m.def("agreement_values", &agreement_values_py, py::arg("a_items"), py::arg("a_start"), py::arg("a_len"),
         py::arg("b_items"), py::arg("b_start"), py::arg("b_len"), py::arg("kinds"), py::arg("ka"), py::arg("kb"),
         py::arg("p"), py::arg("variant"), py::arg("threads"),
-        "Agreement between two runs per user: (values[n_cols * n_users], first user repeating an item or -1, run)");
+        "Agreement between two runs per user: (values[n_cols * n_users], first user repeating an item or -1, its run, "
+        "exact sums as limbs[n_cols, kLimbs], counts[n_cols])");
 }

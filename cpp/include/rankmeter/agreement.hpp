@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "exact_sum.hpp"
 #include "parallel.hpp"
 
 namespace rankmeter::core {
@@ -59,6 +60,17 @@ struct Scratch {
   std::vector<int64_t> depth;     // rbo: shared items first seen at each depth
   std::vector<int64_t> seq, tmp;  // kendall / spearman: positions in B in the order of A
 };
+
+constexpr int64_t kAhead = 8;   // users prefetched ahead
+constexpr int64_t kSmall = 24;  // prefixes up to this length are compared by direct scans
+
+// no item of the first n repeats (short prefixes)
+inline bool distinct_small(const int64_t* items, int64_t n) {
+  for (int64_t i = 1; i < n; ++i)
+    for (int64_t j = 0; j < i; ++j)
+      if (items[i] == items[j]) return false;
+  return true;
+}
 
 // (item, position) of the first n items, sorted by item; false when an item repeats
 inline bool sorted_prefix(const int64_t* items, int64_t n, std::vector<Pair>& out) {
@@ -165,7 +177,6 @@ inline double column_value(const AgreeColumn& col, int64_t len_a, int64_t len_b,
     case AgreeKind::kendall:
     case AgreeKind::spearman: {
       if (n < 2) return nan;
-      std::sort(s.sel.begin(), s.sel.end());  // by position in A
       s.seq.resize(static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i) s.seq[i] = s.sel[i].second;
       if (kind == AgreeKind::kendall) {
@@ -192,10 +203,11 @@ inline double column_value(const AgreeColumn& col, int64_t len_a, int64_t len_b,
 
 }  // namespace agree_detail
 
-// Per-user values of every column; returns the index of the first user whose read prefix repeats an item
-// (-1: none) and, in *side, which run (0: A, 1: B).
+// Per-user values of every column, and each column's exact sum (`sums[c]`) and count (`counts[c]`) of the values
+// that are not NaN; returns the index of the first user whose read prefix repeats an item (-1: none) and, in
+// *side, which run (0: A, 1: B).
 inline int64_t agreement_values(const AgreeInput& in, const AgreeColumn* cols, int64_t n_cols, double* out, int threads,
-                                int* side) {
+                                int* side, ExactSum* sums, int64_t* counts) {
   using namespace agree_detail;
   const int64_t n = in.n_users;
   bool whole_a = false, whole_b = false;
@@ -209,6 +221,8 @@ inline int64_t agreement_values(const AgreeInput& in, const AgreeColumn* cols, i
   const int T = effective_threads(threads, n);
   std::vector<int64_t> first_bad(static_cast<size_t>(T), -1);
   std::vector<int> bad_side(static_cast<size_t>(T), 0);
+  std::vector<ExactSum> part(static_cast<size_t>(T * n_cols));
+  std::vector<int64_t> cnt(static_cast<size_t>(T * n_cols), 0);
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp parallel num_threads(T)
 #endif
@@ -222,8 +236,45 @@ inline int64_t agreement_values(const AgreeInput& in, const AgreeColumn* cols, i
       const int64_t len_a = in.a_len[u], len_b = in.b_len[u];
       const int64_t na = whole_a ? len_a : std::min(len_a, read_a);
       const int64_t nb = whole_b ? len_b : std::min(len_b, read_b);
-      const bool ok_a = sorted_prefix(in.a_items + in.a_start[u], na, s.a);
-      const bool ok_b = ok_a && sorted_prefix(in.b_items + in.b_start[u], nb, s.b);
+      if (u + kAhead < n) {  // the prefixes a few users ahead: lists read to a cutoff are strided for the prefetcher
+        const int64_t v = u + kAhead;
+        prefetch_span(in.a_items + in.a_start[v],
+                      whole_a ? std::min<int64_t>(in.a_len[v], 64) : std::min(in.a_len[v], read_a));
+        prefetch_span(in.b_items + in.b_start[v],
+                      whole_b ? std::min<int64_t>(in.b_len[v], 64) : std::min(in.b_len[v], read_b));
+      }
+      const int64_t* pa = in.a_items + in.a_start[u];
+      const int64_t* pb = in.b_items + in.b_start[u];
+      bool ok_a = true, ok_b = true;
+      s.shared.clear();
+      if (na <= kSmall && nb <= kSmall) {  // short prefixes: direct scans (no sort, nothing allocated)
+        ok_a = distinct_small(pa, na);
+        ok_b = ok_a && distinct_small(pb, nb);
+        if (ok_b)
+          for (int64_t i = 0; i < na; ++i)
+            for (int64_t j = 0; j < nb; ++j)
+              if (pa[i] == pb[j]) {
+                s.shared.emplace_back(i, j);
+                break;
+              }
+      } else {
+        ok_a = sorted_prefix(pa, na, s.a);
+        ok_b = ok_a && sorted_prefix(pb, nb, s.b);
+        if (ok_b) {
+          for (size_t i = 0, j = 0; i < s.a.size() && j < s.b.size();) {
+            if (s.a[i].first < s.b[j].first) {
+              ++i;
+            } else if (s.b[j].first < s.a[i].first) {
+              ++j;
+            } else {
+              s.shared.emplace_back(s.a[i].second, s.b[j].second);
+              ++i;
+              ++j;
+            }
+          }
+          std::sort(s.shared.begin(), s.shared.end());  // by position in A
+        }
+      }
       if (!ok_a || !ok_b) {
         if (first_bad[tid] < 0 || u < first_bad[tid]) {
           first_bad[tid] = u;
@@ -231,20 +282,24 @@ inline int64_t agreement_values(const AgreeInput& in, const AgreeColumn* cols, i
         }
         continue;
       }
-      s.shared.clear();
-      for (size_t i = 0, j = 0; i < s.a.size() && j < s.b.size();) {
-        if (s.a[i].first < s.b[j].first) {
-          ++i;
-        } else if (s.b[j].first < s.a[i].first) {
-          ++j;
-        } else {
-          s.shared.emplace_back(s.a[i].second, s.b[j].second);
-          ++i;
-          ++j;
+      for (int64_t c = 0; c < n_cols; ++c) {
+        const double v = column_value(cols[c], len_a, len_b, s);
+        out[c * n + u] = v;
+        if (!std::isnan(v)) {
+          part[tid * n_cols + c].add(v);
+          ++cnt[tid * n_cols + c];
         }
       }
-      for (int64_t c = 0; c < n_cols; ++c) out[c * n + u] = column_value(cols[c], len_a, len_b, s);
     }
+  }
+  for (int64_t c = 0; c < n_cols; ++c) {  // exact: the same sum whatever the split between threads
+    sums[c].clear();
+    counts[c] = 0;
+    for (int t = 0; t < T; ++t) {
+      sums[c].merge(part[t * n_cols + c]);
+      counts[c] += cnt[t * n_cols + c];
+    }
+    sums[c].normalize();
   }
   int64_t bad = -1;
   for (int t = 0; t < T; ++t)

@@ -4,7 +4,7 @@ The two runs are read like ``evaluate``'s ``recs`` (dicts of lists or of score d
 tables, padded arrays, paths), lists given by score are ranked with the same ``ties=`` rules, the users of both
 runs are joined and the items of both coded jointly (int ids as they are). One C++ pass (``_core.agreement_values``,
 rankmeter/agreement.hpp: parallel over users, the GIL released) computes every metric for every user; the means
-are exact sums (``_core.exact_sum``) divided by the number of users with a value.
+are exact sums taken in the same pass (ExactSum, exact_sum.hpp) divided by the number of users with a value.
 
 These metrics compare two runs, not a run with the truth, so they are not rows of the single-run registry
 (cpp/include/rankmeter/metrics.def): their names, options and cutoffs are parsed from the one table below,
@@ -446,6 +446,8 @@ def agreement(
     b_items = np.ascontiguousarray(b_items, dtype=np.int64)
 
     def rows(run: _Run, row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if row.size == run.starts.size and (row.size == 0 or (row[0] == 0 and np.all(np.diff(row) == 1))):
+            return np.ascontiguousarray(run.starts, dtype=np.int64), np.ascontiguousarray(run.lens, dtype=np.int64)
         has = row >= 0
         r = np.where(has, row, 0)
         start = np.where(has, run.starts[r] if run.starts.size else 0, 0).astype(np.int64)
@@ -464,7 +466,7 @@ def agreement(
             cols.append(m)
         key_to_col[key] = key_to_col[canon]
     opts = [dict(m.options) for m in cols]
-    values, bad, side = _core.agreement_values(
+    values, bad, side, limbs, count = _core.agreement_values(
         a_items,
         a_start,
         a_len,
@@ -482,11 +484,8 @@ def agreement(
         raise _duplicate_error(a if side == 0 else b, "run_a" if side == 0 else "run_b", users[bad], cols, side)
     n = users.size
     per = [values[c * n : (c + 1) * n] for c in range(len(cols))]
-    means, counts = [], []
-    for v in per:
-        limbs, count = _core.exact_sum(v, t)
-        means.append(exact_mean(limbs_to_int(limbs), int(count)))
-        counts.append(int(count))
+    counts = [int(x) for x in count]
+    means = [exact_mean(limbs_to_int(limbs[c]), counts[c]) for c in range(len(cols))]
     meta = {"n_users": int(n), "n_only_a": int(n_only_a), "n_only_b": int(n_only_b), "n_left_out": int(n_left_out)}
     return AgreementResult(list(dict.fromkeys(keys)), key_to_col, per, means, counts, users, meta)
 
