@@ -107,6 +107,16 @@ def test_agreement_equals_the_reference_per_user_and_mean(pair, k, missing, thre
     _check(a, b, k, missing, threads)
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10_000), st.one_of(st.none(), st.integers(20, 70)), st.sampled_from([1, 2]))
+def test_long_lists_read_by_sorting_equal_the_reference(seed, k, threads):
+    # prefixes longer than the kernel's direct-scan length are matched by sorting: the same values
+    rng = np.random.default_rng(seed)
+    a = {u: rng.choice(90, size=int(rng.integers(0, 70)), replace=False).tolist() for u in range(6)}
+    b = {u: rng.choice(90, size=int(rng.integers(0, 70)), replace=False).tolist() for u in range(1, 7)}
+    _check(a, b, k, "empty", threads)
+
+
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(run_pairs(), st.integers(1, 6), st.sampled_from(["scores", "frame"]))
 def test_agreement_reads_score_dicts_and_tables_like_ranked_lists(pair, k, form):
