@@ -245,3 +245,26 @@ def test_names_as_passed_and_canonical_names_reach_the_same_column():
     res = rm.agreement({0: [1, 2, 3]}, {0: [3, 2, 1]}, ["rbo(p=0.9)@3", "kendall@3"])
     assert res["rbo@3"] == res["rbo(p=0.9)@3"] and res["kendall_tau@3"] == res["kendall@3"] == -1.0
     assert res.keys() == ["rbo(p=0.9)@3", "kendall@3"]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(run_pairs(), st.integers(1, 8), st.data())
+def test_a_list_repeating_an_item_within_the_positions_read_is_always_refused(pair, k, data):
+    a, b = pair
+    users = [u for u, lst in b.items() if lst]
+    if not users:
+        return
+    u = data.draw(st.sampled_from(users))
+    lst = b[u][:k]
+    at = data.draw(st.integers(1, len(lst)))  # the first item again, within the top k + 1
+    b = {**b, u: [*lst[:at], lst[0], *lst[at:]]}
+    with pytest.raises(ValueError, match=r"`run_b` lists item .* more than once for user"):
+        rm.agreement(a, b, [f"overlap@{k + 1}"])
+
+
+def test_equal_scores_are_ordered_by_the_tie_rule():
+    run = {"u": {"b": 1.0, "a": 1.0, "c": 1.0}}
+    ranked = {"u": ["a", "b", "c"]}
+    assert rm.agreement(run, ranked, ["kendall_tau@3"])["kendall_tau@3"] == 1.0  # ties="item": ascending ids
+    assert rm.agreement(run, ranked, ["kendall_tau@3"], ties="item_desc")["kendall_tau@3"] == -1.0
+    assert rm.agreement(run, {"u": ["b", "a", "c"]}, ["kendall_tau@3"], ties="input")["kendall_tau@3"] == 1.0
