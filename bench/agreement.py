@@ -11,6 +11,8 @@ the C++ pass, exact means); wall time and the process's CPU time (the machine ma
 from __future__ import annotations
 
 import argparse
+import os
+import platform
 import statistics
 import time
 
@@ -50,6 +52,8 @@ def main() -> None:
             np.ascontiguousarray(lists_b[:, :10]),
         ),
     }
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, load {load:.1f}")
     print(f"W1 x 2 runs: {args.users:,} users, {len(METRICS)} agreement metrics @10 in one call")
     for label, (a, b) in runs.items():
         times, cpu = [], []
