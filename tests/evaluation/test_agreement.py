@@ -268,3 +268,18 @@ def test_equal_scores_are_ordered_by_the_tie_rule():
     assert rm.agreement(run, ranked, ["kendall_tau@3"])["kendall_tau@3"] == 1.0  # ties="item": ascending ids
     assert rm.agreement(run, ranked, ["kendall_tau@3"], ties="item_desc")["kendall_tau@3"] == -1.0
     assert rm.agreement(run, {"u": ["b", "a", "c"]}, ["kendall_tau@3"], ties="input")["kendall_tau@3"] == 1.0
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.integers(0, 40), unique=True, min_size=1, max_size=30),
+    st.integers(0, 30),
+    st.sampled_from([0.5, 0.9, 0.98]),
+)
+def test_rbo_ext_is_one_when_the_shorter_list_begins_the_longer_and_never_below_the_lower_bound(long, cut, p):
+    # Webber et al.: a prefix extrapolates to the same ranking (eq. 32 gives 1); RBO_min <= RBO_ext <= 1
+    short = long[: max(1, min(cut, len(long)))]
+    res = rm.agreement({0: short, 1: long}, {0: long, 1: long[::-1]}, [f"rbo(p={p})", f"rbo(p={p}, variant=min)"])
+    ext, low = res.per_user[f"rbo(p={p})"], res.per_user[f"rbo(p={p}, variant=min)"]
+    assert ext[0] == pytest.approx(1.0, abs=1e-12)
+    assert (low <= ext + 1e-12).all() and (ext <= 1 + 1e-12).all()
