@@ -13,7 +13,7 @@ from ._version import __version__
 from .compare import Comparison, compare
 from .compare import ci as _ci
 from .compare import plot_result as _plot_result
-from .evaluation import PRESETS, Result, evaluate, partial
+from .evaluation import PRESETS, AgreementResult, Result, agreement, evaluate, partial
 from .evaluation._fusion import fuse, optimize_fusion
 from .evaluation._shortcuts import (
     alpha_ndcg,
@@ -52,6 +52,8 @@ Result.plot = _plot_result  # type: ignore[attr-defined]
 __all__ = [
     "evaluate",
     "partial",
+    "agreement",
+    "AgreementResult",
     "fuse",
     "optimize_fusion",
     "evaluate_stream",

@@ -391,3 +391,19 @@ def subtopic_values(
     beta: float,
     threads: int,
 ) -> _F64: ...
+
+# ---- agreement between two runs (cpp/src/bind_agreement.cpp, rankmeter/agreement.hpp)
+def agreement_values(
+    a_items: _I64,
+    a_start: _I64,
+    a_len: _I64,
+    b_items: _I64,
+    b_start: _I64,
+    b_len: _I64,
+    kinds: npt.NDArray[np.int32],
+    ka: _I64,
+    kb: _I64,
+    p: _F64,
+    variant: npt.NDArray[np.int32],
+    threads: int,
+) -> tuple[_F64, int, int, _I64, _I64]: ...

@@ -12,6 +12,9 @@ import numpy as np
 
 from .._options import resolve_threads
 from ..evaluation import EvalOptions, evaluate_with
+from ..evaluation._agreement import TIES as AGREEMENT_TIES
+from ..evaluation._agreement import agreement as _agreement
+from ..evaluation._agreement import parse_agreement
 from ..metrics import Metric, parse
 from . import _stats
 from ._table import Comparison
@@ -141,6 +144,7 @@ def compare(
     seed: int = 0,
     preset: Optional[str] = None,
     threads: Optional[int] = None,
+    agreement: Union[str, Iterable[str], None] = None,
     **evaluate_kw: Any,
 ) -> Comparison:
     """Evaluate several runs on the same truth and test which differences are real.
@@ -166,6 +170,12 @@ def compare(
     seed : int
         Seed of the counter-based generator: same seed, same p-values, for any
         thread count.
+    agreement : str or list of str, optional
+        Agreement metrics between the runs (``"rbo@10"``, ``"jaccard@10"``, ``"unexpectedness@10"``, ...,
+        :func:`rankmeter.agreement`): for each compared pair, the mean of each over the users of either run (a
+        user one run lacks compared with an empty list), the run as ``run_a`` and its baseline as ``run_b``;
+        ``cmp.agreement`` (one row per pair and metric), in :meth:`Comparison.to_dict` and the text table.
+        The lists are ranked with the call's ``ties`` when it is one of agreement's rules, else by item id.
     preset, threads, **evaluate_kw
         The options of :func:`rankmeter.evaluate` (``empty=``, ``ties=``, ``user_col=``,
         ``train=``, ...), the same for every run. ``catalog`` is refused: only
@@ -203,6 +213,15 @@ def compare(
             "tests need per-user metrics"
         )
     n_threads = resolve_threads(opts.threads)
+    agree_keys: list[str] = []
+    if agreement is not None:
+        agree_keys = [agreement] if isinstance(agreement, str) else list(agreement)
+        if not agree_keys or not all(isinstance(x, str) for x in agree_keys):
+            raise TypeError(
+                f"`agreement` must be an agreement metric name or a non-empty list of them, got {agreement!r}"
+            )
+        for text in agree_keys:
+            parse_agreement(text)  # a bad name is an error before any run is evaluated
 
     results = {}
     for name in names:
@@ -352,6 +371,7 @@ def compare(
         "baseline": baseline,
         "evaluated": {r: dict(results[r].meta) for r in names},
     }
+    agree_rows = _agreement_rows(names, runs, pairs, agree_keys, opts, n_threads) if agree_keys else None
     return Comparison(
         names,
         keys,
@@ -360,4 +380,24 @@ def compare(
         meta,
         run_ci,
         inputs=(truth, runs, opts.kwargs()),
+        agreement=agree_rows,
     )
+
+
+def _agreement_rows(
+    names: list[str], runs: Mapping, pairs: list[tuple[int, int]], keys: list[str], opts: EvalOptions, threads: int
+) -> list[dict]:
+    """One row per (run, baseline, agreement metric): the mean over the users of either run."""
+    ties = opts.resolved().ties
+    rule = ties if isinstance(ties, str) and ties in AGREEMENT_TIES else "item"
+    cols = {
+        k: v
+        for k, v in opts.columns().items()
+        if v is not None and k in ("user_col", "item_col", "rank_col", "score_col")
+    }
+    out = []
+    for a, b in pairs:
+        res = _agreement(runs[names[a]], runs[names[b]], keys, ties=rule, threads=threads or None, **cols)
+        for k in keys:
+            out.append({"run": names[a], "baseline": names[b], "metric": k, "mean": res[k], "n_users": res.counts[k]})
+    return out

@@ -115,6 +115,7 @@ class Comparison:
         meta: dict,
         run_ci: Optional[dict] = None,
         inputs: Any = None,
+        agreement: Optional[list] = None,
     ):
         self.runs = list(runs)
         self.metrics = list(metrics)
@@ -123,6 +124,8 @@ class Comparison:
         self.meta = meta
         self.run_ci = dict(run_ci or {})
         self._inputs = inputs
+        # compare(agreement=...): one row per (run, baseline, agreement metric) with its mean and users
+        self.agreement = list(agreement) if agreement is not None else None
 
     # ------------------------------------------------------------------ data
     @property
@@ -215,6 +218,7 @@ class Comparison:
             "run_ci": [
                 {"run": r, "metric": m, "ci_low": lo, "ci_high": hi} for (r, m), (lo, hi) in self.run_ci.items()
             ],
+            **({"agreement": self.agreement} if self.agreement is not None else {}),
         }
 
     def to_json(self, indent: Optional[int] = 2) -> str:
@@ -272,7 +276,17 @@ class Comparison:
             ],
             ["<", "<", "<", ">", ">", ">", ">", ">", "<"],
         )
-        return f"{wide}\n\n{long}\n\n{self._legend()}"
+        agree = ""
+        if self.agreement:
+            agree = "\n\nAgreement between the runs (mean over the users of either run)\n" + _text_table(
+                ["run", "baseline", "metric", "mean", "users"],
+                [
+                    [r["run"], r["baseline"], r["metric"], _fmt(r["mean"], digits), str(r["n_users"])]
+                    for r in self.agreement
+                ],
+                ["<", "<", "<", ">", ">"],
+            )
+        return f"{wide}\n\n{long}{agree}\n\n{self._legend()}"
 
     def __repr__(self) -> str:
         m = self.meta

@@ -8,6 +8,7 @@ small function per metric family), and aggregates exactly into a
 :class:`~rankmeter.State` and a :class:`Result`.
 """
 
+from ._agreement import AGREEMENT_METRICS, AgreementResult, agreement
 from ._beyond import context_needs
 from ._evaluate import evaluate, evaluate_with, partial, partial_with
 from ._options import COLUMNS, CONTEXT, CONVENTIONS, DEFAULTS, OPTION_NAMES, EvalOptions, option_field
@@ -16,6 +17,9 @@ from ._result import Result
 
 __all__ = [
     "evaluate",
+    "agreement",
+    "AgreementResult",
+    "AGREEMENT_METRICS",
     "partial",
     "evaluate_with",
     "partial_with",
