@@ -104,16 +104,38 @@ def read_costs(x: Any, table_kw: dict) -> Costs:
         raise ValueError(f"`costs` must be finite; user {users[bad]!r} has cost {costs[bad]} for item {items[bad]!r}")
     out = Costs(users, items, costs)
     if users.size > 1:
-        import pandas as pd
-
-        dup = pd.MultiIndex.from_arrays([users, items]).duplicated()
-        if dup.any():
-            r = int(np.argmax(dup))
+        u, _ = _codes(users, "user")
+        i, _ = _codes(items, "item")
+        key = u * max(int(i.max()) + 1, 1) + i
+        order = np.argsort(key, kind="stable")
+        same = np.flatnonzero(key[order][1:] == key[order][:-1])
+        if same.size:
+            r = int(order[same[0] + 1])
             raise ValueError(
                 f"`costs` gives item {items[r]!r} of user {users[r]!r} more than one cost: keep one row per "
                 "(user, item)"
             )
     return out
+
+
+def _codes(a: np.ndarray, what: str) -> tuple:
+    """Dense codes of the ids (numpy only) and their number."""
+    try:
+        uniq, inv = np.unique(a, return_inverse=True)
+    except TypeError:
+        raise TypeError(f"`costs`: {what} ids mix types: use one type") from None
+    return inv.reshape(-1).astype(np.int64), int(uniq.size)
+
+
+def _index_in(ids: np.ndarray, of: np.ndarray) -> np.ndarray:
+    """The position of each of ``ids`` in ``of`` (distinct values), -1 where absent (numpy only)."""
+    if ids.size == 0 or of.size == 0:
+        return np.full(ids.size, -1, dtype=np.int64)
+    order = np.argsort(of, kind="stable")
+    srt = of[order]
+    at = np.minimum(np.searchsorted(srt, ids), srt.size - 1)
+    found = srt[at] == ids
+    return np.where(found, order[at], -1).astype(np.int64)
 
 
 def check_costs(costs: Optional[Costs], metrics: list, duplicates: str) -> None:
@@ -146,12 +168,11 @@ def _same_kind(a: np.ndarray, b: np.ndarray) -> bool:
 
 def aligned_costs(p: Any) -> Optional[np.ndarray]:
     """The cost of every entry of the plan's lists (``p.r_items``' shape; NaN: no cost given), None without
-    ``costs``. Vectorised: one join of the (user, item) pairs of the lists with the cost table."""
+    ``costs``. Vectorised, numpy only: one sorted join of the (user, item) pairs of the lists with the cost
+    table."""
     c: Optional[Costs] = p.ctx.costs
     if c is None:
         return None
-    import pandas as pd
-
     users = np.asarray(p.users)
     for ids, what in ((users, "user"), (None, "item")):
         if ids is not None and not _same_kind(ids, c.users):
@@ -175,8 +196,8 @@ def aligned_costs(p: Any) -> Optional[np.ndarray]:
         entry_user = np.repeat(row_user, shape[1]) if len(shape) == 2 else row_user
     else:
         entry_user = np.repeat(row_user, np.diff(p.r_indptr))
-    # the cost table's users and items as the plan's indices and codes
-    cu = np.asarray(pd.Index(users).get_indexer(pd.Index(c.users)), dtype=np.int64) if c.users.size else c.users
+    # the cost table's users and items as the plan's indices and item codes
+    cu = _index_in(c.users, users)
     if p.labels is not None:
         labels = np.asarray(p.labels)
         if not _same_kind(labels, c.items):
@@ -184,14 +205,25 @@ def aligned_costs(p: Any) -> Optional[np.ndarray]:
                 "`costs` item ids and the lists' item ids are of different kinds (str against int): give both the "
                 "same type"
             )
-        ci = np.asarray(pd.Index(labels).get_indexer(pd.Index(c.items)), dtype=np.int64) if c.items.size else c.items
+        ci = _index_in(c.items, labels)
     else:
         if c.items.size and c.items.dtype == object:
             raise ValueError("`costs` item ids are strings, the lists' item ids integers: give both the same type")
         ci = c.items.astype(np.int64)
     keep = (cu >= 0) & (ci >= 0) if p.labels is not None else cu >= 0
-    table = pd.MultiIndex.from_arrays([cu[keep], ci[keep]])
-    at = table.get_indexer(pd.MultiIndex.from_arrays([entry_user, flat.astype(np.int64)]))
-    vals = c.costs[keep]
-    out = np.where(at >= 0, vals[np.maximum(at, 0)] if vals.size else np.nan, np.nan)
+    cu, ci, vals = cu[keep], ci[keep], c.costs[keep]
+    out = np.full(flat.size, np.nan)
+    if vals.size and flat.size:
+        # one int64 key per (user, item): the items of the table and of the lists coded together
+        items = flat.astype(np.int64)
+        both, inv = np.unique(np.concatenate([ci, items]), return_inverse=True)
+        inv = inv.reshape(-1)
+        width = int(both.size)
+        tkey = cu * width + inv[: ci.size]
+        ekey = entry_user * width + inv[ci.size :]
+        order = np.argsort(tkey, kind="stable")
+        srt = tkey[order]
+        at = np.minimum(np.searchsorted(srt, ekey), srt.size - 1)
+        hit = (srt[at] == ekey) & (entry_user >= 0)
+        out[hit] = vals[order[at[hit]]]
     return np.ascontiguousarray(out.reshape(shape), dtype=np.float64)
