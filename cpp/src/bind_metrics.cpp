@@ -93,6 +93,8 @@ void bind_metrics(py::module_& m) {
       .def_readwrite("l", &Column::l)
       .def_readwrite("halflife", &Column::halflife)
       .def_readwrite("max_gain", &Column::max_gain)
+      .def_readwrite("max_cost", &Column::max_cost)
+      .def_readwrite("min_cost", &Column::min_cost)
       .def_readwrite("depth", &Column::depth)
       .def_readwrite("quantity", &Column::quantity)
       .def_readwrite("normalize", &Column::normalize)

@@ -92,7 +92,7 @@ py::tuple ranking_pass(const I64& t_indptr, const py::array& t_items, const std:
                        const std::optional<I64>& r_indptr, const py::array& r_items, int64_t r_stride, int64_t r_pad,
                        const std::optional<I64>& r_rowmap, const std::vector<Column>& cols,
                        std::optional<double> min_relevance, EmptyPolicy empty, DupPolicy duplicates, int64_t max_items,
-                       int threads, bool whole_lists, bool per_user) {
+                       int threads, bool whole_lists, bool per_user, const std::optional<F64>& r_costs) {
   // Shapes are validated here too: the Python layer checks them with friendly
   // messages first, this is the memory-safety net.
   if (t_indptr.ndim() != 1 || t_indptr.shape(0) < 1) throw std::invalid_argument("t_indptr must be 1-D, non-empty");
@@ -115,6 +115,12 @@ py::tuple ranking_pass(const I64& t_indptr, const py::array& t_items, const std:
   else
     d64 = ranking_data<int64_t>(t_indptr, t_items, t_grades, g64, r_indptr, r_items, r_stride, r_pad, r_rowmap);
 
+  if (r_costs) {  // the C/W/L costs, aligned with r_items
+    if (r_costs->ndim() != r_items.ndim() || r_costs->size() != r_items.size())
+      throw std::invalid_argument("r_costs must have the shape of r_items");
+    if (d32) d32->r_costs = r_costs->data();
+    if (d64) d64->r_costs = r_costs->data();
+  }
   for (const Column& c : cols) {
     if (c.cutoff < 0) throw std::invalid_argument("cutoff must be >= 0");
     if ((c.kind == Kind::rbp || c.kind == Kind::rbp_resid) && !(c.p > 0.0 && c.p < 1.0))
@@ -130,6 +136,7 @@ py::tuple ranking_pass(const I64& t_indptr, const py::array& t_items, const std:
   opt.max_items = max_items;
   opt.threads = threads;
   opt.simd = simd_enabled();
+  opt.costs = r_costs.has_value();
 
   const auto n_cols = static_cast<py::ssize_t>(cols.size());
   // per_user=false: means only, no per-user matrix allocated or written.
@@ -165,13 +172,14 @@ void bind_ranking(py::module_& m) {
         py::arg("t_grades").noconvert(), py::arg("r_indptr").noconvert(), py::arg("r_items").noconvert(),
         py::arg("r_stride"), py::arg("r_pad"), py::arg("r_rowmap").noconvert(), py::arg("columns"),
         py::arg("min_relevance"), py::arg("empty"), py::arg("duplicates"), py::arg("max_items"), py::arg("threads"),
-        py::arg("whole_lists") = false, py::arg("per_user") = true,
+        py::arg("whole_lists") = false, py::arg("per_user") = true, py::arg("r_costs").noconvert() = py::none(),
         "Fused accuracy pass over `columns` (a list of Column); item ids int64 on both sides or int32 on both sides. "
         "Returns (values[n_cols, n_users] or "
         "None when per_user=False, limbs[n_cols, 68], counts,\n"
         "n_skipped, status).\n"
         "Duplicates are looked for in the part of each list the columns read (up to the largest cutoff,\n"
-        "or the whole list when a column has no cutoff); whole_lists=True looks in whole lists (trec_eval).");
+        "or the whole list when a column has no cutoff); whole_lists=True looks in whole lists (trec_eval).\n"
+        "r_costs: float64 costs of the C/W/L metrics aligned with r_items (NaN: none given), or None.");
   m.def(
       "simd_path", [] { return simd_enabled() ? "avx2" : "scalar"; },
       "The list scan the accuracy pass uses now: 'avx2' (chosen by CPU features) or 'scalar' (no AVX2, or "

@@ -167,6 +167,8 @@ class Column:
     l: float
     halflife: float
     max_gain: float
+    max_cost: float
+    min_cost: float
     depth: float
     quantity: Quantity
     normalize: Normalize
@@ -193,6 +195,7 @@ def ranking_pass(
     threads: int,
     whole_lists: bool = False,
     per_user: bool = True,
+    r_costs: Optional[npt.NDArray[np.float64]] = None,
 ) -> tuple[
     Optional[npt.NDArray[np.float64]], npt.NDArray[np.int64], npt.NDArray[np.int64], int, tuple[Code, int, int]
 ]: ...

@@ -1388,8 +1388,9 @@ _CWL_DEFAULT = (
 )
 
 
-def _cwl_metric(cls: str, args: tuple, depth: int, max_gain: float) -> tuple:
-    """(printed name, rankmeter metric without its quantity) of one cwl-eval metric class with its arguments."""
+def _cwl_metric(cls: str, args: tuple, depth: int, max_gain: float, cost: tuple = (1.0, 1.0, False)) -> tuple:
+    """(printed name, rankmeter metric without its quantity) of one cwl-eval metric class with its arguments;
+    ``cost``: (max_cost, min_cost, whether items may cost other than 1)."""
     if cls not in _CWL_CLASSES:
         raise ValueError(f"cwl metric class {cls!r} is not computed by rankmeter (known: {', '.join(_CWL_CLASSES)})")
     name, label, defaults = _CWL_CLASSES[cls]
@@ -1399,6 +1400,8 @@ def _cwl_metric(cls: str, args: tuple, depth: int, max_gain: float) -> tuple:
     if any(v is None for v in vals):
         raise ValueError(f"{cls} needs its cutoff k")
     opts = [f"depth={depth}", f"max_gain={max_gain!r}"]
+    if cost[0] != 1.0 or cost[1] != 1.0:
+        opts += [f"max_cost={cost[0]!r}", f"min_cost={cost[1]!r}"]
     k = None
     if name in ("cwl_p", "sdcg", "nerr8", "nerr9"):
         k = int(vals[0])
@@ -1409,8 +1412,14 @@ def _cwl_metric(cls: str, args: tuple, depth: int, max_gain: float) -> tuple:
     elif name in ("inst", "insq", "nerr11"):
         opts.append(f"t={float(vals[0])!r}")
     elif name in ("bpm", "bpm_dynamic"):
-        # the cost so far (i items) must stay below K: the cutoff ceil(K)
+        # the cost so far (i items) must stay below K: the cutoff ceil(K); with costs, the cutoff is the
+        # cost limit K itself
         opts.append(f"t={float(vals[0])!r}")
+        if cost[2] and not (float(vals[1]) == int(vals[1]) and vals[1] >= 1):
+            raise ValueError(
+                f"{label.format(*vals)}: with costs, BPM's cost limit K must be a whole number >= 1 (rankmeter's "
+                f"cutoff @K), got {vals[1]!r}"
+            )
         k = max(1, math.ceil(vals[1]))
         if name == "bpm_dynamic":  # hc has no effect in cwl-eval (docs/metrics.md 3.21.9)
             opts += [f"hb={float(vals[2])!r}", f"gain_med={float(vals[4])!r}"]
@@ -1443,8 +1452,10 @@ def cwl_files(args: Any) -> int:
     """``rankmeter cwl GAIN_FILE RESULT_FILE``: cwl-eval's output, line for line (docs/metrics.md 8.11)."""
     import pandas as pd
 
-    if args.cost_file:
-        raise ValueError("--cost_file: cost files are not supported (every document costs 1, cwl-eval's default)")
+    from .evaluation._costs import read_cost_file
+
+    max_cost, min_cost = float(args.max_cost), float(args.min_cost)
+    cost_types = read_cost_file(args.cost_file) if args.cost_file else None
     qrels = pd.read_csv(args.gain_file, sep=r"\s+", header=None, dtype=str, usecols=[0, 2, 3], engine="python")
     qrels.columns = ["topic", "doc", "gain"]
     qrels["gain"] = qrels["gain"].astype(np.float64)
@@ -1455,8 +1466,8 @@ def cwl_files(args: Any) -> int:
         raise ValueError(
             f"{args.gain_file}: a gain value ({g}) outside [0, {args.max_gain}] (cwl-eval refuses the gain file)"
         )
-    run = pd.read_csv(args.result_file, sep=r"\s+", header=None, dtype=str, usecols=[0, 2], engine="python")
-    run.columns = ["topic", "doc"]
+    run = pd.read_csv(args.result_file, sep=r"\s+", header=None, dtype=str, usecols=[0, 1, 2], engine="python")
+    run.columns = ["topic", "etype", "doc"]
     if run.empty:
         raise ValueError(f"{args.result_file}: no result line")
     # cwl-eval measures each run of consecutive lines of one topic as a ranking, in file order
@@ -1467,8 +1478,25 @@ def cwl_files(args: Any) -> int:
     run["rank"] = np.arange(len(run)) - np.flatnonzero(starts)[block] + 1
     blocks = pd.DataFrame({"user_id": np.arange(int(block[-1]) + 1), "topic": topic[starts]})
     truth = blocks.merge(qrels, on="topic")[["user_id", "doc", "gain"]]
+    costs = None
+    if cost_types is not None:
+        # cwl-eval costs each line by its element type (the run's second column; a type the cost file does not
+        # name: no cost). A document repeated in a ranking may have another type there: each repeat becomes a
+        # document of its own (a tab never occurs in a whitespace-split id) judged as the document is.
+        occ = run.groupby(["user_id", "doc"], sort=False).cumcount().to_numpy()
+        if (occ > 0).any():
+            rep = occ > 0
+            renamed = run["doc"].to_numpy(dtype=object).copy()
+            renamed[rep] = [f"{d}\t{o}" for d, o in zip(renamed[rep].tolist(), occ[rep].tolist())]
+            extra = run.loc[rep, ["user_id", "doc"]].assign(new=renamed[rep]).merge(truth, on=["user_id", "doc"])
+            truth = pd.concat([truth, extra[["user_id", "new", "gain"]].rename(columns={"new": "doc"})])
+            run["doc"] = renamed
+        cost = run["etype"].map(cost_types).to_numpy(dtype=np.float64)
+        has = ~np.isnan(cost)
+        costs = pd.DataFrame({"user_id": run["user_id"][has], "doc": run["doc"][has], "cost": cost[has]})
     spec = _cwl_metrics_file(args.metrics_file) if args.metrics_file else _CWL_DEFAULT
-    named = [_cwl_metric(c, a, args.max_depth, args.max_gain) for c, a in spec]
+    unit = cost_types is None and max_cost == 1.0 and min_cost == 1.0
+    named = [_cwl_metric(c, a, args.max_depth, args.max_gain, (max_cost, min_cost, not unit)) for c, a in spec]
     qs = ("eu", "etu", "ec", "etc", "ed") + (
         ("res_eu", "res_etu", "res_ec", "res_etc", "res_ed") if args.residuals else ()
     )
@@ -1481,6 +1509,7 @@ def cwl_files(args: Any) -> int:
         item_col="doc",
         relevance_col="gain",
         rank_col="rank",
+        costs=costs,
     )
     order = np.argsort(np.asarray(res.users, dtype=np.int64), kind="stable")
     n_b = len(blocks)
@@ -1587,12 +1616,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("gain_file", help="TREC qrels whose relevance column is the gain, in [0, 1]")
     p.add_argument("result_file", help="TREC result file: topic element_type doc rank score run (file order counts)")
-    p.add_argument("-c", "--cost_file", default=None, help="not supported: every document costs 1")
+    p.add_argument(
+        "-c",
+        "--cost_file",
+        default=None,
+        help="element_type cost a line: each result line costs its element type's cost (default: every one 1)",
+    )
     p.add_argument("-m", "--metrics_file", default=None, help="one ClassName(args) a line (default: cwl-eval's set)")
     p.add_argument("-n", "--colnames", action="store_true", help="print the column names first")
     p.add_argument("-r", "--residuals", action="store_true", help="print the residuals too")
     p.add_argument("--max_gain", type=float, default=1.0, help="the gain of an unjudged document in the residuals")
     p.add_argument("--max_depth", type=int, default=1000, help="positions of every ranking (default 1000)")
+    p.add_argument("--max_cost", type=float, default=1.0, help="the cost of a document without one (default 1.0)")
+    p.add_argument(
+        "--min_cost",
+        type=float,
+        default=1.0,
+        help="the cost of a document without one in the residuals' best case (default 1.0)",
+    )
     return parser
 
 

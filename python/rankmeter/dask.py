@@ -116,6 +116,7 @@ def evaluate(
     item_similarity: Any = None,
     catalog: Any = None,
     subtopics: Any = None,
+    costs: Any = None,
     partitions: Optional[int] = None,
     state: bool = False,
     **options: Any,

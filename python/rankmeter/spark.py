@@ -207,6 +207,7 @@ def evaluate(
     item_similarity: Any = None,
     catalog: Any = None,
     subtopics: Any = None,
+    costs: Any = None,
     partitions: Optional[int] = None,
     state: bool = False,
     arrow_batch_bytes: Optional[int] = ARROW_BATCH_BYTES,
@@ -327,6 +328,7 @@ def per_user(
     item_similarity: Any = None,
     catalog: Any = None,
     subtopics: Any = None,
+    costs: Any = None,
     partitions: Optional[int] = None,
     **options: Any,
 ) -> Any:

@@ -5,6 +5,10 @@ reports (EU, ETU, EC, ETC, ED and the residuals), per query and as the mean over
 all in one ``evaluate`` call together with other metrics. cwl-eval takes gains in [0, 1] and refuses a gain
 file with others (ValueError): the cases' grades 0..4 are divided by 4 (negative ones become 0) in nine cases
 of ten, and the tenth keeps them as drawn (out-of-range grades then show as the peer's ValueError).
+Half of the cases carry costs, as cwl-eval's cost file gives them: an element type per (query, document) (one
+of them without a cost) with a cost file of costs 0, fractional and large, and a max_cost and min_cost (the
+cost of a document without one, in the worse and the best case); rankmeter reads them as ``costs=`` and the
+metrics' ``max_cost`` and ``min_cost``.
 """
 
 from __future__ import annotations
@@ -22,13 +26,27 @@ WORKER = Path(__file__).with_name("worker_cwl.py")
 ALLOW = RANKING_FEATURES
 REL = 1e-9
 QUANTITIES = ("eu", "etu", "ec", "etc", "ed", "res_eu", "res_etu", "res_ec", "res_etc", "res_ed")
+ELEMENT_TYPES = ("web", "snip", "img", "video")  # the cost file names the first three
 
 
 def draw(seed: int) -> dict:
-    """A case of cases.draw_case whose grades are in [0, 1] in nine cases of ten (grade / 4, negative: 0)."""
+    """A case of cases.draw_case whose grades are in [0, 1] in nine cases of ten (grade / 4, negative: 0);
+    half of them with costs (``case["costs"]``: the cost file, each (query, document)'s element type, max_cost
+    and min_cost)."""
     case = draw_case(seed, ALLOW, lengths=(1, 2, 3, 5, 8, 12, 25, 40))
     if np.random.default_rng(seed).random() < 0.9:
         case["truth"] = [[u, i, g / 4 if g >= 0 else 0.0] for u, i, g in case["truth"]]
+    rng = np.random.default_rng([seed, 7])  # a generator of its own: the draws above stay as they were
+    if rng.random() < 0.5:
+        pairs = list({(u, i): None for u, i, *_ in case["recs"]})
+        kinds = rng.integers(0, len(ELEMENT_TYPES), len(pairs))
+        values = [0.0, 0.0, 0.25, 0.5, 1.0, 1.5, 2.5, 4.0, 10.0]
+        case["costs"] = {
+            "file": {t: float(rng.choice(values)) for t in ELEMENT_TYPES[:3]},
+            "types": [[u, i, ELEMENT_TYPES[int(t)]] for (u, i), t in zip(pairs, kinds)],
+            "max_cost": float(rng.choice([1.0, 1.0, 2.0, 0.5])),
+            "min_cost": float(rng.choice([1.0, 1.0, 0.25, 3.0])),
+        }
     return case
 
 
@@ -79,11 +97,14 @@ def metrics_of(case: dict) -> dict:
 
 
 def labels_of(case: dict) -> dict:
-    """{worker label: rankmeter metric string}: every metric at every quantity."""
+    """{worker label: rankmeter metric string}: every metric at every quantity (with the case's max_cost and
+    min_cost)."""
     out = {}
+    c = case.get("costs")
+    extra = f",max_cost={c['max_cost']!r},min_cost={c['min_cost']!r}" if c else ""
     for label, (name, opts, k) in metrics_of(case).items():
         for q in QUANTITIES:
-            o = f"{opts},quantity={q}" if opts else f"quantity={q}"
+            o = f"{opts},quantity={q}{extra}" if opts else f"quantity={q}{extra}"
             out[f"{label}|{q}"] = f"{name}({o})" + (f"@{k}" if k else "")
     return out
 
@@ -95,7 +116,13 @@ def ours(case: dict) -> dict:
     labels = labels_of(case)
     k = case["k"]
     others = [f"ndcg@{k}", "rbp", "ap", f"precision@{k}"]
-    res = rm.evaluate(truth, recs, list(dict.fromkeys([*labels.values(), *others])), preset="cwl")
+    costs = None
+    if case.get("costs"):
+        c = case["costs"]
+        rows = [(u, i, c["file"][t]) for u, i, t in c["types"] if t in c["file"]]
+        costs = tuple(list(x) for x in zip(*rows)) if rows else ([], [], [])
+    asked = list(dict.fromkeys([*labels.values(), *others]))
+    res = rm.evaluate(truth, recs, asked, preset="cwl", costs=costs)
     users = [str(u) for u in res.users.tolist()]
     return {
         label: {"per_user": dict(zip(users, res.per_user[metric].tolist())), "mean": res[metric]}

@@ -4,7 +4,8 @@ cwl only).
 For every case it does what cwl-eval's command line does with the case written as a gain file and a TREC run
 file in rank order, through cwl-eval's own classes: the gains are checked (``validate_gains``: a gain outside
 [0, 1] raises ValueError), each query of the run is read as a ranking of its documents in file order
-(``RankingMaker`` with cwl-eval's defaults: max_gain 1, costs 1, max_n the depth) and every metric of
+(``RankingMaker`` with max_gain 1, max_n the depth and, for a case with costs, the cost file, each
+document's element type, max_cost and min_cost; else cwl-eval's defaults: costs 1) and every metric of
 ``SPECS`` measures it with residuals on. Each label ``<metric>|<quantity>`` holds the per-query values of one
 quantity (eu, etu, ec, etc, ed and the residuals res_eu .. res_ed) and their mean over the queries scored.
 An empty run makes cwl-eval's command line fail (AttributeError: no ranking to measure), reported as that
@@ -104,12 +105,16 @@ def run_case(case):
         raise AttributeError("'NoneType' object has no attribute 'get_ranking'")
     metrics = specs(case)
     values: dict = {(label, q): [] for label, _d, _m in metrics for q in QUANTITIES}
+    c = case.get("costs")
+    cost_file = c["file"] if c else None
+    hi, lo = (c["max_cost"], c["min_cost"]) if c else (1.0, 1.0)
+    etype = {(str(u), str(i)): t for u, i, t in c["types"]} if c else {}
     for topic, docs in lines.items():
         rankings = {}
         for depth in DEPTHS:
-            maker = RankingMaker(topic, qrh, None, max_gain=1.0, max_cost=1.0, min_cost=1.0, max_n=depth)
+            maker = RankingMaker(topic, qrh, cost_file, max_gain=1.0, max_cost=hi, min_cost=lo, max_n=depth)
             for d in docs:
-                maker.add(d, "_")
+                maker.add(d, etype.get((topic, d), "_"))
             rankings[depth] = maker.get_ranking()
         for label, depth, m in metrics:
             m.residuals = True

@@ -39,6 +39,8 @@ SUBTOPICS = pd.DataFrame(
         "relevance": [1, 1, 1, 1, 1],
     }
 )
+# C/W/L costs per (user, item) (costs=): item 13 of user 1 costs 3, item 11 nothing; items without a row cost 1
+COSTS = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [13, 11, 22], "cost": [3.0, 0.0, 0.5]})
 # user 3 has no relevant item (empty=), user 4 no recs (missing=), user 6 recs only; grades 1-3 (min_relevance=)
 TRUTH = pd.DataFrame(
     {
@@ -118,6 +120,7 @@ CASES = {
     ),
     "catalog": Case("catalog", CATALOG, "coverage@3", ("coverage", 3, {})),
     "subtopics": Case("subtopics", SUBTOPICS, "alpha_ndcg@3", ("alpha_ndcg", 3, {})),
+    "costs": Case("costs", COSTS, "cwl_p(quantity=etc)@3", ("precision", 3, {})),
     "user_col": Case("user_col", "uid", truth=_renamed(TRUTH, "user_id", "uid"), recs=_renamed(RECS, "user_id", "uid")),
     "item_col": Case("item_col", "iid", truth=_renamed(TRUTH, "item_id", "iid"), recs=_renamed(RECS, "item_id", "iid")),
     "relevance_col": Case("relevance_col", "grade", truth=_renamed(TRUTH, "relevance", "grade")),
@@ -163,6 +166,7 @@ REFUSED = {
     ("compare", "catalog"): "catalog",  # only catalog-level metrics read it; compare refuses those
     ("spark.per_user", "catalog"): "catalog",
     **{("cli", name): "--" + name.replace("_", "-") for name in CONTEXT},  # Python objects only
+    ("shortcut", "costs"): "C/W/L metrics only",  # no shortcut computes a C/W/L metric
 }
 
 
@@ -207,6 +211,10 @@ def test_partial_takes_every_option(name):
 def test_shortcuts_take_every_option(name):
     case = CASES[name]
     short, k, metric_kw = case.shortcut
+    if ("shortcut", name) in REFUSED:
+        with pytest.raises(ValueError, match=REFUSED["shortcut", name]):
+            getattr(rm, short)(case.truth, case.recs, k, **metric_kw, **case.kw())
+        return
     got = getattr(rm, short)(case.truth, case.recs, k, **metric_kw, **case.kw())
     assert _same(got, _reference(case))
 

@@ -200,3 +200,98 @@ def test_depth_must_be_a_whole_number_and_at_least_two_for_umeasure():
 def test_out_of_range_options_are_refused(bad):
     with pytest.raises(ValueError):
         rm.metrics.parse(bad)
+
+
+# ----------------------------------------------------------------------------- costs (costs=, max_cost, min_cost)
+COSTS = [0.0, 0.0, 0.1, 0.5, 1.0, 2.5, 3.0, 1000.0, 1e6]
+
+
+@st.composite
+def cost_cases(draw):
+    truth, recs, metrics, threads, _ = draw(cases())
+    costs: dict = {}
+    for u, lst in recs.items():
+        items = sorted(set(lst), key=str)
+        if items and draw(st.integers(0, 4)):
+            costs[u] = {i: draw(st.sampled_from(COSTS)) for i in items if draw(st.integers(0, 3))}
+    for i, m in enumerate(metrics):
+        extra = []
+        if draw(st.integers(0, 2)) == 0:
+            extra.append(f"max_cost={draw(st.sampled_from([0.0, 0.5, 2.0]))!r}")
+        if draw(st.integers(0, 2)) == 0:
+            extra.append(f"min_cost={draw(st.sampled_from([0.0, 0.25, 3.0]))!r}")
+        if extra:
+            metrics[i] = with_options(m, ",".join(extra))
+    return truth, recs, metrics, threads, costs
+
+
+def cost_table(costs: dict) -> tuple:
+    rows = [(u, i, c) for u, d in costs.items() for i, c in d.items()]
+    return tuple(list(x) for x in zip(*rows)) if rows else ([], [], [])
+
+
+def reference_with_costs(truth, recs, metric, costs):
+    m = rm.metrics.parse(metric)
+    opts = {**{k: v[0] for k, v in reference_cwl.METRICS[m.name][1].items()}, **m.options}
+    return {
+        u: reference_cwl.cwl_value(m.name, lst, truth.get(u, {}), m.k, costs.get(u, {}), **opts)
+        for u, lst in recs.items()
+        if lst
+    }
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(cost_cases())
+def test_cwl_metrics_with_costs_match_the_reference(case):
+    """Costs 0, fractional and large, items without a cost (max_cost, min_cost in the residuals' best case),
+    repeated items (one cost per (user, item)), every quantity and residual."""
+    truth, recs, metrics, threads, costs = case
+    if any(truth.values()) and not set(truth) & set(recs):
+        return  # refused (no user in common), as without costs
+    users, items, values = cost_table(costs)
+    if users and isinstance(users[0], str) != isinstance(next(u for u in recs), str):  # pragma: no cover
+        return
+    res = rm.evaluate(truth, recs, metrics, threads=threads, costs=(users, items, values), **CONVENTIONS)
+    got_users = res.users.tolist()
+    for m in metrics:
+        want = reference_with_costs(truth, recs, m, costs)
+        got = dict(zip(got_users, res.per_user[m].tolist()))
+        for u, v in want.items():
+            # a residual is a difference of sums that may reach 1e6 per item: compare at that scale
+            scale = max([1.0, *costs.get(u, {}).values()]) * (len(recs[u]) + 1)
+            assert math.isclose(got[u], v, rel_tol=1e-9, abs_tol=1e-12 * scale), (
+                f"{m} user {u!r}: rankmeter {got[u]!r}, reference {v!r}"
+            )
+
+
+def test_costs_hand_checked_values():
+    # costs 0, 2.5 and none (1) at positions 1..3; gains 1, 0.5, unjudged
+    truth = {"q": {"a": 1.0, "b": 0.5}}
+    recs = {"q": ["a", "b", "c"]}
+    costs = {"user_id": ["q", "q"], "item_id": ["a", "b"], "cost": [0.0, 2.5]}
+    ms = ["cwl_p(quantity=ec)@3", "cwl_p(quantity=etc)@3", "bpm(t=5,quantity=ed)@2", "umeasure(l=5,depth=3)"]
+    ms += ["cwl_p(quantity=res_ec,min_cost=0.25)@3", "cwl_p(quantity=ec,max_cost=4)@3"]
+    res = rm.evaluate(truth, recs, ms, preset="cwl", costs=costs)
+    assert math.isclose(res["cwl_p(quantity=ec)@3"], 3.5 / 3)  # (0 + 2.5 + 1) / 3
+    assert res["cwl_p(quantity=etc)@3"] == 3.5  # the user stops after 3 items, having spent 3.5
+    # K = 2 limits the cost so far: 0 after item 1, 2.5 after item 2: the user reads 2 items
+    assert res["bpm(t=5,quantity=ed)@2"] == 2.0
+    # U-measure, L = 5: weights 1 - 0/5, 1 - 0/5, 0 (the cost read before items 1, 2): EU = (1 + 0.5) / 2
+    assert res["umeasure(l=5,depth=3)"] == 0.75
+    assert math.isclose(res["cwl_p(quantity=res_ec,min_cost=0.25)@3"], (0.25 - 1) / 3)  # c costs 0.25 at best
+    assert math.isclose(res["cwl_p(quantity=ec,max_cost=4)@3"], 6.5 / 3)
+
+
+def test_costs_are_refused_where_no_metric_reads_them_or_the_lists_close_up():
+    truth, recs = {"q": {"a": 1.0}}, {"q": ["a", "a", "b"]}
+    costs = (["q"], ["a"], [2.0])
+    with pytest.raises(ValueError, match="C/W/L metrics only"):
+        rm.evaluate(truth, recs, ["ndcg@3"], costs=costs, duplicates="count")
+    with pytest.raises(ValueError, match="duplicates='first'"):
+        rm.evaluate(truth, recs, ["inst"], costs=costs, duplicates="first")
+    with pytest.raises(ValueError, match="more than one cost"):
+        rm.evaluate(truth, recs, ["inst"], costs=(["q", "q"], ["a", "a"], [1.0, 2.0]), duplicates="count")
+    with pytest.raises(ValueError, match="must be finite"):
+        rm.evaluate(truth, recs, ["inst"], costs=(["q"], ["a"], [float("nan")]), duplicates="count")
+    with pytest.raises(TypeError, match="not a file"):
+        rm.evaluate(truth, recs, ["inst"], costs="costs.txt", duplicates="count")

@@ -2,21 +2,23 @@
 
 Plain loops over the positions, written from the definitions: a metric is a continuation vector C over the
 positions 1..n of the list cut or padded to n = depth items; W_i = prod_{j<i} C_j / sum_i prod_{j<i} C_j,
-L_i = prod_{j<i} C_j (1 - C_i); EU = sum W_i g_i, ETU = sum L_i (g_1 + ... + g_i), EC = sum W_i (every item
-costs 1), ETC = sum L_i i, ED = 1 / W_1. U-measure and TBG define W from the costs and C as W_{i+1} / W_i.
+L_i = prod_{j<i} C_j (1 - C_i); EU = sum W_i g_i, ETU = sum L_i (g_1 + ... + g_i), EC = sum W_i c_i,
+ETC = sum L_i (c_1 + ... + c_i), ED = 1 / W_1. U-measure and TBG define W from the running costs and C as
+W_{i+1} / W_i; BPM's K limits the running cost. An item costs its cost in `costs` (item -> cost), an item
+without one (and the padding) max_cost (every item costs 1 by default).
 A grade outside [0, 1] is clipped to it. An item without a truth row gains 0 (a repeated item gains at each occurrence); the residual res_X is X with
-those items (and the padding) gaining max_gain, minus X.
+those items (and the padding) gaining max_gain and the items without a cost costing min_cost, minus X.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Optional
 
 QUANTITIES = ("eu", "etu", "ec", "etc", "ed", "res_eu", "res_etu", "res_ec", "res_etc", "res_ed")
 
 
-def _continuation(measure: str, g: list, k, opts: dict) -> list:
+def _continuation(measure: str, g: list, cost: list, k, opts: dict) -> list:
     n = len(g)
     kk = n if k is None else k
     c = [0.0] * n
@@ -56,7 +58,7 @@ def _continuation(measure: str, g: list, k, opts: dict) -> list:
         seen = 0.0
         for i in range(n):
             seen += g[i]
-            if not (seen < T and i + 1 < K):
+            if not (seen < T and sum(cost[: i + 1]) < K):
                 break
             c[i] = 1.0
             if measure == "bpm_dynamic":
@@ -74,27 +76,29 @@ def _continuation(measure: str, g: list, k, opts: dict) -> list:
     return c
 
 
-def _weights_of_costs(measure: str, n: int, opts: dict) -> list:
+def _weights_of_costs(measure: str, cost: list, opts: dict) -> list:
+    n = len(cost)
+    start = [sum(cost[:i]) for i in range(n)]  # the cost read before item i
     if measure == "umeasure":
-        w = [max(0.0, 1.0 - i / opts["l"]) for i in range(n - 1)] + [0.0]
+        w = [max(0.0, 1.0 - start[i] / opts["l"]) for i in range(n - 1)] + [0.0]
     else:
         h = opts["halflife"]
-        w = [h * 2.0 ** (-i / h) / math.log(2.0) for i in range(n)]
+        w = [h * 2.0 ** (-start[i] / h) / math.log(2.0) for i in range(n)]
     total = sum(w)
     return [x / total for x in w]
 
 
-def quantities(measure: str, g: list, k, opts: dict) -> dict:
-    """{eu, etu, ec, etc, ed} of one bound, from the gains g of the n positions."""
+def quantities(measure: str, g: list, cost: list, k, opts: dict) -> dict:
+    """{eu, etu, ec, etc, ed} of one bound, from the gains g and the costs of the n positions."""
     n = len(g)
     if measure in ("umeasure", "tbg"):
-        w = _weights_of_costs(measure, n, opts)
+        w = _weights_of_costs(measure, cost, opts)
         c = [w[i + 1] / w[i] if w[i] > 0 else 0.0 for i in range(n - 1)] + [0.0]
         prods = [1.0]
         for i in range(1, n):
             prods.append(prods[-1] * c[i - 1])
     else:
-        c = _continuation(measure, g, k, opts)
+        c = _continuation(measure, g, cost, k, opts)
         prods = [1.0]
         for i in range(1, n):
             prods.append(prods[-1] * c[i - 1])
@@ -105,14 +109,15 @@ def quantities(measure: str, g: list, k, opts: dict) -> dict:
     return {
         "eu": sum(w[i] * g[i] for i in range(n)),
         "etu": sum(stop[i] * running[i] for i in range(n)),
-        "ec": sum(w),
-        "etc": sum(stop[i] * (i + 1) for i in range(n)),
+        "ec": sum(w[i] * cost[i] for i in range(n)),
+        "etc": sum(stop[i] * sum(cost[: i + 1]) for i in range(n)),
         "ed": 1.0 / w[0],
     }
 
 
-def cwl_value(measure: str, ranked: list, truth: dict, k, **opts: Any) -> float:
-    """The value of one quantity; a grade outside [0, 1] is clipped to it (preset="cwl" refuses it)."""
+def cwl_value(measure: str, ranked: list, truth: dict, k, costs: Optional[dict] = None, **opts: Any) -> float:
+    """The value of one quantity; a grade outside [0, 1] is clipped to it (preset="cwl" refuses it). ``costs``:
+    item -> cost (None: no item has one)."""
     n = max(1, int(opts["depth"]))
     top = list(ranked[:n])
     q = opts["quantity"]
@@ -121,10 +126,14 @@ def cwl_value(measure: str, ranked: list, truth: dict, k, **opts: Any) -> float:
         out = [min(max(truth[item], 0.0), 1.0) if item in truth else unjudged for item in top]
         return out + [unjudged] * (n - len(out))
 
-    lo = quantities(measure, gains(0.0), k, opts)
+    def cost(none: float) -> list:
+        out = [costs[item] if costs is not None and item in costs else none for item in top]
+        return out + [none] * (n - len(out))
+
+    lo = quantities(measure, gains(0.0), cost(opts["max_cost"]), k, opts)
     if not q.startswith("res_"):
         return lo[q]
-    hi = quantities(measure, gains(opts["max_gain"]), k, opts)
+    hi = quantities(measure, gains(opts["max_gain"]), cost(opts["min_cost"]), k, opts)
     return hi[q[4:]] - lo[q[4:]]
 
 
@@ -138,7 +147,13 @@ def _quantity(v):
     return v
 
 
-_COMMON = {"quantity": ("eu", _quantity), "max_gain": (1.0, _float), "depth": (1000.0, _float)}
+_COMMON = {
+    "quantity": ("eu", _quantity),
+    "max_gain": (1.0, _float),
+    "max_cost": (1.0, _float),
+    "min_cost": (1.0, _float),
+    "depth": (1000.0, _float),
+}
 _OPTIONS = {
     "cwl_p": {},
     "cwl_rbp": {"p": (0.9, _float)},

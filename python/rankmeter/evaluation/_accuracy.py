@@ -9,6 +9,7 @@ import numpy as np
 from .. import _core
 from .._aggregate import limbs_to_int
 from .._status import MESSAGES, is_ok, message
+from ._costs import aligned_costs
 from ._options import DUP_CODES, EMPTY_CODES
 
 if TYPE_CHECKING:
@@ -84,6 +85,12 @@ def check_cwl(p: _Plan, columns: list) -> None:
             )
 
 
+def _any_cwl(columns: list) -> bool:
+    from ..metrics import SPECS
+
+    return any(SPECS[m.name].section.startswith("3.21.") for m in columns)
+
+
 def accuracy_pass(p: _Plan, columns: list, threads: int, per_user: bool = True):
     """The C++ pass over `columns`: (per-user values per column, or Nones when not `per_user`;
     exact sums; counts)."""
@@ -109,6 +116,7 @@ def accuracy_pass(p: _Plan, columns: list, threads: int, per_user: bool = True):
         threads,
         whole_lists=p.preset == "trec_eval",  # trec_eval checks whole lists for duplicates
         per_user=per_user,
+        r_costs=aligned_costs(p) if p.ctx.costs is not None and _any_cwl(columns) else None,
     )
     code, uidx, item = status
     if not is_ok(code):

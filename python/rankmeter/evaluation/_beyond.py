@@ -27,6 +27,7 @@ from .. import _core
 from .._aggregate import EXACT_SHIFT, CatalogPart, entropy_part, limbs_to_int, reads_catalog
 from .._status import MESSAGES, is_ok, message
 from ..inputs import Truth, align, as_id_array, code_ids, id_label, to_truth
+from ._costs import read_costs
 from ._options import DUP_CODES, EMPTY_CODES
 from ._subtopic import SUBTOPIC_METRICS, read_subtopics, subtopic_column
 
@@ -39,16 +40,24 @@ _CODE_LIMIT = 1 << 22
 class Context:
     """The context arguments of one evaluation, as given (converted lazily)."""
 
-    __slots__ = ("train", "item_features", "item_similarity", "catalog", "subtopics")
+    __slots__ = ("train", "item_features", "item_similarity", "catalog", "subtopics", "costs")
 
     def __init__(
-        self, train=None, item_features=None, item_similarity=None, catalog=None, subtopics=None, table_kw=None
+        self,
+        train=None,
+        item_features=None,
+        item_similarity=None,
+        catalog=None,
+        subtopics=None,
+        costs=None,
+        table_kw=None,
     ):
         self.train = None if train is None else to_truth_named(train, "train", table_kw or {})
         self.item_features = item_features
         self.item_similarity = item_similarity
         self.catalog = catalog
         self.subtopics = None if subtopics is None else read_subtopics(subtopics, table_kw or {})
+        self.costs = None if costs is None else read_costs(costs, table_kw or {})
 
 
 def to_truth_named(x: Any, what: str, table_kw: dict) -> Truth:

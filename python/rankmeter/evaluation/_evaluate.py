@@ -39,6 +39,7 @@ from ..metrics import Metric, parse
 from ._accuracy import accuracy_pass, count_no_relevant
 from ._beyond import Context, check_context, run_beyond
 from ._capri import apply_capri_ndcg, check_capri_options
+from ._costs import check_costs
 from ._evidently import apply_evidently, check_evidently_options, check_evidently_ties, uses_evidently
 from ._gdeval import apply_gdeval_rounding
 from ._options import EvalOptions
@@ -194,6 +195,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
         check_column_keywords(table_kw, (truth, recs, opts.train))
     ctx = Context(**opts.context(), table_kw=table_kw)
     check_context([m for m in parsed if m.family != "accuracy"], ctx)
+    check_costs(ctx.costs, parsed, duplicates)
     # dicts and lists on both sides: one walk of the objects in C++ (shared item codes, users joined there)
     read = walk_objects(truth, recs) if _py_objects(truth) and _py_objects(recs) else None
     t = read[0] if read is not None and read[0] is not None else to_truth(truth, **table_kw)
@@ -555,6 +557,7 @@ def evaluate(
     item_similarity: Any = None,
     catalog: Any = None,
     subtopics: Any = None,
+    costs: Any = None,
     user_col: Optional[str] = None,
     item_col: Optional[str] = None,
     relevance_col: Optional[str] = None,
@@ -645,6 +648,11 @@ def evaluate(
         Subtopic judgments of the intent-aware diversity metrics (alpha_ndcg, err_ia,
         nrbp, p_ia, strec, map_ia, ...): one row per (user, subtopic, item, grade);
         a file path is read as ndeval's qrels (``topic subtopic doc judgment``).
+    costs : long table, dict of columns or (users, items, costs) arrays, optional
+        The cost of each (user, item) of the lists for the C/W/L metrics (cwl_p, cwl_rbp,
+        sdcg, inst, bpm, umeasure, tbg, ...: EC, ETC, BPM's cost limit K, U-measure's and
+        TBG's weights), as cwl-eval's cost file gives it per element type; an item without
+        a row costs the metric's ``max_cost`` (``min_cost`` in the residuals' best case).
     user_col, item_col, relevance_col, rank_col, score_col : str, optional
         Column names of long tables (pandas, polars, pyarrow, parquet paths);
         defaults ``user_id``, ``item_id``, ``relevance``, ``rank``, ``score``.
@@ -701,6 +709,7 @@ def partial(
     item_similarity: Any = None,
     catalog: Any = None,
     subtopics: Any = None,
+    costs: Any = None,
     user_col: Optional[str] = None,
     item_col: Optional[str] = None,
     relevance_col: Optional[str] = None,

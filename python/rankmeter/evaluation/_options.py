@@ -268,6 +268,19 @@ class EvalOptions:
             cli=None,
         ),
     )
+    costs: Any = field(
+        default=None,
+        metadata=_meta(
+            "context",
+            "long table, dict of columns or (users, items, costs) arrays, optional",
+            "The cost of each (user, item) of the lists for the C/W/L metrics (cwl_p, cwl_rbp,\n"
+            "sdcg, inst, bpm, umeasure, tbg, ...: EC, ETC, BPM's cost limit K, U-measure's and\n"
+            "TBG's weights), as cwl-eval's cost file gives it per element type; an item without\n"
+            "a row costs the metric's ``max_cost`` (``min_cost`` in the residuals' best case).",
+            "",
+            cli=None,
+        ),
+    )
     user_col: Optional[str] = field(
         default=None, metadata=_meta("column", "str, optional", _COLUMNS_DOC, "user column of tables (default user_id)")
     )

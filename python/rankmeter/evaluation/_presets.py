@@ -365,12 +365,14 @@ PRESETS["cwl"] = Preset(
         "(queries without a judged document too: all their documents unjudged; qrels-only queries and empty lists "
         "are not); lists in the order given, scores or not (ties='file': cwl-eval reads a run in file order); the qrels grade is "
         "the gain, as given; a document without a qrels row gains 0, and max_gain in the residuals (res_*); a "
-        "document listed twice gains twice; every document costs 1; the list is cut or padded to depth=1000 "
+        "document listed twice gains twice; every document costs 1, or its cost in costs= (cwl-eval's cost file: "
+        "`rankmeter cwl -c`; a document without one costs max_cost, min_cost in the residuals' best case); the list "
+        "is cut or padded to depth=1000 "
         "positions; rbp is graded with p = 0.9. The C/W/L metrics (cwl_p, cwl_rbp, sdcg, cwl_rr, cwl_ap, inst, "
         "insq, bpm, bpm_dynamic, nerr8-nerr11, umeasure, tbg) report the quantity= of cwl-eval's output (eu, etu, "
         "ec, etc, ed and the residuals res_eu..res_ed). Verified per query at relative 1e-9 against cwl-eval's "
         "Python API on random cases (tests/differential/cwl.py: every metric, every quantity and residual, at "
-        "two depths, in one call)."
+        "two depths, half of the cases with a cost file, in one call)."
     ),
     metrics=(
         ("P@k", "cwl_p@k"),
@@ -389,9 +391,12 @@ PRESETS["cwl"] = Preset(
         ("TBG-H@h", "tbg(halflife=h)"),
         ("EU ETU EC ETC ED, ResEU ... ResED", "quantity=eu|etu|ec|etc|ed|res_eu|...|res_ed"),
         ("--max_gain G, --max_depth N", "max_gain=G, depth=N"),
+        ("-c COST_FILE (element type -> cost)", "costs= (user, item, cost); rankmeter cwl -c reads the file"),
+        ("--max_cost C, --min_cost C", "max_cost=C, min_cost=C"),
     ),
     unmatched=(
-        "cost files (-c): every document costs 1 (cwl-eval's default)",
+        "BPM with a cost file (or costs other than 1) and a fractional K: K is then a cost limit, and rankmeter's "
+        "cutoff @K a whole number (`rankmeter cwl` refuses such a line)",
         "qrels gains outside [0, 1] (or max_gain): cwl-eval refuses the whole gain file (ValueError); rankmeter "
         "raises ValueError when a user it evaluates has such a grade (a qrels-only query's grades are not read)",
         "an empty run: cwl-eval crashes (AttributeError); rm.evaluate raises ValueError",

@@ -109,6 +109,8 @@ struct Column {
   double l = 1000.0;                       // umeasure: the cost at which the weight reaches 0
   double halflife = 224.0;                 // tbg
   double max_gain = 1.0;                   // residuals: the gain of an unjudged item
+  double max_cost = 1.0;                   // the cost of an item without one (the best case: min_cost)
+  double min_cost = 1.0;                   // the cost of an item without one in the residuals' best case
   double depth = 1000.0;                   // the positions a C/W/L metric looks at (cwl-eval's max_n)
   Quantity quantity = Quantity::eu;        // which quantity of cwl-eval's output
   Normalize normalize = Normalize::ideal;  // compat
@@ -176,6 +178,9 @@ struct Finds {
   int64_t m;           // truth rows of the user (any grade)
   int64_t nrel;        // |R|
   int64_t n_read;      // list items read
+  // C/W/L metrics: the cost of each position read (costs[i]: position i + 1; NaN: no cost given),
+  // null when the call has no costs (docs/metrics.md 3.21)
+  const double* costs = nullptr;
 };
 
 }  // namespace detail

@@ -5,11 +5,14 @@
 // n = `depth` items (cwl-eval's max_n). From it come the weights W_i = prod_{j<i} C_j / S
 // (S the sum of those products), the stopping probabilities L_i = prod_{j<i} C_j (1 - C_i), and
 // the quantities EU = sum W_i g_i, ETU = sum L_i G_i (G the running gain), EC = sum W_i c_i,
-// ETC = sum L_i K_i (K the running cost; every item costs 1), ED = 1 / W_1. A position without a
-// truth row (unjudged, or past the list) gains 0, a grade outside [0, 1] is clipped to it (preset="cwl"
-// refuses such grades, as cwl-eval does); the residual quantities are the same
-// quantities with such positions gaining `max_gain`, minus the values above. U-measure and TBG
-// define W directly from the costs, and C as the ratio of successive weights.
+// ETC = sum L_i K_i (K the running cost), ED = 1 / W_1. A position without a truth row (unjudged,
+// or past the list) gains 0, a grade outside [0, 1] is clipped to it (preset="cwl" refuses such
+// grades, as cwl-eval does). An item costs what the call's costs give it (Finds::costs, cwl-eval's
+// cost file by element type); a position without a cost (none given, or past the list) costs
+// `max_cost` (default 1: every item costs 1 without costs). The residual quantities are the same
+// quantities with unjudged positions gaining `max_gain` and positions without a cost costing
+// `min_cost`, minus the values above. U-measure and TBG define W directly from the running costs,
+// and C as the ratio of successive weights; BPM's cutoff K limits the running cost.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -43,30 +46,35 @@ struct Out {
 };
 
 // One bound (worse case: unjudged gains 0; best case: unjudged gains max_gain) of one user.
-// `g` holds the n gains, `cv`, `w`, `pr` are scratch of n doubles.
-inline Out bound(Measure m, const Column& col, const std::vector<double>& g, std::vector<double>& cv,
+// `g` holds the n gains, `cs` the n costs (null: every item costs 1), `cv`, `w`, `pr` are scratch
+// of n doubles.
+inline Out bound(Measure m, const Column& col, const std::vector<double>& g, const double* cs, std::vector<double>& cv,
                  std::vector<double>& w, std::vector<double>& pr) {
   const int64_t n = static_cast<int64_t>(g.size());
   // the cutoff k of P, SDCG, NERR8 and NERR9 (none: n); C_i = 0 from position k on
   const int64_t k = col.cutoff > 0 ? col.cutoff : n;
   const bool own_w = m == Measure::umeasure || m == Measure::tbg;
   std::fill(cv.begin(), cv.end(), 0.0);
+  // running costs are plain running sums (cwl-eval's np.cumsum of the costs)
   if (own_w) {
     // U-measure (Sakai & Dou): weight max(0, 1 - start_i / L) of the item starting at cost
     // start_i = i - 1, the last position weighted 0. TBG (Smucker & Clarke): weight
     // h 2^(-start_i / h) / ln 2. Both normalised to sum to 1 (a plain running sum).
-    double norm = 0.0;
+    // With costs, start_i is the running cost before item i.
+    double norm = 0.0, start = 0.0;
     if (m == Measure::umeasure) {
       for (int64_t i = 0; i + 1 < n; ++i) {
-        w[i] = std::max(0.0, 1.0 - static_cast<double>(i) / col.l);
+        w[i] = std::max(0.0, 1.0 - (cs ? start : static_cast<double>(i)) / col.l);
         norm += w[i];
+        if (cs) start += cs[i];
       }
       w[n - 1] = 0.0;
     } else {
       const double h = col.halflife, ln2 = std::log(2.0);
       for (int64_t i = 0; i < n; ++i) {
-        w[i] = (h * std::pow(2.0, -static_cast<double>(i) / h)) / ln2;
+        w[i] = (h * std::pow(2.0, -(cs ? start : static_cast<double>(i)) / h)) / ln2;
         norm += w[i];
+        if (cs) start += cs[i];
       }
     }
     for (int64_t i = 0; i < n; ++i) w[i] /= norm;
@@ -122,12 +130,14 @@ inline Out bound(Measure m, const Column& col, const std::vector<double>& g, std
       case Measure::bpm:
       case Measure::bpm_dynamic: {
         // continue while the gain so far is below T (dynamic: T moves by hb (g_i - gain_med)
-        // after each item) and the cost so far (i items) is below K (the cutoff; none: no limit)
+        // after each item) and the cost so far (i items without costs) is below K (the cutoff;
+        // none: no limit)
         const double K = col.cutoff > 0 ? static_cast<double>(col.cutoff) : std::numeric_limits<double>::infinity();
-        double cg = 0.0, T = col.t;
+        double cg = 0.0, T = col.t, cc = 0.0;
         for (int64_t i = 0; i < n; ++i) {
           cg += g[i];
-          if (!(cg < T) || !(static_cast<double>(i + 1) < K)) break;
+          cc = cs ? cc + cs[i] : static_cast<double>(i + 1);
+          if (!(cg < T) || !(cc < K)) break;
           cv[i] = 1.0;
           if (m == Measure::bpm_dynamic) T = T + col.hb * (g[i] - col.gain_med);
         }
@@ -168,14 +178,20 @@ inline Out bound(Measure m, const Column& col, const std::vector<double>& g, std
     for (int64_t i = 1; i < live; ++i) w[i] = pr[i] * w1;
   }
   Out o{0.0, 0.0, 0.0, 0.0, 0.0};
-  double cg = 0.0;
+  double cg = 0.0, cc = 0.0;
   for (int64_t i = 0; i < live; ++i) {
     cg += g[i];
     const double li = pr[i] * (1.0 - cv[i]);
     o.eu += w[i] * g[i];
     o.etu += li * cg;
-    o.ec += w[i];
-    o.etc += li * static_cast<double>(i + 1);
+    if (cs) {
+      cc += cs[i];
+      o.ec += w[i] * cs[i];
+      o.etc += li * cc;
+    } else {
+      o.ec += w[i];
+      o.etc += li * static_cast<double>(i + 1);
+    }
   }
   o.ed = 1.0 / w[0];
   return o;
@@ -224,7 +240,7 @@ inline const Fixed& fixed_of(Measure m, const Column& c, int64_t n) {
   Fixed x{m, n, c.cutoff, c.p, c.t, c.l, c.halflife, {}, {}, 0.0, 0.0, 0.0};
   std::vector<double> g(static_cast<size_t>(n), 0.0), cv(g.size()), pr(g.size());
   x.w.assign(g.size(), 0.0);
-  const Out o = bound(m, c, g, cv, x.w, pr);
+  const Out o = bound(m, c, g, nullptr, cv, x.w, pr);
   x.after.assign(g.size() + 1, 0.0);
   for (int64_t i = n - 1; i >= 0; --i) x.after[i] = x.after[i + 1] + pr[i] * (1.0 - cv[i]);
   x.ec = o.ec;
@@ -236,11 +252,13 @@ inline const Fixed& fixed_of(Measure m, const Column& c, int64_t n) {
 
 template <class Grade>
 inline double value(Measure m, const detail::Finds& f, const Column& c, Grade grade) {
-  thread_local std::vector<double> g, cv, w, pr;
+  thread_local std::vector<double> g, cv, w, pr, cs;
   const int64_t n = std::max<int64_t>(1, static_cast<int64_t>(c.depth));
   const int q = static_cast<int>(c.quantity);
   const bool resid = q >= 5;
-  if (gain_free(m)) {
+  // every item costing 1: no cost given and the cost of an item without one 1 in both bounds
+  const bool unit = !f.costs && c.max_cost == 1.0 && (!resid || c.min_cost == 1.0);
+  if (unit && gain_free(m)) {
     const Fixed& x = fixed_of(m, c, n);
     const int qq = q % 5;
     if (qq >= 2) return resid ? 0.0 : (qq == 2 ? x.ec : qq == 3 ? x.etc : x.ed);
@@ -267,11 +285,20 @@ inline double value(Measure m, const detail::Finds& f, const Column& c, Grade gr
     for (int64_t j = 0; j < f.n && f.pos[j] <= n; ++j)
       g[static_cast<size_t>(f.pos[j] - 1)] = std::min(std::max(grade(f.ti[j]), 0.0), 1.0);
   };
+  // the costs of the n positions; a position without one (NaN, or past the list read) costs `none`
+  auto fill_costs = [&](double none) {
+    cs.resize(g.size());
+    const int64_t given = f.costs ? std::min(f.n_read, n) : 0;
+    for (int64_t i = 0; i < given; ++i) cs[i] = std::isnan(f.costs[i]) ? none : f.costs[i];
+    std::fill(cs.begin() + given, cs.end(), none);
+  };
+  if (!unit) fill_costs(c.max_cost);
   fill(0.0);
-  const double lo = pick(bound(m, c, g, cv, w, pr), q % 5);
+  const double lo = pick(bound(m, c, g, unit ? nullptr : cs.data(), cv, w, pr), q % 5);
   if (!resid) return lo;
+  if (!unit) fill_costs(c.min_cost);
   fill(c.max_gain);
-  return pick(bound(m, c, g, cv, w, pr), q % 5) - lo;
+  return pick(bound(m, c, g, unit ? nullptr : cs.data(), cv, w, pr), q % 5) - lo;
 }
 
 }  // namespace cwl

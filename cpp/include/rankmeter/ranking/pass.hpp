@@ -267,7 +267,7 @@ Status evaluate_ranking(const RankingDataT<Id>& d, const std::vector<Column>& co
         }
 
         // Snapshots at every cutoff, walk columns, ideal DCG (walk.hpp).
-        const Finds finds{fpos, fti, nf, m, nrel, pos};
+        const Finds finds{fpos, fti, nf, m, nrel, pos, d.r_costs ? d.r_costs + b : nullptr};
         auto grade_of = [&grade_at, t0](int64_t ti) { return grade_at(t0 + ti); };
         const int64_t hits_at_R = walk_snapshots(P, finds, small, lvl, grade_of, snap);
         const bool last_rel = any_short && nf > 0 && fpos[nf - 1] == pos && relevant(grade_at(t0 + fti[nf - 1]));

@@ -43,6 +43,7 @@ struct RankingDataT {
   int64_t r_stride = 0;
   int64_t r_pad = -1;
   const int64_t* r_rowmap = nullptr;
+  const double* r_costs = nullptr;  // C/W/L costs aligned with r_items (NaN: none given); null: no costs
 };
 using RankingData = RankingDataT<int64_t>;
 
@@ -55,6 +56,7 @@ struct RankingOptions {
   int64_t max_items = 0;              // 0: no truncation
   int threads = 0;                    // 0: all cores
   bool simd = true;                   // the vector list scan where the CPU has it (see simd_enabled)
+  bool costs = false;                 // C/W/L costs given: bpm's cutoff is a cost limit, not a depth
 };
 
 namespace detail {
@@ -235,7 +237,13 @@ inline Status plan_columns(const std::vector<Column>& cols, const RankingOptions
   // when a column has no cutoff (num_rel reads no list item) or whole lists are asked for.
   P.depth = 0;
   for (const auto& c : cols)
-    if (c.kind != Kind::num_rel) P.depth = c.cutoff > 0 && P.depth != kAll ? std::max(P.depth, c.cutoff) : kAll;
+    if (c.kind != Kind::num_rel) {
+      // with costs (or items costing other than 1), bpm's cutoff K limits the cost so far: it reads
+      // as far as its depth
+      const bool costs = opt.costs || c.max_cost != 1.0 || c.min_cost != 1.0;
+      const bool cost_limit = costs && (c.kind == Kind::bpm || c.kind == Kind::bpm_dynamic);
+      P.depth = c.cutoff > 0 && !cost_limit && P.depth != kAll ? std::max(P.depth, c.cutoff) : kAll;
+    }
   if (opt.whole_lists) P.depth = kAll;
 
   // The gain of each integer grade 0..15 per variant, for the counting-sort ideal:
