@@ -15,6 +15,7 @@ from .compare import ci as _ci
 from .compare import plot_result as _plot_result
 from .evaluation import PRESETS, Result, evaluate, partial
 from .evaluation._fusion import fuse, optimize_fusion
+from .evaluation._fusion_train import train_fusion
 from .evaluation._shortcuts import (
     alpha_ndcg,
     arhr,
@@ -54,6 +55,7 @@ __all__ = [
     "partial",
     "fuse",
     "optimize_fusion",
+    "train_fusion",
     "evaluate_stream",
     "StreamResult",
     "Result",

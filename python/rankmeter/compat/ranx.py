@@ -60,6 +60,7 @@ import gzip
 import itertools
 import json
 import os
+import sys
 from collections import defaultdict
 from typing import Any, Iterable, Mapping, Optional, Union
 
@@ -829,7 +830,13 @@ def optimize_fusion(
     for i, r in enumerate(rs):
         assert set(r.keys()) == set(q.keys()), f"Run {i} and Qrels query ids do not match"
     name, m = _method(method)
+    if name in _TRAIN_ONLY:
+        return _optimize_train_only(q, rs, norm, name, return_optimization_report, kwargs)
     kwargs.pop("show_progress", None)
+    if name in ("probfuse", "slidefuse"):
+        return _optimize_trained(
+            q, rs, norm, name, metric, return_optimization_report, kwargs, rounding_digits, show_percentages
+        )
     if m.weighted:
         extra = set(kwargs) - {"step"}
         key, fixed = "weights", dict[str, Any]()
@@ -846,12 +853,24 @@ def optimize_fusion(
         raise ValueError(f"{method} does not support optimization.")
     if extra:
         raise TypeError(f"optimize_fusion(method={method!r}) got unexpected keyword(s) {sorted(extra)}")
+    n = _norm(norm)
+    prep = prepare_runs(_zmuv_as_ranx(rs) if n == "zmuv" else rs, "ranx")
+    score = _fused_scorer(q, prep, metric)
+    best, values = run_trials(prep, name, m, n, key, trials, fixed, score, 0)
+    out = {key: [] if best is None else best}  # ranx's initial best is []
+    if return_optimization_report:
+        report = OptimizationReport(method, [str(t) for t in trials], values, metric, rounding_digits, show_percentages)
+        return out, report
+    return out
+
+
+def _fused_scorer(q: Any, prep: Any, metric: str) -> Any:
+    """score(indptr, codes, scores) of a fused run as ranx's optimisers score it: ``evaluate(qrels, fused, metric)``
+    on the fused run sorted by numba's quicksort."""
     lvl_name, lvl = to_rankmeter(metric)
     qd = q.to_dict()
     qids = sorted(qd)
     truth = _rm.Truth.from_dict({k: qd[k] for k in qids}) if qids else None
-    n = _norm(norm)
-    prep = prepare_runs(_zmuv_as_ranx(rs) if n == "zmuv" else rs, "ranx")
 
     def score(oi: np.ndarray, oc: np.ndarray, os_: np.ndarray) -> float:
         order = ranx_order(oi, os_, "ranx")  # ranx sorts the fused run (numba's quicksort, first-appearance order)
@@ -869,9 +888,112 @@ def optimize_fusion(
         res = _rm.evaluate(truth, recs, [lvl_name], preset="ranx", ties="input", min_relevance=lvl)
         return float(np.mean(np.asarray(res.per_user[lvl_name], dtype=np.float64)))
 
-    best, values = run_trials(prep, name, m, n, key, trials, fixed, score, 0)
-    out = {key: [] if best is None else best}  # ranx's initial best is []
+    return score
+
+
+# ranx's methods whose optimisation is their training only: the parameter returned
+_TRAIN_ONLY = {"bayesfuse": "log_odds", "mapfuse": "map_scores", "posfuse": "probs", "segfuse": "probs"}
+
+
+def _normalised_runs(rs: list, norm: Optional[str]) -> tuple[Any, list]:
+    """(the lists, as Run objects) ranx's optimize_fusion trains on: the runs normalised, and sorted once more
+    with numba's quicksort (ranx builds a normalised Run unsorted and its training sorts it), except after
+    ``min-max-inverted`` (sorted when built) and ``norm=None`` (the runs themselves)."""
+    from ..evaluation._fusion import Prepared, _norm, prepare_runs
+    from ..evaluation._fusion_train import training_lists
+
+    n = _norm(norm)
+    if n == "borda":
+        raise ValueError(
+            "norm='borda' with a trained method: ranx lists the Borda-normalised candidates a run lacks in a "
+            "Python set's order, which its training reads (not reproducible); use another norm"
+        )
+    prep = prepare_runs(_zmuv_as_ranx(rs) if n == "zmuv" else rs, "ranx")
+    codes, values = training_lists(prep, n, 0)
+    lists = Prepared(prep.indptr, codes, values, prep.n_runs, prep.queries, prep.labels, True, "ranx")
+    if n is None:
+        return lists, rs
+    nq = prep.queries.size
+    ip = prep.indptr.tolist()
+    docs = (codes if prep.labels is None else prep.labels[codes]).tolist()
+    vals = values.tolist()
+    qs = prep.queries.tolist()
+    out = []
+    for r in range(prep.n_runs):
+        x = Run()
+        x._data = {
+            q: dict(zip(docs[ip[r * nq + i] : ip[r * nq + i + 1]], vals[ip[r * nq + i] : ip[r * nq + i + 1]]))
+            for i, q in enumerate(qs)
+        }
+        x.sorted = True
+        out.append(x)
+    return lists, out
+
+
+def _optimize_train_only(q: Any, rs: list, norm: Optional[str], name: str, report: bool, kwargs: Mapping) -> Any:
+    """ranx's optimize_fusion for bayesfuse, mapfuse, posfuse, segfuse: the table trained on the normalised runs."""
+    if report:
+        raise ValueError(f"{name} does not support optimization report.")
+    if kwargs:
+        raise TypeError(f"optimize_{name}() got an unexpected keyword argument {next(iter(kwargs))!r}")
+    _, norm_runs = _normalised_runs(rs, norm)
+    train = getattr(fusion, f"{name}_train")
+    return {_TRAIN_ONLY[name]: train(q, norm_runs)}
+
+
+def _optimize_trained(
+    q: Any,
+    rs: list,
+    norm: Optional[str],
+    name: str,
+    metric: str,
+    return_optimization_report: bool,
+    kwargs: Mapping,
+    rounding_digits: int,
+    show_percentages: bool,
+) -> Any:
+    """ranx's optimize_fusion for probfuse (``n_segments`` from ``min_n_segments`` to ``max_n_segments``, 1 to 100)
+    and slidefuse (``w`` from ``min_w`` to ``max_w``, 1 to 100, the probabilities trained once): each trial fused
+    on the normalised lists as ranx's training left them (sorted once more) and evaluated as ranx evaluates it;
+    the last trial scoring at least the best so far (from 0) wins."""
+    from ..evaluation._fusion import FUSION_METHODS, fuse_prepared
+    from ..evaluation._fusion_train import hit_lists, train_tables
+    from ..inputs import to_truth
+
+    key = "n_segments" if name == "probfuse" else "w"
+    extra = set(kwargs) - {f"min_{key}", f"max_{key}"}
+    if extra:
+        raise TypeError(f"optimize_{name}() got an unexpected keyword argument {sorted(extra)[0]!r}")
+    trials = list(range(kwargs.get(f"min_{key}", 1), kwargs.get(f"max_{key}", 100) + 1))
+    lists, _ = _normalised_runs(rs, norm)
+    qd = q.to_dict()
+    truth = to_truth({k: qd[k] for k in sorted(qd)})
+    indptr, hit, n_rel, nt = hit_lists(lists, lists.codes, truth, 1)
+    R = lists.n_runs
+    m = FUSION_METHODS[name]
+    score = _fused_scorer(q, lists, metric)
+    probs = train_tables(name, indptr, hit, n_rel, R, nt) if name == "slidefuse" else None
+    best: Any = None if name == "probfuse" else []
+    best_score = 0.0
+    values = []
+    for v in trials:
+        p = (
+            {"probs": probs, "w": v}
+            if probs is not None
+            else {"probs": train_tables(name, indptr, hit, n_rel, R, nt, v)}
+        )
+        s = float(score(*fuse_prepared(lists, name, m, np.ones(R), p, None, 0)))
+        values.append(s)
+        if s >= best_score:
+            best_score = s
+            best = p["probs"] if name == "probfuse" else v
+    out = {"probs": best} if name == "probfuse" else {"probs": probs, "w": best}
     if return_optimization_report:
-        report = OptimizationReport(method, [str(t) for t in trials], values, metric, rounding_digits, show_percentages)
+        report = OptimizationReport(name, [str(t) for t in trials], values, metric, rounding_digits, show_percentages)
         return out, report
     return out
+
+
+from . import _ranx_fusion as fusion  # noqa: E402  ranx.fusion's training functions, at ranx's import path
+
+sys.modules[__name__ + ".fusion"] = fusion

@@ -18,6 +18,7 @@ import numpy as np
 from .. import _core
 from .._options import resolve_threads
 from ..inputs import Recs, code_ids, factorize, is_frame, ranx_order, score_order, to_recs
+from . import _fusion_train as _trained
 
 __all__ = ["fuse", "optimize_fusion", "FUSION_METHODS", "FUSION_NORMS", "prepare_runs", "Prepared"]
 
@@ -522,12 +523,15 @@ def optimize_fusion(
     if not isinstance(metric, str):
         raise TypeError(f"`metric` must be one metric name, got {metric!r}")
     prep = prepare_runs(runs, ties, t)
-    key, trials, fixed = trials_of(name, m, weights, step, params, prep.n_runs)
     ekw = dict(evaluate_kw or {})
     ekw.setdefault("threads", threads)
 
     def score(oi: np.ndarray, oc: np.ndarray, os_: np.ndarray) -> float:
         return float(evaluate(truth, _to_recs(prep, oi, oc, os_, t), [metric], **ekw)[metric])
+
+    if name in _trained.TRAINED_METHODS:
+        return _optimize_trained(truth, prep, name, m, n, weights, params, score, metric, ekw.get("min_relevance"), t)
+    key, trials, fixed = trials_of(name, m, weights, step, params, prep.n_runs)
 
     values = None
     if name == "wsum" and key == "weights" and not evaluate_kw and len(trials) > 1:
@@ -543,6 +547,82 @@ def optimize_fusion(
     except ImportError:
         return out_best, table
     return out_best, pd.DataFrame(table)
+
+
+def _optimize_trained(
+    truth: Any,
+    prep: Prepared,
+    name: str,
+    m: _Method,
+    norm: Optional[str],
+    weights: Any,
+    params: Mapping[str, Any],
+    score: Any,
+    metric: str,
+    min_relevance: Any,
+    threads: int,
+) -> tuple[Any, Any]:
+    """optimize_fusion of a trained method: its table trained on ``truth`` over the normalised runs (as ranx's
+    optimize_fusion trains it), then ``probfuse`` tries each ``n_segments``, ``slidefuse`` each ``w`` (the last
+    best wins), the others fuse once. Returns the parameters ``fuse`` takes and the table of trials."""
+    from ..inputs import to_truth
+
+    if weights is not None:
+        raise TypeError(f"optimize_fusion(method={name!r}) takes no `weights`: it is not a weighted method")
+    table_key = _trained.TRAINED_METHODS[name]
+    if table_key in params:
+        raise TypeError(f"optimize_fusion(method={name!r}) trains `{table_key}` itself: do not pass it")
+    try_key = {"probfuse": "n_segments", "slidefuse": "w"}.get(name)
+    extra = set(params) - ({try_key} if try_key else set())
+    if extra:
+        raise TypeError(f"optimize_fusion(method={name!r}) got unexpected parameter(s) {sorted(extra)}")
+    if try_key:
+        if try_key not in params:
+            raise ValueError(f"optimize_fusion(method={name!r}) needs `{try_key}`: the values to try (a list)")
+        vals = params[try_key]
+        trials = list(vals) if isinstance(vals, (list, tuple, np.ndarray)) else [vals]
+        if not trials:
+            raise ValueError(f"`{try_key}` is empty: give at least one value to try")
+        for v in trials:
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (1 if name == "probfuse" else 0):
+                raise ValueError(f"`{try_key}` values must be ints >= {1 if name == 'probfuse' else 0}, got {v!r}")
+    if norm == "borda":
+        raise ValueError(
+            f"optimize_fusion(method={name!r}, norm='borda'): ranx lists the Borda-normalised candidates a run "
+            "lacks in a Python set's order, which training reads; use another norm"
+        )
+    if norm is not None and not prep.has_scores:
+        raise ValueError(f"optimize_fusion(norm={norm!r}) reads scores and a run has none: give scores or norm=None")
+    tr = to_truth(truth)
+    codes, values = _trained.training_lists(prep, norm, threads)
+    indptr, hit, n_rel, nt = _trained.hit_lists(prep, codes, tr, min_relevance)
+    if nt == 0:
+        raise ValueError("`truth` holds no query: training averages over the truth's queries")
+    R = prep.n_runs
+    ones = np.ones(R)
+    if not try_key:  # trained once, fused once with the runs as fuse reads them
+        table = _trained.train_tables(name, indptr, hit, n_rel, R, nt)
+        value = float(score(*fuse_prepared(prep, name, m, ones, {table_key: table}, norm, threads)))
+        rows: dict = {metric: [value]}
+        best: Any = {table_key: table}
+    else:  # the lists as training read them (normalised), fused without another normalisation
+        lists = Prepared(prep.indptr, codes, values, R, prep.queries, prep.labels, prep.has_scores, prep.ties)
+        fixed = _trained.train_tables(name, indptr, hit, n_rel, R, nt) if name == "slidefuse" else None
+        out: list[float] = []
+        best, best_score = None, -np.inf
+        for v in trials:
+            tab = fixed if fixed is not None else _trained.train_tables(name, indptr, hit, n_rel, R, nt, int(v))
+            p = {"probs": tab, "w": int(v)} if name == "slidefuse" else {"probs": tab}
+            s = float(score(*fuse_prepared(lists, name, m, ones, p, None, threads)))
+            out.append(s)
+            if s >= best_score:
+                best, best_score = p, s
+        rows = {try_key: trials, metric: out}
+    try:
+        import pandas as pd
+    except ImportError:
+        return best, rows
+    return best, pd.DataFrame(rows)
 
 
 # --------------------------------------------------------------------------- weighted sums, many weight vectors
