@@ -44,7 +44,10 @@ The numbers are ranx 0.3's on any data (docs/metrics.md, "ranx"):
 
 ``fuse(runs, norm, method, params)`` and ``optimize_fusion(qrels, runs, norm, method, metric, ...)`` are
 ranx's rank fusion on :func:`rankmeter.fuse` (docs/fusion.md: every method and normalisation; where ranx's own
-result depends on a Python set's order, equality holds on the queries where it does not).
+result depends on a Python set's order, equality holds on the queries where it does not);
+``rankmeter.compat.ranx.fusion`` holds ranx's training functions (``probfuse_train``, ``posfuse_train``,
+``slidefuse_train``, ``segfuse_train``, ``bayesfuse_train``, ``mapfuse_train``, docs/fusion.md "Training"),
+which ``optimize_fusion`` of the trained methods uses as ranx does.
 
 Like ranx, ``evaluate`` writes into a ``Run`` it is given: ``make_comparable``
 and the sort of an unsorted ``Run`` change its queries and order, and
@@ -820,7 +823,9 @@ def optimize_fusion(
     **kwargs: Any,
 ) -> Any:
     """ranx.optimize_fusion for the weighted methods (``wsum``, ``wmnz``, ``mixed``, ``w_bordafuse``,
-    ``w_condorcet``: ranx's grid of ``step``) and ``rrf``, ``gmnz``, ``logn_isr``, ``rbc`` (ranx's ranges):
+    ``w_condorcet``: ranx's grid of ``step``), ``rrf``, ``gmnz``, ``logn_isr``, ``rbc``, ``probfuse``
+    (``n_segments``) and ``slidefuse`` (``w``) (ranx's ranges), and the training-only ``bayesfuse``, ``mapfuse``,
+    ``posfuse``, ``segfuse`` (their trained table, no report):
     every trial fused in C++ and evaluated as ranx evaluates the fused run; returns ``{param: best}`` (and the
     report)."""
     from ..evaluation._fusion import _method, _norm, prepare_runs, run_trials, trials_of

@@ -512,6 +512,13 @@ def optimize_fusion(
     list-valued parameter (e.g. ``k=[10, 20, 60]`` for ``rrf``, ``gamma=[...]`` for ``gmnz``). As in ranx,
     the last trial with the best score wins.
 
+    The trained methods (``probfuse``, ``slidefuse``, ``bayesfuse``, ``mapfuse``, ``posfuse``, ``segfuse``)
+    train their table on ``truth`` over the normalised runs (:func:`rankmeter.train_fusion`, with
+    ``evaluate_kw``'s ``min_relevance``), as ranx's optimize_fusion does: ``probfuse`` tries each
+    ``n_segments=[...]``, ``slidefuse`` each ``w=[...]``; the others fuse once. ``best`` is then the parameters
+    ``fuse`` takes (``{"probs": ...}``, ``{"probs": ..., "w": ...}``, ``{"log_odds": ...}``,
+    ``{"map_scores": ...}``).
+
     Returns ``(best, table)``: the winning weights (a tuple) or ``{param: value}``, and a pandas DataFrame
     (a dict of lists without pandas) with one row per trial: the weights or value, and the mean metric.
     """
