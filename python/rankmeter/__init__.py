@@ -14,8 +14,7 @@ from .compare import Comparison, compare
 from .compare import ci as _ci
 from .compare import plot_result as _plot_result
 from .evaluation import PRESETS, Result, evaluate, partial
-from .evaluation._fusion import fuse, optimize_fusion
-from .evaluation._fusion_train import train_fusion
+from .evaluation._fusion import fuse, optimize_fusion, train_fusion
 from .evaluation._shortcuts import (
     alpha_ndcg,
     arhr,

@@ -120,7 +120,8 @@ def test_optimize_fusion_of_a_trained_method_tries_each_value_and_keeps_the_last
     truth, runs = _data()
     key = "n_segments" if method == "probfuse" else "w"
     values = [1, 2, 3, 5, 8]
-    best, table = rm.optimize_fusion(truth, runs, "ndcg@5", method=method, **{key: values})
+    tried: dict = {key: values}
+    best, table = rm.optimize_fusion(truth, runs, "ndcg@5", method=method, **tried)
     expected = []
     for v in values:
         if method == "probfuse":

@@ -20,7 +20,16 @@ from .._options import resolve_threads
 from ..inputs import Recs, code_ids, factorize, is_frame, ranx_order, score_order, to_recs
 from . import _fusion_train as _trained
 
-__all__ = ["fuse", "optimize_fusion", "FUSION_METHODS", "FUSION_NORMS", "prepare_runs", "Prepared"]
+__all__ = [
+    "fuse",
+    "optimize_fusion",
+    "train_fusion",
+    "training_lists",
+    "FUSION_METHODS",
+    "FUSION_NORMS",
+    "prepare_runs",
+    "Prepared",
+]
 
 
 @dataclass(frozen=True)
@@ -601,7 +610,7 @@ def _optimize_trained(
     if norm is not None and not prep.has_scores:
         raise ValueError(f"optimize_fusion(norm={norm!r}) reads scores and a run has none: give scores or norm=None")
     tr = to_truth(truth)
-    codes, values = _trained.training_lists(prep, norm, threads)
+    codes, values = training_lists(prep, norm, threads)
     indptr, hit, n_rel, nt = _trained.hit_lists(prep, codes, tr, min_relevance)
     if nt == 0:
         raise ValueError("`truth` holds no query: training averages over the truth's queries")
@@ -630,6 +639,97 @@ def _optimize_trained(
     except ImportError:
         return best, rows
     return best, pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- training
+def training_lists(prep: Any, norm: Optional[str], threads: int) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, values) of the lists training reads: the normalised lists; with ``ties="ranx"`` sorted once more
+    with numba's quicksort (ranx's training sorts the normalised ``Run``, which it builds unsorted, except after
+    ``min-max-inverted``, already sorted, and ``norm=None``, the runs themselves)."""
+    codes, values = normalised(prep, norm, threads)
+    if prep.ties == "ranx" and norm not in (None, "min-max-inverted"):
+        order = ranx_order(prep.indptr, values, "ranx", threads or None)
+        codes, values = codes[order], values[order]
+    return codes, values
+
+
+def train_fusion(
+    truth: Any,
+    runs: Any,
+    method: str,
+    norm: Optional[str] = "min-max",
+    *,
+    n_segments: Optional[int] = None,
+    min_relevance: Optional[float] = None,
+    ties: str = "input",
+    threads: Optional[int] = None,
+) -> Any:
+    """Train the table of one of ranx's trained fusion methods from relevance judgments (ranx's
+    ``probfuse_train``, ``posfuse_train``, ``slidefuse_train``, ``segfuse_train``, ``bayesfuse_train``,
+    ``mapfuse_train``; docs/fusion.md, "Training").
+
+    Per run, over the truth's queries (a query a run lacks is an empty list; a query without relevant document
+    counts, with no hit), from the hit lists ``h`` (1 where the document at that position is relevant):
+
+    - ``posfuse`` / ``slidefuse``: ``p[i]`` = hits at position i / lists longer than i (Lillis et al. 2010;
+      Lillis et al. 2008), an array as long as the run's longest list;
+    - ``probfuse``: each list cut into ``n_segments`` segments of ``ceil(n / n_segments)`` positions;
+      ``p[k]`` = mean over the queries of the share of relevant documents in segment k (0 for an empty segment)
+      (Lillis et al. 2006), one row per run (a 2-D array);
+    - ``segfuse``: segments [0, 5), [5, 15), [15, 35), ... (10 of them, 10 * 2**(k-1) - 5);
+      ``p[k]`` = mean over the queries of (hits in segment k) / (segment size) (Shokouhi 2007);
+    - ``bayesfuse``: intervals [0, 5), [5, 10), [10, 15), [15, 20), [20, 30), [30, 100), [100, 200),
+      [200, 500), [500, 1000); ``a`` = mean precision in the interval (0.001 if 0), each of its positions gets
+      ``ln(a / (1 - a))`` (1 - a taken as 0.001 if 0) (Aslam & Montague 2001); 1000 values per run;
+    - ``mapfuse``: the run's MAP (average precision over |R|, 0 for a query without relevant document, mean
+      over the queries) (Lillis et al. 2010), one float per run.
+
+    Parameters
+    ----------
+    truth, runs:
+        As for :func:`rankmeter.optimize_fusion` (runs as :func:`rankmeter.fuse` reads them).
+    norm:
+        The normalisation the table is trained under (the lists are read as ``fuse`` ranks them after it;
+        only ``min-max-inverted`` reverses them). ``"borda"`` is refused: ranx lists the Borda-normalised
+        candidates in a Python set's order.
+    n_segments:
+        ProbFuse's number of segments (required for probfuse, refused otherwise).
+    min_relevance:
+        A document is relevant when its grade is >= ``min_relevance`` (None: grade > 0; ranx's level 1 on
+        integer grades).
+    ties:
+        ``"input"`` or ``"ranx"`` (equal scores in numba's quicksort order, and the normalised lists sorted once
+        more, as ranx's training sorts them).
+
+    Returns
+    -------
+    ranx's form: a list of float64 arrays (posfuse, slidefuse, segfuse, bayesfuse), a 2-D array (probfuse) or a
+    list of floats (mapfuse), to pass to ``fuse`` as ``probs`` / ``log_odds`` / ``map_scores``.
+    """
+    from ..inputs import to_truth
+
+    name = _trained.check_method(method)
+    k = _trained.check_n_segments(name, n_segments)
+    n = _norm(norm)
+    if n == "borda":
+        raise ValueError(
+            "train_fusion(norm='borda'): ranx lists the Borda-normalised candidates a run lacks in a Python "
+            "set's order, which training reads; train with another norm"
+        )
+    if min_relevance is not None and (
+        isinstance(min_relevance, bool) or not isinstance(min_relevance, (int, float, np.integer, np.floating))
+    ):
+        raise TypeError(f"`min_relevance` must be a number or None, got {min_relevance!r}")
+    t = resolve_threads(threads)
+    tr = to_truth(truth)
+    prep = prepare_runs(runs, ties, t)
+    if n is not None and not prep.has_scores:
+        raise ValueError(f"train_fusion(norm={n!r}) reads scores and a run has none: give scores or norm=None")
+    codes, _ = training_lists(prep, n, t)
+    indptr, hit, n_rel, nt = _trained.hit_lists(prep, codes, tr, min_relevance)
+    if nt == 0:
+        raise ValueError("`truth` holds no query: training averages over the truth's queries")
+    return _trained.train_tables(name, indptr, hit, n_rel, prep.n_runs, nt, k)
 
 
 # --------------------------------------------------------------------------- weighted sums, many weight vectors

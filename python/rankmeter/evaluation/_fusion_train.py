@@ -1,4 +1,4 @@
-"""Training of ranx's trained fusion methods (``rm.train_fusion``): the tables ``fuse`` takes as ``probs``,
+"""The core of the training of ranx's trained fusion methods (``rm.train_fusion``, in _fusion.py): the tables ``fuse`` takes as ``probs``,
 ``log_odds`` or ``map_scores``, estimated from relevance judgments over the runs' ranked lists.
 
 Every table is a count over *hit lists*: per training query and run, the run's ranked list with 1 where the
@@ -13,10 +13,9 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .._options import resolve_threads
-from ..inputs import factorize, ranx_order
+from ..inputs import factorize
 
-__all__ = ["train_fusion", "TRAINED_METHODS", "training_lists", "hit_lists", "train_tables"]
+__all__ = ["TRAINED_METHODS", "hit_lists", "train_tables", "check_n_segments", "check_method"]
 
 # method -> the fuse() parameter its table is given as
 TRAINED_METHODS = {
@@ -31,19 +30,6 @@ TRAINED_METHODS = {
 SEGFUSE_BOUNDS = np.array([0] + [10 * 2 ** (k - 1) - 5 for k in range(1, 11)], dtype=np.int64)
 # BayesFuse's intervals of positions, each given the log odds of its mean precision
 BAYES_CUTS = np.array([0, 5, 10, 15, 20, 30, 100, 200, 500, 1000], dtype=np.int64)
-
-
-def training_lists(prep: Any, norm: Optional[str], threads: int) -> tuple[np.ndarray, np.ndarray]:
-    """(codes, values) of the lists training reads: the normalised lists; with ``ties="ranx"`` sorted once more
-    with numba's quicksort (ranx's training sorts the normalised ``Run``, which it builds unsorted, except after
-    ``min-max-inverted``, already sorted, and ``norm=None``, the runs themselves)."""
-    from ._fusion import normalised
-
-    codes, values = normalised(prep, norm, threads)
-    if prep.ties == "ranx" and norm not in (None, "min-max-inverted"):
-        order = ranx_order(prep.indptr, values, "ranx", threads or None)
-        codes, values = codes[order], values[order]
-    return codes, values
 
 
 def hit_lists(
@@ -202,7 +188,7 @@ def train_tables(
     return out
 
 
-def _check_method(method: Any) -> str:
+def check_method(method: Any) -> str:
     if not isinstance(method, str):
         raise TypeError(f"`method` must be a string naming a trained fusion method, got {method!r}")
     name = method.lower()
@@ -219,83 +205,3 @@ def check_n_segments(name: str, n_segments: Any) -> Optional[int]:
     if isinstance(n_segments, bool) or not isinstance(n_segments, (int, np.integer)) or n_segments < 1:
         raise ValueError(f"probfuse needs `n_segments`, a positive int (segments per ranked list), got {n_segments!r}")
     return int(n_segments)
-
-
-def train_fusion(
-    truth: Any,
-    runs: Any,
-    method: str,
-    norm: Optional[str] = "min-max",
-    *,
-    n_segments: Optional[int] = None,
-    min_relevance: Optional[float] = None,
-    ties: str = "input",
-    threads: Optional[int] = None,
-) -> Any:
-    """Train the table of one of ranx's trained fusion methods from relevance judgments (ranx's
-    ``probfuse_train``, ``posfuse_train``, ``slidefuse_train``, ``segfuse_train``, ``bayesfuse_train``,
-    ``mapfuse_train``; docs/fusion.md, "Training").
-
-    Per run, over the truth's queries (a query a run lacks is an empty list; a query without relevant document
-    counts, with no hit), from the hit lists ``h`` (1 where the document at that position is relevant):
-
-    - ``posfuse`` / ``slidefuse``: ``p[i]`` = hits at position i / lists longer than i (Lillis et al. 2010;
-      Lillis et al. 2008), an array as long as the run's longest list;
-    - ``probfuse``: each list cut into ``n_segments`` segments of ``ceil(n / n_segments)`` positions;
-      ``p[k]`` = mean over the queries of the share of relevant documents in segment k (0 for an empty segment)
-      (Lillis et al. 2006), one row per run (a 2-D array);
-    - ``segfuse``: segments [0, 5), [5, 15), [15, 35), ... (10 of them, 10 * 2**(k-1) - 5);
-      ``p[k]`` = mean over the queries of (hits in segment k) / (segment size) (Shokouhi 2007);
-    - ``bayesfuse``: intervals [0, 5), [5, 10), [10, 15), [15, 20), [20, 30), [30, 100), [100, 200),
-      [200, 500), [500, 1000); ``a`` = mean precision in the interval (0.001 if 0), each of its positions gets
-      ``ln(a / (1 - a))`` (1 - a taken as 0.001 if 0) (Aslam & Montague 2001); 1000 values per run;
-    - ``mapfuse``: the run's MAP (average precision over |R|, 0 for a query without relevant document, mean
-      over the queries) (Lillis et al. 2010), one float per run.
-
-    Parameters
-    ----------
-    truth, runs:
-        As for :func:`rankmeter.optimize_fusion` (runs as :func:`rankmeter.fuse` reads them).
-    norm:
-        The normalisation the table is trained under (the lists are read as ``fuse`` ranks them after it;
-        only ``min-max-inverted`` reverses them). ``"borda"`` is refused: ranx lists the Borda-normalised
-        candidates in a Python set's order.
-    n_segments:
-        ProbFuse's number of segments (required for probfuse, refused otherwise).
-    min_relevance:
-        A document is relevant when its grade is >= ``min_relevance`` (None: grade > 0; ranx's level 1 on
-        integer grades).
-    ties:
-        ``"input"`` or ``"ranx"`` (equal scores in numba's quicksort order, and the normalised lists sorted once
-        more, as ranx's training sorts them).
-
-    Returns
-    -------
-    ranx's form: a list of float64 arrays (posfuse, slidefuse, segfuse, bayesfuse), a 2-D array (probfuse) or a
-    list of floats (mapfuse), to pass to ``fuse`` as ``probs`` / ``log_odds`` / ``map_scores``.
-    """
-    from ..inputs import to_truth
-    from ._fusion import _norm, prepare_runs
-
-    name = _check_method(method)
-    k = check_n_segments(name, n_segments)
-    n = _norm(norm)
-    if n == "borda":
-        raise ValueError(
-            "train_fusion(norm='borda'): ranx lists the Borda-normalised candidates a run lacks in a Python "
-            "set's order, which training reads; train with another norm"
-        )
-    if min_relevance is not None and (
-        isinstance(min_relevance, bool) or not isinstance(min_relevance, (int, float, np.integer, np.floating))
-    ):
-        raise TypeError(f"`min_relevance` must be a number or None, got {min_relevance!r}")
-    t = resolve_threads(threads)
-    tr = to_truth(truth)
-    prep = prepare_runs(runs, ties, t)
-    if n is not None and not prep.has_scores:
-        raise ValueError(f"train_fusion(norm={n!r}) reads scores and a run has none: give scores or norm=None")
-    codes, _ = training_lists(prep, n, t)
-    indptr, hit, n_rel, nt = hit_lists(prep, codes, tr, min_relevance)
-    if nt == 0:
-        raise ValueError("`truth` holds no query: training averages over the truth's queries")
-    return train_tables(name, indptr, hit, n_rel, prep.n_runs, nt, k)
