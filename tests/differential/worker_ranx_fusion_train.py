@@ -57,6 +57,8 @@ def _spec(out, qrels, runs, i, spec):
 
     def normalised():
         rs = runs()
+        if norm == "borda":  # ranx's Borda normalisation takes the runs together
+            return norm_switch(norm)(rs)
         return rs if norm is None else [norm_switch(norm)(r) for r in rs]
 
     out[f"table|{tag}"] = _guard(lambda: _table(_train(m, qrels, normalised(), spec["n_segments"])))

@@ -95,8 +95,34 @@ def mapfuse(qrels: dict, run: dict, level: Optional[float] = None, norm: Optiona
     return total / len(hits)
 
 
+def borda_runs(runs: list) -> list:
+    """The runs under the Borda normalisation as training reads them: per query, the run's own documents
+    valued 1 - i/N, then every other candidate valued 1/2 - (n - 1)/(2N), in order of first appearance over the
+    runs' ranked lists (N candidates, n in the run's list)."""
+    queries: list = []
+    for run in runs:
+        queries += [q for q in run if q not in queries]
+    out: list = [dict() for _ in runs]
+    for q in queries:
+        cands: list = []
+        for run in runs:
+            cands += [d for d, _ in _ranked(run.get(q, {})) if d not in cands]
+        n_c = len(cands)
+        for r, run in enumerate(runs):
+            own = [d for d, _ in _ranked(run.get(q, {}))]
+            vals = {d: 1 - i / n_c for i, d in enumerate(own)}
+            for d in cands:
+                if d not in vals:
+                    vals[d] = 0.5 - (len(own) - 1) / (2 * n_c)
+            if vals:
+                out[r][q] = vals
+    return out
+
+
 def train(qrels: dict, runs: list, method: str, n_segments: Optional[int] = None, **kw) -> list:
     """The table of every run, as ``rm.train_fusion`` returns it (probfuse: one list per run)."""
+    if kw.get("norm") == "borda":
+        runs, kw = borda_runs(runs), {**kw, "norm": None}
     if method in ("posfuse", "slidefuse"):
         return [posfuse(qrels, r, **kw) for r in runs]
     if method == "probfuse":

@@ -904,24 +904,19 @@ _TRAIN_ONLY = {"bayesfuse": "log_odds", "mapfuse": "map_scores", "posfuse": "pro
 def _normalised_runs(rs: list, norm: Optional[str]) -> tuple[Any, list]:
     """(the lists, as Run objects) ranx's optimize_fusion trains on: the runs normalised, and sorted once more
     with numba's quicksort (ranx builds a normalised Run unsorted and its training sorts it), except after
-    ``min-max-inverted`` (sorted when built) and ``norm=None`` (the runs themselves)."""
-    from ..evaluation._fusion import Prepared, _norm, prepare_runs, training_lists
+    ``min-max-inverted`` (sorted when built) and ``norm=None`` (the runs themselves); under ``borda`` each run
+    lists every candidate, the run's own first, the others in first-appearance order (ranx: a set's order)."""
+    from ..evaluation._fusion import _norm, prepare_runs, training_lists
 
     n = _norm(norm)
-    if n == "borda":
-        raise ValueError(
-            "norm='borda' with a trained method: ranx lists the Borda-normalised candidates a run lacks in a "
-            "Python set's order, which its training reads (not reproducible); use another norm"
-        )
     prep = prepare_runs(_zmuv_as_ranx(rs) if n == "zmuv" else rs, "ranx")
-    codes, values = training_lists(prep, n, 0)
-    lists = Prepared(prep.indptr, codes, values, prep.n_runs, prep.queries, prep.labels, True, "ranx")
+    lists = training_lists(prep, n, 0)
     if n is None:
         return lists, rs
     nq = prep.queries.size
-    ip = prep.indptr.tolist()
-    docs = (codes if prep.labels is None else prep.labels[codes]).tolist()
-    vals = values.tolist()
+    ip = lists.indptr.tolist()
+    docs = (lists.codes if prep.labels is None else prep.labels[lists.codes]).tolist()
+    vals = lists.values.tolist()
     qs = prep.queries.tolist()
     out = []
     for r in range(prep.n_runs):

@@ -602,16 +602,11 @@ def _optimize_trained(
         for v in trials:
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (1 if name == "probfuse" else 0):
                 raise ValueError(f"`{try_key}` values must be ints >= {1 if name == 'probfuse' else 0}, got {v!r}")
-    if norm == "borda":
-        raise ValueError(
-            f"optimize_fusion(method={name!r}, norm='borda'): ranx lists the Borda-normalised candidates a run "
-            "lacks in a Python set's order, which training reads; use another norm"
-        )
-    if norm is not None and not prep.has_scores:
+    if norm not in (None, "rank", "borda") and not prep.has_scores:
         raise ValueError(f"optimize_fusion(norm={norm!r}) reads scores and a run has none: give scores or norm=None")
     tr = to_truth(truth)
-    codes, values = training_lists(prep, norm, threads)
-    indptr, hit, n_rel, nt = _trained.hit_lists(prep, codes, tr, min_relevance)
+    lists = training_lists(prep, norm, threads)
+    indptr, hit, n_rel, nt = _trained.hit_lists(lists, lists.codes, tr, min_relevance)
     if nt == 0:
         raise ValueError("`truth` holds no query: training averages over the truth's queries")
     R = prep.n_runs
@@ -622,7 +617,6 @@ def _optimize_trained(
         rows: dict = {metric: [value]}
         best: Any = {table_key: table}
     else:  # the lists as training read them (normalised), fused without another normalisation
-        lists = Prepared(prep.indptr, codes, values, R, prep.queries, prep.labels, prep.has_scores, prep.ties)
         fixed = _trained.train_tables(name, indptr, hit, n_rel, R, nt) if name == "slidefuse" else None
         out: list[float] = []
         best, best_score = None, -np.inf
@@ -642,15 +636,61 @@ def _optimize_trained(
 
 
 # --------------------------------------------------------------------------- training
-def training_lists(prep: Any, norm: Optional[str], threads: int) -> tuple[np.ndarray, np.ndarray]:
-    """(codes, values) of the lists training reads: the normalised lists; with ``ties="ranx"`` sorted once more
-    with numba's quicksort (ranx's training sorts the normalised ``Run``, which it builds unsorted, except after
-    ``min-max-inverted``, already sorted, and ``norm=None``, the runs themselves)."""
+def training_lists(prep: Prepared, norm: Optional[str], threads: int) -> Prepared:
+    """The lists training reads, normalised: with ``ties="ranx"`` sorted once more with numba's quicksort (ranx's
+    training sorts the normalised ``Run``, which it builds unsorted, except after ``min-max-inverted``, already
+    sorted, and ``norm=None``, the runs themselves); under ``"borda"`` each run lists every candidate of the
+    query, its own first, then the others in order of first appearance over the runs (ranx: in a Python set's
+    order)."""
+    if norm == "borda":
+        return _borda_lists(prep, threads)
     codes, values = normalised(prep, norm, threads)
     if prep.ties == "ranx" and norm not in (None, "min-max-inverted"):
         order = ranx_order(prep.indptr, values, "ranx", threads or None)
         codes, values = codes[order], values[order]
-    return codes, values
+    return Prepared(prep.indptr, codes, values, prep.n_runs, prep.queries, prep.labels, True, prep.ties)
+
+
+def _borda_lists(prep: Prepared, threads: int) -> Prepared:
+    """Each run's lists extended to every candidate of the query (the run's own, valued 1 - i/N, then the others,
+    valued 1/2 - (n - 1)/(2N), in order of first appearance over the runs): ranx's Borda-normalised runs as its
+    training sorts them, the candidates a run lacks (equal values) in first-appearance order."""
+    R = prep.n_runs
+    nq = prep.queries.size
+    oi, oc, _ = fuse_prepared(prep, "sum", FUSION_METHODS["sum"], np.ones(R), {}, None, threads)
+    n_cand = np.diff(oi)
+    cand_q = np.repeat(np.arange(nq, dtype=np.int64), n_cand)
+    uniq = np.unique(np.concatenate([prep.codes, oc]))
+    u = max(int(uniq.size), 1)
+    lens = np.diff(prep.indptr)
+    lst = np.repeat(np.arange(R * nq, dtype=np.int64), lens)
+    pos = np.arange(prep.codes.size, dtype=np.int64) - prep.indptr[lst]
+    run_of, q_of = lst // max(nq, 1), lst % max(nq, 1)
+    el_key = q_of * u + np.searchsorted(uniq, prep.codes)
+    cand_key = cand_q * u + np.searchsorted(uniq, oc)
+    parts_list, parts_part, parts_idx, parts_code, parts_val = [], [], [], [], []
+    n_of = lens.reshape(R, nq)
+    N = n_cand.astype(np.float64)
+    parts_list.append(lst)
+    parts_part.append(np.zeros(lst.size, dtype=np.int64))
+    parts_idx.append(pos)
+    parts_code.append(prep.codes)
+    parts_val.append(1.0 - pos / np.maximum(N[q_of], 1.0))
+    for r in range(R):
+        lacks = ~np.isin(cand_key, el_key[run_of == r])
+        q = cand_q[lacks]
+        parts_list.append(r * nq + q)
+        parts_part.append(np.ones(q.size, dtype=np.int64))
+        parts_idx.append(np.flatnonzero(lacks))
+        parts_code.append(oc[lacks])
+        parts_val.append(0.5 - (n_of[r, q] - 1) / (2.0 * np.maximum(N[q], 1.0)))
+    lst_all = np.concatenate(parts_list)
+    order = np.lexsort((np.concatenate(parts_idx), np.concatenate(parts_part), lst_all))
+    indptr = np.zeros(R * nq + 1, dtype=np.int64)
+    np.cumsum(np.bincount(lst_all, minlength=R * nq), out=indptr[1:])
+    codes = np.concatenate(parts_code)[order]
+    values = np.concatenate(parts_val)[order]
+    return Prepared(indptr, codes, values, R, prep.queries, prep.labels, True, prep.ties)
 
 
 def train_fusion(
@@ -690,8 +730,9 @@ def train_fusion(
         As for :func:`rankmeter.optimize_fusion` (runs as :func:`rankmeter.fuse` reads them).
     norm:
         The normalisation the table is trained under (the lists are read as ``fuse`` ranks them after it;
-        only ``min-max-inverted`` reverses them). ``"borda"`` is refused: ranx lists the Borda-normalised
-        candidates in a Python set's order.
+        only ``min-max-inverted`` reverses them; ``"borda"`` extends each run's lists to every candidate of the
+        query, the run's own first, then the others in order of first appearance: ranx takes those in a Python
+        set's order).
     n_segments:
         ProbFuse's number of segments (required for probfuse, refused otherwise).
     min_relevance:
@@ -711,11 +752,6 @@ def train_fusion(
     name = _trained.check_method(method)
     k = _trained.check_n_segments(name, n_segments)
     n = _norm(norm)
-    if n == "borda":
-        raise ValueError(
-            "train_fusion(norm='borda'): ranx lists the Borda-normalised candidates a run lacks in a Python "
-            "set's order, which training reads; train with another norm"
-        )
     if min_relevance is not None and (
         isinstance(min_relevance, bool) or not isinstance(min_relevance, (int, float, np.integer, np.floating))
     ):
@@ -723,10 +759,10 @@ def train_fusion(
     t = resolve_threads(threads)
     tr = to_truth(truth)
     prep = prepare_runs(runs, ties, t)
-    if n is not None and not prep.has_scores:
+    if n not in (None, "rank", "borda") and not prep.has_scores:
         raise ValueError(f"train_fusion(norm={n!r}) reads scores and a run has none: give scores or norm=None")
-    codes, _ = training_lists(prep, n, t)
-    indptr, hit, n_rel, nt = _trained.hit_lists(prep, codes, tr, min_relevance)
+    lists = training_lists(prep, n, t)
+    indptr, hit, n_rel, nt = _trained.hit_lists(lists, lists.codes, tr, min_relevance)
     if nt == 0:
         raise ValueError("`truth` holds no query: training averages over the truth's queries")
     return _trained.train_tables(name, indptr, hit, n_rel, prep.n_runs, nt, k)
