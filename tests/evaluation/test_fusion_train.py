@@ -186,3 +186,24 @@ def test_compat_ranx_optimize_fusion_of_a_training_only_method_has_no_report():
     with pytest.raises(TypeError, match="unexpected keyword"):
         cr.optimize_fusion(qrels, runs, method="segfuse", show_progress=False)
     assert [p.tolist() for p in cr.optimize_fusion(qrels, runs, method="posfuse")["probs"]] == [[1.0], [1.0]]
+
+
+@pytest.mark.parametrize("bitmap", [True, False])
+def test_train_fusion_refuses_a_document_listed_twice_in_one_list(monkeypatch, bitmap):
+    from rankmeter.evaluation import _fusion_train
+
+    if not bitmap:
+        monkeypatch.setattr(_fusion_train, "_BITMAP_MAX", 0)  # the sorted-keys path of large inputs
+    run = rm.Recs.from_csr(np.array([0, 3]), np.array(["a", "b", "a"]), np.array([3.0, 2.0, 1.0]), users=["q1"])
+    with pytest.raises(ValueError, match="twice"):
+        rm.train_fusion({"q1": {"a": 1}}, [run], "posfuse")
+
+
+def test_train_fusion_large_input_path_gives_the_same_tables(monkeypatch):
+    from rankmeter.evaluation import _fusion_train
+
+    truth, runs = _data(9)
+    want = rm.train_fusion(truth, runs, "segfuse")
+    monkeypatch.setattr(_fusion_train, "_BITMAP_MAX", 0)
+    got = rm.train_fusion(truth, runs, "segfuse")
+    assert all(np.array_equal(a, b) for a, b in zip(got, want)) and any(a.any() for a in want)

@@ -32,6 +32,9 @@ SEGFUSE_BOUNDS = np.array([0] + [10 * 2 ** (k - 1) - 5 for k in range(1, 11)], d
 BAYES_CUTS = np.array([0, 5, 10, 15, 20, 30, 100, 200, 500, 1000], dtype=np.int64)
 
 
+_BITMAP_MAX = 1 << 27  # (list, document) flags held as one bool array up to this many (128 MB)
+
+
 def hit_lists(
     prep: Any, codes: np.ndarray, truth: Any, min_relevance: Optional[float]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -100,11 +103,22 @@ def hit_lists(
         r_doc = np.where(r_doc < n_lab, r_doc, -1)
         n_docs = n_lab
     ok = r_doc >= 0
-    rel_key = row_rel[ok] * max(n_docs, 1) + r_doc[ok]
-    el_key = t_of * max(n_docs, 1) + e_doc
-    hit = np.isin(el_key, rel_key).astype(np.float64) if total else np.zeros(0)
-    dup = np.sort(lst * max(n_docs, 1) + e_doc) if total else np.zeros(0, dtype=np.int64)
-    if dup.size > 1 and np.any(dup[1:] == dup[:-1]):
+    nd = max(n_docs, 1)
+    rel_key = row_rel[ok] * nd + r_doc[ok]
+    el_key = t_of * nd + e_doc
+    list_key = lst * nd + e_doc
+    if R * nt * nd <= _BITMAP_MAX:  # a flag per (query, document): one pass, no sort
+        mark = np.zeros(nt * nd, dtype=bool)
+        mark[rel_key] = True
+        hit = mark[el_key].astype(np.float64)
+        seen = np.zeros(R * nt * nd, dtype=bool)
+        seen[list_key] = True
+        repeated = int(np.count_nonzero(seen)) != total
+    else:
+        hit = np.isin(el_key, rel_key).astype(np.float64) if total else np.zeros(0)
+        keys = np.sort(list_key)
+        repeated = bool(keys.size > 1 and np.any(keys[1:] == keys[:-1]))
+    if repeated:
         raise ValueError("a run lists one document twice in a query; give each document once per query")
     return indptr, hit, n_rel, nt
 
