@@ -14,7 +14,7 @@ from .compare import Comparison, compare
 from .compare import ci as _ci
 from .compare import plot_result as _plot_result
 from .evaluation import PRESETS, AgreementResult, Result, agreement, evaluate, partial
-from .evaluation._fusion import fuse, optimize_fusion
+from .evaluation._fusion import fuse, optimize_fusion, train_fusion
 from .evaluation._shortcuts import (
     alpha_ndcg,
     arhr,
@@ -56,6 +56,7 @@ __all__ = [
     "AgreementResult",
     "fuse",
     "optimize_fusion",
+    "train_fusion",
     "evaluate_stream",
     "StreamResult",
     "Result",

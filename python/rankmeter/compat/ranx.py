@@ -44,7 +44,10 @@ The numbers are ranx 0.3's on any data (docs/metrics.md, "ranx"):
 
 ``fuse(runs, norm, method, params)`` and ``optimize_fusion(qrels, runs, norm, method, metric, ...)`` are
 ranx's rank fusion on :func:`rankmeter.fuse` (docs/fusion.md: every method and normalisation; where ranx's own
-result depends on a Python set's order, equality holds on the queries where it does not).
+result depends on a Python set's order, equality holds on the queries where it does not);
+``rankmeter.compat.ranx.fusion`` holds ranx's training functions (``probfuse_train``, ``posfuse_train``,
+``slidefuse_train``, ``segfuse_train``, ``bayesfuse_train``, ``mapfuse_train``, docs/fusion.md "Training"),
+which ``optimize_fusion`` of the trained methods uses as ranx does.
 
 Like ranx, ``evaluate`` writes into a ``Run`` it is given: ``make_comparable``
 and the sort of an unsorted ``Run`` change its queries and order, and
@@ -60,6 +63,8 @@ import gzip
 import itertools
 import json
 import os
+import sys
+import types
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Union
@@ -868,7 +873,9 @@ def optimize_fusion(
     **kwargs: Any,
 ) -> Any:
     """ranx.optimize_fusion for the weighted methods (``wsum``, ``wmnz``, ``mixed``, ``w_bordafuse``,
-    ``w_condorcet``: ranx's grid of ``step``) and ``rrf``, ``gmnz``, ``logn_isr``, ``rbc`` (ranx's ranges):
+    ``w_condorcet``: ranx's grid of ``step``), ``rrf``, ``gmnz``, ``logn_isr``, ``rbc``, ``probfuse``
+    (``n_segments``) and ``slidefuse`` (``w``) (ranx's ranges), and the training-only ``bayesfuse``, ``mapfuse``,
+    ``posfuse``, ``segfuse`` (their trained table, no report):
     every trial fused in C++ and evaluated as ranx evaluates the fused run; returns ``{param: best}`` (and the
     report)."""
     from ..evaluation._fusion import _method, _norm, prepare_runs, run_trials, trials_of
@@ -878,7 +885,13 @@ def optimize_fusion(
     for i, r in enumerate(rs):
         assert set(r.keys()) == set(q.keys()), f"Run {i} and Qrels query ids do not match"
     name, m = _method(method)
+    if name in _TRAIN_ONLY:
+        return _optimize_train_only(q, rs, norm, name, return_optimization_report, kwargs)
     kwargs.pop("show_progress", None)
+    if name in ("probfuse", "slidefuse"):
+        return _optimize_trained(
+            q, rs, norm, name, metric, return_optimization_report, kwargs, rounding_digits, show_percentages
+        )
     if m.weighted:
         extra = set(kwargs) - {"step"}
         key, fixed = "weights", dict[str, Any]()
@@ -895,12 +908,24 @@ def optimize_fusion(
         raise ValueError(f"{method} does not support optimization.")
     if extra:
         raise TypeError(f"optimize_fusion(method={method!r}) got unexpected keyword(s) {sorted(extra)}")
+    n = _norm(norm)
+    prep = prepare_runs(_zmuv_as_ranx(rs) if n == "zmuv" else rs, "ranx")
+    score = _fused_scorer(q, prep, metric)
+    best, values = run_trials(prep, name, m, n, key, trials, fixed, score, 0)
+    out = {key: [] if best is None else best}  # ranx's initial best is []
+    if return_optimization_report:
+        report = OptimizationReport(method, [str(t) for t in trials], values, metric, rounding_digits, show_percentages)
+        return out, report
+    return out
+
+
+def _fused_scorer(q: Any, prep: Any, metric: str) -> Any:
+    """score(indptr, codes, scores) of a fused run as ranx's optimisers score it: ``evaluate(qrels, fused, metric)``
+    on the fused run sorted by numba's quicksort."""
     lvl_name, lvl = to_rankmeter(metric)
     qd = q.to_dict()
     qids = sorted(qd)
     truth = _rm.Truth.from_dict({k: qd[k] for k in qids}) if qids else None
-    n = _norm(norm)
-    prep = prepare_runs(_zmuv_as_ranx(rs) if n == "zmuv" else rs, "ranx")
 
     def score(oi: np.ndarray, oc: np.ndarray, os_: np.ndarray) -> float:
         order = ranx_order(oi, os_, "ranx")  # ranx sorts the fused run (numba's quicksort, first-appearance order)
@@ -918,9 +943,209 @@ def optimize_fusion(
         res = _rm.evaluate(truth, recs, [lvl_name], preset="ranx", ties="input", min_relevance=lvl)
         return float(np.mean(np.asarray(res.per_user[lvl_name], dtype=np.float64)))
 
-    best, values = run_trials(prep, name, m, n, key, trials, fixed, score, 0)
-    out = {key: [] if best is None else best}  # ranx's initial best is []
+    return score
+
+
+# ranx's methods whose optimisation is their training only: the parameter returned
+_TRAIN_ONLY = {"bayesfuse": "log_odds", "mapfuse": "map_scores", "posfuse": "probs", "segfuse": "probs"}
+
+
+def _normalised_runs(rs: list, norm: Optional[str]) -> tuple[Any, list]:
+    """(the lists, as Run objects) ranx's optimize_fusion trains on: the runs normalised, and sorted once more
+    with numba's quicksort (ranx builds a normalised Run unsorted and its training sorts it), except after
+    ``min-max-inverted`` (sorted when built) and ``norm=None`` (the runs themselves); under ``borda`` each run
+    lists every candidate, the run's own first, the others in first-appearance order (ranx: a set's order)."""
+    from ..evaluation._fusion import _norm, prepare_runs, training_lists
+
+    n = _norm(norm)
+    prep = prepare_runs(_zmuv_as_ranx(rs) if n == "zmuv" else rs, "ranx")
+    lists = training_lists(prep, n, 0)
+    if n is None:
+        return lists, rs
+    nq = prep.queries.size
+    ip = lists.indptr.tolist()
+    docs = (lists.codes if prep.labels is None else prep.labels[lists.codes]).tolist()
+    vals = lists.values.tolist()
+    qs = prep.queries.tolist()
+    out = []
+    for r in range(prep.n_runs):
+        x = Run()
+        x._data = {
+            q: dict(zip(docs[ip[r * nq + i] : ip[r * nq + i + 1]], vals[ip[r * nq + i] : ip[r * nq + i + 1]]))
+            for i, q in enumerate(qs)
+        }
+        x.sorted = True
+        out.append(x)
+    return lists, out
+
+
+def _optimize_train_only(q: Any, rs: list, norm: Optional[str], name: str, report: bool, kwargs: Mapping) -> Any:
+    """ranx's optimize_fusion for bayesfuse, mapfuse, posfuse, segfuse: the table trained on the normalised runs."""
+    if report:
+        raise ValueError(f"{name} does not support optimization report.")
+    if kwargs:
+        raise TypeError(f"optimize_{name}() got an unexpected keyword argument {next(iter(kwargs))!r}")
+    _, norm_runs = _normalised_runs(rs, norm)
+    train = getattr(fusion, f"{name}_train")
+    return {_TRAIN_ONLY[name]: train(q, norm_runs)}
+
+
+def _optimize_trained(
+    q: Any,
+    rs: list,
+    norm: Optional[str],
+    name: str,
+    metric: str,
+    return_optimization_report: bool,
+    kwargs: Mapping,
+    rounding_digits: int,
+    show_percentages: bool,
+) -> Any:
+    """ranx's optimize_fusion for probfuse (``n_segments`` from ``min_n_segments`` to ``max_n_segments``, 1 to 100)
+    and slidefuse (``w`` from ``min_w`` to ``max_w``, 1 to 100, the probabilities trained once): each trial fused
+    on the normalised lists as ranx's training left them (sorted once more) and evaluated as ranx evaluates it;
+    the last trial scoring at least the best so far (from 0) wins."""
+    from ..evaluation._fusion import FUSION_METHODS, fuse_prepared
+    from ..evaluation._fusion_train import hit_lists, train_tables
+    from ..inputs import to_truth
+
+    key = "n_segments" if name == "probfuse" else "w"
+    extra = set(kwargs) - {f"min_{key}", f"max_{key}"}
+    if extra:
+        raise TypeError(f"optimize_{name}() got an unexpected keyword argument {sorted(extra)[0]!r}")
+    trials = list(range(kwargs.get(f"min_{key}", 1), kwargs.get(f"max_{key}", 100) + 1))
+    lists, _ = _normalised_runs(rs, norm)
+    qd = q.to_dict()
+    truth = to_truth({k: qd[k] for k in sorted(qd)})
+    indptr, hit, n_rel, nt = hit_lists(lists, lists.codes, truth, 1)
+    R = lists.n_runs
+    m = FUSION_METHODS[name]
+    score = _fused_scorer(q, lists, metric)
+    probs = train_tables(name, indptr, hit, n_rel, R, nt) if name == "slidefuse" else None
+    best: Any = None if name == "probfuse" else []
+    best_score = 0.0
+    values = []
+    for v in trials:
+        p = (
+            {"probs": probs, "w": v}
+            if probs is not None
+            else {"probs": train_tables(name, indptr, hit, n_rel, R, nt, v)}
+        )
+        s = float(score(*fuse_prepared(lists, name, m, np.ones(R), p, None, 0)))
+        values.append(s)
+        if s >= best_score:
+            best_score = s
+            best = p["probs"] if name == "probfuse" else v
+    out = {"probs": best} if name == "probfuse" else {"probs": probs, "w": best}
     if return_optimization_report:
-        report = OptimizationReport(method, [str(t) for t in trials], values, metric, rounding_digits, show_percentages)
+        report = OptimizationReport(name, [str(t) for t in trials], values, metric, rounding_digits, show_percentages)
         return out, report
     return out
+
+
+# --------------------------------------------------------------------------------------------------------------- training
+# ranx.fusion's training functions, also importable at ranx's path (rankmeter.compat.ranx.fusion). As ranx does:
+# the qrels and each run are sorted first (in place, when not sorted yet), queries by id; query i of the qrels is
+# paired with query i of the run (by position: the run's extra queries are not read); a document is relevant at
+# grade >= 1; mapfuse_train is evaluate(qrels, run, "map") per run, with its side effects. A run with fewer queries
+# than the qrels is refused: ranx reads past its last query (undefined).
+
+
+def _sorted_dict(x: Any) -> dict:
+    """The object's {query: {doc: value}} after ranx's in-place sort of an unsorted object, queries by id."""
+    if isinstance(x, Mapping):
+        d = {q: dict(v) for q, v in x.items()}
+        return {q: d[q] for q in sorted(d)}
+    if hasattr(x, "sorted") and not x.sorted and hasattr(x, "sort"):
+        x.sort()
+    d = x.to_dict()
+    return {q: d[q] for q in sorted(d)} if not hasattr(x, "sort") else dict(d)
+
+
+def _paired(qrels: Any, runs: list) -> tuple[dict, list]:
+    """(qrels as {i: docs}, runs as Run objects {i: ranked docs}) paired by position as ranx pairs them."""
+    if not isinstance(runs, (list, tuple)):
+        raise TypeError(f"`runs` must be a list of Run objects, got {type(runs).__name__}")
+    qd = _sorted_dict(qrels)
+    qk = list(qd)
+    truth = {i: qd[q] for i, q in enumerate(qk)}
+    out = []
+    for j, run in enumerate(runs):
+        rd = _sorted_dict(run)
+        rk = list(rd)
+        if len(rk) < len(qk):
+            raise ValueError(
+                f"runs[{j}] holds {len(rk)} queries and the qrels {len(qk)}: ranx pairs query i of the qrels with "
+                "query i of the run and reads past the run's last query (undefined); give every qrels query"
+            )
+        r = Run()
+        r._data = {i: rd[rk[i]] for i in range(len(qk))}
+        r.sorted = True
+        out.append(r)
+    return truth, out
+
+
+def _train(qrels: Any, runs: list, method: str, n_segments: Optional[int] = None) -> Any:
+    from ..evaluation import _fusion_train as ft
+    from ..evaluation._fusion import prepare_runs
+    from ..inputs import to_truth
+
+    truth, rs = _paired(qrels, runs)
+    if not truth:
+        raise ValueError("the qrels hold no query")
+    k = ft.check_n_segments(method, n_segments)
+    prep = prepare_runs(rs, "ranx")
+    indptr, hit, n_rel, nt = ft.hit_lists(prep, prep.codes, to_truth(truth), 1)
+    return ft.train_tables(method, indptr, hit, n_rel, prep.n_runs, nt, k)
+
+
+def probfuse_train(qrels: Any, runs: list, n_segments: int) -> np.ndarray:
+    """ranx's ProbFuse training: per run, each list cut into ``n_segments`` segments of ``ceil(n / n_segments)``
+    positions, the mean over the queries of each segment's share of relevant documents (Lillis et al. 2006).
+    A 2-D array, one row per run."""
+    return _train(qrels, runs, "probfuse", n_segments)
+
+
+def posfuse_train(qrels: Any, runs: list) -> list:
+    """ranx's PosFuse training: per run, the share of relevant documents at each position over the lists long
+    enough to have it (Lillis et al. 2010). One array per run."""
+    return _train(qrels, runs, "posfuse")
+
+
+def slidefuse_train(qrels: Any, runs: list) -> list:
+    """ranx's SlideFuse training: PosFuse's per-position probabilities (Lillis et al. 2008)."""
+    return _train(qrels, runs, "slidefuse")
+
+
+def segfuse_train(qrels: Any, runs: list) -> list:
+    """ranx's SegFuse training: per run, the mean over the queries of the hits in each of the 10 segments
+    [0, 5), [5, 15), [15, 35), ... divided by the segment's size (Shokouhi 2007). One array of 10 per run."""
+    return _train(qrels, runs, "segfuse")
+
+
+def bayesfuse_train(qrels: Any, runs: list) -> list:
+    """ranx's BayesFuse training: per run, the log odds ln(a / (1 - a)) of the mean precision ``a`` in each
+    interval [0, 5), [5, 10), [10, 15), [15, 20), [20, 30), [30, 100), [100, 200), [200, 500), [500, 1000)
+    (0 taken as 0.001), repeated over the interval's positions (Aslam & Montague 2001). 1000 values per run."""
+    return _train(qrels, runs, "bayesfuse")
+
+
+def mapfuse_train(qrels: Any, runs: list) -> list:
+    """ranx's MAPFuse training: each run's MAP, ``evaluate(qrels, run, "map")`` (Lillis et al. 2010)."""
+    return [evaluate(qrels, run, "map") for run in runs]
+
+
+fusion = types.ModuleType(
+    __name__ + ".fusion", "ranx.fusion's training functions (docs/fusion.md, 'Training'), at ranx's import path."
+)
+fusion.__all__ = [  # type: ignore[attr-defined]
+    "bayesfuse_train",
+    "mapfuse_train",
+    "posfuse_train",
+    "probfuse_train",
+    "segfuse_train",
+    "slidefuse_train",
+]
+for _f in (bayesfuse_train, mapfuse_train, posfuse_train, probfuse_train, segfuse_train, slidefuse_train):
+    setattr(fusion, _f.__name__, _f)
+sys.modules[fusion.__name__] = fusion

@@ -18,8 +18,18 @@ import numpy as np
 from .. import _core
 from .._options import resolve_threads
 from ..inputs import Recs, code_ids, factorize, is_frame, ranx_order, score_order, to_recs
+from . import _fusion_train as _trained
 
-__all__ = ["fuse", "optimize_fusion", "FUSION_METHODS", "FUSION_NORMS", "prepare_runs", "Prepared"]
+__all__ = [
+    "fuse",
+    "optimize_fusion",
+    "train_fusion",
+    "training_lists",
+    "FUSION_METHODS",
+    "FUSION_NORMS",
+    "prepare_runs",
+    "Prepared",
+]
 
 
 @dataclass(frozen=True)
@@ -511,6 +521,13 @@ def optimize_fusion(
     list-valued parameter (e.g. ``k=[10, 20, 60]`` for ``rrf``, ``gamma=[...]`` for ``gmnz``). As in ranx,
     the last trial with the best score wins.
 
+    The trained methods (``probfuse``, ``slidefuse``, ``bayesfuse``, ``mapfuse``, ``posfuse``, ``segfuse``)
+    train their table on ``truth`` over the normalised runs (:func:`rankmeter.train_fusion`, with
+    ``evaluate_kw``'s ``min_relevance``), as ranx's optimize_fusion does: ``probfuse`` tries each
+    ``n_segments=[...]``, ``slidefuse`` each ``w=[...]``; the others fuse once. ``best`` is then the parameters
+    ``fuse`` takes (``{"probs": ...}``, ``{"probs": ..., "w": ...}``, ``{"log_odds": ...}``,
+    ``{"map_scores": ...}``).
+
     Returns ``(best, table)``: the winning weights (a tuple) or ``{param: value}``, and a pandas DataFrame
     (a dict of lists without pandas) with one row per trial: the weights or value, and the mean metric.
     """
@@ -522,12 +539,15 @@ def optimize_fusion(
     if not isinstance(metric, str):
         raise TypeError(f"`metric` must be one metric name, got {metric!r}")
     prep = prepare_runs(runs, ties, t)
-    key, trials, fixed = trials_of(name, m, weights, step, params, prep.n_runs)
     ekw = dict(evaluate_kw or {})
     ekw.setdefault("threads", threads)
 
     def score(oi: np.ndarray, oc: np.ndarray, os_: np.ndarray) -> float:
         return float(evaluate(truth, _to_recs(prep, oi, oc, os_, t), [metric], **ekw)[metric])
+
+    if name in _trained.TRAINED_METHODS:
+        return _optimize_trained(truth, prep, name, m, n, weights, params, score, metric, ekw.get("min_relevance"), t)
+    key, trials, fixed = trials_of(name, m, weights, step, params, prep.n_runs)
 
     values = None
     if name == "wsum" and key == "weights" and not evaluate_kw and len(trials) > 1:
@@ -543,6 +563,209 @@ def optimize_fusion(
     except ImportError:
         return out_best, table
     return out_best, pd.DataFrame(table)
+
+
+def _optimize_trained(
+    truth: Any,
+    prep: Prepared,
+    name: str,
+    m: _Method,
+    norm: Optional[str],
+    weights: Any,
+    params: Mapping[str, Any],
+    score: Any,
+    metric: str,
+    min_relevance: Any,
+    threads: int,
+) -> tuple[Any, Any]:
+    """optimize_fusion of a trained method: its table trained on ``truth`` over the normalised runs (as ranx's
+    optimize_fusion trains it), then ``probfuse`` tries each ``n_segments``, ``slidefuse`` each ``w`` (the last
+    best wins), the others fuse once. Returns the parameters ``fuse`` takes and the table of trials."""
+    from ..inputs import to_truth
+
+    if weights is not None:
+        raise TypeError(f"optimize_fusion(method={name!r}) takes no `weights`: it is not a weighted method")
+    table_key = _trained.TRAINED_METHODS[name]
+    if table_key in params:
+        raise TypeError(f"optimize_fusion(method={name!r}) trains `{table_key}` itself: do not pass it")
+    try_key = {"probfuse": "n_segments", "slidefuse": "w"}.get(name)
+    extra = set(params) - ({try_key} if try_key else set())
+    if extra:
+        raise TypeError(f"optimize_fusion(method={name!r}) got unexpected parameter(s) {sorted(extra)}")
+    if try_key:
+        if try_key not in params:
+            raise ValueError(f"optimize_fusion(method={name!r}) needs `{try_key}`: the values to try (a list)")
+        vals = params[try_key]
+        trials = list(vals) if isinstance(vals, (list, tuple, np.ndarray)) else [vals]
+        if not trials:
+            raise ValueError(f"`{try_key}` is empty: give at least one value to try")
+        for v in trials:
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (1 if name == "probfuse" else 0):
+                raise ValueError(f"`{try_key}` values must be ints >= {1 if name == 'probfuse' else 0}, got {v!r}")
+    if norm not in (None, "rank", "borda") and not prep.has_scores:
+        raise ValueError(f"optimize_fusion(norm={norm!r}) reads scores and a run has none: give scores or norm=None")
+    tr = to_truth(truth)
+    lists = training_lists(prep, norm, threads)
+    indptr, hit, n_rel, nt = _trained.hit_lists(lists, lists.codes, tr, min_relevance)
+    if nt == 0:
+        raise ValueError("`truth` holds no query: training averages over the truth's queries")
+    R = prep.n_runs
+    ones = np.ones(R)
+    if not try_key:  # trained once, fused once with the runs as fuse reads them
+        table = _trained.train_tables(name, indptr, hit, n_rel, R, nt)
+        value = float(score(*fuse_prepared(prep, name, m, ones, {table_key: table}, norm, threads)))
+        rows: dict = {metric: [value]}
+        best: Any = {table_key: table}
+    else:  # the lists as training read them (normalised), fused without another normalisation
+        fixed = _trained.train_tables(name, indptr, hit, n_rel, R, nt) if name == "slidefuse" else None
+        out: list[float] = []
+        best, best_score = None, -np.inf
+        for v in trials:
+            tab = fixed if fixed is not None else _trained.train_tables(name, indptr, hit, n_rel, R, nt, int(v))
+            p = {"probs": tab, "w": int(v)} if name == "slidefuse" else {"probs": tab}
+            s = float(score(*fuse_prepared(lists, name, m, ones, p, None, threads)))
+            out.append(s)
+            if s >= best_score:
+                best, best_score = p, s
+        rows = {try_key: trials, metric: out}
+    try:
+        import pandas as pd
+    except ImportError:
+        return best, rows
+    return best, pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- training
+def training_lists(prep: Prepared, norm: Optional[str], threads: int) -> Prepared:
+    """The lists training reads, normalised: with ``ties="ranx"`` sorted once more with numba's quicksort (ranx's
+    training sorts the normalised ``Run``, which it builds unsorted, except after ``min-max-inverted``, already
+    sorted, and ``norm=None``, the runs themselves); under ``"borda"`` each run lists every candidate of the
+    query, its own first, then the others in order of first appearance over the runs (ranx: in a Python set's
+    order)."""
+    if norm == "borda":
+        return _borda_lists(prep, threads)
+    codes, values = normalised(prep, norm, threads)
+    if prep.ties == "ranx" and norm not in (None, "min-max-inverted"):
+        order = ranx_order(prep.indptr, values, "ranx", threads or None)
+        codes, values = codes[order], values[order]
+    return Prepared(prep.indptr, codes, values, prep.n_runs, prep.queries, prep.labels, True, prep.ties)
+
+
+def _borda_lists(prep: Prepared, threads: int) -> Prepared:
+    """Each run's lists extended to every candidate of the query (the run's own, valued 1 - i/N, then the others,
+    valued 1/2 - (n - 1)/(2N), in order of first appearance over the runs): ranx's Borda-normalised runs as its
+    training sorts them, the candidates a run lacks (equal values) in first-appearance order."""
+    R = prep.n_runs
+    nq = prep.queries.size
+    oi, oc, _ = fuse_prepared(prep, "sum", FUSION_METHODS["sum"], np.ones(R), {}, None, threads)
+    n_cand = np.diff(oi)
+    cand_q = np.repeat(np.arange(nq, dtype=np.int64), n_cand)
+    uniq = np.unique(np.concatenate([prep.codes, oc]))
+    u = max(int(uniq.size), 1)
+    lens = np.diff(prep.indptr)
+    lst = np.repeat(np.arange(R * nq, dtype=np.int64), lens)
+    pos = np.arange(prep.codes.size, dtype=np.int64) - prep.indptr[lst]
+    run_of, q_of = lst // max(nq, 1), lst % max(nq, 1)
+    el_key = q_of * u + np.searchsorted(uniq, prep.codes)
+    cand_key = cand_q * u + np.searchsorted(uniq, oc)
+    parts_list, parts_part, parts_idx, parts_code, parts_val = [], [], [], [], []
+    n_of = lens.reshape(R, nq)
+    N = n_cand.astype(np.float64)
+    parts_list.append(lst)
+    parts_part.append(np.zeros(lst.size, dtype=np.int64))
+    parts_idx.append(pos)
+    parts_code.append(prep.codes)
+    parts_val.append(1.0 - pos / np.maximum(N[q_of], 1.0))
+    for r in range(R):
+        lacks = ~np.isin(cand_key, el_key[run_of == r])
+        q = cand_q[lacks]
+        parts_list.append(r * nq + q)
+        parts_part.append(np.ones(q.size, dtype=np.int64))
+        parts_idx.append(np.flatnonzero(lacks))
+        parts_code.append(oc[lacks])
+        parts_val.append(0.5 - (n_of[r, q] - 1) / (2.0 * np.maximum(N[q], 1.0)))
+    lst_all = np.concatenate(parts_list)
+    order = np.lexsort((np.concatenate(parts_idx), np.concatenate(parts_part), lst_all))
+    indptr = np.zeros(R * nq + 1, dtype=np.int64)
+    np.cumsum(np.bincount(lst_all, minlength=R * nq), out=indptr[1:])
+    codes = np.concatenate(parts_code)[order]
+    values = np.concatenate(parts_val)[order]
+    return Prepared(indptr, codes, values, R, prep.queries, prep.labels, True, prep.ties)
+
+
+def train_fusion(
+    truth: Any,
+    runs: Any,
+    method: str,
+    norm: Optional[str] = "min-max",
+    *,
+    n_segments: Optional[int] = None,
+    min_relevance: Optional[float] = None,
+    ties: str = "input",
+    threads: Optional[int] = None,
+) -> Any:
+    """Train the table of one of ranx's trained fusion methods from relevance judgments (ranx's
+    ``probfuse_train``, ``posfuse_train``, ``slidefuse_train``, ``segfuse_train``, ``bayesfuse_train``,
+    ``mapfuse_train``; docs/fusion.md, "Training").
+
+    Per run, over the truth's queries (a query a run lacks is an empty list; a query without relevant document
+    counts, with no hit), from the hit lists ``h`` (1 where the document at that position is relevant):
+
+    - ``posfuse`` / ``slidefuse``: ``p[i]`` = hits at position i / lists longer than i (Lillis et al. 2010;
+      Lillis et al. 2008), an array as long as the run's longest list;
+    - ``probfuse``: each list cut into ``n_segments`` segments of ``ceil(n / n_segments)`` positions;
+      ``p[k]`` = mean over the queries of the share of relevant documents in segment k (0 for an empty segment)
+      (Lillis et al. 2006), one row per run (a 2-D array);
+    - ``segfuse``: segments [0, 5), [5, 15), [15, 35), ... (10 of them, 10 * 2**(k-1) - 5);
+      ``p[k]`` = mean over the queries of (hits in segment k) / (segment size) (Shokouhi 2007);
+    - ``bayesfuse``: intervals [0, 5), [5, 10), [10, 15), [15, 20), [20, 30), [30, 100), [100, 200),
+      [200, 500), [500, 1000); ``a`` = mean precision in the interval (0.001 if 0), each of its positions gets
+      ``ln(a / (1 - a))`` (1 - a taken as 0.001 if 0) (Aslam & Montague 2001); 1000 values per run;
+    - ``mapfuse``: the run's MAP (average precision over |R|, 0 for a query without relevant document, mean
+      over the queries) (Lillis et al. 2010), one float per run.
+
+    Parameters
+    ----------
+    truth, runs:
+        As for :func:`rankmeter.optimize_fusion` (runs as :func:`rankmeter.fuse` reads them).
+    norm:
+        The normalisation the table is trained under (the lists are read as ``fuse`` ranks them after it;
+        only ``min-max-inverted`` reverses them; ``"borda"`` extends each run's lists to every candidate of the
+        query, the run's own first, then the others in order of first appearance: ranx takes those in a Python
+        set's order).
+    n_segments:
+        ProbFuse's number of segments (required for probfuse, refused otherwise).
+    min_relevance:
+        A document is relevant when its grade is >= ``min_relevance`` (None: grade > 0; ranx's level 1 on
+        integer grades).
+    ties:
+        ``"input"`` or ``"ranx"`` (equal scores in numba's quicksort order, and the normalised lists sorted once
+        more, as ranx's training sorts them).
+
+    Returns
+    -------
+    ranx's form: a list of float64 arrays (posfuse, slidefuse, segfuse, bayesfuse), a 2-D array (probfuse) or a
+    list of floats (mapfuse), to pass to ``fuse`` as ``probs`` / ``log_odds`` / ``map_scores``.
+    """
+    from ..inputs import to_truth
+
+    name = _trained.check_method(method)
+    k = _trained.check_n_segments(name, n_segments)
+    n = _norm(norm)
+    if min_relevance is not None and (
+        isinstance(min_relevance, bool) or not isinstance(min_relevance, (int, float, np.integer, np.floating))
+    ):
+        raise TypeError(f"`min_relevance` must be a number or None, got {min_relevance!r}")
+    t = resolve_threads(threads)
+    tr = to_truth(truth)
+    prep = prepare_runs(runs, ties, t)
+    if n not in (None, "rank", "borda") and not prep.has_scores:
+        raise ValueError(f"train_fusion(norm={n!r}) reads scores and a run has none: give scores or norm=None")
+    lists = training_lists(prep, n, t)
+    indptr, hit, n_rel, nt = _trained.hit_lists(lists, lists.codes, tr, min_relevance)
+    if nt == 0:
+        raise ValueError("`truth` holds no query: training averages over the truth's queries")
+    return _trained.train_tables(name, indptr, hit, n_rel, prep.n_runs, nt, k)
 
 
 # --------------------------------------------------------------------------- weighted sums, many weight vectors

@@ -237,6 +237,13 @@ PRESETS: dict[str, Preset] = {
             "hashes round to the same float are one document for ranx; they stay distinct in rankmeter",
             "a ranx Qrels stores grades as int (1.5 becomes 1); a dict qrels keeps them: rankmeter reads the "
             "grades it is given",
+            "fusion training (rm.train_fusion, compat.ranx.fusion.*_train, optimize_fusion of probfuse, slidefuse, "
+            "bayesfuse, mapfuse, posfuse, segfuse) under norm='borda' where a run lacks more than one candidate of a "
+            "query: ranx lists those in a Python set's order (hash-randomised per process), which its training "
+            "reads; rankmeter lists them in order of first appearance over the runs. A *_train call whose run "
+            "holds fewer queries than the qrels: ranx reads past the run's last query (undefined); refused with a "
+            "ValueError. rm.train_fusion under zmuv with an empty list: the normalisation done right (ranx empties "
+            "later queries of a numba thread's share; compat.ranx reproduces it, docs/fusion.md)",
         ),
     ),
     "ir_measures": Preset(
