@@ -22,6 +22,7 @@ AGREE = ["rbo@3", "jaccard@3", "unexpectedness@3"]
 def test_the_agreement_table_holds_each_pairs_agreement_means(baseline):
     cmp = rm.compare(TRUTH, RUNS, ["hit_rate@2"], n_resamples=99, agreement=AGREE, baseline=baseline)
     pairs = {(r["run"], r["baseline"]) for r in cmp.rows}
+    assert cmp.agreement is not None
     assert {(r["run"], r["baseline"]) for r in cmp.agreement} == pairs
     for row in cmp.agreement:
         want = rm.agreement(RUNS[row["run"]], RUNS[row["baseline"]], AGREE)
