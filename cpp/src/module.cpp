@@ -13,6 +13,7 @@ void bind_significance(py::module_& m);
 void bind_walk(py::module_& m);
 void bind_fusion(py::module_& m);
 void bind_subtopic(py::module_& m);
+void bind_auc(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "rankmeter's C++ core (private; use the rankmeter package)";
@@ -26,4 +27,5 @@ PYBIND11_MODULE(_core, m) {
   bind_walk(m);
   bind_fusion(m);
   bind_subtopic(m);
+  bind_auc(m);
 }
