@@ -75,7 +75,8 @@ py::tuple auc_values_py(const I64& indptr, const I64& items, const std::optional
     in.h_indptr = h_indptr->data();
     in.h_items = h_items->data();
   }
-  I64 pos(in.n_users), neg(in.n_users);
+  I64 rel(in.n_users), pos(in.n_users), neg(in.n_users);
+  int64_t* pr = rel.mutable_data();
   F64 num2(in.n_users), value(in.n_users);
   int64_t* pp = pos.mutable_data();
   int64_t* pn = neg.mutable_data();
@@ -83,9 +84,9 @@ py::tuple auc_values_py(const I64& indptr, const I64& items, const std::optional
   double* pv = value.mutable_data();
   {
     py::gil_scoped_release release;  // raw buffers only, kept alive by the arguments and outputs above
-    auc_values(in, k, max_fpr, threads, pp, pn, p2, pv);
+    auc_values(in, k, max_fpr, threads, pr, pp, pn, p2, pv);
   }
-  return py::make_tuple(pos, neg, num2, value);
+  return py::make_tuple(rel, pos, neg, num2, value);
 }
 
 }  // namespace
@@ -94,7 +95,8 @@ void bind_auc(py::module_& m) {
   m.def("auc_values", &auc_values_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
         py::arg("scores").noconvert(), py::arg("n_items"), py::arg("t_indptr").noconvert(),
         py::arg("t_items").noconvert(), py::arg("t_grades").noconvert(), py::arg("min_relevance"),
-        py::arg("catalog").noconvert(), py::arg("h_indptr").noconvert(), py::arg("h_items").noconvert(),
-        py::arg("k"), py::arg("max_fpr"), py::arg("threads"),
-        "(positives, negatives, 2 P N AUC, value) per user: the AUC family kernel (docs/metrics.md, 3.19.10)");
+        py::arg("catalog").noconvert(), py::arg("h_indptr").noconvert(), py::arg("h_items").noconvert(), py::arg("k"),
+        py::arg("max_fpr"), py::arg("threads"),
+        "(relevant items, positives, negatives, 2 P N AUC, value) per user: the AUC family kernel (docs/metrics.md, "
+        "3.19.10)");
 }

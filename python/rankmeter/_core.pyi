@@ -311,7 +311,7 @@ def auc_values(
     k: int,
     max_fpr: float,
     threads: int,
-) -> tuple[_I64, _I64, _F64, _F64]: ...
+) -> tuple[_I64, _I64, _I64, _F64, _F64]: ...
 
 # ---- input kernels (cpp/src/bind_inputs.cpp, rankmeter/inputs.hpp)
 def topk_f64(

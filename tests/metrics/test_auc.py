@@ -21,15 +21,15 @@ AUC_METRICS = [
     "auc(negatives=catalog,seen=keep)@2",
     "auc(max_fpr=0.5)",
     "auc(max_fpr=0.25,negatives=catalog)@4",
-    "auc(no_negatives=zero)",
-    "auc(no_negatives=one,negatives=catalog)",
+    "auc(one_class=zero)",
+    "auc(one_class=one,negatives=catalog)",
     "gauc",
     "gauc@2",
     "gauc(negatives=catalog)",
     "gauc(negatives=catalog,seen=keep)",
     "lauc@3",
     "lauc",
-    "lauc(seen=keep,no_negatives=zero)@2",
+    "lauc(seen=keep,one_class=zero)@2",
 ]
 SETTINGS = settings(
     max_examples=150,
@@ -83,9 +83,9 @@ def _expected(truth, recs, train, catalog, metric, empty="skip"):
             per.append(a)
             terms.append((a, w))
         elif m.name == "lauc":
-            per.append(ra.lauc(truth[u], lst, k, catalog, seen, o["no_negatives"], empty))
+            per.append(ra.lauc(truth[u], lst, k, catalog, seen, o["one_class"], empty))
         else:
-            per.append(ra.auc(truth[u], lst, sc, k, neg, catalog, seen, o["max_fpr"], o["no_negatives"], empty))
+            per.append(ra.auc(truth[u], lst, sc, k, neg, catalog, seen, o["max_fpr"], o["one_class"], empty))
     if m.name == "gauc":
         return per, ra.gauc(terms)
     vals = [v for v in per if not math.isnan(v)]
@@ -200,9 +200,16 @@ def test_auc_option_and_context_errors_name_the_fix():
         rm.evaluate({1: [1]}, {1: {1: 1.0}}, ["gauc(negatives=catalog)"])
     with pytest.raises(ValueError, match=r"user 2 has no relevant item in `truth` and empty='error'"):
         rm.evaluate({1: [1], 2: {3: 0.0}}, {1: {1: 1.0, 2: 0.0}, 2: {3: 1.0}}, ["auc"], empty="error")
-    # relevant items, none of them scored: no positive candidate
-    with pytest.raises(ValueError, match=r"user 2 has no positive among its candidates.*empty='skip'"):
-        rm.evaluate({1: [1], 2: [3]}, {1: {1: 1.0, 2: 0.0}, 2: {4: 1.0}}, ["auc"], empty="error")
+
+
+def test_one_class_scores_users_whose_candidates_hold_one_class_and_empty_those_without_relevant_items():
+    # user 1: relevant item 3 not scored (no positive candidate); user 2: only positives; user 3: nothing relevant
+    truth = {1: {3: 1.0}, 2: {5: 1.0}, 3: {6: 0.0}}
+    recs = {1: {4: 1.0}, 2: {5: 1.0}, 3: {6: 1.0, 7: 0.5}}
+    for one_class, empty, want in (("skip", "zero", [None, None, 0.0]), ("zero", "one", [0.0, 0.0, 1.0])):
+        res = rm.evaluate(truth, recs, [f"auc(one_class={one_class})"], empty=empty)
+        got = res.per_user[f"auc(one_class={one_class})"].tolist()
+        assert [None if math.isnan(v) else v for v in got] == want
 
 
 def test_auc_same_values_for_any_thread_count_at_scale():

@@ -59,15 +59,15 @@ BEYOND_METRICS = [
     "auc(negatives=catalog,seen=keep)@2",
     "auc(max_fpr=0.5)",
     "auc(max_fpr=0.3,negatives=catalog)@4",
-    "auc(no_negatives=zero)@2",
-    "auc(no_negatives=one,negatives=catalog,max_fpr=0.7)",
+    "auc(one_class=zero)@2",
+    "auc(one_class=one,negatives=catalog,max_fpr=0.7)",
     "gauc",
     "gauc@3",
     "gauc(negatives=catalog)",
     "gauc(negatives=catalog,seen=keep)@4",
     "lauc@3",
     "lauc",
-    "lauc(seen=keep,no_negatives=zero)@2",
+    "lauc(seen=keep,one_class=zero)@2",
 ]
 SETTINGS = settings(
     max_examples=120,
@@ -192,7 +192,7 @@ def _reference(truth, lists, scores, train, feats, sim, metric, empty="skip"):
             terms = [rb.gauc_terms(truth[u], L[u], sc[u], k, neg, cat, seen[u]) for u in users]
             return [a for a, _ in terms], rb.gauc(terms)
         per = [
-            rb.auc(truth[u], L[u], sc[u], k, neg, cat, seen[u], o.get("max_fpr", 1.0), o["no_negatives"], empty)
+            rb.auc(truth[u], L[u], sc[u], k, neg, cat, seen[u], o.get("max_fpr", 1.0), o["one_class"], empty)
             for u in users
         ]
         return per, rb.mean(per)

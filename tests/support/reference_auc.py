@@ -80,17 +80,18 @@ def auc(
     catalog=None,
     seen=(),
     max_fpr=1.0,
-    no_negatives="skip",
+    one_class="skip",
     empty="skip",
     min_relevance=None,
 ):
-    """Per-user AUC (docs/metrics.md 3.19.10): no positive -> `empty`, no negative -> `no_negatives`."""
+    """Per-user AUC (docs/metrics.md 3.19.10): no relevant truth item -> `empty`; relevant items but no positive
+    or no negative candidate -> `one_class`."""
+    if not any(_relevant(g, min_relevance) for g in truth_u.values()):
+        return {"skip": NAN, "zero": 0.0, "one": 1.0}[empty]
     c = candidates(truth_u, lst, scores, k, negatives, catalog, seen, min_relevance)
     P = sum(1 for _, p in c if p)
-    if P == 0:
-        return {"skip": NAN, "zero": 0.0, "one": 1.0}[empty]
-    if len(c) == P:
-        return {"skip": NAN, "zero": 0.0, "one": 1.0}[no_negatives]
+    if P == 0 or len(c) == P:
+        return {"skip": NAN, "zero": 0.0, "one": 1.0}[one_class]
     return partial_roc_area(c, max_fpr)
 
 
@@ -110,6 +111,6 @@ def gauc(terms):
     return math.fsum(a * p for a, p in terms if p) / w if w else NAN
 
 
-def lauc(truth_u, lst, k, catalog, seen=(), no_negatives="skip", empty="skip", min_relevance=None):
+def lauc(truth_u, lst, k, catalog, seen=(), one_class="skip", empty="skip", min_relevance=None):
     """Limited AUC (docs/metrics.md 3.19.12): the top k in list order, every other candidate tied below."""
-    return auc(truth_u, lst, None, k, "catalog", catalog, seen, 1.0, no_negatives, empty, min_relevance)
+    return auc(truth_u, lst, None, k, "catalog", catalog, seen, 1.0, one_class, empty, min_relevance)

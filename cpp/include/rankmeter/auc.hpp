@@ -13,9 +13,9 @@
 //   catalog mode: the top k of the list, then one group tied below it holding every other candidate: the
 //     catalog items and the positives not in the top k, less the user's seen items (history) that are
 //     neither positive nor in the top k. List items past k count as any item outside the list.
-// Per-user output: pos / neg (counts of candidates), num2 (2 P N AUC, as a double: exact below 2^53), and
-// value (the AUC, or the standardised partial AUC when max_fpr < 1); NaN when pos or neg is 0.
-// Every user is computed by one thread from its own data: nothing depends on the thread count.
+// Per-user output: rel (relevant truth items), pos / neg (counts of candidates), num2 (2 P N AUC, as a double: exact
+// below 2^53), and value (the AUC, or the standardised partial AUC when max_fpr < 1); NaN when pos or neg is 0. Every
+// user is computed by one thread from its own data: nothing depends on the thread count.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -37,8 +37,8 @@ struct AucInput {
   const int64_t* l_items = nullptr;
   const double* l_scores = nullptr;  // nullable: list positions order the items, no ties
   TruthCodes truth;
-  const uint8_t* catalog = nullptr;  // nullable: scored mode
-  int64_t n_catalog = 0;             // number of items set in `catalog`
+  const uint8_t* catalog = nullptr;   // nullable: scored mode
+  int64_t n_catalog = 0;              // number of items set in `catalog`
   const int64_t* h_indptr = nullptr;  // nullable: no history to leave out (catalog mode only)
   const int64_t* h_items = nullptr;
 };
@@ -71,8 +71,8 @@ inline double partial_auc(const std::vector<std::pair<int64_t, int64_t>>& groups
 }  // namespace auc_detail
 
 // k: the cutoff (0: whole lists). max_fpr in (0, 1] (1: the full AUC).
-inline void auc_values(const AucInput& in, int64_t k, double max_fpr, int threads, int64_t* pos, int64_t* neg,
-                       double* num2, double* value) {
+inline void auc_values(const AucInput& in, int64_t k, double max_fpr, int threads, int64_t* rel, int64_t* pos,
+                       int64_t* neg, double* num2, double* value) {
   using namespace beyond_detail;
   const int T = effective_threads(threads, in.n_users);
   const bool partial = max_fpr < 1.0;
@@ -139,6 +139,7 @@ inline void auc_values(const AucInput& in, int64_t k, double max_fpr, int thread
         Pb = R - pos_top;
         Nb = N - (kk - pos_top);
       }
+      rel[u] = R;
       pos[u] = P;
       neg[u] = N;
       if (P == 0 || N == 0) {

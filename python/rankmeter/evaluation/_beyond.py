@@ -717,7 +717,7 @@ def _auc(prep: Prepared, m: Any) -> tuple:
             h_ip, h_items = _history(prep)
     scores = None if m.name == "lauc" else prep.ls
     max_fpr = float(m.options.get("max_fpr", 1.0))
-    pos, neg, num2, vals = _core.auc_values(
+    rel, pos, neg, num2, vals = _core.auc_values(
         prep.li,
         prep.lt,
         scores,
@@ -738,28 +738,29 @@ def _auc(prep: Prepared, m: Any) -> tuple:
         # users the call's `missing` leaves out (kept for another metric): no value and, for gauc, no weight
         vals[left_out] = np.nan
         pos[left_out] = neg[left_out] = 0
-    no_pos = pos == 0
+    # a user without a relevant truth item follows `empty` (the accuracy pass raises first under "error"); one
+    # with relevant items whose candidates hold no positive or no negative follows `one_class`
+    no_rel = rel == 0
     if left_out is not None:
-        no_pos &= ~left_out
-    if p.empty == "error" and no_pos.any():
-        u = int(np.flatnonzero(no_pos)[0])
+        no_rel &= ~left_out
+    if p.empty == "error" and no_rel.any():
+        u = int(np.flatnonzero(no_rel)[0])
         user = p.users[u].item() if isinstance(p.users[u], np.generic) else p.users[u]
-        raise ValueError(
-            f"metric {str(m)!r}: user {user!r} has no positive among its candidates (empty='error'); "
-            "pass empty='skip', 'zero' or 'one' to score such users"
-        )
+        raise ValueError(f"user {user!r} has no relevant item in `truth` and empty='error' (metric {str(m)!r})")
     if m.name == "gauc":
         # users without a positive or a negative are left out of GAUC (weight 0), whatever `empty` says
         ok = (pos > 0) & (neg > 0)
         terms = np.where(ok, num2 / np.where(ok, 2.0 * neg, 1.0), 0.0)
         limbs, _ = _core.exact_sum(np.ascontiguousarray(terms), prep.threads)
         return vals, limbs_to_int(limbs), int(pos[ok].sum())
-    no_neg = (neg == 0) & (pos > 0)
-    policy = m.options["no_negatives"]
+    one_class = (rel > 0) & ((pos == 0) | (neg == 0))
+    if left_out is not None:
+        one_class &= ~left_out
+    policy = m.options["one_class"]
     if policy != "skip":
-        vals[no_neg] = 0.0 if policy == "zero" else 1.0
+        vals[one_class] = 0.0 if policy == "zero" else 1.0
     if p.empty in ("zero", "one"):
-        vals[no_pos] = 0.0 if p.empty == "zero" else 1.0
+        vals[no_rel] = 0.0 if p.empty == "zero" else 1.0
     return (vals, *_exact(vals, prep.threads))
 
 
