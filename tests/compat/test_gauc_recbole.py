@@ -96,7 +96,7 @@ def test_gauc_over_catalog_negatives_equals_recbole_gauc(recbole):
     for case, w in zip(cases, want):
         n_items = case["n_items"]
         S = np.array(case["scores"])
-        truth = {u: items for u, items in enumerate(case["positives"])}
+        truth = dict(enumerate(case["positives"]))
         train = {u: items for u, items in enumerate(case["history"]) if items}
         # the model's scores of every item the user has not seen (RecBole ranks those; history is masked)
         recs = {
