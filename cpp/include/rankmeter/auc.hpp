@@ -80,57 +80,63 @@ inline void auc_values(const AucInput& in, int64_t k, double max_fpr, int thread
 #pragma omp parallel num_threads(T)
 #endif
   {
-    // per item of the user: 1 positive, 2 listed, 4 seen and left out
-    Stamped mark(in.n_items);
+    constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
+    const auto bit = [](int64_t it) { return uint64_t{1} << ((static_cast<uint64_t>(it) * kMul) >> 58); };
+    const bool all_in_catalog = in.catalog == nullptr || in.n_catalog == in.n_items;
+    std::unique_ptr<Stamped> mark;  // only with a history: the user's top k and seen items
+    if (in.h_indptr) mark = std::make_unique<Stamped>(in.n_items);
+    std::vector<int64_t> pv;     // the user's positives (distinct codes), sorted
+    std::vector<uint8_t> found;  // per positive: in the top k
+    std::vector<uint8_t> flag;   // per top-k position: a positive
     std::vector<std::pair<double, uint8_t>> scored;
     std::vector<std::pair<int64_t, int64_t>> groups;
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp for schedule(dynamic, 256)
 #endif
     for (int64_t u = 0; u < in.n_users; ++u) {
-      mark.next();
       const TruthCodes& t = in.truth;
-      int64_t R = 0;
-      for (int64_t p = t.indptr[u]; p < t.indptr[u + 1]; ++p) {
-        const int64_t it = t.items[p];
-        if (t.relevant(t.grade(p)) && !mark.has(it)) {
-          mark.set(it, 1);
-          ++R;
-        }
-      }
+      pv.clear();
+      for (int64_t p = t.indptr[u]; p < t.indptr[u + 1]; ++p)
+        if (t.relevant(t.grade(p))) pv.push_back(t.items[p]);
+      std::sort(pv.begin(), pv.end());
+      pv.erase(std::unique(pv.begin(), pv.end()), pv.end());
+      const int64_t R = static_cast<int64_t>(pv.size());
+      uint64_t bloom = 0;  // one bit per positive (hashed): most list items are not positives
+      for (int64_t it : pv) bloom |= bit(it);
+      const auto positive = [&](int64_t it) -> int64_t {
+        if (!(bloom & bit(it))) return -1;
+        const auto f = std::lower_bound(pv.begin(), pv.end(), it);
+        return f != pv.end() && *f == it ? f - pv.begin() : -1;
+      };
       const int64_t b = in.l_indptr[u], n = in.l_indptr[u + 1] - b;
       const int64_t kk = k > 0 && k < n ? k : n;
       const int64_t* L = in.l_items + b;
+      found.assign(static_cast<size_t>(R), 0);
+      flag.resize(static_cast<size_t>(kk));
       int64_t pos_top = 0;
-      for (int64_t q = 0; q < kk; ++q) pos_top += mark.has(L[q]) && (mark.value[L[q]] & 1);
+      for (int64_t q = 0; q < kk; ++q) {
+        const int64_t j = R ? positive(L[q]) : -1;
+        flag[q] = j >= 0;
+        if (j >= 0) found[j] = 1;
+        pos_top += j >= 0;
+      }
       int64_t P = pos_top, N = kk - pos_top, Pb = 0, Nb = 0;
       if (in.catalog) {
-        // the candidates: catalog ∪ list ∪ positives, less the seen items neither positive nor listed
-        int64_t outside = 0;  // list items and positives outside the catalog
-        for (int64_t q = 0; q < kk; ++q) {
-          const int64_t it = L[q];
-          if (mark.has(it)) {
-            mark.value[it] |= 2;
-          } else {
-            mark.set(it, 2);
-          }
-          outside += in.catalog[it] == 0;
-        }
-        for (int64_t p = t.indptr[u]; p < t.indptr[u + 1]; ++p) {
-          const int64_t it = t.items[p];
-          if (mark.has(it) && mark.value[it] == 1 && in.catalog[it] == 0) {
-            ++outside;
-            mark.value[it] |= 8;  // counted once
-          }
+        // the candidates: catalog ∪ top k ∪ positives, less the seen items neither positive nor in the top k
+        int64_t outside = 0;  // top-k items and positives outside the catalog
+        if (!all_in_catalog) {
+          for (int64_t q = 0; q < kk; ++q) outside += in.catalog[L[q]] == 0;
+          for (int64_t j = 0; j < R; ++j) outside += !found[j] && in.catalog[pv[j]] == 0;
         }
         int64_t seen = 0;
-        if (in.h_indptr) {
+        if (in.h_indptr && in.h_indptr[u + 1] > in.h_indptr[u]) {
+          mark->next();
+          for (int64_t q = 0; q < kk; ++q) mark->set(L[q], 1);
           for (int64_t p = in.h_indptr[u]; p < in.h_indptr[u + 1]; ++p) {
             const int64_t it = in.h_items[p];
-            if (!mark.has(it) && in.catalog[it]) {
-              mark.set(it, 4);
-              ++seen;
-            }
+            if (mark->has(it) || !in.catalog[it]) continue;
+            mark->set(it, 1);  // counted once
+            if (R == 0 || positive(it) < 0) ++seen;
           }
         }
         const int64_t U = in.n_catalog + outside - seen;
@@ -150,8 +156,7 @@ inline void auc_values(const AucInput& in, int64_t k, double max_fpr, int thread
       if (in.l_scores) {
         scored.resize(static_cast<size_t>(kk));
         const double* s = in.l_scores + b;
-        for (int64_t q = 0; q < kk; ++q)
-          scored[q] = {s[q], static_cast<uint8_t>(mark.has(L[q]) && (mark.value[L[q]] & 1))};
+        for (int64_t q = 0; q < kk; ++q) scored[q] = {s[q], flag[q]};
         const auto desc = [](const auto& a, const auto& c) { return a.first > c.first; };
         if (!std::is_sorted(scored.begin(), scored.end(), desc)) std::sort(scored.begin(), scored.end(), desc);
         for (int64_t q = 0; q < kk;) {
@@ -161,10 +166,7 @@ inline void auc_values(const AucInput& in, int64_t k, double max_fpr, int thread
           q = e;
         }
       } else {
-        for (int64_t q = 0; q < kk; ++q) {
-          const int64_t tp = mark.has(L[q]) && (mark.value[L[q]] & 1);
-          groups.emplace_back(1 - tp, tp);
-        }
+        for (int64_t q = 0; q < kk; ++q) groups.emplace_back(1 - flag[q], flag[q]);
       }
       if (Pb + Nb > 0) groups.emplace_back(Nb, Pb);
       __int128 acc = 0;
