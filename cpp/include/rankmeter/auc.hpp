@@ -152,7 +152,15 @@ inline void auc_values(const AucInput& in, int64_t k, double max_fpr, int thread
         num2[u] = value[u] = kNaN;
         continue;
       }
+      // walk the tie groups from the top: acc = Σ dFP (2 TP + dTP); the groups are kept only for a partial AUC
+      __int128 acc = 0;
+      int64_t tp_above = 0;
       groups.clear();
+      const auto group = [&](int64_t dfp, int64_t dtp) {
+        acc += static_cast<__int128>(dfp) * (2 * static_cast<__int128>(tp_above) + dtp);
+        tp_above += dtp;
+        if (partial) groups.emplace_back(dfp, dtp);
+      };
       if (in.l_scores) {
         scored.resize(static_cast<size_t>(kk));
         const double* s = in.l_scores + b;
@@ -162,19 +170,18 @@ inline void auc_values(const AucInput& in, int64_t k, double max_fpr, int thread
         for (int64_t q = 0; q < kk;) {
           int64_t e = q, tp = 0;
           while (e < kk && scored[e].first == scored[q].first) tp += scored[e++].second;
-          groups.emplace_back((e - q) - tp, tp);
+          group((e - q) - tp, tp);
           q = e;
         }
+      } else if (!partial) {
+        for (int64_t q = 0; q < kk; ++q) {  // one item per group: a negative adds 2 TP, a positive nothing
+          acc += flag[q] ? 0 : 2 * static_cast<__int128>(tp_above);
+          tp_above += flag[q];
+        }
       } else {
-        for (int64_t q = 0; q < kk; ++q) groups.emplace_back(1 - flag[q], flag[q]);
+        for (int64_t q = 0; q < kk; ++q) group(1 - flag[q], flag[q]);
       }
-      if (Pb + Nb > 0) groups.emplace_back(Nb, Pb);
-      __int128 acc = 0;
-      int64_t tp_above = 0;
-      for (const auto& g : groups) {
-        acc += static_cast<__int128>(g.first) * (2 * static_cast<__int128>(tp_above) + g.second);
-        tp_above += g.second;
-      }
+      if (Pb + Nb > 0) group(Nb, Pb);
       num2[u] = static_cast<double>(acc);
       value[u] = partial ? auc_detail::partial_auc(groups, P, N, max_fpr)
                          : static_cast<double>(acc) / (2.0 * static_cast<double>(P) * static_cast<double>(N));
