@@ -16,7 +16,7 @@ mkdir -p "$ROOT"
 
 want() { [ $# -eq 0 ] && return 0; for x in "${SELECTED[@]}"; do [ "$x" = "$1" ] && return 0; done; return 1; }
 SELECTED=("$@")
-[ ${#SELECTED[@]} -eq 0 ] && SELECTED=(ranx pytrec_eval ir_measures torch rectools msr evidently recm implicit beir)
+[ ${#SELECTED[@]} -eq 0 ] && SELECTED=(ranx pytrec_eval ir_measures torch rectools recbole msr evidently recm implicit beir)
 
 # mk NAME pip-args...: builds the venv; AFTER (a command run with the venv's pip
 # as "$PIP", e.g. a --no-deps install) is run only when NAME was built here.
@@ -50,6 +50,11 @@ mk ir_measures ir_measures==0.4.3 cwl-eval pyndeval==0.0.8 || STATUS=1
 # ndcg_score/dcg_score/top_k_accuracy_score (tests/conformance).
 mk torch       torch==2.13.0 torchmetrics scikit-learn || STATUS=1
 mk rectools    rectools "numpy<2" || STATUS=1
+# RecBole 1.2.1: only recbole.evaluator is used (its Collector and GAUC, tests/compat/test_gauc_recbole.py); its
+# training dependencies (ray, hyperopt, lightgbm, xgboost, ...) are not needed for it.
+AFTER='"$PIP" install -q --no-deps recbole==1.2.1' \
+  mk recbole   torch==2.13.0 numpy pandas scipy scikit-learn tensorboard colorlog colorama pyyaml texttable tqdm \
+  || STATUS=1
 # Microsoft Recommenders: only python_evaluation is used; its full dependency
 # set (tensorflow, lightgbm, ...) is not needed for that module.
 AFTER='"$PIP" install -q --no-deps recommenders' \

@@ -14,6 +14,7 @@ void bind_walk(py::module_& m);
 void bind_fusion(py::module_& m);
 void bind_subtopic(py::module_& m);
 void bind_agreement(py::module_& m);
+void bind_auc(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "rankmeter's C++ core (private; use the rankmeter package)";
@@ -28,4 +29,5 @@ PYBIND11_MODULE(_core, m) {
   bind_fusion(m);
   bind_subtopic(m);
   bind_agreement(m);
+  bind_auc(m);
 }

@@ -298,6 +298,24 @@ def fcp_counts(
 def score_entropy(indptr: _I64, items: _I64, scores: _F64, n_items: int, k: int, threads: int) -> float: ...
 def exact_sum(values: _F64, threads: int) -> tuple[_I64, int]: ...
 
+# ---- the AUC family (cpp/src/bind_auc.cpp, rankmeter/auc.hpp)
+def auc_values(
+    indptr: _I64,
+    items: _I64,
+    scores: Optional[_F64],
+    n_items: int,
+    t_indptr: _I64,
+    t_items: _I64,
+    t_grades: Optional[_F64],
+    min_relevance: Optional[float],
+    catalog: Optional[npt.NDArray[np.uint8]],
+    h_indptr: Optional[_I64],
+    h_items: Optional[_I64],
+    k: int,
+    max_fpr: float,
+    threads: int,
+) -> tuple[_I64, _I64, _I64, _F64, _F64]: ...
+
 # ---- input kernels (cpp/src/bind_inputs.cpp, rankmeter/inputs.hpp)
 def topk_f64(
     scores: _F64, k: int, ex_indptr: Optional[_I64], ex_cols: Optional[_I64], threads: int

@@ -118,6 +118,14 @@ def _unit(v: Any, where: str) -> float:
     return f
 
 
+def _fpr(v: Any, where: str) -> float:
+    """A false-positive rate bounding a partial AUC: a number in (0, 1]."""
+    f = _unit(v, where)
+    if f == 0.0:
+        raise ValueError(f"{where} must be in (0, 1] (a partial AUC up to that false-positive rate), got {v!r}")
+    return f
+
+
 def _real(v: Any, where: str) -> float:
     """Any finite number (a rate that may be negative or zero)."""
     if isinstance(v, str):
@@ -147,6 +155,7 @@ _NUMERIC: dict[str, Callable[[Any, str], float]] = {
     "persistence": _persistence,
     "log_base": _log_base,
     "unit": _unit,
+    "fpr": _fpr,
     "real": _real,
 }
 

@@ -52,6 +52,22 @@ BEYOND_METRICS = [
     "gini(over=recommended)@3",
     "score_entropy@3",
     "score_entropy",
+    # the AUC family (docs/metrics.md 3.19.10-3.19.12)
+    "auc",
+    "auc@3",
+    "auc(negatives=catalog)",
+    "auc(negatives=catalog,seen=keep)@2",
+    "auc(max_fpr=0.5)",
+    "auc(max_fpr=0.3,negatives=catalog)@4",
+    "auc(one_class=zero)@2",
+    "auc(one_class=one,negatives=catalog,max_fpr=0.7)",
+    "gauc",
+    "gauc@3",
+    "gauc(negatives=catalog)",
+    "gauc(negatives=catalog,seen=keep)@4",
+    "lauc@3",
+    "lauc",
+    "lauc(seen=keep,one_class=zero)@2",
 ]
 SETTINGS = settings(
     max_examples=120,
@@ -164,6 +180,19 @@ def _reference(truth, lists, scores, train, feats, sim, metric, empty="skip"):
             else rb.serendipity(
                 truth[u], L[u], k, train.get(u, []), feats, o["relevance"], similarity=o["similarity"], train=train
             )
+            for u in users
+        ]
+        return per, rb.mean(per)
+    if m.name in ("auc", "gauc", "lauc"):
+        cat = rb.default_catalog(train, None)
+        neg = "catalog" if m.name == "lauc" else o["negatives"]
+        seen = {u: (train.get(u, []) if neg == "catalog" and o["seen"] == "exclude" else []) for u in users}
+        sc = {u: None if m.name == "lauc" else scores.get(u, []) for u in users}
+        if m.name == "gauc":
+            terms = [rb.gauc_terms(truth[u], L[u], sc[u], k, neg, cat, seen[u]) for u in users]
+            return [a for a, _ in terms], rb.gauc(terms)
+        per = [
+            rb.auc(truth[u], L[u], sc[u], k, neg, cat, seen[u], o.get("max_fpr", 1.0), o["one_class"], empty)
             for u in users
         ]
         return per, rb.mean(per)

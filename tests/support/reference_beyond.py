@@ -264,7 +264,8 @@ def mean(values):
     return math.fsum(vals) / len(vals) if vals else NAN
 
 
-# the intent-aware (subtopic) diversity measures have their own reference module
+# the AUC family and the intent-aware (subtopic) diversity measures have their own reference modules
+from tests.support.reference_auc import auc, gauc, gauc_terms, lauc  # noqa: E402,F401
 from tests.support.reference_subtopic import (  # noqa: E402,F401
     alpha_dcg,
     alpha_ndcg,

@@ -71,7 +71,10 @@ def to_truth_named(x: Any, what: str, table_kw: dict) -> Truth:
 # positions: novelty, arp, diversity, gini and score_entropy count every occurrence in the top k, coverage
 # the distinct items). These compare the items of a list as a set or as hits, where a repeat has no meaning:
 # a list holding one is an error (docs/metrics.md 6.1).
-_NO_REPEATS = ("personalization", "serendipity", "fcp", *SUBTOPIC_METRICS)
+_NO_REPEATS = ("personalization", "serendipity", "fcp", *SUBTOPIC_METRICS, "auc", "gauc", "lauc")
+
+# The AUC family (docs/metrics.md 3.19.10-3.19.12): one kernel, rankmeter/auc.hpp
+AUC_METRICS = ("auc", "gauc", "lauc")
 
 
 def _list_policy(p: Any, metrics: list) -> Any:
@@ -280,7 +283,7 @@ class Prepared:
         t = p.truth
         # CSR, or a padded int64 array read in place (r_indptr None, r_lens: the length of every row)
         r_indptr, r_items, r_lens = p.b_indptr, p.b_items, p.b_lens
-        r_scores = p.b_scores if any(m.name == "score_entropy" for m in metrics) else None
+        r_scores = p.b_scores if any(m.name in ("score_entropy", "auc", "gauc") for m in metrics) else None
         train: Any = ctx.train
         feat = (
             _features(ctx.item_features)
@@ -293,10 +296,15 @@ class Prepared:
             catalog = as_id_array(
                 ctx.catalog if not isinstance(ctx.catalog, (set, frozenset)) else list(ctx.catalog), "catalog"
             )
-        need_truth = any(m.name in ("fcp", "serendipity") for m in metrics)
-        need_train = train is not None and any("train" in context_needs(m) for m in metrics)
-        # coverage and gini over the catalog only need the set of train items (the default catalog)
-        need_train_items = train is not None and catalog is None and any(reads_catalog(m) for m in metrics)
+        need_truth = any(m.name in ("fcp", "serendipity", *AUC_METRICS) for m in metrics)
+        # the AUC family over catalog negatives leaves out each user's train items (seen="exclude")
+        auc_seen = train is not None and any(_auc_catalog(m) and m.options["seen"] == "exclude" for m in metrics)
+        need_train = (train is not None and any("train" in context_needs(m) for m in metrics)) or auc_seen
+        # coverage and gini over the catalog only need the set of train items (the default catalog), as does the
+        # AUC family over catalog negatives
+        need_train_items = (
+            train is not None and catalog is None and any(reads_catalog(m) or _auc_catalog(m) for m in metrics)
+        )
         # keep only what the largest cutoff reads (0: whole lists)
         keep = 0 if any(m.k is None for m in metrics) else max(m.k for m in metrics)
         self.feat, self.sim, self.train = feat, sim, train
@@ -349,12 +357,12 @@ class Prepared:
                 train.indptr, self.code["train"], n_items, threads
             )
         if need_train:
-            if any(m.name == "serendipity" or _uses_cooccurrence(m) for m in metrics):
+            if auc_seen or any(m.name == "serendipity" or _uses_cooccurrence(m) for m in metrics):
                 # these read the de-duplicated histories themselves
                 self.tr_ip, self.tr_items, _, _ = _core.prepare_lists(
                     train.n_users, None, train.indptr, self.code["train"], None, DUP_CODES["first"], 0, 0, threads
                 )
-            if any(m.name == "serendipity" for m in metrics):
+            if auc_seen or any(m.name == "serendipity" for m in metrics):
                 self.h_rowmap = _train_rowmap(t, train)
 
         # catalog: given, else the train items
@@ -680,6 +688,91 @@ def _fcp(prep: Prepared, m: Any) -> tuple:
     return (vals, *_exact(vals, prep.threads))
 
 
+def _auc_catalog(m: Any) -> bool:
+    """Whether an AUC-family metric counts the catalog items outside the list as negatives."""
+    return m.name == "lauc" or (m.name in ("auc", "gauc") and m.options["negatives"] == "catalog")
+
+
+def _history(prep: Prepared) -> tuple:
+    """The train items of every evaluated user (CSR over the truth users, item codes), or (None, None)."""
+    if prep.tr_ip is None:
+        return None, None
+    n_users = prep.p.truth.n_users
+    rows = np.arange(n_users, dtype=np.int64) if prep.h_rowmap is None else np.asarray(prep.h_rowmap, np.int64)
+    if prep.h_rowmap is None and prep.tr_ip.size - 1 != n_users:  # pragma: no cover - align maps unequal rows
+        raise AssertionError("train rows do not match the truth users")
+    has = rows >= 0
+    starts = np.zeros(n_users, dtype=np.int64)
+    lens = np.zeros(n_users, dtype=np.int64)
+    starts[has] = prep.tr_ip[rows[has]]
+    lens[has] = prep.tr_ip[rows[has] + 1] - starts[has]
+    ip = np.zeros(n_users + 1, dtype=np.int64)
+    np.cumsum(lens, out=ip[1:])
+    idx = np.arange(int(ip[-1]), dtype=np.int64) - np.repeat(ip[:-1] - starts, lens)
+    return ip, np.ascontiguousarray(prep.tr_items[idx])
+
+
+def _auc(prep: Prepared, m: Any) -> tuple:
+    """auc, gauc and lauc: per-user values from the AUC kernel; gauc's mean weighs users by their positives
+    (an exact sum of P_u AUC_u over the exact count of positives, so it merges like any other mean)."""
+    p, t = prep.p, prep.p.truth
+    catalog_mode = _auc_catalog(m)
+    mask = h_ip = h_items = None
+    if catalog_mode:
+        if prep.cat_mask is None:
+            raise _missing(m, "catalog", "every item a user could be shown, or `train`, whose items are the default")
+        mask = np.ascontiguousarray(prep.cat_mask, dtype=np.uint8)
+        if m.options["seen"] == "exclude":
+            h_ip, h_items = _history(prep)
+    scores = None if m.name == "lauc" else prep.ls
+    max_fpr = float(m.options.get("max_fpr", 1.0))
+    rel, pos, neg, num2, vals = _core.auc_values(
+        prep.li,
+        prep.lt,
+        scores,
+        prep.n_items,
+        t.indptr,
+        prep.code["truth"],
+        t.grades,
+        p.min_relevance,
+        mask,
+        h_ip,
+        h_items,
+        m.k or 0,
+        max_fpr,
+        prep.threads,
+    )
+    left_out = getattr(p, "left_out", None)
+    if left_out is not None:
+        # users the call's `missing` leaves out (kept for another metric): no value and, for gauc, no weight
+        vals[left_out] = np.nan
+        pos[left_out] = neg[left_out] = 0
+    # a user without a relevant truth item follows `empty` (the accuracy pass raises first under "error"); one
+    # with relevant items whose candidates hold no positive or no negative follows `one_class`
+    no_rel = rel == 0
+    if left_out is not None:
+        no_rel &= ~left_out
+    if p.empty == "error" and no_rel.any():
+        u = int(np.flatnonzero(no_rel)[0])
+        user = p.users[u].item() if isinstance(p.users[u], np.generic) else p.users[u]
+        raise ValueError(f"user {user!r} has no relevant item in `truth` and empty='error' (metric {str(m)!r})")
+    if m.name == "gauc":
+        # users without a positive or a negative are left out of GAUC (weight 0), whatever `empty` says
+        ok = (pos > 0) & (neg > 0)
+        terms = np.where(ok, num2 / np.where(ok, 2.0 * neg, 1.0), 0.0)
+        limbs, _ = _core.exact_sum(np.ascontiguousarray(terms), prep.threads)
+        return vals, limbs_to_int(limbs), int(pos[ok].sum())
+    one_class = (rel > 0) & ((pos == 0) | (neg == 0))
+    if left_out is not None:
+        one_class &= ~left_out
+    policy = m.options["one_class"]
+    if policy != "skip":
+        vals[one_class] = 0.0 if policy == "zero" else 1.0
+    if p.empty in ("zero", "one"):
+        vals[no_rel] = 0.0 if p.empty == "zero" else 1.0
+    return (vals, *_exact(vals, prep.threads))
+
+
 PER_USER_FAMILIES = {
     "novelty": _popularity_mean,
     "arp": _popularity_mean,
@@ -687,6 +780,7 @@ PER_USER_FAMILIES = {
     "serendipity": _serendipity,
     "fcp": _fcp,
     **dict.fromkeys(SUBTOPIC_METRICS, subtopic_column),
+    **dict.fromkeys(AUC_METRICS, _auc),
 }
 
 
