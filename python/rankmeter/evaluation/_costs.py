@@ -10,6 +10,8 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ._context_columns import context_ids, pick_column
+
 __all__ = ["Costs", "read_costs", "read_cost_file", "aligned_costs", "check_costs"]
 
 _USER = ("user_id", "query_id", "topic", "qid", "user", "query")
@@ -24,32 +26,6 @@ class Costs:
 
     def __init__(self, users: np.ndarray, items: np.ndarray, costs: np.ndarray):
         self.users, self.items, self.costs = users, items, costs
-
-
-def _ids(a: Any, what: str) -> np.ndarray:
-    arr = np.asarray(a)
-    if arr.ndim != 1:
-        raise ValueError(f"`costs`: the {what} column must be 1-D, got shape {arr.shape}")
-    if arr.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    if arr.dtype.kind in "iu":
-        return arr.astype(np.int64)
-    if arr.dtype.kind in "USO":
-        return arr.astype(object)
-    raise TypeError(f"`costs`: {what} ids must be ints or strings, got dtype {arr.dtype}")
-
-
-def _pick(columns: list, names: tuple, given: Optional[str], what: str) -> str:
-    if given is not None and given in columns:
-        return given
-    for n in names:
-        if n in columns:
-            return n
-    wanted = ((given,) if given else ()) + names
-    raise ValueError(
-        f"`costs` has no {what} column: name it one of {', '.join(repr(n) for n in wanted)} "
-        f"(got columns {', '.join(repr(str(c)) for c in columns)})"
-    )
 
 
 def read_cost_file(path: str) -> dict:
@@ -83,16 +59,16 @@ def read_costs(x: Any, table_kw: dict) -> Costs:
         cols = list(x)
     elif hasattr(x, "columns") or isinstance(x, dict):
         keys = list(x.columns) if hasattr(x, "columns") else list(x)
-        u = _pick(keys, _USER, table_kw.get("recs_user_col") or table_kw.get("user_col"), "user")
-        i = _pick(keys, _ITEM, table_kw.get("recs_item_col") or table_kw.get("item_col"), "item")
-        c = _pick(keys, _COST, None, "cost")
+        u = pick_column(keys, _USER, table_kw.get("recs_user_col") or table_kw.get("user_col"), "user", "costs")
+        i = pick_column(keys, _ITEM, table_kw.get("recs_item_col") or table_kw.get("item_col"), "item", "costs")
+        c = pick_column(keys, _COST, None, "cost", "costs")
         cols = [np.asarray(x[k]) for k in (u, i, c)]
     else:
         raise TypeError(
             "`costs` must be a table or dict with user, item and cost columns, or a tuple of those three arrays; "
             f"got {type(x).__name__}"
         )
-    users, items = _ids(cols[0], "user"), _ids(cols[1], "item")
+    users, items = context_ids(cols[0], "user", "costs"), context_ids(cols[1], "item", "costs")
     try:
         costs = np.asarray(cols[2], dtype=np.float64)
     except (TypeError, ValueError):

@@ -11,12 +11,13 @@ docs/metrics.md, "Subtopic (intent-aware) diversity".
 from __future__ import annotations
 
 import os
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
 from .. import _core
 from .._aggregate import limbs_to_int
+from ._context_columns import context_ids, pick_column
 
 __all__ = ["SUBTOPIC_METRICS", "Subtopics", "read_subtopics", "subtopic_column"]
 
@@ -47,32 +48,6 @@ class Subtopics:
     def __init__(self, users: np.ndarray, subtopics: np.ndarray, items: np.ndarray, grades: np.ndarray):
         self.users, self.subtopics, self.items, self.grades = users, subtopics, items, grades
         self.sub_codes: np.ndarray = np.zeros(0, dtype=np.int64)  # subtopic codes in sorted id order
-
-
-def _ids(a: Any, what: str) -> np.ndarray:
-    arr = np.asarray(a)
-    if arr.ndim != 1:
-        raise ValueError(f"`subtopics`: the {what} column must be 1-D, got shape {arr.shape}")
-    if arr.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    if arr.dtype.kind in "iu":
-        return arr.astype(np.int64)
-    if arr.dtype.kind in "USO":
-        return arr.astype(object)
-    raise TypeError(f"`subtopics`: {what} ids must be ints or strings, got dtype {arr.dtype}")
-
-
-def _pick(columns: Any, names: tuple, given: Optional[str], what: str) -> str:
-    if given is not None and given in columns:
-        return given
-    for n in names:
-        if n in columns:
-            return n
-    wanted = ((given,) if given else ()) + names
-    raise ValueError(
-        f"`subtopics` has no {what} column: name it one of {', '.join(repr(n) for n in wanted)} "
-        f"(got columns {', '.join(repr(str(c)) for c in columns)})"
-    )
 
 
 def _read_file(path: str) -> Subtopics:
@@ -119,10 +94,14 @@ def read_subtopics(x: Any, table_kw: dict) -> Subtopics:
             cols = list(x)
         elif hasattr(x, "columns") or isinstance(x, dict):
             keys = list(x.columns) if hasattr(x, "columns") else list(x)
-            u = _pick(keys, _USER, table_kw.get("truth_user_col") or table_kw.get("user_col"), "user")
-            s = _pick(keys, _SUBTOPIC, None, "subtopic")
-            i = _pick(keys, _ITEM, table_kw.get("truth_item_col") or table_kw.get("item_col"), "item")
-            g = _pick(keys, _GRADE, table_kw.get("relevance_col"), "grade")
+            u = pick_column(
+                keys, _USER, table_kw.get("truth_user_col") or table_kw.get("user_col"), "user", "subtopics"
+            )
+            s = pick_column(keys, _SUBTOPIC, None, "subtopic", "subtopics")
+            i = pick_column(
+                keys, _ITEM, table_kw.get("truth_item_col") or table_kw.get("item_col"), "item", "subtopics"
+            )
+            g = pick_column(keys, _GRADE, table_kw.get("relevance_col"), "grade", "subtopics")
             cols = [np.asarray(x[c]) for c in (u, s, i, g)]
         else:
             raise TypeError(
@@ -130,7 +109,11 @@ def read_subtopics(x: Any, table_kw: dict) -> Subtopics:
                 "four arrays, a list of (user, subtopic, item, grade) tuples, or the path of an ndeval qrels file; "
                 f"got {type(x).__name__}"
             )
-        users, subs, items = _ids(cols[0], "user"), _ids(cols[1], "subtopic"), _ids(cols[2], "item")
+        users, subs, items = (
+            context_ids(cols[0], "user", "subtopics"),
+            context_ids(cols[1], "subtopic", "subtopics"),
+            context_ids(cols[2], "item", "subtopics"),
+        )
         try:
             grades = np.asarray(cols[3], dtype=np.float64)
         except (TypeError, ValueError):
