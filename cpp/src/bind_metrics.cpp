@@ -27,6 +27,7 @@ void bind_metrics(py::module_& m) {
       .value("binary", Gain::binary);
   py::enum_<Ideal>(m, "Ideal").value("cut", Ideal::cut).value("all", Ideal::all).value("k_slots", Ideal::k_slots);
   py::enum_<BelowMin>(m, "BelowMin").value("gain", BelowMin::gain).value("zero", BelowMin::zero);
+  py::enum_<Discount>(m, "Discount").value("reciprocal", Discount::reciprocal).value("divide", Discount::divide);
   py::enum_<ShortLists>(m, "ShortLists").value("pad", ShortLists::pad).value("evidently", ShortLists::evidently);
   py::enum_<Negative>(m, "Negative").value("nonrelevant", Negative::nonrelevant).value("unjudged", Negative::unjudged);
   py::enum_<Scale>(m, "Scale").value("none", Scale::none).value("max_grade", Scale::max_grade);
@@ -83,6 +84,7 @@ void bind_metrics(py::module_& m) {
       .def_readwrite("mult", &Column::mult)
       .def_readwrite("at", &Column::at)
       .def_readwrite("below_min", &Column::below_min)
+      .def_readwrite("discount", &Column::discount)
       .def_readwrite("short_lists", &Column::short_lists)
       .def_readwrite("negative", &Column::negative)
       .def_readwrite("scale", &Column::scale)

@@ -73,6 +73,10 @@ class BelowMin(_Enum):
     gain: BelowMin
     zero: BelowMin
 
+class Discount(_Enum):
+    reciprocal: Discount
+    divide: Discount
+
 class ShortLists(_Enum):
     pad: ShortLists
     evidently: ShortLists
@@ -157,6 +161,7 @@ class Column:
     mult: float
     at: float
     below_min: BelowMin
+    discount: Discount
     short_lists: ShortLists
     negative: Negative
     scale: Scale

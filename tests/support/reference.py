@@ -193,7 +193,9 @@ def cg(ranked, truth, k, min_relevance, gain="linear", below_min="gain"):
     return sum(item_gain(item, truth, gain, min_relevance, below_min) for item in ranked[:kk])
 
 
-def dcg(ranked, truth, k, min_relevance, gain="linear", log_base=2.0, below_min="gain"):
+def dcg(ranked, truth, k, min_relevance, gain="linear", log_base=2.0, below_min="gain", discount="reciprocal"):
+    # discount= changes only the rounding (times 1 / log_b(j + 1) or divided by log_b(j + 1)): the reference
+    # divides, and is compared within a relative tolerance; tests/evaluation/test_discount.py checks the bits
     kk = cutoff(ranked, k)
     total = 0.0
     for j, item in enumerate(ranked[:kk], start=1):
@@ -236,6 +238,7 @@ def ndcg(
     below_min="gain",
     rounding="none",
     missing_recs="inherit",
+    discount="reciprocal",
 ):
     if rounding == "gdeval":
         return gdeval_printed(ndcg(ranked, truth, k, min_relevance, gain, ideal, below_min))
@@ -588,6 +591,7 @@ METRICS: dict[str, tuple[Any, dict[str, Any]]] = {
             "gain": ("linear", _choice("linear", "exponential", "binary")),
             "log_base": (2.0, _float),
             "below_min": ("gain", _choice("gain", "zero")),
+            "discount": ("reciprocal", _choice("reciprocal", "divide")),
         },
     ),
     "ndcg": (
@@ -596,6 +600,7 @@ METRICS: dict[str, tuple[Any, dict[str, Any]]] = {
             "gain": ("linear", _choice("linear", "exponential", "binary")),
             "ideal": ("cut", _choice("cut", "all", "k_slots")),
             "below_min": ("gain", _choice("gain", "zero")),
+            "discount": ("reciprocal", _choice("reciprocal", "divide")),
             "rounding": ("none", _choice("none", "gdeval")),
             "missing_recs": ("inherit", _choice("inherit", "zero")),
         },

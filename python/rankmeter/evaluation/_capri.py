@@ -36,9 +36,14 @@ def check_capri_options(m: Metric, duplicates: str, ties: str) -> None:
     """ndcg(rounding=capri) is CAPRI's whole formula: binary gain, ideal over every relevant item. A repeated
     item keeps its position (ndcgk reads predicted[:topK] as given): under duplicates="count" it gains 1 at each
     position, as ndcgk does; under "miss" it gains 0 there, as for every metric of the call."""
-    if m.options.get("gain") != "binary" or m.options.get("ideal") != "all" or m.options.get("below_min") != "gain":
+    if (
+        m.options.get("gain") != "binary"
+        or m.options.get("ideal") != "all"
+        or m.options.get("below_min") != "gain"
+        or m.options.get("discount") != "reciprocal"
+    ):
         raise ValueError(
-            f"{m}: rounding='capri' is CAPRI's ndcgk (binary gain, ideal over every relevant item): use "
+            f"{m}: rounding='capri' is CAPRI's ndcgk (binary gain, ideal over every relevant item, float32 arithmetic): use "
             "ndcg(gain=binary,ideal=all,rounding=capri), as preset='capri' does"
         )
     if duplicates == "first":

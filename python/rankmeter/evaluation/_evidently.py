@@ -63,10 +63,11 @@ def check_evidently_options(metrics: list[Metric], duplicates: str, max_items: O
             or o["ideal"] != "cut"
             or o["below_min"] != "gain"
             or o["rounding"] != "none"
+            or o["discount"] != "reciprocal"
         ):
             raise ValueError(
                 f"{m}: rows='evidently' is Evidently's NDCG: gain 'linear' (the grade itself, negative grades "
-                "included) or 'binary' (min_rel_score), ideal='cut', below_min='gain', rounding='none'; pass "
+                "included) or 'binary' (min_rel_score), ideal='cut', below_min='gain', rounding='none', discount='reciprocal'; pass "
                 "rows=list for rankmeter's NDCG with other options"
             )
     for m in metrics:

@@ -67,7 +67,10 @@ def _ir_measures_options(name: str, k: Optional[int]) -> dict:
 def _ranx_options(name: str, k: Optional[int]) -> dict:
     # ranx drops the qrels below rel_lvl before any gain is computed (common.clean_qrels), so a grade
     # below min_relevance adds nothing to DCG, to the ideal or to RBP; its rbp weighs hits by their grade.
-    if name in ("cg", "dcg", "ndcg"):
+    # and divides each gain by log2(j + 1) (not times its reciprocal): discount="divide" gives its bits
+    if name in ("dcg", "ndcg"):
+        return {"below_min": "zero", "discount": "divide"}
+    if name == "cg":
         return {"below_min": "zero"}
     if name == "rbp":
         return {"gain": "linear", "below_min": "zero"}
@@ -186,7 +189,8 @@ PRESETS: dict[str, Preset] = {
             "(Jarvelin, ranx 'ndcg'; ranx 'ndcg_burges' is gain=exponential), ideal DCG of the grades sorted "
             "descending cut at k; mrr@k: 1/rank of the first hit within k; hit_rate@k: 1 if a hit within k. "
             "ranx's rel_lvl=L (metric suffix '-lL') is min_relevance=L; ranx drops grades below it from every gain "
-            "(DCG, the ideal, RBP): the preset sets below_min='zero' on cg/dcg/ndcg/rbp. ranx names: 'ndcg_burges'/"
+            "(DCG, the ideal, RBP): the preset sets below_min='zero' on cg/dcg/ndcg/rbp, and discount='divide' on "
+            "dcg/ndcg (ranx divides each gain by log2(j + 1): equal bits). ranx names: 'ndcg_burges'/"
             "'dcg_burges' = gain=exponential; 'r-precision' = r_precision; 'rbp.95' = rbp(p=0.95) with the grade "
             "as gain (the preset sets gain='linear'); 'bpref' = bpref (the value ranx gives a query evaluated alone; "
             "see 'not reproduced'). "

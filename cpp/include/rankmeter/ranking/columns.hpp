@@ -61,6 +61,9 @@ enum class Gain : int32_t { linear = 0, exponential = 1, binary = 2 };
 enum class Ideal : int32_t { cut = 0, all = 1, k_slots = 2 };
 // Items that are not relevant (below min_relevance): their grade still gains, or they gain 0.
 enum class BelowMin : int32_t { gain = 0, zero = 1 };
+// How a gain meets its discount: times the table of 1 / log_b(j+1) (reciprocal), or divided by
+// log_b(j+1) (divide: the arithmetic of ranx and of most numpy code; equal up to one rounding).
+enum class Discount : int32_t { reciprocal = 0, divide = 1 };
 // A list shorter than the cutoff: missing positions are not relevant ("pad"), or Evidently's
 // way: ranks n+1..k repeat rank n (docs/metrics.md 3.2, 3.5, 3.6).
 enum class ShortLists : int32_t { pad = 0, evidently = 1 };
@@ -82,7 +85,7 @@ enum class Normalize : int32_t { ideal = 0, none = 1 };
 // residual (unjudged items at max_gain minus unjudged items at 0), docs/metrics.md 3.21.
 enum class Quantity : int32_t { eu = 0, etu, ec, etc, ed, res_eu, res_etu, res_ec, res_etc, res_ed };
 
-constexpr int kMaxVariants = 16;  // distinct (gain, log_base, below_min) triples in one call
+constexpr int kMaxVariants = 16;  // distinct (gain, log_base, below_min, discount) in one call
 
 // One column: a metric at a cutoff with its options (fields named as the registry's options).
 struct Column {
@@ -98,6 +101,7 @@ struct Column {
   double mult = 1.0;       // rprec_mult: the multiple of |R|
   double at = 0.0;         // iprec: the recall level in [0, 1]
   BelowMin below_min = BelowMin::gain;
+  Discount discount = Discount::reciprocal;  // dcg, ndcg
   ShortLists short_lists = ShortLists::pad;
   Negative negative = Negative::nonrelevant;  // bpref
   Scale scale = Scale::none;                  // rbp
@@ -142,11 +146,12 @@ inline double gain_of(Gain g, bool below_zero, double grade, bool relevant) {
   return below_zero && !relevant ? 0.0 : gain_of(g, grade, relevant);
 }
 
-// 1 / log_b(p + 1), written as trec_eval and the references do for base 2.
-inline double discount(double base, int64_t p) {
-  if (base == 2.0) return 1.0 / std::log2(static_cast<double>(p) + 1.0);
-  return 1.0 / (std::log(static_cast<double>(p) + 1.0) / std::log(base));
+// log_b(p + 1), and its reciprocal 1 / log_b(p + 1) as trec_eval and the references write it for base 2.
+inline double discount_log(double base, int64_t p) {
+  if (base == 2.0) return std::log2(static_cast<double>(p) + 1.0);
+  return std::log(static_cast<double>(p) + 1.0) / std::log(base);
 }
+inline double discount(double base, int64_t p) { return 1.0 / discount_log(base, p); }
 
 namespace detail {
 

@@ -74,8 +74,9 @@ struct Plan {
   std::vector<Gain> var_gain;
   std::vector<double> var_base;
   std::vector<char> var_below;
+  std::vector<char> var_div;  // Discount::divide: disc[v][p] holds log_b(p + 1), the divisor
   int nv = 0;
-  std::vector<std::vector<double>> disc, disc_prefix;
+  std::vector<std::vector<double>> disc, disc_prefix;  // disc_prefix: sums of 1 / log_b(p + 1) either way
   std::vector<double> slot_sum;  // k_slots ideal of a finite cutoff: sum of the first `cutoff` discounts
   bool need_cg[6] = {false, false, false, false, false, false};
   bool any_cg = false, any_short = false;  // a cg column; a short_lists="evidently" column
@@ -100,6 +101,8 @@ struct Plan {
   int64_t dense_ids = 0;  // ids 0..dense_ids-1 of the dense array
 
   bool relevant(double g) const { return has_min ? g >= min_rel : g > 0.0; }
+  // gain g at list position p under variant v: g / log_b(p + 1) (divide) or g * (1 / log_b(p + 1))
+  double weigh(int v, double g, int64_t p) const { return var_div[v] ? g / disc[v][p] : g * disc[v][p]; }
 };
 
 // Pre-pass: bounds of every row (memory safety) and scratch sizes.
@@ -169,7 +172,8 @@ inline Status plan_columns(const std::vector<Column>& cols, const RankingOptions
       const double base = c.kind == Kind::ndcg ? 2.0 : c.log_base;  // log_base never changes NDCG
       int v = -1;
       for (size_t j = 0; j < P.var_gain.size(); ++j)
-        if (P.var_gain[j] == c.gain && P.var_base[j] == base && P.var_below[j] == c.below_zero())
+        if (P.var_gain[j] == c.gain && P.var_base[j] == base && P.var_below[j] == c.below_zero() &&
+            P.var_div[j] == (c.discount == Discount::divide))
           v = static_cast<int>(j);
       if (v < 0) {
         if (P.var_gain.size() >= static_cast<size_t>(kMaxVariants)) {
@@ -180,6 +184,7 @@ inline Status plan_columns(const std::vector<Column>& cols, const RankingOptions
         P.var_gain.push_back(c.gain);
         P.var_base.push_back(base);
         P.var_below.push_back(c.below_zero());
+        P.var_div.push_back(c.discount == Discount::divide);
       }
       P.variant_of[i] = v;
       if (c.kind == Kind::ndcg) P.need_ideal = true;
@@ -197,8 +202,9 @@ inline Status plan_columns(const std::vector<Column>& cols, const RankingOptions
     dv[0] = 0.0;
     dp[0] = 0.0;
     for (int64_t p = 1; p < table_len; ++p) {
-      dv[p] = discount(P.var_base[v], p);
-      dp[p] = dp[p - 1] + dv[p];
+      const double r = discount(P.var_base[v], p);
+      dv[p] = P.var_div[v] ? discount_log(P.var_base[v], p) : r;
+      dp[p] = dp[p - 1] + r;
     }
   }
   // k_slots ideal for a finite cutoff: sum of the first `cutoff` discounts (user independent).

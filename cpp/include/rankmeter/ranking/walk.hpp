@@ -64,7 +64,7 @@ RANKMETER_ALWAYS_INLINE int64_t walk_snapshots(const Plan& P, const Finds& f, bo
       const int lv = lvl[f.ti[q]];
       rel = P.level_rel[lv];
       if (P.level_adds[lv]) {
-        for (int v = 0; v < nv; ++v) dcg[v] += P.level_gain[static_cast<size_t>(v * 16 + lv)] * P.disc[v][p];
+        for (int v = 0; v < nv; ++v) dcg[v] += P.weigh(v, P.level_gain[static_cast<size_t>(v * 16 + lv)], p);
         for (int gk = 0; gk < 6 && any_cg; ++gk)
           if (P.need_cg[gk]) cgs[gk] += P.level_cg[gk][lv];
       }
@@ -72,7 +72,7 @@ RANKMETER_ALWAYS_INLINE int64_t walk_snapshots(const Plan& P, const Finds& f, bo
       const double g = grade(f.ti[q]);
       rel = P.relevant(g);
       if (g > 0.0 || rel) {
-        for (int v = 0; v < nv; ++v) dcg[v] += gain_of(P.var_gain[v], P.var_below[v], g, rel) * P.disc[v][p];
+        for (int v = 0; v < nv; ++v) dcg[v] += P.weigh(v, gain_of(P.var_gain[v], P.var_below[v], g, rel), p);
         for (int gk = 0; gk < 6; ++gk)
           if (P.need_cg[gk]) cgs[gk] += gain_of(static_cast<Gain>(gk % 3), gk >= 3, g, rel);
       }
@@ -131,10 +131,16 @@ RANKMETER_ALWAYS_INLINE void ideal_dcg(const Plan& P, const std::vector<Column>&
         left &= ~(1u << lv);
         const double g = lg[lv];
         const int64_t q_end = std::min<int64_t>(upto_u, q + count[lv]);
-        for (; q < q_end; ++q) {
-          acc = acc + g * dv[q + 1];
-          pre[q + 1] = acc;
-        }
+        if (P.var_div[v])
+          for (; q < q_end; ++q) {
+            acc = acc + g / dv[q + 1];
+            pre[q + 1] = acc;
+          }
+        else
+          for (; q < q_end; ++q) {
+            acc = acc + g * dv[q + 1];
+            pre[q + 1] = acc;
+          }
       }
     }
   } else {
@@ -145,7 +151,7 @@ RANKMETER_ALWAYS_INLINE void ideal_dcg(const Plan& P, const std::vector<Column>&
       double* pre = ipre + static_cast<int64_t>(v) * stride;
       pre[0] = 0.0;
       for (int64_t q = 0; q < upto_u; ++q)
-        pre[q + 1] = pre[q] + gain_of(P.var_gain[v], P.var_below[v], gbuf[q], P.relevant(gbuf[q])) * P.disc[v][q + 1];
+        pre[q + 1] = pre[q] + P.weigh(v, gain_of(P.var_gain[v], P.var_below[v], gbuf[q], P.relevant(gbuf[q])), q + 1);
     }
   }
   for (int i = 0; i < n_cols; ++i) {
