@@ -254,7 +254,7 @@ class CatalogPart:
             return int(np.count_nonzero(self.counts)) / catalog.size
         return int(np.count_nonzero(_in_sorted(catalog, self.ids))) / catalog.size
 
-    def gini(self, catalog: Optional[np.ndarray], over: str) -> float:
+    def gini(self, catalog: Optional[np.ndarray], over: str, divisor: str = "n_minus_1") -> float:
         if over == "catalog":
             assert catalog is not None
             pos = np.searchsorted(self.ids, catalog) if self.ids.size else np.zeros(catalog.size, dtype=np.int64)
@@ -263,7 +263,7 @@ class CatalogPart:
             v = np.where(found, self.counts[pos] if self.ids.size else 0, 0)
         else:
             v = self.counts[self.counts > 0]
-        return gini(v)
+        return gini(v, divisor)
 
     def personalization(self, similarity: str, k: Optional[int]) -> float:
         pairs = self.nonempty * (self.nonempty - 1) // 2
@@ -306,19 +306,20 @@ def _in_sorted(values: np.ndarray, sorted_ids: np.ndarray) -> np.ndarray:
     return sorted_ids[pos] == values
 
 
-def gini(counts: np.ndarray) -> float:
-    """Σ_j (2j - n - 1) c_j / ((n - 1) Σ c), counts sorted ascending (exact integers, one division)."""
+def gini(counts: np.ndarray, divisor: str = "n_minus_1") -> float:
+    """Σ_j (2j - n - 1) c_j / ((n - 1) Σ c), counts sorted ascending (exact integers, one division);
+    ``divisor="n"``: / (n Σ c) (RecBole's GiniIndex)."""
     n = counts.size
     c = np.sort(np.asarray(counts, dtype=np.int64))
     total = int(c.sum())
-    if n < 2 or total == 0:
+    if n < (2 if divisor == "n_minus_1" else 1) or total == 0:
         return math.nan
     j = np.arange(1, n + 1, dtype=np.int64)
     if n < (1 << 20) and int(c[-1]) < (1 << 40):
         num = int(np.sum((2 * j - n - 1) * c, dtype=np.int64))
     else:
         num = sum(int(a) * int(b) for a, b in zip((2 * j - n - 1).tolist(), c.tolist()))
-    return num / ((n - 1) * total)
+    return num / ((n - 1 if divisor == "n_minus_1" else n) * total)
 
 
 def _cosine_total(ids: np.ndarray, lens: np.ndarray, counts: np.ndarray) -> float:
@@ -498,7 +499,7 @@ class State:
             assert self.catalog is not None
             return part.coverage(self.catalog, m.options["outside"])
         if m.name == "gini":
-            return part.gini(self.catalog, m.options["over"])
+            return part.gini(self.catalog, m.options["over"], m.options["divisor"])
         if m.name == "personalization":
             return part.personalization(m.options["similarity"], m.k)
         if m.name == "score_entropy":

@@ -537,7 +537,11 @@ ARP = _cls(
     "popularity : {'users', 'interactions'}\nunseen : {'skip', 'zero'}\nnormalize : {'none', 'max', 'total'}\n",
 )
 Gini = _cls(
-    "Gini", "gini", "Gini index of the recommendation counts of catalog items.", "over : {'catalog', 'recommended'}\n"
+    "Gini",
+    "gini",
+    "Gini index of the recommendation counts of catalog items.",
+    "over : {'catalog', 'recommended'}\n"
+    "divisor : {'n_minus_1', 'n'} ('n': divided by n instead of n - 1, RecBole's GiniIndex)\n",
 )
 ScoreEntropy = _cls("ScoreEntropy", "score_entropy", "Entropy of the softmax of all top-k scores pooled.", "")
 

@@ -50,6 +50,7 @@ BEYOND_METRICS = [
     "arp(normalize=total)",
     "gini@3",
     "gini(over=recommended)@3",
+    "gini(divisor=n)@3",
     "score_entropy@3",
     "score_entropy",
     # the AUC family (docs/metrics.md 3.19.10-3.19.12)
@@ -203,7 +204,7 @@ def _reference(truth, lists, scores, train, feats, sim, metric, empty="skip"):
     if m.name == "coverage":
         return None, rb.coverage(lists_all, k, cat, o["outside"])
     if m.name == "gini":
-        return None, rb.gini(lists_all, k, cat, o["over"])
+        return None, rb.gini(lists_all, k, cat, o["over"], o["divisor"])
     if m.name == "score_entropy":
         return None, rb.score_entropy([scores.get(u, []) for u in users], k)
     raise AssertionError(metric)

@@ -234,7 +234,7 @@ def coverage(lists, k, catalog, outside="skip"):
     return len(rec if outside == "count" else rec & catalog) / len(catalog)
 
 
-def gini(lists, k, catalog, over="catalog"):
+def gini(lists, k, catalog, over="catalog", divisor="n_minus_1"):
     counts: dict = {}
     for lst in lists:
         for i in top(lst, k):
@@ -244,9 +244,10 @@ def gini(lists, k, catalog, over="catalog"):
     else:
         c = sorted(counts.values())
     n, total = len(c), sum(c)
-    if n < 2 or total == 0:
+    d = n - 1 if divisor == "n_minus_1" else n
+    if d < 1 or total == 0:
         return NAN
-    return sum((2 * (j + 1) - n - 1) * c[j] for j in range(n)) / ((n - 1) * total)
+    return sum((2 * (j + 1) - n - 1) * c[j] for j in range(n)) / (d * total)
 
 
 def score_entropy(score_lists, k):

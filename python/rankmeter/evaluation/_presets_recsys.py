@@ -1,4 +1,4 @@
-"""The recommender libraries' presets (RecTools, Microsoft Recommenders, Evidently,
+"""The recommender libraries' presets (RecBole, RecTools, Microsoft Recommenders, Evidently,
 torchmetrics, scikit-learn, ml_metrics, recmetrics, CAPRI), as plain tables.
 
 Each entry is the keyword arguments of ``Preset`` built by ``_presets.py``:
@@ -17,6 +17,61 @@ import math
 __all__ = ["RECSYS_PRESETS"]
 
 RECSYS_PRESETS: list[dict] = [
+    {
+        "name": "recbole",
+        "defaults": {
+            "empty": "skip",
+            "min_relevance": -math.inf,
+            "missing": "zero",
+            "recs_only": "skip",
+            "ties": "input",
+        },
+        "options": {
+            "ndcg": {"gain": "binary"},
+            "ap": {"denominator": "min_relevant_k"},
+            "arp": {"popularity": "interactions", "unseen": "zero"},
+            "gauc": {"negatives": "catalog", "one_class": "skip"},
+            "gini": {"divisor": "n"},
+        },
+        "metrics": (
+            ("Hit@k", "hit_rate@k"),
+            ("MRR@k", "rr@k"),
+            ("NDCG@k", "ndcg(gain=binary)@k"),
+            ("MAP@k", "ap(denominator=min_relevant_k)@k"),
+            ("Precision@k", "precision@k"),
+            ("Recall@k", "recall@k"),
+            ("GAUC", "gauc(negatives=catalog,one_class=skip) (train=the history RecBole masks)"),
+            ("ItemCoverage@k", "coverage@k (catalog=the item ids, see unmatched for [PAD])"),
+            ("AveragePopularity@k", "arp(popularity=interactions,unseen=zero)@k (train=the training interactions)"),
+            ("GiniIndex@k", "gini(divisor=n)@k (catalog=the item ids, see unmatched for [PAD])"),
+        ),
+        "unmatched": (
+            "RecBole rounds every mean to metric_decimal_place (4 by default) digits; rankmeter gives the exact "
+            "mean: round(res[metric], 4) prints RecBole's number",
+            "ItemCoverage and GiniIndex divide by dataset.item_num, which counts RecBole's [PAD] item (id 0, never "
+            "recommended): pass a catalog that holds one more, never recommended, item to get RecBole's number",
+            "a user without a test interaction is not in RecBole's evaluation (its data loader has no row for it): "
+            "rankmeter leaves users of the recommendations only out (recs_only='skip')",
+            "RecBole's lists are the top k of a full score matrix: each user's list holds max(topk) distinct items; "
+            "rankmeter also takes shorter lists (precision@k still divides by k) and refuses a repeated item",
+            "ShannonEntropy and TailPercentage: not yet in rankmeter",
+        ),
+        "doc": (
+            "RecBole 1.2.1 (recbole/evaluator/metrics.py), full-sort evaluation: the positives of a user are its "
+            "test interactions, whatever their rating (min_relevance=-inf: every truth row; pass min_relevance=t "
+            "for RecBole's `threshold` on a rating column); every metric reads the top max(topk) items of the user's row, and the mean is over "
+            "the users of the test set (the truth); Hit@k = 1 if a positive in the top k; MRR@k = 1 / "
+            "rank of the first positive within k; NDCG@k: binary gain, ideal of min(|R|, k) positives "
+            "(ndcg(gain=binary)); MAP@k = sum of P@j at the hits within k / min(|R|, k) "
+            "(ap(denominator=min_relevant_k)); Precision@k = hits / k; Recall@k = hits / |R|; "
+            "AveragePopularity@k = mean over the top k of the item's number of training interactions, 0 for an "
+            "item without one; ItemCoverage@k = distinct items of all top-k lists / number of items; "
+            "GiniIndex@k = Gini index of the items' recommendation counts over the catalog, divided by n, not n - 1 "
+            "(gini(divisor=n)); GAUC = AUC per user "
+            "over every unmasked catalog item, averaged with weights = positives, users with one class left out. "
+            "Verified against the live RecBole by tests/differential/recbole.py and tests/compat/test_gauc_recbole.py."
+        ),
+    },
     {
         "name": "rectools",
         "defaults": {
