@@ -160,6 +160,11 @@ class Column:
     max_grade: float
     mult: float
     at: float
+    rel_ret: float
+    nonrel_ret: float
+    rel_nonret: float
+    nonrel_nonret: float
+    num_docs: float
     below_min: BelowMin
     discount: Discount
     short_lists: ShortLists

@@ -1,5 +1,6 @@
 """trec_eval's walk measures: num_nonrel_judged, unjudged, rprec_mult, iprec, rbp_resid, bin_g,
-trec_g, ndcg_rel, rndcg, infap and rbp's scale=max_grade (docs/metrics.md 3.16, 3.18.1-3.18.10).
+trec_g, ndcg_rel, rndcg, infap, iprec_avg (11pt_avg), set_map, utility and rbp's scale=max_grade
+(docs/metrics.md 3.16, 3.18.1-3.18.13).
 
 The C++ pass against the pure-Python reference (tests/support/reference.py) on random truth with
 negative (unjudged), zero (judged non-relevant), fractional and -0.0 grades, users without truth
@@ -48,6 +49,13 @@ METRICS = [
     "ndcg_rel",
     "rndcg",
     "infap",
+    "iprec_avg",
+    "iprec_avg(cut=trec9)",
+    "set_map",
+    "set_map@3",
+    "utility",
+    "utility@2",
+    "utility(rel_ret=2,nonrel_ret=-1.5,rel_nonret=-0.25,nonrel_nonret=0.5,num_docs=30)",
     "rbp(p=0.9,gain=linear,scale=max_grade)",
     "rbp(gain=exponential,scale=max_grade)@3",
 ]

@@ -388,6 +388,31 @@ def iprec(ranked, truth, k, min_relevance, at=0.0, cut="round"):
     return max(precisions, default=0.0)
 
 
+def iprec_avg(ranked, truth, k, min_relevance, cut="round"):
+    # trec_eval's 11pt_avg: the mean of iprec at the recall levels 0.0, 0.1, ..., 1.0
+    return sum(iprec(ranked, truth, None, min_relevance, at=i / 10, cut=cut) for i in range(11)) / 11
+
+
+def set_map(ranked, truth, k, min_relevance):
+    # trec_eval's set_map: set_P x set_recall over the items read within k, hits^2 / (n |R|)
+    n = min(cutoff(ranked, k), len(ranked))
+    n_rel = len(relevant_set(truth, min_relevance))
+    h = hits(ranked, truth, k, min_relevance)
+    return safe_div(h * h, n * n_rel)
+
+
+def utility(
+    ranked, truth, k, min_relevance, rel_ret=1.0, nonrel_ret=-1.0, rel_nonret=0.0, nonrel_nonret=0.0, num_docs=0.0
+):
+    # trec_eval's utility with its four coefficients and collection size (-N); 0 for an empty list
+    n = min(cutoff(ranked, k), len(ranked))
+    if n == 0:
+        return 0.0
+    n_rel = len(relevant_set(truth, min_relevance))
+    h = hits(ranked, truth, k, min_relevance)
+    return rel_ret * h + nonrel_ret * (n - h) + rel_nonret * (n_rel - h) + nonrel_nonret * (num_docs + h - n - n_rel)
+
+
 def rbp_resid(ranked, truth, k, min_relevance, p=0.9):
     # trec_eval's rbp_resid: what RBP could still gain were every unjudged item of the top k
     # (no truth row, or a negative grade) relevant, plus the mass p^n past the list; 0 when
@@ -627,6 +652,18 @@ METRICS: dict[str, tuple[Any, dict[str, Any]]] = {
     "ndcg_rel": (ndcg_rel, {}),
     "rndcg": (rndcg, {}),
     "infap": (infap, {}),
+    "iprec_avg": (iprec_avg, {"cut": ("round", _choice("round", "trec9"))}),
+    "set_map": (set_map, {}),
+    "utility": (
+        utility,
+        {
+            "rel_ret": (1.0, _float),
+            "nonrel_ret": (-1.0, _float),
+            "rel_nonret": (0.0, _float),
+            "nonrel_nonret": (0.0, _float),
+            "num_docs": (0.0, _float),
+        },
+    ),
     "hit_rate": (hit_rate, {}),
     "rr": (rr, {}),
     "arhr": (arhr, {}),
@@ -659,6 +696,7 @@ COUNT_LIKE = {
     "num_nonrel_judged",
     "unjudged",
     "rbp_resid",
+    "utility",
 }
 
 

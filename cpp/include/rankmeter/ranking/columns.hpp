@@ -100,6 +100,9 @@ struct Column {
   double max_grade = 4.0;  // err
   double mult = 1.0;       // rprec_mult: the multiple of |R|
   double at = 0.0;         // iprec: the recall level in [0, 1]
+  // utility: the weights of relevant retrieved, non-relevant retrieved, relevant not retrieved and
+  // non-relevant not retrieved items, and the collection size N
+  double rel_ret = 1.0, nonrel_ret = -1.0, rel_nonret = 0.0, nonrel_nonret = 0.0, num_docs = 0.0;
   BelowMin below_min = BelowMin::gain;
   Discount discount = Discount::reciprocal;  // dcg, ndcg
   ShortLists short_lists = ShortLists::pad;
@@ -261,6 +264,25 @@ inline double rr(const Snap& s, const UserRec&, const Column&, int) {
 
 inline double arhr(const Snap& s, const UserRec&, const Column&, int) { return s.arhr; }
 
+// n: the items read within the cutoff
+inline double read_within(const UserRec& r, const Column& c) {
+  return static_cast<double>(std::min(k_of(c, r), r.n_eff));
+}
+
+inline double set_map(const Snap& s, const UserRec& r, const Column& c, int) {
+  // trec_eval set_map: set_P x set_recall = hits^2 / (n |R|), 0 when n or |R| is 0
+  const double H = static_cast<double>(s.hits), den = read_within(r, c) * static_cast<double>(r.nrel);
+  return den > 0 ? H * H / den : 0.0;
+}
+
+inline double utility(const Snap& s, const UserRec& r, const Column& c, int) {
+  // trec_eval utility: a hits + b (n - hits) + c (|R| - hits) + d (N + hits - n - |R|); a user
+  // without an item read scores 0 (trec_eval does not score such a query)
+  const double H = static_cast<double>(s.hits), n = read_within(r, c), R = static_cast<double>(r.nrel);
+  if (n == 0) return 0.0;
+  return c.rel_ret * H + c.nonrel_ret * (n - H) + c.rel_nonret * (R - H) + c.nonrel_nonret * (c.num_docs + H - n - R);
+}
+
 // Ideal formula: f(snapshot, the user's ideal DCG for this column, variant).
 inline double ndcg(const Snap& s, double idcg, int v) { return idcg > 0 ? s.dcg[v] / idcg : 0.0; }
 
@@ -392,6 +414,18 @@ inline double iprec(const detail::Finds& f, const Column& c, Rel relevant, Grade
     if (j >= cut) best = std::max(best, static_cast<double>(j) / static_cast<double>(f.pos[q]));
   }
   return j >= cut ? best : 0.0;
+}
+
+template <class Rel, class Grade>
+inline double iprec_avg(const detail::Finds& f, const Column& c, Rel relevant, Grade grade) {
+  // trec_eval 11pt_avg: iprec at the levels i / 10, i = 0..10, summed in that order, / 11
+  Column at = c;
+  double sum = 0.0;
+  for (int i = 0; i <= 10; ++i) {
+    at.at = static_cast<double>(i) / 10.0;
+    sum += iprec(f, at, relevant, grade);
+  }
+  return sum / 11.0;
 }
 
 template <class Rel, class Grade>
