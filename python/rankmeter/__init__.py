@@ -14,8 +14,8 @@ from .compare import Comparison, compare
 from .compare import ci as _ci
 from .compare import plot_result as _plot_result
 from .evaluation import PRESETS, AgreementResult, Result, agreement, evaluate, partial
-from .evaluation._groups import GroupedState, activity_groups
 from .evaluation._fusion import fuse, optimize_fusion, train_fusion
+from .evaluation._groups import GroupedState, activity_groups
 from .evaluation._shortcuts import (
     alpha_ndcg,
     arhr,

@@ -40,9 +40,9 @@ from ._accuracy import accuracy_pass, count_no_relevant
 from ._beyond import Context, check_context, run_beyond
 from ._capri import apply_capri_ndcg, check_capri_options
 from ._costs import check_costs
-from ._groups import GroupedState, check_groups_spec, grouped_state, resolve_groups
 from ._evidently import apply_evidently, check_evidently_options, check_evidently_ties, uses_evidently
 from ._gdeval import apply_gdeval_rounding
+from ._groups import check_groups_spec, grouped_state, resolve_groups
 from ._options import EvalOptions
 from ._result import Result
 from ._tie_groups import combine, tie_groups
@@ -542,9 +542,7 @@ def evaluate_with(
     )
 
 
-def partial_with(
-    truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions, user_groups: Any = None
-) -> Union[State, GroupedState]:
+def partial_with(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions, user_groups: Any = None) -> State:
     """:func:`partial` with its options already gathered in one :class:`EvalOptions`."""
     if user_groups is not None:
         return _grouped(truth, recs, metrics, options, user_groups)[1]
@@ -553,7 +551,7 @@ def partial_with(
 
 # --------------------------------------------------------------------------- user_groups= (evaluation/_groups.py)
 def _grouped(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions, user_groups: Any) -> tuple:
-    """One pass keeping per-user values, then one exact state per group: (plan, values, GroupedState, codes)."""
+    """One pass keeping per-user values, then one exact state per group: (plan, GroupedState, values, codes)."""
     check_groups_spec(user_groups)
     p, values, state = _call(truth, recs, metrics, options, True)
     table_kw = {k: v for k, v in options.resolved().columns().items() if v is not None}
@@ -570,10 +568,10 @@ def _evaluate_grouped(
         list(dict.fromkeys(p.keys)),
         p.key_to_col,
         p.canon_to_col,
-        gs.total,
+        gs,
         p.users,
         dict(p.meta),
-        gs.total.values(),
+        gs.values(),
         per_user=per_user,
     )
     res._grouping = (gs, codes if per_user else None)
@@ -771,7 +769,7 @@ def partial(
     recs_user_col: Optional[str] = None,
     recs_item_col: Optional[str] = None,
     user_groups: Any = None,
-) -> Union[State, GroupedState]:
+) -> State:
     """Evaluate one batch of users and return its mergeable exact :class:`State`.
 
     Same arguments as :func:`evaluate`. Merge the states of disjoint batches
@@ -794,8 +792,9 @@ def partial(
     against one truth: ``partial(truth, shard, ..., missing="skip")`` per shard, so
     each shard evaluates only its own users (see docs/metrics.md, "Evaluating in pieces").
 
-    With ``user_groups=`` (as in :func:`evaluate`) it returns a ``GroupedState``: the
-    total state and one exact state per group, merged the same way (docs/fairness.md).
+    With ``user_groups=`` (as in :func:`evaluate`) it returns a ``GroupedState``: a State
+    of all users that also holds one exact state per group (``.groups``), merged the same
+    way (docs/fairness.md).
     """
     return partial_with(truth, recs, metrics, EvalOptions.pick("partial", locals()), user_groups)
 

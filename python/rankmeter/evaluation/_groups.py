@@ -17,7 +17,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import _core
-from .._aggregate import META_KEYS, Means, State, _as_key_ids, _id_kind, _plain, limbs_to_int
+from .._aggregate import META_KEYS, State, _as_key_ids, _id_kind, _plain, limbs_to_int
 from .._options import resolve_threads
 
 __all__ = ["ActivityGroups", "activity_groups", "GroupedState", "resolve_groups", "grouped_state", "gap_table"]
@@ -56,9 +56,7 @@ class ActivityGroups:
 
     def codes(self, users: np.ndarray) -> np.ndarray:
         """Each user's bucket: the index of its label."""
-        return np.searchsorted(np.asarray(self.bins, dtype=np.int64), self.counts(users), side="right").astype(
-            np.int64
-        )
+        return np.searchsorted(np.asarray(self.bins, dtype=np.int64), self.counts(users), side="right").astype(np.int64)
 
     def __repr__(self) -> str:
         return f"ActivityGroups(bins={list(self.bins)}, labels={list(self.labels)}, {self._users.size} train users)"
@@ -190,7 +188,7 @@ def _truth_column(truth: Any, name: str, table_kw: dict) -> tuple[np.ndarray, np
                 from ..inputs._sources import classify
 
                 kind = classify(x)
-            except Exception:  # noqa: BLE001 - not a readable path: the TypeError below says what is expected
+            except Exception:
                 kind = None
             if kind == "parquet":
                 import pyarrow.parquet as pq
@@ -234,7 +232,9 @@ def resolve_groups(spec: Any, users: np.ndarray, truth: Any = None, table_kw: Op
         s = spec
         if hasattr(s, "cat"):  # a categorical: its categories are the groups, used or not
             labels = [_plain(c) for c in s.cat.categories.tolist()]
-            labels, keys, kc = _dedupe(s.index.to_numpy(), labels, s.cat.codes.to_numpy().astype(np.int64), "the Series")
+            labels, keys, kc = _dedupe(
+                s.index.to_numpy(), labels, s.cat.codes.to_numpy().astype(np.int64), "the Series"
+            )
         else:
             vals = s.to_numpy()
             if vals.dtype.kind in "US":
@@ -309,26 +309,54 @@ def grouped_state(
     return GroupedState(state, groups)
 
 
-class GroupedState:
-    """The mergeable exact state of an evaluation with ``user_groups=``: ``total`` (the
-    :class:`rankmeter.State` of all users) and ``groups`` (label -> the State of that group's users).
+class GroupedState(State):
+    """The mergeable exact state of an evaluation with ``user_groups=``: a :class:`rankmeter.State` of
+    all users (its means are those of the call without groups) that also holds ``groups``, label ->
+    the State of that group's users.
 
     Merge the states of disjoint batches (``a.merge(b)``, ``GroupedState.merge_all``) in any order:
     every group's means are those of one call, bit for bit. A group's state counts its users in
-    ``meta['n_users']`` (the other counts are kept for ``total`` only).
+    ``meta['n_users']`` (the other counts are kept for all users only).
     """
 
-    __slots__ = ("total", "groups")
+    __slots__ = ("groups",)
 
     def __init__(self, total: State, groups: Mapping[Any, State]):
-        self.total = total
+        super().__init__(
+            total.names,
+            total.sums,
+            total.counts,
+            total.meta,
+            total._users,
+            keys=total.keys,
+            parts=total.parts,
+            catalog=total.catalog,
+            context=total.context,
+            users_sorted=total._users_sorted,
+        )
         self.groups = dict(groups)
+
+    @property
+    def total(self) -> State:
+        """The state of all users, without the groups (a plain :class:`rankmeter.State`)."""
+        return State(
+            self.names,
+            self.sums,
+            self.counts,
+            self.meta,
+            self._users,
+            keys=self.keys,
+            parts=self.parts,
+            catalog=self.catalog,
+            context=self.context,
+            users_sorted=self._users_sorted,
+        )
 
     @property
     def labels(self) -> list:
         return list(self.groups)
 
-    def merge(self, other: GroupedState) -> GroupedState:
+    def merge(self, other: State) -> GroupedState:
         if not isinstance(other, GroupedState):
             raise TypeError(
                 f"`other` must be a GroupedState (a partial(..., user_groups=...) result), got {type(other).__name__}"
@@ -336,7 +364,7 @@ class GroupedState:
         return GroupedState.merge_all([self, other])
 
     @staticmethod
-    def merge_all(states: Iterable[GroupedState]) -> GroupedState:
+    def merge_all(states: Iterable[State]) -> GroupedState:
         states = list(states)
         if not states:
             raise ValueError("`states` is empty")
@@ -346,10 +374,11 @@ class GroupedState:
                     "`states` must hold GroupedState objects (partial(..., user_groups=...)), got "
                     f"{type(s).__name__}; a plain State has no groups"
                 )
-        total = State.merge_all([s.total for s in states])
+        grouped = [s for s in states if isinstance(s, GroupedState)]
+        total = State.merge_all([s.total for s in grouped])
         labels: list = []
         seen: set = set()
-        for s in states:
+        for s in grouped:
             for label in s.groups:
                 if label not in seen:
                     seen.add(label)
@@ -358,12 +387,8 @@ class GroupedState:
             labels.sort()
         except TypeError:
             labels.sort(key=_label_key)
-        groups = {lab: State.merge_all([s.groups[lab] for s in states if lab in s.groups]) for lab in labels}
+        groups = {lab: State.merge_all([s.groups[lab] for s in grouped if lab in s.groups]) for lab in labels}
         return GroupedState(total, groups)
-
-    def finalize(self) -> Means:
-        """The means over all users (like :meth:`rankmeter.State.finalize`)."""
-        return self.total.finalize()
 
     def group_means(self) -> dict:
         """``{label: Means}``: each group's means."""
@@ -371,7 +396,7 @@ class GroupedState:
 
     def by_group(self):
         """A pandas DataFrame: one row per group (index ``group``), ``n_users``, then one column per metric."""
-        return _frame_by_group(self.total, self.groups)
+        return _frame_by_group(self, self.groups)
 
     def gaps(self):
         """Gap summaries per metric (docs/fairness.md): max - min, min / max, Elliot's MAD (no p-value)."""
@@ -388,13 +413,15 @@ class GroupedState:
             try:
                 lb = json.dumps(label).encode("utf-8")
             except TypeError:
-                raise ValueError(f"group label {label!r} cannot be written: labels must be str, int, float or None")
+                raise ValueError(
+                    f"group label {label!r} cannot be written: labels must be str, int, float or None"
+                ) from None
             sb = s.to_bytes()
             out += [struct.pack("<I", len(lb)), lb, struct.pack("<Q", len(sb)), sb]
         return b"".join(out)
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> GroupedState:
+    def from_bytes(cls, data: Any) -> GroupedState:
         import json
 
         data = bytes(data)
@@ -419,6 +446,13 @@ class GroupedState:
         if off != len(data):
             raise ValueError("`data` has trailing bytes")
         return cls(total, groups)
+
+    def __eq__(self, other: Any) -> bool:
+        if not isinstance(other, GroupedState):
+            return NotImplemented
+        return self.to_bytes() == other.to_bytes()
+
+    __hash__ = None
 
     def __repr__(self) -> str:
         return f"GroupedState({len(self.groups)} groups, {self.total!r})"
@@ -509,9 +543,7 @@ __all__ += ["permutation_pvalues", "check_permutation_args", "META_KEYS"]
 
 def check_groups_spec(spec: Any) -> None:
     """The form of ``user_groups=``, checked before any work."""
-    if isinstance(spec, (ActivityGroups, str, Mapping)) or (
-        type(spec).__name__ == "Series" and hasattr(spec, "index")
-    ):
+    if isinstance(spec, (ActivityGroups, str, Mapping)) or (type(spec).__name__ == "Series" and hasattr(spec, "index")):
         return
     raise TypeError(
         "`user_groups` must be a mapping user -> group, a pandas Series (index: user), the name of a column of "
