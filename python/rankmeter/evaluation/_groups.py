@@ -24,6 +24,7 @@ __all__ = ["ActivityGroups", "activity_groups", "GroupedState", "resolve_groups"
 
 _PERMUTATION_DOMAIN = 3  # the random stream of the group-label permutations (1, 2: compare's sign flips, bootstrap)
 _EPS = 2.0**-52
+_PARALLEL_SLICE = 1 << 18  # a group's slice at least this long is summed by every thread
 _FIX = (
     "every evaluated user needs exactly one group: add them, e.g. "
     "user_groups={**groups, **dict.fromkeys(users_without_group, 'unknown')}, or for a pandas Series "
@@ -141,6 +142,13 @@ def _factorize(values: np.ndarray) -> tuple[list, np.ndarray]:
     if values.dtype != object:
         labels, codes = np.unique(values, return_inverse=True)
         return [_plain(x) for x in labels], codes.reshape(-1).astype(np.int64)
+    try:  # pandas' hash factorizer: no Python pass over the users (None and NaN come back as -1)
+        import pandas as pd
+
+        codes_pd, uniques = pd.factorize(values, sort=True, use_na_sentinel=True)
+        return [_plain(x) for x in uniques.tolist()], np.asarray(codes_pd, dtype=np.int64)
+    except (ImportError, TypeError):  # no pandas, or labels of several kinds (1 and "a") that do not sort
+        pass
     vals = values.tolist()
     distinct = {v for v in vals if not _is_missing(v)}
     try:
@@ -292,7 +300,8 @@ def grouped_state(
             a, b = int(bounds[g]), int(bounds[g + 1])
             if a == b:
                 continue
-            limbs, count = _core.exact_sum(vs[a:b], n_threads)
+            # a short slice in one thread: waking a team costs more than it sums (the sum is exact either way)
+            limbs, count = _core.exact_sum(vs[a:b], n_threads if b - a >= _PARALLEL_SLICE else 1)
             sums[g][i], counts[g][i] = limbs_to_int(limbs), int(count)
         if sum(s[i] for s in sums) != state.sums[i] or sum(c[i] for c in counts) != state.counts[i]:
             raise ValueError(
