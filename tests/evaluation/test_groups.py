@@ -258,3 +258,30 @@ def test_result_without_groups_and_means_only_results_say_what_is_missing():
         res.group_gaps(n_permutations=9)
     with pytest.raises(ValueError, match="n_permutations"):
         res.group_gaps(n_permutations=-1)
+
+
+# --------------------------------------------------------------------------- evaluate_stream
+@pytest.mark.parametrize("batch_rows", [1, 3, 1000])
+def test_stream_group_means_equal_the_in_memory_ones_bit_for_bit(tmp_path, batch_rows):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    rng = np.random.default_rng(5)
+    users = np.arange(40, dtype=np.int64)
+    truth = {int(u): {int(i): int(rng.integers(0, 3)) for i in rng.choice(30, 4, replace=False)} for u in users}
+    rows = [(int(u), int(i), r) for u in users[:35] for r, i in enumerate(rng.choice(30, 6, replace=False), 1)]
+    table = pa.table({k: [row[j] for row in rows] for j, k in enumerate(["user_id", "item_id", "rank"])})
+    pq.write_table(table, tmp_path / "recs.parquet")
+    groups = {int(u): ("a", "b", "c")[int(u) % 3] for u in users}
+    recs: dict[int, list[int]] = {}
+    for u, i, _ in rows:
+        recs.setdefault(u, []).append(i)
+    want = rm.evaluate(truth, recs, METRICS, user_groups=groups).by_group()
+    got = rm.evaluate_stream(
+        truth, str(tmp_path / "recs.parquet"), METRICS, batch_rows=batch_rows, progress=False, user_groups=groups
+    )
+    table_got = got.by_group()
+    assert list(table_got.index) == list(want.index)
+    for col in want.columns:
+        assert same_bits(table_got[col].to_numpy(), want[col].to_numpy()), col
+    with pytest.raises(TypeError, match="names a truth column"):
+        rm.evaluate_stream(truth, str(tmp_path / "recs.parquet"), METRICS, progress=False, user_groups="country")
