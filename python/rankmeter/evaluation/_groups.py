@@ -167,6 +167,8 @@ def _from_pairs(keys: np.ndarray, values: np.ndarray, what: str) -> tuple[list, 
 
 def _dedupe(keys: np.ndarray, labels: list, codes: np.ndarray, what: str) -> tuple[list, np.ndarray, np.ndarray]:
     k = _as_key_ids(keys)
+    if k.size > 1 and bool(np.all(k[1:] > k[:-1])):  # sorted and distinct already (e.g. a Series on user ids)
+        return labels, k, codes
     order = np.argsort(k, kind="stable")
     k, codes = k[order], codes[order]
     if k.size > 1:
@@ -244,10 +246,17 @@ def resolve_groups(spec: Any, users: np.ndarray, truth: Any = None, table_kw: Op
                 s.index.to_numpy(), labels, s.cat.codes.to_numpy().astype(np.int64), "the Series"
             )
         else:
-            vals = s.to_numpy()
-            if vals.dtype.kind in "US":
-                vals = vals.astype(object)
-            labels, keys, kc = _from_pairs(s.index.to_numpy(), vals, "the Series")
+            try:  # pandas factorizes its own (e.g. Arrow-backed string) columns without a copy to objects
+                import pandas as pd
+
+                codes_pd, uniques = pd.factorize(s, sort=True, use_na_sentinel=True)
+                labels = [_plain(x) for x in list(uniques)]
+                labels, keys, kc = _dedupe(s.index.to_numpy(), labels, np.asarray(codes_pd, np.int64), "the Series")
+            except TypeError:  # labels of several kinds that do not sort
+                vals = s.to_numpy()
+                if vals.dtype.kind in "US":
+                    vals = vals.astype(object)
+                labels, keys, kc = _from_pairs(s.index.to_numpy(), vals, "the Series")
     elif isinstance(spec, Mapping):
         keys_in = np.asarray(list(spec.keys()))
         if keys_in.dtype.kind not in "iu":
@@ -263,8 +272,11 @@ def resolve_groups(spec: Any, users: np.ndarray, truth: Any = None, table_kw: Op
     codes = np.full(users_k.size, -1, dtype=np.int64)
     if users_k.size:
         _check_id_kinds(keys, users_k, "the groups are given for")
-        pos, found = _lookup(keys, users_k)
-        codes[found] = kc[pos[found]]
+        if keys.shape == users_k.shape and bool(np.all(keys == users_k)):  # the groups of exactly these users
+            codes = np.asarray(kc, dtype=np.int64)
+        else:
+            pos, found = _lookup(keys, users_k)
+            codes[found] = kc[pos[found]]
     bad = np.flatnonzero(codes < 0)
     if bad.size:
         shown = ", ".join(repr(_plain(users_k[i])) for i in bad[:5].tolist())
@@ -290,7 +302,8 @@ def grouped_state(
             "values), so it has no per-group mean; evaluate it in a call without user_groups"
         )
     n_groups = len(labels)
-    order = np.argsort(codes, kind="stable")
+    small = np.uint8 if n_groups <= 1 << 8 else np.uint16 if n_groups <= 1 << 16 else np.int64
+    order = np.argsort(codes.astype(small), kind="stable")  # a radix sort for 8- and 16-bit codes
     bounds = np.searchsorted(codes[order], np.arange(n_groups + 1), side="left")
     sums = [[0] * len(values) for _ in range(n_groups)]
     counts = [[0] * len(values) for _ in range(n_groups)]
@@ -506,13 +519,20 @@ def permutation_pvalues(
     w = np.where(valid, values, 0.0)
     gamma = 2.0 * max(n, 1) * _EPS * (np.abs(w).max(axis=0) if n else np.zeros(n_cols))
 
+    flat_w = np.ascontiguousarray(w).reshape(-1)
+    flat_v = np.ascontiguousarray(valid, dtype=np.float64).reshape(-1)
+    col = np.arange(n_cols, dtype=np.int64)
+
     def ranges(c: np.ndarray) -> np.ndarray:
-        out = np.empty(n_cols)
-        for j in range(n_cols):
-            s = np.bincount(c, weights=w[:, j], minlength=n_groups)
-            k = np.bincount(c, weights=valid[:, j], minlength=n_groups)
-            m = s[k > 0] / k[k > 0]
-            out[j] = m.max() - m.min() if m.size >= 2 else math.nan
+        # every (group, column) sum in one bincount over the users x columns values, in row order
+        idx = (c[:, None] * n_cols + col).reshape(-1)
+        s = np.bincount(idx, weights=flat_w, minlength=n_groups * n_cols).reshape(n_groups, n_cols)
+        k = np.bincount(idx, weights=flat_v, minlength=n_groups * n_cols).reshape(n_groups, n_cols)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            m = np.where(k > 0, s / np.where(k > 0, k, 1), np.nan)
+        has = (k > 0).sum(axis=0)
+        out = np.nanmax(np.where(k > 0, m, -np.inf), axis=0) - np.nanmin(np.where(k > 0, m, np.inf), axis=0)
+        out[has < 2] = math.nan
         return out
 
     observed = ranges(codes)
