@@ -285,3 +285,16 @@ def test_stream_group_means_equal_the_in_memory_ones_bit_for_bit(tmp_path, batch
         assert same_bits(table_got[col].to_numpy(), want[col].to_numpy()), col
     with pytest.raises(TypeError, match="names a truth column"):
         rm.evaluate_stream(truth, str(tmp_path / "recs.parquet"), METRICS, progress=False, user_groups="country")
+
+
+# --------------------------------------------------------------------------- compare
+def test_compare_reports_each_runs_group_means_as_evaluate_does():
+    runs = {"one": RECS, "two": {"a": [2, 1], "b": [3], "c": [4, 9], "d": [9]}}
+    groups = {"a": "x", "b": "x", "c": "y", "d": "y"}
+    cmp = rm.compare(TRUTH, runs, ["ndcg@3", "ap"], user_groups=groups, n_resamples=99)
+    table = cmp.by_group()
+    assert list(table.index) == [("one", "x"), ("one", "y"), ("two", "x"), ("two", "y")]
+    for run, recs in runs.items():
+        want = rm.evaluate(TRUTH, recs, ["ndcg@3", "ap"], user_groups=groups).by_group()
+        for col in want.columns:
+            assert same_bits(table.loc[run][col].to_numpy(), want[col].to_numpy())
