@@ -38,6 +38,12 @@ def grouped_case(draw):
     n_groups = draw(st.integers(1, 4))
     labels = draw(st.lists(st.integers(0, n_groups - 1), min_size=31, max_size=31))
     seed = draw(st.integers(0, 2**32 - 1))
+    if draw(st.booleans()):  # string user and item ids (labels stay indexed by the int user)
+        labels = {f"u{u}": labels[u] for u in range(31)}
+        truth = {f"u{u}": {f"i{i}": g for i, g in t.items()} for u, t in truth.items()}
+        recs = {f"u{u}": [f"i{i}" for i in r] for u, r in recs.items()}
+    else:
+        labels = dict(enumerate(labels))
     return truth, recs, opts, labels, seed
 
 
@@ -70,7 +76,7 @@ def test_each_group_mean_equals_evaluate_restricted_to_the_group_bit_for_bit(cas
     users = plain.users.tolist()
     # every evaluated user gets a group; "ghost" holds a user that is not evaluated: an empty group
     groups = {u: f"g{labels[u]}" for u in users}
-    groups[1000] = "ghost"
+    groups["nobody" if isinstance(next(iter(labels)), str) else 1000] = "ghost"  # not evaluated: an empty group
     res = rm.evaluate(truth, recs, METRICS, user_groups=groups, **opts)
     table = res.by_group()
     assert list(table.index) == sorted(set(groups.values()))
