@@ -368,7 +368,13 @@ def stream_state(batches: Iterable[Any], plan: Plan) -> Optional[State]:
                 f.cancel()
     if not states:
         return None
-    return states[0] if len(states) == 1 else State.merge_all(states)
+    if len(states) == 1:
+        return states[0]
+    if plan.user_groups is not None:  # user_groups=: the chunks' GroupedStates, merged group by group
+        from .evaluation._groups import GroupedState
+
+        return GroupedState.merge_all(states)
+    return State.merge_all(states)
 
 
 def stream_per_user(batches: Iterable[Any], plan: Plan, names: list) -> Iterator[Any]:
