@@ -15,6 +15,7 @@ from .compare import ci as _ci
 from .compare import plot_result as _plot_result
 from .evaluation import PRESETS, AgreementResult, Result, agreement, evaluate, partial
 from .evaluation._fusion import fuse, optimize_fusion, train_fusion
+from .evaluation._groups import GroupedState, activity_groups
 from .evaluation._shortcuts import (
     alpha_ndcg,
     arhr,
@@ -61,6 +62,8 @@ __all__ = [
     "StreamResult",
     "Result",
     "State",
+    "GroupedState",
+    "activity_groups",
     "Truth",
     "Recs",
     "metrics",

@@ -63,6 +63,8 @@ class Plan:
     # list form: a task evaluates its Arrow batches in groups of about this many bytes (None: CHUNK_BYTES,
     # read when the plan is built, on the driver)
     chunk_bytes: Optional[int] = None
+    # user_groups= (docs/fairness.md): a mapping, Series or activity buckets shipped to every task
+    user_groups: Any = None
 
     def __post_init__(self) -> None:
         if self.chunk_bytes is None:
@@ -296,7 +298,9 @@ def _inputs(table: Any, plan: Plan) -> tuple[Any, Any, dict]:
 def partition_state(table: Any, plan: Plan) -> State:
     """The exact mergeable state of the users in one partition (an Arrow table, possibly empty)."""
     truth, recs, cols = _inputs(table, plan)
-    return partial_with(truth, recs, plan.metrics, plan.options.replace(**plan.context, **cols))
+    return partial_with(
+        truth, recs, plan.metrics, plan.options.replace(**plan.context, **cols), user_groups=plan.user_groups
+    )
 
 
 def partition_per_user(table: Any, plan: Plan, names: list) -> Any:
@@ -364,7 +368,13 @@ def stream_state(batches: Iterable[Any], plan: Plan) -> Optional[State]:
                 f.cancel()
     if not states:
         return None
-    return states[0] if len(states) == 1 else State.merge_all(states)
+    if len(states) == 1:
+        return states[0]
+    if plan.user_groups is not None:  # user_groups=: the chunks' GroupedStates, merged group by group
+        from .evaluation._groups import GroupedState
+
+        return GroupedState.merge_all(states)
+    return State.merge_all(states)
 
 
 def stream_per_user(batches: Iterable[Any], plan: Plan, names: list) -> Iterator[Any]:
@@ -375,6 +385,11 @@ def stream_per_user(batches: Iterable[Any], plan: Plan, names: list) -> Iterator
 
 def merge_blobs(blobs: list, plan: Plan) -> State:
     """Merge the states emitted by the tasks (an empty state when no partition held a user)."""
+    from .evaluation._groups import GroupedState
+
+    if plan.user_groups is not None:
+        grouped = [GroupedState.from_bytes(bytes(b)) for b in blobs if b is not None]
+        return GroupedState.merge_all(grouped) if grouped else partition_state(None, plan)
     states = [State.from_bytes(bytes(b)) for b in blobs if b is not None]
     if not states:
         return partition_state(None, plan)

@@ -27,6 +27,7 @@ from ._partitions import (
     partition_state,
 )
 from .evaluation import EvalOptions
+from .evaluation._groups import check_groups_spec
 
 if TYPE_CHECKING:
     from ._aggregate import Means
@@ -119,6 +120,7 @@ def evaluate(
     costs: Any = None,
     partitions: Optional[int] = None,
     state: bool = False,
+    user_groups: Any = None,
     **options: Any,
 ) -> Union[Means, State]:
     """Evaluate recommendations held in a Dask DataFrame; the means of :func:`rankmeter.evaluate`, bit for bit.
@@ -132,6 +134,10 @@ def evaluate(
     shipped to the tasks in the graph) or any form :func:`rankmeter.evaluate`
     takes. Returns ``State.finalize()`` (``Means`` with ``.meta``), or the
     merged ``State`` with ``state=True``.
+
+    ``user_groups`` (a mapping user -> group, a pandas Series or ``rm.activity_groups(...)``, shipped to
+    every task; docs/fairness.md): every task keeps one exact state per group; with ``state=True`` the
+    merged ``GroupedState``'s ``by_group()`` equals ``rm.evaluate(...).by_group()`` bit for bit.
     """
     import pandas as pd
 
@@ -166,6 +172,13 @@ def evaluate(
         cols["item_col"],
     )
     rank_col, score_col, relevance_col = cols["rank_col"], cols["score_col"], cols["relevance_col"]
+    if user_groups is not None:
+        if isinstance(user_groups, str):
+            raise TypeError(
+                f"`user_groups={user_groups!r}` names a truth column, which rankmeter.dask cannot read: pass a "
+                "mapping user -> group or a pandas Series"
+            )
+        check_groups_spec(user_groups)
     given = EvalOptions.pick("rankmeter.dask.evaluate", locals(), **options)
     opts = check_options(given)
     ctx = {k: v for k, v in given.context().items() if v is not None and k != "train"}
@@ -188,6 +201,7 @@ def evaluate(
             options=opts,
             context=ctx,
             item_col=item_col,
+            user_groups=user_groups,
         )
         frame = df[keep]
         if partitions:
@@ -204,6 +218,7 @@ def evaluate(
             item_col=item_col,
             pos_col=pos,
             rel_col=relevance_col,
+            user_groups=user_groups,
         )
 
     def task(pdf: Any) -> Any:

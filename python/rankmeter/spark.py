@@ -45,6 +45,7 @@ from ._partitions import (
     stream_state,
 )
 from .evaluation import EvalOptions, context_needs
+from .evaluation._groups import check_groups_spec
 
 if TYPE_CHECKING:
     from ._aggregate import Means
@@ -211,6 +212,7 @@ def evaluate(
     partitions: Optional[int] = None,
     state: bool = False,
     arrow_batch_bytes: Optional[int] = ARROW_BATCH_BYTES,
+    user_groups: Any = None,
     **options: Any,
 ) -> Union[Means, State]:
     """Evaluate recommendations held in a Spark DataFrame; the means of :func:`rankmeter.evaluate`, bit for bit.
@@ -263,6 +265,10 @@ def evaluate(
     such a train small enough for the driver. ``item_features``,
     ``item_similarity`` and ``catalog`` are local objects shipped the same way.
 
+    ``user_groups`` (a mapping user -> group, a pandas Series or ``rm.activity_groups(...)``, shipped to
+    every task with the plan; docs/fairness.md): every task keeps one exact state per group; with
+    ``state=True`` the merged ``GroupedState``'s ``by_group()`` equals ``rm.evaluate(...).by_group()``.
+
     Returns
     -------
     Means
@@ -284,9 +290,17 @@ def evaluate(
         or not 0 < arrow_batch_bytes < 2**31 - 1
     ):
         raise ValueError(f"`arrow_batch_bytes` must be None or an int in [1, 2^31 - 2], got {arrow_batch_bytes!r}")
+    if user_groups is not None:
+        if isinstance(user_groups, str):
+            raise TypeError(
+                f"`user_groups={user_groups!r}` names a truth column, which rankmeter.spark cannot read: pass a "
+                "mapping user -> group or a pandas Series"
+            )
+        check_groups_spec(user_groups)
     opts = EvalOptions.pick("rankmeter.spark.evaluate", locals(), **options)
     cols = dict(opts.columns(), recs_col=recs_col, truth_col=truth_col, scores_col=scores_col, grades_col=grades_col)
     plan, frame = _plan_and_frame(df, metrics, truth, cols, opts, partitions)
+    plan.user_groups = user_groups  # docs/fairness.md: shipped to every task with the plan
 
     def task(batches):
         import pyarrow as pa

@@ -39,6 +39,7 @@ import numpy as np
 
 from ._aggregate import Means, State
 from .evaluation import EvalOptions, evaluate_with
+from .evaluation._groups import GroupedState, check_groups_spec
 from .inputs import Recs, Truth, to_truth
 from .inputs._chunks import (
     as_batches,
@@ -81,6 +82,12 @@ class StreamResult:
 
     def keys(self) -> list:
         return list(self.means.keys())
+
+    def by_group(self) -> Any:
+        """Each group's exact means (``user_groups=``; docs/fairness.md): a pandas DataFrame."""
+        if not isinstance(self.state, GroupedState):
+            raise ValueError("this result has no groups: call evaluate_stream(..., user_groups=...)")
+        return self.state.by_group()
 
     def __repr__(self) -> str:
         body = ", ".join(f"{k}={v:.6g}" for k, v in self.means.items())
@@ -482,6 +489,7 @@ def evaluate_stream(
     truth_item_col: Optional[str] = None,
     recs_user_col: Optional[str] = None,
     recs_item_col: Optional[str] = None,
+    user_groups: Any = None,
     **context: Any,
 ) -> StreamResult:
     """Evaluate recommendations too big for memory, batch by batch of whole users, with exact means.
@@ -529,6 +537,10 @@ def evaluate_stream(
     user_col, item_col, relevance_col, rank_col, score_col : str, optional
         Column names of parquet/CSV tables (defaults ``user_id``, ``item_id``,
         ``relevance``, ``rank``, ``score``).
+    user_groups : mapping, pandas Series or rankmeter.activity_groups(...), optional
+        A group per user, as in :func:`rankmeter.evaluate` (not the name of a truth column: the
+        truth is read in batches): every batch keeps one exact state per group, ``res.state``
+        is then a ``GroupedState`` and ``res.by_group()`` each group's exact means (docs/fairness.md).
     **context
         ``train``, ``item_features``, ``item_similarity``, ``catalog`` for the
         beyond-accuracy metrics, passed to every batch.
@@ -608,6 +620,14 @@ def evaluate_stream(
             f"pyarrow RecordBatches/Tables; got {type(recs).__name__} (use rankmeter.evaluate for in-memory data)"
         )
 
+    if user_groups is not None:
+        if isinstance(user_groups, str):
+            raise TypeError(
+                f"`user_groups={user_groups!r}` names a truth column, which evaluate_stream cannot read (its truth "
+                "comes in batches): pass a mapping user -> group or a pandas Series"
+            )
+        check_groups_spec(user_groups)
+    merge_all = GroupedState.merge_all if user_groups is not None else State.merge_all
     bar = _Progress(progress, total, unit)
     sink = _PerUserSink(per_user)
     states: list[State] = []
@@ -637,7 +657,9 @@ def evaluate_stream(
                     pieces = [(t_part, None), (_empty_truth(r_part), r_part)]
                 matched = matched or (len(pieces) == 1 and t_part is not None and r_part is not None)
                 for t_piece, r_piece in pieces:
-                    res = evaluate_with(t_piece, {} if r_piece is None else r_piece, metric_list, opts)
+                    res = evaluate_with(
+                        t_piece, {} if r_piece is None else r_piece, metric_list, opts, user_groups=user_groups
+                    )
                     states.append(res.state)
                     _emit(sink, res, metric_list)
                 n_rows += rows_here
@@ -645,7 +667,7 @@ def evaluate_stream(
                 n_users = 0 if r_part is None else len(r_part.users)
                 bar.update(advance if unit == "B" else rows_here, rows_here, n_users)
                 if len(states) >= _MERGE_EVERY:
-                    merged = State.merge_all(([merged] if merged is not None else []) + states)
+                    merged = merge_all(([merged] if merged is not None else []) + states)
                     states = []
             if not matched and seen_sides[0] and seen_sides[1]:  # as rm.evaluate: surely a mistake
                 raise ValueError(
@@ -658,6 +680,7 @@ def evaluate_stream(
                     {},
                     metric_list,
                     opts,
+                    user_groups=user_groups,
                 )
                 states.append(res.state)
         else:
@@ -686,7 +709,7 @@ def evaluate_stream(
                     )
                 index.seen[rows] = True
                 try:
-                    res = evaluate_with(index.subset(rows), batch, metric_list, batch_opts)
+                    res = evaluate_with(index.subset(rows), batch, metric_list, batch_opts, user_groups=user_groups)
                 except ValueError as e:
                     raise _rank_error_in_stream(e) from None
                 states.append(res.state)
@@ -695,15 +718,15 @@ def evaluate_stream(
                 n_batches += 1
                 bar.update(advance if unit == "B" else rows_here, rows_here, len(batch_users))
                 if len(states) >= _MERGE_EVERY:
-                    merged = State.merge_all(([merged] if merged is not None else []) + states)
+                    merged = merge_all(([merged] if merged is not None else []) + states)
                     states = []
             # truth users no batch recommends to: as the in-memory path (missing="zero": empty lists; "skip": counted)
             rest = np.flatnonzero(~index.seen)
             if rest.size or (merged is None and not states):
-                res = evaluate_with(index.subset(rest), {}, metric_list, opts)
+                res = evaluate_with(index.subset(rest), {}, metric_list, opts, user_groups=user_groups)
                 states.append(res.state)
                 _emit(sink, res, metric_list)
-        state = State.merge_all(([merged] if merged is not None else []) + states)
+        state = merge_all(([merged] if merged is not None else []) + states)
     except ValueError as e:
         if "more than one of the states" in str(e):  # the State's safety net: never a double count
             raise ValueError(f"`recs` is not grouped by user: {str(e).split(';')[0]}; sort it by user") from None

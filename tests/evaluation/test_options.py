@@ -352,7 +352,7 @@ def test_spark_train_frame_read_as_the_metric_table_says(metric, preset, spark):
 # ----------------------------------------------------------------------------- signatures and errors
 def test_evaluate_and_partial_list_every_option_in_their_signature():
     """help(rm.evaluate) shows every option as a keyword argument, in the declaration order."""
-    for fn, extra in ((rm.evaluate, ["per_user"]), (rm.partial, [])):
+    for fn, extra in ((rm.evaluate, ["per_user", "user_groups"]), (rm.partial, ["user_groups"])):
         params = [p for p in inspect.signature(fn).parameters if p not in ("truth", "recs", "metrics")]
         assert params == [*OPTION_NAMES, *extra]
     for name in OPTION_NAMES:

@@ -145,6 +145,7 @@ def compare(
     preset: Optional[str] = None,
     threads: Optional[int] = None,
     agreement: Union[str, Iterable[str], None] = None,
+    user_groups: Any = None,
     **evaluate_kw: Any,
 ) -> Comparison:
     """Evaluate several runs on the same truth and test which differences are real.
@@ -176,6 +177,10 @@ def compare(
         user one run lacks compared with an empty list), the run as ``run_a`` and its baseline as ``run_b``;
         ``cmp.agreement`` (one row per pair and metric), in :meth:`Comparison.to_dict` and the text table.
         The lists are ranked with the call's ``ties`` when it is one of agreement's rules, else by item id.
+    user_groups : mapping, pandas Series, str or rankmeter.activity_groups(...), optional
+        A group per user, as in :func:`rankmeter.evaluate`: every run is evaluated with it and
+        :meth:`Comparison.by_group` gives each run's exact means per group (docs/fairness.md; the
+        tests above stay over all users).
     preset, threads, **evaluate_kw
         The options of :func:`rankmeter.evaluate` (``empty=``, ``ties=``, ``user_col=``,
         ``train=``, ...), the same for every run. ``catalog`` is refused: only
@@ -225,7 +230,7 @@ def compare(
 
     results = {}
     for name in names:
-        results[name] = evaluate_with(truth, runs[name], keys, opts)
+        results[name] = evaluate_with(truth, runs[name], keys, opts, user_groups=user_groups)
     users = results[names[0]].users
     for name in names[1:]:
         u = results[name].users

@@ -199,6 +199,14 @@ class Comparison:
             + (f" Conventions: {m['conventions']}." if m.get("conventions") else "")
         )
 
+    def by_group(self):
+        """With ``compare(..., user_groups=...)``: each run's exact means per group, a pandas DataFrame
+        indexed by (run, group) with ``n_users`` and one column per metric (docs/fairness.md)."""
+        import pandas as pd
+
+        tables = {run: self.results[run].by_group() for run in self.runs}
+        return pd.concat(tables, names=["run", "group"])
+
     def to_pandas(self):
         """The long table as a pandas DataFrame (one row per comparison)."""
         try:

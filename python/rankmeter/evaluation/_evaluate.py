@@ -42,6 +42,7 @@ from ._capri import apply_capri_ndcg, check_capri_options
 from ._costs import check_costs
 from ._evidently import apply_evidently, check_evidently_options, check_evidently_ties, uses_evidently
 from ._gdeval import apply_gdeval_rounding
+from ._groups import check_groups_spec, grouped_state, resolve_groups
 from ._options import EvalOptions
 from ._result import Result
 from ._tie_groups import combine, tie_groups
@@ -518,11 +519,15 @@ def _call(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions, per_
     return combine(keys, parts, _Plan)
 
 
-def evaluate_with(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions, per_user: bool = True) -> Result:
+def evaluate_with(
+    truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions, per_user: bool = True, user_groups: Any = None
+) -> Result:
     """:func:`evaluate` with its options already gathered in one :class:`EvalOptions` (what every
     entry point calls once it has checked its own arguments)."""
     if not isinstance(per_user, bool):
         raise TypeError(f"`per_user` must be True or False, got {per_user!r}")
+    if user_groups is not None:
+        return _evaluate_grouped(truth, recs, metrics, options, per_user, user_groups)
     p, values, state = _call(truth, recs, metrics, options, per_user)
     return Result(
         values,
@@ -537,9 +542,40 @@ def evaluate_with(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptio
     )
 
 
-def partial_with(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> State:
+def partial_with(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions, user_groups: Any = None) -> State:
     """:func:`partial` with its options already gathered in one :class:`EvalOptions`."""
+    if user_groups is not None:
+        return _grouped(truth, recs, metrics, options, user_groups)[1]
     return _call(truth, recs, metrics, options, False)[2]
+
+
+# --------------------------------------------------------------------------- user_groups= (evaluation/_groups.py)
+def _grouped(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions, user_groups: Any) -> tuple:
+    """One pass keeping per-user values, then one exact state per group: (plan, GroupedState, values, codes)."""
+    check_groups_spec(user_groups)
+    p, values, state = _call(truth, recs, metrics, options, True)
+    table_kw = {k: v for k, v in options.resolved().columns().items() if v is not None}
+    labels, codes = resolve_groups(user_groups, p.users, truth, table_kw)
+    return p, grouped_state(state, values, p.users, labels, codes, options.threads), values, codes
+
+
+def _evaluate_grouped(
+    truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions, per_user: bool, user_groups: Any
+) -> Result:
+    p, gs, values, codes = _grouped(truth, recs, metrics, options, user_groups)
+    res = Result(
+        values if per_user else [None] * len(values),
+        list(dict.fromkeys(p.keys)),
+        p.key_to_col,
+        p.canon_to_col,
+        gs,
+        p.users,
+        dict(p.meta),
+        gs.values(),
+        per_user=per_user,
+    )
+    res._grouping = (gs, codes if per_user else None)
+    return res
 
 
 # --------------------------------------------------------------------------- public
@@ -574,6 +610,7 @@ def evaluate(
     recs_user_col: Optional[str] = None,
     recs_item_col: Optional[str] = None,
     per_user: bool = True,
+    user_groups: Any = None,
 ) -> Result:
     """Evaluate ranked recommendations against ground truth, every metric in one C++ pass.
 
@@ -671,6 +708,12 @@ def evaluate(
         exact means without allocating or writing per-user columns (an 8-byte
         value per user and column: 160 MB for 20 columns of 1M users), the
         fastest way to get means only; ``res.per_user`` then raises.
+    user_groups : mapping, pandas Series, str or rankmeter.activity_groups(...), optional
+        A group per user (``{user: group}``, a Series indexed by user, the name of a
+        column of the truth table, or activity buckets of ``train``): ``res.by_group()``
+        gives each group's exact means (equal to an evaluation of that group's users
+        alone) and ``res.group_gaps()`` the gaps between groups (docs/fairness.md).
+        Every evaluated user needs a group: one without is an error naming it.
 
     Returns
     -------
@@ -692,7 +735,7 @@ def evaluate(
     """
     if not isinstance(per_user, bool):
         raise TypeError(f"`per_user` must be True or False, got {per_user!r}")
-    return evaluate_with(truth, recs, metrics, EvalOptions.pick("evaluate", locals()), per_user)
+    return evaluate_with(truth, recs, metrics, EvalOptions.pick("evaluate", locals()), per_user, user_groups)
 
 
 def partial(
@@ -725,6 +768,7 @@ def partial(
     truth_item_col: Optional[str] = None,
     recs_user_col: Optional[str] = None,
     recs_item_col: Optional[str] = None,
+    user_groups: Any = None,
 ) -> State:
     """Evaluate one batch of users and return its mergeable exact :class:`State`.
 
@@ -747,8 +791,12 @@ def partial(
     a user raises a ``ValueError`` naming it. Recommendations sharded across files
     against one truth: ``partial(truth, shard, ..., missing="skip")`` per shard, so
     each shard evaluates only its own users (see docs/metrics.md, "Evaluating in pieces").
+
+    With ``user_groups=`` (as in :func:`evaluate`) it returns a ``GroupedState``: a State
+    of all users that also holds one exact state per group (``.groups``), merged the same
+    way (docs/fairness.md).
     """
-    return partial_with(truth, recs, metrics, EvalOptions.pick("partial", locals()))
+    return partial_with(truth, recs, metrics, EvalOptions.pick("partial", locals()), user_groups)
 
 
 # the options' entries of the docstring, from their one declaration (EvalOptions)

@@ -32,6 +32,7 @@ class Result:
         "users",
         "meta",
         "state",
+        "_grouping",
     )
 
     def __init__(
@@ -55,6 +56,7 @@ class Result:
         self._means = means
         self.users = users
         self.meta = meta
+        self._grouping: Any = None  # user_groups=: (GroupedState, each user's group index or None)
 
     @property
     def per_user(self) -> Mapping:
@@ -127,6 +129,37 @@ class Result:
                 users if not isinstance(users, np.ndarray) or users.dtype != object else list(users), name="user"
             ),
         )
+
+    # ---- user_groups= (evaluation/_groups.py, docs/fairness.md)
+    def _groups(self) -> Any:
+        if self._grouping is None:
+            raise ValueError("this result has no groups: call evaluate(..., user_groups=...) to get per-group means")
+        return self._grouping
+
+    @property
+    def group_state(self) -> Any:
+        """The mergeable exact state of every group (a ``GroupedState``; needs ``user_groups=``)."""
+        return self._groups()[0]
+
+    def by_group(self):
+        """One row per group (index ``group``): ``n_users``, then each metric's exact mean over the group's users."""
+        return self._groups()[0].by_group()
+
+    def group_gaps(self, n_permutations: int = 999, seed: int = 0):
+        """Per metric, the gaps between the group means: ``max_minus_min``, ``min_max_ratio``, ``mad`` (the mean
+        absolute difference over pairs of groups, Elliot's MAD) and ``p_value``, a permutation test of the
+        range (group labels shuffled, ``(c + 1) / (n_permutations + 1)``; ``n_permutations=0``: no test)."""
+        from ._groups import check_permutation_args, gap_table, permutation_pvalues
+
+        check_permutation_args(n_permutations, seed)
+        gs, codes = self._groups()
+        table = gs.by_group()
+        if n_permutations == 0:
+            return gap_table(table, None)
+        self._require_per_user("group_gaps(n_permutations > 0)")
+        cols = [self._values[self._col(n)] for n in self._names]
+        x = np.column_stack(cols) if cols else np.zeros((len(codes), 0))
+        return gap_table(table, permutation_pvalues(x, codes, len(gs.groups), n_permutations, seed))
 
     def __repr__(self) -> str:
         width = max([len(n) for n in self._names] + [6])

@@ -1,0 +1,97 @@
+"""user_groups= at W1 scale (docs/performance.md, docs/fairness.md): one evaluate() of 20 accuracy
+columns over 1M users without groups, and the same call with 10 user groups given as a pandas
+Series (index: user, values: group label), the form users pass. Runs alternate so load drifts hit
+both alike; medians (and best) side by side with their ratio. The per-group means are checked
+against evaluate() on one group's users alone.
+
+    python bench/segments.py --users 1000000 --repeats 5
+"""
+
+import argparse
+import os
+import statistics
+import time
+
+import numpy as np
+import pandas as pd
+
+import rankmeter as rm
+
+METRICS = [f"{m}@{k}" for m in ("ndcg", "precision", "recall", "ap") for k in (5, 10, 20, 100)] + [
+    "mrr@10",
+    "mrr@100",
+    "hit_rate@10",
+    "hit_rate@100",
+]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--users", type=int, default=1_000_000)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--groups", type=int, default=10)
+    args = ap.parse_args()
+    w = rm.datasets.w1(args.users, seed=1)
+    truth, recs = w.truth, w.recs
+    rng = np.random.default_rng(7)
+    labels = np.array([f"segment_{g}" for g in range(args.groups)], dtype=object)[
+        rng.integers(0, args.groups, size=args.users)
+    ]
+    series = pd.Series(labels, index=np.arange(args.users, dtype=np.int64))
+    assert len(METRICS) == 20
+
+    def plain(per_user: bool = True):
+        return rm.evaluate(truth, recs, METRICS, per_user=per_user)
+
+    def grouped(per_user: bool = True):
+        return rm.evaluate(truth, recs, METRICS, user_groups=series, per_user=per_user)
+
+    runs: dict = {"plain": [], "plain_means_only": [], "grouped": [], "grouped_means_only": []}
+    fns = {
+        "plain": lambda: plain(True),
+        "plain_means_only": lambda: plain(False),
+        "grouped": lambda: grouped(True),
+        "grouped_means_only": lambda: grouped(False),
+    }
+    res = None
+    for _ in range(args.repeats):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            out = fn()
+            runs[name].append(time.perf_counter() - t0)
+            if name == "grouped":
+                res = out
+            del out
+    assert res is not None
+    table = res.by_group()
+    g0 = table.index[0]
+    keep = np.flatnonzero(labels == g0)
+    alone = rm.evaluate(rm.Truth.from_csr(w.truth_indptr, w.truth_items, w.truth_grades), recs, METRICS)
+    per = alone.per_user
+    for m in METRICS[:3]:  # the group's mean from its users' values, as a one-group call would sum them
+        assert table.loc[g0, m] == float(np.mean(per[m][keep])) or abs(table.loc[g0, m] - np.mean(per[m][keep])) < 1e-12
+    t0 = time.perf_counter()
+    gaps = res.group_gaps(n_permutations=99, seed=0)
+    t_gaps = time.perf_counter() - t0
+    load = os.getloadavg()
+    print(f"W1: {args.users:,} users, top-100 lists, {len(METRICS)} accuracy columns, {args.groups} user groups")
+    print("user_groups= a pandas Series of str labels indexed by user; rankmeter threads: default (all cores)")
+    print(f"load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(f"{'call':<60}{'median s':>10}{'best s':>10}")
+    paths = {
+        "plain": "rm.evaluate(truth, recs, METRICS)",
+        "grouped": "rm.evaluate(truth, recs, METRICS, user_groups=series)",
+        "plain_means_only": "rm.evaluate(truth, recs, METRICS, per_user=False)",
+        "grouped_means_only": "rm.evaluate(..., user_groups=series, per_user=False)",
+    }
+    for name in ("plain", "grouped", "plain_means_only", "grouped_means_only"):
+        print(f"{paths[name]:<60}{statistics.median(runs[name]):>10.3f}{min(runs[name]):>10.3f}")
+    r1 = statistics.median(runs["grouped"]) / statistics.median(runs["plain"])
+    r2 = statistics.median(runs["grouped_means_only"]) / statistics.median(runs["plain_means_only"])
+    print(f"ratio grouped / plain (medians): {r1:.2f}x (per-user values kept), {r2:.2f}x (means only)")
+    print(f"res.group_gaps(n_permutations=99): {t_gaps:.3f} s (once)")
+    print(gaps.head(4).to_string())
+
+
+if __name__ == "__main__":
+    main()
