@@ -1,4 +1,4 @@
-"""The recommender libraries' presets (RecBole, RecTools, Microsoft Recommenders, Evidently,
+"""The recommender libraries' presets (Cornac, RecBole, RecTools, Microsoft Recommenders, Evidently,
 torchmetrics, scikit-learn, ml_metrics, recmetrics, CAPRI), as plain tables.
 
 Each entry is the keyword arguments of ``Preset`` built by ``_presets.py``:
@@ -17,6 +17,45 @@ import math
 __all__ = ["RECSYS_PRESETS"]
 
 RECSYS_PRESETS: list[dict] = [
+    {
+        "name": "cornac",
+        "defaults": {
+            "empty": "skip",
+            "min_relevance": 1.0,
+            "missing": "zero",
+            "recs_only": "skip",
+            "duplicates": "count",
+            "ties": "input",
+        },
+        "options": {"ndcg": {"gain": "binary"}},
+        "metrics": (
+            ("NDCG(k)", "ndcg(gain=binary)@k (k=-1: ndcg(gain=binary), ideal of every positive)"),
+            ("Precision(k)", "precision@k (k=-1: precision, hits / n)"),
+            ("Recall(k)", "recall@k"),
+            ("FMeasure(k)", "f1@k"),
+            ("HitRatio(k)", "hit_rate@k"),
+            ("MRR()", "rr (no cutoff: the first positive of the whole list)"),
+        ),
+        "unmatched": (
+            "MRR of a user whose list holds no positive: Cornac raises ValueError (and ranking_eval with it); "
+            "rankmeter gives 0",
+            "Precision without k (k=-1) of an empty list: Cornac divides 0 by 0 (NaN); rankmeter gives 0",
+            "AUC and MAP read the scores of every candidate item (Cornac's AUC counts a tie as no win, its MAP "
+            "ranks tied scores at the group's last rank): rankmeter's auc counts a tie 1/2; not in the preset",
+            "NCRR (normalised cumulative reciprocal rank): not yet a rankmeter metric",
+        ),
+        "doc": (
+            "Cornac 3.0 (cornac/metrics/ranking.py, cornac/eval_methods/base_method.py ranking_eval): the users "
+            "evaluated are those with a test item rated >= rating_threshold (1.0: min_relevance=1, empty='skip'); "
+            "users of the lists only are not evaluated (recs_only='skip'); a test user without a list scores as "
+            "an empty list (missing='zero'); each metric matches items with np.isin, so a repeated item is a hit "
+            "at every position (duplicates='count'); NDCG: binary gain divided by log2(rank + 1), ideal of "
+            "min(|R|, k) positives (ndcg(gain=binary)); Precision = hits / k (hits / n without k); Recall = hits / "
+            "|R|; FMeasure = 2PR / (P + R), 0 when both are 0; HitRatio = 1 if a hit in the top k; MRR = 1 / rank "
+            "of the first positive in the whole list. The mean is over the evaluated users. Verified against the "
+            "live Cornac by tests/differential/cornac.py (random cases over the whole data space)."
+        ),
+    },
     {
         "name": "recbole",
         "defaults": {
