@@ -1,4 +1,4 @@
-"""The recommender libraries' presets (Cornac, RecBole, RecTools, Microsoft Recommenders, Evidently,
+"""The recommender libraries' presets (Cornac, RecBole, RePlay, RecTools, Microsoft Recommenders, Evidently,
 torchmetrics, scikit-learn, ml_metrics, recmetrics, CAPRI), as plain tables.
 
 Each entry is the keyword arguments of ``Preset`` built by ``_presets.py``:
@@ -17,6 +17,42 @@ import math
 __all__ = ["RECSYS_PRESETS"]
 
 RECSYS_PRESETS: list[dict] = [
+    {
+        "name": "replay",
+        "defaults": {
+            "empty": "zero",
+            "min_relevance": -math.inf,
+            "missing": "zero",
+            "recs_only": "skip",
+            "ties": "item_desc",
+        },
+        "options": {"ndcg": {"gain": "binary"}, "ap": {"denominator": "min_relevant_k"}},
+        "metrics": (
+            ("NDCG(k)", "ndcg(gain=binary)@k"),
+            ("MAP(k)", "ap(denominator=min_relevant_k)@k"),
+            ("MRR(k)", "rr@k"),
+            ("Precision(k)", "precision@k"),
+            ("Recall(k)", "recall@k"),
+            ("HitRate(k)", "hit_rate@k"),
+        ),
+        "unmatched": (
+            "a dict of (item, score) lists: RePlay keeps equal scores in the list's order (ties='input'); its "
+            "DataFrames order them by item id, descending (the preset's ties='item_desc')",
+            "Novelty (the share of the top k not in the user's own train items), Coverage (over the train items), "
+            "Surprisal, Unexpectedness, CategoricalDiversity and RocAuc: not in the preset",
+        ),
+        "doc": (
+            "RePlay 0.22 (replay/metrics/*.py), the DataFrame form: the users are those of the ground truth, every "
+            "ground-truth row relevant (min_relevance=-inf); a user without recommendations scores 0 "
+            "(missing='zero'); users of the recommendations only are not evaluated; the recommendations are ordered "
+            "by score, descending, equal scores by item id, descending (ties='item_desc'); a repeated (user, item) "
+            "is refused, as rankmeter does; NDCG@k: binary gain, ideal of min(|R|, k) items "
+            "(ndcg(gain=binary)); MAP@k = sum of P@j at the hits within k / min(|R|, k) "
+            "(ap(denominator=min_relevant_k)); MRR@k, Precision@k = hits / k, Recall@k = hits / |R|, HitRate@k. "
+            "The mean is numpy's mean over the users. Verified against the live RePlay by "
+            "tests/differential/replay.py (random cases over the whole data space)."
+        ),
+    },
     {
         "name": "cornac",
         "defaults": {

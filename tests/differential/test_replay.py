@@ -1,0 +1,11 @@
+"""preset="replay" against the live RePlay: random cases over the whole data space (a short run; the long one:
+``python -m tests.differential.run replay --cases 20000 --seed 1``)."""
+
+from __future__ import annotations
+
+from .harness import SHORT_RUN, check
+
+
+def test_replay_preset_gives_replays_numbers_per_user_and_mean_on_random_cases():
+    rep = check("replay", SHORT_RUN)
+    assert rep.compared > 0
