@@ -16,7 +16,7 @@ mkdir -p "$ROOT"
 
 want() { [ $# -eq 0 ] && return 0; for x in "${SELECTED[@]}"; do [ "$x" = "$1" ] && return 0; done; return 1; }
 SELECTED=("$@")
-[ ${#SELECTED[@]} -eq 0 ] && SELECTED=(ranx pytrec_eval ir_measures torch rectools recbole msr evidently recm implicit beir)
+[ ${#SELECTED[@]} -eq 0 ] && SELECTED=(ranx pytrec_eval ir_measures torch rectools recbole msr evidently recm implicit beir replay)
 
 # mk NAME pip-args...: builds the venv; AFTER (a command run with the venv's pip
 # as "$PIP", e.g. a --no-deps install) is run only when NAME was built here.
@@ -83,5 +83,7 @@ mk implicit    implicit || STATUS=1
 # models' dependencies (sentence-transformers, torch, datasets) are not needed for it.
 AFTER='"$PIP" install -q --no-deps beir==2.2.0' \
   mk beir      pytrec-eval-terrier numpy tqdm || STATUS=1
+# RePlay 0.22 (replay-rec, polars/pandas, no Spark): its Surprisal (tests/compat/test_popularity_replay.py)
+mk replay      replay-rec==0.22.0 || STATUS=1
 echo "peers in $ROOT"
 exit $STATUS

@@ -29,6 +29,15 @@ from .._status import MESSAGES, is_ok, message
 from ..inputs import Truth, align, as_id_array, code_ids, id_label, to_truth
 from ._costs import read_costs
 from ._options import DUP_CODES, EMPTY_CODES
+from ._popularity import (
+    POPULARITY_METRICS,
+    TABLE_METRICS,
+    in_place,
+    needs_truth,
+    pop_table,
+    popularity_column,
+    table_mode,
+)
 from ._subtopic import SUBTOPIC_METRICS, read_subtopics, subtopic_column
 
 __all__ = ["Context", "run_beyond", "check_context", "context_needs"]
@@ -296,7 +305,7 @@ class Prepared:
             catalog = as_id_array(
                 ctx.catalog if not isinstance(ctx.catalog, (set, frozenset)) else list(ctx.catalog), "catalog"
             )
-        need_truth = any(m.name in ("fcp", "serendipity", *AUC_METRICS) for m in metrics)
+        need_truth = any(m.name in ("fcp", "serendipity", *AUC_METRICS) or needs_truth(m) for m in metrics)
         # the AUC family over catalog negatives leaves out each user's train items (seen="exclude")
         auc_seen = train is not None and any(_auc_catalog(m) and m.options["seen"] == "exclude" for m in metrics)
         need_train = (train is not None and any("train" in context_needs(m) for m in metrics)) or auc_seen
@@ -404,7 +413,7 @@ class Prepared:
             if lo < 0 or hi >= hard_limit:
                 return False
             n_base = hi + 1
-        tables = [m for m in metrics if m.name in ("arp", "novelty")]
+        tables = [m for m in metrics if m.name in ("arp", "novelty", *TABLE_METRICS)]
         n_train_users = 0
         pop_users = pop_inter = present = None
         if use_train:
@@ -442,7 +451,12 @@ class Prepared:
             cutoffs,
             table_arrays,
             [m.k or 0 for m in tables],
-            [m.name == "novelty" and m.options["divide_by"] == "k" for m in tables],
+            [
+                int(m.name == "novelty" and m.options["divide_by"] == "k")
+                if m.name in ("arp", "novelty")
+                else table_mode(m)
+                for m in tables
+            ],
             threads,
             p.b_lens,
         )
@@ -779,6 +793,7 @@ PER_USER_FAMILIES = {
     "diversity": _diversity,
     "serendipity": _serendipity,
     "fcp": _fcp,
+    **dict.fromkeys(POPULARITY_METRICS, popularity_column),
     **dict.fromkeys(SUBTOPIC_METRICS, subtopic_column),
     **dict.fromkeys(AUC_METRICS, _auc),
 }
@@ -911,7 +926,7 @@ def _run_beyond(p: Any, cols: list, ctx: Context, threads: int) -> tuple[dict, d
             raise _missing(m, "catalog", "or `train`, whose items are the default catalog")
         catalog = prep.catalog_ids()
     context = {}
-    if prep.pop_users is not None and any(m.name in ("novelty", "arp") for m in metrics):
+    if prep.pop_users is not None and any(m.name in ("novelty", "arp", *POPULARITY_METRICS) for m in metrics):
         context["popularity"] = prep.popularity_fingerprint()
     return out, parts, catalog, context
 
@@ -954,7 +969,7 @@ def _in_place_metric(m) -> bool:
         return m.options["similarity"] != "cosine"
     if m.name == "novelty":
         return m.options["average"] == "users"
-    return m.name in ("coverage", "gini", "arp")
+    return m.name in ("coverage", "gini", "arp") or in_place(m)
 
 
 def _uses_features(m) -> bool:
@@ -970,6 +985,8 @@ def _uses_cooccurrence(m) -> bool:
 
 
 def _item_table(m, pop_users, pop_inter, n_train_users) -> np.ndarray:
+    if m.name in TABLE_METRICS:
+        return pop_table(m, pop_users, pop_inter, n_train_users)  # codes are ids here (the in-place pass)
     o = m.options
     if m.name == "novelty":
         pop = pop_users if o["popularity"] == "users" else pop_inter
