@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 import rankmeter as rm
 from tests.metrics.test_beyond import SETTINGS, _call, workload
@@ -240,3 +242,56 @@ def test_bad_options_name_the_option(metric, message):
 def test_train_metrics_without_train_name_the_argument(metric):
     with pytest.raises(ValueError, match="train"):
         rm.evaluate({1: {1: 1}}, {1: [1]}, [metric])
+
+
+GIVEN_TAIL = ["aplt(tail=given)@3", "aclt(tail=given)", "tail_percentage(tail=given)@2"]
+
+
+@SETTINGS
+@given(workload(), st.sets(st.integers(0, 14)), st.booleans())
+def test_given_tail_items_match_reference(data, tail, as_set):
+    truth, lists, scores, train, feats, sim, conv = data
+    tail_ids = [conv(i) for i in sorted(tail)]  # items 12-14 are never listed
+    given_ids = set(tail_ids) if as_set else np.array(tail_ids)
+    res = _call(truth, lists, scores, train, feats, sim, conv, GIVEN_TAIL, tail_items=given_ids)
+    for metric in GIVEN_TAIL:
+        m = rm.metrics.parse(metric)
+        if m.name == "tail_percentage":
+            per = [rp.tail_percentage(lists.get(u, []), m.k, train, tail_items=tail_ids) for u in truth]
+        else:
+            g = rp.aplt if m.name == "aplt" else rp.aclt
+            per = [g(lists.get(u, []), m.k, train, tail_items=tail_ids) for u in truth]
+        got = res.per_user[metric].tolist()
+        assert all(close(a, b) for a, b in zip(got, per)), (metric, got, per)
+
+
+def test_given_tail_items_worked_example():
+    recs = {1: ["a", "b", "c"], 2: ["d"]}
+    res = rm.evaluate(
+        {1: {}, 2: {}}, recs, ["aplt(tail=given)", "aclt(tail=given)"], tail_items={"c", "d", "z"}, empty="zero"
+    )
+    assert res.per_user["aplt(tail=given)"].tolist() == [1 / 3, 1.0]
+    assert res.per_user["aclt(tail=given)"].tolist() == [1.0, 1.0]
+
+
+def test_states_of_different_tail_items_do_not_merge():
+    a = rm.partial({1: {}}, {1: ["a"]}, ["aplt(tail=given)"], tail_items=["a"], empty="zero")
+    b = rm.partial({2: {}}, {2: ["a"]}, ["aplt(tail=given)"], tail_items=["b"], empty="zero")
+    with pytest.raises(ValueError, match="tail_items"):
+        a.merge(b)
+
+
+@pytest.mark.parametrize(
+    ("kw", "metric", "error", "message"),
+    [
+        ({}, "aplt(tail=given)", ValueError, "tail_items"),
+        ({"tail_items": [1]}, "aplt", ValueError, "tail=given"),
+        ({"tail_items": [1]}, "aplt(tail=given,head_share=0.5)", ValueError, "head_share"),
+        ({"tail_items": [1]}, "tail_percentage(tail=given,tail_ratio=0.3)", ValueError, "tail_ratio"),
+        ({"tail_items": "abc"}, "aclt(tail=given)", TypeError, "tail_items"),
+        ({"tail_items": [1.5]}, "aclt(tail=given)", (TypeError, ValueError), "tail_items"),
+    ],
+)
+def test_tail_items_mistakes_name_the_argument(kw, metric, error, message):
+    with pytest.raises(error, match=message):
+        rm.evaluate({1: {1: 1}}, {1: [1]}, [metric], train={1: [1]}, **kw)

@@ -72,25 +72,34 @@ def recbole_tail(train, ratio):
     return set(items[: max(int(len(items) * ratio), 1)])
 
 
-def tail_percentage(lst, k, train, tail_ratio=0.1):
+def tail_percentage(lst, k, train, tail_ratio=0.1, tail_items=None):
+    """tail_items: the given long tail (tail="given") instead of RecBole's split."""
     t = _top(lst, k)
     if not t:
         return NAN
-    tail = recbole_tail(train, tail_ratio)
+    tail = recbole_tail(train, tail_ratio) if tail_items is None else set(tail_items)
     return sum(1 for i in t if i in tail) / len(t)
 
 
-def aplt(lst, k, train, head_share=0.8, popularity="users"):
+def _is_tail(train, head_share, popularity, tail_items):
+    if tail_items is not None:
+        given = set(tail_items)
+        return lambda i: i in given
+    head = short_head(train, head_share, popularity)
+    return lambda i: i not in head
+
+
+def aplt(lst, k, train, head_share=0.8, popularity="users", tail_items=None):
     t = _top(lst, k)
     if not t:
         return NAN
-    head = short_head(train, head_share, popularity)
-    return sum(1 for i in t if i not in head) / len(t)
+    is_tail = _is_tail(train, head_share, popularity, tail_items)
+    return sum(1 for i in t if is_tail(i)) / len(t)
 
 
-def aclt(lst, k, train, head_share=0.8, popularity="users"):
-    head = short_head(train, head_share, popularity)
-    return float(sum(1 for i in _top(lst, k) if i not in head))
+def aclt(lst, k, train, head_share=0.8, popularity="users", tail_items=None):
+    is_tail = _is_tail(train, head_share, popularity, tail_items)
+    return float(sum(1 for i in _top(lst, k) if is_tail(i)))
 
 
 # --------------------------------------------------------------------------- novelty-like

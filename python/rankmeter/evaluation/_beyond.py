@@ -32,11 +32,15 @@ from ._options import DUP_CODES, EMPTY_CODES
 from ._popularity import (
     POPULARITY_METRICS,
     TABLE_METRICS,
+    check_popularity_options,
+    given_tail,
     in_place,
     needs_truth,
     pop_table,
     popularity_column,
+    read_tail_items,
     table_mode,
+    tail_fingerprint,
 )
 from ._subtopic import SUBTOPIC_METRICS, read_subtopics, subtopic_column
 
@@ -49,7 +53,7 @@ _CODE_LIMIT = 1 << 22
 class Context:
     """The context arguments of one evaluation, as given (converted lazily)."""
 
-    __slots__ = ("train", "item_features", "item_similarity", "catalog", "subtopics", "costs")
+    __slots__ = ("train", "item_features", "item_similarity", "catalog", "subtopics", "costs", "tail_items")
 
     def __init__(
         self,
@@ -59,6 +63,7 @@ class Context:
         catalog=None,
         subtopics=None,
         costs=None,
+        tail_items=None,
         table_kw=None,
     ):
         self.train = None if train is None else to_truth_named(train, "train", table_kw or {})
@@ -67,6 +72,7 @@ class Context:
         self.catalog = catalog
         self.subtopics = None if subtopics is None else read_subtopics(subtopics, table_kw or {})
         self.costs = None if costs is None else read_costs(costs, table_kw or {})
+        self.tail_items = None if tail_items is None else read_tail_items(tail_items)
 
 
 def to_truth_named(x: Any, what: str, table_kw: dict) -> Truth:
@@ -337,6 +343,8 @@ class Prepared:
             extra.append(("catalog", catalog))
         if ctx.subtopics is not None and any(m.name in SUBTOPIC_METRICS for m in metrics):
             extra.append(("subtopics", ctx.subtopics.items))
+        if ctx.tail_items is not None and any(given_tail(m) for m in metrics):
+            extra.append(("tail_items", ctx.tail_items))
         li: Any
         lt: Any
         ls: Any
@@ -928,6 +936,8 @@ def _run_beyond(p: Any, cols: list, ctx: Context, threads: int) -> tuple[dict, d
     context = {}
     if prep.pop_users is not None and any(m.name in ("novelty", "arp", *POPULARITY_METRICS) for m in metrics):
         context["popularity"] = prep.popularity_fingerprint()
+    if ctx.tail_items is not None and any(given_tail(m) for m in metrics):
+        context["tail_items"] = tail_fingerprint(ctx.tail_items)
     return out, parts, catalog, context
 
 
@@ -936,6 +946,7 @@ _WHY = {
     "item_features": "one feature row per item id",
     "item_similarity": "an item x item similarity matrix",
     "subtopics": "the subtopic judgments: user, subtopic, item and grade columns",
+    "tail_items": "the long-tail item ids, as tail=given reads them",
 }
 
 
@@ -948,9 +959,15 @@ def check_context(metrics, ctx: Context) -> None:
                 f"metric {str(m)!r}: average='items' is the mean over every top-k item, divide_by='k' a per-user "
                 "sum / k; pick one"
             )
+        check_popularity_options(m)
         for arg in context_needs(m):
             if getattr(ctx, arg) is None:
                 raise _missing(m, arg, _WHY[arg])
+    if ctx.tail_items is not None and not any(given_tail(m) for m in metrics):
+        raise ValueError(
+            "`tail_items` is read only by aplt, aclt and tail_percentage with tail='given' (none is asked for): "
+            "add tail=given to those metrics, e.g. 'aplt(tail=given)@10', or leave tail_items out"
+        )
 
 
 def context_needs(m) -> tuple:

@@ -29,6 +29,10 @@ from .._aggregate import limbs_to_int
 __all__ = [
     "POPULARITY_METRICS",
     "TABLE_METRICS",
+    "check_popularity_options",
+    "given_tail",
+    "read_tail_items",
+    "tail_fingerprint",
     "in_place",
     "needs_truth",
     "pop_table",
@@ -45,8 +49,62 @@ TABLE_METRICS = ("tail_percentage", "aplt", "aclt", "surprisal")
 _ITEMS, _K, _NONE, _DISCOUNT = 0, 1, 2, 3
 
 
+def given_tail(m: Any) -> bool:
+    """Whether the metric reads its long tail from the ``tail_items`` argument (tail="given")."""
+    return m.name in ("tail_percentage", "aplt", "aclt") and m.options["tail"] == "given"
+
+
+# the options of the popularity split, which tail="given" replaces: name -> metrics that have it
+_SPLIT_OPTIONS = {"tail_ratio": ("tail_percentage",), "head_share": ("aplt", "aclt"), "popularity": ("aplt", "aclt")}
+
+
+def check_popularity_options(m: Any) -> None:
+    """tail="given" takes the tail from ``tail_items``: an option of the popularity split set with it is an error
+    (it would have no effect)."""
+    if not given_tail(m):
+        return
+    from ..metrics import SPECS
+
+    for opt, names in _SPLIT_OPTIONS.items():
+        if m.name in names and m.options[opt] != SPECS[m.name].options[opt][0]:
+            raise ValueError(
+                f"metric {str(m)!r}: {opt}= sets the popularity split, which tail='given' replaces by the "
+                "`tail_items` argument; drop one of them"
+            )
+
+
+def read_tail_items(x: Any) -> np.ndarray:
+    """The ``tail_items`` argument as an id array (any iterable of ids: list, set, array, pandas Series)."""
+    from ..inputs import as_id_array
+
+    if isinstance(x, (str, bytes)) or not hasattr(x, "__iter__"):
+        raise TypeError(
+            f"`tail_items` must be an iterable of item ids (a list, set or array), got {type(x).__name__}; "
+            "pass tail_items=[...]"
+        )
+    ids = x if isinstance(x, np.ndarray) else list(x.tolist() if hasattr(x, "tolist") else x)
+    if len(ids) == 0:
+        return np.zeros(0, dtype=np.int64)  # no tail item (np.array([]) is float64: no id to misread)
+    arr = as_id_array(ids, "tail_items")
+    if arr.ndim != 1:
+        raise ValueError(f"`tail_items` must be a flat collection of item ids, got shape {arr.shape}")
+    return arr
+
+
+def tail_fingerprint(ids: np.ndarray) -> str:
+    """A digest of the set of tail items (so states of different tail sets do not merge)."""
+    import hashlib
+
+    u = np.unique(ids) if ids.dtype != object else np.array(sorted({str(v) for v in ids.tolist()}), dtype=object)
+    h = hashlib.blake2b(digest_size=16)
+    h.update(u.tobytes() if u.dtype != object else "\x00".join(u.tolist()).encode("utf-8"))
+    return h.hexdigest()
+
+
 def in_place(m: Any) -> bool:
     """Whether topk_pass computes the metric on raw int ids (no coding, no copy of the lists)."""
+    if given_tail(m):
+        return False  # the tail ids are coded with the lists
     if m.name == "shannon_entropy" or m.name in TABLE_METRICS:
         return True
     return m.name == "user_coverage" and m.options["served"] != "hit"
@@ -181,7 +239,11 @@ def popularity_column(prep: Any, m: Any) -> tuple:
         zero = np.zeros(0, dtype=np.int64)  # no train (user_coverage): every item cold
         pu = _pad(zero if prep.pop_users is None else prep.pop_users, n)
         pi = _pad(zero if prep.pop_inter is None else prep.pop_inter, n)
-        table = np.ascontiguousarray(pop_table(m, pu, pi, prep.n_train_users, _key(prep)))
+        if given_tail(m):
+            table = np.zeros(n, dtype=np.float64)
+            table[prep.code["tail_items"]] = 1.0
+        else:
+            table = np.ascontiguousarray(pop_table(m, pu, pi, prep.n_train_users, _key(prep)))
         divide = table_mode(m)
         log_discount = False
         if m.name in ("epc", "efd"):
