@@ -295,3 +295,14 @@ def test_states_of_different_tail_items_do_not_merge():
 def test_tail_items_mistakes_name_the_argument(kw, metric, error, message):
     with pytest.raises(error, match=message):
         rm.evaluate({1: {1: 1}}, {1: [1]}, [metric], train={1: [1]}, **kw)
+
+
+def test_a_repeated_item_counts_at_each_position_under_duplicates_count():
+    # tail_items c: user 1 lists c twice in its top 3 -> aclt 2 under count, 1 under first (c kept once, then d)
+    recs = {1: ["c", "a", "c", "d"]}
+    res = {
+        d: rm.evaluate({1: {"c": 1}}, recs, ["aclt(tail=given)@3"], tail_items=["c"], duplicates=d)
+        for d in ("first", "count")
+    }
+    assert res["count"]["aclt(tail=given)@3"] == 2.0
+    assert res["first"]["aclt(tail=given)@3"] == 1.0
