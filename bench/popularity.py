@@ -44,6 +44,10 @@ METRICS = [
     "user_coverage(served=full)@10",
 ]
 
+# the existing popularity metrics of the same in-place pass, timed in the same run as anchors (their quiet-machine
+# figures are in docs/performance.md), so a loaded machine's inflation can be read off
+ANCHORS = ["arp@10", "novelty@10"]
+
 RECBOLE = {"shannon_entropy(normalize=distinct)@10": "ShannonEntropy", "tail_percentage@10": "TailPercentage"}
 
 RECBOLE_SCRIPT = r"""
@@ -113,7 +117,7 @@ def main() -> None:
     ]
     print("\n".join(lines))
     medians = {}
-    for m in [*METRICS, *[m for m in RECBOLE if m not in METRICS]]:
+    for m in [*METRICS, *[m for m in RECBOLE if m not in METRICS], *ANCHORS]:
         times = []
         for _ in range(args.repeats):
             t0 = time.perf_counter()
