@@ -81,8 +81,9 @@ fi
 mk implicit    implicit || STATUS=1
 # Cornac: only its ranking metrics are used (tests/differential/cornac.py)
 mk cornac      "cornac==3.0.*" || STATUS=1
-# RePlay: its metrics on pandas DataFrames (tests/differential/replay.py); no Spark or torch needed for them
-mk replay      "replay-rec==0.22.*" || STATUS=1
+# RePlay 0.22 (replay-rec, polars/pandas, no Spark or torch needed for its metrics): tests/differential/replay.py,
+# its Surprisal in tests/compat/test_popularity_replay.py
+mk replay      replay-rec==0.22.0 || STATUS=1
 # BEIR: only beir.retrieval.evaluation is used (pytrec_eval-terrier, and tqdm for its logging module); its
 # models' dependencies (sentence-transformers, torch, datasets) are not needed for it.
 AFTER='"$PIP" install -q --no-deps beir==2.2.0' \

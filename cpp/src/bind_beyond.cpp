@@ -12,6 +12,7 @@
 #include <string>
 
 #include "rankmeter/beyond.hpp"
+#include "rankmeter/popularity.hpp"
 
 namespace py = pybind11;
 using namespace rankmeter::core;
@@ -197,7 +198,7 @@ py::object train_codes_py(const I64& indptr, const I64& items, int64_t hard_limi
 py::object topk_pass_py(int64_t n_users, const std::optional<I64>& rowmap, const std::optional<I64>& r_indptr,
                         const I64& r_items, DupPolicy dups, int64_t max_items, int64_t keep, int64_t n_base,
                         int64_t hard_limit, const std::vector<int64_t>& cutoffs, const std::vector<F64>& tables,
-                        const std::vector<int64_t>& table_k, const std::vector<bool>& table_div, int threads,
+                        const std::vector<int64_t>& table_k, const std::vector<int64_t>& table_div, int threads,
                         const std::optional<I64>& r_lens) {
   ListsIn in = lists_in(n_users, rowmap, r_indptr, r_items, r_lens);
   if (n_base < 0 || hard_limit < n_base) throw std::invalid_argument("bad code bounds");
@@ -209,7 +210,8 @@ py::object topk_pass_py(int64_t n_users, const std::optional<I64>& rowmap, const
       throw std::invalid_argument("tables must hold n_base + 1 values");
     tabs.table.push_back(tables[t].data());
     tabs.k.push_back(table_k[t]);
-    tabs.divide_by_k.push_back(table_div[t] ? 1 : 0);
+    if (table_div[t] < 0 || table_div[t] > 2) throw std::invalid_argument("table mode must be 0, 1 or 2");
+    tabs.divide_by_k.push_back(static_cast<char>(table_div[t]));
   }
   I64 kept(n_users);
   std::vector<F64> means;
@@ -433,6 +435,36 @@ py::tuple exact_sum_py(const F64& values, int threads) {
   return py::make_tuple(limbs, count);
 }
 
+// ---- popularity and long tail (helper pop; rankmeter/popularity.hpp)
+// (values per user, relevant truth items per user or None): see popularity_values.
+py::tuple popularity_values_py(const I64& indptr, const I64& items, const F64& table, int64_t k, int divide,
+                               bool log_discount, const std::optional<I64>& t_indptr, const std::optional<I64>& t_items,
+                               const std::optional<F64>& t_grades, std::optional<double> min_rel, int threads) {
+  if (table.ndim() != 1) throw std::invalid_argument("table must be 1-D");
+  if (divide < 0 || divide > 3) throw std::invalid_argument("divide must be 0..3");
+  Lists L = lists_of(indptr, items, std::nullopt, table.shape(0));
+  PopSpec s;
+  s.k = k;
+  s.table = table.data();
+  s.divide = static_cast<PopDivide>(divide);
+  s.log_discount = log_discount;
+  s.relevance = t_indptr.has_value();
+  TruthCodes t;
+  if (s.relevance) {
+    if (!t_items) throw std::invalid_argument("relevance needs the truth items");
+    t = truth_of(*t_indptr, *t_items, t_grades, min_rel, L.n_users, L.n_items);
+  }
+  F64 out(L.n_users);
+  I64 n_rel(s.relevance ? L.n_users : 0);
+  double* o = out.mutable_data();
+  int64_t* nr = n_rel.mutable_data();
+  {
+    py::gil_scoped_release release;
+    popularity_values(L, s.relevance ? &t : nullptr, s, threads, o, nr);
+  }
+  return py::make_tuple(out, s.relevance ? py::object(n_rel) : py::none());
+}
+// ---- end of popularity and long tail
 }  // namespace
 
 void bind_beyond(py::module_& m) {
@@ -486,4 +518,10 @@ void bind_beyond(py::module_& m) {
   m.def("count_no_relevant", &count_no_relevant_py, py::arg("indptr").noconvert(), py::arg("grades").noconvert(),
         py::arg("min_relevance"), py::arg("threads"), "(users without a relevant item, the first of them or -1)");
   m.def("exact_sum", &exact_sum_py, py::arg("values").noconvert(), py::arg("threads"));
+  // popularity and long tail (helper pop)
+  m.def("popularity_values", &popularity_values_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
+        py::arg("table").noconvert(), py::arg("k"), py::arg("divide"), py::arg("log_discount"),
+        py::arg("t_indptr").noconvert(), py::arg("t_items").noconvert(), py::arg("t_grades").noconvert(),
+        py::arg("min_relevance"), py::arg("threads"),
+        "(per-user popularity-table values, relevant truth items per user or None); docs/metrics.md 3.19.13-3.19.19");
 }

@@ -292,6 +292,18 @@ class CatalogPart:
             return 1.0 - (squares - n * kk) / (kk * n * (n - 1))
         return 1.0 - _cosine_total(self.len_ids, self.len_values, self.len_counts) / pairs
 
+    def shannon_entropy(self, base: float, normalize: str) -> float:
+        """-Σ p_i log p_i over the recommended items, p_i = c_i / Σ c (docs/metrics.md 3.19.13), the terms summed
+        once, correctly rounded (math.fsum), from the (merged) histogram, so a merged state gives the one-call value
+        bit for bit; NaN without a listed item. normalize="distinct" divides by the number of distinct recommended
+        items (RecBole's ShannonEntropy)."""
+        c = self.counts[self.counts > 0]
+        if c.size == 0:
+            return math.nan
+        p = c.astype(np.float64) / float(int(c.sum()))
+        h = -math.fsum((p * np.log(p)).tolist()) / math.log(base) + 0.0
+        return h / c.size if normalize == "distinct" else h
+
     def score_entropy(self) -> float:
         if self.entropy is None or not math.isfinite(self.entropy[0]):
             return math.nan
@@ -504,6 +516,8 @@ class State:
             return part.personalization(m.options["similarity"], m.k)
         if m.name == "score_entropy":
             return part.score_entropy()
+        if m.name == "shannon_entropy":
+            return part.shannon_entropy(m.options["log_base"], m.options["normalize"])
         raise ValueError(f"unknown catalog metric {name!r}")  # pragma: no cover - every catalog metric is above
 
     def values(self) -> list[float]:

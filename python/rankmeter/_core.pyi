@@ -248,7 +248,7 @@ def topk_pass(
     cutoffs: list[int],
     tables: list[_F64],
     table_k: list[int],
-    table_div: list[bool],
+    table_div: list[int],
     threads: int,
     r_lens: Optional[_I64] = None,
 ) -> Optional[tuple[_I64, list[_I64], list[_F64], _Status]]: ...
@@ -307,6 +307,21 @@ def fcp_counts(
 ) -> tuple[_I64, _I64, _Status]: ...
 def score_entropy(indptr: _I64, items: _I64, scores: _F64, n_items: int, k: int, threads: int) -> float: ...
 def exact_sum(values: _F64, threads: int) -> tuple[_I64, int]: ...
+
+# popularity and long tail (helper pop; rankmeter/popularity.hpp)
+def popularity_values(
+    indptr: _I64,
+    items: _I64,
+    table: _F64,
+    k: int,
+    divide: int,
+    log_discount: bool,
+    t_indptr: Optional[_I64],
+    t_items: Optional[_I64],
+    t_grades: Optional[_F64],
+    min_relevance: Optional[float],
+    threads: int,
+) -> tuple[_F64, Optional[_I64]]: ...
 
 # ---- the AUC family (cpp/src/bind_auc.cpp, rankmeter/auc.hpp)
 def auc_values(

@@ -118,6 +118,7 @@ def evaluate(
     catalog: Any = None,
     subtopics: Any = None,
     costs: Any = None,
+    tail_items: Any = None,
     partitions: Optional[int] = None,
     state: bool = False,
     user_groups: Any = None,

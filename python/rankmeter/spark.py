@@ -209,6 +209,7 @@ def evaluate(
     catalog: Any = None,
     subtopics: Any = None,
     costs: Any = None,
+    tail_items: Any = None,
     partitions: Optional[int] = None,
     state: bool = False,
     arrow_batch_bytes: Optional[int] = ARROW_BATCH_BYTES,
@@ -343,6 +344,7 @@ def per_user(
     catalog: Any = None,
     subtopics: Any = None,
     costs: Any = None,
+    tail_items: Any = None,
     partitions: Optional[int] = None,
     **options: Any,
 ) -> Any:

@@ -121,6 +121,8 @@ CASES = {
     "catalog": Case("catalog", CATALOG, "coverage@3", ("coverage", 3, {})),
     "subtopics": Case("subtopics", SUBTOPICS, "alpha_ndcg@3", ("alpha_ndcg", 3, {})),
     "costs": Case("costs", COSTS, "cwl_p(quantity=etc)@3", ("precision", 3, {})),
+    # the long tail of aplt(tail=given) (popularity and long tail, helper pop): items 11 and 21 of the lists
+    "tail_items": Case("tail_items", [11, 21], "aplt(tail=given)@3", ("ndcg", 3, {})),
     "user_col": Case("user_col", "uid", truth=_renamed(TRUTH, "user_id", "uid"), recs=_renamed(RECS, "user_id", "uid")),
     "item_col": Case("item_col", "iid", truth=_renamed(TRUTH, "item_id", "iid"), recs=_renamed(RECS, "item_id", "iid")),
     "relevance_col": Case("relevance_col", "grade", truth=_renamed(TRUTH, "relevance", "grade")),
@@ -167,6 +169,7 @@ REFUSED = {
     ("spark.per_user", "catalog"): "catalog",
     **{("cli", name): "--" + name.replace("_", "-") for name in CONTEXT},  # Python objects only
     ("shortcut", "costs"): "C/W/L metrics only",  # no shortcut computes a C/W/L metric
+    ("shortcut", "tail_items"): "tail='given'",  # no shortcut computes aplt, aclt or tail_percentage
 }
 
 

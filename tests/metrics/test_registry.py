@@ -16,6 +16,7 @@ import pytest
 import rankmeter as rm
 from rankmeter import _core, metrics
 from tests.metrics.test_beyond import BEYOND_METRICS
+from tests.metrics.test_popularity import POPULARITY_METRICS  # popularity and long tail (helper pop)
 from tests.metrics.test_subtopic import SUBTOPIC_DETERMINISM
 from tests.properties.test_determinism import METRICS as DETERMINISM_METRICS
 from tests.support import reference, reference_beyond
@@ -138,7 +139,10 @@ def test_every_metric_has_a_docs_section(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_metric_is_in_the_determinism_suite(name):
-    names = {metrics.parse(m).name for m in [*DETERMINISM_METRICS, *BEYOND_METRICS, *SUBTOPIC_DETERMINISM]}
+    names = {
+        metrics.parse(m).name
+        for m in [*DETERMINISM_METRICS, *BEYOND_METRICS, *SUBTOPIC_DETERMINISM, *POPULARITY_METRICS]
+    }
     assert name in names, f"{name!r} is in no determinism test (tests/properties/test_determinism.py)"
 
 

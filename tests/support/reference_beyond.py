@@ -19,6 +19,18 @@ import math
 
 NAN = float("nan")
 
+# popularity and long tail (docs/metrics.md 3.19.13-3.19.19; helper pop): their references live in a sibling module
+from .reference_popularity import (  # noqa: E402, F401
+    aclt,
+    aplt,
+    efd,
+    epc,
+    shannon_entropy,
+    surprisal,
+    tail_percentage,
+    user_coverage,
+)
+
 
 def top(lst, k):
     return lst if k is None else lst[:k]

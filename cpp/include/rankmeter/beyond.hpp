@@ -526,7 +526,8 @@ inline void int_range(const int64_t* x, int64_t n, int threads, int64_t* lo, int
 //   counts[c][i]: users whose top cut[c] (0: the kept list) holds code i, for codes
 //     0..n_final-1 (n_final = max(n_base, largest list code + 1), returned);
 //   means[t][u]: mean_item_value's value for table t (size n_base + 1, the last entry is
-//     the value of every code >= n_base) at cutoff tab_k[t], divide_by_k tab_div[t];
+//     the value of every code >= n_base) at cutoff tab_k[t], divide_by_k tab_div[t] (1; 2: the plain sum,
+//     popularity.hpp's divide = none);
 //   kept[u]: the length of user u's kept list.
 // Returns false (outputs unusable) when a kept id is < 0 or >= hard_limit: the caller codes
 // the ids and takes the general path. Duplicates follow prepare_lists (status).
@@ -601,6 +602,10 @@ inline bool topk_pass(const ListsIn& in, DupPolicy dups, int64_t limit, int64_t 
           if (std::isnan(v)) continue;
           s += v;
           ++c;
+        }
+        if (tabs.divide_by_k[t] == 2) {  // the sum over the top k (aclt): 0 for an empty top k
+          means[t][u] = s;
+          continue;
         }
         const int64_t den = tabs.divide_by_k[t] ? (k > 0 ? k : m) : c;
         means[t][u] = (m == 0 || den == 0 || (c == 0 && !tabs.divide_by_k[t])) ? kNaN : s / static_cast<double>(den);

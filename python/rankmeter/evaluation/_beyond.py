@@ -29,6 +29,19 @@ from .._status import MESSAGES, is_ok, message
 from ..inputs import Truth, align, as_id_array, code_ids, id_label, to_truth
 from ._costs import read_costs
 from ._options import DUP_CODES, EMPTY_CODES
+from ._popularity import (
+    POPULARITY_METRICS,
+    TABLE_METRICS,
+    check_popularity_options,
+    given_tail,
+    in_place,
+    needs_truth,
+    pop_table,
+    popularity_column,
+    read_tail_items,
+    table_mode,
+    tail_fingerprint,
+)
 from ._subtopic import SUBTOPIC_METRICS, read_subtopics, subtopic_column
 
 __all__ = ["Context", "run_beyond", "check_context", "context_needs"]
@@ -40,7 +53,7 @@ _CODE_LIMIT = 1 << 22
 class Context:
     """The context arguments of one evaluation, as given (converted lazily)."""
 
-    __slots__ = ("train", "item_features", "item_similarity", "catalog", "subtopics", "costs")
+    __slots__ = ("train", "item_features", "item_similarity", "catalog", "subtopics", "costs", "tail_items")
 
     def __init__(
         self,
@@ -50,6 +63,7 @@ class Context:
         catalog=None,
         subtopics=None,
         costs=None,
+        tail_items=None,
         table_kw=None,
     ):
         self.train = None if train is None else to_truth_named(train, "train", table_kw or {})
@@ -58,6 +72,7 @@ class Context:
         self.catalog = catalog
         self.subtopics = None if subtopics is None else read_subtopics(subtopics, table_kw or {})
         self.costs = None if costs is None else read_costs(costs, table_kw or {})
+        self.tail_items = None if tail_items is None else read_tail_items(tail_items)
 
 
 def to_truth_named(x: Any, what: str, table_kw: dict) -> Truth:
@@ -296,7 +311,7 @@ class Prepared:
             catalog = as_id_array(
                 ctx.catalog if not isinstance(ctx.catalog, (set, frozenset)) else list(ctx.catalog), "catalog"
             )
-        need_truth = any(m.name in ("fcp", "serendipity", *AUC_METRICS) for m in metrics)
+        need_truth = any(m.name in ("fcp", "serendipity", *AUC_METRICS) or needs_truth(m) for m in metrics)
         # the AUC family over catalog negatives leaves out each user's train items (seen="exclude")
         auc_seen = train is not None and any(_auc_catalog(m) and m.options["seen"] == "exclude" for m in metrics)
         need_train = (train is not None and any("train" in context_needs(m) for m in metrics)) or auc_seen
@@ -328,6 +343,8 @@ class Prepared:
             extra.append(("catalog", catalog))
         if ctx.subtopics is not None and any(m.name in SUBTOPIC_METRICS for m in metrics):
             extra.append(("subtopics", ctx.subtopics.items))
+        if ctx.tail_items is not None and any(given_tail(m) for m in metrics):
+            extra.append(("tail_items", ctx.tail_items))
         li: Any
         lt: Any
         ls: Any
@@ -404,7 +421,7 @@ class Prepared:
             if lo < 0 or hi >= hard_limit:
                 return False
             n_base = hi + 1
-        tables = [m for m in metrics if m.name in ("arp", "novelty")]
+        tables = [m for m in metrics if m.name in ("arp", "novelty", *TABLE_METRICS)]
         n_train_users = 0
         pop_users = pop_inter = present = None
         if use_train:
@@ -442,7 +459,12 @@ class Prepared:
             cutoffs,
             table_arrays,
             [m.k or 0 for m in tables],
-            [m.name == "novelty" and m.options["divide_by"] == "k" for m in tables],
+            [
+                int(m.name == "novelty" and m.options["divide_by"] == "k")
+                if m.name in ("arp", "novelty")
+                else table_mode(m)
+                for m in tables
+            ],
             threads,
             p.b_lens,
         )
@@ -779,6 +801,7 @@ PER_USER_FAMILIES = {
     "diversity": _diversity,
     "serendipity": _serendipity,
     "fcp": _fcp,
+    **dict.fromkeys(POPULARITY_METRICS, popularity_column),
     **dict.fromkeys(SUBTOPIC_METRICS, subtopic_column),
     **dict.fromkeys(AUC_METRICS, _auc),
 }
@@ -911,8 +934,10 @@ def _run_beyond(p: Any, cols: list, ctx: Context, threads: int) -> tuple[dict, d
             raise _missing(m, "catalog", "or `train`, whose items are the default catalog")
         catalog = prep.catalog_ids()
     context = {}
-    if prep.pop_users is not None and any(m.name in ("novelty", "arp") for m in metrics):
+    if prep.pop_users is not None and any(m.name in ("novelty", "arp", *POPULARITY_METRICS) for m in metrics):
         context["popularity"] = prep.popularity_fingerprint()
+    if ctx.tail_items is not None and any(given_tail(m) for m in metrics):
+        context["tail_items"] = tail_fingerprint(ctx.tail_items)
     return out, parts, catalog, context
 
 
@@ -921,6 +946,7 @@ _WHY = {
     "item_features": "one feature row per item id",
     "item_similarity": "an item x item similarity matrix",
     "subtopics": "the subtopic judgments: user, subtopic, item and grade columns",
+    "tail_items": "the long-tail item ids, as tail=given reads them",
 }
 
 
@@ -933,9 +959,15 @@ def check_context(metrics, ctx: Context) -> None:
                 f"metric {str(m)!r}: average='items' is the mean over every top-k item, divide_by='k' a per-user "
                 "sum / k; pick one"
             )
+        check_popularity_options(m)
         for arg in context_needs(m):
             if getattr(ctx, arg) is None:
                 raise _missing(m, arg, _WHY[arg])
+    if ctx.tail_items is not None and not any(given_tail(m) for m in metrics):
+        raise ValueError(
+            "`tail_items` is read only by aplt, aclt and tail_percentage with tail='given' (none is asked for): "
+            "add tail=given to those metrics, e.g. 'aplt(tail=given)@10', or leave tail_items out"
+        )
 
 
 def context_needs(m) -> tuple:
@@ -954,7 +986,7 @@ def _in_place_metric(m) -> bool:
         return m.options["similarity"] != "cosine"
     if m.name == "novelty":
         return m.options["average"] == "users"
-    return m.name in ("coverage", "gini", "arp")
+    return m.name in ("coverage", "gini", "arp") or in_place(m)
 
 
 def _uses_features(m) -> bool:
@@ -970,6 +1002,8 @@ def _uses_cooccurrence(m) -> bool:
 
 
 def _item_table(m, pop_users, pop_inter, n_train_users) -> np.ndarray:
+    if m.name in TABLE_METRICS:
+        return pop_table(m, pop_users, pop_inter, n_train_users)  # codes are ids here (the in-place pass)
     o = m.options
     if m.name == "novelty":
         pop = pop_users if o["popularity"] == "users" else pop_inter

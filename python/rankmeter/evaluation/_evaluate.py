@@ -600,6 +600,7 @@ def evaluate(
     catalog: Any = None,
     subtopics: Any = None,
     costs: Any = None,
+    tail_items: Any = None,
     user_col: Optional[str] = None,
     item_col: Optional[str] = None,
     relevance_col: Optional[str] = None,
@@ -696,6 +697,9 @@ def evaluate(
         sdcg, inst, bpm, umeasure, tbg, ...: EC, ETC, BPM's cost limit K, U-measure's and
         TBG's weights), as cwl-eval's cost file gives it per element type; an item without
         a row costs the metric's ``max_cost`` (``min_cost`` in the residuals' best case).
+    tail_items : iterable of item ids, optional
+        The long-tail items of aplt, aclt and tail_percentage with ``tail=given`` (every other
+        item is head) in place of the split of the train popularity (docs/metrics.md 3.19.14-3.19.15).
     user_col, item_col, relevance_col, rank_col, score_col : str, optional
         Column names of long tables (pandas, polars, pyarrow, parquet paths);
         defaults ``user_id``, ``item_id``, ``relevance``, ``rank``, ``score``.
@@ -759,6 +763,7 @@ def partial(
     catalog: Any = None,
     subtopics: Any = None,
     costs: Any = None,
+    tail_items: Any = None,
     user_col: Optional[str] = None,
     item_col: Optional[str] = None,
     relevance_col: Optional[str] = None,

@@ -281,6 +281,17 @@ class EvalOptions:
             cli=None,
         ),
     )
+    tail_items: Any = field(
+        default=None,
+        metadata=_meta(
+            "context",
+            "iterable of item ids, optional",
+            "The long-tail items of aplt, aclt and tail_percentage with ``tail=given`` (every other\n"
+            "item is head) in place of the split of the train popularity (docs/metrics.md 3.19.14-3.19.15).",
+            "",
+            cli=None,
+        ),
+    )
     user_col: Optional[str] = field(
         default=None, metadata=_meta("column", "str, optional", _COLUMNS_DOC, "user column of tables (default user_id)")
     )
