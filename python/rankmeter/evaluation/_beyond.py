@@ -331,7 +331,18 @@ class Prepared:
         li: Any
         lt: Any
         ls: Any
-        if r_items.dtype == np.int64:
+        self.raw_lists = False
+        raw = None
+        if r_items.dtype == np.int64 and all(m.name in AUC_METRICS for m in metrics) and extra:
+            # the AUC kernel reads the lists as given (no copy): only the truth, train and catalog ids are coded,
+            # and only when they are their own codes (a list item outside them is simply none of them)
+            raw = code_ids([a for _, a in extra])
+        if raw is not None and raw[2] is None:
+            coded, n_items, labels = [None, *raw[0]], raw[1], None
+            li = lt = ls = None
+            self.raw_lists = True
+            self.keep = keep
+        elif r_items.dtype == np.int64:
             li, lt_raw, ls, st = _core.prepare_lists(
                 t.n_users, p.rowmap, r_indptr, r_items, r_scores, self.dups, p.max_items or 0, keep, threads, r_lens
             )
@@ -345,7 +356,7 @@ class Prepared:
             )
             _raise_lists(st, p, labels, metrics)
         self.li, self.lt, self.ls, self.n_items, self.labels = li, lt, ls, n_items, labels
-        self.kept = np.diff(li)
+        self.kept = np.diff(li) if li is not None else None
         self.code = {name: c for (name, _), c in zip(extra, coded[1:])}
 
         # train: popularity (repeats counted once per user), histories aligned with the truth users
@@ -724,12 +735,15 @@ def _auc(prep: Prepared, m: Any) -> tuple:
         mask = np.ascontiguousarray(prep.cat_mask, dtype=np.uint8)
         if m.options["seen"] == "exclude":
             h_ip, h_items = _history(prep)
-    scores = None if m.name == "lauc" else prep.ls
     max_fpr = float(m.options.get("max_fpr", 1.0))
-    rel, pos, neg, num2, vals = _core.auc_values(
-        prep.li,
-        prep.lt,
-        scores,
+    if prep.raw_lists:  # the lists as given, read in place with the call's duplicates policy and cutoffs
+        lists: tuple = (t.n_users, p.rowmap, p.b_indptr, p.b_items, None if m.name == "lauc" else p.b_scores)
+        lists += (p.b_lens, prep.dups, p.max_items or 0, prep.keep)
+    else:  # the prepared lists (coded, duplicates handled, cut)
+        lists = (t.n_users, None, prep.li, prep.lt, None if m.name == "lauc" else prep.ls, None, DUP_CODES["miss"])
+        lists += (0, 0)
+    rel, pos, neg, num2, vals, st = _core.auc_values(
+        *lists,
         prep.n_items,
         t.indptr,
         prep.code["truth"],
@@ -742,6 +756,7 @@ def _auc(prep: Prepared, m: Any) -> tuple:
         max_fpr,
         prep.threads,
     )
+    _raise_lists(st, p, prep.labels, prep.metrics)
     left_out = getattr(p, "left_out", None)
     if left_out is not None:
         # users the call's `missing` leaves out (kept for another metric): no value and, for gauc, no weight
