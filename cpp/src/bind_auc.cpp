@@ -60,8 +60,7 @@ void fill_truth(AucInput& in, const I64& t_indptr, const I64& t_items, const std
   in.truth.min_relevance = min_rel.value_or(0.0);
 }
 
-py::tuple outputs(const Status& st, const I64& rel, const I64& pos, const I64& neg, const F64& num2,
-                  const F64& value) {
+py::tuple outputs(const Status& st, const I64& rel, const I64& pos, const I64& neg, const F64& num2, const F64& value) {
   return py::make_tuple(rel, pos, neg, num2, value, py::make_tuple(st.code, st.user, st.item));
 }
 

@@ -99,8 +99,8 @@ inline Status auc_values(const AucInput& in, int64_t k, double max_fpr, int thre
     KeptReader rd(cap);
     std::unique_ptr<Stamped> mark;  // only with a history: the user's top k and seen items
     if (in.h_indptr) mark = std::make_unique<Stamped>(in.n_items);
-    std::vector<uint8_t> flag;   // per top-k position: a positive
-    std::vector<double> sbuf;    // the top k's scores when the list was closed up (duplicates under "first")
+    std::vector<uint8_t> flag;  // per top-k position: a positive
+    std::vector<double> sbuf;   // the top k's scores when the list was closed up (duplicates under "first")
     std::vector<std::pair<double, uint8_t>> scored;
     std::vector<std::pair<int64_t, int64_t>> groups;
 #ifdef RANKMETER_HAVE_OPENMP
@@ -324,7 +324,7 @@ inline int64_t count_chunk_generic(const T* x, int64_t len, const T* lv, int64_t
 #ifdef RANKMETER_TOPK_AVX2
 template <class T>
 __attribute__((target("avx2"))) inline int64_t count_chunk_avx2(const T* x, int64_t len, const T* lv, int64_t L,
-                                                                 int64_t* lt, int64_t* le) {
+                                                                int64_t* lt, int64_t* le) {
   int32_t bad = 0;
   const T big = std::numeric_limits<T>::max();
   for (int64_t j = 0; j < len; ++j) bad += !(std::abs(x[j]) <= big);

@@ -331,6 +331,7 @@ class Prepared:
         li: Any
         lt: Any
         ls: Any
+        coded: list[Any]
         self.raw_lists = False
         raw = None
         if r_items.dtype == np.int64 and all(m.name in AUC_METRICS for m in metrics) and extra:
@@ -356,7 +357,8 @@ class Prepared:
             )
             _raise_lists(st, p, labels, metrics)
         self.li, self.lt, self.ls, self.n_items, self.labels = li, lt, ls, n_items, labels
-        self.kept = np.diff(li) if li is not None else None
+        # (lists read in place by the AUC kernel alone: no kept lengths are read)
+        self.kept = np.diff(li) if li is not None else np.zeros(0, dtype=np.int64)
         self.code = {name: c for (name, _), c in zip(extra, coded[1:])}
 
         # train: popularity (repeats counted once per user), histories aligned with the truth users
@@ -737,13 +739,23 @@ def _auc(prep: Prepared, m: Any) -> tuple:
             h_ip, h_items = _history(prep)
     max_fpr = float(m.options.get("max_fpr", 1.0))
     if prep.raw_lists:  # the lists as given, read in place with the call's duplicates policy and cutoffs
-        lists: tuple = (t.n_users, p.rowmap, p.b_indptr, p.b_items, None if m.name == "lauc" else p.b_scores)
-        lists += (p.b_lens, prep.dups, p.max_items or 0, prep.keep)
-    else:  # the prepared lists (coded, duplicates handled, cut)
-        lists = (t.n_users, None, prep.li, prep.lt, None if m.name == "lauc" else prep.ls, None, DUP_CODES["miss"])
-        lists += (0, 0)
+        rowmap, ip, items, lens = p.rowmap, p.b_indptr, p.b_items, p.b_lens
+        scores = None if m.name == "lauc" else p.b_scores
+        dups, max_items, keep = prep.dups, p.max_items or 0, prep.keep
+    else:  # the prepared lists (coded, duplicates handled, cut): read as given
+        rowmap, ip, items, lens = None, prep.li, prep.lt, None
+        scores = None if m.name == "lauc" else prep.ls
+        dups, max_items, keep = DUP_CODES["miss"], 0, 0
     rel, pos, neg, num2, vals, st = _core.auc_values(
-        *lists,
+        t.n_users,
+        rowmap,
+        ip,
+        items,
+        scores,
+        lens,
+        dups,
+        max_items,
+        keep,
         prep.n_items,
         t.indptr,
         prep.code["truth"],
