@@ -5,8 +5,10 @@
 // pairs in the right order is counted with ties worth 1/2: walking the tie groups from the top with TP and FP
 // positives and negatives above,
 //   2 P N AUC = Σ_groups dFP (2 TP + dTP),
-// an integer, so the full AUC is one correctly rounded division. O(n log n) per user for n candidates
-// with scores (one sort), O(n + m) without; no pair is visited.
+// an integer, so the full AUC is one correctly rounded division. No pair is visited: O(k + m) per user for
+// a top k and m truth items when the scores fall along the list (the usual case) or without scores, O(k log k)
+// when the scores must be sorted. The lists are read in place (no copy); the positives and the listed items
+// are stamped on one per-thread array over the item codes (no per-user sort, no allocation).
 //
 // The candidates of a user:
 //   scored mode (catalog == nullptr): the top k of the list (k = 0: the whole list) and nothing else.
