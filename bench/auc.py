@@ -4,8 +4,12 @@ numpy buffers (list alignment, item coding and the catalog mask are part of ever
 W1 (1M users, top-100 lists from 100k Zipf items, scores falling along each list): lauc@100 over the
 100k-item catalog, auc@100 and gauc@100 over the scored top 100, auc(negatives=catalog)@100.
 
-Score matrix (users x items, float32): every item of a row is a scored candidate (Recs.from_scores with
-k = n_items, timed apart), ~10 positives per user drawn uniformly: auc and gauc over the full rows.
+Score matrix (users x items, float32): every item of a row is a scored candidate, ~10 positives per user drawn
+uniformly: auc and gauc over the full rows with rankmeter.auc_scores (the matrix read in place, no ranking),
+beside the bandwidth floor (numpy's sum of the matrix, one read) and, with --from-scores, the older path
+(Recs.from_scores(k = n_items) then evaluate; it materialises n_users x n_items ranked entries, 16 bytes each).
+Every line gives wall seconds and the process CPU seconds (all threads) of the median run: on a shared machine
+the CPU time says what the work costs when the wall clock waits for other jobs.
 
     python bench/auc.py --users 1000000 --matrix 20000x100000 --repeats 3
 """
@@ -13,7 +17,6 @@ k = n_items, timed apart), ~10 positives per user drawn uniformly: auc and gauc 
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 from typing import Any
 
@@ -22,13 +25,16 @@ import numpy as np
 import rankmeter as rm
 
 
-def _time(f, repeats: int) -> tuple[float, float, Any]:
-    times, out = [], None
+def _time(f, repeats: int) -> tuple[float, float, float, Any]:
+    """(median wall s, best wall s, CPU s of all threads for the median run, the last result)."""
+    runs, out = [], None
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         out = f()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), min(times), out
+        runs.append((time.perf_counter() - t0, time.process_time() - c0))
+    runs.sort()
+    med = runs[len(runs) // 2]
+    return med[0], runs[0][0], med[1], out
 
 
 def main() -> None:
@@ -37,6 +43,7 @@ def main() -> None:
     ap.add_argument("--matrix", default="20000x100000", help="users x items of the score matrix (0: skip)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--from-scores", action="store_true", help="also time Recs.from_scores(k=n_items) + evaluate")
     args = ap.parse_args()
 
     if args.users:
@@ -46,12 +53,12 @@ def main() -> None:
         recs = rm.Recs.from_csr(w.recs_indptr, w.recs_items, scores)
         catalog = np.arange(w.n_items, dtype=np.int64)
         print(f"W1: {w.n_users:,} users, top-100 lists, catalog {w.n_items:,} items")
-        print(f"{'metric':36s} {'median s':>9s} {'best s':>8s}  value")
-        for m in ["lauc@100", "auc@100", "gauc@100", "auc(negatives=catalog)@100"]:
-            med, best, res = _time(
+        print(f"{'metric':36s} {'median s':>9s} {'best s':>8s} {'cpu s':>7s}  value")
+        for m in ["ndcg@100", "lauc@100", "auc@100", "gauc@100", "auc(negatives=catalog)@100"]:
+            med, best, cpu, res = _time(
                 lambda m=m: rm.evaluate(truth, recs, [m], catalog=catalog, threads=args.threads), args.repeats
             )
-            print(f"{m:36s} {med:9.3f} {best:8.3f}  {res[m]:.6f}")
+            print(f"{m:36s} {med:9.3f} {best:8.3f} {cpu:7.3f}  {res[m]:.6f}")
 
     if args.matrix != "0":
         n_u, n_i = (int(x) for x in args.matrix.split("x"))
@@ -62,16 +69,24 @@ def main() -> None:
         np.cumsum(n_pos, out=t_ip[1:])
         t_items = rng.integers(0, n_i, int(t_ip[-1]))  # repeats within a user: the truth keeps the first
         truth = rm.Truth.from_csr(t_ip, t_items)
-        t0 = time.perf_counter()
-        recs = rm.Recs.from_scores(S, k=n_i, threads=args.threads)
-        t_sel = time.perf_counter() - t0
-        print(f"score matrix {n_u:,} x {n_i:,} float32: Recs.from_scores(k={n_i:,}) {t_sel:.3f} s (once)")
-        for m in ["auc", "gauc"]:
-            med, best, res = _time(
-                lambda m=m: rm.evaluate(truth, recs, [m], threads=args.threads, truth_duplicates="first"),
-                args.repeats,
-            )
-            print(f"{m:36s} {med:9.3f} {best:8.3f}  {res[m]:.6f}")
+        print(f"score matrix {n_u:,} x {n_i:,} float32 ({S.nbytes / 1e9:.1f} GB)")
+        med, best, cpu, _ = _time(lambda: S.sum(dtype=np.float32), args.repeats)
+        print(f"{'floor: numpy S.sum() (one read)':36s} {med:9.3f} {best:8.3f} {cpu:7.3f}")
+        for ms in (["auc"], ["gauc"], ["auc", "gauc"]):
+            med, best, cpu, res = _time(lambda ms=ms: rm.auc_scores(truth, S, ms, threads=args.threads), args.repeats)
+            name = "auc_scores " + "+".join(ms)
+            print(f"{name:36s} {med:9.3f} {best:8.3f} {cpu:7.3f}  " + " ".join(f"{res[m]:.6f}" for m in ms))
+        if args.from_scores:
+            t0 = time.perf_counter()
+            recs = rm.Recs.from_scores(S, k=n_i, threads=args.threads)
+            t_sel = time.perf_counter() - t0
+            print(f"Recs.from_scores(k={n_i:,}) {t_sel:.3f} s (once), then evaluate:")
+            for m in ["auc", "gauc"]:
+                med, best, cpu, res = _time(
+                    lambda m=m: rm.evaluate(truth, recs, [m], threads=args.threads, truth_duplicates="first"),
+                    args.repeats,
+                )
+                print(f"{m:36s} {med:9.3f} {best:8.3f} {cpu:7.3f}  {res[m]:.6f}")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from .compare import Comparison, compare
 from .compare import ci as _ci
 from .compare import plot_result as _plot_result
 from .evaluation import PRESETS, AgreementResult, Result, agreement, evaluate, partial
+from .evaluation._auc_matrix import auc_scores
 from .evaluation._fusion import fuse, optimize_fusion, train_fusion
 from .evaluation._groups import GroupedState, activity_groups
 from .evaluation._shortcuts import (
@@ -52,6 +53,7 @@ Result.plot = _plot_result  # type: ignore[attr-defined]
 
 __all__ = [
     "evaluate",
+    "auc_scores",
     "partial",
     "agreement",
     "AgreementResult",

@@ -325,9 +325,15 @@ def popularity_values(
 
 # ---- the AUC family (cpp/src/bind_auc.cpp, rankmeter/auc.hpp)
 def auc_values(
-    indptr: _I64,
+    n_users: int,
+    rowmap: Optional[_I64],
+    indptr: Optional[_I64],
     items: _I64,
     scores: Optional[_F64],
+    lens: Optional[_I64],
+    dups: DupPolicy,
+    max_items: int,
+    keep: int,
     n_items: int,
     t_indptr: _I64,
     t_items: _I64,
@@ -339,7 +345,27 @@ def auc_values(
     k: int,
     max_fpr: float,
     threads: int,
-) -> tuple[_I64, _I64, _I64, _F64, _F64]: ...
+) -> tuple[_I64, _I64, _I64, _F64, _F64, _Status]: ...
+def auc_matrix_f32(
+    matrix: npt.NDArray[np.float32],
+    rowmap: Optional[_I64],
+    t_indptr: _I64,
+    t_items: _I64,
+    t_grades: Optional[_F64],
+    min_relevance: Optional[float],
+    max_fpr: float,
+    threads: int,
+) -> tuple[_I64, _I64, _I64, _F64, _F64, _Status]: ...
+def auc_matrix_f64(
+    matrix: _F64,
+    rowmap: Optional[_I64],
+    t_indptr: _I64,
+    t_items: _I64,
+    t_grades: Optional[_F64],
+    min_relevance: Optional[float],
+    max_fpr: float,
+    threads: int,
+) -> tuple[_I64, _I64, _I64, _F64, _F64, _Status]: ...
 
 # ---- input kernels (cpp/src/bind_inputs.cpp, rankmeter/inputs.hpp)
 def topk_f64(

@@ -5,8 +5,10 @@
 // pairs in the right order is counted with ties worth 1/2: walking the tie groups from the top with TP and FP
 // positives and negatives above,
 //   2 P N AUC = Σ_groups dFP (2 TP + dTP),
-// an integer, so the full AUC is one correctly rounded division. O(n log n) per user for n candidates
-// with scores (one sort), O(n + m) without; no pair is visited.
+// an integer, so the full AUC is one correctly rounded division. No pair is visited: O(k + m) per user for
+// a top k and m truth items when the scores fall along the list (the usual case) or without scores, O(k log k)
+// when the scores must be sorted. The lists are read in place (no copy); the positives and the listed items
+// are stamped on one per-thread array over the item codes (no per-user sort, no allocation).
 //
 // The candidates of a user:
 //   scored mode (catalog == nullptr): the top k of the list (k = 0: the whole list) and nothing else.
@@ -26,16 +28,23 @@
 #include <vector>
 
 #include "beyond.hpp"
+#include "inputs.hpp"
 #include "parallel.hpp"
+#include "policy.hpp"
+#include "status.hpp"
 
 namespace rankmeter::core {
 
 struct AucInput {
   int64_t n_users = 0;
-  int64_t n_items = 0;  // item codes are 0..n_items-1 (lists, truth, history, catalog mask)
-  const int64_t* l_indptr = nullptr;
-  const int64_t* l_items = nullptr;
-  const double* l_scores = nullptr;  // nullable: list positions order the items, no ties
+  int64_t n_items = 0;  // truth, history and catalog-mask codes are 0..n_items-1; a list item outside is none of them
+  // The lists, read in place (no copy): the kept part of each user's list as prepare_lists keeps it (rowmap,
+  // duplicates policy, max_items, keep: beyond.hpp), then its top k. A list item may be any int64: an item
+  // outside [0, n_items) is no positive, no seen item and outside the catalog.
+  ListsIn lists;
+  DupPolicy dups = DupPolicy::miss;
+  int64_t max_items = 0;  // 0: none
+  int64_t keep = 0;       // 0: whole lists
   TruthCodes truth;
   const uint8_t* catalog = nullptr;   // nullable: scored mode
   int64_t n_catalog = 0;              // number of items set in `catalog`
@@ -70,73 +79,123 @@ inline double partial_auc(const std::vector<std::pair<int64_t, int64_t>>& groups
 }
 }  // namespace auc_detail
 
-// k: the cutoff (0: whole lists). max_fpr in (0, 1] (1: the full AUC).
-inline void auc_values(const AucInput& in, int64_t k, double max_fpr, int threads, int64_t* rel, int64_t* pos,
-                       int64_t* neg, double* num2, double* value) {
+// k: the cutoff (0: whole lists). max_fpr in (0, 1] (1: the full AUC). Returns the lowest user whose kept list
+// repeats an item under DupPolicy::error (Code::duplicate_recs; that user's outputs are left NaN / 0).
+inline Status auc_values(const AucInput& in, int64_t k, double max_fpr, int threads, int64_t* rel, int64_t* pos,
+                         int64_t* neg, double* num2, double* value) {
   using namespace beyond_detail;
   const int T = effective_threads(threads, in.n_users);
   const bool partial = max_fpr < 1.0;
+  const int64_t limit = list_limit(in.max_items, in.keep);
+  const int64_t cap = longest_kept(in.lists, limit);
+  const uint64_t n_codes = static_cast<uint64_t>(in.n_items);
+  std::vector<Status> tstatus(static_cast<size_t>(T));
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp parallel num_threads(T)
 #endif
   {
-    constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
-    const auto bit = [](int64_t it) { return uint64_t{1} << ((static_cast<uint64_t>(it) * kMul) >> 58); };
     const bool all_in_catalog = in.catalog == nullptr || in.n_catalog == in.n_items;
+    std::vector<uint32_t> st(static_cast<size_t>(in.n_items), 0);  // per item code: see the stamps below
+    uint32_t E = 0;
+    const int tid = thread_id();
+    KeptReader rd(cap);
     std::unique_ptr<Stamped> mark;  // only with a history: the user's top k and seen items
     if (in.h_indptr) mark = std::make_unique<Stamped>(in.n_items);
-    std::vector<int64_t> pv;     // the user's positives (distinct codes), sorted
-    std::vector<uint8_t> found;  // per positive: in the top k
-    std::vector<uint8_t> flag;   // per top-k position: a positive
+    std::vector<uint8_t> flag;  // per top-k position: a positive
+    std::vector<double> sbuf;   // the top k's scores when the list was closed up (duplicates under "first")
     std::vector<std::pair<double, uint8_t>> scored;
     std::vector<std::pair<int64_t, int64_t>> groups;
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp for schedule(dynamic, 256)
 #endif
     for (int64_t u = 0; u < in.n_users; ++u) {
+      prefetch_user(in.lists, u, limit);
+      // the user's positives, stamped on a per-thread array over the item codes (repeats counted once):
+      // st[i] == E + 1 a positive, E + 2 a listed item, E + 3 a listed positive (older values: none of these)
+      if (E > std::numeric_limits<uint32_t>::max() - 8) {
+        std::fill(st.begin(), st.end(), 0);
+        E = 0;
+      }
+      E += 4;
       const TruthCodes& t = in.truth;
-      pv.clear();
-      for (int64_t p = t.indptr[u]; p < t.indptr[u + 1]; ++p)
-        if (t.relevant(t.grade(p))) pv.push_back(t.items[p]);
-      std::sort(pv.begin(), pv.end());
-      pv.erase(std::unique(pv.begin(), pv.end()), pv.end());
-      const int64_t R = static_cast<int64_t>(pv.size());
-      uint64_t bloom = 0;  // one bit per positive (hashed): most list items are not positives
-      for (int64_t it : pv) bloom |= bit(it);
-      const auto positive = [&](int64_t it) -> int64_t {
-        if (!(bloom & bit(it))) return -1;
-        const auto f = std::lower_bound(pv.begin(), pv.end(), it);
-        return f != pv.end() && *f == it ? f - pv.begin() : -1;
+      int64_t R = 0, R_out = 0;  // distinct positives; those outside the catalog
+      for (int64_t p = t.indptr[u]; p < t.indptr[u + 1]; ++p) {
+        const int64_t it = t.items[p];
+        if (!t.relevant(t.grade(p)) || st[it] == E + 1) continue;
+        st[it] = E + 1;
+        ++R;
+        if (in.catalog && !in.catalog[it]) ++R_out;
+      }
+      const auto positive = [&](int64_t it) {
+        if (static_cast<uint64_t>(it) >= n_codes) return false;
+        const uint32_t v = st[static_cast<size_t>(it)];
+        return v > E && (v & 1u);
       };
-      const int64_t b = in.l_indptr[u], n = in.l_indptr[u + 1] - b;
+      // the kept list: in place when it repeats nothing (checked on the stamps), else as prepare_lists keeps it
+      const int64_t* L = nullptr;
+      int64_t n = 0;
+      const int64_t row = in.lists.rowmap ? in.lists.rowmap[u] : u;
+      if (row >= 0) {
+        const int64_t b = in.lists.begin(row), full_e = in.lists.end(row);
+        const int64_t e = in.max_items > 0 ? std::min(full_e, b + in.max_items) : full_e;
+        const int64_t room = std::min(e - b, limit);
+        L = in.lists.items + b;
+        n = room;
+        if (in.dups == DupPolicy::first || in.dups == DupPolicy::error) {
+          bool clean = true;
+          for (int64_t q = 0; q < room; ++q) {
+            const int64_t it = L[q];
+            if (static_cast<uint64_t>(it) >= n_codes || st[static_cast<size_t>(it)] >= E + 2) {
+              clean = false;  // an item outside the codes, or a repeat: the general reader decides
+              break;
+            }
+            st[static_cast<size_t>(it)] = st[static_cast<size_t>(it)] == E + 1 ? E + 3 : E + 2;
+          }
+          if (!clean) {
+            int64_t dup = 0;
+            n = rd.read(in.lists, u, in.dups, limit, in.max_items, &L, &dup);
+            if (n < 0) {
+              tstatus[static_cast<size_t>(tid)].record(Code::duplicate_recs, u, dup);
+              rel[u] = pos[u] = neg[u] = 0;
+              num2[u] = value[u] = kNaN;
+              continue;
+            }
+          }
+        }
+      }
       const int64_t kk = k > 0 && k < n ? k : n;
-      const int64_t* L = in.l_items + b;
-      found.assign(static_cast<size_t>(R), 0);
       flag.resize(static_cast<size_t>(kk));
       int64_t pos_top = 0;
       for (int64_t q = 0; q < kk; ++q) {
-        const int64_t j = R ? positive(L[q]) : -1;
-        flag[q] = j >= 0;
-        if (j >= 0) found[j] = 1;
-        pos_top += j >= 0;
+        const bool f = positive(L[q]);
+        flag[q] = f;
+        pos_top += f;
       }
       int64_t P = pos_top, N = kk - pos_top, Pb = 0, Nb = 0;
       if (in.catalog) {
         // the candidates: catalog ∪ top k ∪ positives, less the seen items neither positive nor in the top k
         int64_t outside = 0;  // top-k items and positives outside the catalog
         if (!all_in_catalog) {
-          for (int64_t q = 0; q < kk; ++q) outside += in.catalog[L[q]] == 0;
-          for (int64_t j = 0; j < R; ++j) outside += !found[j] && in.catalog[pv[j]] == 0;
+          int64_t pos_top_out = 0;  // positives in the top k outside the catalog (counted once, with the top k)
+          for (int64_t q = 0; q < kk; ++q) {
+            const bool out = static_cast<uint64_t>(L[q]) >= n_codes || in.catalog[L[q]] == 0;
+            outside += out;
+            pos_top_out += out && flag[q];
+          }
+          outside += R_out - pos_top_out;
+        } else {
+          for (int64_t q = 0; q < kk; ++q) outside += static_cast<uint64_t>(L[q]) >= n_codes;
         }
         int64_t seen = 0;
         if (in.h_indptr && in.h_indptr[u + 1] > in.h_indptr[u]) {
           mark->next();
-          for (int64_t q = 0; q < kk; ++q) mark->set(L[q], 1);
+          for (int64_t q = 0; q < kk; ++q)
+            if (static_cast<uint64_t>(L[q]) < n_codes) mark->set(L[q], 1);
           for (int64_t p = in.h_indptr[u]; p < in.h_indptr[u + 1]; ++p) {
             const int64_t it = in.h_items[p];
             if (mark->has(it) || !in.catalog[it]) continue;
             mark->set(it, 1);  // counted once
-            if (R == 0 || positive(it) < 0) ++seen;
+            if (!positive(it)) ++seen;
           }
         }
         const int64_t U = in.n_catalog + outside - seen;
@@ -152,41 +211,248 @@ inline void auc_values(const AucInput& in, int64_t k, double max_fpr, int thread
         num2[u] = value[u] = kNaN;
         continue;
       }
-      // walk the tie groups from the top: acc = Σ dFP (2 TP + dTP); the groups are kept only for a partial AUC
-      __int128 acc = 0;
-      int64_t tp_above = 0;
+      // walk the tie groups from the top: acc = Σ dFP (2 TP + dTP); the groups are kept only for a partial AUC.
+      // Within the top k the sum is below 2 kk^2 (int64); the group below it is added in 128 bits.
+      int64_t acc_top = 0, tp_above = 0;
       groups.clear();
       const auto group = [&](int64_t dfp, int64_t dtp) {
-        acc += static_cast<__int128>(dfp) * (2 * static_cast<__int128>(tp_above) + dtp);
+        acc_top += dfp * (2 * tp_above + dtp);
         tp_above += dtp;
         if (partial) groups.emplace_back(dfp, dtp);
       };
-      if (in.l_scores) {
-        scored.resize(static_cast<size_t>(kk));
-        const double* s = in.l_scores + b;
-        for (int64_t q = 0; q < kk; ++q) scored[q] = {s[q], flag[q]};
-        const auto desc = [](const auto& a, const auto& c) { return a.first > c.first; };
-        if (!std::is_sorted(scored.begin(), scored.end(), desc)) std::sort(scored.begin(), scored.end(), desc);
-        for (int64_t q = 0; q < kk;) {
-          int64_t e = q, tp = 0;
-          while (e < kk && scored[e].first == scored[q].first) tp += scored[e++].second;
-          group((e - q) - tp, tp);
-          q = e;
+      const double* S = nullptr;  // the top k's scores (in list order)
+      if (in.lists.scores && in.lists.indptr && kk > 0) {
+        const int64_t row = in.lists.rowmap ? in.lists.rowmap[u] : u;
+        const int64_t b = in.lists.begin(row);
+        if (L == in.lists.items + b) {  // read in place: the scores are the list's first kk
+          S = in.lists.scores + b;
+        } else {  // closed up: the score of each kept item's first occurrence
+          sbuf.resize(static_cast<size_t>(kk));
+          for (int64_t p = b, w = 0; w < kk; ++p)
+            if (in.lists.items[p] == L[w]) sbuf[w++] = in.lists.scores[p];
+          S = sbuf.data();
+        }
+      }
+      if (S) {
+        bool sorted = true;  // best first already (the usual case): walk the list as it is
+        for (int64_t q = 1; q < kk; ++q) sorted &= !(S[q] > S[q - 1]);
+        if (sorted && !partial) {  // a one-item group adds 2 TP for a negative; a tie group dFP (2 TP + dTP)
+          for (int64_t q = 0; q < kk;) {
+            if (q + 1 == kk || S[q + 1] != S[q]) {
+              acc_top += flag[q] ? 0 : 2 * tp_above;
+              tp_above += flag[q++];
+              continue;
+            }
+            int64_t e = q, tp = 0;
+            while (e < kk && S[e] == S[q]) tp += flag[e++];
+            group((e - q) - tp, tp);
+            q = e;
+          }
+        } else if (sorted) {
+          for (int64_t q = 0; q < kk;) {
+            int64_t e = q, tp = 0;
+            while (e < kk && S[e] == S[q]) tp += flag[e++];
+            group((e - q) - tp, tp);
+            q = e;
+          }
+        } else {
+          scored.resize(static_cast<size_t>(kk));
+          for (int64_t q = 0; q < kk; ++q) scored[q] = {S[q], flag[q]};
+          std::sort(scored.begin(), scored.end(), [](const auto& a, const auto& c) { return a.first > c.first; });
+          for (int64_t q = 0; q < kk;) {
+            int64_t e = q, tp = 0;
+            while (e < kk && scored[e].first == scored[q].first) tp += scored[e++].second;
+            group((e - q) - tp, tp);
+            q = e;
+          }
         }
       } else if (!partial) {
         for (int64_t q = 0; q < kk; ++q) {  // one item per group: a negative adds 2 TP, a positive nothing
-          acc += flag[q] ? 0 : 2 * static_cast<__int128>(tp_above);
+          acc_top += flag[q] ? 0 : 2 * tp_above;
           tp_above += flag[q];
         }
       } else {
         for (int64_t q = 0; q < kk; ++q) group(1 - flag[q], flag[q]);
       }
-      if (Pb + Nb > 0) group(Nb, Pb);
+      __int128 acc = acc_top;
+      if (Pb + Nb > 0) {
+        acc += static_cast<__int128>(Nb) * (2 * static_cast<__int128>(tp_above) + Pb);
+        if (partial) groups.emplace_back(Nb, Pb);
+      }
       num2[u] = static_cast<double>(acc);
       value[u] = partial ? auc_detail::partial_auc(groups, P, N, max_fpr)
                          : static_cast<double>(acc) / (2.0 * static_cast<double>(P) * static_cast<double>(N));
     }
   }
+  Status status;
+  for (const auto& x : tstatus) status.merge(x);
+  return status;
+}
+
+// ---------------------------------------------------------------------------
+// auc_matrix: the AUC of every row of a dense users x items score matrix (docs/metrics.md, 3.19.10), every column a
+// scored candidate, without ranking the row: the m positives' scores are sorted into L distinct levels v_1 < ..
+// < v_L (multiplicities c_l), and one streaming pass over the row counts lt_l = #{j : s_j < v_l} and
+// le_l = #{j : s_j <= v_l}. The negatives below level l are nb_l = lt_l - Σ_{l'<l} c_l', those tied with it
+// ne_l = le_l - lt_l - c_l, and
+//   2 P N AUC = Σ_l c_l (2 nb_l + ne_l),
+// the same integer as the tie-group walk of the ranked row (so the same AUC bits). O(n L) compares per row, in
+// L1-sized chunks the compiler vectorises (AVX2 where the CPU has it). The ROC vertices for a partial AUC are
+// the levels and the negatives between them. A non-finite score is an error (Code::bad_score, the lowest row and
+// then column). Truth codes: a column index, or any code outside [0, n_cols) for a relevant item that is not a
+// column (counted in rel, no candidate).
+namespace auc_detail {
+constexpr int64_t kChunk = 2048;
+
+// counts over x[0..len): lt[l] += #{x < v_l}, le[l] += #{x <= v_l}; returns the number of non-finite x
+template <class T>
+inline int64_t count_chunk_generic(const T* x, int64_t len, const T* lv, int64_t L, int64_t* lt, int64_t* le) {
+  int32_t bad = 0;
+  const T big = std::numeric_limits<T>::max();
+  for (int64_t j = 0; j < len; ++j) bad += !(std::abs(x[j]) <= big);
+  for (int64_t l = 0; l < L; ++l) {
+    const T v = lv[l];
+    int32_t a = 0, b = 0;
+    for (int64_t j = 0; j < len; ++j) {
+      a += x[j] < v;
+      b += x[j] <= v;
+    }
+    lt[l] += a;
+    le[l] += b;
+  }
+  return bad;
+}
+
+#ifdef RANKMETER_TOPK_AVX2
+template <class T>
+__attribute__((target("avx2"))) inline int64_t count_chunk_avx2(const T* x, int64_t len, const T* lv, int64_t L,
+                                                                int64_t* lt, int64_t* le) {
+  int32_t bad = 0;
+  const T big = std::numeric_limits<T>::max();
+  for (int64_t j = 0; j < len; ++j) bad += !(std::abs(x[j]) <= big);
+  for (int64_t l = 0; l < L; ++l) {
+    const T v = lv[l];
+    int32_t a = 0, b = 0;
+    for (int64_t j = 0; j < len; ++j) {
+      a += x[j] < v;
+      b += x[j] <= v;
+    }
+    lt[l] += a;
+    le[l] += b;
+  }
+  return bad;
+}
+#endif
+}  // namespace auc_detail
+
+// rowmap[u]: the matrix row of truth user u (every user has one). Outputs as auc_values.
+template <class T>
+inline Status auc_matrix(const T* S, int64_t n_cols, const int64_t* rowmap, int64_t n_users, const TruthCodes& truth,
+                         double max_fpr, int threads, int64_t* rel, int64_t* pos, int64_t* neg, double* num2,
+                         double* value) {
+  using namespace beyond_detail;
+  const int T_ = effective_threads(threads, n_users);
+  const bool partial = max_fpr < 1.0;
+  [[maybe_unused]] const bool avx2 = topk_detail::topk_avx2_enabled();
+  std::vector<Status> tstatus(static_cast<size_t>(T_));
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T_)
+#endif
+  {
+    const int tid = thread_id();
+    std::vector<int64_t> pv;  // the user's positives (distinct codes)
+    std::vector<T> lv;        // distinct positive scores, ascending
+    std::vector<int64_t> c, lt, le;
+    std::vector<std::pair<int64_t, int64_t>> groups;
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(dynamic, 4)
+#endif
+    for (int64_t u = 0; u < n_users; ++u) {
+      const T* row = S + rowmap[u] * n_cols;
+      pv.clear();
+      for (int64_t p = truth.indptr[u]; p < truth.indptr[u + 1]; ++p)
+        if (truth.relevant(truth.grade(p))) pv.push_back(truth.items[p]);
+      std::sort(pv.begin(), pv.end());
+      pv.erase(std::unique(pv.begin(), pv.end()), pv.end());
+      const int64_t R = static_cast<int64_t>(pv.size());
+      lv.clear();
+      for (int64_t it : pv)
+        if (it >= 0 && it < n_cols) lv.push_back(row[it]);
+      const int64_t P = static_cast<int64_t>(lv.size()), N = n_cols - P;
+      rel[u] = R;
+      pos[u] = P;
+      neg[u] = N;
+      std::sort(lv.begin(), lv.end());  // a NaN among them: found by the pass below
+      c.clear();
+      int64_t L = 0;
+      for (int64_t i = 0; i < P; ++i) {
+        if (L > 0 && lv[i] == lv[L - 1]) {
+          ++c[L - 1];
+        } else {
+          lv[L++] = lv[i];
+          c.push_back(1);
+        }
+      }
+      lt.assign(static_cast<size_t>(L), 0);
+      le.assign(static_cast<size_t>(L), 0);
+      int64_t bad = 0;
+      if (P > 0 && N > 0) {
+        for (int64_t j0 = 0; j0 < n_cols; j0 += auc_detail::kChunk) {
+          const int64_t len = std::min(auc_detail::kChunk, n_cols - j0);
+#ifdef RANKMETER_TOPK_AVX2
+          if (avx2) {
+            bad += auc_detail::count_chunk_avx2(row + j0, len, lv.data(), L, lt.data(), le.data());
+            continue;
+          }
+#endif
+          bad += auc_detail::count_chunk_generic(row + j0, len, lv.data(), L, lt.data(), le.data());
+        }
+      } else {
+        const T big = std::numeric_limits<T>::max();
+        for (int64_t j = 0; j < n_cols; ++j) bad += !(std::abs(row[j]) <= big);
+      }
+      if (bad) {
+        int64_t j = 0;
+        while (std::abs(row[j]) <= std::numeric_limits<T>::max()) ++j;
+        tstatus[static_cast<size_t>(tid)].record(Code::bad_score, u, j);
+        num2[u] = value[u] = kNaN;
+        continue;
+      }
+      if (P == 0 || N == 0) {
+        num2[u] = value[u] = kNaN;
+        continue;
+      }
+      __int128 acc = 0;
+      int64_t below = 0;  // positives below the level
+      for (int64_t l = 0; l < L; ++l) {
+        const int64_t nb = lt[l] - below, ne = le[l] - lt[l] - c[l];
+        acc += static_cast<__int128>(c[l]) * (2 * static_cast<__int128>(nb) + ne);
+        below += c[l];
+      }
+      num2[u] = static_cast<double>(acc);
+      if (!partial) {
+        value[u] = static_cast<double>(acc) / (2.0 * static_cast<double>(P) * static_cast<double>(N));
+        continue;
+      }
+      // ROC vertices top first: the negatives above the top level, each level's tie group, the negatives between
+      groups.clear();
+      int64_t neg_at_or_above = 0, pos_at_or_above = 0;  // scored >= the level above
+      for (int64_t l = L - 1; l >= 0; --l) {
+        const int64_t pos_below = P - pos_at_or_above - c[l];
+        pos_at_or_above += c[l];
+        const int64_t nb = lt[l] - pos_below, ne = le[l] - lt[l] - c[l];
+        const int64_t above = N - nb - ne - neg_at_or_above;
+        if (above > 0) groups.emplace_back(above, 0);
+        groups.emplace_back(ne, c[l]);
+        neg_at_or_above = N - nb;
+      }
+      if (N - neg_at_or_above > 0) groups.emplace_back(N - neg_at_or_above, 0);
+      value[u] = auc_detail::partial_auc(groups, P, N, max_fpr);
+    }
+  }
+  Status status;
+  for (const auto& x : tstatus) status.merge(x);
+  return status;
 }
 
 }  // namespace rankmeter::core

@@ -348,7 +348,19 @@ class Prepared:
         li: Any
         lt: Any
         ls: Any
-        if r_items.dtype == np.int64:
+        coded: list[Any]
+        self.raw_lists = False
+        raw = None
+        if r_items.dtype == np.int64 and all(m.name in AUC_METRICS for m in metrics) and extra:
+            # the AUC kernel reads the lists as given (no copy): only the truth, train and catalog ids are coded,
+            # and only when they are their own codes (a list item outside them is simply none of them)
+            raw = code_ids([a for _, a in extra])
+        if raw is not None and raw[2] is None:
+            coded, n_items, labels = [None, *raw[0]], raw[1], None
+            li = lt = ls = None
+            self.raw_lists = True
+            self.keep = keep
+        elif r_items.dtype == np.int64:
             li, lt_raw, ls, st = _core.prepare_lists(
                 t.n_users, p.rowmap, r_indptr, r_items, r_scores, self.dups, p.max_items or 0, keep, threads, r_lens
             )
@@ -362,7 +374,8 @@ class Prepared:
             )
             _raise_lists(st, p, labels, metrics)
         self.li, self.lt, self.ls, self.n_items, self.labels = li, lt, ls, n_items, labels
-        self.kept = np.diff(li)
+        # (lists read in place by the AUC kernel alone: no kept lengths are read)
+        self.kept = np.diff(li) if li is not None else np.zeros(0, dtype=np.int64)
         self.code = {name: c for (name, _), c in zip(extra, coded[1:])}
 
         # train: popularity (repeats counted once per user), histories aligned with the truth users
@@ -746,12 +759,25 @@ def _auc(prep: Prepared, m: Any) -> tuple:
         mask = np.ascontiguousarray(prep.cat_mask, dtype=np.uint8)
         if m.options["seen"] == "exclude":
             h_ip, h_items = _history(prep)
-    scores = None if m.name == "lauc" else prep.ls
     max_fpr = float(m.options.get("max_fpr", 1.0))
-    rel, pos, neg, num2, vals = _core.auc_values(
-        prep.li,
-        prep.lt,
+    if prep.raw_lists:  # the lists as given, read in place with the call's duplicates policy and cutoffs
+        rowmap, ip, items, lens = p.rowmap, p.b_indptr, p.b_items, p.b_lens
+        scores = None if m.name == "lauc" else p.b_scores
+        dups, max_items, keep = prep.dups, p.max_items or 0, prep.keep
+    else:  # the prepared lists (coded, duplicates handled, cut): read as given
+        rowmap, ip, items, lens = None, prep.li, prep.lt, None
+        scores = None if m.name == "lauc" else prep.ls
+        dups, max_items, keep = DUP_CODES["miss"], 0, 0
+    rel, pos, neg, num2, vals, st = _core.auc_values(
+        t.n_users,
+        rowmap,
+        ip,
+        items,
         scores,
+        lens,
+        dups,
+        max_items,
+        keep,
         prep.n_items,
         t.indptr,
         prep.code["truth"],
@@ -764,6 +790,7 @@ def _auc(prep: Prepared, m: Any) -> tuple:
         max_fpr,
         prep.threads,
     )
+    _raise_lists(st, p, prep.labels, prep.metrics)
     left_out = getattr(p, "left_out", None)
     if left_out is not None:
         # users the call's `missing` leaves out (kept for another metric): no value and, for gauc, no weight
