@@ -117,6 +117,7 @@ def evaluate(
     catalog: Any = None,
     subtopics: Any = None,
     costs: Any = None,
+    item_categories: Any = None,
     partitions: Optional[int] = None,
     state: bool = False,
     **options: Any,

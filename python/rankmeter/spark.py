@@ -208,6 +208,7 @@ def evaluate(
     catalog: Any = None,
     subtopics: Any = None,
     costs: Any = None,
+    item_categories: Any = None,
     partitions: Optional[int] = None,
     state: bool = False,
     arrow_batch_bytes: Optional[int] = ARROW_BATCH_BYTES,
@@ -329,6 +330,7 @@ def per_user(
     catalog: Any = None,
     subtopics: Any = None,
     costs: Any = None,
+    item_categories: Any = None,
     partitions: Optional[int] = None,
     **options: Any,
 ) -> Any:

@@ -27,6 +27,7 @@ from .. import _core
 from .._aggregate import EXACT_SHIFT, CatalogPart, entropy_part, limbs_to_int, reads_catalog
 from .._status import MESSAGES, is_ok, message
 from ..inputs import Truth, align, as_id_array, code_ids, id_label, to_truth
+from ._calibration import calibration_column, read_item_categories
 from ._costs import read_costs
 from ._options import DUP_CODES, EMPTY_CODES
 from ._subtopic import SUBTOPIC_METRICS, read_subtopics, subtopic_column
@@ -40,7 +41,7 @@ _CODE_LIMIT = 1 << 22
 class Context:
     """The context arguments of one evaluation, as given (converted lazily)."""
 
-    __slots__ = ("train", "item_features", "item_similarity", "catalog", "subtopics", "costs")
+    __slots__ = ("train", "item_features", "item_similarity", "catalog", "subtopics", "costs", "item_categories")
 
     def __init__(
         self,
@@ -50,6 +51,7 @@ class Context:
         catalog=None,
         subtopics=None,
         costs=None,
+        item_categories=None,
         table_kw=None,
     ):
         self.train = None if train is None else to_truth_named(train, "train", table_kw or {})
@@ -58,6 +60,9 @@ class Context:
         self.catalog = catalog
         self.subtopics = None if subtopics is None else read_subtopics(subtopics, table_kw or {})
         self.costs = None if costs is None else read_costs(costs, table_kw or {})
+        self.item_categories = (
+            None if item_categories is None else read_item_categories(item_categories, table_kw or {})
+        )
 
 
 def to_truth_named(x: Any, what: str, table_kw: dict) -> Truth:
@@ -72,6 +77,9 @@ def to_truth_named(x: Any, what: str, table_kw: dict) -> Truth:
 # the distinct items). These compare the items of a list as a set or as hits, where a repeat has no meaning:
 # a list holding one is an error (docs/metrics.md 6.1).
 _NO_REPEATS = ("personalization", "serendipity", "fcp", *SUBTOPIC_METRICS, "auc", "gauc", "lauc")
+
+# the metrics that read each evaluated user's train history (serendipity, miscalibration's p(g|u))
+_HISTORY_READERS = ("serendipity", "miscalibration")
 
 # The AUC family (docs/metrics.md 3.19.10-3.19.12): one kernel, rankmeter/auc.hpp
 AUC_METRICS = ("auc", "gauc", "lauc")
@@ -328,6 +336,8 @@ class Prepared:
             extra.append(("catalog", catalog))
         if ctx.subtopics is not None and any(m.name in SUBTOPIC_METRICS for m in metrics):
             extra.append(("subtopics", ctx.subtopics.items))
+        if ctx.item_categories is not None and any(m.name == "miscalibration" for m in metrics):
+            extra.append(("categories", ctx.item_categories.items))
         li: Any
         lt: Any
         ls: Any
@@ -357,12 +367,12 @@ class Prepared:
                 train.indptr, self.code["train"], n_items, threads
             )
         if need_train:
-            if auc_seen or any(m.name == "serendipity" or _uses_cooccurrence(m) for m in metrics):
+            if auc_seen or any(m.name in _HISTORY_READERS or _uses_cooccurrence(m) for m in metrics):
                 # these read the de-duplicated histories themselves
                 self.tr_ip, self.tr_items, _, _ = _core.prepare_lists(
                     train.n_users, None, train.indptr, self.code["train"], None, DUP_CODES["first"], 0, 0, threads
                 )
-            if auc_seen or any(m.name == "serendipity" for m in metrics):
+            if auc_seen or any(m.name in _HISTORY_READERS for m in metrics):
                 self.h_rowmap = _train_rowmap(t, train)
 
         # catalog: given, else the train items
@@ -781,6 +791,7 @@ PER_USER_FAMILIES = {
     "fcp": _fcp,
     **dict.fromkeys(SUBTOPIC_METRICS, subtopic_column),
     **dict.fromkeys(AUC_METRICS, _auc),
+    "miscalibration": calibration_column,
 }
 
 
@@ -921,6 +932,7 @@ _WHY = {
     "item_features": "one feature row per item id",
     "item_similarity": "an item x item similarity matrix",
     "subtopics": "the subtopic judgments: user, subtopic, item and grade columns",
+    "item_categories": "a mapping item -> category or list of categories, or an item/category table",
 }
 
 

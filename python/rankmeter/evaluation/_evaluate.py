@@ -267,6 +267,15 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     check_id_kinds(t.item_values(), r.item_values(), ("truth", "recs"), "item", (False, False))
     if ctx.train is not None:
         check_id_kinds(ctx.train.item_values(), r.item_values(), ("train", "recs"), "item", (False, False))
+    if ctx.item_categories is not None:
+        cats = ctx.item_categories
+        check_id_kinds(
+            cats.items if cats.items.size else cats.empty,
+            r.item_values(),
+            ("item_categories", "recs"),
+            "item",
+            (False, False),
+        )
 
     # Items as codes when an id is not an int (one hash pass over truth and recs together,
     # or, for sides read coded from a table or a TREC file, over their distinct ids only);
@@ -564,6 +573,7 @@ def evaluate(
     catalog: Any = None,
     subtopics: Any = None,
     costs: Any = None,
+    item_categories: Any = None,
     user_col: Optional[str] = None,
     item_col: Optional[str] = None,
     relevance_col: Optional[str] = None,
@@ -716,6 +726,7 @@ def partial(
     catalog: Any = None,
     subtopics: Any = None,
     costs: Any = None,
+    item_categories: Any = None,
     user_col: Optional[str] = None,
     item_col: Optional[str] = None,
     relevance_col: Optional[str] = None,
