@@ -26,8 +26,8 @@ void check_indptr(const I64& indptr, int64_t rows, int64_t n, const char* what) 
 }
 
 F64 calibration_values_py(const I64& l_indptr, const I64& l_items, const I64& h_indptr, const I64& h_items,
-                          const I64& c_indptr, const I64& c_cat, int64_t n_cats, int64_t k, double alpha,
-                          int weight, int threads) {
+                          const I64& c_indptr, const I64& c_cat, int64_t n_cats, int64_t k, double alpha, int weight,
+                          int threads) {
   const int64_t n_users = l_indptr.size() - 1;
   if (n_users < 0) throw std::invalid_argument("l_indptr: bad size");
   const int64_t n_items = c_indptr.size() - 1;
@@ -43,7 +43,7 @@ F64 calibration_values_py(const I64& l_indptr, const I64& l_items, const I64& h_
   if (weight < 0 || weight > 2) throw std::invalid_argument("unknown rank weight code");
   F64 out(n_users);
   CalibrationInput in{n_users, l_indptr.data(), l_items.data(), h_indptr.data(), h_items.data(),
-                      n_items, c_indptr.data(), c_cat.data(), n_cats};
+                      n_items, c_indptr.data(), c_cat.data(),   n_cats};
   double* o = out.mutable_data();
   {
     py::gil_scoped_release release;  // raw buffers only, kept alive by the arguments and output above

@@ -40,8 +40,8 @@ struct CalibrationInput {
   int64_t n_cats;
 };
 
-inline void calibration_values(const CalibrationInput& in, int64_t k, double alpha, RankWeight weight,
-                               double* values, int threads) {
+inline void calibration_values(const CalibrationInput& in, int64_t k, double alpha, RankWeight weight, double* values,
+                               int threads) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const int64_t n_users = in.n_users;
   const int T = effective_threads(threads, n_users);

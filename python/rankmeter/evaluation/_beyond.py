@@ -480,6 +480,10 @@ class Prepared:
         self._means = {str(m): v for m, v in zip(tables, means)}
         return True
 
+    def history(self) -> tuple:
+        """The train items of every evaluated user (CSR over the truth users, item codes), or (None, None)."""
+        return _history(self)
+
     def counts_at(self, k: int) -> np.ndarray:
         """How many users have each item (code) in their top k (0: whole lists)."""
         if k not in self._counts:

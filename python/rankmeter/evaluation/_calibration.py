@@ -17,7 +17,7 @@ from .. import _core
 from .._aggregate import limbs_to_int
 from ._context_columns import context_ids, pick_column
 
-__all__ = ["ItemCategories", "read_item_categories", "calibration_column", "RANK_WEIGHTS"]
+__all__ = ["ItemCategories", "read_item_categories", "check_item_categories", "calibration_column", "RANK_WEIGHTS"]
 
 # the kernel's codes (RankWeight in calibration.hpp)
 RANK_WEIGHTS = {"none": 0, "reciprocal": 1, "log2": 2}
@@ -155,10 +155,20 @@ def _homogeneous(values: list, what: str) -> np.ndarray:
         out = np.empty(len(values), dtype=object)
         out[:] = [str(v) for v in values]
         return out
-    bad = next(v for v, a, b in zip(values, ints, strs) if not (a or b))
-    if what == "item" and not any(a or b for a, b in zip(ints, strs)):
-        raise TypeError(f"`{_ARG}`: item ids must be ints or strings, got {bad!r}")
-    raise TypeError(f"`{_ARG}`: {what} ids mix ints and strings (or hold {bad!r}): use one type")
+    bad = [v for v, a, b in zip(values, ints, strs) if not (a or b)]
+    if bad:
+        raise TypeError(f"`{_ARG}`: {what} ids must be ints or strings, got {bad[0]!r}")
+    raise TypeError(f"`{_ARG}`: {what} ids mix ints and strings: use one type")
+
+
+def check_item_categories(cats: Any, metrics: list) -> None:
+    """``item_categories`` is read by miscalibration only: given without it, the call is refused (no keyword is
+    silently ignored)."""
+    if cats is not None and not any(m.name == "miscalibration" for m in metrics):
+        raise ValueError(
+            "`item_categories` is read by miscalibration only (alias calibration), and it is not asked for: "
+            "ask for it (e.g. 'miscalibration@10'), or drop `item_categories`"
+        )
 
 
 def _tables(prep: Any) -> tuple:
@@ -173,9 +183,7 @@ def _tables(prep: Any) -> tuple:
     c_cat = np.ascontiguousarray(ic.cats[order])
     c_indptr = np.zeros(n_items + 1, dtype=np.int64)
     np.cumsum(np.bincount(codes, minlength=n_items), out=c_indptr[1:])
-    from ._beyond import _history
-
-    h_ip, h_items = _history(prep)
+    h_ip, h_items = prep.history()
     out = (c_indptr, c_cat, int(ic.labels.size), h_ip, h_items)
     prep._calibration_tables = out
     return out

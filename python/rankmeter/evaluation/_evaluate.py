@@ -38,6 +38,7 @@ from ..inputs._torch_order import TORCH_TIES, float32_scores, torch_order
 from ..metrics import Metric, parse
 from ._accuracy import accuracy_pass, count_no_relevant
 from ._beyond import Context, check_context, run_beyond
+from ._calibration import check_item_categories
 from ._capri import apply_capri_ndcg, check_capri_options
 from ._costs import check_costs
 from ._evidently import apply_evidently, check_evidently_options, check_evidently_ties, uses_evidently
@@ -202,6 +203,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     ctx = Context(**opts.context(), table_kw=table_kw)
     check_context([m for m in parsed if m.family != "accuracy"], ctx)
     check_costs(ctx.costs, parsed, duplicates)
+    check_item_categories(ctx.item_categories, parsed)
     # dicts and lists on both sides: one walk of the objects in C++ (shared item codes, users joined there)
     read = walk_objects(truth, recs) if _py_objects(truth) and _py_objects(recs) else None
     t = read[0] if read is not None and read[0] is not None else to_truth(truth, **table_kw)
@@ -669,6 +671,10 @@ def evaluate(
         sdcg, inst, bpm, umeasure, tbg, ...: EC, ETC, BPM's cost limit K, U-measure's and
         TBG's weights), as cwl-eval's cost file gives it per element type; an item without
         a row costs the metric's ``max_cost`` (``min_cost`` in the residuals' best case).
+    item_categories : dict item -> category or list of categories, pandas Series, item/category table or (items, categories), optional
+        The categories of the items for miscalibration (Steck's calibration): a multi-category
+        item spreads weight 1 over its categories; an item without one (absent, or an empty
+        list) adds nothing to the user's or the list's category distribution.
     user_col, item_col, relevance_col, rank_col, score_col : str, optional
         Column names of long tables (pandas, polars, pyarrow, parquet paths);
         defaults ``user_id``, ``item_id``, ``relevance``, ``rank``, ``score``.
