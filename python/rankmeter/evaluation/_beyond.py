@@ -362,7 +362,14 @@ class Prepared:
         self.pop_users = self.pop_inter = None
         self.h_rowmap = self.tr_ip = self.tr_items = None
         self.n_train_users = 0
-        if need_train or need_train_items:
+        # item popularity: read by every train reader but miscalibration (the histories only), and by the default
+        # catalog
+        need_pop = (
+            need_train_items
+            or auc_seen
+            or (train is not None and any(m.name != "miscalibration" and "train" in context_needs(m) for m in metrics))
+        )
+        if need_pop:
             self.pop_users, self.pop_inter, self.n_train_users = _core.train_popularity(
                 train.indptr, self.code["train"], n_items, threads
             )
@@ -715,6 +722,8 @@ def _history(prep: Prepared) -> tuple:
     rows = np.arange(n_users, dtype=np.int64) if prep.h_rowmap is None else np.asarray(prep.h_rowmap, np.int64)
     if prep.h_rowmap is None and prep.tr_ip.size - 1 != n_users:  # pragma: no cover - align maps unequal rows
         raise AssertionError("train rows do not match the truth users")
+    if prep.h_rowmap is None:  # the train rows are the truth users: the histories as they are
+        return prep.tr_ip, prep.tr_items
     has = rows >= 0
     starts = np.zeros(n_users, dtype=np.int64)
     lens = np.zeros(n_users, dtype=np.int64)

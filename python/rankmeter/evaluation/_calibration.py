@@ -9,7 +9,7 @@ Conventions: docs/metrics.md, "3.19.13 miscalibration".
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
@@ -102,6 +102,9 @@ def read_item_categories(x: Any, table_kw: dict) -> ItemCategories:
         if keys:
             i = pick_column(keys, _ITEM, table_kw.get("item_col"), "item", _ARG)
             g = pick_column(keys, _CATEGORY, None, "category", _ARG)
+            fast = _columns(np.asarray(x[i]), np.asarray(x[g]))
+            if fast is not None:
+                return fast
             it, cs = list(np.asarray(x[i], dtype=object)), list(np.asarray(x[g], dtype=object))
             if len(it) != len(cs):
                 raise ValueError(f"`{_ARG}`: the item and category columns must have the same length")
@@ -112,6 +115,9 @@ def read_item_categories(x: Any, table_kw: dict) -> ItemCategories:
     elif hasattr(x, "index") and hasattr(x, "to_numpy") and getattr(x, "ndim", 2) == 1:  # pandas Series
         items, cats, empty = _pairs_of_mapping(list(x.index), list(x.to_numpy(dtype=object)))
     elif isinstance(x, tuple) and len(x) == 2:
+        fast = _columns(x[0], x[1])
+        if fast is not None:
+            return fast
         a, b = list(np.asarray(x[0], dtype=object)), list(np.asarray(x[1], dtype=object))
         if len(a) != len(b):
             raise ValueError(f"`{_ARG}` has {len(a)} items but {len(b)} categories")
@@ -124,10 +130,28 @@ def read_item_categories(x: Any, table_kw: dict) -> ItemCategories:
     return _finish(items, cats, empty)
 
 
+def _columns(a: Any, b: Any) -> Optional[ItemCategories]:
+    """Two columns read without a per-row loop when the categories are plain ints or strings (a numpy int or
+    fixed-width string dtype: no None, NaN or list can hide there); None otherwise (read row by row)."""
+    if not isinstance(a, np.ndarray) or not isinstance(b, np.ndarray) or b.ndim != 1:
+        return None
+    if b.dtype.kind not in "iuU" or a.dtype.kind not in "iuU":
+        return None
+    if a.size != b.size:
+        raise ValueError(f"`{_ARG}` has {a.size} items but {b.size} categories")
+    cs = b.astype(np.int64) if b.dtype.kind in "iu" else b.astype(object)
+    return _finish_arrays(context_ids(a, "item", _ARG), cs, np.zeros(0, dtype=np.int64))
+
+
 def _finish(items: list, cats: list, empty: list) -> ItemCategories:
-    it = context_ids(_homogeneous(items, "item"), "item", _ARG)
-    em = context_ids(_homogeneous(empty, "item"), "item", _ARG)
-    cs = _homogeneous(cats, "category")
+    return _finish_arrays(
+        context_ids(_homogeneous(items, "item"), "item", _ARG),
+        _homogeneous(cats, "category"),
+        context_ids(_homogeneous(empty, "item"), "item", _ARG),
+    )
+
+
+def _finish_arrays(it: np.ndarray, cs: np.ndarray, em: np.ndarray) -> ItemCategories:
     labels, codes = np.unique(cs, return_inverse=True) if cs.size else (cs, np.zeros(0, dtype=np.int64))
     codes = np.asarray(codes, dtype=np.int64).ravel()
     if it.size > 1:
