@@ -236,3 +236,20 @@ def test_bad_item_categories_raise_before_work(bad, err, match):
 def test_alpha_outside_0_1_is_refused(alpha):
     with pytest.raises((ValueError, TypeError), match="alpha"):
         rm.evaluate(TRUTH, RECS, [f"miscalibration(alpha={alpha})"], train=TRAIN, item_categories=CATS)
+
+
+def test_many_categories_per_item_take_the_sorted_path_and_match_the_reference():
+    # items of 23, 29, ..., 53 categories: the lcm of the counts passes 2^40, so p is summed per (category, count)
+    # pair instead of in integers; the values still match the reference and do not depend on the row order
+    primes = [23, 29, 31, 37, 41, 43, 47, 53]
+    cats = {i: [f"g{(i * 7 + j) % 60}" for j in range(m)] for i, m in enumerate(primes)}
+    cats[8] = "g1"
+    train = {1: list(range(9)), 2: [8, 3], 3: [5]}
+    recs = {1: [0, 8, 4], 2: [1, 2, 3, 8], 3: [8]}
+    truth = {u: {0: 1.0} for u in recs}
+    for order in (1, -1):
+        tr = {u: h[::order] for u, h in train.items()}
+        res = rm.evaluate(truth, recs, ["miscalibration(rank_weight=reciprocal)"], train=tr, item_categories=cats)
+        got = res.per_user["miscalibration(rank_weight=reciprocal)"]
+        for u, g in zip(res.users.tolist(), got):
+            assert close(g, rc.miscalibration(recs[u], None, train[u], cats, 0.01, "reciprocal"), rel=1e-12), u
