@@ -242,7 +242,7 @@ def test_many_categories_per_item_take_the_sorted_path_and_match_the_reference()
     # items of 23, 29, ..., 53 categories: the lcm of the counts passes 2^40, so p is summed per (category, count)
     # pair instead of in integers; the values still match the reference and do not depend on the row order
     primes = [23, 29, 31, 37, 41, 43, 47, 53]
-    cats = {i: [f"g{(i * 7 + j) % 60}" for j in range(m)] for i, m in enumerate(primes)}
+    cats: dict = {i: [f"g{(i * 7 + j) % 60}" for j in range(m)] for i, m in enumerate(primes)}
     cats[8] = "g1"
     train = {1: list(range(9)), 2: [8, 3], 3: [5]}
     recs = {1: [0, 8, 4], 2: [1, 2, 3, 8], 3: [8]}
