@@ -1,4 +1,4 @@
-"""miscalibration at W1 scale (docs/metrics.md 3.19.13, docs/performance.md): one evaluate call, end to end.
+"""miscalibration at W1 scale (docs/metrics.md 3.19.20, docs/performance.md): one evaluate call, end to end.
 
 W1 (1M users, top-100 lists from 100k Zipf items), k = 10; train = W1's truth interactions (about 10.6M rows)
 as the users' histories, as in bench/beyond_w1.py; item categories: 20 genres, each item 1-3 of them (seeded),

@@ -1,5 +1,5 @@
 """Plain-Python reference of miscalibration (Steck, "Calibrated Recommendations", RecSys 2018), written from
-docs/metrics.md 3.19.13 and independent of rankmeter's code: dicts and math.log, one user at a time.
+docs/metrics.md 3.19.20 and independent of rankmeter's code: dicts and math.log, one user at a time.
 
 p(g|u): the mean over the distinct train items of the user that have a category of p(g|i) = 1/|G(i)| for
 g in G(i); q(g|u): the same over the top k with the item at rank r weighted by w_r (1, 1/r or 1/log2(r+1));

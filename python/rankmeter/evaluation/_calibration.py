@@ -4,7 +4,7 @@ The divergence runs in C++ (``rankmeter/calibration.hpp``); this module reads ``
 :func:`rankmeter.evaluate` (a mapping item -> category or categories, a pandas Series, a two-column table
 item/category, a dict of those two columns or an ``(items, categories)`` pair), checks it before any work,
 and builds the item -> category CSR over the item code of the lists and the users' train histories.
-Conventions: docs/metrics.md, "3.19.13 miscalibration".
+Conventions: docs/metrics.md, "3.19.20 miscalibration".
 """
 
 from __future__ import annotations
