@@ -15,6 +15,7 @@ void bind_fusion(py::module_& m);
 void bind_subtopic(py::module_& m);
 void bind_agreement(py::module_& m);
 void bind_auc(py::module_& m);
+void bind_calibration(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "rankmeter's C++ core (private; use the rankmeter package)";
@@ -30,4 +31,5 @@ PYBIND11_MODULE(_core, m) {
   bind_subtopic(m);
   bind_agreement(m);
   bind_auc(m);
+  bind_calibration(m);
 }

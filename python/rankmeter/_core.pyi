@@ -479,3 +479,18 @@ def agreement_values(
     variant: npt.NDArray[np.int32],
     threads: int,
 ) -> tuple[_F64, int, int, _I64, _I64]: ...
+
+# ---- miscalibration (cpp/src/bind_calibration.cpp, rankmeter/calibration.hpp)
+def calibration_values(
+    l_indptr: _I64,
+    l_items: _I64,
+    h_indptr: _I64,
+    h_items: _I64,
+    c_indptr: _I64,
+    c_cat: _I64,
+    n_cats: int,
+    k: int,
+    alpha: float,
+    weight: int,
+    threads: int,
+) -> _F64: ...

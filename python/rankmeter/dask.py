@@ -119,6 +119,7 @@ def evaluate(
     subtopics: Any = None,
     costs: Any = None,
     tail_items: Any = None,
+    item_categories: Any = None,
     partitions: Optional[int] = None,
     state: bool = False,
     user_groups: Any = None,

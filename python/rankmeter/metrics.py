@@ -126,6 +126,14 @@ def _fpr(v: Any, where: str) -> float:
     return f
 
 
+def _share(v: Any, where: str) -> float:
+    """A mixing weight: a number in (0, 1] (miscalibration's alpha)."""
+    f = _unit(v, where)
+    if f == 0.0:
+        raise ValueError(f"{where} must be in (0, 1], got {v!r}")
+    return f
+
+
 def _real(v: Any, where: str) -> float:
     """Any finite number (a rate that may be negative or zero)."""
     if isinstance(v, str):
@@ -156,6 +164,7 @@ _NUMERIC: dict[str, Callable[[Any, str], float]] = {
     "log_base": _log_base,
     "unit": _unit,
     "fpr": _fpr,
+    "share": _share,
     "real": _real,
 }
 

@@ -210,6 +210,7 @@ def evaluate(
     subtopics: Any = None,
     costs: Any = None,
     tail_items: Any = None,
+    item_categories: Any = None,
     partitions: Optional[int] = None,
     state: bool = False,
     arrow_batch_bytes: Optional[int] = ARROW_BATCH_BYTES,
@@ -345,6 +346,7 @@ def per_user(
     subtopics: Any = None,
     costs: Any = None,
     tail_items: Any = None,
+    item_categories: Any = None,
     partitions: Optional[int] = None,
     **options: Any,
 ) -> Any:

@@ -41,6 +41,9 @@ SUBTOPICS = pd.DataFrame(
 )
 # C/W/L costs per (user, item) (costs=): item 13 of user 1 costs 3, item 11 nothing; items without a row cost 1
 COSTS = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [13, 11, 22], "cost": [3.0, 0.0, 0.5]})
+# item categories (item_categories=) and histories with a category for users 1, 2 and 5 (miscalibration)
+CATEGORIES = {10: "a", 11: ["a", "b"], 12: "b", 13: "c", 20: "a", 21: "c", 22: ["b", "c"], 50: "a", 51: "b"}
+TRAIN_CATEGORIES = pd.DataFrame({"user_id": [1, 1, 2, 5, 5], "item_id": [10, 13, 22, 50, 12]})
 # user 3 has no relevant item (empty=), user 4 no recs (missing=), user 6 recs only; grades 1-3 (min_relevance=)
 TRUTH = pd.DataFrame(
     {
@@ -123,6 +126,9 @@ CASES = {
     "costs": Case("costs", COSTS, "cwl_p(quantity=etc)@3", ("precision", 3, {})),
     # the long tail of aplt(tail=given) (popularity and long tail, helper pop): items 11 and 21 of the lists
     "tail_items": Case("tail_items", [11, 21], "aplt(tail=given)@3", ("ndcg", 3, {})),
+    "item_categories": Case(
+        "item_categories", CATEGORIES, "miscalibration@3", ("ndcg", 3, {}), also={"train": TRAIN_CATEGORIES}
+    ),
     "user_col": Case("user_col", "uid", truth=_renamed(TRUTH, "user_id", "uid"), recs=_renamed(RECS, "user_id", "uid")),
     "item_col": Case("item_col", "iid", truth=_renamed(TRUTH, "item_id", "iid"), recs=_renamed(RECS, "item_id", "iid")),
     "relevance_col": Case("relevance_col", "grade", truth=_renamed(TRUTH, "relevance", "grade")),
@@ -170,6 +176,8 @@ REFUSED = {
     **{("cli", name): "--" + name.replace("_", "-") for name in CONTEXT},  # Python objects only
     ("shortcut", "costs"): "C/W/L metrics only",  # no shortcut computes a C/W/L metric
     ("shortcut", "tail_items"): "tail='given'",  # no shortcut computes aplt, aclt or tail_percentage
+    ("shortcut", "item_categories"): "miscalibration only",  # no shortcut computes miscalibration
+    ("cli", "item_categories"): "not available on the command line",  # its case passes --train too, refused first
 }
 
 

@@ -16,6 +16,7 @@ import pytest
 import rankmeter as rm
 from rankmeter import _core, metrics
 from tests.metrics.test_beyond import BEYOND_METRICS
+from tests.metrics.test_calibration import CALIBRATION_DETERMINISM
 from tests.metrics.test_popularity import POPULARITY_METRICS  # popularity and long tail (helper pop)
 from tests.metrics.test_subtopic import SUBTOPIC_DETERMINISM
 from tests.properties.test_determinism import METRICS as DETERMINISM_METRICS
@@ -108,7 +109,11 @@ def test_every_metric_is_computed_by_evaluate(name):
     train = {1: [10, 12], 2: [11, 13, 14], 3: [10, 11]}
     features = {i: [float(i % 3), float(i % 2), 1.0] for i in range(10, 15)}
     subtopics = [(1, "s1", 10, 1), (1, "s2", 11, 1), (2, "s1", 13, 1)]
-    res = rm.evaluate(truth, recs, [name], train=train, item_features=features, subtopics=subtopics)
+    # read by miscalibration only (refused with the other metrics)
+    categories = {10: "g1", 11: ["g1", "g2"], 13: "g2", 14: "g3"} if name == "miscalibration" else None
+    res = rm.evaluate(
+        truth, recs, [name], train=train, item_features=features, subtopics=subtopics, item_categories=categories
+    )
     assert isinstance(res[name], float)
 
 
@@ -141,7 +146,13 @@ def test_every_metric_has_a_docs_section(name):
 def test_every_metric_is_in_the_determinism_suite(name):
     names = {
         metrics.parse(m).name
-        for m in [*DETERMINISM_METRICS, *BEYOND_METRICS, *SUBTOPIC_DETERMINISM, *POPULARITY_METRICS]
+        for m in [
+            *DETERMINISM_METRICS,
+            *BEYOND_METRICS,
+            *SUBTOPIC_DETERMINISM,
+            *POPULARITY_METRICS,
+            *CALIBRATION_DETERMINISM,
+        ]
     }
     assert name in names, f"{name!r} is in no determinism test (tests/properties/test_determinism.py)"
 

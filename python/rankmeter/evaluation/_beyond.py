@@ -27,6 +27,7 @@ from .. import _core
 from .._aggregate import EXACT_SHIFT, CatalogPart, entropy_part, limbs_to_int, reads_catalog
 from .._status import MESSAGES, is_ok, message
 from ..inputs import Truth, align, as_id_array, code_ids, id_label, to_truth
+from ._calibration import calibration_column, read_item_categories
 from ._costs import read_costs
 from ._options import DUP_CODES, EMPTY_CODES
 from ._popularity import (
@@ -53,7 +54,16 @@ _CODE_LIMIT = 1 << 22
 class Context:
     """The context arguments of one evaluation, as given (converted lazily)."""
 
-    __slots__ = ("train", "item_features", "item_similarity", "catalog", "subtopics", "costs", "tail_items")
+    __slots__ = (
+        "train",
+        "item_features",
+        "item_similarity",
+        "catalog",
+        "subtopics",
+        "costs",
+        "tail_items",
+        "item_categories",
+    )
 
     def __init__(
         self,
@@ -64,6 +74,7 @@ class Context:
         subtopics=None,
         costs=None,
         tail_items=None,
+        item_categories=None,
         table_kw=None,
     ):
         self.train = None if train is None else to_truth_named(train, "train", table_kw or {})
@@ -73,6 +84,9 @@ class Context:
         self.subtopics = None if subtopics is None else read_subtopics(subtopics, table_kw or {})
         self.costs = None if costs is None else read_costs(costs, table_kw or {})
         self.tail_items = None if tail_items is None else read_tail_items(tail_items)
+        self.item_categories = (
+            None if item_categories is None else read_item_categories(item_categories, table_kw or {})
+        )
 
 
 def to_truth_named(x: Any, what: str, table_kw: dict) -> Truth:
@@ -87,6 +101,9 @@ def to_truth_named(x: Any, what: str, table_kw: dict) -> Truth:
 # the distinct items). These compare the items of a list as a set or as hits, where a repeat has no meaning:
 # a list holding one is an error (docs/metrics.md 6.1).
 _NO_REPEATS = ("personalization", "serendipity", "fcp", *SUBTOPIC_METRICS, "auc", "gauc", "lauc")
+
+# the metrics that read each evaluated user's train history (serendipity, miscalibration's p(g|u))
+_HISTORY_READERS = ("serendipity", "miscalibration")
 
 # The AUC family (docs/metrics.md 3.19.10-3.19.12): one kernel, rankmeter/auc.hpp
 AUC_METRICS = ("auc", "gauc", "lauc")
@@ -345,6 +362,8 @@ class Prepared:
             extra.append(("subtopics", ctx.subtopics.items))
         if ctx.tail_items is not None and any(given_tail(m) for m in metrics):
             extra.append(("tail_items", ctx.tail_items))
+        if ctx.item_categories is not None and any(m.name == "miscalibration" for m in metrics):
+            extra.append(("categories", ctx.item_categories.items))
         li: Any
         lt: Any
         ls: Any
@@ -382,17 +401,24 @@ class Prepared:
         self.pop_users = self.pop_inter = None
         self.h_rowmap = self.tr_ip = self.tr_items = None
         self.n_train_users = 0
-        if need_train or need_train_items:
+        # item popularity: read by every train reader but miscalibration (the histories only), and by the default
+        # catalog
+        need_pop = (
+            need_train_items
+            or auc_seen
+            or (train is not None and any(m.name != "miscalibration" and "train" in context_needs(m) for m in metrics))
+        )
+        if need_pop:
             self.pop_users, self.pop_inter, self.n_train_users = _core.train_popularity(
                 train.indptr, self.code["train"], n_items, threads
             )
         if need_train:
-            if auc_seen or any(m.name == "serendipity" or _uses_cooccurrence(m) for m in metrics):
+            if auc_seen or any(m.name in _HISTORY_READERS or _uses_cooccurrence(m) for m in metrics):
                 # these read the de-duplicated histories themselves
                 self.tr_ip, self.tr_items, _, _ = _core.prepare_lists(
                     train.n_users, None, train.indptr, self.code["train"], None, DUP_CODES["first"], 0, 0, threads
                 )
-            if auc_seen or any(m.name == "serendipity" for m in metrics):
+            if auc_seen or any(m.name in _HISTORY_READERS for m in metrics):
                 self.h_rowmap = _train_rowmap(t, train)
 
         # catalog: given, else the train items
@@ -504,6 +530,10 @@ class Prepared:
         self._counts = dict(zip(cutoffs, counts))
         self._means = {str(m): v for m, v in zip(tables, means)}
         return True
+
+    def history(self) -> tuple:
+        """The train items of every evaluated user (CSR over the truth users, item codes), or (None, None)."""
+        return _history(self)
 
     def counts_at(self, k: int) -> np.ndarray:
         """How many users have each item (code) in their top k (0: whole lists)."""
@@ -736,6 +766,8 @@ def _history(prep: Prepared) -> tuple:
     rows = np.arange(n_users, dtype=np.int64) if prep.h_rowmap is None else np.asarray(prep.h_rowmap, np.int64)
     if prep.h_rowmap is None and prep.tr_ip.size - 1 != n_users:  # pragma: no cover - align maps unequal rows
         raise AssertionError("train rows do not match the truth users")
+    if prep.h_rowmap is None:  # the train rows are the truth users: the histories as they are
+        return prep.tr_ip, prep.tr_items
     has = rows >= 0
     starts = np.zeros(n_users, dtype=np.int64)
     lens = np.zeros(n_users, dtype=np.int64)
@@ -831,6 +863,7 @@ PER_USER_FAMILIES = {
     **dict.fromkeys(POPULARITY_METRICS, popularity_column),
     **dict.fromkeys(SUBTOPIC_METRICS, subtopic_column),
     **dict.fromkeys(AUC_METRICS, _auc),
+    "miscalibration": calibration_column,
 }
 
 
@@ -974,6 +1007,7 @@ _WHY = {
     "item_similarity": "an item x item similarity matrix",
     "subtopics": "the subtopic judgments: user, subtopic, item and grade columns",
     "tail_items": "the long-tail item ids, as tail=given reads them",
+    "item_categories": "a mapping item -> category or list of categories, or an item/category table",
 }
 
 

@@ -38,6 +38,7 @@ from ..inputs._torch_order import TORCH_TIES, float32_scores, torch_order
 from ..metrics import Metric, parse
 from ._accuracy import accuracy_pass, count_no_relevant
 from ._beyond import Context, check_context, run_beyond
+from ._calibration import check_item_categories
 from ._capri import apply_capri_ndcg, check_capri_options
 from ._costs import check_costs
 from ._evidently import apply_evidently, check_evidently_options, check_evidently_ties, uses_evidently
@@ -203,6 +204,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     ctx = Context(**opts.context(), table_kw=table_kw)
     check_context([m for m in parsed if m.family != "accuracy"], ctx)
     check_costs(ctx.costs, parsed, duplicates)
+    check_item_categories(ctx.item_categories, parsed)
     # dicts and lists on both sides: one walk of the objects in C++ (shared item codes, users joined there)
     read = walk_objects(truth, recs) if _py_objects(truth) and _py_objects(recs) else None
     t = read[0] if read is not None and read[0] is not None else to_truth(truth, **table_kw)
@@ -268,6 +270,15 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     check_id_kinds(t.item_values(), r.item_values(), ("truth", "recs"), "item", (False, False))
     if ctx.train is not None:
         check_id_kinds(ctx.train.item_values(), r.item_values(), ("train", "recs"), "item", (False, False))
+    if ctx.item_categories is not None:
+        cats = ctx.item_categories
+        check_id_kinds(
+            cats.items if cats.items.size else cats.empty,
+            r.item_values(),
+            ("item_categories", "recs"),
+            "item",
+            (False, False),
+        )
 
     # Items as codes when an id is not an int (one hash pass over truth and recs together,
     # or, for sides read coded from a table or a TREC file, over their distinct ids only);
@@ -601,6 +612,7 @@ def evaluate(
     subtopics: Any = None,
     costs: Any = None,
     tail_items: Any = None,
+    item_categories: Any = None,
     user_col: Optional[str] = None,
     item_col: Optional[str] = None,
     relevance_col: Optional[str] = None,
@@ -700,6 +712,10 @@ def evaluate(
     tail_items : iterable of item ids, optional
         The long-tail items of aplt, aclt and tail_percentage with ``tail=given`` (every other
         item is head) in place of the split of the train popularity (docs/metrics.md 3.19.14-3.19.15).
+    item_categories : dict item -> category or list of categories, pandas Series, item/category table or (items, categories), optional
+        The categories of the items for miscalibration (Steck's calibration): a multi-category
+        item spreads weight 1 over its categories; an item without one (absent, or an empty
+        list) adds nothing to the user's or the list's category distribution.
     user_col, item_col, relevance_col, rank_col, score_col : str, optional
         Column names of long tables (pandas, polars, pyarrow, parquet paths);
         defaults ``user_id``, ``item_id``, ``relevance``, ``rank``, ``score``.
@@ -764,6 +780,7 @@ def partial(
     subtopics: Any = None,
     costs: Any = None,
     tail_items: Any = None,
+    item_categories: Any = None,
     user_col: Optional[str] = None,
     item_col: Optional[str] = None,
     relevance_col: Optional[str] = None,

@@ -292,6 +292,18 @@ class EvalOptions:
             cli=None,
         ),
     )
+    item_categories: Any = field(
+        default=None,
+        metadata=_meta(
+            "context",
+            "dict item -> category or list of categories, pandas Series, item/category table or (items, categories), optional",
+            "The categories of the items for miscalibration (Steck's calibration): a multi-category\n"
+            "item spreads weight 1 over its categories; an item without one (absent, or an empty\n"
+            "list) adds nothing to the user's or the list's category distribution.",
+            "",
+            cli=None,
+        ),
+    )
     user_col: Optional[str] = field(
         default=None, metadata=_meta("column", "str, optional", _COLUMNS_DOC, "user column of tables (default user_id)")
     )
