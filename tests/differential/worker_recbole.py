@@ -50,7 +50,7 @@ def one(case: dict) -> dict:
     ds.set("data.num_items", len(case["catalog"]))
     counts = Counter(code[i] for _u, i in case.get("train") or [])
     ds.set("data.count_items", counts)
-    config = {"topk": ks, "metric_decimal_place": 15}
+    config = {"topk": ks, "metric_decimal_place": 15, "tail_ratio": 0.1}
 
     pos_index, pos_len_np = hits.numpy().astype(bool), pos_len.numpy().reshape(-1)
     per_user_rows = {
@@ -62,19 +62,22 @@ def one(case: dict) -> dict:
         "recall": M.Recall(config).metric_info(pos_index, pos_len_np),
     }
     means = {}
-    for cls in (M.Hit, M.MRR, M.NDCG, M.MAP, M.Precision, M.Recall, M.ItemCoverage, M.GiniIndex):
+    for cls in (M.Hit, M.MRR, M.NDCG, M.MAP, M.Precision, M.Recall, M.ItemCoverage, M.GiniIndex, M.ShannonEntropy):
         means.update(cls(config).calculate_metric(ds))
     if case.get("train"):
         ap = M.AveragePopularity(config)
         per_user_rows["averagepopularity"] = ap.metric_info(ap.get_pop(items.numpy(), dict(counts)))
         means.update(ap.calculate_metric(ds))
+        tp = M.TailPercentage(config)
+        per_user_rows["tailpercentage"] = tp.metric_info(tp.get_tail(items.numpy(), dict(counts)))
+        means.update(tp.calculate_metric(ds))
     for name, rows in per_user_rows.items():
         for k in ks:
             out[f"{name}@{k}"] = {
                 "per_user": [[u, float(v)] for u, v in zip(users, rows[:, k - 1])],
                 "mean": float(means[f"{name}@{k}"]),
             }
-    for name in ("itemcoverage", "giniindex"):
+    for name in ("itemcoverage", "giniindex", "shannonentropy"):
         for k in ks:
             out[f"{name}@{k}"] = {"per_user": None, "mean": float(means[f"{name}@{k}"])}
     return out

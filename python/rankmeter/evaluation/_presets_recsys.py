@@ -107,6 +107,7 @@ RECSYS_PRESETS: list[dict] = [
             "arp": {"popularity": "interactions", "unseen": "zero"},
             "gauc": {"negatives": "catalog", "one_class": "skip"},
             "gini": {"divisor": "n"},
+            "shannon_entropy": {"normalize": "distinct"},
         },
         "metrics": (
             ("Hit@k", "hit_rate@k"),
@@ -119,6 +120,8 @@ RECSYS_PRESETS: list[dict] = [
             ("ItemCoverage@k", "coverage@k (catalog=the item ids, see unmatched for [PAD])"),
             ("AveragePopularity@k", "arp(popularity=interactions,unseen=zero)@k (train=the training interactions)"),
             ("GiniIndex@k", "gini(divisor=n)@k (catalog=the item ids, see unmatched for [PAD])"),
+            ("ShannonEntropy@k", "shannon_entropy(normalize=distinct)@k"),
+            ("TailPercentage@k (tail_ratio=r)", "tail_percentage(tail_ratio=r)@k (train=the training interactions)"),
         ),
         "unmatched": (
             "RecBole rounds every mean to metric_decimal_place (4 by default) digits; rankmeter gives the exact "
@@ -129,7 +132,8 @@ RECSYS_PRESETS: list[dict] = [
             "rankmeter leaves users of the recommendations only out (recs_only='skip')",
             "RecBole's lists are the top k of a full score matrix: each user's list holds max(topk) distinct items; "
             "rankmeter also takes shorter lists (precision@k still divides by k) and refuses a repeated item",
-            "ShannonEntropy and TailPercentage: not yet in rankmeter",
+            "TailPercentage breaks ties of interaction counts by RecBole's internal item index; rankmeter by the "
+            "item id: equal when the remapped order is the id order, or no tie crosses the cut",
         ),
         "doc": (
             "RecBole 1.2.1 (recbole/evaluator/metrics.py), full-sort evaluation: the positives of a user are its "
@@ -142,7 +146,9 @@ RECSYS_PRESETS: list[dict] = [
             "AveragePopularity@k = mean over the top k of the item's number of training interactions, 0 for an "
             "item without one; ItemCoverage@k = distinct items of all top-k lists / number of items; "
             "GiniIndex@k = Gini index of the items' recommendation counts over the catalog, divided by n, not n - 1 "
-            "(gini(divisor=n)); GAUC = AUC per user "
+            "(gini(divisor=n)); ShannonEntropy@k = -sum p ln p over the recommended items, divided by their number "
+            "(shannon_entropy(normalize=distinct)); TailPercentage@k = share of the top k in the tail_ratio "
+            "least-interacted train items (tail_percentage); GAUC = AUC per user "
             "over every unmasked catalog item, averaged with weights = positives, users with one class left out. "
             "Verified against the live RecBole by tests/differential/recbole.py and tests/compat/test_gauc_recbole.py."
         ),
