@@ -6,16 +6,14 @@ which."""
 
 from __future__ import annotations
 
-import json
 import math
-import subprocess
 
 import numpy as np
 import pytest
 
 import rankmeter as rm
 from tests.conformance.recsys_helpers import peer_python
-from tests.support.peers import peer_env
+from tests.support.peers import run_peer_script
 
 SCRIPT = r"""
 import json, sys
@@ -80,17 +78,7 @@ def peer(tmp_path_factory):
     py = peer_python("torch")
     cases = _cases()
     tmp = tmp_path_factory.mktemp("auc_peers")
-    (tmp / "in.json").write_text(json.dumps(cases))
-    (tmp / "w.py").write_text(SCRIPT)
-    p = subprocess.run(
-        [str(py), str(tmp / "w.py"), str(tmp / "in.json"), str(tmp / "out.json")],
-        capture_output=True,
-        text=True,
-        env=peer_env(),
-        timeout=900,
-    )
-    assert p.returncode == 0, p.stderr[-3000:]
-    return cases, json.loads((tmp / "out.json").read_text())
+    return cases, run_peer_script(py, SCRIPT, cases, tmp)
 
 
 def _inputs(case):

@@ -10,15 +10,12 @@ installed here) are restated in docs/metrics.md 3.19.12.
 
 from __future__ import annotations
 
-import json
-import subprocess
-
 import numpy as np
 import pytest
 
 import rankmeter as rm
 from tests.conformance.recsys_helpers import peer_python
-from tests.support.peers import peer_env
+from tests.support.peers import run_peer_script
 
 SCRIPT = r"""
 import json, sys
@@ -78,17 +75,7 @@ def recbole(tmp_path_factory):
     py = peer_python("recbole")
     cases = _cases()
     tmp = tmp_path_factory.mktemp("recbole_gauc")
-    (tmp / "in.json").write_text(json.dumps(cases))
-    (tmp / "w.py").write_text(SCRIPT)
-    p = subprocess.run(
-        [str(py), str(tmp / "w.py"), str(tmp / "in.json"), str(tmp / "out.json")],
-        capture_output=True,
-        text=True,
-        env=peer_env(),
-        timeout=900,
-    )
-    assert p.returncode == 0, p.stderr[-3000:]
-    return cases, json.loads((tmp / "out.json").read_text())
+    return cases, run_peer_script(py, SCRIPT, cases, tmp)
 
 
 def test_gauc_over_catalog_negatives_equals_recbole_gauc(recbole):

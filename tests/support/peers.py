@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+from pathlib import Path
+from typing import Any
 
 SANITIZER_ENV = ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS")
 
@@ -37,3 +41,19 @@ def skip_peer_c_code_if_sanitized(peer: str) -> None:
 
     if "asan" in os.environ.get("LD_PRELOAD", ""):
         pytest.skip(f"{peer}'s C code aborts under AddressSanitizer (its own allocation mismatch); plain suite only")
+
+
+def run_peer_script(python: Path, script: str, data: Any, tmp: Path, timeout: int = 900) -> Any:
+    """Run ``script`` (its argv: IN.json OUT.json) with a peer venv's ``python`` on ``data`` written as JSON in
+    ``tmp``, and return what it wrote; a failing script fails the test with the end of its stderr."""
+    (tmp / "in.json").write_text(json.dumps(data))
+    (tmp / "w.py").write_text(script)
+    p = subprocess.run(
+        [str(python), str(tmp / "w.py"), str(tmp / "in.json"), str(tmp / "out.json")],
+        capture_output=True,
+        text=True,
+        env=peer_env(),
+        timeout=timeout,
+    )
+    assert p.returncode == 0, p.stderr[-3000:]
+    return json.loads((tmp / "out.json").read_text())
