@@ -44,8 +44,9 @@ STATUS=0
 mk ranx        ranx || STATUS=1
 mk pytrec_eval pytrec-eval-terrier numpy || STATUS=1
 # ir_measures with the providers its default pipeline uses for rankmeter's measures
-# (pytrec_eval-terrier comes with it; cwl_eval for RBP; gdeval for ERR needs perl)
-mk ir_measures ir_measures==0.4.3 cwl-eval pyndeval==0.0.8 || STATUS=1
+# (pytrec_eval-terrier comes with it; cwl_eval for RBP; gdeval for ERR needs perl; pandas: the qrels DataFrame
+# tests/differential/worker_ndeval.py hands ir_measures)
+mk ir_measures ir_measures==0.4.3 cwl-eval pyndeval==0.0.8 pandas || STATUS=1
 # torch 2.13.0 CPU (a wheel on this machine's disk); scikit-learn for its
 # ndcg_score/dcg_score/top_k_accuracy_score (tests/conformance).
 mk torch       torch==2.13.0 torchmetrics scikit-learn || STATUS=1
