@@ -13,6 +13,10 @@ from tests.support.same import same_bits
 METRICS = ["ndcg@10", "precision@5", "recall@3", "map", "mrr@10"]
 
 
+# Dask and Spark (a JVM) are left out of the sanitizer run, as tests/engines/test_dask.py and test_spark.py are
+pytestmark = pytest.mark.engines
+
+
 @pytest.mark.parametrize("partitions", [1, 3, 7])
 @pytest.mark.parametrize("str_ids", [False, True])
 def test_dask_group_means_equal_evaluate_by_group_bit_for_bit(partitions, str_ids):
