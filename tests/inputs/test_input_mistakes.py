@@ -181,3 +181,31 @@ def test_item_features_by_id(ids):
         res = rm.evaluate(truth, recs, ["diversity@3"], item_features=form)
         got = dict(zip(res.users.tolist(), res.per_user["diversity@3"].tolist()))
         assert got == pytest.approx(want, rel=1e-12)
+
+
+# --------------------------------------------------------------------------- train given as (user, item) pairs
+def test_train_as_user_item_pairs_warns_that_it_is_read_by_position():
+    truth = {"a": {1: 1}, "b": {2: 1}}
+    recs = {"a": [1, 2], "b": [2, 3]}
+    pairs = [("a", 1), ("b", 2), ("a", 2)]
+    with pytest.warns(UserWarning, match=r"`train` is a list of 3 two-entry lists, read as one list of items per user"):
+        rm.evaluate(truth, recs, ["novelty@2"], train=pairs)
+    with pytest.warns(UserWarning, match=r"If these are \(user, item\) pairs, pass \{user: \[items\]\}"):
+        rm.activity_groups([[0, 1], [1, 2], [0, 2]])
+    # the fixes the warning names give the pairs' meaning, without a warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        as_dict = rm.evaluate(truth, recs, ["novelty@2"], train={"a": [1, 2], "b": [2]})
+        as_table = rm.evaluate(truth, recs, ["novelty@2"], train=pd.DataFrame(pairs, columns=["user_id", "item_id"]))
+        positional = rm.evaluate(truth, recs, ["novelty@2"], train=rm.Truth.from_lists([list(p) for p in pairs]))
+    assert as_dict["novelty@2"] == as_table["novelty@2"]
+    assert positional["novelty@2"] != as_dict["novelty@2"]
+
+
+def test_positional_train_lists_of_other_lengths_do_not_warn():
+    truth = {0: {1: 1}, 1: {2: 1}}
+    recs = {0: [1, 2], 1: [2, 3]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rm.evaluate(truth, recs, ["novelty@2"], train=[[1, 2, 3], [2], [3, 4]])
+        rm.evaluate(truth, recs, ["novelty@2"], train=[[1, 2], [2, 3]])  # two users of two items: too few rows to tell

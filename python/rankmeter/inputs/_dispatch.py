@@ -8,6 +8,7 @@ lists to the ``from_*`` constructors.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from typing import Any, Union
 
@@ -61,6 +62,23 @@ def _from_table_or_path(x: Any, kind: str, what: str, kw: dict):
     return None
 
 
+def _warn_if_pairs(x: Any, what: str) -> None:
+    """A list of lists is one list of items per user, by position. A list whose every row holds exactly two
+    entries (three or more rows) reads like ``(user, item)`` pairs instead, and read by position it would give
+    user 0 the first pair as its items: said with a warning (a history of exactly two items per user is
+    legitimate, so it is not refused)."""
+    if len(x) < 3 or not all(isinstance(r, (list, tuple)) and len(r) == 2 for r in x):
+        return
+    warnings.warn(
+        f"`{what}` is a list of {len(x)} two-entry lists, read as one list of items per user by position "
+        f"(user 0's items are {list(x[0])!r}). If these are (user, item) pairs, pass {{user: [items]}} or a table "
+        f"with user and item columns; to keep the positional reading without this warning, pass "
+        f"rankmeter.Truth.from_lists(...)",
+        UserWarning,
+        stacklevel=4,
+    )
+
+
 def to_truth(x: Any, what: str = "truth", **table_kw: Any) -> Truth:
     if isinstance(x, Truth):
         return x
@@ -74,6 +92,8 @@ def to_truth(x: Any, what: str = "truth", **table_kw: Any) -> Truth:
     if isinstance(x, tuple) and len(x) in (2, 3) and all(isinstance(a, np.ndarray) for a in x):
         return Truth.from_csr(*x)
     if isinstance(x, (list, tuple)):
+        if what != "truth":
+            _warn_if_pairs(x, what)
         return Truth.from_lists(x)
     raise TypeError(
         f"`truth` must be a dict, a list of lists, a CSR tuple (indptr, items[, grades]) or a rankmeter.Truth, "
