@@ -60,7 +60,23 @@ void fill_truth(AucInput& in, const I64& t_indptr, const I64& t_items, const std
   in.truth.min_relevance = min_rel.value_or(0.0);
 }
 
-py::tuple outputs(const Status& st, const I64& rel, const I64& pos, const I64& neg, const F64& num2, const F64& value) {
+// Allocates the per-user outputs (relevant, positives, negatives, 2 x the AUC numerator, value), runs
+// kernel(rel, pos, neg, num2, value) -> Status without the GIL (raw buffers only, kept alive by the caller's
+// arguments and the arrays here), and returns them with the status.
+template <class Kernel>
+py::tuple run_outputs(int64_t n_users, Kernel&& kernel) {
+  I64 rel(n_users), pos(n_users), neg(n_users);
+  F64 num2(n_users), value(n_users);
+  int64_t* pr = rel.mutable_data();
+  int64_t* pp = pos.mutable_data();
+  int64_t* pn = neg.mutable_data();
+  double* p2 = num2.mutable_data();
+  double* pv = value.mutable_data();
+  Status st;
+  {
+    py::gil_scoped_release release;
+    st = kernel(pr, pp, pn, p2, pv);
+  }
   return py::make_tuple(rel, pos, neg, num2, value, py::make_tuple(st.code, st.user, st.item));
 }
 
@@ -121,19 +137,9 @@ py::tuple auc_values_py(int64_t n_users, const std::optional<I64>& rowmap, const
     in.h_indptr = h_indptr->data();
     in.h_items = h_items->data();
   }
-  I64 rel(n_users), pos(n_users), neg(n_users);
-  F64 num2(n_users), value(n_users);
-  int64_t* pr = rel.mutable_data();
-  int64_t* pp = pos.mutable_data();
-  int64_t* pn = neg.mutable_data();
-  double* p2 = num2.mutable_data();
-  double* pv = value.mutable_data();
-  Status st;
-  {
-    py::gil_scoped_release release;  // raw buffers only, kept alive by the arguments and outputs above
-    st = auc_values(in, k, max_fpr, threads, pr, pp, pn, p2, pv);
-  }
-  return outputs(st, rel, pos, neg, num2, value);
+  return run_outputs(n_users, [&](int64_t* pr, int64_t* pp, int64_t* pn, double* p2, double* pv) {
+    return auc_values(in, k, max_fpr, threads, pr, pp, pn, p2, pv);
+  });
 }
 
 // A dense users x items score matrix (float32 or float64, C order, read in place): rowmap[u] is the row of truth
@@ -158,19 +164,9 @@ py::tuple auc_matrix_py(const py::array_t<T, py::array::c_style>& matrix, const 
     for (int64_t u = 0; u < n_users; ++u) identity[u] = u;
     rm = identity.data();
   }
-  I64 rel(n_users), pos(n_users), neg(n_users);
-  F64 num2(n_users), value(n_users);
-  int64_t* pr = rel.mutable_data();
-  int64_t* pp = pos.mutable_data();
-  int64_t* pn = neg.mutable_data();
-  double* p2 = num2.mutable_data();
-  double* pv = value.mutable_data();
-  Status st;
-  {
-    py::gil_scoped_release release;  // raw buffers only, kept alive by the arguments and outputs above
-    st = auc_matrix(matrix.data(), cols, rm, n_users, in.truth, max_fpr, threads, pr, pp, pn, p2, pv);
-  }
-  return outputs(st, rel, pos, neg, num2, value);
+  return run_outputs(n_users, [&](int64_t* pr, int64_t* pp, int64_t* pn, double* p2, double* pv) {
+    return auc_matrix(matrix.data(), cols, rm, n_users, in.truth, max_fpr, threads, pr, pp, pn, p2, pv);
+  });
 }
 
 }  // namespace

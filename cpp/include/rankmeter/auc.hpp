@@ -304,9 +304,11 @@ inline Status auc_values(const AucInput& in, int64_t k, double max_fpr, int thre
 namespace auc_detail {
 constexpr int64_t kChunk = 2048;
 
-// counts over x[0..len): lt[l] += #{x < v_l}, le[l] += #{x <= v_l}; returns the number of non-finite x
+// counts over x[0..len): lt[l] += #{x < v_l}, le[l] += #{x <= v_l}; returns the number of non-finite x. One
+// body, inlined into each caller so that it is compiled for that caller's instruction set.
 template <class T>
-inline int64_t count_chunk_generic(const T* x, int64_t len, const T* lv, int64_t L, int64_t* lt, int64_t* le) {
+__attribute__((always_inline)) inline int64_t count_chunk_body(const T* x, int64_t len, const T* lv, int64_t L,
+                                                               int64_t* lt, int64_t* le) {
   int32_t bad = 0;
   const T big = std::numeric_limits<T>::max();
   for (int64_t j = 0; j < len; ++j) bad += !(std::abs(x[j]) <= big);
@@ -323,24 +325,16 @@ inline int64_t count_chunk_generic(const T* x, int64_t len, const T* lv, int64_t
   return bad;
 }
 
+template <class T>
+inline int64_t count_chunk_generic(const T* x, int64_t len, const T* lv, int64_t L, int64_t* lt, int64_t* le) {
+  return count_chunk_body(x, len, lv, L, lt, le);
+}
+
 #ifdef RANKMETER_TOPK_AVX2
 template <class T>
 __attribute__((target("avx2"))) inline int64_t count_chunk_avx2(const T* x, int64_t len, const T* lv, int64_t L,
                                                                 int64_t* lt, int64_t* le) {
-  int32_t bad = 0;
-  const T big = std::numeric_limits<T>::max();
-  for (int64_t j = 0; j < len; ++j) bad += !(std::abs(x[j]) <= big);
-  for (int64_t l = 0; l < L; ++l) {
-    const T v = lv[l];
-    int32_t a = 0, b = 0;
-    for (int64_t j = 0; j < len; ++j) {
-      a += x[j] < v;
-      b += x[j] <= v;
-    }
-    lt[l] += a;
-    le[l] += b;
-  }
-  return bad;
+  return count_chunk_body(x, len, lv, L, lt, le);
 }
 #endif
 }  // namespace auc_detail

@@ -331,6 +331,17 @@ def grouped_state(
     return GroupedState(state, groups)
 
 
+def _state_fields(s: State) -> tuple[tuple, dict]:
+    """The constructor arguments of a :class:`State` equal to ``s`` (its fields, shared, not copied)."""
+    return (s.names, s.sums, s.counts, s.meta, s._users), {
+        "keys": s.keys,
+        "parts": s.parts,
+        "catalog": s.catalog,
+        "context": s.context,
+        "users_sorted": s._users_sorted,
+    }
+
+
 class GroupedState(State):
     """The mergeable exact state of an evaluation with ``user_groups=``: a :class:`rankmeter.State` of
     all users (its means are those of the call without groups) that also holds ``groups``, label ->
@@ -344,35 +355,15 @@ class GroupedState(State):
     __slots__ = ("groups",)
 
     def __init__(self, total: State, groups: Mapping[Any, State]):
-        super().__init__(
-            total.names,
-            total.sums,
-            total.counts,
-            total.meta,
-            total._users,
-            keys=total.keys,
-            parts=total.parts,
-            catalog=total.catalog,
-            context=total.context,
-            users_sorted=total._users_sorted,
-        )
+        args, kw = _state_fields(total)
+        super().__init__(*args, **kw)
         self.groups = dict(groups)
 
     @property
     def total(self) -> State:
         """The state of all users, without the groups (a plain :class:`rankmeter.State`)."""
-        return State(
-            self.names,
-            self.sums,
-            self.counts,
-            self.meta,
-            self._users,
-            keys=self.keys,
-            parts=self.parts,
-            catalog=self.catalog,
-            context=self.context,
-            users_sorted=self._users_sorted,
-        )
+        args, kw = _state_fields(self)
+        return State(*args, **kw)
 
     @property
     def labels(self) -> list:

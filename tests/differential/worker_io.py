@@ -1,0 +1,30 @@
+"""The case loop every differential worker runs inside its peer's venv (standard library only: a worker
+imports nothing of rankmeter's, and this module sits beside it, so ``import worker_io`` finds it when the
+worker runs as a script).
+
+    <venv>/bin/python tests/differential/worker_<peer>.py IN.json OUT.json
+
+reads ``{"cases": [...]}`` from IN.json and writes ``{"results": [...]}`` to OUT.json, one entry per case in
+order: ``{"ok": <what the worker's function returned>}``, or ``{"error": <exception type>, "message": <its
+first 300 characters>}`` when the peer raised on the whole case (the harness reports it, it compares nothing).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+
+def serve(one: Callable[[dict], Any]) -> None:
+    """Run ``one`` over the cases of ``sys.argv[1]`` and write the results to ``sys.argv[2]``."""
+    src, dst = sys.argv[1], sys.argv[2]
+    cases = json.loads(Path(src).read_text())["cases"]
+    results: list[dict] = []
+    for case in cases:
+        try:
+            results.append({"ok": one(case)})
+        except Exception as e:  # the peer raised on the whole case
+            results.append({"error": type(e).__name__, "message": str(e)[:300]})
+    Path(dst).write_text(json.dumps({"results": results}))
