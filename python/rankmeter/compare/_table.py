@@ -207,6 +207,54 @@ class Comparison:
         tables = {run: self.results[run].by_group() for run in self.runs}
         return pd.concat(tables, names=["run", "group"])
 
+    def _has_groups(self) -> bool:
+        return all(getattr(self.results[r], "_grouping", None) is not None for r in self.runs)
+
+    def _group_panels(self, digits: int) -> tuple[list, list, list, list]:
+        """The per-group panel (one row per (group, run): users, then each metric's exact mean over the
+        group's users; bold: the best run of the group on that metric) and the gap panel (one row per
+        (run, metric): max - min, min / max and MAD of the group means), as header and rows of cells; a bold
+        cell is ``("b", text)``."""
+        tables = {r: self.results[r].by_group() for r in self.runs}
+        groups = list(tables[self.runs[0]].index)
+        best: dict = {}
+        for g in groups:
+            for m in self.metrics:
+                way = self.direction(m)
+                vals = [float(tables[r].loc[g, m]) for r in self.runs]
+                ok = [v for v in vals if not math.isnan(v)]
+                if way is not None and ok and len(self.runs) > 1:
+                    best[(g, m)] = max(ok) if way == "higher" else min(ok)
+        head = ["group", "run", "users", *self.metrics]
+        rows = []
+        for g in groups:
+            for r in self.runs:
+                cells: list = [str(g), r, f"{int(tables[r].loc[g, 'n_users']):,}"]
+                for m in self.metrics:
+                    v = float(tables[r].loc[g, m])
+                    text = _fmt(v, digits)
+                    cells.append(("b", text) if best.get((g, m)) == v else text)
+                rows.append(cells)
+        gap_head = ["run", "metric", "max - min", "min / max", "MAD"]
+        gap_rows = []
+        for r in self.runs:
+            gaps = self.results[r].group_gaps(n_permutations=0)
+            for m in self.metrics:
+                row = gaps.loc[m]
+                gap_rows.append(
+                    [
+                        r,
+                        m,
+                        _fmt(row["max_minus_min"], digits),
+                        _fmt(row["min_max_ratio"], digits),
+                        _fmt(row["mad"], digits),
+                    ]
+                )
+        return head, rows, gap_head, gap_rows
+
+    _GROUP_TITLE = "By user group: exact means over each group's users (bold: the group's best run)"
+    _GAP_TITLE = "Gaps between the group means (permutation test of the range: Result.group_gaps(); docs/fairness.md)"
+
     def to_pandas(self):
         """The long table as a pandas DataFrame (one row per comparison)."""
         try:
@@ -294,7 +342,17 @@ class Comparison:
                 ],
                 ["<", "<", "<", ">", ">"],
             )
-        return f"{wide}\n\n{long}{agree}\n\n{self._legend()}"
+        groups = ""
+        if self._has_groups():
+            head, rows, gh, gr = self._group_panels(digits)
+            plain = [[c[1] if isinstance(c, tuple) else c for c in row] for row in rows]
+            groups = (
+                f"\n\n{self._GROUP_TITLE}\n"
+                + _text_table(head, plain, ["<", "<", ">"] + [">"] * len(self.metrics))
+                + f"\n\n{self._GAP_TITLE}\n"
+                + _text_table(gh, gr, ["<", "<", ">", ">", ">"])
+            )
+        return f"{wide}\n\n{long}{agree}{groups}\n\n{self._legend()}"
 
     def __repr__(self) -> str:
         m = self.meta
@@ -312,7 +370,19 @@ class Comparison:
         for i, r in enumerate(self.runs):
             cells = [self._cell(r, m, digits, "markdown") for m in self.metrics]
             lines.append(f"| {letter(i)} | {r.replace('|', '&#124;')} | " + " | ".join(cells) + " |")
-        return "\n".join(lines) + "\n\n" + self._legend() + "\n"
+        out = "\n".join(lines) + "\n\n" + self._legend() + "\n"
+        if self._has_groups():
+            ghead, grows, gh, gr = self._group_panels(digits)
+
+            def md(cells: list) -> str:
+                txt = [f"**{c[1]}**" if isinstance(c, tuple) else str(c).replace("|", "&#124;") for c in cells]
+                return "| " + " | ".join(txt) + " |"
+
+            out += f"\n{self._GROUP_TITLE}\n\n" + md(ghead) + "\n|" + "---|" * len(ghead) + "\n"
+            out += "\n".join(md(r) for r in grows) + "\n"
+            out += f"\n{self._GAP_TITLE}\n\n" + md(gh) + "\n|" + "---|" * len(gh) + "\n"
+            out += "\n".join(md(r) for r in gr) + "\n"
+        return out
 
     def to_latex(self, digits: int = 4, caption: Optional[str] = None, label: str = "tab:results") -> str:
         """A booktabs table for a paper: best bold, significance superscripts, legend as caption."""
@@ -368,6 +438,24 @@ class Comparison:
             cls = ' class="rm-sig"' if row["significant"] else ""
             out.append(f"<tr{cls}>" + "".join(cells) + "</tr>")
         out.append("</tbody></table>")
+        if self._has_groups():
+            head, rows, gh, gr = self._group_panels(digits)
+
+            def td(c: Any) -> str:
+                return f"<td><b>{esc(c[1])}</b></td>" if isinstance(c, tuple) else f"<td>{esc(str(c))}</td>"
+
+            for title, h, body, cls in (
+                (self._GROUP_TITLE, head, rows, "rm-groups"),
+                (self._GAP_TITLE, gh, gr, "rm-gaps"),
+            ):
+                out.append(f'<p class="rm-legend">{esc(title)}</p>')
+                out.append(
+                    f'<table class="{cls}"><thead><tr>'
+                    + "".join(f"<th>{esc(c)}</th>" for c in h)
+                    + "</tr></thead><tbody>"
+                    + "".join("<tr>" + "".join(td(c) for c in r) + "</tr>" for r in body)
+                    + "</tbody></table>"
+                )
         return "\n".join(out)
 
     def _repr_html_(self) -> str:
@@ -396,8 +484,9 @@ class Comparison:
         """A matplotlib Figure: ``kind="means"`` (means with intervals), ``"distribution"``
         (per-user values of ``metric``), ``"curve"`` (``metric``@k for k = 1..k_max, one
         evaluation per run), ``"pr"`` (precision-recall curve from P@k and R@k),
-        ``"difference"`` (per-user differences against the baseline, sorted) or ``"matrix"``
-        (the pairwise comparisons of ``metric``: differences, adjusted p, significance)."""
+        ``"difference"`` (per-user differences against the baseline, sorted), ``"matrix"``
+        (the pairwise comparisons of ``metric``: differences, adjusted p, significance) or ``"groups"``
+        (each run's mean of ``metric`` per user group, with ``compare(..., user_groups=...)``)."""
         from . import plot as _plot
 
         if kind == "means":
@@ -409,6 +498,8 @@ class Comparison:
             return _plot.plot_per_user_difference(self, metric or self.metrics[0], **kw)
         if kind == "matrix":
             return _plot.plot_significance_matrix(self, metric or self.metrics[0], **kw)
+        if kind == "groups":
+            return _plot.plot_by_group(self, metric or self.metrics[0], **kw)
         if kind in ("curve", "pr"):
             if self._inputs is None:
                 raise ValueError("this Comparison has no inputs to evaluate curves from")
@@ -418,5 +509,6 @@ class Comparison:
                 return _plot.plot_metric_at_k(truth, runs, name, **kw, **ev)
             return _plot.plot_pr_curve(truth, runs, **kw, **ev)
         raise ValueError(
-            f"`kind` must be one of 'means', 'distribution', 'curve', 'pr', 'difference', 'matrix'; got {kind!r}"
+            "`kind` must be one of 'means', 'distribution', 'curve', 'pr', 'difference', 'matrix', 'groups'; "
+            f"got {kind!r}"
         )

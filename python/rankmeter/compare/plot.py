@@ -28,6 +28,8 @@ __all__ = [
     "plot_comparison_means",
     "plot_per_user_difference",
     "plot_significance_matrix",
+    "plot_by_group",
+    "group_mean_intervals",
     "run_mean_intervals",
     "base_name",
 ]
@@ -184,7 +186,8 @@ def plot_result(res: Any, metric: Optional[str] = None, kind: str = "distributio
     ``kind="distribution"``: the per-user values of ``metric`` (default: the
     first metric). ``kind="curve"``: every evaluated ``name@k`` of the metric
     family of ``metric`` against k (evaluate ``[f"ndcg@{k}" for k in range(1, 21)]``
-    first: one pass).
+    first: one pass). ``kind="groups"``: the mean of ``metric`` per user group
+    (:func:`plot_by_group`; evaluate with ``user_groups=``).
     """
     names = res.keys()
     metric = metric or names[0]
@@ -203,7 +206,9 @@ def plot_result(res: Any, metric: Optional[str] = None, kind: str = "distributio
         ax.set_ylabel(f"{family}@k")
         ax.grid(True, alpha=0.3)
         return fig
-    raise ValueError(f"`kind` must be 'distribution' or 'curve', got {kind!r}")
+    if kind == "groups":
+        return plot_by_group(res, metric)
+    raise ValueError(f"`kind` must be 'distribution', 'curve' or 'groups', got {kind!r}")
 
 
 def run_mean_intervals(cmp: Any, metrics: Optional[list] = None) -> dict:
@@ -386,4 +391,83 @@ def plot_significance_matrix(cmp: Any, metric: str, *, title: bool = True):
     bar.solids.set_rasterized(False)
     if title:
         ax.set_title(f"{metric}: row - column, adjusted p (* significant)")
+    return fig
+
+
+def _grouped(results: Mapping, what: str) -> None:
+    for run, res in results.items():
+        if getattr(res, "_grouping", None) is None:
+            raise ValueError(
+                f"{what}: run {run!r} has no user groups; evaluate or compare with user_groups=... (docs/fairness.md)"
+            )
+
+
+def group_mean_intervals(results: Mapping, metric: str, alpha: float = 0.05) -> dict:
+    """(run, group) -> the Student t interval (1 - alpha) of the mean of ``metric`` over the group's users
+    (NaN users left out; NaN bounds below two values or without per-user values)."""
+    from ._stats import t_interval
+
+    _grouped(results, "group_mean_intervals")
+    out = {}
+    for run, res in results.items():
+        gs, codes = res._grouping
+        v = None if codes is None else np.asarray(res.per_user[metric], dtype=np.float64)
+        for g, label in enumerate(gs.groups):
+            if v is None:
+                out[(run, label)] = (np.nan, np.nan)
+                continue
+            x = v[(codes == g) & ~np.isnan(v)]
+            out[(run, label)] = t_interval(x, alpha) if x.size >= 2 else (np.nan, np.nan)
+    return out
+
+
+def plot_by_group(results: Any, metric: str, *, alpha: float = 0.05, title: bool = True):
+    """The mean of ``metric`` in each user group (bars, one per run, groups along the x axis, each group's
+    user count under its label) with the Student t interval (1 - ``alpha``) of each group mean as error bars,
+    and each run's mean over all users as a dashed line. ``results``: a :class:`rankmeter.Result` or
+    :class:`rankmeter.Comparison` (or a mapping run -> Result) evaluated with ``user_groups=``."""
+    if hasattr(results, "results") and hasattr(results, "runs"):  # a Comparison
+        alpha = results.meta.get("alpha", alpha)
+        results = {r: results.results[r] for r in results.runs}
+    elif not isinstance(results, Mapping):
+        results = {"run": results}
+    _grouped(results, "plot_by_group")
+    runs = list(results)
+    single = runs == ["run"]  # one Result: its bars are not labelled
+    first = results[runs[0]]
+    labels = list(first._grouping[0].groups)
+    tables = {r: results[r].by_group() for r in runs}
+    if metric not in tables[runs[0]].columns:
+        raise ValueError(f"`metric` {metric!r} is not a column of these results: {list(tables[runs[0]].columns)[1:]}")
+    intervals = group_mean_intervals(results, metric, alpha)
+    fig = _figure(figsize=(max(6.4, 0.9 * len(labels) * max(1, len(runs)) * 0.6 + 2), 4.0))
+    ax = fig.add_subplot()
+    width = 0.8 / len(runs)
+    x = np.arange(len(labels))
+    for i, run in enumerate(runs):
+        t = tables[run]
+        ys = np.array([float(t.loc[g, metric]) for g in labels])
+        lo = np.array([intervals[(run, g)][0] for g in labels])
+        hi = np.array([intervals[(run, g)][1] for g in labels])
+        err = np.nan_to_num(np.clip(np.vstack([ys - lo, hi - ys]), 0.0, None))
+        bars = ax.bar(
+            x + (i - (len(runs) - 1) / 2) * width, ys, width, yerr=err, capsize=3, label=None if single else str(run)
+        )
+        ax.axhline(
+            results[run][metric],
+            color=bars.patches[0].get_facecolor(),
+            linestyle="--",
+            linewidth=1,
+            label="mean over all users" if single else None,
+        )
+    n = tables[runs[0]]["n_users"]
+    ax.set_xticks(x, [f"{g}\n({int(n.loc[g]):,} users)" for g in labels])
+    ax.set_ylabel(f"mean {metric}")
+    ax.grid(True, axis="y", alpha=0.3)
+    if single:
+        ax.legend(fontsize="small")
+    else:
+        ax.legend(title="dashed: mean over all users", fontsize="small", title_fontsize="small")
+    if title:
+        ax.set_title(f"{metric} by user group ({100 * (1 - alpha):g}% t intervals)")
     return fig

@@ -115,6 +115,15 @@ def _plots(cmp: Any, k_max: int) -> tuple[list[tuple[str, str]], str]:
                 P.plot_significance_matrix(cmp, x, title=False),
             )
         )
+    if cmp._has_groups():
+        for x in cmp.metrics:
+            out.append(
+                (
+                    f"{x} by user group: each run's mean over the group's users with its {level} Student t "
+                    "interval; dashed: the run's mean over all users",
+                    P.plot_by_group(cmp, x, title=False),
+                )
+            )
     for x in cmp.metrics:
         dist = P.plot_distributions(cmp.results, x, entity=entity, title=False)
         out.append((f"Distribution of {x} per {one} ({entity} with a value: {_valid_counts(cmp, x)})", dist))
