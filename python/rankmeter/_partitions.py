@@ -303,14 +303,44 @@ def partition_state(table: Any, plan: Plan) -> State:
     )
 
 
+GROUP_COL = "group"  # the column of each user's group in rankmeter.spark.per_user(user_groups=...)
+
+
+def _label_kind(labels: list) -> str:
+    ints = all(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in labels)
+    return "int" if labels and ints else "str"
+
+
+def group_label_kind(spec: Any) -> str:
+    """``"int"`` when every group label of ``spec`` is an int, ``"str"`` otherwise (labels written as str)."""
+    from .evaluation._groups import resolve_groups
+
+    return _label_kind(resolve_groups(spec, np.zeros(0, dtype=np.int64))[0])
+
+
+def _group_column(res: Any) -> Any:
+    """Each evaluated user's group label as an Arrow array (labels indexed by the users' codes, no loop)."""
+    import pyarrow as pa
+
+    gs, codes = res._grouping
+    labels = list(gs.groups)
+    if _label_kind(labels) == "int":
+        return pa.array(np.asarray(labels, dtype=np.int64)[codes])
+    return pa.array(np.asarray([str(x) for x in labels], dtype=object)[codes].tolist(), type=pa.string())
+
+
 def partition_per_user(table: Any, plan: Plan, names: list) -> Any:
-    """A pyarrow table: the user column, then one float64 column per metric (in ``names``)."""
+    """A pyarrow table: the user column, the group column with ``plan.user_groups``, then one float64 column
+    per metric (in ``names``)."""
     import pyarrow as pa
 
     truth, recs, cols = _inputs(table, plan)
-    res = evaluate_with(truth, recs, plan.metrics, plan.options.replace(**plan.context, **cols))
+    opts = plan.options.replace(**plan.context, **cols)
+    res = evaluate_with(truth, recs, plan.metrics, opts, user_groups=plan.user_groups)
     users = res.users if res.users is not None else np.arange(len(res.per_user[plan.metrics[0]]))
     data = {plan.user_col: pa.array(np.asarray(users).tolist() if users.dtype == object else users)}
+    if plan.user_groups is not None:
+        data[GROUP_COL] = _group_column(res)
     for m, name in zip(plan.metrics, names):
         data[name] = pa.array(np.asarray(res.per_user[m], dtype=np.float64))
     return pa.table(data)

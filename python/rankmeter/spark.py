@@ -292,13 +292,7 @@ def evaluate(
         or not 0 < arrow_batch_bytes < 2**31 - 1
     ):
         raise ValueError(f"`arrow_batch_bytes` must be None or an int in [1, 2^31 - 2], got {arrow_batch_bytes!r}")
-    if user_groups is not None:
-        if isinstance(user_groups, str):
-            raise TypeError(
-                f"`user_groups={user_groups!r}` names a truth column, which rankmeter.spark cannot read: pass a "
-                "mapping user -> group or a pandas Series"
-            )
-        check_groups_spec(user_groups)
+    _check_user_groups(user_groups)
     opts = EvalOptions.pick("rankmeter.spark.evaluate", locals(), **options)
     cols = dict(opts.columns(), recs_col=recs_col, truth_col=truth_col, scores_col=scores_col, grades_col=grades_col)
     plan, frame = _plan_and_frame(df, metrics, truth, cols, opts, partitions)
@@ -319,6 +313,17 @@ def evaluate(
         raise
     merged = merge_blobs([r[0] for r in rows], plan)
     return merged if state else merged.finalize()
+
+
+def _check_user_groups(user_groups: Any) -> None:
+    if user_groups is None:
+        return
+    if isinstance(user_groups, str):
+        raise TypeError(
+            f"`user_groups={user_groups!r}` names a truth column, which rankmeter.spark cannot read: pass a "
+            "mapping user -> group or a pandas Series"
+        )
+    check_groups_spec(user_groups)
 
 
 def per_user(
@@ -348,9 +353,15 @@ def per_user(
     tail_items: Any = None,
     item_categories: Any = None,
     partitions: Optional[int] = None,
+    user_groups: Any = None,
     **options: Any,
 ) -> Any:
     """Per-user values as a (lazy) Spark DataFrame: ``user_col`` then one double column per metric.
+
+    With ``user_groups`` (a mapping user -> group, a pandas Series or ``rm.activity_groups(...)``, shipped to
+    every task), a column ``group`` follows the user column: the user's group (string labels as strings,
+    int labels as longs, any other labels as their ``str``); a user without a group is an error, as in
+    :func:`rankmeter.evaluate` (docs/fairness.md).
 
     Same arguments as :func:`evaluate`; the columns are named as the metrics
     were asked (``"ndcg@10"``: use backticks in Spark SQL). Catalog-level
@@ -359,6 +370,7 @@ def per_user(
     """
     from pyspark.sql.types import DoubleType, StructField, StructType
 
+    _check_user_groups(user_groups)
     opts = EvalOptions.pick("rankmeter.spark.per_user", locals(), **options)
     if opts.catalog is not None:
         raise TypeError(
@@ -372,7 +384,18 @@ def per_user(
         raise ValueError(f"`metrics`: {', '.join(map(str, catalog_level))} have no per-user values (catalog-level)")
     names = [str(m) for m in plan.metrics]
     user_type = df.schema[opts.recs_user_col or user_col].dataType  # long form: df's own user column
-    schema = StructType([StructField(plan.user_col, user_type)] + [StructField(n, DoubleType()) for n in names])
+    fields = [StructField(plan.user_col, user_type)]
+    if user_groups is not None:
+        from pyspark.sql.types import LongType, StringType
+
+        from ._partitions import GROUP_COL, group_label_kind
+
+        if GROUP_COL in (plan.user_col, *names):
+            raise ValueError(f"`user_groups` adds a column {GROUP_COL!r}, which the user column already is: rename it")
+        plan.user_groups = user_groups
+        kind = group_label_kind(user_groups)
+        fields.append(StructField(GROUP_COL, LongType() if kind == "int" else StringType()))
+    schema = StructType(fields + [StructField(n, DoubleType()) for n in names])
 
     def task(batches):
         yield from stream_per_user(batches, plan, names)

@@ -3,6 +3,7 @@ and the merged groups equal rm.evaluate(...).by_group() bit for bit for any part
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -63,3 +64,33 @@ def test_spark_group_means_equal_evaluate_by_group_bit_for_bit(partitions):
     assert list(got.index) == list(want.index)
     for col in want.columns:
         assert same_bits(got[col].to_numpy(), want[col].to_numpy()), col
+
+
+@pytest.mark.parametrize("labels", [("x", "y", "z"), (3, 1, 2)])
+def test_spark_per_user_gives_each_users_group_beside_the_same_values(labels):
+    need_spark()
+    import rankmeter.spark as rsp
+
+    spark = local_spark("rankmeter-groups", 4)
+    truth, recs, _ = random_lists(11)
+    groups = {u: labels[i % 3] for i, u in enumerate(sorted(truth))}
+    want = rm.evaluate(truth, recs, METRICS)
+    rows = [(u, recs[u], {i: float(g) for i, g in truth[u].items()}) for u in truth]
+    df = spark.createDataFrame(rows, "user_id long, recs array<long>, truth map<long, double>").repartition(3)
+    out = rsp.per_user(df, METRICS, user_groups=groups)
+    assert out.columns == ["user_id", "group", *METRICS]
+    rows = out.collect()
+    assert {r["user_id"]: r["group"] for r in rows} == groups  # int labels stay ints, str labels str
+    order = {u: j for j, u in enumerate(want.users.tolist())}
+    for m in METRICS:
+        got = np.array([r[m] for r in rows], dtype=np.float64)
+        mine = want.per_user[m][[order[r["user_id"]] for r in rows]]
+        assert same_bits(got, mine), m
+    # a user without a group fails the task that meets it with rm.evaluate's error (the frame is lazy: at
+    # the action), named in the Spark exception
+    first = min(groups)
+    partial_groups = {u: g for u, g in groups.items() if u != first}
+    with pytest.raises(Exception, match=rf"ValueError: `user_groups` gives no group to 1 evaluated user\(s\): {first}"):
+        rsp.per_user(df, METRICS, user_groups=partial_groups).collect()
+    with pytest.raises(TypeError, match="names a truth column"):
+        rsp.per_user(df, METRICS, user_groups="country")
