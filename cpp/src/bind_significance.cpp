@@ -49,9 +49,37 @@ F64 bootstrap_sums_py(const F64& X, int64_t n_resamples, uint64_t seed, int thre
   return sums;
 }
 
+using I64 = py::array_t<int64_t, py::array::c_style>;
+
+F64 group_permutation_ranges_py(const F64& W, const F64& valid, const I64& codes, int64_t n_groups,
+                                int64_t n_permutations, uint64_t seed, int threads) {
+  if (W.ndim() != 2 || valid.ndim() != 2 || valid.shape(0) != W.shape(0) || valid.shape(1) != W.shape(1))
+    throw std::invalid_argument("values and valid must be 2-D float64 matrices of one shape (users x columns)");
+  const int64_t n = W.shape(0), C = W.shape(1);
+  if (codes.ndim() != 1 || codes.shape(0) != n) throw std::invalid_argument("codes: one group code per user");
+  if (n_groups < 0 || n_permutations < 0) throw std::invalid_argument("negative count");
+  const int64_t* cd = codes.data();
+  for (int64_t u = 0; u < n; ++u)
+    if (cd[u] < 0 || cd[u] >= n_groups) throw std::invalid_argument("codes: a group code outside [0, n_groups)");
+  F64 out({static_cast<py::ssize_t>(n_permutations), static_cast<py::ssize_t>(C)});
+  const double* w = W.data();
+  const double* v = valid.data();
+  double* o = out.mutable_data();
+  {
+    py::gil_scoped_release release;  // raw buffers only, kept alive by the arguments and output above
+    group_permutation_ranges(w, v, cd, n, C, n_groups, n_permutations, seed, threads, o);
+  }
+  return out;
+}
+
 }  // namespace
 
 void bind_significance(py::module_& m) {
+  m.def("group_permutation_ranges", &group_permutation_ranges_py, py::arg("values").noconvert(),
+        py::arg("valid").noconvert(), py::arg("codes").noconvert(), py::arg("n_groups"), py::arg("n_permutations"),
+        py::arg("seed"), py::arg("threads"),
+        "Permutation test of the gap between user groups: per permutation of the group labels and column, the "
+        "range (max - min) of the group means");
   m.def("sign_flip_sums", &sign_flip_sums_py, py::arg("values").noconvert(), py::arg("n_resamples"), py::arg("seed"),
         py::arg("threads"),
         "Randomization test: per resample and column, the sum of the values with random signs; and the observed sums");

@@ -181,6 +181,71 @@ def test_permutation_pvalues_are_deterministic_for_a_seed():
     assert np.all((a >= 1 / 200) & (a <= 1))
 
 
+def _reference_ranges(values, codes, n_groups, n_permutations, seed):
+    """Each permutation's range of the group means, in plain Python: users ordered by the words of the
+    permutation's stream (ties by index), user i taking the group of the user at position i, sums in row order."""
+    from rankmeter import _core
+    from rankmeter.evaluation._groups import _PERMUTATION_DOMAIN
+
+    n, n_cols = values.shape
+    out = []
+    for r in range(n_permutations):
+        words = _core.splitmix_words(seed, _PERMUTATION_DOMAIN, r, n).tolist()
+        perm = sorted(range(n), key=lambda u: (words[u], u))
+        row = []
+        for c in range(n_cols):
+            s = [0.0] * n_groups
+            k = [0.0] * n_groups
+            for i in range(n):
+                g = int(codes[perm[i]])
+                v = float(values[i, c])
+                if not math.isnan(v):
+                    s[g] += v
+                    k[g] += 1.0
+                else:
+                    s[g] += 0.0
+            means = [s[g] / k[g] for g in range(n_groups) if k[g] > 0]
+            row.append(max(means) - min(means) if len(means) >= 2 else math.nan)
+        out.append(row)
+    return np.array(out, dtype=np.float64).reshape(n_permutations, n_cols)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(0, 40),
+    n_cols=st.integers(1, 3),
+    n_groups=st.integers(1, 5),
+    nan_share=st.sampled_from([0.0, 0.3, 1.0]),
+    seed=st.integers(0, 2**64 - 1),
+    data=st.data(),
+)
+def test_permutation_ranges_in_cpp_equal_the_plain_reference_bit_for_bit(n, n_cols, n_groups, nan_share, seed, data):
+    from rankmeter import _core
+
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    x = rng.choice([0.0, 0.5, 1.0, rng.random()], size=(n, n_cols))
+    x[rng.random((n, n_cols)) < nan_share] = np.nan
+    codes = rng.integers(0, n_groups, size=n).astype(np.int64)
+    want = _reference_ranges(x, codes, n_groups, 7, seed)
+    valid = (~np.isnan(x)).astype(np.float64)
+    w = np.where(np.isnan(x), 0.0, x)
+    for threads in (1, 2, 3):
+        got = _core.group_permutation_ranges(w, valid, codes, n_groups, 7, seed, threads)
+        assert same_bits(got, want), threads
+    # the p-values count the permutations whose range reaches the observed one
+    p = permutation_pvalues(x, codes, n_groups, 7, seed)
+    if n:
+        assert p.shape == (n_cols,)
+
+
+def test_permutation_ranges_reject_bad_codes():
+    from rankmeter import _core
+
+    w = np.zeros((3, 1))
+    with pytest.raises(ValueError, match="group code outside"):
+        _core.group_permutation_ranges(w, w, np.array([0, 1, 5], dtype=np.int64), 2, 3, 0, 1)
+
+
 def test_permutation_pvalues_are_near_uniform_without_a_gap():
     rng = np.random.default_rng(2)
     found = []

@@ -19,6 +19,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <utility>
 #include <vector>
 
 #include "rankmeter/parallel.hpp"
@@ -196,6 +198,59 @@ inline void bootstrap_sums(const double* X, int64_t n, int64_t C, int64_t R, uin
       }
       double* out = sums + r * C;
       for (int64_t c = 0; c < C; ++c) out[c] = acc[c];
+    }
+  }
+}
+
+// ---------------------------------------------------------------- group-label permutations
+// The permutation test of the gap between user groups (docs/fairness.md, "The permutation test"). Permutation r
+// orders the users by the words of its stream (word u of the key of (seed, kDomainGroups, r), ties by user
+// index: numpy's stable argsort of the words), perm; user i takes the group of user perm[i]. Per group g and
+// column c: s[g, c] = sum over i in row order with codes[perm[i]] == g of w[i, c], and k[g, c] the same sum of
+// valid[i, c] (both as numpy's bincount adds its weights: one double at a time, in index order). The column's
+// statistic is max - min of s / k over the groups with k > 0, NaN with fewer than two such groups.
+// ranges[r, c] gets it. One permutation per thread at a time: the same bits for any thread count.
+constexpr uint64_t kDomainGroups = 3;
+
+inline void group_permutation_ranges(const double* w, const double* valid, const int64_t* codes, int64_t n, int64_t C,
+                                     int64_t G, int64_t R, uint64_t seed, int threads, double* ranges) {
+  const int T = effective_threads(threads, R);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+#pragma omp parallel num_threads(T)
+  {
+    std::vector<std::pair<uint64_t, int64_t>> order(static_cast<size_t>(n));
+    std::vector<double> s(static_cast<size_t>(G * C)), k(static_cast<size_t>(G * C));
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t r = 0; r < R; ++r) {
+      const uint64_t key = resample_key(seed, kDomainGroups, static_cast<uint64_t>(r));
+      for (int64_t u = 0; u < n; ++u) order[u] = {stream_word(key, static_cast<uint64_t>(u)), u};
+      std::sort(order.begin(), order.end());
+      std::fill(s.begin(), s.end(), 0.0);
+      std::fill(k.begin(), k.end(), 0.0);
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t g = codes[order[i].second];
+        double* sg = s.data() + g * C;
+        double* kg = k.data() + g * C;
+        const double* wi = w + i * C;
+        const double* vi = valid + i * C;
+        for (int64_t c = 0; c < C; ++c) {
+          sg[c] += wi[c];
+          kg[c] += vi[c];
+        }
+      }
+      for (int64_t c = 0; c < C; ++c) {
+        double hi = -std::numeric_limits<double>::infinity(), lo = std::numeric_limits<double>::infinity();
+        int64_t has = 0;
+        for (int64_t g = 0; g < G; ++g) {
+          const double kk = k[g * C + c];
+          if (!(kk > 0.0)) continue;
+          const double m = s[g * C + c] / kk;
+          hi = std::max(hi, m);
+          lo = std::min(lo, m);
+          ++has;
+        }
+        ranges[r * C + c] = has < 2 ? nan : hi - lo;
+      }
     }
   }
 }

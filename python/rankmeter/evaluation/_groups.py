@@ -500,7 +500,7 @@ def _gaps(means: np.ndarray) -> tuple[float, float, float]:
 
 
 def permutation_pvalues(
-    values: np.ndarray, codes: np.ndarray, n_groups: int, n_permutations: int, seed: int
+    values: np.ndarray, codes: np.ndarray, n_groups: int, n_permutations: int, seed: int, threads: int = 0
 ) -> np.ndarray:
     """Per column of ``values`` (users x metrics, NaN: no value), the p-value ``(c + 1) / (R + 1)`` of the
     range of the group means under ``R`` random permutations of the group labels; ``c`` counts the
@@ -527,12 +527,18 @@ def permutation_pvalues(
         return out
 
     observed = ranges(codes)
-    hits = np.zeros(n_cols, dtype=np.int64)
-    for r in range(n_permutations):
-        words = _core.splitmix_words(int(seed), _PERMUTATION_DOMAIN, r, n)
-        perm = np.argsort(words, kind="stable")
-        stat = ranges(codes[perm])
-        hits += stat >= observed - gamma
+    # every permutation's ranges in C++ (rankmeter/significance.hpp: the same words, order and sums as
+    # ``ranges(codes[np.argsort(words, kind="stable")])``, bit for bit; tests/evaluation/test_groups.py)
+    permuted = _core.group_permutation_ranges(
+        np.ascontiguousarray(w, dtype=np.float64),
+        np.ascontiguousarray(valid, dtype=np.float64),
+        np.ascontiguousarray(codes, dtype=np.int64),
+        int(n_groups),
+        int(n_permutations),
+        int(seed),
+        threads,
+    )
+    hits = (permuted >= observed - gamma).sum(axis=0).astype(np.int64)
     p = (hits + 1) / (n_permutations + 1)
     p[np.isnan(observed)] = math.nan
     return p
