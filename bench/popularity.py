@@ -72,6 +72,46 @@ json.dump({"times": times, "value": value}, sys.stdout)
 """
 
 
+REPLAY_SCRIPT = r"""
+import json, sys, time
+import numpy as np, pandas as pd
+from replay.metrics import Surprisal
+
+lists = np.load(sys.argv[1]); t_users = np.load(sys.argv[2]); t_items = np.load(sys.argv[3])
+repeats = int(sys.argv[4])
+n, k = lists.shape
+recs = pd.DataFrame({"query_id": np.repeat(np.arange(n), k), "item_id": lists.reshape(-1),
+                     "rating": np.tile(-np.arange(k, dtype=np.float64), n)})
+train = pd.DataFrame({"query_id": t_users, "item_id": t_items})
+times, value = [], None
+for _ in range(repeats):
+    t0 = time.perf_counter()
+    value = Surprisal([k])(recs, train)
+    times.append(time.perf_counter() - t0)
+json.dump({"times": times, "value": value}, sys.stdout)
+"""
+
+
+def _replay(lists: np.ndarray, t_users: np.ndarray, t_items: np.ndarray, repeats: int) -> dict | None:
+    py = pathlib.Path(os.path.expanduser("~/.cache/rankmeter-peers/replay/bin/python"))
+    if not py.exists():
+        return None
+    with tempfile.TemporaryDirectory() as d:
+        for name, a in (("l", lists), ("u", t_users), ("i", t_items)):
+            np.save(f"{d}/{name}.npy", a)
+        pathlib.Path(f"{d}/w.py").write_text(REPLAY_SCRIPT)
+        p = subprocess.run(
+            [str(py), f"{d}/w.py", f"{d}/l.npy", f"{d}/u.npy", f"{d}/i.npy", str(repeats)],
+            capture_output=True,
+            text=True,
+            timeout=3600,
+        )
+    if p.returncode != 0:
+        print(p.stderr[-2000:], file=sys.stderr)
+        return None
+    return json.loads(p.stdout)
+
+
 def _recbole_python() -> pathlib.Path:
     return pathlib.Path(os.path.expanduser("~/.cache/rankmeter-peers/recbole/bin/python"))
 
@@ -102,6 +142,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--recbole-users", type=int, default=5_000)
+    ap.add_argument("--replay-users", type=int, default=100_000, help="users RePlay's Surprisal is timed on (0: skip)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     w = rm.datasets.w1(args.users, seed=0)
@@ -142,6 +183,31 @@ def main() -> None:
         t = statistics.median(got["times"])
         scaled = t * w.n_users / n
         lines.append(f"{m:42s} {t:10.3f} {scaled:9.1f} {medians[m]:12.3f} {scaled / medians[m]:8.0f}x")
+        print(lines[-1])
+    if args.replay_users:
+        # RePlay's Surprisal on the first n users' top-10 with the whole train (its popularity needs all of it),
+        # beside rankmeter's surprisal@10 on the same users and train: a like-for-like ratio, no scaling
+        n = min(args.replay_users, w.n_users)
+        top = np.ascontiguousarray(w.recs_items[: w.recs_indptr[n]].reshape(n, -1)[:, :10])
+        t_users = np.repeat(np.arange(w.n_users, dtype=np.int64), np.diff(w.truth_indptr))
+        got = _replay(top, t_users, w.truth_items, 3)
+        sub_t = rm.Truth.from_csr(w.truth_indptr[: n + 1], w.truth_items[: w.truth_indptr[n]])
+        sub_r = rm.Recs.from_csr(np.arange(0, 10 * (n + 1), 10, dtype=np.int64), top.reshape(-1))
+        times = []
+        for _ in range(args.repeats):
+            t0 = time.perf_counter()
+            mine = rm.evaluate(sub_t, sub_r, ["surprisal@10"], train=train, threads=args.threads)["surprisal@10"]
+            times.append(time.perf_counter() - t0)
+        if got is None:
+            lines.append("RePlay Surprisal: the replay venv is missing or failed (bash bench/peers/setup.sh replay)")
+        else:
+            t, ours = statistics.median(got["times"]), statistics.median(times)
+            value = got["value"]["Surprisal@10"] if isinstance(got["value"], dict) else got["value"]
+            lines.append(
+                f"RePlay 0.22 Surprisal([10]) on the first {n:,} users' top-10 and the whole train (pandas, median "
+                f"of 3): {t:.3f} s, value {value:.9f}; rankmeter surprisal@10 on the same users and train "
+                f"{ours:.3f} s, value {mine:.9f}: {t / ours:.0f}x"
+            )
         print(lines[-1])
     lines.append(f"load average at the end {os.getloadavg()[0]:.2f}")
     print(lines[-1])
