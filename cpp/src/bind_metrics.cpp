@@ -28,6 +28,7 @@ void bind_metrics(py::module_& m) {
   py::enum_<Ideal>(m, "Ideal").value("cut", Ideal::cut).value("all", Ideal::all).value("k_slots", Ideal::k_slots);
   py::enum_<BelowMin>(m, "BelowMin").value("gain", BelowMin::gain).value("zero", BelowMin::zero);
   py::enum_<Discount>(m, "Discount").value("reciprocal", Discount::reciprocal).value("divide", Discount::divide);
+  py::enum_<CrrIdeal>(m, "CrrIdeal").value("k", CrrIdeal::k).value("list", CrrIdeal::list);
   py::enum_<ShortLists>(m, "ShortLists").value("pad", ShortLists::pad).value("evidently", ShortLists::evidently);
   py::enum_<Negative>(m, "Negative").value("nonrelevant", Negative::nonrelevant).value("unjudged", Negative::unjudged);
   py::enum_<Scale>(m, "Scale").value("none", Scale::none).value("max_grade", Scale::max_grade);
@@ -85,6 +86,7 @@ void bind_metrics(py::module_& m) {
       .def_readwrite("at", &Column::at)
       .def_readwrite("below_min", &Column::below_min)
       .def_readwrite("discount", &Column::discount)
+      .def_readwrite("crr_ideal", &Column::crr_ideal)
       .def_readwrite("rel_ret", &Column::rel_ret)
       .def_readwrite("nonrel_ret", &Column::nonrel_ret)
       .def_readwrite("rel_nonret", &Column::rel_nonret)

@@ -77,6 +77,10 @@ class Discount(_Enum):
     reciprocal: Discount
     divide: Discount
 
+class CrrIdeal(_Enum):
+    k: CrrIdeal
+    list: CrrIdeal
+
 class ShortLists(_Enum):
     pad: ShortLists
     evidently: ShortLists
@@ -167,6 +171,7 @@ class Column:
     num_docs: float
     below_min: BelowMin
     discount: Discount
+    crr_ideal: CrrIdeal
     short_lists: ShortLists
     negative: Negative
     scale: Scale

@@ -45,6 +45,7 @@ __all__ = [
     "RR",
     "MRR",
     "ARHR",
+    "NCRR",
     "RPrecision",
     "NumRel",
     "NumRet",
@@ -476,6 +477,12 @@ NDCG = _cls(
 HitRate = _cls("HitRate", "hit_rate", "1 when at least one relevant item is in the top k.", "")
 RR = _cls("RR", "rr", "Reciprocal rank of the first relevant item within k.", _HIT_DOC)
 ARHR = _cls("ARHR", "arhr", "Average reciprocal hit rank: sum of 1/j over every hit j <= k.", "")
+NCRR = _cls(
+    "NCRR",
+    "ncrr",
+    "Normalised cumulative reciprocal rank: arhr over the arhr of min(|R|, k) hits at the top.",
+    "crr_ideal : {'k', 'list'} ('list': the ideal over min(|R|, items read within k), as Cornac's NCRR)\n",
+)
 RPrecision = _cls("RPrecision", "r_precision", "Precision at |R|.", "")
 NumRel = _cls("NumRel", "num_rel", "|R|, the number of relevant items of the user.", "")
 NumRet = _cls(

@@ -3,7 +3,7 @@
 The worker (worker_cornac.py) asks each of Cornac's ranking metrics' ``compute`` for every user Cornac's
 ``ranking_eval`` evaluates, at each cutoff of a case and without one; ``ours`` asks rankmeter for all of them in
 one ``evaluate`` call, mixed with metrics Cornac does not have. Cornac's metrics that read the full score vector
-(AUC, MAP) and NCRR are not in the preset (``describe("cornac")``).
+(AUC, MAP) are not in the preset (``describe("cornac")``).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ METRICS = {
     "Recall": "recall",
     "F1": "f1",
     "HitRatio": "hit_rate",
+    "NCRR": "ncrr",
 }
 # asked in the same call, not compared: the preset's values must not change when other metrics are asked
 OTHERS = ("ap", "ndcg(gain=linear)", "dcg", "err")

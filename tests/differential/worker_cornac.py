@@ -51,6 +51,7 @@ def one(case: dict) -> dict:
         metrics[f"Recall{sfx}"] = M.Recall(k=k)
         metrics[f"F1{sfx}"] = M.FMeasure(k=k)
         metrics[f"HitRatio{sfx}"] = M.HitRatio(k=k)
+        metrics[f"NCRR{sfx}"] = M.NCRR(k=k)
     metrics["MRR"] = M.MRR()
     for label, m in metrics.items():
         per_user, values = [], []

@@ -264,6 +264,27 @@ def arhr(ranked, truth, k, min_relevance):
     return sum(h / j for j, h in enumerate(hit_flags(ranked, truth, k, min_relevance), start=1))
 
 
+def ncrr(ranked, truth, k, min_relevance, crr_ideal="k"):
+    """arhr over the arhr of m hits at ranks 1..m, m = min(|R|, k) (crr_ideal="list": min(|R|, items read
+    within k)); k None: the whole list."""
+    flags = hit_flags(ranked, truth, k, min_relevance)
+    if not any(flags):
+        return 0.0
+    kk = cutoff(ranked, k)
+    length = min(kk, len(ranked)) if crr_ideal == "list" else kk
+    m = min(len(relevant_set(truth, min_relevance)), length)
+    if m <= 0:
+        return 0.0
+    ideal = 0.0
+    for j in range(1, m + 1):
+        ideal += 1.0 / j
+    crr = 0.0
+    for j, h in enumerate(flags, start=1):
+        if h:
+            crr += 1.0 / j
+    return crr / ideal
+
+
 def num_rel(ranked, truth, k, min_relevance):
     """|R|: the user's relevant truth items (no list item is read)."""
     return float(len(relevant_set(truth, min_relevance)))
@@ -667,6 +688,7 @@ METRICS: dict[str, tuple[Any, dict[str, Any]]] = {
     "hit_rate": (hit_rate, {}),
     "rr": (rr, {}),
     "arhr": (arhr, {}),
+    "ncrr": (ncrr, {"crr_ideal": ("k", _choice("k", "list"))}),
     "r_precision": (r_precision, {}),
     "num_rel": (num_rel, {}),
     "num_ret": (num_ret, {}),
@@ -1080,6 +1102,8 @@ ALL_METRIC_BASES = (
         "rr",
         "mrr",
         "arhr",
+        "ncrr",
+        "ncrr(crr_ideal=list)",
     ]
     + [f"ap(denominator={d})" for d in ("relevant", "min_relevant_k", "hits", "k")]
     + [f"map(denominator={d})" for d in ("min_relevant_k", "hits")]

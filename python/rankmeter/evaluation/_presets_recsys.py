@@ -63,7 +63,7 @@ RECSYS_PRESETS: list[dict] = [
             "duplicates": "count",
             "ties": "input",
         },
-        "options": {"ndcg": {"gain": "binary"}},
+        "options": {"ndcg": {"gain": "binary"}, "ncrr": {"crr_ideal": "list"}},
         "metrics": (
             ("NDCG(k)", "ndcg(gain=binary)@k (k=-1: ndcg(gain=binary), ideal of every positive)"),
             ("Precision(k)", "precision@k (k=-1: precision, hits / n)"),
@@ -71,6 +71,7 @@ RECSYS_PRESETS: list[dict] = [
             ("FMeasure(k)", "f1@k"),
             ("HitRatio(k)", "hit_rate@k"),
             ("MRR()", "rr (no cutoff: the first positive of the whole list)"),
+            ("NCRR(k)", "ncrr(crr_ideal=list)@k (ideal over min(|R|, items in the top k))"),
         ),
         "unmatched": (
             "MRR of a user whose list holds no positive: Cornac raises ValueError (and ranking_eval with it); "
@@ -78,7 +79,6 @@ RECSYS_PRESETS: list[dict] = [
             "Precision without k (k=-1) of an empty list: Cornac divides 0 by 0 (NaN); rankmeter gives 0",
             "AUC and MAP read the scores of every candidate item (Cornac's AUC counts a tie as no win, its MAP "
             "ranks tied scores at the group's last rank): rankmeter's auc counts a tie 1/2; not in the preset",
-            "NCRR (normalised cumulative reciprocal rank): not yet a rankmeter metric",
         ),
         "doc": (
             "Cornac 3.0 (cornac/metrics/ranking.py, cornac/eval_methods/base_method.py ranking_eval): the users "
@@ -88,7 +88,8 @@ RECSYS_PRESETS: list[dict] = [
             "at every position (duplicates='count'); NDCG: binary gain divided by log2(rank + 1), ideal of "
             "min(|R|, k) positives (ndcg(gain=binary)); Precision = hits / k (hits / n without k); Recall = hits / "
             "|R|; FMeasure = 2PR / (P + R), 0 when both are 0; HitRatio = 1 if a hit in the top k; MRR = 1 / rank "
-            "of the first positive in the whole list. The mean is over the evaluated users. Verified against the "
+            "of the first positive in the whole list; NCRR = the sum of 1 / rank over the hits in the top k divided "
+            "by that sum for min(|R|, items in the top k) hits at the top (ncrr(crr_ideal=list)). The mean is over the evaluated users. Verified against the "
             "live Cornac by tests/differential/cornac.py (random cases over the whole data space)."
         ),
     },

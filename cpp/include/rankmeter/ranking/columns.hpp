@@ -64,6 +64,8 @@ enum class BelowMin : int32_t { gain = 0, zero = 1 };
 // How a gain meets its discount: times the table of 1 / log_b(j+1) (reciprocal), or divided by
 // log_b(j+1) (divide: the arithmetic of ranx and of most numpy code; equal up to one rounding).
 enum class Discount : int32_t { reciprocal = 0, divide = 1 };
+// ncrr's ideal: the reciprocal ranks 1..min(|R|, k) (k), or 1..min(|R|, items read within k) (list: Cornac's).
+enum class CrrIdeal : int32_t { k = 0, list = 1 };
 // A list shorter than the cutoff: missing positions are not relevant ("pad"), or Evidently's
 // way: ranks n+1..k repeat rank n (docs/metrics.md 3.2, 3.5, 3.6).
 enum class ShortLists : int32_t { pad = 0, evidently = 1 };
@@ -105,6 +107,7 @@ struct Column {
   double rel_ret = 1.0, nonrel_ret = -1.0, rel_nonret = 0.0, nonrel_nonret = 0.0, num_docs = 0.0;
   BelowMin below_min = BelowMin::gain;
   Discount discount = Discount::reciprocal;  // dcg, ndcg
+  CrrIdeal crr_ideal = CrrIdeal::k;          // ncrr
   ShortLists short_lists = ShortLists::pad;
   Negative negative = Negative::nonrelevant;  // bpref
   Scale scale = Scale::none;                  // rbp
@@ -267,6 +270,17 @@ inline double arhr(const Snap& s, const UserRec&, const Column&, int) { return s
 // n: the items read within the cutoff
 inline double read_within(const UserRec& r, const Column& c) {
   return static_cast<double>(std::min(k_of(c, r), r.n_eff));
+}
+
+inline double ncrr(const Snap& s, const UserRec& r, const Column& c, int) {
+  // normalised cumulative reciprocal rank: arhr over its ideal, the reciprocal ranks 1..m of m hits at the top,
+  // m = min(|R|, k) (crr_ideal=list: min(|R|, items read within k)); 0 without a hit
+  const int64_t len = c.crr_ideal == CrrIdeal::list ? std::min(k_of(c, r), r.n_eff) : k_of(c, r);
+  const int64_t m = std::min(r.nrel, len);
+  if (m <= 0 || s.hits == 0) return 0.0;
+  double ideal = 0.0;
+  for (int64_t j = 1; j <= m; ++j) ideal += 1.0 / static_cast<double>(j);
+  return s.arhr / ideal;
 }
 
 inline double set_map(const Snap& s, const UserRec& r, const Column& c, int) {
