@@ -82,6 +82,10 @@ def load(peer: str) -> ModuleType:
     return importlib.import_module(f"tests.differential.{peer}")
 
 
+# the folder of worker_io.py, the case loop the workers share: on every worker's PYTHONPATH
+WORKER_PATH = Path(__file__).resolve().with_name("worker_path")
+
+
 def run_worker(mod: ModuleType, cases: list) -> list:
     py = peer_python(mod.VENV)
     with tempfile.TemporaryDirectory() as d:
@@ -93,7 +97,7 @@ def run_worker(mod: ModuleType, cases: list) -> list:
             capture_output=True,
             text=True,
             timeout=3600,
-            env=peer_env(),
+            env=peer_env(PYTHONPATH=os.pathsep.join(filter(None, [str(WORKER_PATH), os.environ.get("PYTHONPATH")]))),
         )
         if proc.returncode != 0:
             raise RuntimeError(f"{mod.VENV} worker failed:\n{proc.stderr[-3000:]}")

@@ -13,8 +13,6 @@ records the user's value as missing and the mean as not computed (``ranking_eval
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
 
 THRESHOLD = 1.0
 
@@ -73,8 +71,6 @@ def one(case: dict) -> dict:
 
 
 if __name__ == "__main__":
-    # appended, not first: the peer's own package wins over this folder's module of the same name
-    sys.path.append(str(Path(__file__).resolve().parent))
-    from worker_io import serve
+    from worker_io import serve  # tests/differential/worker_path, on the worker's PYTHONPATH
 
     serve(one)

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import logging
 import math
-import sys
 import warnings
-from pathlib import Path
 
 warnings.simplefilter("ignore")
 # the worker runs as `python -P` (ISOLATED in the peer module): this directory is not on sys.path
@@ -141,8 +139,6 @@ def run_case(case):
 
 
 if __name__ == "__main__":
-    # appended, not first: the peer's own package wins over this folder's module of the same name
-    sys.path.append(str(Path(__file__).resolve().parent))
-    from worker_io import serve
+    from worker_io import serve  # tests/differential/worker_path, on the worker's PYTHONPATH
 
     serve(run_case)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib.util
 import logging
 import math
-import sys
 import warnings
 from pathlib import Path
 
@@ -55,8 +54,6 @@ def one_case(case):
 
 
 if __name__ == "__main__":
-    # appended, not first: the peer's own package wins over this folder's module of the same name
-    sys.path.append(str(Path(__file__).resolve().parent))
-    from worker_io import serve
+    from worker_io import serve  # tests/differential/worker_path, on the worker's PYTHONPATH
 
     serve(one_case)

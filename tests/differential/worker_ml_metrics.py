@@ -12,7 +12,6 @@ rankmeter.compat.ml_metrics answers (``compat:apk@K``) and the one ``preset="ml_
 from __future__ import annotations
 
 import importlib.util
-import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -37,8 +36,6 @@ def one(case: dict) -> dict:
 
 
 if __name__ == "__main__":
-    # appended, not first: the peer's own package wins over this folder's module of the same name
-    sys.path.append(str(Path(__file__).resolve().parent))
-    from worker_io import serve
+    from worker_io import serve  # tests/differential/worker_path, on the worker's PYTHONPATH
 
     serve(one)

@@ -4,8 +4,6 @@ measure pyndeval (ndeval) offers, at each case's cutoffs, per query and as ndeva
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
 
 import pyndeval
 
@@ -70,8 +68,6 @@ def both(case: dict) -> dict:
 
 
 if __name__ == "__main__":
-    # appended, not first: the peer's own package wins over this folder's module of the same name
-    sys.path.append(str(Path(__file__).resolve().parent))
-    from worker_io import serve
+    from worker_io import serve  # tests/differential/worker_path, on the worker's PYTHONPATH
 
     serve(both)

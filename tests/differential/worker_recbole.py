@@ -13,9 +13,7 @@ DataStruct and asks each metric's ``calculate_metric`` (the means, with ``metric
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 
@@ -83,8 +81,6 @@ def one(case: dict) -> dict:
 
 
 if __name__ == "__main__":
-    # appended, not first: the peer's own package wins over this folder's module of the same name
-    sys.path.append(str(Path(__file__).resolve().parent))
-    from worker_io import serve
+    from worker_io import serve  # tests/differential/worker_path, on the worker's PYTHONPATH
 
     serve(one)

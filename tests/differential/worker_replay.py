@@ -11,8 +11,6 @@ and as the mean (the default ``Mean``).
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
 
 
 def _f(x):
@@ -49,8 +47,6 @@ def one(case: dict) -> dict:
 
 
 if __name__ == "__main__":
-    # appended, not first: the peer's own package wins over this folder's module of the same name
-    sys.path.append(str(Path(__file__).resolve().parent))
-    from worker_io import serve
+    from worker_io import serve  # tests/differential/worker_path, on the worker's PYTHONPATH
 
     serve(one)

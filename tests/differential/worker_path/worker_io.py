@@ -1,6 +1,6 @@
 """The case loop every differential worker runs inside its peer's venv (standard library only: a worker
-imports nothing of rankmeter's, and this module sits beside it, so ``import worker_io`` finds it when the
-worker runs as a script).
+imports nothing of rankmeter's; the harness puts this folder, which holds no module named like a peer, on
+the worker's PYTHONPATH, so ``from worker_io import serve`` finds it also under ``python -P``).
 
     <venv>/bin/python tests/differential/worker_<peer>.py IN.json OUT.json
 
