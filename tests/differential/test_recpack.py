@@ -26,7 +26,9 @@ PYTHON = PEERS / "recpack" / "bin" / "python"
 WORKER = Path(__file__).with_name("worker_recpack.py")
 N_CASES = int(os.environ.get("RANKMETER_DIFF_CASES", "300"))
 
-pytestmark = pytest.mark.skipif(not PYTHON.exists(), reason="RecPack's venv is missing: bash bench/peers/setup.sh recpack")
+pytestmark = pytest.mark.skipif(
+    not PYTHON.exists(), reason="RecPack's venv is missing: bash bench/peers/setup.sh recpack"
+)
 
 
 def make_case(rng: np.random.Generator) -> dict:

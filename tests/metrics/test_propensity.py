@@ -34,6 +34,8 @@ PROPENSITY_METRICS = [
     "ips_precision(normalize=snips)@2",
     "ips_hit_rate(normalize=snips)@2",
 ]
+
+
 def _with(metric, option):
     """``metric`` with one more option (``"ips_ndcg@3"``, ``"unknown=zero"`` -> ``"ips_ndcg(unknown=zero)@3"``)."""
     head, at, k = metric.partition("@")
@@ -44,14 +46,13 @@ def _with(metric, option):
 # with items of no propensity among the relevant ones: weighed 0
 ZERO_METRICS = [_with(m, "unknown=zero") for m in PROPENSITY_METRICS]
 
+
 def _reference(truth, lists, prop, metric, empty="skip"):
     m = rm.metrics.parse(metric)
     o = m.options
     per = []
     for u in truth:
-        v = rp.ips(
-            m.name[4:], lists.get(u, []), truth[u], prop, m.k, o["normalize"], o["cap"], o["unknown"]
-        )
+        v = rp.ips(m.name[4:], lists.get(u, []), truth[u], prop, m.k, o["normalize"], o["cap"], o["unknown"])
         per.append({"skip": math.nan, "zero": 0.0, "one": 1.0}[empty] if v is None else v)
     vals = [v for v in per if not math.isnan(v)]
     return per, (math.fsum(vals) / len(vals) if vals else math.nan)
@@ -134,8 +135,14 @@ def medium():
     return w, train
 
 
-DETERMINISM = ["ips_ndcg(unknown=zero)@10", "ips_ap(unknown=zero,normalize=snips)@20", "ips_rr(unknown=zero,cap=50)",
-               "ips_precision(unknown=zero)@5", "ips_recall(unknown=zero)@10", "ips_hit_rate(unknown=zero)@10"]
+DETERMINISM = [
+    "ips_ndcg(unknown=zero)@10",
+    "ips_ap(unknown=zero,normalize=snips)@20",
+    "ips_rr(unknown=zero,cap=50)",
+    "ips_precision(unknown=zero)@5",
+    "ips_recall(unknown=zero)@10",
+    "ips_hit_rate(unknown=zero)@10",
+]
 
 
 def _evaluate(w, train, threads=None):
@@ -189,8 +196,16 @@ def test_worked_example():
     truth = {1: {"a": 1, "b": 1, "c": 1}}
     recs = {1: ["b", "x", "a"]}
     prop = {"a": 0.5, "b": 0.1, "c": 0.25, "x": 0.9}
-    names = ["ips_precision@3", "ips_recall@3", "ips_recall(normalize=snips)@3", "ips_rr@3", "ips_hit_rate@3",
-             "ips_ap@3", "ips_ndcg@3", "ips_recall(cap=5)@3"]
+    names = [
+        "ips_precision@3",
+        "ips_recall@3",
+        "ips_recall(normalize=snips)@3",
+        "ips_rr@3",
+        "ips_hit_rate@3",
+        "ips_ap@3",
+        "ips_ndcg@3",
+        "ips_recall(cap=5)@3",
+    ]
     res = rm.evaluate(truth, recs, names, propensity=prop)
     assert close(res["ips_precision@3"], 12 / 3)
     assert close(res["ips_recall@3"], 12 / 3)
@@ -258,7 +273,7 @@ def test_string_ids_against_int_propensity_ids_are_refused():
 
 def test_gamma_is_checked():
     with pytest.raises(TypeError, match="gamma"):
-        rm.popularity_propensity({1: [1]}, gamma="2")
+        rm.popularity_propensity({1: [1]}, gamma="2")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="gamma"):
         rm.popularity_propensity({1: [1]}, gamma=float("inf"))
     ids, p = rm.popularity_propensity({}, gamma=2.0)

@@ -285,8 +285,8 @@ from tests.support.reference_propensity import (  # noqa: E402,F401
     ips_hit_rate,
     ips_ndcg,
     ips_precision,
-    ips_rr,
     ips_recall,
+    ips_rr,
 )
 from tests.support.reference_subtopic import (  # noqa: E402,F401
     alpha_dcg,

@@ -332,7 +332,9 @@ class Prepared:
             catalog = as_id_array(
                 ctx.catalog if not isinstance(ctx.catalog, (set, frozenset)) else list(ctx.catalog), "catalog"
             )
-        need_truth = any(m.name in ("fcp", "serendipity", *AUC_METRICS, *IPS_METRICS) or needs_truth(m) for m in metrics)
+        need_truth = any(
+            m.name in ("fcp", "serendipity", *AUC_METRICS, *IPS_METRICS) or needs_truth(m) for m in metrics
+        )
         # the AUC family over catalog negatives leaves out each user's train items (seen="exclude")
         auc_seen = train is not None and any(_auc_catalog(m) and m.options["seen"] == "exclude" for m in metrics)
         need_train = (train is not None and any("train" in context_needs(m) for m in metrics)) or auc_seen
