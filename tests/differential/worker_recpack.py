@@ -12,11 +12,6 @@ users RecPack keeps: a non-zero truth row) and ``value``.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 
 def one(case: dict) -> dict:
     import numpy as np
@@ -44,6 +39,6 @@ def one(case: dict) -> dict:
 
 
 if __name__ == "__main__":
-    import worker_io
+    import worker_io  # beside this script (its directory is on the path of a script)
 
     worker_io.serve(one)
