@@ -279,3 +279,14 @@ def test_gamma_is_checked():
     ids, p = rm.popularity_propensity({}, gamma=2.0)
     assert ids.size == 0 and p.size == 0
     np.testing.assert_allclose(rm.popularity_propensity({1: [1, 2], 2: [1]}, gamma=3.0)[1], [4 / 5, 1 / 5])
+
+
+def test_relevant_item_without_propensity_is_refused_before_the_accuracy_pass(monkeypatch):
+    import rankmeter.evaluation._evaluate as ev
+
+    def boom(*a, **kw):  # pragma: no cover - must not run
+        raise AssertionError("the accuracy pass ran before the propensity check")
+
+    monkeypatch.setattr(ev, "accuracy_pass", boom)
+    with pytest.raises(ValueError, match="relevant item 'b' of user 2 has no propensity"):
+        rm.evaluate({1: {"a": 1}, 2: {"b": 1}}, {1: ["a"], 2: ["b"]}, ["ndcg@3", "ips_ndcg@3"], propensity={"a": 0.5})

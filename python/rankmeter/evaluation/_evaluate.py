@@ -45,7 +45,7 @@ from ._evidently import apply_evidently, check_evidently_options, check_evidentl
 from ._gdeval import apply_gdeval_rounding
 from ._groups import check_groups_spec, grouped_state, resolve_groups
 from ._options import EvalOptions
-from ._propensity import check_propensity
+from ._propensity import check_known, check_propensity
 from ._result import Result
 from ._tie_groups import combine, tie_groups
 from ._ties import AVERAGE_TIES, TIE_AVERAGED, apply_tie_average
@@ -373,6 +373,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     }
     p.min_relevance, p.empty = min_relevance, empty
     p.duplicates, p.max_items = duplicates, max_items
+    check_known(p, parsed)  # a relevant item without a propensity: refused before any metric runs
     return p
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "popularity_propensity",
     "check_propensity",
     "check_ips_options",
+    "check_known",
     "ips_column",
 ]
 
@@ -216,6 +217,39 @@ def _relevant(t: Any, min_relevance: Any) -> np.ndarray:
     return g >= min_relevance if min_relevance is not None else g > 0
 
 
+def _unknown_error(m: Any, item: Any, user: Any) -> ValueError:
+    return ValueError(
+        f"metric {str(m)!r}: relevant item {_plain(item)!r} of user {_plain(user)!r} has no propensity "
+        "(absent from `propensity`, or 0: never seen in the log); give it one, or weigh such items 0 "
+        f"with unknown='zero' (RecPack), e.g. '{m.name}(unknown=zero)'"
+    )
+
+
+def check_known(p: Any, metrics: list) -> None:
+    """Under unknown="error", every relevant truth item has a propensity > 0: checked while planning, before
+    any metric runs (the error names the first such item of the lowest user)."""
+    pr = p.ctx.propensity
+    strict = [m for m in metrics if m.name in IPS_METRICS and m.options["unknown"] == "error"]
+    if pr is None or not strict:
+        return
+    t = p.truth
+    items = t.items
+    if items.size == 0:
+        return
+    rel = _relevant(t, p.min_relevance)
+    known_ids = pr.ids[pr.p > 0]
+    if items.dtype != object and known_ids.dtype != object:
+        known = np.isin(items, known_ids)
+    else:
+        seen = set(known_ids.tolist())
+        known = np.fromiter((v in seen for v in items.tolist()), dtype=bool, count=items.size)
+    bad = rel & ~known
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        row = int(np.searchsorted(t.indptr, j, side="right") - 1)
+        raise _unknown_error(strict[0], items[j], p.users[row])
+
+
 def ips_column(prep: Any, m: Any) -> tuple:
     """(per-user values, exact sum, count) of a propensity-weighted metric."""
     p, k, threads = prep.p, m.k or 0, prep.threads
@@ -226,15 +260,10 @@ def ips_column(prep: Any, m: Any) -> tuple:
     t_codes = prep.code["truth"]
     if m.options["unknown"] == "error" and t_codes.size:
         bad = _relevant(t, p.min_relevance) & np.isnan(w[t_codes])
-        if bad.any():
+        if bad.any():  # found while planning (check_known); kept for a plan made another way
             j = int(np.flatnonzero(bad)[0])
             row = int(np.searchsorted(t.indptr, j, side="right") - 1)
-            user = _plain(p.users[row]) if p.users is not None else row
-            raise ValueError(
-                f"metric {str(m)!r}: relevant item {_plain(t.items[j])!r} of user {user!r} has no propensity "
-                "(absent from `propensity`, or 0: never seen in the log); give it one, or weigh such items 0 "
-                f"with unknown='zero' (RecPack), e.g. '{m.name}(unknown=zero)'"
-            )
+            raise _unknown_error(m, t.items[j], p.users[row] if p.users is not None else row)
     vals, n_rel = _core.ips_values(
         prep.li,
         prep.lt,
