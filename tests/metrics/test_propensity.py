@@ -290,3 +290,45 @@ def test_relevant_item_without_propensity_is_refused_before_the_accuracy_pass(mo
     monkeypatch.setattr(ev, "accuracy_pass", boom)
     with pytest.raises(ValueError, match="relevant item 'b' of user 2 has no propensity"):
         rm.evaluate({1: {"a": 1}, 2: {"b": 1}}, {1: ["a"], 2: ["b"]}, ["ndcg@3", "ips_ndcg@3"], propensity={"a": 0.5})
+
+
+@SETTINGS
+@given(st.data())
+def test_min_relevance_decides_which_items_are_weighed(data):
+    w = data.draw(workload())
+    truth, lists, scores, train, feats, sim, conv = w
+    prop = data.draw(propensities(conv, True))
+    metrics = ["ips_recall@3", "ips_ndcg(normalize=snips)", "ips_ap@4"]
+    res = _call(truth, lists, scores, train, feats, sim, conv, metrics, propensity=prop, min_relevance=2.0)
+    for metric in metrics:
+        m = rm.metrics.parse(metric)
+        o = m.options
+        want = [
+            rp.ips(m.name[4:], lists.get(u, []), truth[u], prop, m.k, o["normalize"], o["cap"], o["unknown"], 2.0)
+            for u in truth
+        ]
+        got = res.per_user[metric].tolist()
+        assert all(close(a, math.nan if b is None else b) for a, b in zip(got, want)), (metric, got, want)
+
+
+@SETTINGS
+@given(st.data())
+def test_two_batches_merge_into_the_one_call_value(data):
+    w = data.draw(workload())
+    truth, lists, conv = w[0], w[1], w[6]
+    prop = data.draw(propensities(conv, True))
+    users = list(truth)
+    cut = data.draw(st.integers(0, len(users)))
+    one = rm.evaluate(truth, lists, PROPENSITY_METRICS, propensity=prop) if truth and lists else None
+    parts = [
+        rm.partial(
+            {u: truth[u] for u in part}, {u: lists[u] for u in part if u in lists}, PROPENSITY_METRICS, propensity=prop
+        )
+        for part in (users[:cut], users[cut:])
+        if any(u in lists for u in part)
+    ]
+    if one is None or len(parts) < 2:
+        return
+    merged = parts[0].merge(parts[1]).finalize()
+    for m in PROPENSITY_METRICS:
+        assert merged[m] == one[m] or (math.isnan(merged[m]) and math.isnan(one[m])), m
