@@ -332,3 +332,28 @@ def test_two_batches_merge_into_the_one_call_value(data):
     merged = parts[0].merge(parts[1]).finalize()
     for m in PROPENSITY_METRICS:
         assert merged[m] == one[m] or (math.isnan(merged[m]) and math.isnan(one[m])), m
+
+
+def test_every_form_of_the_propensity_argument_gives_the_same_values():
+    import pandas as pd
+
+    truth = {"u1": {"a": 1, "b": 2, "c": 0}, "u2": {"c": 1}}
+    recs = {"u1": ["c", "b", "a"], "u2": ["a", "c"]}
+    prop = {"a": 0.5, "b": 0.2, "c": 0.1}
+    metrics = ["ips_ndcg@2", "ips_recall(normalize=snips)@3", "ips_ap"]
+    base = rm.evaluate(truth, recs, metrics, propensity=prop)
+    forms = [
+        pd.Series(prop),
+        (list(prop), list(prop.values())),
+        (np.array(list(prop), dtype=object), np.array(list(prop.values()))),
+    ]
+    for form in forms:
+        res = rm.evaluate(truth, recs, metrics, propensity=form)
+        for m in metrics:
+            assert res.per_user[m].tobytes() == base.per_user[m].tobytes(), (type(form), m)
+    train = {"x": ["a", "a", "b"], "y": ["c", "a"]}
+    a = rm.evaluate(truth, recs, metrics, train=train, propensity="popularity")
+    b = rm.evaluate(truth, recs, metrics, propensity=rm.popularity_propensity(train))
+    c = rm.evaluate(truth, recs, metrics, propensity={"a": 3 / 5, "b": 1 / 5, "c": 1 / 5})
+    for m in metrics:
+        assert a.per_user[m].tobytes() == b.per_user[m].tobytes() == c.per_user[m].tobytes(), m
