@@ -12,8 +12,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 SRC, INC = ROOT / "cpp" / "src", ROOT / "cpp" / "include" / "rankmeter"
 UTILITIES = {"parallel", "status", "exact_sum", "policy"}  # shared by every family, bound by none
 # headers of one family bound in another's file: torch's orders of equal scores order the input lists (bind_inputs)
-# popularity.hpp's kernel reads beyond.hpp's Lists and TruthCodes and is bound with their checks (bind_beyond)
-BOUND_ELSEWHERE = {"torch_order": "inputs", "popularity": "beyond"}
+# popularity.hpp's and propensity.hpp's kernels read beyond.hpp's Lists and TruthCodes and are bound with their
+# checks (bind_beyond)
+BOUND_ELSEWHERE = {"torch_order": "inputs", "popularity": "beyond", "propensity": "beyond"}
 
 
 @pytest.mark.skipif(not SRC.is_dir(), reason="needs the source tree")

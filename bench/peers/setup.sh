@@ -16,7 +16,7 @@ mkdir -p "$ROOT"
 
 want() { [ $# -eq 0 ] && return 0; for x in "${SELECTED[@]}"; do [ "$x" = "$1" ] && return 0; done; return 1; }
 SELECTED=("$@")
-[ ${#SELECTED[@]} -eq 0 ] && SELECTED=(ranx pytrec_eval ir_measures torch rectools recbole msr evidently recm implicit beir cornac replay)
+[ ${#SELECTED[@]} -eq 0 ] && SELECTED=(ranx pytrec_eval ir_measures torch rectools recbole msr evidently recm implicit beir cornac replay recpack)
 
 # mk NAME pip-args...: builds the venv; AFTER (a command run with the venv's pip
 # as "$PIP", e.g. a --no-deps install) is run only when NAME was built here.
@@ -85,6 +85,10 @@ mk cornac      "cornac==3.0.*" || STATUS=1
 # RePlay 0.22 (replay-rec, polars/pandas, no Spark or torch needed for its metrics): tests/differential/replay.py,
 # its Surprisal in tests/compat/test_popularity_replay.py
 mk replay      replay-rec==0.22.0 || STATUS=1
+# RecPack 0.3.6: only recpack.metrics is used (IPSHitRateK, tests/differential/test_recpack.py); the dependencies
+# of its algorithms (torch, hyperopt) are not needed for it.
+AFTER='"$PIP" install -q --no-deps recpack==0.3.6' \
+  mk recpack   "numpy<2" "scipy<2" "scikit-learn<2" "pandas>=2.1.4,<3" pyyaml tqdm || STATUS=1
 # BEIR: only beir.retrieval.evaluation is used (pytrec_eval-terrier, and tqdm for its logging module); its
 # models' dependencies (sentence-transformers, torch, datasets) are not needed for it.
 AFTER='"$PIP" install -q --no-deps beir==2.2.0' \

@@ -13,6 +13,7 @@
 
 #include "rankmeter/beyond.hpp"
 #include "rankmeter/popularity.hpp"
+#include "rankmeter/propensity.hpp"
 
 namespace py = pybind11;
 using namespace rankmeter::core;
@@ -465,6 +466,32 @@ py::tuple popularity_values_py(const I64& indptr, const I64& items, const F64& t
   return py::make_tuple(out, s.relevance ? py::object(n_rel) : py::none());
 }
 // ---- end of popularity and long tail
+
+// ---- propensity-weighted metrics (rankmeter/propensity.hpp)
+// (values per user, relevant truth items per user): see ips_values.
+py::tuple ips_values_py(const I64& indptr, const I64& items, const F64& weight, int64_t k, int kind, bool snips,
+                        const I64& t_indptr, const I64& t_items, const std::optional<F64>& t_grades,
+                        std::optional<double> min_rel, int threads) {
+  if (weight.ndim() != 1) throw std::invalid_argument("weight must be 1-D");
+  if (kind < 0 || kind > 5) throw std::invalid_argument("kind must be 0..5");
+  Lists L = lists_of(indptr, items, std::nullopt, weight.shape(0));
+  TruthCodes t = truth_of(t_indptr, t_items, t_grades, min_rel, L.n_users, L.n_items);
+  IpsSpec s;
+  s.k = k;
+  s.weight = weight.data();
+  s.kind = static_cast<IpsKind>(kind);
+  s.snips = snips;
+  F64 out(L.n_users);
+  I64 n_rel(L.n_users);
+  double* o = out.mutable_data();
+  int64_t* nr = n_rel.mutable_data();
+  {
+    py::gil_scoped_release release;  // safe: the kernel reads and writes only the buffers taken above
+    ips_values(L, t, s, threads, o, nr);
+  }
+  return py::make_tuple(out, n_rel);
+}
+// ---- end of propensity-weighted metrics
 }  // namespace
 
 void bind_beyond(py::module_& m) {
@@ -519,6 +546,10 @@ void bind_beyond(py::module_& m) {
         py::arg("min_relevance"), py::arg("threads"), "(users without a relevant item, the first of them or -1)");
   m.def("exact_sum", &exact_sum_py, py::arg("values").noconvert(), py::arg("threads"));
   // popularity and long tail (helper pop)
+  m.def("ips_values", &ips_values_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
+        py::arg("weight").noconvert(), py::arg("k"), py::arg("kind"), py::arg("snips"), py::arg("t_indptr").noconvert(),
+        py::arg("t_items").noconvert(), py::arg("t_grades").noconvert(), py::arg("min_relevance"), py::arg("threads"),
+        "(propensity-weighted value per user, relevant truth items per user): rankmeter/propensity.hpp");
   m.def("popularity_values", &popularity_values_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
         py::arg("table").noconvert(), py::arg("k"), py::arg("divide"), py::arg("log_discount"),
         py::arg("t_indptr").noconvert(), py::arg("t_items").noconvert(), py::arg("t_grades").noconvert(),

@@ -17,6 +17,7 @@ from .evaluation import PRESETS, AgreementResult, Result, agreement, evaluate, p
 from .evaluation._auc_matrix import auc_scores
 from .evaluation._fusion import fuse, optimize_fusion, train_fusion
 from .evaluation._groups import GroupedState, activity_groups
+from .evaluation._propensity import popularity_propensity
 from .evaluation._shortcuts import (
     alpha_ndcg,
     arhr,
@@ -99,6 +100,7 @@ __all__ = [
     "item_bias",
     "user_bias",
     "rec_cases",
+    "popularity_propensity",
     "compare",
     "Comparison",
     "has_openmp",

@@ -327,6 +327,19 @@ def popularity_values(
     min_relevance: Optional[float],
     threads: int,
 ) -> tuple[_F64, Optional[_I64]]: ...
+def ips_values(
+    indptr: _I64,
+    items: _I64,
+    weight: _F64,
+    k: int,
+    kind: int,
+    snips: bool,
+    t_indptr: _I64,
+    t_items: _I64,
+    t_grades: Optional[_F64],
+    min_relevance: Optional[float],
+    threads: int,
+) -> tuple[_F64, _I64]: ...
 
 # ---- the AUC family (cpp/src/bind_auc.cpp, rankmeter/auc.hpp)
 def auc_values(

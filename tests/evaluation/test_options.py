@@ -75,6 +75,8 @@ RECS_TIES = RECS.assign(score=[0.5, 0.1, 0.5, 0.5, 0.9, 0.5, 0.4, 0.9, 0.8, 0.95
     [0, 2, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
 ]
 RECS_TIES = RECS_TIES.assign(item_id=[11, 10, 13, 12, 22, 20, 21, 30, 31, 51, 52, 50, 60]).reset_index(drop=True)
+# item propensities (propensity=) for every item of the truth: a relevant item weighs 1 / p
+PROPENSITY = {10: 0.5, 11: 0.1, 12: 0.25, 20: 0.8, 21: 0.05, 30: 0.3, 40: 0.2, 50: 0.4, 51: 0.6}
 TRAIN = pd.DataFrame({"user_id": [1, 1, 2, 5, 7, 7, 8, 8], "item_id": [13, 99, 22, 52, 11, 20, 51, 11]})
 ITEMS = sorted(set(TRUTH["item_id"]) | set(RECS["item_id"]))
 FEATURES = {i: [float(i % 3), float(i % 5 + 1)] for i in ITEMS}
@@ -129,6 +131,7 @@ CASES = {
     "item_categories": Case(
         "item_categories", CATEGORIES, "miscalibration@3", ("ndcg", 3, {}), also={"train": TRAIN_CATEGORIES}
     ),
+    "propensity": Case("propensity", PROPENSITY, "ips_ndcg@3", ("ndcg", 3, {})),
     "user_col": Case("user_col", "uid", truth=_renamed(TRUTH, "user_id", "uid"), recs=_renamed(RECS, "user_id", "uid")),
     "item_col": Case("item_col", "iid", truth=_renamed(TRUTH, "item_id", "iid"), recs=_renamed(RECS, "item_id", "iid")),
     "relevance_col": Case("relevance_col", "grade", truth=_renamed(TRUTH, "relevance", "grade")),
@@ -178,6 +181,7 @@ REFUSED = {
     ("shortcut", "tail_items"): "tail='given'",  # no shortcut computes aplt, aclt or tail_percentage
     ("shortcut", "item_categories"): "miscalibration only",  # no shortcut computes miscalibration
     ("cli", "item_categories"): "not available on the command line",  # its case passes --train too, refused first
+    ("shortcut", "propensity"): "propensity-weighted metrics only",  # no shortcut computes an ips_* metric
 }
 
 

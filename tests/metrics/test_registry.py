@@ -18,6 +18,7 @@ from rankmeter import _core, metrics
 from tests.metrics.test_beyond import BEYOND_METRICS
 from tests.metrics.test_calibration import CALIBRATION_DETERMINISM
 from tests.metrics.test_popularity import POPULARITY_METRICS  # popularity and long tail (helper pop)
+from tests.metrics.test_propensity import DETERMINISM as PROPENSITY_DETERMINISM
 from tests.metrics.test_subtopic import SUBTOPIC_DETERMINISM
 from tests.properties.test_determinism import METRICS as DETERMINISM_METRICS
 from tests.support import reference, reference_beyond
@@ -111,8 +112,17 @@ def test_every_metric_is_computed_by_evaluate(name):
     subtopics = [(1, "s1", 10, 1), (1, "s2", 11, 1), (2, "s1", 13, 1)]
     # read by miscalibration only (refused with the other metrics)
     categories = {10: "g1", 11: ["g1", "g2"], 13: "g2", 14: "g3"} if name == "miscalibration" else None
+    # read by the propensity-weighted metrics only: the popularity of `train` (items 12 and 13: p = 1/7, 2/7)
+    propensity = "popularity" if name.startswith("ips_") else None
     res = rm.evaluate(
-        truth, recs, [name], train=train, item_features=features, subtopics=subtopics, item_categories=categories
+        truth,
+        recs,
+        [name],
+        train=train,
+        item_features=features,
+        subtopics=subtopics,
+        item_categories=categories,
+        propensity=propensity,
     )
     assert isinstance(res[name], float)
 
@@ -152,6 +162,7 @@ def test_every_metric_is_in_the_determinism_suite(name):
             *SUBTOPIC_DETERMINISM,
             *POPULARITY_METRICS,
             *CALIBRATION_DETERMINISM,
+            *PROPENSITY_DETERMINISM,
         ]
     }
     assert name in names, f"{name!r} is in no determinism test (tests/properties/test_determinism.py)"

@@ -280,6 +280,14 @@ def mean(values):
 # the AUC family and the intent-aware (subtopic) diversity measures have their own reference modules
 from tests.support.reference_auc import auc, gauc, gauc_terms, lauc  # noqa: E402,F401
 from tests.support.reference_calibration import miscalibration  # noqa: E402,F401
+from tests.support.reference_propensity import (  # noqa: E402,F401
+    ips_ap,
+    ips_hit_rate,
+    ips_ndcg,
+    ips_precision,
+    ips_recall,
+    ips_rr,
+)
 from tests.support.reference_subtopic import (  # noqa: E402,F401
     alpha_dcg,
     alpha_ndcg,

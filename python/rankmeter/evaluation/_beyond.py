@@ -43,6 +43,7 @@ from ._popularity import (
     table_mode,
     tail_fingerprint,
 )
+from ._propensity import IPS_METRICS, check_ips_options, ips_column, read_propensity
 from ._subtopic import SUBTOPIC_METRICS, read_subtopics, subtopic_column
 
 __all__ = ["Context", "run_beyond", "check_context", "context_needs"]
@@ -63,6 +64,7 @@ class Context:
         "costs",
         "tail_items",
         "item_categories",
+        "propensity",
     )
 
     def __init__(
@@ -75,6 +77,7 @@ class Context:
         costs=None,
         tail_items=None,
         item_categories=None,
+        propensity=None,
         table_kw=None,
     ):
         self.train = None if train is None else to_truth_named(train, "train", table_kw or {})
@@ -87,6 +90,7 @@ class Context:
         self.item_categories = (
             None if item_categories is None else read_item_categories(item_categories, table_kw or {})
         )
+        self.propensity = None if propensity is None else read_propensity(propensity, self.train)
 
 
 def to_truth_named(x: Any, what: str, table_kw: dict) -> Truth:
@@ -328,7 +332,9 @@ class Prepared:
             catalog = as_id_array(
                 ctx.catalog if not isinstance(ctx.catalog, (set, frozenset)) else list(ctx.catalog), "catalog"
             )
-        need_truth = any(m.name in ("fcp", "serendipity", *AUC_METRICS) or needs_truth(m) for m in metrics)
+        need_truth = any(
+            m.name in ("fcp", "serendipity", *AUC_METRICS, *IPS_METRICS) or needs_truth(m) for m in metrics
+        )
         # the AUC family over catalog negatives leaves out each user's train items (seen="exclude")
         auc_seen = train is not None and any(_auc_catalog(m) and m.options["seen"] == "exclude" for m in metrics)
         need_train = (train is not None and any("train" in context_needs(m) for m in metrics)) or auc_seen
@@ -364,6 +370,8 @@ class Prepared:
             extra.append(("tail_items", ctx.tail_items))
         if ctx.item_categories is not None and any(m.name == "miscalibration" for m in metrics):
             extra.append(("categories", ctx.item_categories.items))
+        if ctx.propensity is not None and any(m.name in IPS_METRICS for m in metrics):
+            extra.append(("propensity", ctx.propensity.ids))
         li: Any
         lt: Any
         ls: Any
@@ -864,6 +872,7 @@ PER_USER_FAMILIES = {
     **dict.fromkeys(SUBTOPIC_METRICS, subtopic_column),
     **dict.fromkeys(AUC_METRICS, _auc),
     "miscalibration": calibration_column,
+    **dict.fromkeys(IPS_METRICS, ips_column),
 }
 
 
@@ -998,6 +1007,8 @@ def _run_beyond(p: Any, cols: list, ctx: Context, threads: int) -> tuple[dict, d
         context["popularity"] = prep.popularity_fingerprint()
     if ctx.tail_items is not None and any(given_tail(m) for m in metrics):
         context["tail_items"] = tail_fingerprint(ctx.tail_items)
+    if ctx.propensity is not None and any(m.name in IPS_METRICS for m in metrics):
+        context["propensity"] = ctx.propensity.fingerprint()
     return out, parts, catalog, context
 
 
@@ -1008,6 +1019,7 @@ _WHY = {
     "subtopics": "the subtopic judgments: user, subtopic, item and grade columns",
     "tail_items": "the long-tail item ids, as tail=given reads them",
     "item_categories": "a mapping item -> category or list of categories, or an item/category table",
+    "propensity": "a mapping item -> propensity, (items, propensities), or 'popularity' with `train`",
 }
 
 
@@ -1021,6 +1033,7 @@ def check_context(metrics, ctx: Context) -> None:
                 "sum / k; pick one"
             )
         check_popularity_options(m)
+        check_ips_options(m)
         for arg in context_needs(m):
             if getattr(ctx, arg) is None:
                 raise _missing(m, arg, _WHY[arg])

@@ -45,6 +45,7 @@ from ._evidently import apply_evidently, check_evidently_options, check_evidentl
 from ._gdeval import apply_gdeval_rounding
 from ._groups import check_groups_spec, grouped_state, resolve_groups
 from ._options import EvalOptions
+from ._propensity import check_known, check_propensity
 from ._result import Result
 from ._tie_groups import combine, tie_groups
 from ._ties import AVERAGE_TIES, TIE_AVERAGED, apply_tie_average
@@ -205,6 +206,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     check_context([m for m in parsed if m.family != "accuracy"], ctx)
     check_costs(ctx.costs, parsed, duplicates)
     check_item_categories(ctx.item_categories, parsed)
+    check_propensity(ctx.propensity, parsed)
     # dicts and lists on both sides: one walk of the objects in C++ (shared item codes, users joined there)
     read = walk_objects(truth, recs) if _py_objects(truth) and _py_objects(recs) else None
     t = read[0] if read is not None and read[0] is not None else to_truth(truth, **table_kw)
@@ -279,6 +281,8 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
             "item",
             (False, False),
         )
+    if ctx.propensity is not None and ctx.propensity.ids.size:
+        check_id_kinds(ctx.propensity.ids, r.item_values(), ("propensity", "recs"), "item", (False, False))
 
     # Items as codes when an id is not an int (one hash pass over truth and recs together,
     # or, for sides read coded from a table or a TREC file, over their distinct ids only);
@@ -369,6 +373,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     }
     p.min_relevance, p.empty = min_relevance, empty
     p.duplicates, p.max_items = duplicates, max_items
+    check_known(p, parsed)  # a relevant item without a propensity: refused before any metric runs
     return p
 
 
@@ -613,6 +618,7 @@ def evaluate(
     costs: Any = None,
     tail_items: Any = None,
     item_categories: Any = None,
+    propensity: Any = None,
     user_col: Optional[str] = None,
     item_col: Optional[str] = None,
     relevance_col: Optional[str] = None,
@@ -716,6 +722,11 @@ def evaluate(
         The categories of the items for miscalibration (Steck's calibration): a multi-category
         item spreads weight 1 over its categories; an item without one (absent, or an empty
         list) adds nothing to the user's or the list's category distribution.
+    propensity : dict item -> propensity, pandas Series, (items, propensities) or 'popularity', optional
+        The propensity p_i of each item for the propensity-weighted metrics (ips_precision,
+        ips_recall, ips_ndcg, ips_rr, ips_hit_rate, ips_ap): a relevant item weighs 1 / p_i.
+        'popularity' computes Yang et al.'s p_i = n_i / sum_j n_j from ``train``
+        (rm.popularity_propensity(train, gamma=...) for other exponents; docs/metrics.md 3.19.21).
     user_col, item_col, relevance_col, rank_col, score_col : str, optional
         Column names of long tables (pandas, polars, pyarrow, parquet paths);
         defaults ``user_id``, ``item_id``, ``relevance``, ``rank``, ``score``.
@@ -781,6 +792,7 @@ def partial(
     costs: Any = None,
     tail_items: Any = None,
     item_categories: Any = None,
+    propensity: Any = None,
     user_col: Optional[str] = None,
     item_col: Optional[str] = None,
     relevance_col: Optional[str] = None,

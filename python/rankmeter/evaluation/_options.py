@@ -304,6 +304,19 @@ class EvalOptions:
             cli=None,
         ),
     )
+    propensity: Any = field(
+        default=None,
+        metadata=_meta(
+            "context",
+            "dict item -> propensity, pandas Series, (items, propensities) or 'popularity', optional",
+            "The propensity p_i of each item for the propensity-weighted metrics (ips_precision,\n"
+            "ips_recall, ips_ndcg, ips_rr, ips_hit_rate, ips_ap): a relevant item weighs 1 / p_i.\n"
+            "'popularity' computes Yang et al.'s p_i = n_i / sum_j n_j from ``train``\n"
+            "(rm.popularity_propensity(train, gamma=...) for other exponents; docs/metrics.md 3.19.21).",
+            "",
+            cli=None,
+        ),
+    )
     user_col: Optional[str] = field(
         default=None, metadata=_meta("column", "str, optional", _COLUMNS_DOC, "user column of tables (default user_id)")
     )
