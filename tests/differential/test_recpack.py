@@ -77,7 +77,7 @@ def ours(case: dict) -> dict | None:
 def test_ips_hit_rate_is_recpacks_ips_hit_rate_k_on_random_cases(tmp_path):
     rng = np.random.default_rng(20181002)
     cases = [make_case(rng) for _ in range(N_CASES)]
-    (tmp_path / "worker_io.py").write_text(WORKER.with_name("worker_io.py").read_text())  # beside the worker
+    (tmp_path / "worker_io.py").write_text((WORKER.with_name("worker_path") / "worker_io.py").read_text())  # beside it
     out = run_peer_script(PYTHON, WORKER.read_text(), {"cases": cases}, tmp_path)["results"]
     compared = largest = 0.0
     for case, got in zip(cases, out):
