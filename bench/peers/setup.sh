@@ -16,7 +16,7 @@ mkdir -p "$ROOT"
 
 want() { [ $# -eq 0 ] && return 0; for x in "${SELECTED[@]}"; do [ "$x" = "$1" ] && return 0; done; return 1; }
 SELECTED=("$@")
-[ ${#SELECTED[@]} -eq 0 ] && SELECTED=(ranx pytrec_eval ir_measures torch rectools recbole msr evidently recm implicit beir cornac replay)
+[ ${#SELECTED[@]} -eq 0 ] && SELECTED=(ranx pytrec_eval ir_measures torch rectools recbole msr evidently recm implicit beir cornac replay lenskit)
 
 # mk NAME pip-args...: builds the venv; AFTER (a command run with the venv's pip
 # as "$PIP", e.g. a --no-deps install) is run only when NAME was built here.
@@ -85,6 +85,9 @@ mk cornac      "cornac==3.0.*" || STATUS=1
 # RePlay 0.22 (replay-rec, polars/pandas, no Spark or torch needed for its metrics): tests/differential/replay.py,
 # its Surprisal in tests/compat/test_popularity_replay.py
 mk replay      replay-rec==0.22.0 || STATUS=1
+# LensKit 2025.8.1, the newest release for Python 3.11 (2026.x needs 3.12): only lenskit.metrics is used
+# (tests/differential/lenskit.py); torch pinned to the CPU wheel on this machine's disk
+mk lenskit     torch==2.13.0 lenskit==2025.8.1 || STATUS=1
 # BEIR: only beir.retrieval.evaluation is used (pytrec_eval-terrier, and tqdm for its logging module); its
 # models' dependencies (sentence-transformers, torch, datasets) are not needed for it.
 AFTER='"$PIP" install -q --no-deps beir==2.2.0' \

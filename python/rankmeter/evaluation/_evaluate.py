@@ -246,9 +246,9 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
         raise ValueError(f"`truth` grades must be finite; user {user!r} has grade {g[bad]} for item {item!r}")
 
     rowmap, n_missing, n_ignored = align(t, r)
-    if opts.recs_only == "empty" and n_ignored:
-        # recs users absent from the truth: evaluated with an empty truth
-        t, rowmap = add_recs_only_users(t, r, rowmap)
+    if opts.recs_only in ("empty", "listed") and n_ignored:
+        # recs users absent from the truth: evaluated with an empty truth ("listed": those with a non-empty list)
+        t, rowmap = add_recs_only_users(t, r, rowmap, listed_only=opts.recs_only == "listed")
     left_out = None
     if missing != "zero" and (n_missing or missing == "skip_empty"):
         # only the users on both sides (trec_eval without -c): truth users without recs are left out, and with
@@ -684,11 +684,13 @@ def evaluate(
         default, and the per-shard recipe of :func:`partial`), or left out
         together with the users whose list is empty (``skip_empty``: a table of
         recommendations has no row for them; Microsoft Recommenders).
-    recs_only : {'skip', 'empty'}
+    recs_only : {'skip', 'empty', 'listed'}
         Recommendation users absent from the truth: left out (default, counted
         in ``meta['n_ignored_recs']``) or evaluated with an empty truth
         (``empty``: accuracy metrics then follow ``empty=``; the beyond-accuracy
-        metrics, which read the lists, score them: RecTools, Recommenders).
+        metrics, which read the lists, score them: RecTools, Recommenders);
+        ``listed``: as ``empty`` for those whose list holds an item, the users
+        with an empty list left out (LensKit's RunAnalysis).
     train : any truth-like form, optional
         Training interactions (user, item): item popularity, user histories and the
         default catalog of the beyond-accuracy metrics (novelty, arp, serendipity,

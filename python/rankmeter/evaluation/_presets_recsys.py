@@ -1,9 +1,9 @@
-"""The recommender libraries' presets (Cornac, RecBole, RePlay, RecTools, Microsoft Recommenders, Evidently,
+"""The recommender libraries' presets (LensKit, Cornac, RecBole, RePlay, RecTools, Microsoft Recommenders, Evidently,
 torchmetrics, scikit-learn, ml_metrics, recmetrics, CAPRI), as plain tables.
 
 Each entry is the keyword arguments of ``Preset`` built by ``_presets.py``:
 ``defaults`` (``evaluate()`` keyword defaults), ``options`` (metric -> option
-defaults), ``metrics`` (the library's metric -> the rankmeter metric it equals
+defaults; ``uncut``: a metric's row when it has no cutoff), ``metrics`` (the library's metric -> the rankmeter metric it equals
 under the preset), ``unmatched`` (what the preset does not reproduce) and
 ``doc``. The versions named are the ones the conformance suite
 (``tests/conformance``) runs against; each statement below was read from that
@@ -51,6 +51,79 @@ RECSYS_PRESETS: list[dict] = [
             "(ap(denominator=min_relevant_k)); MRR@k, Precision@k = hits / k, Recall@k = hits / |R|, HitRate@k. "
             "The mean is numpy's mean over the users. Verified against the live RePlay by "
             "tests/differential/replay.py (random cases over the whole data space)."
+        ),
+    },
+    {
+        "name": "lenskit",
+        "defaults": {
+            "empty": "zero",
+            "min_relevance": -math.inf,
+            "missing": "skip",
+            "recs_only": "listed",
+            "duplicates": "count",
+            "ties": "input",
+        },
+        "options": {
+            "ndcg": {"gain": "binary", "discount": "clip"},
+            "dcg": {"gain": "binary", "discount": "clip"},
+            "precision": {"short_lists": "evidently"},
+            "recall": {"denominator": "min_relevant_k"},
+            "ap": {"denominator": "min_listed"},
+            "rbp": {"p": 0.85, "gain": "binary"},
+            "gini": {"divisor": "n"},
+        },
+        # Recall without n divides by |R| (min(|R|, n) needs an n)
+        "uncut": {"recall": {}},
+        "metrics": (
+            ("NDCG(n)", "ndcg(gain=binary,discount=clip)@n (no n: ndcg, the ideal of every test item)"),
+            ("NDCG(n, gain='rating')", "ndcg(gain=linear,discount=clip)@n"),
+            ("DCG(n)", "dcg(gain=binary,discount=clip)@n"),
+            ("DCG(n, gain='rating')", "dcg(gain=linear,discount=clip)@n"),
+            ("Precision(n)", "precision(short_lists=evidently)@n: hits / min(n, list length)"),
+            ("Recall(n)", "recall(denominator=min_relevant_k)@n (no n: recall, hits / |R|)"),
+            ("RecipRank(n)", "rr@n"),
+            ("Hit(n)", "hit_rate@n"),
+            ("RBP(n, patience=p)", "rbp(p=p,gain=binary)@n (the preset sets p=0.85, LensKit's default)"),
+            ("AveragePrecision(n) (lenskit.metrics.ranking)", "ap(denominator=min_listed)@n"),
+            ("ListGini(n, items=catalog)", "gini(divisor=n)@n (catalog=the items)"),
+            ("RunAnalysis(...).measure(recs, test).list_summary()['mean']", "res[metric]"),
+            ("list_metrics() (NaN filled with the metric's default 0)", "res.per_user[metric]"),
+        ),
+        "unmatched": (
+            "a negative rating under NDCG/DCG(gain='rating'): LensKit gains it as it is (negative) and its ideal "
+            "(the n largest ratings) holds it; rankmeter's linear gain is 0 below 0 (equal for ratings >= 0)",
+            "AveragePrecision of a list whose user has no test items: LensKit divides 0.0 by min(0, n) "
+            "(ZeroDivisionError, and RunAnalysis.measure with it); rankmeter gives 0 (empty='zero')",
+            "NDCG/DCG(gain='rating') of a list whose user has no test items: LensKit's empty test list has no rating "
+            "field (KeyError); rankmeter gives 0",
+            "ListGini: LensKit raises when a list is empty (pyarrow: an empty ItemList's ids are int32, the others' "
+            "not) or when more distinct items are recommended than `items` counts, and counts an item outside the "
+            "catalog in one of the catalog's slots; rankmeter's gini counts the catalog's items only",
+            "no user of the test data has a list: LensKit still scores the users of the lists only (0); "
+            "rm.evaluate raises ValueError (a guard against ids that do not match)",
+            "RBP(normalize=True) (marked experimental by LensKit), MeanPopRank (popularity-rank quantiles), "
+            "ExposureGini (float32 exposures), entropy, rank_biased_entropy, rank_biased_overlap and "
+            "least_item_promoted: not in the preset; RMSE and MAE are rating-prediction metrics",
+        ),
+        "doc": (
+            "LensKit 2025.8 (lenskit/metrics/ranking/*.py, lenskit/metrics/bulk.py RunAnalysis; the newest release "
+            "for Python 3.11, 2026.x needs 3.12). RunAnalysis.measure(outputs, test) evaluates every list of the "
+            "outputs: a list whose user has no test data is scored against an empty test list "
+            "(recs_only='listed'), unless the list is empty too (then it is skipped); test users without a list "
+            "are not evaluated (missing='skip'). Every test item is relevant, whatever its rating "
+            "(min_relevance=-inf); a metric's NaN (no test items, an empty list) is filled with its default 0 in "
+            "list_metrics() and list_summary() (empty='zero'). Items match by np.isin, so a repeated item is a hit "
+            "at every position (duplicates='count'); lists are read in the order given (ties='input'). "
+            "LogRankWeight: 1 / log2(max(j, 2)), positions 1 and 2 undiscounted (discount='clip'); NDCG: binary "
+            "gain, ideal of min(|R|, n) test items; with gain='rating' the rating is the gain and the ideal the n "
+            "largest ratings; DCG the same without the ideal; Precision = hits / min(n, list length) "
+            "(short_lists='evidently'), 0 for an empty list; Recall = hits / min(|R|, n) "
+            "(denominator='min_relevant_k'); AveragePrecision = sum of P@j at the hits / min(|R|, items listed "
+            "within n) (denominator='min_listed'); RecipRank = 1 / rank of the first hit within n; Hit = 1 if a "
+            "hit within n; RBP = (1 - p) sum of p^(j-1) over the hits, p = 0.85; ListGini(items=N) = Gini of how "
+            "many times each item is recommended over N items, sum (2i - N - 1) x_i / (N sum x) (gini(divisor=n)). "
+            "The mean is over the evaluated lists. Verified against the live LensKit by tests/differential/"
+            "lenskit.py (random cases over the whole data space, every metric above in one call)."
         ),
     },
     {
