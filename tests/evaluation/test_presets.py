@@ -16,6 +16,7 @@ RECSYS = [
     "capri",
     "evidently",
     "lenskit",
+    "elliot",
 ]
 
 

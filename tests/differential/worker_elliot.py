@@ -1,0 +1,50 @@
+"""Elliot's metrics on the differential cases (tests/differential/cases.py), from the restatement of its
+published code (tests/support/reference_elliot.py: Elliot does not install here).
+
+    python tests/differential/worker_elliot.py IN.json OUT.json
+
+Each case becomes Elliot's inputs: the test data {user: {item: rating}}, the recommendation lists {user: [item,
+...]} in rank order (the case's empty lists too) and the train data {user: {item: 1}}; every metric at each cutoff
+of the case with the case's relevance threshold ``t`` (0 or 1). Imports only the standard library and the restatement, never rankmeter.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.support.reference_elliot import evaluate
+
+
+def one(case: dict) -> dict:
+    test: dict = {}
+    for u, i, g in case["truth"]:
+        test.setdefault(u, {})[i] = g
+    recs: dict = {}
+    for u, i, _r, _s in sorted(case["recs"], key=lambda row: (str(row[0]), row[2])):
+        recs.setdefault(u, []).append(i)
+    for u in case.get("empty_lists", []):
+        recs[u] = []
+    train: dict = {}
+    for u, i in case["train"]:
+        train.setdefault(u, {})[i] = 1
+    return evaluate(test, recs, train, case["ks"], t=case["t"])
+
+
+def main() -> None:
+    src, dst = sys.argv[1], sys.argv[2]
+    cases = json.loads(Path(src).read_text())["cases"]
+    results: list[dict] = []
+    for case in cases:
+        try:
+            results.append({"ok": one(case)})
+        except Exception as e:  # the restatement raised on the whole case
+            results.append({"error": type(e).__name__, "message": str(e)[:300]})
+    Path(dst).write_text(json.dumps({"results": results}))
+
+
+if __name__ == "__main__":
+    main()
