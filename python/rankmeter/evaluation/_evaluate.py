@@ -181,11 +181,12 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
                 f"ndcg only; got {', '.join(other)}: give those another rule (ties={{'ndcg': {ties!r}, '*': "
                 "'item'}) or evaluate them in another call with ties='item', 'input', 'trec' or 'item_desc'"
             )
-        divided = [str(m) for m in parsed if m.options.get("discount") == "divide"]
+        divided = [str(m) for m in parsed if m.options.get("discount") in ("divide", "clip")]
         if divided:
             raise ValueError(
                 f"ties={ties!r} averages the discounts of a tie group (scikit-learn's arithmetic): "
-                f"discount='divide' has no meaning there ({', '.join(divided)}); drop discount= or use another ties="
+                f"discount='divide' or 'clip' has no meaning there ({', '.join(divided)}); drop discount= or use "
+                "another ties="
             )
         if duplicates == "first" or max_items is not None:
             raise ValueError(
