@@ -32,9 +32,9 @@ def test_lenskits_own_metric_tests_pass_on_the_preset():
             pytest.fail(msg)
         pytest.skip(msg)
     files = [f"tests/eval/test_rank_{f}.py" for f in FILES]
+    flags = ["-q", "-rf", "-p", "no:cacheprovider", "-p", "tests.conformance.lenskit_suite"]
     proc = subprocess.run(
-        [str(peer_python("lenskit")), "-m", "pytest", "-q", "-rf", "-p", "no:cacheprovider"]
-        + ["-p", "tests.conformance.lenskit_suite", "-o", "addopts=", "-o", "doctest_plus=false", *files],
+        [str(peer_python("lenskit")), "-m", "pytest", *flags, "-o", "addopts=", "-o", "doctest_plus=false", *files],
         capture_output=True,
         text=True,
         timeout=900,
