@@ -102,7 +102,7 @@ def call_metric(metric: Any, output: Any, test: Any, *args: Any, **kwargs: Any) 
 def _ap_class() -> type:
     from lenskit.metrics.ranking import AveragePrecision as Original
 
-    class AveragePrecision(Original):  # type: ignore[misc, valid-type]
+    class AveragePrecision(Original):
         def measure_list(self, recs: Any, test: Any) -> float:
             v = _rankmeter_value(self, recs, test)
             if v is None:
