@@ -52,6 +52,11 @@ def draw(seed: int) -> dict:
             for j in g.choice(len(items), int(g.integers(1, min(len(items), 9) + 1)), replace=False):
                 train.append([f"t{t}" if isinstance(items[0], str) else 10_000 + t, items[int(j)]])
         case["train"] = train
+    if "outside_catalog" not in case["on"] and seed % 2 == 0:
+        # Elliot's own domain: it recommends only train items, so half of these cases have every catalog item in train
+        seen = {i for _u, i in case["train"]}
+        extra = "t_all" if isinstance(case["catalog"][0], str) else 20_000
+        case["train"] = case["train"] + [[extra, i] for i in case["catalog"] if i not in seen]
     # Elliot's relevance threshold: 1 (its sample configurations, the preset's) or 0 (its default), the latter
     # given to rankmeter as grades shifted by 1 - t (describe("elliot"))
     case["t"] = 0.0 if seed % 3 == 0 else 1.0
