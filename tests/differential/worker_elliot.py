@@ -5,18 +5,25 @@ published code (tests/support/reference_elliot.py: Elliot does not install here)
 
 Each case becomes Elliot's inputs: the test data {user: {item: rating}}, the recommendation lists {user: [item,
 ...]} in rank order (the case's empty lists too) and the train data {user: {item: 1}}; every metric at each cutoff
-of the case with the case's relevance threshold ``t`` (0 or 1). Imports only the standard library and the restatement, never rankmeter.
+of the case with the case's relevance threshold ``t`` (0 or 1). Imports only the standard library and the
+restatement (from its file), never rankmeter.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from tests.support.reference_elliot import evaluate
+# the restatement, loaded from its file (the worker runs as a script, outside the tests package)
+_spec = importlib.util.spec_from_file_location(
+    "reference_elliot", Path(__file__).resolve().parents[1] / "support" / "reference_elliot.py"
+)
+assert _spec is not None and _spec.loader is not None
+ref: Any = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(ref)
 
 
 def one(case: dict) -> dict:
@@ -31,7 +38,7 @@ def one(case: dict) -> dict:
     train: dict = {}
     for u, i in case["train"]:
         train.setdefault(u, {})[i] = 1
-    return evaluate(test, recs, train, case["ks"], t=case["t"])
+    return ref.evaluate(test, recs, train, case["ks"], t=case["t"])
 
 
 def main() -> None:
