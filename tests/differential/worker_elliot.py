@@ -12,8 +12,6 @@ restatement (from its file), never rankmeter.
 from __future__ import annotations
 
 import importlib.util
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -41,17 +39,14 @@ def one(case: dict) -> dict:
     return ref.evaluate(test, recs, train, case["ks"], t=case["t"])
 
 
-def main() -> None:
-    src, dst = sys.argv[1], sys.argv[2]
-    cases = json.loads(Path(src).read_text())["cases"]
-    results: list[dict] = []
-    for case in cases:
-        try:
-            results.append({"ok": one(case)})
-        except Exception as e:  # the restatement raised on the whole case
-            results.append({"error": type(e).__name__, "message": str(e)[:300]})
-    Path(dst).write_text(json.dumps({"results": results}))
+def _serve() -> Any:
+    """worker_io.serve, the case loop of every worker, loaded from its file beside this one."""
+    spec = importlib.util.spec_from_file_location("worker_io", Path(__file__).resolve().parent / "worker_io.py")
+    assert spec is not None and spec.loader is not None
+    mod: Any = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.serve
 
 
 if __name__ == "__main__":
-    main()
+    _serve()(one)

@@ -19,12 +19,12 @@ catalog holds). The worker then measures each metric on its own and, for one tha
 
 from __future__ import annotations
 
-import json
+import importlib.util
 import logging
 import math
-import sys
 import warnings
 from pathlib import Path
+from typing import Any
 
 
 def _metrics(case: dict) -> list:
@@ -145,19 +145,16 @@ def _num(v):
     return None if math.isnan(v) else v
 
 
-def main() -> None:
-    warnings.simplefilter("ignore")  # LensKit's RuntimeWarnings on 0 / 0 (the NaN it then fills)
-    logging.disable(logging.WARNING)  # "could not find test data for n lists": the users of the lists only
-    src, dst = sys.argv[1], sys.argv[2]
-    cases = json.loads(Path(src).read_text())["cases"]
-    results: list[dict] = []
-    for case in cases:
-        try:
-            results.append({"ok": one(case)})
-        except Exception as e:  # the peer raised on the whole case
-            results.append({"error": type(e).__name__, "message": str(e)[:300]})
-    Path(dst).write_text(json.dumps({"results": results}))
+def _serve() -> Any:
+    """worker_io.serve, the case loop of every worker, loaded from its file beside this one."""
+    spec = importlib.util.spec_from_file_location("worker_io", Path(__file__).resolve().parent / "worker_io.py")
+    assert spec is not None and spec.loader is not None
+    mod: Any = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.serve
 
 
 if __name__ == "__main__":
-    main()
+    warnings.simplefilter("ignore")  # LensKit's RuntimeWarnings on 0 / 0 (the NaN it then fills)
+    logging.disable(logging.WARNING)  # "could not find test data for n lists": the users of the lists only
+    _serve()(one)
