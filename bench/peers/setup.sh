@@ -16,7 +16,7 @@ mkdir -p "$ROOT"
 
 want() { [ $# -eq 0 ] && return 0; for x in "${SELECTED[@]}"; do [ "$x" = "$1" ] && return 0; done; return 1; }
 SELECTED=("$@")
-[ ${#SELECTED[@]} -eq 0 ] && SELECTED=(ranx pytrec_eval ir_measures torch rectools recbole msr evidently recm implicit beir cornac replay recpack)
+[ ${#SELECTED[@]} -eq 0 ] && SELECTED=(ranx pytrec_eval ir_measures torch rectools recbole msr evidently recm implicit beir cornac replay recpack lenskit)
 
 # mk NAME pip-args...: builds the venv; AFTER (a command run with the venv's pip
 # as "$PIP", e.g. a --no-deps install) is run only when NAME was built here.
@@ -89,6 +89,21 @@ mk replay      replay-rec==0.22.0 || STATUS=1
 # of its algorithms (torch, hyperopt) are not needed for it.
 AFTER='"$PIP" install -q --no-deps recpack==0.3.6' \
   mk recpack   "numpy<2" "scipy<2" "scikit-learn<2" "pandas>=2.1.4,<3" pyyaml tqdm || STATUS=1
+# LensKit 2025.8.1, the newest release for Python 3.11 (2026.x needs 3.12): only lenskit.metrics is used
+# (tests/differential/lenskit.py); torch pinned to the CPU wheel on this machine's disk; pytest and hypothesis
+# run LensKit's own metric tests against the preset (tests/conformance/test_lenskit_suite.py)
+mk lenskit     torch==2.13.0 lenskit==2025.8.1 pytest hypothesis || STATUS=1
+# LensKit's tests/eval of the same release (not in its wheel) beside the venv, in lenskit/suite; also added to a
+# reused venv that lacks it
+LENSKIT_TAG=v2025.8.1
+if want lenskit && [ -x "$ROOT/lenskit/bin/python" ] && [ ! -f "$ROOT/lenskit/suite/tests/eval/test_rank_ndcg.py" ]; then
+  echo "== lenskit: LensKit's tests/eval at $LENSKIT_TAG into $ROOT/lenskit/suite"
+  mkdir -p "$ROOT/lenskit/suite" && curl -fsSL "https://github.com/lenskit/lkpy/archive/$LENSKIT_TAG.tar.gz" \
+    | tar -xz -C "$ROOT/lenskit/suite" --strip-components=1 \
+      "lkpy-${LENSKIT_TAG#v}/tests/eval" "lkpy-${LENSKIT_TAG#v}/conftest.py" "lkpy-${LENSKIT_TAG#v}/pyproject.toml" \
+    || { echo "   unavailable (GitHub not reachable): tests/conformance/test_lenskit_suite.py skips with that reason"; \
+         rm -rf "$ROOT/lenskit/suite"; }
+fi
 # BEIR: only beir.retrieval.evaluation is used (pytrec_eval-terrier, and tqdm for its logging module); its
 # models' dependencies (sentence-transformers, torch, datasets) are not needed for it.
 AFTER='"$PIP" install -q --no-deps beir==2.2.0' \

@@ -20,14 +20,18 @@ void bind_metrics(py::module_& m) {
       .value("relevant", Denominator::relevant)
       .value("min_relevant_k", Denominator::min_relevant_k)
       .value("hits", Denominator::hits)
-      .value("k", Denominator::k);
+      .value("k", Denominator::k)
+      .value("min_listed", Denominator::min_listed);
   py::enum_<Gain>(m, "Gain")
       .value("linear", Gain::linear)
       .value("exponential", Gain::exponential)
       .value("binary", Gain::binary);
   py::enum_<Ideal>(m, "Ideal").value("cut", Ideal::cut).value("all", Ideal::all).value("k_slots", Ideal::k_slots);
   py::enum_<BelowMin>(m, "BelowMin").value("gain", BelowMin::gain).value("zero", BelowMin::zero);
-  py::enum_<Discount>(m, "Discount").value("reciprocal", Discount::reciprocal).value("divide", Discount::divide);
+  py::enum_<Discount>(m, "Discount")
+      .value("reciprocal", Discount::reciprocal)
+      .value("divide", Discount::divide)
+      .value("clip", Discount::clip);
   py::enum_<CrrIdeal>(m, "CrrIdeal").value("k", CrrIdeal::k).value("list", CrrIdeal::list);
   py::enum_<ShortLists>(m, "ShortLists").value("pad", ShortLists::pad).value("evidently", ShortLists::evidently);
   py::enum_<Negative>(m, "Negative").value("nonrelevant", Negative::nonrelevant).value("unjudged", Negative::unjudged);

@@ -449,7 +449,8 @@ AP = _cls(
     "AP",
     "ap",
     "Average precision at k.",
-    "denominator : {'relevant', 'min_relevant_k', 'hits', 'k'}\n" + _SHORT_DOC + _HIT_DOC + _ROWS_DOC,
+    "denominator : {'relevant', 'min_relevant_k', 'hits', 'k', 'min_listed'} ('min_listed': min(|R|, k, n), "
+    "LensKit)\n" + _SHORT_DOC + _HIT_DOC + _ROWS_DOC,
 )
 AR = _cls("AR", "ar", "Average recall at k.", "denominator : {'relevant', 'hits'}\n" + _SHORT_DOC + _ROWS_DOC)
 CG = _cls("CG", "cg", "Cumulative gain at k.", "gain : {'linear', 'exponential', 'binary'}\n")
@@ -458,16 +459,18 @@ DCG = _cls(
     "dcg",
     "Discounted cumulative gain at k.",
     "gain : str\nlog_base : float, default 2\n"
-    "discount : {'reciprocal', 'divide'} ('divide': each gain divided by log_b(j + 1), as ranx and most numpy code do; "
-    "the default multiplies by a table of 1 / log_b(j + 1); the two differ only by rounding, in the last bits)\n",
+    "discount : {'reciprocal', 'divide', 'clip'} ('divide': each gain divided by log_b(j + 1), as ranx and most numpy "
+    "code do; the default multiplies by a table of 1 / log_b(j + 1); the two differ only by rounding, in the last "
+    "bits; 'clip': times ln(b) / ln(max(j, 2)), positions 1 and 2 undiscounted, as LensKit)\n",
 )
 NDCG = _cls(
     "NDCG",
     "ndcg",
     "Normalised DCG at k.",
     "gain : str\nideal : {'cut', 'all', 'k_slots'}\n"
-    "discount : {'reciprocal', 'divide'} ('divide': each gain divided by log_b(j + 1), as ranx and most numpy code do; "
-    "the default multiplies by a table of 1 / log_b(j + 1); the two differ only by rounding, in the last bits)\n"
+    "discount : {'reciprocal', 'divide', 'clip'} ('divide': each gain divided by log_b(j + 1), as ranx and most numpy "
+    "code do; the default multiplies by a table of 1 / log_b(j + 1); the two differ only by rounding, in the last "
+    "bits; 'clip': times ln(b) / ln(max(j, 2)), positions 1 and 2 undiscounted, as LensKit)\n"
     "rounding : {'none', 'capri', 'gdeval'} ('capri': CAPRI's float32 value "
     "rounded to 4 decimals per user; needs gain=binary, ideal=all; 'gdeval': each user's value with 5 decimals, as "
     "gdeval prints it)\nmissing_recs : {'inherit', 'zero'} ('zero': truth users without recs score 0 here whatever "

@@ -105,3 +105,20 @@ def test_ranx_preset_divides_as_ranx_does():
 def test_tie_averaged_gains_refuse_discount_divide():
     with pytest.raises(ValueError, match="discount='divide'"):
         rm.evaluate({0: {1: 1.0}}, {0: {1: 0.5, 2: 0.5}}, ["ndcg(discount=divide)@2"], ties="average")
+
+
+def test_tie_averaged_gains_refuse_discount_clip():
+    with pytest.raises(ValueError, match="'clip' has no meaning"):
+        rm.evaluate({0: {1: 1.0}}, {0: {1: 0.5, 2: 0.5}}, ["dcg(discount=clip)@2"], ties="average")
+
+
+def test_clip_discount_is_lenskits_log_rank_weight_bit_for_bit():
+    # LensKit's LogRankWeight: ln 2 / ln max(j, 2), multiplied with the gain and summed in list order
+    truth = {"q": {"a": 3.0, "b": 1.0, "c": 2.0}}
+    recs = {"q": ["c", "x", "a", "b"]}
+    res = rm.evaluate(truth, recs, ["dcg(discount=clip)@4"])
+    w = np.log(2) / np.log(np.maximum(np.arange(1, 5), 2))
+    want = 0.0
+    for g, x in zip([2.0, 0.0, 3.0, 1.0], w):
+        want += g * x
+    assert float(np.asarray(res.per_user["dcg(discount=clip)@4"])[0]) == pytest.approx(want, rel=1e-15)

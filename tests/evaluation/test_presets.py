@@ -6,7 +6,18 @@ import pytest
 
 import rankmeter as rm
 
-RECSYS = ["rectools", "recommenders", "torchmetrics", "sklearn", "ml_metrics", "recmetrics", "capri", "evidently"]
+RECSYS = [
+    "rectools",
+    "recommenders",
+    "torchmetrics",
+    "sklearn",
+    "ml_metrics",
+    "recmetrics",
+    "capri",
+    "evidently",
+    "lenskit",
+    "elliot",
+]
 
 
 @pytest.mark.parametrize("name", [*RECSYS, "trec_eval", "ranx"])
@@ -57,6 +68,35 @@ def test_rectools_ndcg_defaults_and_explicit_wins():
     assert rm.evaluate(t2, r2, ["precision@1"], preset="rectools", min_relevance=0.5)["precision@1"] == 1.0
     both = rm.evaluate(t2, r2, ["precision@1"], preset="rectools", min_relevance=0.5, empty="zero")
     assert both["precision@1"] == 0.5
+
+
+def test_lenskit_preset_by_hand():
+    import math
+
+    # u: a hit at 1 and 3 of a 3-item list, |R| = 3; v: a recs-only user (scored against an empty truth);
+    # w: a recs-only user with an empty list (left out); x: a truth user without a list (left out)
+    truth = {"u": {"a": 1, "b": 0, "c": 2}, "x": {"a": 1}}
+    recs = {"u": ["a", "y", "b"], "v": ["a"], "w": []}
+    ms = ["ndcg@5", "dcg@5", "precision@5", "recall@2", "recall", "ap@5", "rbp@5", "ndcg(gain=linear)@5"]
+    res = rm.evaluate(truth, recs, ms, preset="lenskit")
+    assert res.users.tolist() == ["u", "v"]
+    clip = [1.0, 1.0, 1 / math.log2(3)]  # 1 / log2(max(j, 2))
+    pu = {m: res.per_user[m].tolist() for m in ms}
+    assert pu["ndcg@5"][0] == pytest.approx((clip[0] + clip[2]) / sum(clip), rel=1e-15)
+    assert pu["dcg@5"][0] == pytest.approx(clip[0] + clip[2], rel=1e-15)
+    assert pu["precision@5"] == [pytest.approx(2 / 3), 0.0]  # / min(5, 3)
+    assert pu["recall@2"][0] == pytest.approx(1 / 2) and pu["recall"][0] == pytest.approx(2 / 3)
+    assert pu["ap@5"][0] == pytest.approx((1 + 2 / 3) / 3)  # / min(|R|, 5, 3)
+    assert pu["rbp@5"][0] == pytest.approx(0.15 * (1 + 0.85**2))
+    ideal = 2 * clip[0] + 1 * clip[1] + 0 * clip[2]
+    assert pu["ndcg(gain=linear)@5"][0] == pytest.approx((1 * clip[0] + 0 * clip[2]) / ideal, rel=1e-15)
+    assert all(pu[m][1] == 0.0 for m in ms)
+
+
+def test_recs_only_listed_leaves_out_an_empty_list():
+    truth, recs = {"u": ["a"]}, {"u": ["a"], "v": ["b"], "w": []}
+    assert rm.evaluate(truth, recs, ["hits@2"], recs_only="empty").users.tolist() == ["u", "v", "w"]
+    assert rm.evaluate(truth, recs, ["hits@2"], recs_only="listed").users.tolist() == ["u", "v"]
 
 
 def test_ml_metrics_preset_scores_an_empty_actual_one():

@@ -165,6 +165,8 @@ def ap(ranked, truth, k, min_relevance, denominator="relevant", short_lists="pad
         den = hits_so_far
     elif denominator == "k":
         den = kk
+    elif denominator == "min_listed":  # min(|R|, the items listed within k): LensKit's AveragePrecision
+        den = min(n_rel, kk, len(ranked))
     else:
         raise ValueError(f"unknown ap denominator {denominator!r}")
     return safe_div(total, den)
@@ -196,15 +198,20 @@ def cg(ranked, truth, k, min_relevance, gain="linear", below_min="gain"):
 def dcg(ranked, truth, k, min_relevance, gain="linear", log_base=2.0, below_min="gain", discount="reciprocal"):
     # discount= changes only the rounding (times 1 / log_b(j + 1) or divided by log_b(j + 1)): the reference
     # divides, and is compared within a relative tolerance; tests/evaluation/test_discount.py checks the bits
+    # discount="clip": log_b(max(j, 2)), positions 1 and 2 undiscounted (Jarvelin & Kekalainen, LensKit)
     kk = cutoff(ranked, k)
     total = 0.0
     for j, item in enumerate(ranked[:kk], start=1):
-        discount = math.log(j + 1) / math.log(log_base)  # log_b(j + 1)
-        total += item_gain(item, truth, gain, min_relevance, below_min) / discount
+        total += item_gain(item, truth, gain, min_relevance, below_min) / _log_discount(j, log_base, discount)
     return total
 
 
-def ideal_dcg(ranked, truth, k, min_relevance, gain="linear", ideal="cut", below_min="gain"):
+def _log_discount(j, log_base=2.0, discount="reciprocal"):
+    """log_b(j + 1), or log_b(max(j, 2)) under discount="clip" (docs/metrics.md 3.8)."""
+    return math.log(max(j, 2) if discount == "clip" else j + 1) / math.log(log_base)
+
+
+def ideal_dcg(ranked, truth, k, min_relevance, gain="linear", ideal="cut", below_min="gain", discount="reciprocal"):
     gains = sorted(
         (item_gain(item, truth, gain, min_relevance, below_min) for item in truth),
         reverse=True,
@@ -212,7 +219,7 @@ def ideal_dcg(ranked, truth, k, min_relevance, gain="linear", ideal="cut", below
     if ideal == "k_slots":
         # k slots of the largest gain; k absent = the whole list, k = n (docs/metrics.md, ndcg)
         g_max = max(gains) if gains else 0.0
-        return g_max * sum(1.0 / math.log2(j + 1) for j in range(1, cutoff(ranked, k) + 1))
+        return g_max * sum(1.0 / _log_discount(j, 2.0, discount) for j in range(1, cutoff(ranked, k) + 1))
     if ideal == "cut":
         # docs/metrics.md, ndcg: cut at k; without a cutoff nothing is cut (every
         # truth gain), so a short list never scores higher for being short.
@@ -220,7 +227,7 @@ def ideal_dcg(ranked, truth, k, min_relevance, gain="linear", ideal="cut", below
             gains = gains[:k]
     elif ideal != "all":
         raise ValueError(f"unknown ideal {ideal!r}")
-    return sum(g / math.log2(j + 1) for j, g in enumerate(gains, start=1))
+    return sum(g / _log_discount(j, 2.0, discount) for j, g in enumerate(gains, start=1))
 
 
 def gdeval_printed(value):
@@ -244,8 +251,8 @@ def ndcg(
         return gdeval_printed(ndcg(ranked, truth, k, min_relevance, gain, ideal, below_min))
     # NDCG always uses log2 (log_base never changes NDCG). missing_recs decides which users are evaluated
     # (reference_evaluate), not the value of one user.
-    d = dcg(ranked, truth, k, min_relevance, gain=gain, log_base=2.0, below_min=below_min)
-    i = ideal_dcg(ranked, truth, k, min_relevance, gain=gain, ideal=ideal, below_min=below_min)
+    d = dcg(ranked, truth, k, min_relevance, gain=gain, log_base=2.0, below_min=below_min, discount=discount)
+    i = ideal_dcg(ranked, truth, k, min_relevance, gain=gain, ideal=ideal, below_min=below_min, discount=discount)
     return safe_div(d, i)
 
 
@@ -616,7 +623,7 @@ METRICS: dict[str, tuple[Any, dict[str, Any]]] = {
     "ap": (
         ap,
         {
-            "denominator": ("relevant", _choice("relevant", "min_relevant_k", "hits", "k")),
+            "denominator": ("relevant", _choice("relevant", "min_relevant_k", "hits", "k", "min_listed")),
             "short_lists": ("pad", _choice("pad", "evidently")),
         },
     ),
@@ -637,7 +644,7 @@ METRICS: dict[str, tuple[Any, dict[str, Any]]] = {
             "gain": ("linear", _choice("linear", "exponential", "binary")),
             "log_base": (2.0, _float),
             "below_min": ("gain", _choice("gain", "zero")),
-            "discount": ("reciprocal", _choice("reciprocal", "divide")),
+            "discount": ("reciprocal", _choice("reciprocal", "divide", "clip")),
         },
     ),
     "ndcg": (
@@ -646,7 +653,7 @@ METRICS: dict[str, tuple[Any, dict[str, Any]]] = {
             "gain": ("linear", _choice("linear", "exponential", "binary")),
             "ideal": ("cut", _choice("cut", "all", "k_slots")),
             "below_min": ("gain", _choice("gain", "zero")),
-            "discount": ("reciprocal", _choice("reciprocal", "divide")),
+            "discount": ("reciprocal", _choice("reciprocal", "divide", "clip")),
             "rounding": ("none", _choice("none", "gdeval")),
             "missing_recs": ("inherit", _choice("inherit", "zero")),
         },
@@ -1105,7 +1112,7 @@ ALL_METRIC_BASES = (
         "ncrr",
         "ncrr(crr_ideal=list)",
     ]
-    + [f"ap(denominator={d})" for d in ("relevant", "min_relevant_k", "hits", "k")]
+    + [f"ap(denominator={d})" for d in ("relevant", "min_relevant_k", "hits", "k", "min_listed")]
     + [f"map(denominator={d})" for d in ("min_relevant_k", "hits")]
     + [f"ar(denominator={d})" for d in ("relevant", "hits")]
     + ["mar(denominator=hits)"]
@@ -1123,6 +1130,8 @@ ALL_METRIC_BASES = (
     + [f"ndcg(gain={g},ideal={i})" for g in ("linear", "exponential", "binary") for i in ("cut", "all", "k_slots")]
     + [f"ndcg(ideal={i})" for i in ("cut", "all", "k_slots")]
     + [f"ndcg(gain={g})" for g in ("linear", "exponential", "binary")]
+    + ["ndcg(discount=clip)", "ndcg(gain=binary,discount=clip)", "ndcg(gain=exponential,ideal=k_slots,discount=clip)"]
+    + ["dcg(discount=clip)", "dcg(gain=binary,discount=clip)", "dcg(discount=clip,log_base=10)"]
     + [
         "cg(below_min=zero)",
         "dcg(gain=exponential,below_min=zero)",

@@ -182,11 +182,12 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
                 f"ndcg only; got {', '.join(other)}: give those another rule (ties={{'ndcg': {ties!r}, '*': "
                 "'item'}) or evaluate them in another call with ties='item', 'input', 'trec' or 'item_desc'"
             )
-        divided = [str(m) for m in parsed if m.options.get("discount") == "divide"]
+        divided = [str(m) for m in parsed if m.options.get("discount") in ("divide", "clip")]
         if divided:
             raise ValueError(
                 f"ties={ties!r} averages the discounts of a tie group (scikit-learn's arithmetic): "
-                f"discount='divide' has no meaning there ({', '.join(divided)}); drop discount= or use another ties="
+                f"discount='divide' or 'clip' has no meaning there ({', '.join(divided)}); drop discount= or use "
+                "another ties="
             )
         if duplicates == "first" or max_items is not None:
             raise ValueError(
@@ -248,9 +249,9 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
         raise ValueError(f"`truth` grades must be finite; user {user!r} has grade {g[bad]} for item {item!r}")
 
     rowmap, n_missing, n_ignored = align(t, r)
-    if opts.recs_only == "empty" and n_ignored:
-        # recs users absent from the truth: evaluated with an empty truth
-        t, rowmap = add_recs_only_users(t, r, rowmap)
+    if opts.recs_only in ("empty", "listed") and n_ignored:
+        # recs users absent from the truth: evaluated with an empty truth ("listed": those with a non-empty list)
+        t, rowmap = add_recs_only_users(t, r, rowmap, listed_only=opts.recs_only == "listed")
     left_out = None
     if missing != "zero" and (n_missing or missing == "skip_empty"):
         # only the users on both sides (trec_eval without -c): truth users without recs are left out, and with
@@ -690,11 +691,13 @@ def evaluate(
         default, and the per-shard recipe of :func:`partial`), or left out
         together with the users whose list is empty (``skip_empty``: a table of
         recommendations has no row for them; Microsoft Recommenders).
-    recs_only : {'skip', 'empty'}
+    recs_only : {'skip', 'empty', 'listed'}
         Recommendation users absent from the truth: left out (default, counted
         in ``meta['n_ignored_recs']``) or evaluated with an empty truth
         (``empty``: accuracy metrics then follow ``empty=``; the beyond-accuracy
-        metrics, which read the lists, score them: RecTools, Recommenders).
+        metrics, which read the lists, score them: RecTools, Recommenders);
+        ``listed``: as ``empty`` for those whose list holds an item, the users
+        with an empty list left out (LensKit's RunAnalysis).
     train : any truth-like form, optional
         Training interactions (user, item): item popularity, user histories and the
         default catalog of the beyond-accuracy metrics (novelty, arp, serendipity,

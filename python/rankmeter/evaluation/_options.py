@@ -207,9 +207,11 @@ class EvalOptions:
             "Recommendation users absent from the truth: left out (default, counted\n"
             "in ``meta['n_ignored_recs']``) or evaluated with an empty truth\n"
             "(``empty``: accuracy metrics then follow ``empty=``; the beyond-accuracy\n"
-            "metrics, which read the lists, score them: RecTools, Recommenders).",
-            "recs users absent from the truth (empty: evaluated with an empty truth)",
-            allowed=("skip", "empty"),
+            "metrics, which read the lists, score them: RecTools, Recommenders);\n"
+            "``listed``: as ``empty`` for those whose list holds an item, the users\n"
+            "with an empty list left out (LensKit's RunAnalysis).",
+            "recs users absent from the truth (empty: evaluated with an empty truth; listed: those with a non-empty list)",
+            allowed=("skip", "empty", "listed"),
             default="skip",
         ),
     )

@@ -423,11 +423,15 @@ PRESETS["cwl"] = Preset(
 )
 
 
-def _table_preset(name: str, *, options: Optional[dict] = None, **kw) -> Preset:
-    """A preset whose metric option defaults are a fixed table (metric -> options)."""
+def _table_preset(name: str, *, options: Optional[dict] = None, uncut: Optional[dict] = None, **kw) -> Preset:
+    """A preset whose metric option defaults are a fixed table (metric -> options); ``uncut`` (metric ->
+    options) replaces a metric's row when it is asked without a cutoff."""
     table = {m: dict(o) for m, o in (options or {}).items()}
+    whole = {m: dict(o) for m, o in (uncut or {}).items()}
 
     def metric_options(metric: str, k: Optional[int]) -> dict:
+        if k is None and metric in whole:
+            return dict(whole[metric])
         return dict(table.get(metric, {}))
 
     return Preset(name, metric_options=metric_options, options=table, **kw)

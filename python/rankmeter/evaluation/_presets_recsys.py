@@ -1,9 +1,9 @@
-"""The recommender libraries' presets (Cornac, RecBole, RePlay, RecTools, Microsoft Recommenders, Evidently,
+"""The recommender libraries' presets (Elliot, LensKit, Cornac, RecBole, RePlay, RecTools, Microsoft Recommenders, Evidently,
 torchmetrics, scikit-learn, ml_metrics, recmetrics, CAPRI), as plain tables.
 
 Each entry is the keyword arguments of ``Preset`` built by ``_presets.py``:
 ``defaults`` (``evaluate()`` keyword defaults), ``options`` (metric -> option
-defaults), ``metrics`` (the library's metric -> the rankmeter metric it equals
+defaults; ``uncut``: a metric's row when it has no cutoff), ``metrics`` (the library's metric -> the rankmeter metric it equals
 under the preset), ``unmatched`` (what the preset does not reproduce) and
 ``doc``. The versions named are the ones the conformance suite
 (``tests/conformance``) runs against; each statement below was read from that
@@ -51,6 +51,156 @@ RECSYS_PRESETS: list[dict] = [
             "(ap(denominator=min_relevant_k)); MRR@k, Precision@k = hits / k, Recall@k = hits / |R|, HitRate@k. "
             "The mean is numpy's mean over the users. Verified against the live RePlay by "
             "tests/differential/replay.py (random cases over the whole data space)."
+        ),
+    },
+    {
+        "name": "elliot",
+        "defaults": {
+            "empty": "skip",
+            "min_relevance": 1.0,
+            "missing": "skip",
+            "recs_only": "skip",
+            "duplicates": "count",
+            "ties": "input",
+        },
+        "options": {
+            "ndcg": {"gain": "exponential", "below_min": "zero"},
+            "shannon_entropy": {"log_base": 2.0},
+            "user_coverage": {"served": "any"},
+        },
+        "metrics": (
+            ("nDCG", "ndcg(gain=exponential,below_min=zero)@k (relevance_threshold 1: gain 2^rating - 1)"),
+            ("nDCGRendle2020", "ndcg(gain=binary)@k"),
+            ("Precision, Recall, F1", "precision@k (hits / k), recall@k, f1@k"),
+            ("HR, MRR", "hit_rate@k, rr@k"),
+            ("MAP", "the per-user mean of precision@1 ... precision@k (mean of P@n over n = 1..k, not AP)"),
+            ("MAR", "the per-user mean of recall@1 ... recall@k"),
+            ("EPC, EFD", "epc@k, efd@k (train=the train data)"),
+            ("ARP", "arp@k (train=the train data: distinct users per item)"),
+            ("APLT, ACLT", "aplt@k, aclt@k (head_share 0.8, popularity=users)"),
+            ("ItemCoverage", "coverage(outside=count)@k x the number of train items (a count)"),
+            ("Gini", "1 - gini@k (catalog: the train items, Elliot's num_items)"),
+            ("SEntropy", "shannon_entropy(log_base=2)@k (the preset sets log_base=2)"),
+            ("UserCoverage", "user_coverage(served=any)@k x res.meta['n_users'] (a count)"),
+            ("relevance_threshold: t", "min_relevance=t (nDCG: grades shifted by 1 - t, see unmatched)"),
+        ),
+        "unmatched": (
+            "Elliot is not installable here (it pins an older Python and TensorFlow): the preset is checked against "
+            "a restatement of its published code (tests/support/reference_elliot.py, commit fc27efe of "
+            "sisinflab/elliot, version 1.0.0), not against the package",
+            "relevance_threshold t other than 1 in nDCG: Elliot's gain is 2^(rating - t + 1) - 1; give rankmeter the "
+            "ratings shifted by 1 - t (rating - t + 1) with min_relevance=1 for that gain (the binary metrics only "
+            "need min_relevance=t); Elliot's default when the configuration sets none is t = 0",
+            "MAP and MAR average P@n (R@n) over every n <= k, not at the hits: no single rankmeter metric; the "
+            "per-user mean of precision@1..k (recall@1..k) of one call is that value",
+            "ties of popularity in the short head (APLT, ACLT): Elliot orders them by its item index (the iteration "
+            "order of a Python set of the train items, per process for string ids); rankmeter by item id",
+            "SEntropy when the lists (cut at k) have different lengths: Elliot weighs each occurrence by 1 / |L_u| "
+            "and divides by the number of users; equal to shannon_entropy(log_base=2) when every list has one "
+            "length",
+            "an empty list: Elliot's ARP and APLT divide by zero (ZeroDivisionError); rankmeter leaves the user out "
+            "of arp and aplt (NaN). Elliot recommends only items of its train index: rankmeter's arp skips an item "
+            "without train users and aplt/aclt count it as long tail, where Elliot would fail (ARP) or count it as "
+            "head (APLT, ACLT)",
+            "no item recommended to any evaluated user: Elliot's Gini is 1 and its SEntropy 0 (sums over no item); "
+            "rankmeter's gini and shannon_entropy are NaN",
+            "APLT/ACLT count the distinct items of a list (set(top k)); rankmeter counts every position (equal for "
+            "lists without repeats, which Elliot's top-k lists are)",
+            "NumRetrieved (the list length), the AUC family (GAUC, LAUC: docs/metrics.md 3.19.10-3.19.12), "
+            "PopREO/PopRSP, BiasDisparity, the MAD metrics (rm.evaluate(..., user_groups=...).group_gaps()), "
+            "SRecall, DSC and the rating metrics are not in the preset",
+        ),
+        "doc": (
+            "Elliot 1.0.0 (sisinflab/elliot at commit fc27efe, elliot/evaluation/: evaluator.py, relevance/"
+            "relevance.py, popularity_utils/popularity.py, metrics/*), restated in tests/support/reference_elliot.py "
+            "(Elliot does not install here). The lists evaluated are those of the users with test data "
+            "(recs_only='skip'; test users without a list are not evaluated: missing='skip'); a test item is "
+            "relevant when its rating >= relevance_threshold (1 in Elliot's sample configurations: "
+            "min_relevance=1); the accuracy metrics, EPC and EFD evaluate the users with a relevant test item "
+            "(empty='skip'), ARP, APLT and ACLT every list kept; every value reads the list cut at k, a repeated "
+            "item at each of its positions (duplicates='count'), lists in the order given (ties='input'). nDCG: gain "
+            "2^(rating - t + 1) - 1 for a relevant item, 0 otherwise (t = 1: ndcg(gain=exponential,below_min=zero)), "
+            "discount 1 / log2(j + 1), ideal of the min(|R|, k) largest gains; nDCGRendle2020: binary gain; "
+            "Precision = hits / k; Recall = hits / |R|; F1; HR; MRR; MAP and MAR: the mean over n = 1..k of P@n and "
+            "R@n; EPC/EFD as docs/metrics.md 3.19.17-3.19.18; popularity = distinct train users per item, the items "
+            "are the train items (Gini's n); ARP = mean popularity of the top k; APLT/ACLT: the short head of 80% of "
+            "the train transactions; ItemCoverage and UserCoverage are counts; Gini = 1 - the Gini coefficient "
+            "(n - 1 divisor) of the recommendation counts over the train items; SEntropy = -sum p log2 p of the "
+            "recommended items. The mean is np.average over the users. Verified by tests/differential/elliot.py "
+            "against the restatement on random cases over the whole data space."
+        ),
+    },
+    {
+        "name": "lenskit",
+        "defaults": {
+            "empty": "zero",
+            "min_relevance": -math.inf,
+            "missing": "skip",
+            "recs_only": "listed",
+            "duplicates": "count",
+            "ties": "input",
+        },
+        "options": {
+            "ndcg": {"gain": "binary", "discount": "clip"},
+            "dcg": {"gain": "binary", "discount": "clip"},
+            "precision": {"short_lists": "evidently"},
+            "recall": {"denominator": "min_relevant_k"},
+            "ap": {"denominator": "min_listed"},
+            "rbp": {"p": 0.85, "gain": "binary"},
+            "gini": {"divisor": "n"},
+        },
+        # Recall without n divides by |R| (min(|R|, n) needs an n)
+        "uncut": {"recall": {}},
+        "metrics": (
+            ("NDCG(n)", "ndcg(gain=binary,discount=clip)@n (no n: ndcg, the ideal of every test item)"),
+            ("NDCG(n, gain='rating')", "ndcg(gain=linear,discount=clip)@n"),
+            ("DCG(n)", "dcg(gain=binary,discount=clip)@n"),
+            ("DCG(n, gain='rating')", "dcg(gain=linear,discount=clip)@n"),
+            ("Precision(n)", "precision(short_lists=evidently)@n: hits / min(n, list length)"),
+            ("Recall(n)", "recall(denominator=min_relevant_k)@n (no n: recall, hits / |R|)"),
+            ("RecipRank(n)", "rr@n"),
+            ("Hit(n)", "hit_rate@n"),
+            ("RBP(n, patience=p)", "rbp(p=p,gain=binary)@n (the preset sets p=0.85, LensKit's default)"),
+            ("AveragePrecision(n) (lenskit.metrics.ranking)", "ap(denominator=min_listed)@n"),
+            ("ListGini(n, items=catalog)", "gini(divisor=n)@n (catalog=the items)"),
+            ("RunAnalysis(...).measure(recs, test).list_summary()['mean']", "res[metric]"),
+            ("list_metrics() (NaN filled with the metric's default 0)", "res.per_user[metric]"),
+        ),
+        "unmatched": (
+            "a negative rating under NDCG/DCG(gain='rating'): LensKit gains it as it is (negative) and its ideal "
+            "(the n largest ratings) holds it; rankmeter's linear gain is 0 below 0 (equal for ratings >= 0)",
+            "AveragePrecision of a list whose user has no test items: LensKit divides 0.0 by min(0, n) "
+            "(ZeroDivisionError, and RunAnalysis.measure with it); rankmeter gives 0 (empty='zero')",
+            "NDCG/DCG(gain='rating') of a list whose user has no test items: LensKit's empty test list has no rating "
+            "field (KeyError); rankmeter gives 0",
+            "ListGini: LensKit raises when a list is empty (pyarrow: an empty ItemList's ids are int32, the others' "
+            "not) or when more distinct items are recommended than `items` counts, and counts an item outside the "
+            "catalog in one of the catalog's slots; rankmeter's gini counts the catalog's items only",
+            "no user of the test data has a list: LensKit still scores the users of the lists only (0); "
+            "rm.evaluate raises ValueError (a guard against ids that do not match)",
+            "RBP(normalize=True) (marked experimental by LensKit), MeanPopRank (popularity-rank quantiles), "
+            "ExposureGini (float32 exposures), entropy, rank_biased_entropy, rank_biased_overlap and "
+            "least_item_promoted: not in the preset; RMSE and MAE are rating-prediction metrics",
+        ),
+        "doc": (
+            "LensKit 2025.8 (lenskit/metrics/ranking/*.py, lenskit/metrics/bulk.py RunAnalysis; the newest release "
+            "for Python 3.11, 2026.x needs 3.12). RunAnalysis.measure(outputs, test) evaluates every list of the "
+            "outputs: a list whose user has no test data is scored against an empty test list "
+            "(recs_only='listed'), unless the list is empty too (then it is skipped); test users without a list "
+            "are not evaluated (missing='skip'). Every test item is relevant, whatever its rating "
+            "(min_relevance=-inf); a metric's NaN (no test items, an empty list) is filled with its default 0 in "
+            "list_metrics() and list_summary() (empty='zero'). Items match by np.isin, so a repeated item is a hit "
+            "at every position (duplicates='count'); lists are read in the order given (ties='input'). "
+            "LogRankWeight: 1 / log2(max(j, 2)), positions 1 and 2 undiscounted (discount='clip'); NDCG: binary "
+            "gain, ideal of min(|R|, n) test items; with gain='rating' the rating is the gain and the ideal the n "
+            "largest ratings; DCG the same without the ideal; Precision = hits / min(n, list length) "
+            "(short_lists='evidently'), 0 for an empty list; Recall = hits / min(|R|, n) "
+            "(denominator='min_relevant_k'); AveragePrecision = sum of P@j at the hits / min(|R|, items listed "
+            "within n) (denominator='min_listed'); RecipRank = 1 / rank of the first hit within n; Hit = 1 if a "
+            "hit within n; RBP = (1 - p) sum of p^(j-1) over the hits, p = 0.85; ListGini(items=N) = Gini of how "
+            "many times each item is recommended over N items, sum (2i - N - 1) x_i / (N sum x) (gini(divisor=n)). "
+            "The mean is over the evaluated lists. Verified against the live LensKit by tests/differential/"
+            "lenskit.py (random cases over the whole data space, every metric above in one call)."
         ),
     },
     {

@@ -108,7 +108,9 @@ def _wrapped(text: str, width: int = 84) -> str:
 precision = _make("precision", "Precision@k = hits@k / k.")
 recall = _make("recall", "Recall@k = hits@k / |R|.", "denominator : {'relevant', 'min_relevant_k'}\n")
 fbeta = _make("fbeta", "F-beta of precision@k and recall@k.", "beta : float, default 1\n")
-map = _make("ap", "Mean average precision at k.", "denominator : {'relevant', 'min_relevant_k', 'hits', 'k'}\n")
+map = _make(
+    "ap", "Mean average precision at k.", "denominator : {'relevant', 'min_relevant_k', 'hits', 'k', 'min_listed'}\n"
+)
 mar = _make("ar", "Mean average recall at k.", "denominator : {'relevant', 'hits'}\n")
 ndcg = _make(
     "ndcg",

@@ -312,13 +312,18 @@ def list_lengths(recs: Recs) -> np.ndarray:
     return np.count_nonzero(recs.items != recs.pad, axis=1).astype(np.int64)
 
 
-def add_recs_only_users(truth: Truth, recs: Recs, rowmap: Optional[np.ndarray]) -> tuple[Truth, np.ndarray]:
+def add_recs_only_users(
+    truth: Truth, recs: Recs, rowmap: Optional[np.ndarray], *, listed_only: bool = False
+) -> tuple[Truth, np.ndarray]:
     """The truth with every recs user it lacks appended as a user without truth rows (in recs order), and
-    the recs row of every user of the result (``recs_only="empty"``)."""
+    the recs row of every user of the result (``recs_only="empty"``); ``listed_only``: only the users whose
+    list holds an item (``recs_only="listed"``)."""
     n_t = truth.n_users
     base = np.arange(n_t, dtype=np.int64) if rowmap is None else rowmap
     taken = np.zeros(recs.n_users, dtype=bool)
     taken[base[base >= 0]] = True
+    if listed_only:
+        taken |= list_lengths(recs) == 0
     extra = np.flatnonzero(~taken)
     if not extra.size:
         return truth, base

@@ -56,14 +56,17 @@ constexpr bool kWalk[kNumKinds] = {
 inline bool is_walk(Kind kind) { return kWalk[static_cast<int>(kind)]; }
 
 // Option enums: the enumerator names are the option values of the registry.
-enum class Denominator : int32_t { relevant = 0, min_relevant_k = 1, hits = 2, k = 3 };
+// min_listed (ap): min(|R|, items read within k), LensKit's AveragePrecision (docs/metrics.md 3.5).
+enum class Denominator : int32_t { relevant = 0, min_relevant_k = 1, hits = 2, k = 3, min_listed = 4 };
 enum class Gain : int32_t { linear = 0, exponential = 1, binary = 2 };
 enum class Ideal : int32_t { cut = 0, all = 1, k_slots = 2 };
 // Items that are not relevant (below min_relevance): their grade still gains, or they gain 0.
 enum class BelowMin : int32_t { gain = 0, zero = 1 };
 // How a gain meets its discount: times the table of 1 / log_b(j+1) (reciprocal), or divided by
-// log_b(j+1) (divide: the arithmetic of ranx and of most numpy code; equal up to one rounding).
-enum class Discount : int32_t { reciprocal = 0, divide = 1 };
+// log_b(j+1) (divide: the arithmetic of ranx and of most numpy code; equal up to one rounding), or
+// times 1 / log_b(max(j, 2)) (clip: Jarvelin & Kekalainen's original discount, positions 1 and 2 both
+// undiscounted; LensKit's LogRankWeight, docs/metrics.md 3.8).
+enum class Discount : int32_t { reciprocal = 0, divide = 1, clip = 2 };
 // ncrr's ideal: the reciprocal ranks 1..min(|R|, k) (k), or 1..min(|R|, items read within k) (list: Cornac's).
 enum class CrrIdeal : int32_t { k = 0, list = 1 };
 // A list shorter than the cutoff: missing positions are not relevant ("pad"), or Evidently's
@@ -158,6 +161,10 @@ inline double discount_log(double base, int64_t p) {
   return std::log(static_cast<double>(p) + 1.0) / std::log(base);
 }
 inline double discount(double base, int64_t p) { return 1.0 / discount_log(base, p); }
+// The clipped discount ln(b) / ln(max(p, 2)), in LensKit's arithmetic (LogRankWeight).
+inline double discount_clip(double base, int64_t p) {
+  return std::log(base) / std::log(static_cast<double>(std::max<int64_t>(p, 2)));
+}
 
 namespace detail {
 
@@ -245,6 +252,7 @@ inline double ap(const Snap& s, const UserRec& r, const Column& c, int) {
   if (c.denominator == Denominator::min_relevant_k) den = static_cast<double>(std::min(r.nrel, kk));
   if (c.denominator == Denominator::hits) den = H;
   if (c.denominator == Denominator::k) den = static_cast<double>(kk);
+  if (c.denominator == Denominator::min_listed) den = static_cast<double>(std::min(r.nrel, std::min(kk, r.n_eff)));
   return den > 0 ? (s.ap + short_extra(c, r, H, true)) / den : 0.0;
 }
 

@@ -74,7 +74,8 @@ struct Plan {
   std::vector<Gain> var_gain;
   std::vector<double> var_base;
   std::vector<char> var_below;
-  std::vector<char> var_div;  // Discount::divide: disc[v][p] holds log_b(p + 1), the divisor
+  std::vector<char> var_div;   // Discount::divide: disc[v][p] holds log_b(p + 1), the divisor
+  std::vector<char> var_clip;  // Discount::clip: disc[v][p] holds ln(b) / ln(max(p, 2))
   int nv = 0;
   std::vector<std::vector<double>> disc, disc_prefix;  // disc_prefix: sums of 1 / log_b(p + 1) either way
   std::vector<double> slot_sum;  // k_slots ideal of a finite cutoff: sum of the first `cutoff` discounts
@@ -173,7 +174,7 @@ inline Status plan_columns(const std::vector<Column>& cols, const RankingOptions
       int v = -1;
       for (size_t j = 0; j < P.var_gain.size(); ++j)
         if (P.var_gain[j] == c.gain && P.var_base[j] == base && P.var_below[j] == c.below_zero() &&
-            P.var_div[j] == (c.discount == Discount::divide))
+            P.var_div[j] == (c.discount == Discount::divide) && P.var_clip[j] == (c.discount == Discount::clip))
           v = static_cast<int>(j);
       if (v < 0) {
         if (P.var_gain.size() >= static_cast<size_t>(kMaxVariants)) {
@@ -185,6 +186,7 @@ inline Status plan_columns(const std::vector<Column>& cols, const RankingOptions
         P.var_base.push_back(base);
         P.var_below.push_back(c.below_zero());
         P.var_div.push_back(c.discount == Discount::divide);
+        P.var_clip.push_back(c.discount == Discount::clip);
       }
       P.variant_of[i] = v;
       if (c.kind == Kind::ndcg) P.need_ideal = true;
@@ -202,7 +204,7 @@ inline Status plan_columns(const std::vector<Column>& cols, const RankingOptions
     dv[0] = 0.0;
     dp[0] = 0.0;
     for (int64_t p = 1; p < table_len; ++p) {
-      const double r = discount(P.var_base[v], p);
+      const double r = P.var_clip[v] ? discount_clip(P.var_base[v], p) : discount(P.var_base[v], p);
       dv[p] = P.var_div[v] ? discount_log(P.var_base[v], p) : r;
       dp[p] = dp[p - 1] + r;
     }
@@ -217,7 +219,8 @@ inline Status plan_columns(const std::vector<Column>& cols, const RankingOptions
         P.slot_sum[i] = P.disc_prefix[v][c.cutoff];
       } else {
         double s = P.disc_prefix[v][table_len - 1];
-        for (int64_t p = table_len; p <= c.cutoff; ++p) s += discount(P.var_base[v], p);
+        for (int64_t p = table_len; p <= c.cutoff; ++p)
+          s += P.var_clip[v] ? discount_clip(P.var_base[v], p) : discount(P.var_base[v], p);
         P.slot_sum[i] = s;
       }
     }
