@@ -120,6 +120,7 @@ def evaluate(
     costs: Any = None,
     tail_items: Any = None,
     item_categories: Any = None,
+    item_groups: Any = None,
     partitions: Optional[int] = None,
     state: bool = False,
     user_groups: Any = None,

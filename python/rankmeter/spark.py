@@ -211,6 +211,7 @@ def evaluate(
     costs: Any = None,
     tail_items: Any = None,
     item_categories: Any = None,
+    item_groups: Any = None,
     partitions: Optional[int] = None,
     state: bool = False,
     arrow_batch_bytes: Optional[int] = ARROW_BATCH_BYTES,
@@ -347,6 +348,7 @@ def per_user(
     costs: Any = None,
     tail_items: Any = None,
     item_categories: Any = None,
+    item_groups: Any = None,
     partitions: Optional[int] = None,
     **options: Any,
 ) -> Any:

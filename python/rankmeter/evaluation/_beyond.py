@@ -29,6 +29,15 @@ from .._status import MESSAGES, is_ok, message
 from ..inputs import Truth, align, as_id_array, code_ids, id_label, to_truth
 from ._calibration import calibration_column, read_item_categories
 from ._costs import read_costs
+from ._exposure import (
+    EXPOSURE_METRICS,
+    GROUP_METRICS,
+    awrf_column,
+    exposure_histograms,
+    groups_fingerprint,
+    needs_grades,
+    read_item_groups,
+)
 from ._options import DUP_CODES, EMPTY_CODES
 from ._popularity import (
     POPULARITY_METRICS,
@@ -63,6 +72,7 @@ class Context:
         "costs",
         "tail_items",
         "item_categories",
+        "item_groups",
     )
 
     def __init__(
@@ -75,6 +85,7 @@ class Context:
         costs=None,
         tail_items=None,
         item_categories=None,
+        item_groups=None,
         table_kw=None,
     ):
         self.train = None if train is None else to_truth_named(train, "train", table_kw or {})
@@ -87,6 +98,7 @@ class Context:
         self.item_categories = (
             None if item_categories is None else read_item_categories(item_categories, table_kw or {})
         )
+        self.item_groups = None if item_groups is None else read_item_groups(item_groups, table_kw or {})
 
 
 def to_truth_named(x: Any, what: str, table_kw: dict) -> Truth:
@@ -328,7 +340,9 @@ class Prepared:
             catalog = as_id_array(
                 ctx.catalog if not isinstance(ctx.catalog, (set, frozenset)) else list(ctx.catalog), "catalog"
             )
-        need_truth = any(m.name in ("fcp", "serendipity", *AUC_METRICS) or needs_truth(m) for m in metrics)
+        need_truth = any(
+            m.name in ("fcp", "serendipity", *AUC_METRICS) or needs_truth(m) or needs_grades(m) for m in metrics
+        )
         # the AUC family over catalog negatives leaves out each user's train items (seen="exclude")
         auc_seen = train is not None and any(_auc_catalog(m) and m.options["seen"] == "exclude" for m in metrics)
         need_train = (train is not None and any("train" in context_needs(m) for m in metrics)) or auc_seen
@@ -364,6 +378,8 @@ class Prepared:
             extra.append(("tail_items", ctx.tail_items))
         if ctx.item_categories is not None and any(m.name == "miscalibration" for m in metrics):
             extra.append(("categories", ctx.item_categories.items))
+        if ctx.item_groups is not None and any(m.name in GROUP_METRICS for m in metrics):
+            extra.append(("groups", ctx.item_groups.items))
         li: Any
         lt: Any
         ls: Any
@@ -864,6 +880,8 @@ PER_USER_FAMILIES = {
     **dict.fromkeys(SUBTOPIC_METRICS, subtopic_column),
     **dict.fromkeys(AUC_METRICS, _auc),
     "miscalibration": calibration_column,
+    "awrf": awrf_column,
+    "awrf_ndcg": awrf_column,
 }
 
 
@@ -884,6 +902,8 @@ def catalog_part(prep: Prepared, k: int, metrics: list) -> CatalogPart:
                 "a score column, Recs.from_scores or Recs.from_csr(..., scores))"
             )
         part.entropy = entropy_part(prep.ls[_top_mask(prep.li, lens)])
+    if any(m.name in EXPOSURE_METRICS for m in metrics):
+        part.exposure = exposure_histograms(prep, k, metrics)
     return part
 
 
@@ -998,6 +1018,8 @@ def _run_beyond(p: Any, cols: list, ctx: Context, threads: int) -> tuple[dict, d
         context["popularity"] = prep.popularity_fingerprint()
     if ctx.tail_items is not None and any(given_tail(m) for m in metrics):
         context["tail_items"] = tail_fingerprint(ctx.tail_items)
+    if ctx.item_groups is not None and any(m.name in GROUP_METRICS for m in metrics):
+        context["item_groups"] = groups_fingerprint(ctx.item_groups)
     return out, parts, catalog, context
 
 
@@ -1008,6 +1030,7 @@ _WHY = {
     "subtopics": "the subtopic judgments: user, subtopic, item and grade columns",
     "tail_items": "the long-tail item ids, as tail=given reads them",
     "item_categories": "a mapping item -> category or list of categories, or an item/category table",
+    "item_groups": "a mapping item -> group or list of groups (provider, category, head/tail), or an item/group table",
 }
 
 

@@ -39,6 +39,7 @@ from ..metrics import Metric, parse
 from ._accuracy import accuracy_pass, count_no_relevant
 from ._beyond import Context, check_context, run_beyond
 from ._calibration import check_item_categories
+from ._exposure import check_item_groups
 from ._capri import apply_capri_ndcg, check_capri_options
 from ._costs import check_costs
 from ._evidently import apply_evidently, check_evidently_options, check_evidently_ties, uses_evidently
@@ -205,6 +206,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     check_context([m for m in parsed if m.family != "accuracy"], ctx)
     check_costs(ctx.costs, parsed, duplicates)
     check_item_categories(ctx.item_categories, parsed)
+    check_item_groups(ctx.item_groups, parsed)
     # dicts and lists on both sides: one walk of the objects in C++ (shared item codes, users joined there)
     read = walk_objects(truth, recs) if _py_objects(truth) and _py_objects(recs) else None
     t = read[0] if read is not None and read[0] is not None else to_truth(truth, **table_kw)
@@ -278,6 +280,11 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
             ("item_categories", "recs"),
             "item",
             (False, False),
+        )
+    if ctx.item_groups is not None:
+        grp = ctx.item_groups
+        check_id_kinds(
+            grp.items if grp.items.size else grp.empty, r.item_values(), ("item_groups", "recs"), "item", (False, False)
         )
 
     # Items as codes when an id is not an int (one hash pass over truth and recs together,
@@ -613,6 +620,7 @@ def evaluate(
     costs: Any = None,
     tail_items: Any = None,
     item_categories: Any = None,
+    item_groups: Any = None,
     user_col: Optional[str] = None,
     item_col: Optional[str] = None,
     relevance_col: Optional[str] = None,
@@ -716,6 +724,11 @@ def evaluate(
         The categories of the items for miscalibration (Steck's calibration): a multi-category
         item spreads weight 1 over its categories; an item without one (absent, or an empty
         list) adds nothing to the user's or the list's category distribution.
+    item_groups : dict item -> group or list of groups, pandas Series, item/group table or (items, groups), optional
+        The groups of the items (providers, categories, popularity head/tail) for exposure_disparity,
+        awrf and awrf_ndcg (docs/fairness.md, "Item exposure"): an item in m groups counts 1/m in
+        each; an item without a group is left out (``ungrouped=skip``) or in a "no group" bucket
+        (``ungrouped=own``).
     user_col, item_col, relevance_col, rank_col, score_col : str, optional
         Column names of long tables (pandas, polars, pyarrow, parquet paths);
         defaults ``user_id``, ``item_id``, ``relevance``, ``rank``, ``score``.
@@ -781,6 +794,7 @@ def partial(
     costs: Any = None,
     tail_items: Any = None,
     item_categories: Any = None,
+    item_groups: Any = None,
     user_col: Optional[str] = None,
     item_col: Optional[str] = None,
     relevance_col: Optional[str] = None,

@@ -1,0 +1,355 @@
+"""Item-side exposure fairness: ``item_groups`` and the columns of exposure_gini, exposure_disparity, awrf and
+awrf_ndcg (docs/metrics.md 3.23, docs/fairness.md "Item exposure").
+
+Everything here is numpy over the top-k lists of ``_beyond.Prepared`` (CSR over one dense item code): no loop over
+users in Python. A list entry at position j (1-based) gets the attention a(j, h) of the call's attention model,
+h the number of relevant items above it (read by the cascade model only). The catalog-level values are computed
+from integer histograms kept in the ``CatalogPart`` of their cutoff (``part.exposure``):
+
+* ``item_*``: per (item id, position, relevant items above) the number of users -> item exposures (exposure_gini);
+* ``grp_*``: per (group, number of groups of the item, position, relevant items above) the number of list entries
+  -> group exposures (exposure_disparity); ``rel_*``: per (group, number of groups) the relevant truth items
+  (target=relevance); ``cat_*``: per (group, number of groups) the items of ``item_groups`` (target=catalog).
+
+Histograms of disjoint users merge by integer addition and the value is always computed from the (merged) histogram
+by the same code, so a merged state gives the one-call value bit for bit. An item in m groups counts 1/m in each;
+group code G (the number of groups) is the "no group" bucket (``ungrouped=own``; ``skip`` leaves it out).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Optional
+
+import numpy as np
+
+from .. import _core
+from .._aggregate import limbs_to_int
+from .._exposure_values import attention
+from ._calibration import ItemCategories, read_item_categories
+
+__all__ = [
+    "EXPOSURE_METRICS",
+    "GROUP_METRICS",
+    "read_item_groups",
+    "check_item_groups",
+    "needs_grades",
+    "exposure_histograms",
+    "awrf_column",
+    "groups_fingerprint",
+]
+
+EXPOSURE_METRICS = ("exposure_gini", "exposure_disparity", "awrf", "awrf_ndcg")
+# the ones that read item_groups
+GROUP_METRICS = ("exposure_disparity", "awrf", "awrf_ndcg")
+_GROUP_NAMES = ("group", "groups", "group_id", "provider", "provider_id", "category", "categories", "genre")
+_ARG = "item_groups"
+# per-user dense blocks of users x groups are at most this many doubles
+_BLOCK = 1 << 22
+
+
+def read_item_groups(x: Any, table_kw: dict) -> ItemCategories:
+    """``item_groups`` in every form ``item_categories`` takes (docs/fairness.md, "Item exposure")."""
+    return read_item_categories(x, table_kw, arg=_ARG, names=_GROUP_NAMES, what="group")
+
+
+def check_item_groups(groups: Any, metrics: list) -> None:
+    """``item_groups`` is read by exposure_disparity, awrf and awrf_ndcg only: given without them, the call is
+    refused (no keyword is silently ignored)."""
+    if groups is not None and not any(m.name in GROUP_METRICS for m in metrics):
+        raise ValueError(
+            "`item_groups` is read by exposure_disparity, awrf and awrf_ndcg only, and none is asked for: ask for one "
+            "(e.g. 'awrf@10'), or drop `item_groups`"
+        )
+
+
+def needs_grades(m: Any) -> bool:
+    """Whether the metric reads the truth grades (cascade attention, relevance target, nDCG)."""
+    if m.name not in EXPOSURE_METRICS:
+        return False
+    o = m.options
+    return m.name == "awrf_ndcg" or o["attention"] == "cascade" or o.get("target") == "relevance"
+
+
+def groups_fingerprint(ic: ItemCategories) -> str:
+    """A digest of item_groups (so states of different groupings do not merge)."""
+    h = hashlib.blake2b(digest_size=16)
+    for a in (ic.items, ic.labels[ic.cats] if ic.labels.size else ic.cats, ic.empty):
+        arr = np.asarray(a)
+        h.update(arr.tobytes() if arr.dtype != object else "\x00".join(map(str, arr.tolist())).encode("utf-8"))
+        h.update(b"\x01")
+    return h.hexdigest()
+
+
+# --------------------------------------------------------------------------- list entries
+
+
+def _entries(prep: Any, k: int, grades: bool) -> tuple:
+    """The top-k entries of every user: (user, code, position, hits above, grade or None)."""
+    li, lt = prep.li, prep.lt
+    kept = np.diff(li)
+    lens = kept if k == 0 else np.minimum(kept, k)
+    n = lens.size
+    user = np.repeat(np.arange(n, dtype=np.int64), lens)
+    starts = np.zeros(n, dtype=np.int64)
+    np.cumsum(lens[:-1], out=starts[1:])
+    pos = np.arange(user.size, dtype=np.int64) - starts[user] + 1
+    codes = lt[li[:-1][user] + pos - 1]
+    hits = np.zeros(user.size, dtype=np.int64)
+    grade = None
+    if grades:
+        grade = _entry_grades(prep, user, codes)
+        rel = _relevant(prep, grade).astype(np.int64)
+        ex = np.cumsum(rel) - rel
+        hits = ex - ex[starts[user]] if user.size else hits
+    return user, codes, pos, hits, grade
+
+
+def _relevant(prep: Any, grade: np.ndarray) -> np.ndarray:
+    mr = prep.p.min_relevance
+    return (grade >= mr) if mr is not None else (grade > 0)
+
+
+def _truth_keys(prep: Any) -> tuple:
+    """Sorted (user * n_items + code) keys of the truth and their grades (NaN: not in the truth)."""
+    cached = getattr(prep, "_exposure_truth", None)
+    if cached is not None:
+        return cached
+    t = prep.p.truth
+    tc = np.asarray(prep.code["truth"], dtype=np.int64)
+    n_items = max(int(prep.n_items), 1)
+    tu = np.repeat(np.arange(t.n_users, dtype=np.int64), np.diff(t.indptr))
+    keys = tu * n_items + tc
+    g = np.ones(tc.size, dtype=np.float64) if t.grades is None else np.asarray(t.grades, dtype=np.float64)
+    order = np.argsort(keys, kind="stable")
+    out = (keys[order], g[order], tu, tc, g)
+    prep._exposure_truth = out
+    return out
+
+
+def _entry_grades(prep: Any, user: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    keys, g, _, _, _ = _truth_keys(prep)
+    q = user * max(int(prep.n_items), 1) + codes
+    if keys.size == 0:
+        return np.zeros(q.size, dtype=np.float64)
+    at = np.minimum(np.searchsorted(keys, q), keys.size - 1)
+    return np.where(keys[at] == q, g[at], 0.0)
+
+
+# --------------------------------------------------------------------------- groups of the item codes
+
+
+def _group_tables(prep: Any) -> tuple:
+    """(g_indptr, g_codes, G): the groups of every item code as CSR (group codes in sorted-label order)."""
+    cached = getattr(prep, "_exposure_groups", None)
+    if cached is not None:
+        return cached
+    ic: ItemCategories = prep.ctx.item_groups
+    codes = np.asarray(prep.code["groups"], dtype=np.int64)
+    n_items = max(int(prep.n_items), 1)
+    order = np.lexsort((ic.cats, codes))
+    g_codes = np.ascontiguousarray(ic.cats[order], dtype=np.int64)
+    g_indptr = np.zeros(n_items + 1, dtype=np.int64)
+    np.cumsum(np.bincount(codes, minlength=n_items), out=g_indptr[1:])
+    out = (g_indptr, g_codes, int(ic.labels.size))
+    prep._exposure_groups = out
+    return out
+
+
+def _expand(g_indptr: np.ndarray, g_codes: np.ndarray, n_groups: int, codes: np.ndarray) -> tuple:
+    """Each code once per group it is in (an ungrouped code once, in bucket ``n_groups``): (row index, group,
+    number of groups m; 0 for the bucket)."""
+    deg = np.diff(g_indptr)[codes]
+    reps = np.maximum(deg, 1)
+    row = np.repeat(np.arange(codes.size, dtype=np.int64), reps)
+    first = np.zeros(codes.size, dtype=np.int64)
+    np.cumsum(reps[:-1], out=first[1:])
+    off = np.arange(row.size, dtype=np.int64) - first[row]
+    m = deg[row]
+    grp = np.where(m > 0, g_codes[np.minimum(g_indptr[codes[row]] + off, max(g_codes.size - 1, 0))], n_groups)
+    return row, grp.astype(np.int64), m
+
+
+def _count_keys(*cols: np.ndarray, weights: Optional[np.ndarray] = None) -> tuple:
+    """Distinct rows of the integer columns ``cols`` (sorted lexicographically) and their counts."""
+    if cols[0].size == 0:
+        z = np.zeros(0, dtype=np.int64)
+        return (*tuple(z for _ in cols), z)
+    spans = [int(c.max()) + 1 for c in cols]
+    total = 1
+    for s in spans:
+        total *= s
+    if total <= (1 << 24):
+        key = np.zeros(cols[0].size, dtype=np.int64)
+        for c, s in zip(cols, spans):
+            key = key * s + c
+        cnt = np.bincount(key, weights=weights, minlength=total)
+        nz = np.flatnonzero(cnt)
+        counts = np.rint(cnt[nz]).astype(np.int64) if weights is not None else cnt[nz].astype(np.int64)
+        out = []
+        for s in reversed(spans):
+            out.append(nz % s)
+            nz = nz // s
+        return (*tuple(reversed(out)), counts)
+    order = np.lexsort(tuple(reversed(cols)))
+    sc = [c[order] for c in cols]
+    new = np.ones(order.size, dtype=bool)
+    new[1:] = np.any([c[1:] != c[:-1] for c in sc], axis=0)
+    starts = np.flatnonzero(new)
+    w = np.ones(order.size, dtype=np.int64) if weights is None else np.rint(weights[order]).astype(np.int64)
+    return (*tuple(c[starts] for c in sc), np.add.reduceat(w, starts))
+
+
+# --------------------------------------------------------------------------- catalog-level histograms
+
+
+def exposure_histograms(prep: Any, k: int, metrics: list) -> dict:
+    """The exposure histograms of the catalog-level exposure metrics at cutoff ``k`` (for ``part.exposure``)."""
+    cols = [m for m in metrics if m.name in ("exposure_gini", "exposure_disparity")]
+    out: dict = {}
+    if not cols:
+        return out
+    grades = any(m.options["attention"] == "cascade" for m in cols)
+    _user, codes, pos, hits, _ = _entries(prep, k, grades)
+    c_code, c_pos, c_hits, c_cnt = _count_keys(codes, pos, hits)
+    if any(m.name == "exposure_gini" for m in cols):
+        ids, p_, h_, n_ = prep.sorted_ids(c_code, c_pos, c_hits, c_cnt)
+        out.update(item_ids=ids, item_pos=p_, item_hits=h_, item_counts=n_)
+    if any(m.name == "exposure_disparity" for m in cols):
+        g_indptr, g_codes, n_groups = _group_tables(prep)
+        row, grp, mm = _expand(g_indptr, g_codes, n_groups, c_code)
+        g, m_, p_, h_, n_ = _count_keys(grp, mm, c_pos[row], c_hits[row], weights=c_cnt[row].astype(np.float64))
+        out.update(grp_group=g, grp_m=m_, grp_pos=p_, grp_hits=h_, grp_counts=n_)
+        out["n_groups"] = np.array([n_groups], dtype=np.int64)
+        ic: ItemCategories = prep.ctx.item_groups
+        # target=catalog: the items of item_groups per (group, m); those given with no group in the bucket
+        item_deg = np.bincount(np.unique(np.asarray(prep.code["groups"]), return_inverse=True)[1].ravel())
+        inv = np.unique(np.asarray(prep.code["groups"]), return_inverse=True)[1].ravel()
+        cg, cm, cc = _count_keys(
+            np.concatenate([ic.cats, np.full(ic.empty.size, n_groups, dtype=np.int64)]),
+            np.concatenate([item_deg[inv] if inv.size else inv, np.zeros(ic.empty.size, dtype=np.int64)]),
+        )
+        out.update(cat_group=cg, cat_m=cm, cat_counts=cc)
+        if any(m.options.get("target") == "relevance" for m in cols):
+            out.update(zip(("rel_group", "rel_m", "rel_counts"), _relevant_groups(prep)))
+    return out
+
+
+def _relevant_groups(prep: Any) -> tuple:
+    """Relevant truth items of the evaluated users per (group, m): the target of target=relevance."""
+    _, _, tu, tc, g = _truth_keys(prep)
+    rel = _relevant(prep, g)
+    left_out = getattr(prep.p, "left_out", None)
+    if left_out is not None:
+        rel &= ~left_out[tu]
+    codes = tc[rel]
+    g_indptr, g_codes, n_groups = _group_tables(prep)
+    _, grp, mm = _expand(g_indptr, g_codes, n_groups, codes)
+    return _count_keys(grp, mm)
+
+
+# --------------------------------------------------------------------------- per-user AWRF
+
+
+def _jsd(d: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Jensen-Shannon divergence (base 2) of the rows of d and t (each row sums to 1)."""
+    mid = 0.5 * (d + t)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = np.where(d > 0, d * np.log2(d / mid), 0.0)
+        b = np.where(t > 0, t * np.log2(t / mid), 0.0)
+    return 0.5 * a.sum(axis=1) + 0.5 * b.sum(axis=1)
+
+
+def _ndcg(prep: Any, k: int, user: np.ndarray, pos: np.ndarray, grade: np.ndarray) -> np.ndarray:
+    """nDCG@k per user: linear gains (negative grades as 0), 1/log2(j+1), the ideal of the truth grades cut at k."""
+    n = prep.p.truth.n_users
+    gain = np.maximum(grade, 0.0)
+    dcg = np.bincount(user, weights=gain / np.log2(pos + 1.0), minlength=n)
+    _, _, tu, _, g = _truth_keys(prep)
+    g = np.maximum(g, 0.0)
+    order = np.lexsort((-g, tu))
+    su, sg = tu[order], g[order]
+    starts = np.searchsorted(su, np.arange(n, dtype=np.int64))
+    rank = np.arange(su.size, dtype=np.int64) - starts[su] + 1
+    keep = rank <= k if k else np.ones(su.size, dtype=bool)
+    ideal = np.bincount(su[keep], weights=sg[keep] / np.log2(rank[keep] + 1.0), minlength=n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(ideal > 0, dcg / ideal, np.nan)
+
+
+def awrf_column(prep: Any, m: Any) -> tuple:
+    """awrf / awrf_ndcg: (per-user values, exact sum, count). NaN (left out of the mean): an empty top k, a list
+    with no attention on a counted group, no target (target=relevance without a relevant grouped item)."""
+    k, o = m.k or 0, m.options
+    n = prep.p.truth.n_users
+    user, codes, pos, hits, grade = _entries(prep, k, needs_grades(m))
+    g_indptr, g_codes, n_groups = _group_tables(prep)
+    size = n_groups + (1 if o["ungrouped"] == "own" else 0)
+    row, grp, mm = _expand(g_indptr, g_codes, n_groups, codes)
+    a = attention(o, pos, hits)[row] / np.maximum(mm, 1)
+    keep = grp < size
+    e_user, e_grp, e_w = user[row][keep], grp[keep], a[keep]
+    t_user = t_grp = t_w = None
+    if o["target"] == "relevance":
+        _, _, tu, tc, tg = _truth_keys(prep)
+        rel = _relevant(prep, tg)
+        r_row, r_grp, r_m = _expand(g_indptr, g_codes, n_groups, tc[rel])
+        tk = r_grp < size
+        t_user, t_grp, t_w = tu[rel][r_row][tk], r_grp[tk], (1.0 / np.maximum(r_m, 1))[tk]
+    elif o["target"] == "catalog":
+        ic: ItemCategories = prep.ctx.item_groups
+        inv = np.unique(np.asarray(prep.code["groups"]), return_inverse=True)[1].ravel()
+        deg = np.bincount(inv)[inv] if inv.size else inv
+        cat = np.bincount(ic.cats, weights=1.0 / np.maximum(deg, 1), minlength=n_groups + 1)
+        cat[n_groups] = float(ic.empty.size)
+        cat = cat[:size]
+        fixed = cat / cat.sum() if cat.sum() > 0 else None
+    else:
+        fixed = np.full(size, 1.0 / size) if size else None
+    vals = np.full(n, np.nan)
+    step = max(1, _BLOCK // max(size, 1))
+    e_bounds = np.searchsorted(e_user, np.arange(0, n + step, step))
+    t_bounds = np.searchsorted(t_user, np.arange(0, n + step, step)) if t_user is not None else None
+    for b, lo in enumerate(range(0, n, step)):  # blocks of users (not a loop over users)
+        hi = min(n, lo + step)
+        s, e = e_bounds[b], e_bounds[b + 1]
+        d = np.bincount((e_user[s:e] - lo) * size + e_grp[s:e], weights=e_w[s:e], minlength=(hi - lo) * size)
+        d = d.reshape(hi - lo, size)
+        dsum = d.sum(axis=1)
+        if t_bounds is not None:
+            assert t_user is not None and t_grp is not None and t_w is not None
+            s2, e2 = t_bounds[b], t_bounds[b + 1]
+            t = np.bincount((t_user[s2:e2] - lo) * size + t_grp[s2:e2], weights=t_w[s2:e2], minlength=(hi - lo) * size)
+            t = t.reshape(hi - lo, size)
+        else:
+            if fixed is None:
+                continue
+            t = np.broadcast_to(fixed, (hi - lo, size))
+        tsum = t.sum(axis=1)
+        ok = (dsum > 0) & (tsum > 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            dn = d / np.where(ok, dsum, 1.0)[:, None]
+            tn = t / np.where(ok, tsum, 1.0)[:, None]
+        v = 1.0 - _jsd(dn[ok], tn[ok])
+        vals[lo:hi][ok] = np.clip(v, 0.0, 1.0)
+    if m.name == "awrf_ndcg":
+        assert grade is not None
+        nd = _ndcg(prep, k, user, pos, grade)
+        no_rel = np.isnan(nd)
+        aw = vals
+        vals = vals * nd
+        policy = prep.p.empty
+        if policy == "zero":
+            vals[no_rel] = 0.0
+        elif policy == "one":
+            vals[no_rel] = aw[no_rel]
+        elif policy == "error" and no_rel.any():
+            u = int(np.flatnonzero(no_rel)[0])
+            user_id = prep.p.users[u].item() if isinstance(prep.p.users[u], np.generic) else prep.p.users[u]
+            raise ValueError(f"user {user_id!r} has no relevant item in `truth` and empty='error' (metric {str(m)!r})")
+    left_out = getattr(prep.p, "left_out", None)
+    if left_out is not None:
+        vals[left_out] = np.nan
+    vals = np.ascontiguousarray(vals)
+    limbs, count = _core.exact_sum(vals, prep.threads)
+    return vals, limbs_to_int(limbs), int(count)

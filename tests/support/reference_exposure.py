@@ -1,0 +1,185 @@
+"""Plain-Python references of item-side exposure fairness (docs/metrics.md 3.23), written from the definitions:
+
+* attention models: the logarithmic discount of nDCG (Järvelin & Kekäläinen 2002), RBP's geometric user model
+  (Moffat & Zobel 2008), a geometric browsing model without RBP's (1 - γ), and the cascade model (each relevant
+  item seen stops the user with probability `stop`);
+* exposure Gini: the Gini index of the items' exposures (Gini 1912, as `gini` computes it over counts);
+* exposure disparity: the total variation distance between the groups' exposure shares and a target;
+* AWRF: attention-weighted rank fairness of the TREC Fair Ranking track 2021-22 (Sapiezynski et al. 2019), one minus
+  the Jensen-Shannon divergence (base 2) between the attention-weighted group distribution of a list and the target;
+  awrf_ndcg its product with nDCG.
+
+Inputs are dicts: truth {user: {item: grade}}, recs {user: [items]} (every user of the truth is evaluated, a user
+without recs has an empty list), groups {item: [groups]} (an item absent or with an empty list has no group).
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def attention_weight(j, hits_above, attention="log", patience=0.5, stop=0.5):
+    """The attention of position j (1-based) with `hits_above` relevant items above it."""
+    if attention == "log":
+        return 1.0 / math.log2(j + 1)
+    if attention == "rbp":
+        return (1 - patience) * patience ** (j - 1)
+    if attention == "geometric":
+        return patience ** (j - 1)
+    if attention == "cascade":
+        return patience ** (j - 1) * (1 - stop) ** hits_above
+    raise ValueError(attention)
+
+
+def _relevant(grade, min_relevance=None):
+    return grade >= min_relevance if min_relevance is not None else grade > 0
+
+
+def _weights(truth_u, lst, k, attention, patience, stop):
+    """[(item, attention)] of the top k of one list."""
+    out = []
+    hits = 0
+    for j, item in enumerate(lst[:k] if k else lst, start=1):
+        out.append((item, attention_weight(j, hits, attention, patience, stop)))
+        if _relevant(truth_u.get(item, 0)):
+            hits += 1
+    return out
+
+
+def item_exposure(truth, recs, k, attention="log", patience=0.5, stop=0.5):
+    """{item: total attention over users}."""
+    exp = {}
+    for u in truth:
+        for item, a in _weights(truth[u], recs.get(u, []), k, attention, patience, stop):
+            exp[item] = exp.get(item, 0.0) + a
+    return exp
+
+
+def _gini(values, divisor="n_minus_1"):
+    x = sorted(values)
+    n = len(x)
+    total = sum(x)
+    if n < (2 if divisor == "n_minus_1" else 1) or total <= 0:
+        return math.nan
+    num = sum((2 * (j + 1) - n - 1) * v for j, v in enumerate(x))
+    return num / ((n - 1 if divisor == "n_minus_1" else n) * total)
+
+
+def exposure_gini(truth, recs, k, catalog=None, attention="log", patience=0.5, stop=0.5, divisor="n_minus_1"):
+    """Gini of the exposures of the catalog's items (catalog None: of the exposed items)."""
+    exp = item_exposure(truth, recs, k, attention, patience, stop)
+    if catalog is None:
+        return _gini([v for v in exp.values() if v > 0], divisor)
+    return _gini([exp.get(i, 0.0) for i in set(catalog)], divisor)
+
+
+def _group_list(groups, item):
+    return list(groups.get(item, []))
+
+
+def _all_groups(groups):
+    return sorted({g for gs in groups.values() for g in gs}, key=repr)
+
+
+NO_GROUP = ("no group",)
+
+
+def _add(dist, item, weight, groups, ungrouped):
+    gs = _group_list(groups, item)
+    if not gs:
+        if ungrouped == "own":
+            dist[NO_GROUP] = dist.get(NO_GROUP, 0.0) + weight
+        return
+    for g in gs:
+        dist[g] = dist.get(g, 0.0) + weight / len(gs)
+
+
+def _target(kind, groups, ungrouped, relevant_items):
+    """The target group weights (not normalised)."""
+    names = _all_groups(groups) + ([NO_GROUP] if ungrouped == "own" else [])
+    t = dict.fromkeys(names, 0.0)
+    if kind == "uniform":
+        return dict.fromkeys(names, 1.0)
+    if kind == "catalog":
+        for item, gs in groups.items():
+            _add(t, item, 1.0, {item: gs}, ungrouped)
+        return t
+    for item in relevant_items:
+        _add(t, item, 1.0, groups, ungrouped)
+    return t
+
+
+def _normalise(d):
+    s = sum(d.values())
+    return {g: v / s for g, v in d.items()} if s > 0 else None
+
+
+def exposure_disparity(
+    truth, recs, k, groups, attention="log", patience=0.5, stop=0.5, target="uniform", ungrouped="skip"
+):
+    """1/2 sum_g |exposure share_g - target_g|."""
+    exp = {}
+    relevant = []
+    for u in truth:
+        for item, a in _weights(truth[u], recs.get(u, []), k, attention, patience, stop):
+            _add(exp, item, a, groups, ungrouped)
+        relevant += [i for i, g in truth[u].items() if _relevant(g)]
+    t = _normalise(_target(target, groups, ungrouped, relevant))
+    e = _normalise(exp)
+    if t is None or e is None:
+        return math.nan
+    names = set(t) | set(e)
+    return 0.5 * sum(abs(e.get(g, 0.0) - t.get(g, 0.0)) for g in names)
+
+
+def _jsd(p, q):
+    """Jensen-Shannon divergence, base 2, of two distributions given as dicts."""
+    out = 0.0
+    for g in set(p) | set(q):
+        a, b = p.get(g, 0.0), q.get(g, 0.0)
+        m = (a + b) / 2
+        if a > 0:
+            out += 0.5 * a * math.log2(a / m)
+        if b > 0:
+            out += 0.5 * b * math.log2(b / m)
+    return out
+
+
+def awrf_per_user(
+    truth, recs, k, groups, attention="log", patience=0.5, stop=0.5, target="uniform", ungrouped="skip"
+):
+    """{user: AWRF} (NaN: no attention on a counted group, or no target)."""
+    out = {}
+    for u in truth:
+        d = {}
+        for item, a in _weights(truth[u], recs.get(u, []), k, attention, patience, stop):
+            _add(d, item, a, groups, ungrouped)
+        relevant = [i for i, g in truth[u].items() if _relevant(g)]
+        t = _normalise(_target(target, groups, ungrouped, relevant))
+        dn = _normalise(d)
+        out[u] = math.nan if (t is None or dn is None) else min(1.0, max(0.0, 1.0 - _jsd(dn, t)))
+    return out
+
+
+def ndcg_linear(truth_u, lst, k):
+    """nDCG@k with linear gains (negative grades as 0) and 1/log2(j+1); NaN without a positive grade."""
+    dcg = sum(max(truth_u.get(i, 0), 0) / math.log2(j + 1) for j, i in enumerate(lst[:k] if k else lst, start=1))
+    ideal_grades = sorted((max(g, 0) for g in truth_u.values()), reverse=True)
+    ideal = sum(g / math.log2(j + 1) for j, g in enumerate(ideal_grades[:k] if k else ideal_grades, start=1))
+    return dcg / ideal if ideal > 0 else math.nan
+
+
+def awrf(truth, recs, k, groups, **options):
+    """The mean AWRF over the users that have one."""
+    vals = [v for v in awrf_per_user(truth, recs, k, groups, **options).values() if not math.isnan(v)]
+    return sum(vals) / len(vals) if vals else math.nan
+
+
+def awrf_ndcg_per_user(truth, recs, k, groups, **options):
+    aw = awrf_per_user(truth, recs, k, groups, **options)
+    return {u: aw[u] * ndcg_linear(truth[u], recs.get(u, []), k) for u in truth}
+
+
+def awrf_ndcg(truth, recs, k, groups, **options):
+    vals = [v for v in awrf_ndcg_per_user(truth, recs, k, groups, **options).values() if not math.isnan(v)]
+    return sum(vals) / len(vals) if vals else math.nan
