@@ -33,7 +33,7 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from ._exposure_values import exposure_value, merge_exposure
+from ._exposure_values import EQUAL_OPPORTUNITY, eo_key, exposure_value, merge_exposure
 from .metrics import Metric, parse
 
 __all__ = [
@@ -534,7 +534,7 @@ class State:
             return part.score_entropy()
         if m.name == "shannon_entropy":
             return part.shannon_entropy(m.options["log_base"], m.options["normalize"])
-        if m.name in ("exposure_gini", "exposure_disparity"):
+        if m.name in ("exposure_gini", "exposure_disparity", *EQUAL_OPPORTUNITY):
             return exposure_value(part, m, self.catalog)
         raise ValueError(f"unknown catalog metric {name!r}")  # pragma: no cover - every catalog metric is above
 
@@ -665,8 +665,11 @@ class State:
                         raise ValueError(f"`data` is corrupt (no item histogram for {n!r})")
                     if reads_catalog(m) and catalog is None:
                         raise ValueError(f"`data` is corrupt (no catalog for {n!r})")
-                    if m.name in ("exposure_gini", "exposure_disparity") and parts[m.k or 0].exposure is None:
+                    exposure = parts[m.k or 0].exposure
+                    if m.name in ("exposure_gini", "exposure_disparity") and exposure is None:
                         raise ValueError(f"`data` is corrupt (no exposure histogram for {n!r})")
+                    if m.name in EQUAL_OPPORTUNITY and (exposure is None or f"{eo_key(m)}|num" not in exposure):
+                        raise ValueError(f"`data` is corrupt (no group counts for {n!r})")
             if not (len(names) == len(header["sums"]) == len(header["counts"])):
                 raise ValueError("`data` is corrupt (names, sums and counts differ in length)")
             for key, col in header["keys"]:

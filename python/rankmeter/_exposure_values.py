@@ -12,7 +12,19 @@ from typing import Any, Optional
 
 import numpy as np
 
-__all__ = ["attention", "merge_exposure", "item_exposures", "group_shares", "exposure_value"]
+__all__ = [
+    "attention",
+    "merge_exposure",
+    "item_exposures",
+    "group_shares",
+    "exposure_value",
+    "EQUAL_OPPORTUNITY",
+    "eo_key",
+]
+
+# Elliot's ranking-based equal opportunity / statistical parity (docs/metrics.md 3.23.5-3.23.8): their part holds two
+# integer arrays over the groups, "<metric>|num" and "<metric>|den", added on merge
+EQUAL_OPPORTUNITY = ("pop_reo", "pop_rsp", "reo", "rsp")
 
 
 # --------------------------------------------------------------------------- attention
@@ -24,6 +36,8 @@ def attention(options: dict, pos: np.ndarray, hits: np.ndarray) -> np.ndarray:
     kind, g = options["attention"], float(options["patience"])
     if kind == "log":
         return 1.0 / np.log2(pos + 1.0)
+    if kind == "log_trec":
+        return 1.0 / np.log2(np.maximum(pos, 2).astype(np.float64))
     base = np.power(g, (pos - 1).astype(np.float64))
     if kind == "rbp":
         return (1.0 - g) * base
@@ -65,6 +79,9 @@ def merge_exposure(parts: list) -> Optional[dict]:
     for name in ("n_groups", "cat_group", "cat_m", "cat_counts"):  # of item_groups alone: the same in every part
         if name in first:
             out[name] = first[name]
+    for name in first:
+        if "|" in name:  # per-group integer counts of the equal-opportunity metrics
+            out[name] = np.sum([p[name] for p in parts], axis=0, dtype=np.int64)
     return out
 
 
@@ -123,15 +140,17 @@ def group_shares(hist: dict, options: dict) -> tuple[np.ndarray, np.ndarray]:
     """(exposure share, target share) of groups 0..G (G: the "no group" bucket, 0/0 under ungrouped=skip)."""
     n_groups = int(hist["n_groups"][0])
     size = n_groups + 1
-    w = attention(options, hist["grp_pos"], hist["grp_hits"]) / np.maximum(hist["grp_m"], 1)
+    split = options["multi"] == "split"
+    w = attention(options, hist["grp_pos"], hist["grp_hits"])
+    if split:
+        w = w / np.maximum(hist["grp_m"], 1)
     e = _fsum_groups(hist["grp_group"], hist["grp_counts"].astype(np.float64) * w, size)
     if options["target"] == "uniform":
         t = np.ones(size, dtype=np.float64)
     else:
         pre = "cat" if options["target"] == "catalog" else "rel"
-        t = _fsum_groups(
-            hist[f"{pre}_group"], hist[f"{pre}_counts"].astype(np.float64) / np.maximum(hist[f"{pre}_m"], 1), size
-        )
+        c = hist[f"{pre}_counts"].astype(np.float64)
+        t = _fsum_groups(hist[f"{pre}_group"], c / np.maximum(hist[f"{pre}_m"], 1) if split else c, size)
     if options["ungrouped"] == "skip":
         e[n_groups] = t[n_groups] = 0.0
     total_e, total_t = math.fsum(e.tolist()), math.fsum(t.tolist())
@@ -140,10 +159,31 @@ def group_shares(hist: dict, options: dict) -> tuple[np.ndarray, np.ndarray]:
     return share, target
 
 
+def eo_key(m: Any) -> str:
+    """The part key of an equal-opportunity metric: its canonical name without the cutoff (the part is the
+    cutoff's)."""
+    return str(m.with_options(k=None))
+
+
+def equal_opportunity(num: np.ndarray, den: np.ndarray) -> float:
+    """std / mean (population std, numpy's default as in Elliot) of P_g = num_g / den_g over the groups; NaN when
+    a group has no denominator, or without a group or a positive mean."""
+    if num.size == 0 or np.any(den == 0):
+        return math.nan
+    pr = num.astype(np.float64) / den.astype(np.float64)
+    mean = math.fsum(pr.tolist()) / pr.size
+    if not mean > 0:
+        return math.nan
+    return math.sqrt(math.fsum(((pr - mean) ** 2).tolist()) / pr.size) / mean
+
+
 def exposure_value(part: Any, m: Any, catalog: Optional[np.ndarray]) -> float:
     """The value of a catalog-level exposure metric from its part's histograms."""
     hist = part.exposure
     o = m.options
+    if m.name in EQUAL_OPPORTUNITY:
+        key = eo_key(m)
+        return equal_opportunity(hist[f"{key}|num"], hist[f"{key}|den"])
     if m.name == "exposure_gini":
         ids, e = item_exposures(hist, o)
         if o["over"] == "catalog":

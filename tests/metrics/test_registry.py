@@ -17,6 +17,7 @@ import rankmeter as rm
 from rankmeter import _core, metrics
 from tests.metrics.test_beyond import BEYOND_METRICS
 from tests.metrics.test_calibration import CALIBRATION_DETERMINISM
+from tests.metrics.test_exposure import EXPOSURE_DETERMINISM
 from tests.metrics.test_popularity import POPULARITY_METRICS  # popularity and long tail (helper pop)
 from tests.metrics.test_subtopic import SUBTOPIC_DETERMINISM
 from tests.properties.test_determinism import METRICS as DETERMINISM_METRICS
@@ -111,8 +112,21 @@ def test_every_metric_is_computed_by_evaluate(name):
     subtopics = [(1, "s1", 10, 1), (1, "s2", 11, 1), (2, "s1", 13, 1)]
     # read by miscalibration only (refused with the other metrics)
     categories = {10: "g1", 11: ["g1", "g2"], 13: "g2", 14: "g3"} if name == "miscalibration" else None
+    # read by the group exposure metrics only
+    groups = (
+        {10: "p1", 11: ["p1", "p2"], 13: "p2"}
+        if name in ("exposure_disparity", "awrf", "awrf_ndcg", "reo", "rsp")
+        else None
+    )
     res = rm.evaluate(
-        truth, recs, [name], train=train, item_features=features, subtopics=subtopics, item_categories=categories
+        truth,
+        recs,
+        [name],
+        train=train,
+        item_features=features,
+        subtopics=subtopics,
+        item_categories=categories,
+        item_groups=groups,
     )
     assert isinstance(res[name], float)
 
@@ -152,6 +166,7 @@ def test_every_metric_is_in_the_determinism_suite(name):
             *SUBTOPIC_DETERMINISM,
             *POPULARITY_METRICS,
             *CALIBRATION_DETERMINISM,
+            *EXPOSURE_DETERMINISM,
         ]
     }
     assert name in names, f"{name!r} is in no determinism test (tests/properties/test_determinism.py)"

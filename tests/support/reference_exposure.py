@@ -22,6 +22,8 @@ def attention_weight(j, hits_above, attention="log", patience=0.5, stop=0.5):
     """The attention of position j (1-based) with `hits_above` relevant items above it."""
     if attention == "log":
         return 1.0 / math.log2(j + 1)
+    if attention == "log_trec":
+        return 1.0 / math.log2(max(j, 2))
     if attention == "rbp":
         return (1 - patience) * patience ** (j - 1)
     if attention == "geometric":
@@ -48,7 +50,7 @@ def _weights(truth_u, lst, k, attention, patience, stop):
 
 def item_exposure(truth, recs, k, attention="log", patience=0.5, stop=0.5):
     """{item: total attention over users}."""
-    exp = {}
+    exp: dict = {}
     for u in truth:
         for item, a in _weights(truth[u], recs.get(u, []), k, attention, patience, stop):
             exp[item] = exp.get(item, 0.0) + a
@@ -84,17 +86,18 @@ def _all_groups(groups):
 NO_GROUP = ("no group",)
 
 
-def _add(dist, item, weight, groups, ungrouped):
+def _add(dist, item, weight, groups, ungrouped, multi="split"):
+    """An item's weight split over its groups (multi="split") or given to each of them ("each")."""
     gs = _group_list(groups, item)
     if not gs:
         if ungrouped == "own":
             dist[NO_GROUP] = dist.get(NO_GROUP, 0.0) + weight
         return
     for g in gs:
-        dist[g] = dist.get(g, 0.0) + weight / len(gs)
+        dist[g] = dist.get(g, 0.0) + (weight / len(gs) if multi == "split" else weight)
 
 
-def _target(kind, groups, ungrouped, relevant_items):
+def _target(kind, groups, ungrouped, relevant_items, multi="split"):
     """The target group weights (not normalised)."""
     names = _all_groups(groups) + ([NO_GROUP] if ungrouped == "own" else [])
     t = dict.fromkeys(names, 0.0)
@@ -102,10 +105,10 @@ def _target(kind, groups, ungrouped, relevant_items):
         return dict.fromkeys(names, 1.0)
     if kind == "catalog":
         for item, gs in groups.items():
-            _add(t, item, 1.0, {item: gs}, ungrouped)
+            _add(t, item, 1.0, {item: gs}, ungrouped, multi)
         return t
     for item in relevant_items:
-        _add(t, item, 1.0, groups, ungrouped)
+        _add(t, item, 1.0, groups, ungrouped, multi)
     return t
 
 
@@ -115,16 +118,16 @@ def _normalise(d):
 
 
 def exposure_disparity(
-    truth, recs, k, groups, attention="log", patience=0.5, stop=0.5, target="uniform", ungrouped="skip"
+    truth, recs, k, groups, attention="log", patience=0.5, stop=0.5, target="uniform", ungrouped="skip", multi="split"
 ):
     """1/2 sum_g |exposure share_g - target_g|."""
-    exp = {}
+    exp: dict = {}
     relevant = []
     for u in truth:
         for item, a in _weights(truth[u], recs.get(u, []), k, attention, patience, stop):
-            _add(exp, item, a, groups, ungrouped)
+            _add(exp, item, a, groups, ungrouped, multi)
         relevant += [i for i, g in truth[u].items() if _relevant(g)]
-    t = _normalise(_target(target, groups, ungrouped, relevant))
+    t = _normalise(_target(target, groups, ungrouped, relevant, multi))
     e = _normalise(exp)
     if t is None or e is None:
         return math.nan
@@ -132,40 +135,56 @@ def exposure_disparity(
     return 0.5 * sum(abs(e.get(g, 0.0) - t.get(g, 0.0)) for g in names)
 
 
-def _jsd(p, q):
-    """Jensen-Shannon divergence, base 2, of two distributions given as dicts."""
+def _jsd(p, q, base=2):
+    """Jensen-Shannon divergence of two distributions given as dicts: 1/2 KL(p || m) + 1/2 KL(q || m), m their
+    mean, logarithms in base `base`."""
     out = 0.0
     for g in set(p) | set(q):
         a, b = p.get(g, 0.0), q.get(g, 0.0)
         m = (a + b) / 2
         if a > 0:
-            out += 0.5 * a * math.log2(a / m)
+            out += 0.5 * a * math.log(a / m, base)
         if b > 0:
-            out += 0.5 * b * math.log2(b / m)
+            out += 0.5 * b * math.log(b / m, base)
     return out
 
 
 def awrf_per_user(
-    truth, recs, k, groups, attention="log", patience=0.5, stop=0.5, target="uniform", ungrouped="skip"
+    truth,
+    recs,
+    k,
+    groups,
+    attention="log",
+    patience=0.5,
+    stop=0.5,
+    target="uniform",
+    ungrouped="skip",
+    multi="split",
+    log_base=2,
 ):
     """{user: AWRF} (NaN: no attention on a counted group, or no target)."""
     out = {}
     for u in truth:
-        d = {}
+        d: dict = {}
         for item, a in _weights(truth[u], recs.get(u, []), k, attention, patience, stop):
-            _add(d, item, a, groups, ungrouped)
+            _add(d, item, a, groups, ungrouped, multi)
         relevant = [i for i, g in truth[u].items() if _relevant(g)]
-        t = _normalise(_target(target, groups, ungrouped, relevant))
+        t = _normalise(_target(target, groups, ungrouped, relevant, multi))
         dn = _normalise(d)
-        out[u] = math.nan if (t is None or dn is None) else min(1.0, max(0.0, 1.0 - _jsd(dn, t)))
+        out[u] = math.nan if (t is None or dn is None) else min(1.0, max(0.0, 1.0 - _jsd(dn, t, log_base)))
     return out
 
 
-def ndcg_linear(truth_u, lst, k):
-    """nDCG@k with linear gains (negative grades as 0) and 1/log2(j+1); NaN without a positive grade."""
-    dcg = sum(max(truth_u.get(i, 0), 0) / math.log2(j + 1) for j, i in enumerate(lst[:k] if k else lst, start=1))
+def ndcg_linear(truth_u, lst, k, discount="log"):
+    """nDCG@k with linear gains (negative grades as 0) and 1/log2(j+1) (discount="trec": 1/log2(max(j, 2)), the
+    TREC Fair Ranking 2021 discount); NaN without a positive grade."""
+
+    def d(j):
+        return math.log2(max(j, 2)) if discount == "trec" else math.log2(j + 1)
+
+    dcg = sum(max(truth_u.get(i, 0), 0) / d(j) for j, i in enumerate(lst[:k] if k else lst, start=1))
     ideal_grades = sorted((max(g, 0) for g in truth_u.values()), reverse=True)
-    ideal = sum(g / math.log2(j + 1) for j, g in enumerate(ideal_grades[:k] if k else ideal_grades, start=1))
+    ideal = sum(g / d(j) for j, g in enumerate(ideal_grades[:k] if k else ideal_grades, start=1))
     return dcg / ideal if ideal > 0 else math.nan
 
 
@@ -175,11 +194,93 @@ def awrf(truth, recs, k, groups, **options):
     return sum(vals) / len(vals) if vals else math.nan
 
 
-def awrf_ndcg_per_user(truth, recs, k, groups, **options):
+def awrf_ndcg_per_user(truth, recs, k, groups, discount="log", **options):
     aw = awrf_per_user(truth, recs, k, groups, **options)
-    return {u: aw[u] * ndcg_linear(truth[u], recs.get(u, []), k) for u in truth}
+    return {u: aw[u] * ndcg_linear(truth[u], recs.get(u, []), k, discount) for u in truth}
 
 
 def awrf_ndcg(truth, recs, k, groups, **options):
     vals = [v for v in awrf_ndcg_per_user(truth, recs, k, groups, **options).values() if not math.isnan(v)]
     return sum(vals) / len(vals) if vals else math.nan
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Ranking-based equal opportunity (REO) and statistical parity (RSP), Zhu, Wang & Caverlee (SIGIR 2020), as Elliot
+# defines them over groups of items: P(g) summed over users, then the population standard deviation of the P(g)
+# over their mean. PopREO / PopRSP take the groups {short head, long tail} of the train popularity.
+
+
+def short_head_long_tail(train, share=0.8):
+    """Elliot's split: train items by number of users descending (ties: smaller id first), the short head up to
+    and including the item at which the cumulative popularity reaches share x the total; the tail the rest."""
+    pop: dict = {}
+    for items in train.values():
+        for i in set(items):
+            pop[i] = pop.get(i, 0) + 1
+    total = sum(pop.values())
+    head = []
+    cum = 0
+    for i in sorted(pop, key=lambda i: (-pop[i], i)):
+        head.append(i)
+        cum += pop[i]
+        if cum >= share * total:
+            break
+    return set(head), set(pop) - set(head)
+
+
+def _std_over_mean(num, den):
+    if not num or any(d == 0 for d in den):
+        return math.nan
+    pr = [a / b for a, b in zip(num, den)]
+    mean = sum(pr) / len(pr)
+    if not mean > 0:
+        return math.nan
+    return math.sqrt(sum((p - mean) ** 2 for p in pr) / len(pr)) / mean
+
+
+def _reo(truth, recs, k, train, group_sets):
+    num = [0] * len(group_sets)
+    den = [0] * len(group_sets)
+    for u in truth:
+        rel = {i for i, g in truth[u].items() if _relevant(g)}
+        if not rel:
+            continue
+        top = set(recs.get(u, [])[:k] if k else recs.get(u, []))
+        seen = set(train.get(u, []))
+        for j, c in enumerate(group_sets):
+            num[j] += len(top & rel & c)
+            den[j] += len((c & rel) - seen)
+    return _std_over_mean(num, den)
+
+
+def _rsp(truth, recs, k, train, group_sets):
+    num = [0] * len(group_sets)
+    den = [0] * len(group_sets)
+    for u in truth:
+        top = set(recs.get(u, [])[:k] if k else recs.get(u, []))
+        seen = set(train.get(u, []))
+        for j, c in enumerate(group_sets):
+            num[j] += len(top & c)
+            den[j] += len(c - seen)
+    return _std_over_mean(num, den)
+
+
+def _group_sets(groups):
+    labels = _all_groups(groups)
+    return [{i for i, gs in groups.items() if g in gs} for g in labels]
+
+
+def pop_reo(truth, recs, k, train, head_share=0.8):
+    return _reo(truth, recs, k, train, list(short_head_long_tail(train, head_share)))
+
+
+def pop_rsp(truth, recs, k, train, head_share=0.8):
+    return _rsp(truth, recs, k, train, list(short_head_long_tail(train, head_share)))
+
+
+def reo(truth, recs, k, train, groups):
+    return _reo(truth, recs, k, train, _group_sets(groups))
+
+
+def rsp(truth, recs, k, train, groups):
+    return _rsp(truth, recs, k, train, _group_sets(groups))

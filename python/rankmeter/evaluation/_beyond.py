@@ -32,6 +32,7 @@ from ._costs import read_costs
 from ._exposure import (
     EXPOSURE_METRICS,
     GROUP_METRICS,
+    HISTORY_METRICS,
     awrf_column,
     exposure_histograms,
     groups_fingerprint,
@@ -115,7 +116,7 @@ def to_truth_named(x: Any, what: str, table_kw: dict) -> Truth:
 _NO_REPEATS = ("personalization", "serendipity", "fcp", *SUBTOPIC_METRICS, "auc", "gauc", "lauc")
 
 # the metrics that read each evaluated user's train history (serendipity, miscalibration's p(g|u))
-_HISTORY_READERS = ("serendipity", "miscalibration")
+_HISTORY_READERS = ("serendipity", "miscalibration", *HISTORY_METRICS)
 
 # The AUC family (docs/metrics.md 3.19.10-3.19.12): one kernel, rankmeter/auc.hpp
 AUC_METRICS = ("auc", "gauc", "lauc")

@@ -39,10 +39,10 @@ from ..metrics import Metric, parse
 from ._accuracy import accuracy_pass, count_no_relevant
 from ._beyond import Context, check_context, run_beyond
 from ._calibration import check_item_categories
-from ._exposure import check_item_groups
 from ._capri import apply_capri_ndcg, check_capri_options
 from ._costs import check_costs
 from ._evidently import apply_evidently, check_evidently_options, check_evidently_ties, uses_evidently
+from ._exposure import check_item_groups
 from ._gdeval import apply_gdeval_rounding
 from ._groups import check_groups_spec, grouped_state, resolve_groups
 from ._options import EvalOptions

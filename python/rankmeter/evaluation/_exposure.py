@@ -19,18 +19,21 @@ group code G (the number of groups) is the "no group" bucket (``ungrouped=own``;
 from __future__ import annotations
 
 import hashlib
+import math
 from typing import Any, Optional
 
 import numpy as np
 
 from .. import _core
 from .._aggregate import limbs_to_int
-from .._exposure_values import attention
+from .._exposure_values import EQUAL_OPPORTUNITY, attention, eo_key
 from ._calibration import ItemCategories, read_item_categories
+from ._popularity import _key, head_items
 
 __all__ = [
     "EXPOSURE_METRICS",
     "GROUP_METRICS",
+    "HISTORY_METRICS",
     "read_item_groups",
     "check_item_groups",
     "needs_grades",
@@ -39,9 +42,11 @@ __all__ = [
     "groups_fingerprint",
 ]
 
-EXPOSURE_METRICS = ("exposure_gini", "exposure_disparity", "awrf", "awrf_ndcg")
+EXPOSURE_METRICS = ("exposure_gini", "exposure_disparity", "awrf", "awrf_ndcg", *EQUAL_OPPORTUNITY)
 # the ones that read item_groups
-GROUP_METRICS = ("exposure_disparity", "awrf", "awrf_ndcg")
+GROUP_METRICS = ("exposure_disparity", "awrf", "awrf_ndcg", "reo", "rsp")
+# the ones that read each evaluated user's train history
+HISTORY_METRICS = EQUAL_OPPORTUNITY
 _GROUP_NAMES = ("group", "groups", "group_id", "provider", "provider_id", "category", "categories", "genre")
 _ARG = "item_groups"
 # per-user dense blocks of users x groups are at most this many doubles
@@ -58,8 +63,8 @@ def check_item_groups(groups: Any, metrics: list) -> None:
     refused (no keyword is silently ignored)."""
     if groups is not None and not any(m.name in GROUP_METRICS for m in metrics):
         raise ValueError(
-            "`item_groups` is read by exposure_disparity, awrf and awrf_ndcg only, and none is asked for: ask for one "
-            "(e.g. 'awrf@10'), or drop `item_groups`"
+            "`item_groups` is read by exposure_disparity, awrf, awrf_ndcg, reo and rsp only, and none is asked for: "
+            "ask for one (e.g. 'awrf@10'), or drop `item_groups`"
         )
 
 
@@ -67,6 +72,8 @@ def needs_grades(m: Any) -> bool:
     """Whether the metric reads the truth grades (cascade attention, relevance target, nDCG)."""
     if m.name not in EXPOSURE_METRICS:
         return False
+    if m.name in EQUAL_OPPORTUNITY:
+        return m.name in ("pop_reo", "reo")
     o = m.options
     return m.name == "awrf_ndcg" or o["attention"] == "cascade" or o.get("target") == "relevance"
 
@@ -205,8 +212,12 @@ def _count_keys(*cols: np.ndarray, weights: Optional[np.ndarray] = None) -> tupl
 
 def exposure_histograms(prep: Any, k: int, metrics: list) -> dict:
     """The exposure histograms of the catalog-level exposure metrics at cutoff ``k`` (for ``part.exposure``)."""
-    cols = [m for m in metrics if m.name in ("exposure_gini", "exposure_disparity")]
     out: dict = {}
+    for m in metrics:
+        if m.name in EQUAL_OPPORTUNITY:
+            num, den = _equal_opportunity_counts(prep, k, m)
+            out[f"{eo_key(m)}|num"], out[f"{eo_key(m)}|den"] = num, den
+    cols = [m for m in metrics if m.name in ("exposure_gini", "exposure_disparity")]
     if not cols:
         return out
     grades = any(m.options["attention"] == "cascade" for m in cols)
@@ -235,6 +246,74 @@ def exposure_histograms(prep: Any, k: int, metrics: list) -> dict:
     return out
 
 
+def _item_group_rows(prep: Any, m: Any) -> tuple:
+    """(g_indptr, g_codes, n_groups) of the metric's groups over the item codes: the short head (0) and the long
+    tail (1: the other train items; an item never in train is in neither) of pop_reo / pop_rsp, else item_groups."""
+    if m.name in ("reo", "rsp"):
+        return _group_tables(prep)
+    n_items = max(int(prep.n_items), 1)
+    pop = np.zeros(n_items, dtype=np.int64)
+    if prep.pop_users is not None:
+        pop[: prep.pop_users.size] = prep.pop_users
+    grp = np.full(n_items, -1, dtype=np.int64)
+    grp[pop > 0] = 1
+    grp[head_items(pop, float(m.options["head_share"]), _key(prep))] = 0
+    has = grp >= 0
+    g_indptr = np.zeros(n_items + 1, dtype=np.int64)
+    np.cumsum(has, out=g_indptr[1:])
+    return g_indptr, grp[has], 2
+
+
+def _user_pairs(user: np.ndarray, codes: np.ndarray, n_items: int) -> np.ndarray:
+    """The distinct user * n_items + code keys, sorted."""
+    return np.unique(user * n_items + codes)
+
+
+def _equal_opportunity_counts(prep: Any, k: int, m: Any) -> tuple:
+    """Elliot's per-group counts of pop_reo / pop_rsp / reo / rsp summed over the evaluated users (docs/metrics.md
+    3.23.5-3.23.8): numerator the distinct top-k items of the group (reo: the relevant ones), denominator the items
+    of the group not in the user's train (reo: the relevant ones, over users with a relevant item)."""
+    n_items = max(int(prep.n_items), 1)
+    n = prep.p.truth.n_users
+    g_indptr, g_codes, n_groups = _item_group_rows(prep, m)
+    deg = np.diff(g_indptr)
+    left_out = getattr(prep.p, "left_out", None)
+    keep_user = np.ones(n, dtype=bool) if left_out is None else ~left_out
+    relevance = m.name in ("pop_reo", "reo")
+    user, codes, _, _, grade = _entries(prep, k, relevance)
+    sel = keep_user[user]
+    if relevance:
+        assert grade is not None
+        sel &= _relevant(prep, grade)
+    top = _user_pairs(user[sel], codes[sel], n_items)
+
+    def per_group(keys: np.ndarray, sign: int = 1) -> np.ndarray:
+        c = keys % n_items
+        c = c[deg[c] > 0]
+        _, grp, _ = _expand(g_indptr, g_codes, n_groups, c)
+        return sign * np.bincount(grp, minlength=n_groups + 1)[:n_groups].astype(np.int64)
+
+    num = per_group(top)
+    h_ip, h_items = prep.history()
+    if h_ip is None:
+        h_keys = np.zeros(0, dtype=np.int64)
+    else:
+        h_user = np.repeat(np.arange(n, dtype=np.int64), np.diff(h_ip))
+        h_keys = _user_pairs(h_user, np.asarray(h_items, dtype=np.int64), n_items)
+    if relevance:
+        _, _, tu, tc, tg = _truth_keys(prep)
+        r = _relevant(prep, tg) & keep_user[tu]
+        rel_keys = _user_pairs(tu[r], tc[r], n_items)
+        if h_keys.size and rel_keys.size:
+            rel_keys = rel_keys[~np.isin(rel_keys, h_keys, assume_unique=True)]
+        den = per_group(rel_keys)
+    else:
+        sizes = np.bincount(g_codes, minlength=n_groups)[:n_groups].astype(np.int64)
+        seen = per_group(h_keys[keep_user[h_keys // n_items]]) if h_keys.size else np.zeros(n_groups, np.int64)
+        den = int(keep_user.sum()) * sizes - seen
+    return num, den
+
+
 def _relevant_groups(prep: Any) -> tuple:
     """Relevant truth items of the evaluated users per (group, m): the target of target=relevance."""
     _, _, tu, tc, g = _truth_keys(prep)
@@ -251,20 +330,25 @@ def _relevant_groups(prep: Any) -> tuple:
 # --------------------------------------------------------------------------- per-user AWRF
 
 
-def _jsd(d: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Jensen-Shannon divergence (base 2) of the rows of d and t (each row sums to 1)."""
+def _jsd(d: np.ndarray, t: np.ndarray, base: float) -> np.ndarray:
+    """Jensen-Shannon divergence (log base ``base``) of the rows of d and t (each row sums to 1)."""
     mid = 0.5 * (d + t)
     with np.errstate(divide="ignore", invalid="ignore"):
-        a = np.where(d > 0, d * np.log2(d / mid), 0.0)
-        b = np.where(t > 0, t * np.log2(t / mid), 0.0)
-    return 0.5 * a.sum(axis=1) + 0.5 * b.sum(axis=1)
+        a = np.where(d > 0, d * np.log(d / mid), 0.0)
+        b = np.where(t > 0, t * np.log(t / mid), 0.0)
+    return (0.5 * a.sum(axis=1) + 0.5 * b.sum(axis=1)) / math.log(base)
 
 
-def _ndcg(prep: Any, k: int, user: np.ndarray, pos: np.ndarray, grade: np.ndarray) -> np.ndarray:
-    """nDCG@k per user: linear gains (negative grades as 0), 1/log2(j+1), the ideal of the truth grades cut at k."""
+def _ndcg(prep: Any, k: int, user: np.ndarray, pos: np.ndarray, grade: np.ndarray, trec: bool) -> np.ndarray:
+    """nDCG@k per user: linear gains (negative grades as 0), 1/log2(j+1) (trec: 1/log2(max(j, 2))), the ideal of
+    the truth grades cut at k."""
     n = prep.p.truth.n_users
     gain = np.maximum(grade, 0.0)
-    dcg = np.bincount(user, weights=gain / np.log2(pos + 1.0), minlength=n)
+
+    def disc(j: np.ndarray) -> np.ndarray:
+        return np.log2(np.maximum(j, 2).astype(np.float64)) if trec else np.log2(j + 1.0)
+
+    dcg = np.bincount(user, weights=gain / disc(pos), minlength=n)
     _, _, tu, _, g = _truth_keys(prep)
     g = np.maximum(g, 0.0)
     order = np.lexsort((-g, tu))
@@ -272,7 +356,7 @@ def _ndcg(prep: Any, k: int, user: np.ndarray, pos: np.ndarray, grade: np.ndarra
     starts = np.searchsorted(su, np.arange(n, dtype=np.int64))
     rank = np.arange(su.size, dtype=np.int64) - starts[su] + 1
     keep = rank <= k if k else np.ones(su.size, dtype=bool)
-    ideal = np.bincount(su[keep], weights=sg[keep] / np.log2(rank[keep] + 1.0), minlength=n)
+    ideal = np.bincount(su[keep], weights=sg[keep] / disc(rank[keep]), minlength=n)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(ideal > 0, dcg / ideal, np.nan)
 
@@ -286,7 +370,10 @@ def awrf_column(prep: Any, m: Any) -> tuple:
     g_indptr, g_codes, n_groups = _group_tables(prep)
     size = n_groups + (1 if o["ungrouped"] == "own" else 0)
     row, grp, mm = _expand(g_indptr, g_codes, n_groups, codes)
-    a = attention(o, pos, hits)[row] / np.maximum(mm, 1)
+    split = o["multi"] == "split"
+    a = attention(o, pos, hits)[row]
+    if split:
+        a = a / np.maximum(mm, 1)
     keep = grp < size
     e_user, e_grp, e_w = user[row][keep], grp[keep], a[keep]
     t_user = t_grp = t_w = None
@@ -295,12 +382,14 @@ def awrf_column(prep: Any, m: Any) -> tuple:
         rel = _relevant(prep, tg)
         r_row, r_grp, r_m = _expand(g_indptr, g_codes, n_groups, tc[rel])
         tk = r_grp < size
-        t_user, t_grp, t_w = tu[rel][r_row][tk], r_grp[tk], (1.0 / np.maximum(r_m, 1))[tk]
+        t_user, t_grp = tu[rel][r_row][tk], r_grp[tk]
+        t_w = (1.0 / np.maximum(r_m, 1))[tk] if split else np.ones(int(tk.sum()))
     elif o["target"] == "catalog":
         ic: ItemCategories = prep.ctx.item_groups
         inv = np.unique(np.asarray(prep.code["groups"]), return_inverse=True)[1].ravel()
         deg = np.bincount(inv)[inv] if inv.size else inv
-        cat = np.bincount(ic.cats, weights=1.0 / np.maximum(deg, 1), minlength=n_groups + 1)
+        cat = np.bincount(ic.cats, weights=1.0 / np.maximum(deg, 1) if split else None, minlength=n_groups + 1)
+        cat = cat.astype(np.float64)
         cat[n_groups] = float(ic.empty.size)
         cat = cat[:size]
         fixed = cat / cat.sum() if cat.sum() > 0 else None
@@ -330,11 +419,11 @@ def awrf_column(prep: Any, m: Any) -> tuple:
         with np.errstate(divide="ignore", invalid="ignore"):
             dn = d / np.where(ok, dsum, 1.0)[:, None]
             tn = t / np.where(ok, tsum, 1.0)[:, None]
-        v = 1.0 - _jsd(dn[ok], tn[ok])
+        v = 1.0 - _jsd(dn[ok], tn[ok], float(o["log_base"]))
         vals[lo:hi][ok] = np.clip(v, 0.0, 1.0)
     if m.name == "awrf_ndcg":
         assert grade is not None
-        nd = _ndcg(prep, k, user, pos, grade)
+        nd = _ndcg(prep, k, user, pos, grade, o["discount"] == "trec")
         no_rel = np.isnan(nd)
         aw = vals
         vals = vals * nd
