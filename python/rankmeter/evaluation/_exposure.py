@@ -49,8 +49,6 @@ GROUP_METRICS = ("exposure_disparity", "awrf", "awrf_ndcg", "reo", "rsp")
 HISTORY_METRICS = EQUAL_OPPORTUNITY
 _GROUP_NAMES = ("group", "groups", "group_id", "provider", "provider_id", "category", "categories", "genre")
 _ARG = "item_groups"
-# per-user dense blocks of users x groups are at most this many doubles
-_BLOCK = 1 << 22
 
 
 def read_item_groups(x: Any, table_kw: dict) -> ItemCategories:
@@ -105,7 +103,7 @@ def _entries(prep: Any, k: int, grades: bool) -> tuple:
     hits = np.zeros(user.size, dtype=np.int64)
     grade = None
     if grades:
-        grade = _entry_grades(prep, user, codes)
+        grade = _lookup(prep, k)[0]
         rel = _relevant(prep, grade).astype(np.int64)
         ex = np.cumsum(rel) - rel
         hits = ex - ex[starts[user]] if user.size else hits
@@ -117,30 +115,40 @@ def _relevant(prep: Any, grade: np.ndarray) -> np.ndarray:
     return (grade >= mr) if mr is not None else (grade > 0)
 
 
-def _truth_keys(prep: Any) -> tuple:
-    """Sorted (user * n_items + code) keys of the truth and their grades (NaN: not in the truth)."""
-    cached = getattr(prep, "_exposure_truth", None)
-    if cached is not None:
-        return cached
+def _truth(prep: Any) -> tuple:
+    """(user of every truth entry, its item code, its grade)."""
     t = prep.p.truth
     tc = np.asarray(prep.code["truth"], dtype=np.int64)
-    n_items = max(int(prep.n_items), 1)
     tu = np.repeat(np.arange(t.n_users, dtype=np.int64), np.diff(t.indptr))
-    keys = tu * n_items + tc
     g = np.ones(tc.size, dtype=np.float64) if t.grades is None else np.asarray(t.grades, dtype=np.float64)
-    order = np.argsort(keys, kind="stable")
-    out = (keys[order], g[order], tu, tc, g)
-    prep._exposure_truth = out
-    return out
+    return tu, tc, g
 
 
-def _entry_grades(prep: Any, user: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    keys, g, _, _, _ = _truth_keys(prep)
-    q = user * max(int(prep.n_items), 1) + codes
-    if keys.size == 0:
-        return np.zeros(q.size, dtype=np.float64)
-    at = np.minimum(np.searchsorted(keys, q), keys.size - 1)
-    return np.where(keys[at] == q, g[at], 0.0)
+def _lookup(prep: Any, k: int, history: bool = False, ideal: int = 0) -> tuple:
+    """``_core.exposure_lookup`` at cutoff k (cached per call): per top-k entry its grade and first-occurrence flag,
+    per truth entry whether it is in the user's train history (history=True), per user the ideal DCG (ideal 1:
+    1/log2(j+1), 2: 1/log2(max(j, 2)))."""
+    cache = prep.__dict__.setdefault("_exposure_lookup", {})
+    key = (k, history, ideal)
+    if key not in cache:
+        t = prep.p.truth
+        h_ip = h_items = None
+        if history:
+            h_ip, h_items = prep.history()
+        cache[key] = _core.exposure_lookup(
+            prep.li,
+            np.ascontiguousarray(prep.lt, dtype=np.int64),
+            np.ascontiguousarray(t.indptr, dtype=np.int64),
+            np.ascontiguousarray(prep.code["truth"], dtype=np.int64),
+            None if t.grades is None else np.ascontiguousarray(t.grades, dtype=np.float64),
+            None if h_ip is None else np.ascontiguousarray(h_ip, dtype=np.int64),
+            None if h_items is None else np.ascontiguousarray(h_items, dtype=np.int64),
+            max(int(prep.n_items), 1),
+            k,
+            ideal,
+            prep.threads,
+        )
+    return cache[key]
 
 
 # --------------------------------------------------------------------------- groups of the item codes
@@ -264,59 +272,46 @@ def _item_group_rows(prep: Any, m: Any) -> tuple:
     return g_indptr, grp[has], 2
 
 
-def _user_pairs(user: np.ndarray, codes: np.ndarray, n_items: int) -> np.ndarray:
-    """The distinct user * n_items + code keys, sorted."""
-    return np.unique(user * n_items + codes)
-
-
 def _equal_opportunity_counts(prep: Any, k: int, m: Any) -> tuple:
     """Elliot's per-group counts of pop_reo / pop_rsp / reo / rsp summed over the evaluated users (docs/metrics.md
     3.23.5-3.23.8): numerator the distinct top-k items of the group (reo: the relevant ones), denominator the items
     of the group not in the user's train (reo: the relevant ones, over users with a relevant item)."""
-    n_items = max(int(prep.n_items), 1)
     n = prep.p.truth.n_users
     g_indptr, g_codes, n_groups = _item_group_rows(prep, m)
     deg = np.diff(g_indptr)
     left_out = getattr(prep.p, "left_out", None)
     keep_user = np.ones(n, dtype=bool) if left_out is None else ~left_out
     relevance = m.name in ("pop_reo", "reo")
-    user, codes, _, _, grade = _entries(prep, k, relevance)
-    sel = keep_user[user]
+    user, codes, _, _, _ = _entries(prep, k, False)
+    e_grade, e_first, t_seen, _ = _lookup(prep, k, history=True)
+    sel = keep_user[user] & e_first.view(bool)
     if relevance:
-        assert grade is not None
-        sel &= _relevant(prep, grade)
-    top = _user_pairs(user[sel], codes[sel], n_items)
+        sel &= _relevant(prep, e_grade)
 
-    def per_group(keys: np.ndarray, sign: int = 1) -> np.ndarray:
-        c = keys % n_items
+    def per_group(c: np.ndarray) -> np.ndarray:
         c = c[deg[c] > 0]
         _, grp, _ = _expand(g_indptr, g_codes, n_groups, c)
-        return sign * np.bincount(grp, minlength=n_groups + 1)[:n_groups].astype(np.int64)
+        return np.bincount(grp, minlength=n_groups + 1)[:n_groups].astype(np.int64)
 
-    num = per_group(top)
-    h_ip, h_items = prep.history()
-    if h_ip is None:
-        h_keys = np.zeros(0, dtype=np.int64)
-    else:
-        h_user = np.repeat(np.arange(n, dtype=np.int64), np.diff(h_ip))
-        h_keys = _user_pairs(h_user, np.asarray(h_items, dtype=np.int64), n_items)
+    num = per_group(codes[sel])
     if relevance:
-        _, _, tu, tc, tg = _truth_keys(prep)
-        r = _relevant(prep, tg) & keep_user[tu]
-        rel_keys = _user_pairs(tu[r], tc[r], n_items)
-        if h_keys.size and rel_keys.size:
-            rel_keys = rel_keys[~np.isin(rel_keys, h_keys, assume_unique=True)]
-        den = per_group(rel_keys)
+        tu, tc, tg = _truth(prep)
+        r = _relevant(prep, tg) & keep_user[tu] & ~t_seen.view(bool)
+        den = per_group(tc[r])
     else:
         sizes = np.bincount(g_codes, minlength=n_groups)[:n_groups].astype(np.int64)
-        seen = per_group(h_keys[keep_user[h_keys // n_items]]) if h_keys.size else np.zeros(n_groups, np.int64)
+        h_ip, h_items = prep.history()
+        seen = np.zeros(n_groups, dtype=np.int64)
+        if h_ip is not None:
+            h_user = np.repeat(np.arange(n, dtype=np.int64), np.diff(h_ip))
+            seen = per_group(np.asarray(h_items, dtype=np.int64)[keep_user[h_user]])
         den = int(keep_user.sum()) * sizes - seen
     return num, den
 
 
 def _relevant_groups(prep: Any) -> tuple:
     """Relevant truth items of the evaluated users per (group, m): the target of target=relevance."""
-    _, _, tu, tc, g = _truth_keys(prep)
+    tu, tc, g = _truth(prep)
     rel = _relevant(prep, g)
     left_out = getattr(prep.p, "left_out", None)
     if left_out is not None:
@@ -330,60 +325,34 @@ def _relevant_groups(prep: Any) -> tuple:
 # --------------------------------------------------------------------------- per-user AWRF
 
 
-def _jsd(d: np.ndarray, t: np.ndarray, base: float) -> np.ndarray:
-    """Jensen-Shannon divergence (log base ``base``) of the rows of d and t (each row sums to 1)."""
-    mid = 0.5 * (d + t)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        a = np.where(d > 0, d * np.log(d / mid), 0.0)
-        b = np.where(t > 0, t * np.log(t / mid), 0.0)
-    return (0.5 * a.sum(axis=1) + 0.5 * b.sum(axis=1)) / math.log(base)
-
-
 def _ndcg(prep: Any, k: int, user: np.ndarray, pos: np.ndarray, grade: np.ndarray, trec: bool) -> np.ndarray:
     """nDCG@k per user: linear gains (negative grades as 0), 1/log2(j+1) (trec: 1/log2(max(j, 2))), the ideal of
-    the truth grades cut at k."""
+    the positive truth grades cut at k (NaN without one)."""
     n = prep.p.truth.n_users
-    gain = np.maximum(grade, 0.0)
-
-    def disc(j: np.ndarray) -> np.ndarray:
-        return np.log2(np.maximum(j, 2).astype(np.float64)) if trec else np.log2(j + 1.0)
-
-    dcg = np.bincount(user, weights=gain / disc(pos), minlength=n)
-    _, _, tu, _, g = _truth_keys(prep)
-    g = np.maximum(g, 0.0)
-    order = np.lexsort((-g, tu))
-    su, sg = tu[order], g[order]
-    starts = np.searchsorted(su, np.arange(n, dtype=np.int64))
-    rank = np.arange(su.size, dtype=np.int64) - starts[su] + 1
-    keep = rank <= k if k else np.ones(su.size, dtype=bool)
-    ideal = np.bincount(su[keep], weights=sg[keep] / disc(rank[keep]), minlength=n)
+    disc = np.log2(np.maximum(pos, 2).astype(np.float64)) if trec else np.log2(pos + 1.0)
+    dcg = np.bincount(user, weights=np.maximum(grade, 0.0) / disc, minlength=n)
+    ideal = _lookup(prep, k, ideal=2 if trec else 1)[3]
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(ideal > 0, dcg / ideal, np.nan)
 
 
 def awrf_column(prep: Any, m: Any) -> tuple:
-    """awrf / awrf_ndcg: (per-user values, exact sum, count). NaN (left out of the mean): an empty top k, a list
-    with no attention on a counted group, no target (target=relevance without a relevant grouped item)."""
+    """awrf / awrf_ndcg: (per-user values, exact sum, count) from ``_core.awrf_values`` (rankmeter/exposure.hpp).
+    NaN (left out of the mean): an empty top k, a list with no attention on a counted group, no target
+    (target=relevance without a relevant grouped item)."""
     k, o = m.k or 0, m.options
-    n = prep.p.truth.n_users
-    user, codes, pos, hits, grade = _entries(prep, k, needs_grades(m))
+    user, _, pos, hits, grade = _entries(prep, k, needs_grades(m))
     g_indptr, g_codes, n_groups = _group_tables(prep)
-    size = n_groups + (1 if o["ungrouped"] == "own" else 0)
-    row, grp, mm = _expand(g_indptr, g_codes, n_groups, codes)
+    own = o["ungrouped"] == "own"
     split = o["multi"] == "split"
-    a = attention(o, pos, hits)[row]
-    if split:
-        a = a / np.maximum(mm, 1)
-    keep = grp < size
-    e_user, e_grp, e_w = user[row][keep], grp[keep], a[keep]
-    t_user = t_grp = t_w = None
+    size = n_groups + (1 if own else 0)
+    fixed = t_ip = t_items = t_rel = None
     if o["target"] == "relevance":
-        _, _, tu, tc, tg = _truth_keys(prep)
-        rel = _relevant(prep, tg)
-        r_row, r_grp, r_m = _expand(g_indptr, g_codes, n_groups, tc[rel])
-        tk = r_grp < size
-        t_user, t_grp = tu[rel][r_row][tk], r_grp[tk]
-        t_w = (1.0 / np.maximum(r_m, 1))[tk] if split else np.ones(int(tk.sum()))
+        t = prep.p.truth
+        _, _, tg = _truth(prep)
+        t_ip = np.ascontiguousarray(t.indptr, dtype=np.int64)
+        t_items = np.ascontiguousarray(prep.code["truth"], dtype=np.int64)
+        t_rel = np.ascontiguousarray(_relevant(prep, tg), dtype=np.uint8)
     elif o["target"] == "catalog":
         ic: ItemCategories = prep.ctx.item_groups
         inv = np.unique(np.asarray(prep.code["groups"]), return_inverse=True)[1].ravel()
@@ -392,35 +361,30 @@ def awrf_column(prep: Any, m: Any) -> tuple:
         cat = cat.astype(np.float64)
         cat[n_groups] = float(ic.empty.size)
         cat = cat[:size]
-        fixed = cat / cat.sum() if cat.sum() > 0 else None
+        total = math.fsum(cat.tolist())
+        fixed = cat / total if total > 0 else None
     else:
         fixed = np.full(size, 1.0 / size) if size else None
-    vals = np.full(n, np.nan)
-    step = max(1, _BLOCK // max(size, 1))
-    e_bounds = np.searchsorted(e_user, np.arange(0, n + step, step))
-    t_bounds = np.searchsorted(t_user, np.arange(0, n + step, step)) if t_user is not None else None
-    for b, lo in enumerate(range(0, n, step)):  # blocks of users (not a loop over users)
-        hi = min(n, lo + step)
-        s, e = e_bounds[b], e_bounds[b + 1]
-        d = np.bincount((e_user[s:e] - lo) * size + e_grp[s:e], weights=e_w[s:e], minlength=(hi - lo) * size)
-        d = d.reshape(hi - lo, size)
-        dsum = d.sum(axis=1)
-        if t_bounds is not None:
-            assert t_user is not None and t_grp is not None and t_w is not None
-            s2, e2 = t_bounds[b], t_bounds[b + 1]
-            t = np.bincount((t_user[s2:e2] - lo) * size + t_grp[s2:e2], weights=t_w[s2:e2], minlength=(hi - lo) * size)
-            t = t.reshape(hi - lo, size)
-        else:
-            if fixed is None:
-                continue
-            t = np.broadcast_to(fixed, (hi - lo, size))
-        tsum = t.sum(axis=1)
-        ok = (dsum > 0) & (tsum > 0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            dn = d / np.where(ok, dsum, 1.0)[:, None]
-            tn = t / np.where(ok, tsum, 1.0)[:, None]
-        v = 1.0 - _jsd(dn[ok], tn[ok], float(o["log_base"]))
-        vals[lo:hi][ok] = np.clip(v, 0.0, 1.0)
+    if fixed is None and t_ip is None:
+        vals = np.full(prep.p.truth.n_users, np.nan)
+    else:
+        vals = _core.awrf_values(
+            prep.li,
+            np.ascontiguousarray(prep.lt, dtype=np.int64),
+            k,
+            np.ascontiguousarray(attention(o, pos, hits), dtype=np.float64),
+            g_indptr,
+            g_codes,
+            max(size, 1),
+            own,
+            not split,
+            fixed,
+            t_ip,
+            t_items,
+            t_rel,
+            float(o["log_base"]),
+            prep.threads,
+        )
     if m.name == "awrf_ndcg":
         assert grade is not None
         nd = _ndcg(prep, k, user, pos, grade, o["discount"] == "trec")
