@@ -25,6 +25,7 @@ import numpy as np
 
 from .. import _core
 from .._aggregate import EXACT_SHIFT, CatalogPart, entropy_part, limbs_to_int, reads_catalog
+from .._exposure_values import EQUAL_OPPORTUNITY
 from .._status import MESSAGES, is_ok, message
 from ..inputs import Truth, align, as_id_array, code_ids, id_label, to_truth
 from ._calibration import calibration_column, read_item_categories
@@ -113,7 +114,16 @@ def to_truth_named(x: Any, what: str, table_kw: dict) -> Truth:
 # positions: novelty, arp, diversity, gini and score_entropy count every occurrence in the top k, coverage
 # the distinct items). These compare the items of a list as a set or as hits, where a repeat has no meaning:
 # a list holding one is an error (docs/metrics.md 6.1).
-_NO_REPEATS = ("personalization", "serendipity", "fcp", *SUBTOPIC_METRICS, "auc", "gauc", "lauc")
+_NO_REPEATS = (
+    "personalization",
+    "serendipity",
+    "fcp",
+    *SUBTOPIC_METRICS,
+    "auc",
+    "gauc",
+    "lauc",
+    *EQUAL_OPPORTUNITY,
+)
 
 # the metrics that read each evaluated user's train history (serendipity, miscalibration's p(g|u))
 _HISTORY_READERS = ("serendipity", "miscalibration", *HISTORY_METRICS)

@@ -89,25 +89,30 @@ def groups_fingerprint(ic: ItemCategories) -> str:
 # --------------------------------------------------------------------------- list entries
 
 
-def _entries(prep: Any, k: int, grades: bool) -> tuple:
-    """The top-k entries of every user: (user, code, position, hits above, grade or None)."""
+def _entries(prep: Any, k: int, grades: bool, need_user: bool = False) -> tuple:
+    """The top-k entries of every user, user by user in list order: (user or None, code, position, hits above,
+    grade or None, starts: every user's first entry). Lists read whole and of one length take no gather."""
     li, lt = prep.li, prep.lt
     kept = np.diff(li)
     lens = kept if k == 0 else np.minimum(kept, k)
     n = lens.size
-    user = np.repeat(np.arange(n, dtype=np.int64), lens)
+    total = int(lens.sum())
     starts = np.zeros(n, dtype=np.int64)
     np.cumsum(lens[:-1], out=starts[1:])
-    pos = np.arange(user.size, dtype=np.int64) - starts[user] + 1
-    codes = lt[li[:-1][user] + pos - 1]
-    hits = np.zeros(user.size, dtype=np.int64)
+    if n and int(lens.min()) == int(lens.max()):
+        pos = np.tile(np.arange(1, int(lens[0]) + 1, dtype=np.int64), n)
+    else:
+        pos = np.arange(1, total + 1, dtype=np.int64) - np.repeat(starts, lens)
+    codes = lt if np.array_equal(kept, lens) else lt[np.repeat(li[:-1], lens) + pos - 1]
+    user = np.repeat(np.arange(n, dtype=np.int64), lens) if need_user else None
+    hits = np.zeros(total, dtype=np.int64)
     grade = None
     if grades:
         grade = _lookup(prep, k)[0]
         rel = _relevant(prep, grade).astype(np.int64)
         ex = np.cumsum(rel) - rel
-        hits = ex - ex[starts[user]] if user.size else hits
-    return user, codes, pos, hits, grade
+        hits = ex - np.repeat(np.append(ex, 0)[starts], lens)
+    return user, codes, pos, hits, grade, starts
 
 
 def _relevant(prep: Any, grade: np.ndarray) -> np.ndarray:
@@ -229,7 +234,7 @@ def exposure_histograms(prep: Any, k: int, metrics: list) -> dict:
     if not cols:
         return out
     grades = any(m.options["attention"] == "cascade" for m in cols)
-    _user, codes, pos, hits, _ = _entries(prep, k, grades)
+    _, codes, pos, hits, _, _ = _entries(prep, k, grades)
     c_code, c_pos, c_hits, c_cnt = _count_keys(codes, pos, hits)
     if any(m.name == "exposure_gini" for m in cols):
         ids, p_, h_, n_ = prep.sorted_ids(c_code, c_pos, c_hits, c_cnt)
@@ -274,39 +279,56 @@ def _item_group_rows(prep: Any, m: Any) -> tuple:
 
 def _equal_opportunity_counts(prep: Any, k: int, m: Any) -> tuple:
     """Elliot's per-group counts of pop_reo / pop_rsp / reo / rsp summed over the evaluated users (docs/metrics.md
-    3.23.5-3.23.8): numerator the distinct top-k items of the group (reo: the relevant ones), denominator the items
-    of the group not in the user's train (reo: the relevant ones, over users with a relevant item)."""
+    3.23.5-3.23.8): numerator the top-k items of the group (reo: the relevant ones; lists hold no repeat, see
+    _beyond._NO_REPEATS), denominator the items of the group not in the user's train (reo: the relevant ones, over
+    users with a relevant item). Counted per item first, then summed per group through the item -> group table."""
     n = prep.p.truth.n_users
+    n_items = max(int(prep.n_items), 1)
     g_indptr, g_codes, n_groups = _item_group_rows(prep, m)
     deg = np.diff(g_indptr)
+    member_item = np.repeat(np.arange(deg.size, dtype=np.int64), deg)
     left_out = getattr(prep.p, "left_out", None)
-    keep_user = np.ones(n, dtype=bool) if left_out is None else ~left_out
     relevance = m.name in ("pop_reo", "reo")
-    user, codes, _, _, _ = _entries(prep, k, False)
-    e_grade, e_first, t_seen, _ = _lookup(prep, k, history=True)
-    sel = keep_user[user] & e_first.view(bool)
-    if relevance:
-        sel &= _relevant(prep, e_grade)
 
-    def per_group(c: np.ndarray) -> np.ndarray:
-        c = c[deg[c] > 0]
-        _, grp, _ = _expand(g_indptr, g_codes, n_groups, c)
-        return np.bincount(grp, minlength=n_groups + 1)[:n_groups].astype(np.int64)
+    def per_group(per_item: np.ndarray) -> np.ndarray:
+        w = per_item[member_item].astype(np.float64)  # integer counts, exact in float64 below 2^53
+        return np.rint(np.bincount(g_codes, weights=w, minlength=n_groups)[:n_groups]).astype(np.int64)
 
-    num = per_group(codes[sel])
     if relevance:
-        tu, tc, tg = _truth(prep)
-        r = _relevant(prep, tg) & keep_user[tu] & ~t_seen.view(bool)
-        den = per_group(tc[r])
-    else:
-        sizes = np.bincount(g_codes, minlength=n_groups)[:n_groups].astype(np.int64)
-        h_ip, h_items = prep.history()
-        seen = np.zeros(n_groups, dtype=np.int64)
-        if h_ip is not None:
-            h_user = np.repeat(np.arange(n, dtype=np.int64), np.diff(h_ip))
-            seen = per_group(np.asarray(h_items, dtype=np.int64)[keep_user[h_user]])
-        den = int(keep_user.sum()) * sizes - seen
-    return num, den
+        e_grade, _, t_seen, _ = _lookup(prep, k, history=True)
+        idx = np.flatnonzero(_relevant(prep, e_grade))
+        lens = np.diff(prep.li) if k == 0 else np.minimum(np.diff(prep.li), k)
+        starts = np.zeros(n, dtype=np.int64)
+        np.cumsum(lens[:-1], out=starts[1:])
+        u = np.searchsorted(starts, idx, side="right") - 1
+        if left_out is not None:
+            keep = ~left_out[u]
+            idx, u = idx[keep], u[keep]
+        codes = prep.lt[prep.li[u] + idx - starts[u]]
+        num = per_group(np.bincount(codes, minlength=n_items))
+        tc = np.asarray(prep.code["truth"], dtype=np.int64)
+        t = prep.p.truth
+        g = np.ones(tc.size) if t.grades is None else np.asarray(t.grades, dtype=np.float64)
+        r = _relevant(prep, g) & ~t_seen.view(bool)
+        if left_out is not None:
+            r &= ~np.repeat(left_out, np.diff(t.indptr))
+        den = per_group(np.bincount(tc[r], minlength=n_items))
+        return num, den
+    num = per_group(_pad_to(prep.counts_at(k), n_items))  # users with each item in their top k
+    sizes = np.bincount(g_codes, minlength=n_groups)[:n_groups].astype(np.int64)
+    h_ip, h_items = prep.history()
+    seen = np.zeros(n_groups, dtype=np.int64)
+    if h_ip is not None:
+        h = np.asarray(h_items, dtype=np.int64)
+        if left_out is not None:
+            h = h[~np.repeat(left_out, np.diff(h_ip))]
+        seen = per_group(np.bincount(h, minlength=n_items))
+    n_kept = n if left_out is None else int(n - left_out.sum())
+    return num, n_kept * sizes - seen
+
+
+def _pad_to(a: np.ndarray, n: int) -> np.ndarray:
+    return a[:n] if a.size >= n else np.concatenate([a, np.zeros(n - a.size, dtype=a.dtype)])
 
 
 def _relevant_groups(prep: Any) -> tuple:
@@ -341,7 +363,7 @@ def awrf_column(prep: Any, m: Any) -> tuple:
     NaN (left out of the mean): an empty top k, a list with no attention on a counted group, no target
     (target=relevance without a relevant grouped item)."""
     k, o = m.k or 0, m.options
-    user, _, pos, hits, grade = _entries(prep, k, needs_grades(m))
+    user, _, pos, hits, grade, _ = _entries(prep, k, needs_grades(m), need_user=m.name == "awrf_ndcg")
     g_indptr, g_codes, n_groups = _group_tables(prep)
     own = o["ungrouped"] == "own"
     split = o["multi"] == "split"
@@ -386,7 +408,7 @@ def awrf_column(prep: Any, m: Any) -> tuple:
             prep.threads,
         )
     if m.name == "awrf_ndcg":
-        assert grade is not None
+        assert grade is not None and user is not None
         nd = _ndcg(prep, k, user, pos, grade, o["discount"] == "trec")
         no_rel = np.isnan(nd)
         aw = vals
