@@ -190,12 +190,14 @@ def _expand(g_indptr: np.ndarray, g_codes: np.ndarray, n_groups: int, codes: np.
     return row, grp.astype(np.int64), m
 
 
-def _count_keys(*cols: np.ndarray, weights: Optional[np.ndarray] = None) -> tuple:
-    """Distinct rows of the integer columns ``cols`` (sorted lexicographically) and their counts."""
+def _count_keys(*cols: np.ndarray, weights: Optional[np.ndarray] = None, spans: Optional[list] = None) -> tuple:
+    """Distinct rows of the integer columns ``cols`` (sorted lexicographically) and their counts (``spans``: an
+    upper bound of every column, else their maxima + 1)."""
     if cols[0].size == 0:
         z = np.zeros(0, dtype=np.int64)
         return (*tuple(z for _ in cols), z)
-    spans = [int(c.max()) + 1 for c in cols]
+    if spans is None:
+        spans = [int(c.max()) + 1 for c in cols]
     total = 1
     for s in spans:
         total *= s
@@ -235,7 +237,14 @@ def exposure_histograms(prep: Any, k: int, metrics: list) -> dict:
         return out
     grades = any(m.options["attention"] == "cascade" for m in cols)
     _, codes, pos, hits, _, _ = _entries(prep, k, grades)
-    c_code, c_pos, c_hits, c_cnt = _count_keys(codes, pos, hits)
+    depth = int(pos.max()) if pos.size else 0
+    if grades:
+        c_code, c_pos, c_hits, c_cnt = _count_keys(
+            codes, pos, hits, spans=[max(int(prep.n_items), 1), depth + 1, depth]
+        )
+    else:  # no relevant item above is read: one column less
+        c_code, c_pos, c_cnt = _count_keys(codes, pos, spans=[max(int(prep.n_items), 1), depth + 1])
+        c_hits = np.zeros(c_code.size, dtype=np.int64)
     if any(m.name == "exposure_gini" for m in cols):
         ids, p_, h_, n_ = prep.sorted_ids(c_code, c_pos, c_hits, c_cnt)
         out.update(item_ids=ids, item_pos=p_, item_hits=h_, item_counts=n_)
