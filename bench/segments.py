@@ -140,11 +140,15 @@ def main() -> None:
 
 def _check_fair(w, out: dict, item_groups: tuple, train: tuple) -> None:
     """awrf@10 of a sample of users against the pure-Python reference (tests/support/reference_exposure.py)."""
+    import importlib.util
     import math
-    import sys
 
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-    from tests.support import reference_exposure as rx
+    # the reference module imports only math: loaded from its file, the bench runs from any directory
+    path = os.path.join(os.path.dirname(__file__), "..", "tests", "support", "reference_exposure.py")
+    spec = importlib.util.spec_from_file_location("reference_exposure", path)
+    assert spec is not None and spec.loader is not None
+    rx = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rx)
 
     groups = {int(i): [int(g)] for i, g in zip(*item_groups)}
     sample = np.random.default_rng(0).choice(w.n_users, 200, replace=False)
