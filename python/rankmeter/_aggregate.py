@@ -534,7 +534,7 @@ class State:
             return part.score_entropy()
         if m.name == "shannon_entropy":
             return part.shannon_entropy(m.options["log_base"], m.options["normalize"])
-        if m.name in ("exposure_gini", "exposure_disparity", *EQUAL_OPPORTUNITY):
+        if m.name in ("exposure_gini", "exposure_disparity", "item_mad", *EQUAL_OPPORTUNITY):
             return exposure_value(part, m, self.catalog)
         raise ValueError(f"unknown catalog metric {name!r}")  # pragma: no cover - every catalog metric is above
 
@@ -666,7 +666,7 @@ class State:
                     if reads_catalog(m) and catalog is None:
                         raise ValueError(f"`data` is corrupt (no catalog for {n!r})")
                     exposure = parts[m.k or 0].exposure
-                    if m.name in ("exposure_gini", "exposure_disparity") and exposure is None:
+                    if m.name in ("exposure_gini", "exposure_disparity", "item_mad") and exposure is None:
                         raise ValueError(f"`data` is corrupt (no exposure histogram for {n!r})")
                     if m.name in EQUAL_OPPORTUNITY and (exposure is None or f"{eo_key(m)}|num" not in exposure):
                         raise ValueError(f"`data` is corrupt (no group counts for {n!r})")
@@ -733,6 +733,8 @@ def _disjoint_union(arrays: list[np.ndarray]) -> np.ndarray:
 def _encode_ids(arr: np.ndarray) -> tuple[str, bytes]:
     if arr.dtype.kind in "iu":
         return "i8", np.ascontiguousarray(arr, dtype="<i8").tobytes()
+    if arr.dtype.kind == "f":  # item_mad's grades (docs/metrics.md 3.23.9)
+        return "f8", np.ascontiguousarray(arr, dtype="<f8").tobytes()
     enc = [str(x).encode("utf-8") for x in arr.tolist()]
     lens = np.fromiter((len(e) for e in enc), dtype="<u4", count=len(enc))
     return "str", lens.tobytes() + b"".join(enc)
@@ -743,6 +745,10 @@ def _decode_ids(kind: str, n: int, raw: bytes) -> np.ndarray:
         if len(raw) != 8 * n:
             raise ValueError("`data` is corrupt (an id block has the wrong size)")
         return np.frombuffer(raw, dtype="<i8").astype(np.int64)
+    if kind == "f8":
+        if len(raw) != 8 * n:
+            raise ValueError("`data` is corrupt (a number block has the wrong size)")
+        return np.frombuffer(raw, dtype="<f8").astype(np.float64)
     if kind != "str":
         raise ValueError(f"`data` is corrupt (unknown block kind {kind!r})")
     if not 0 <= n <= len(raw) // 4:

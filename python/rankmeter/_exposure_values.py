@@ -82,7 +82,37 @@ def merge_exposure(parts: list) -> Optional[dict]:
     for name in first:
         if "|" in name:  # per-group integer counts of the equal-opportunity metrics
             out[name] = np.sum([p[name] for p in parts], axis=0, dtype=np.int64)
+    if "mad_ids" in first:  # item_mad: per item the top-k occurrences, per (item, grade) the relevant ones
+        out["mad_ids"], out["mad_counts"] = _merge_by_id(
+            [p["mad_ids"] for p in parts], [], [p["mad_counts"] for p in parts]
+        )
+        ids, (grade,), cnt = _merge_by_id(
+            [p["madg_ids"] for p in parts], [[p["madg_grade"] for p in parts]], [p["madg_counts"] for p in parts]
+        )
+        out.update(madg_ids=ids, madg_grade=grade, madg_counts=cnt)
+        for name in ("madt_ids", "madt_group", "mad_n_groups"):  # of item_groups alone: the same in every part
+            out[name] = first[name]
     return out
+
+
+def _merge_by_id(ids: list, cols: list, counts: list) -> tuple:
+    """Rows (id, *cols) of several parts with their counts summed, sorted by id then cols; returns
+    (ids, [cols], counts) — with no extra column (ids, counts)."""
+    i = np.concatenate(ids)
+    cs = [np.concatenate(c) for c in cols]
+    n = np.concatenate(counts)
+    o1 = np.lexsort(tuple(reversed(cs))) if cs else np.arange(i.size)
+    o2 = np.argsort(i[o1], kind="stable")
+    order = o1[o2]
+    i, cs, n = i[order], [c[order] for c in cs], n[order]
+    if i.size:
+        new = np.ones(i.size, dtype=bool)
+        new[1:] = i[1:] != i[:-1]
+        for c in cs:
+            new[1:] |= c[1:] != c[:-1]
+        st = np.flatnonzero(new)
+        i, cs, n = i[st], [c[st] for c in cs], np.add.reduceat(n, st)
+    return (i, cs, n) if cols else (i, n)
 
 
 def _merge_rows(cols: list, w: np.ndarray) -> tuple:
@@ -159,6 +189,39 @@ def group_shares(hist: dict, options: dict) -> tuple[np.ndarray, np.ndarray]:
     return share, target
 
 
+def item_mad(hist: dict, threshold: float) -> float:
+    """Elliot's ItemMADranking (docs/metrics.md 3.23.9): per recommended item v_i = its users' summed gain
+    2^(g - threshold + 1) - 1 (grade g >= threshold, else 0) / its top-k occurrences; per group the mean v_i of its
+    recommended items; the mean absolute difference over pairs of groups. NaN with a group holding no recommended
+    item, or fewer than two groups."""
+    n_groups = int(hist["mad_n_groups"][0])
+    ids, cnt = hist["mad_ids"], hist["mad_counts"]
+    gids, grade, gcnt = hist["madg_ids"], hist["madg_grade"], hist["madg_counts"]
+    if n_groups < 2:
+        return math.nan
+    gain = np.where(grade >= threshold, np.power(2.0, grade - threshold + 1.0) - 1.0, 0.0) * gcnt
+    total = np.zeros(ids.size, dtype=np.float64)
+    if gids.size:
+        new = np.ones(gids.size, dtype=bool)
+        new[1:] = gids[1:] != gids[:-1]
+        at = np.searchsorted(ids, gids[new])  # every relevant entry's item is a recommended item
+        total[at] = np.add.reduceat(gain, np.flatnonzero(new))
+    v = total / np.maximum(cnt, 1)
+    tids, tgrp = hist["madt_ids"], hist["madt_group"]
+    if ids.size == 0 or tids.size == 0:
+        return math.nan
+    at = np.minimum(np.searchsorted(ids, tids), ids.size - 1)
+    found = (ids[at] == tids) & (cnt[at] > 0)
+    sums = np.zeros(n_groups, dtype=np.float64)
+    for g in range(n_groups):  # groups, not users: a handful
+        sel = found & (tgrp == g)
+        if not sel.any():
+            return math.nan
+        sums[g] = math.fsum(v[at[sel]].tolist()) / int(sel.sum())
+    diffs = [abs(sums[a] - sums[b]) for a in range(n_groups) for b in range(a + 1, n_groups)]
+    return math.fsum(diffs) / len(diffs)
+
+
 def eo_key(m: Any) -> str:
     """The part key of an equal-opportunity metric: its canonical name without the cutoff (the part is the
     cutoff's)."""
@@ -181,6 +244,8 @@ def exposure_value(part: Any, m: Any, catalog: Optional[np.ndarray]) -> float:
     """The value of a catalog-level exposure metric from its part's histograms."""
     hist = part.exposure
     o = m.options
+    if m.name == "item_mad":
+        return item_mad(hist, float(o["threshold"]))
     if m.name in EQUAL_OPPORTUNITY:
         key = eo_key(m)
         return equal_opportunity(hist[f"{key}|num"], hist[f"{key}|den"])

@@ -180,7 +180,7 @@ REFUSED = {
     ("shortcut", "costs"): "C/W/L metrics only",  # no shortcut computes a C/W/L metric
     ("shortcut", "tail_items"): "tail='given'",  # no shortcut computes aplt, aclt or tail_percentage
     ("shortcut", "item_categories"): "miscalibration only",  # no shortcut computes miscalibration
-    ("shortcut", "item_groups"): "reo and rsp only",  # no shortcut computes an item-exposure metric
+    ("shortcut", "item_groups"): "rsp and item_mad only",  # no shortcut computes an item-exposure metric
     ("cli", "item_categories"): "not available on the command line",  # its case passes --train too, refused first
 }
 

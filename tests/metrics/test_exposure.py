@@ -39,6 +39,8 @@ EXPOSURE_DETERMINISM = [
     "pop_rsp(head_share=0.5)@5",
     "reo@10",
     "rsp",
+    "item_mad@10",
+    "item_mad(threshold=2)@5",
 ]
 
 ATTENTION = st.sampled_from(
@@ -149,6 +151,15 @@ def test_equal_opportunity_metrics_match_the_reference(case):
     assert _same(res[names[1]], rx.pop_rsp(truth, recs, k, train, share))
     assert _same(res[names[2]], rx.reo(truth, recs, k, train, groups))
     assert _same(res[names[3]], rx.rsp(truth, recs, k, train, groups))
+
+
+@SETTINGS
+@given(exposure_case(), st.sampled_from([1.0, 0.5, 2.0]))
+def test_item_mad_matches_the_reference(case, threshold):
+    truth, recs, groups, _, k, _, _, _, _, _, threads = case
+    name = f"item_mad(threshold={threshold})" + (f"@{k}" if k else "")
+    res = rm.evaluate(truth, recs, [name], item_groups=groups, threads=threads)
+    assert _same(res[name], rx.item_mad(truth, recs, k, groups, threshold))
 
 
 def test_pop_reo_and_pop_rsp_by_hand():
@@ -342,7 +353,7 @@ def test_group_metric_without_item_groups_names_the_argument():
 
 def test_item_groups_not_read_by_any_metric_is_refused():
     with pytest.raises(
-        ValueError, match="`item_groups` is read by exposure_disparity, awrf, awrf_ndcg, reo and rsp only"
+        ValueError, match="`item_groups` is read by exposure_disparity, awrf, awrf_ndcg, reo, rsp and item_mad only"
     ):
         rm.evaluate(TRUTH, RECS, ["ndcg@3", "exposure_gini@3"], item_groups=GROUPS)
 

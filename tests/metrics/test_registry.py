@@ -115,7 +115,7 @@ def test_every_metric_is_computed_by_evaluate(name):
     # read by the group exposure metrics only
     groups = (
         {10: "p1", 11: ["p1", "p2"], 13: "p2"}
-        if name in ("exposure_disparity", "awrf", "awrf_ndcg", "reo", "rsp")
+        if name in ("exposure_disparity", "awrf", "awrf_ndcg", "reo", "rsp", "item_mad")
         else None
     )
     res = rm.evaluate(

@@ -285,6 +285,7 @@ from tests.support.reference_exposure import (  # noqa: E402,F401
     awrf_ndcg,
     exposure_disparity,
     exposure_gini,
+    item_mad,
     pop_reo,
     pop_rsp,
     reo,

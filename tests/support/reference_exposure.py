@@ -284,3 +284,30 @@ def reo(truth, recs, k, train, groups):
 
 def rsp(truth, recs, k, train, groups):
     return _rsp(truth, recs, k, train, _group_sets(groups))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Item MAD (ranking), Deldjoo et al. (UMUAI 2021), as Elliot's ItemMADranking computes it: per recommended item the
+# average of its users' gains 2^(g - t + 1) - 1 (relevant grade g >= t, else 0) over its top-k occurrences, per group
+# the mean over its recommended items, then the mean absolute difference over pairs of groups.
+
+
+def item_mad(truth, recs, k, groups, threshold=1.0):
+    count = {}
+    gain = {}
+    for u in truth:
+        for i in recs.get(u, [])[:k] if k else recs.get(u, []):
+            g = truth[u].get(i, 0)
+            count[i] = count.get(i, 0) + 1
+            gain[i] = gain.get(i, 0.0) + (2 ** (g - threshold + 1) - 1 if g >= threshold and g > 0 else 0.0)
+    labels = _all_groups(groups)
+    if len(labels) < 2:
+        return math.nan
+    avg = []
+    for lab in labels:
+        vals = [gain[i] / count[i] for i, gs in groups.items() if lab in gs and i in count]
+        if not vals:
+            return math.nan
+        avg.append(sum(vals) / len(vals))
+    diffs = [abs(avg[a] - avg[b]) for a in range(len(avg)) for b in range(a + 1, len(avg))]
+    return sum(diffs) / len(diffs)

@@ -42,9 +42,9 @@ __all__ = [
     "groups_fingerprint",
 ]
 
-EXPOSURE_METRICS = ("exposure_gini", "exposure_disparity", "awrf", "awrf_ndcg", *EQUAL_OPPORTUNITY)
+EXPOSURE_METRICS = ("exposure_gini", "exposure_disparity", "awrf", "awrf_ndcg", *EQUAL_OPPORTUNITY, "item_mad")
 # the ones that read item_groups
-GROUP_METRICS = ("exposure_disparity", "awrf", "awrf_ndcg", "reo", "rsp")
+GROUP_METRICS = ("exposure_disparity", "awrf", "awrf_ndcg", "reo", "rsp", "item_mad")
 # the ones that read each evaluated user's train history
 HISTORY_METRICS = EQUAL_OPPORTUNITY
 _GROUP_NAMES = ("group", "groups", "group_id", "provider", "provider_id", "category", "categories", "genre")
@@ -61,7 +61,8 @@ def check_item_groups(groups: Any, metrics: list) -> None:
     refused (no keyword is silently ignored)."""
     if groups is not None and not any(m.name in GROUP_METRICS for m in metrics):
         raise ValueError(
-            "`item_groups` is read by exposure_disparity, awrf, awrf_ndcg, reo and rsp only, and none is asked for: "
+            "`item_groups` is read by exposure_disparity, awrf, awrf_ndcg, reo, rsp and item_mad only, and none is "
+            "asked for: "
             "ask for one (e.g. 'awrf@10'), or drop `item_groups`"
         )
 
@@ -72,6 +73,8 @@ def needs_grades(m: Any) -> bool:
         return False
     if m.name in EQUAL_OPPORTUNITY:
         return m.name in ("pop_reo", "reo")
+    if m.name == "item_mad":
+        return True
     o = m.options
     return m.name == "awrf_ndcg" or o["attention"] == "cascade" or o.get("target") == "relevance"
 
@@ -228,6 +231,8 @@ def _count_keys(*cols: np.ndarray, weights: Optional[np.ndarray] = None, spans: 
 def exposure_histograms(prep: Any, k: int, metrics: list) -> dict:
     """The exposure histograms of the catalog-level exposure metrics at cutoff ``k`` (for ``part.exposure``)."""
     out: dict = {}
+    if any(m.name == "item_mad" for m in metrics):
+        out.update(_item_mad_histograms(prep, k))
     for m in metrics:
         if m.name in EQUAL_OPPORTUNITY:
             num, den = _equal_opportunity_counts(prep, k, m)
@@ -334,6 +339,42 @@ def _equal_opportunity_counts(prep: Any, k: int, m: Any) -> tuple:
         seen = per_group(np.bincount(h, minlength=n_items))
     n_kept = n if left_out is None else int(n - left_out.sum())
     return num, n_kept * sizes - seen
+
+
+def _item_mad_histograms(prep: Any, k: int) -> dict:
+    """item_mad's part (docs/metrics.md 3.23.9): per recommended item its top-k occurrences, per (item, grade) the
+    occurrences whose item is relevant-graded (grade > 0) in the user's truth, and the item -> group table."""
+    n_items = max(int(prep.n_items), 1)
+    _, codes, _, _, grade, _ = _entries(prep, k, True)
+    assert grade is not None
+    cnt = np.bincount(codes, minlength=n_items)
+    nz = np.flatnonzero(cnt)
+    ids, c = prep.sorted_ids(nz, cnt[nz].astype(np.int64))
+    pos = grade > 0
+    g_code, g_grade = codes[pos], grade[pos]
+    order = np.lexsort((g_grade, g_code))
+    g_code, g_grade = g_code[order], g_grade[order]
+    if g_code.size:
+        new = np.ones(g_code.size, dtype=bool)
+        new[1:] = (g_code[1:] != g_code[:-1]) | (g_grade[1:] != g_grade[:-1])
+        st = np.flatnonzero(new)
+        g_code, g_grade, g_cnt = g_code[st], g_grade[st], np.diff(np.append(st, order.size)).astype(np.int64)
+    else:
+        g_cnt = np.zeros(0, dtype=np.int64)
+    gi, gg, gc = prep.sorted_ids(g_code, g_grade, g_cnt)
+    ic: ItemCategories = prep.ctx.item_groups
+    t_codes = np.asarray(prep.code["groups"], dtype=np.int64)
+    tids, tgrp = prep.sorted_ids(t_codes, np.asarray(ic.cats, dtype=np.int64))
+    return {
+        "mad_ids": ids,
+        "mad_counts": c,
+        "madg_ids": gi,
+        "madg_grade": np.asarray(gg, dtype=np.float64),
+        "madg_counts": gc,
+        "madt_ids": tids,
+        "madt_group": tgrp,
+        "mad_n_groups": np.array([int(ic.labels.size)], dtype=np.int64),
+    }
 
 
 def _pad_to(a: np.ndarray, n: int) -> np.ndarray:
