@@ -293,8 +293,8 @@ def rsp(truth, recs, k, train, groups):
 
 
 def item_mad(truth, recs, k, groups, threshold=1.0):
-    count = {}
-    gain = {}
+    count: dict = {}
+    gain: dict = {}
     for u in truth:
         for i in recs.get(u, [])[:k] if k else recs.get(u, []):
             g = truth[u].get(i, 0)
