@@ -319,6 +319,30 @@ def test_item_exposure_is_the_same_for_string_and_int_ids():
         assert a[n] == b[n] or (math.isnan(a[n]) and math.isnan(b[n])), n
 
 
+def test_tied_scores_rank_by_item_id_as_every_other_metric():
+    # recs given as scores with ties: the default ties="item" ranks equal scores by item id ascending, so the
+    # exposure metrics read the same lists as when given explicitly, and the reference agrees
+    truth = {1: {3: 1, 5: 2}, 2: {4: 1}}
+    scores = {1: {5: 0.9, 3: 0.9, 7: 0.5, 2: 0.5, 6: 0.1}, 2: {4: 0.7, 1: 0.7, 8: 0.7}}
+    lists = {1: [3, 5, 2, 7, 6], 2: [1, 4, 8]}
+    groups = {1: "a", 2: "b", 3: ["a", "b"], 4: "c", 5: "c", 6: "a", 8: "b"}
+    names = [
+        "awrf(attention=cascade)@3",
+        "awrf_ndcg@4",
+        "exposure_disparity(target=relevance)@3",
+        "exposure_gini(over=recommended)@4",
+        "item_mad@3",
+    ]
+    a = rm.evaluate(truth, scores, names, item_groups=groups)
+    b = rm.evaluate(truth, lists, names, item_groups=groups)
+    for n in names:
+        assert a[n] == b[n] or (math.isnan(a[n]) and math.isnan(b[n])), n
+    want = rx.awrf(
+        truth, lists, 3, {i: [g] if isinstance(g, str) else g for i, g in groups.items()}, attention="cascade"
+    )
+    assert _same(a["awrf(attention=cascade)@3"], want)
+
+
 # ----------------------------------------------------------------------------- forms and errors
 TRUTH = {"u1": {"a": 1}, "u2": {"c": 1}}
 RECS = {"u1": ["a", "b", "c"], "u2": ["c", "a"]}
