@@ -247,6 +247,16 @@ def exposure_histograms(prep: Any, k: int, metrics: list) -> dict:
         c_code, c_pos, c_hits, c_cnt = _count_keys(
             codes, pos, hits, spans=[max(int(prep.n_items), 1), depth + 1, depth]
         )
+    elif depth and codes.size == depth * (prep.li.size - 1):
+        # every top k holds `depth` entries (no user has more), positions 1..depth user by user: one bincount per
+        # position, no key array
+        n_items = max(int(prep.n_items), 1)
+        per_pos = codes.reshape(-1, depth)
+        m = np.stack([np.bincount(per_pos[:, j], minlength=n_items) for j in range(depth)], axis=1)
+        c_code, c_col = np.nonzero(m)  # row-major: code, then position
+        c_pos, c_cnt = c_col.astype(np.int64) + 1, m[c_code, c_col].astype(np.int64)
+        c_code = c_code.astype(np.int64)
+        c_hits = np.zeros(c_code.size, dtype=np.int64)
     else:  # no relevant item above is read: one column less
         c_code, c_pos, c_cnt = _count_keys(codes, pos, spans=[max(int(prep.n_items), 1), depth + 1])
         c_hits = np.zeros(c_code.size, dtype=np.int64)
