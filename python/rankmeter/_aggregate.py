@@ -33,6 +33,7 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
+from ._exposure_values import EQUAL_OPPORTUNITY, eo_key, exposure_value, merge_exposure
 from .metrics import Metric, parse
 
 __all__ = [
@@ -197,15 +198,29 @@ class CatalogPart:
     ``entropy``: (max score, Σ e^(s-max), Σ (s-max) e^(s-max)) of the pooled scores.
     """
 
-    __slots__ = ("ids", "counts", "len_ids", "len_values", "len_counts", "nonempty", "max_len", "entropy")
+    __slots__ = ("ids", "counts", "len_ids", "len_values", "len_counts", "nonempty", "max_len", "entropy", "exposure")
 
-    def __init__(self, ids, counts, nonempty, max_len, len_ids=None, len_values=None, len_counts=None, entropy=None):
+    def __init__(
+        self,
+        ids,
+        counts,
+        nonempty,
+        max_len,
+        len_ids=None,
+        len_values=None,
+        len_counts=None,
+        entropy=None,
+        exposure=None,
+    ):
         self.ids = ids
         self.counts = counts
         self.nonempty = int(nonempty)
         self.max_len = int(max_len)
         self.len_ids, self.len_values, self.len_counts = len_ids, len_values, len_counts
         self.entropy = entropy
+        # the exposure histograms of exposure_gini / exposure_disparity (name -> int64 or id array; see
+        # _exposure_values.py), or None
+        self.exposure = exposure
 
     @staticmethod
     def merge_all(parts: Sequence[CatalogPart]) -> CatalogPart:
@@ -242,6 +257,7 @@ class CatalogPart:
             len_values,
             len_counts,
             entropy,
+            merge_exposure([p.exposure for p in parts]),
         )
 
     # ---- values
@@ -518,6 +534,8 @@ class State:
             return part.score_entropy()
         if m.name == "shannon_entropy":
             return part.shannon_entropy(m.options["log_base"], m.options["normalize"])
+        if m.name in ("exposure_gini", "exposure_disparity", "item_mad", *EQUAL_OPPORTUNITY):
+            return exposure_value(part, m, self.catalog)
         raise ValueError(f"unknown catalog metric {name!r}")  # pragma: no cover - every catalog metric is above
 
     def values(self) -> list[float]:
@@ -580,6 +598,7 @@ class State:
                 "nonempty": p.nonempty,
                 "max_len": p.max_len,
                 "entropy": None if p.entropy is None else [repr(float(x)) for x in p.entropy],
+                "exposure": None if p.exposure is None else {n: put(a) for n, a in sorted(p.exposure.items())},
             }
         header["blocks"] = layout
         hb = json.dumps(header, separators=(",", ":")).encode("utf-8")
@@ -633,6 +652,7 @@ class State:
                     get(p["len_values"]),
                     get(p["len_counts"]),
                     None if ent is None else tuple(float(x) for x in ent),
+                    None if p.get("exposure") is None else {n: get(i) for n, i in p["exposure"].items()},
                 )
             names = [str(n) for n in header["names"]]
             catalog = get(header["catalog"])
@@ -645,6 +665,11 @@ class State:
                         raise ValueError(f"`data` is corrupt (no item histogram for {n!r})")
                     if reads_catalog(m) and catalog is None:
                         raise ValueError(f"`data` is corrupt (no catalog for {n!r})")
+                    exposure = parts[m.k or 0].exposure
+                    if m.name in ("exposure_gini", "exposure_disparity", "item_mad") and exposure is None:
+                        raise ValueError(f"`data` is corrupt (no exposure histogram for {n!r})")
+                    if m.name in EQUAL_OPPORTUNITY and (exposure is None or f"{eo_key(m)}|num" not in exposure):
+                        raise ValueError(f"`data` is corrupt (no group counts for {n!r})")
             if not (len(names) == len(header["sums"]) == len(header["counts"])):
                 raise ValueError("`data` is corrupt (names, sums and counts differ in length)")
             for key, col in header["keys"]:
@@ -708,6 +733,8 @@ def _disjoint_union(arrays: list[np.ndarray]) -> np.ndarray:
 def _encode_ids(arr: np.ndarray) -> tuple[str, bytes]:
     if arr.dtype.kind in "iu":
         return "i8", np.ascontiguousarray(arr, dtype="<i8").tobytes()
+    if arr.dtype.kind == "f":  # item_mad's grades (docs/metrics.md 3.23.9)
+        return "f8", np.ascontiguousarray(arr, dtype="<f8").tobytes()
     enc = [str(x).encode("utf-8") for x in arr.tolist()]
     lens = np.fromiter((len(e) for e in enc), dtype="<u4", count=len(enc))
     return "str", lens.tobytes() + b"".join(enc)
@@ -718,6 +745,10 @@ def _decode_ids(kind: str, n: int, raw: bytes) -> np.ndarray:
         if len(raw) != 8 * n:
             raise ValueError("`data` is corrupt (an id block has the wrong size)")
         return np.frombuffer(raw, dtype="<i8").astype(np.int64)
+    if kind == "f8":
+        if len(raw) != 8 * n:
+            raise ValueError("`data` is corrupt (a number block has the wrong size)")
+        return np.frombuffer(raw, dtype="<f8").astype(np.float64)
     if kind != "str":
         raise ValueError(f"`data` is corrupt (unknown block kind {kind!r})")
     if not 0 <= n <= len(raw) // 4:

@@ -521,3 +521,35 @@ def calibration_values(
     weight: int,
     threads: int,
 ) -> _F64: ...
+
+# item exposure fairness (rankmeter/exposure.hpp, docs/metrics.md 3.23)
+def exposure_lookup(
+    l_indptr: _I64,
+    l_items: _I64,
+    t_indptr: _I64,
+    t_items: _I64,
+    t_grades: Optional[_F64],
+    h_indptr: Optional[_I64],
+    h_items: Optional[_I64],
+    n_items: int,
+    k: int,
+    ideal: int,
+    threads: int,
+) -> tuple[_F64, npt.NDArray[np.uint8], npt.NDArray[np.uint8], _F64]: ...
+def awrf_values(
+    l_indptr: _I64,
+    l_items: _I64,
+    k: int,
+    attention: _F64,
+    g_indptr: _I64,
+    g_codes: _I64,
+    n_groups: int,
+    own_bucket: bool,
+    multi_each: bool,
+    fixed: Optional[_F64],
+    t_indptr: Optional[_I64],
+    t_items: Optional[_I64],
+    t_rel: Optional[npt.NDArray[np.uint8]],
+    log_base: float,
+    threads: int,
+) -> _F64: ...

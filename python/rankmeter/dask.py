@@ -121,6 +121,7 @@ def evaluate(
     tail_items: Any = None,
     item_categories: Any = None,
     propensity: Any = None,
+    item_groups: Any = None,
     partitions: Optional[int] = None,
     state: bool = False,
     user_groups: Any = None,

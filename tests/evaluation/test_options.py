@@ -43,6 +43,8 @@ SUBTOPICS = pd.DataFrame(
 COSTS = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [13, 11, 22], "cost": [3.0, 0.0, 0.5]})
 # item categories (item_categories=) and histories with a category for users 1, 2 and 5 (miscalibration)
 CATEGORIES = {10: "a", 11: ["a", "b"], 12: "b", 13: "c", 20: "a", 21: "c", 22: ["b", "c"], 50: "a", 51: "b"}
+# item groups (item_groups=): providers of the listed items (awrf)
+GROUPS = {10: "p", 11: ["p", "q"], 12: "q", 13: "r", 20: "p", 21: "r", 22: "q", 50: "p", 51: "q"}
 TRAIN_CATEGORIES = pd.DataFrame({"user_id": [1, 1, 2, 5, 5], "item_id": [10, 13, 22, 50, 12]})
 # user 3 has no relevant item (empty=), user 4 no recs (missing=), user 6 recs only; grades 1-3 (min_relevance=)
 TRUTH = pd.DataFrame(
@@ -132,6 +134,7 @@ CASES = {
         "item_categories", CATEGORIES, "miscalibration@3", ("ndcg", 3, {}), also={"train": TRAIN_CATEGORIES}
     ),
     "propensity": Case("propensity", PROPENSITY, "ips_ndcg@3", ("ndcg", 3, {})),
+    "item_groups": Case("item_groups", GROUPS, "awrf@3", ("ndcg", 3, {})),
     "user_col": Case("user_col", "uid", truth=_renamed(TRUTH, "user_id", "uid"), recs=_renamed(RECS, "user_id", "uid")),
     "item_col": Case("item_col", "iid", truth=_renamed(TRUTH, "item_id", "iid"), recs=_renamed(RECS, "item_id", "iid")),
     "relevance_col": Case("relevance_col", "grade", truth=_renamed(TRUTH, "relevance", "grade")),
@@ -180,6 +183,7 @@ REFUSED = {
     ("shortcut", "costs"): "C/W/L metrics only",  # no shortcut computes a C/W/L metric
     ("shortcut", "tail_items"): "tail='given'",  # no shortcut computes aplt, aclt or tail_percentage
     ("shortcut", "item_categories"): "miscalibration only",  # no shortcut computes miscalibration
+    ("shortcut", "item_groups"): "rsp and item_mad only",  # no shortcut computes an item-exposure metric
     ("cli", "item_categories"): "not available on the command line",  # its case passes --train too, refused first
     ("shortcut", "propensity"): "propensity-weighted metrics only",  # no shortcut computes an ips_* metric
 }

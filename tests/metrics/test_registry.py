@@ -17,6 +17,7 @@ import rankmeter as rm
 from rankmeter import _core, metrics
 from tests.metrics.test_beyond import BEYOND_METRICS
 from tests.metrics.test_calibration import CALIBRATION_DETERMINISM
+from tests.metrics.test_exposure import EXPOSURE_DETERMINISM
 from tests.metrics.test_popularity import POPULARITY_METRICS  # popularity and long tail (helper pop)
 from tests.metrics.test_propensity import DETERMINISM as PROPENSITY_DETERMINISM
 from tests.metrics.test_subtopic import SUBTOPIC_DETERMINISM
@@ -114,6 +115,12 @@ def test_every_metric_is_computed_by_evaluate(name):
     categories = {10: "g1", 11: ["g1", "g2"], 13: "g2", 14: "g3"} if name == "miscalibration" else None
     # read by the propensity-weighted metrics only: the popularity of `train` (items 12 and 13: p = 1/7, 2/7)
     propensity = "popularity" if name.startswith("ips_") else None
+    # read by the group exposure metrics only
+    groups = (
+        {10: "p1", 11: ["p1", "p2"], 13: "p2"}
+        if name in ("exposure_disparity", "awrf", "awrf_ndcg", "reo", "rsp", "item_mad")
+        else None
+    )
     res = rm.evaluate(
         truth,
         recs,
@@ -123,6 +130,7 @@ def test_every_metric_is_computed_by_evaluate(name):
         subtopics=subtopics,
         item_categories=categories,
         propensity=propensity,
+        item_groups=groups,
     )
     assert isinstance(res[name], float)
 
@@ -163,6 +171,7 @@ def test_every_metric_is_in_the_determinism_suite(name):
             *POPULARITY_METRICS,
             *CALIBRATION_DETERMINISM,
             *PROPENSITY_DETERMINISM,
+            *EXPOSURE_DETERMINISM,
         ]
     }
     assert name in names, f"{name!r} is in no determinism test (tests/properties/test_determinism.py)"

@@ -519,6 +519,7 @@ def test_every_metric_is_covered():
     metric cannot land without its thread-count and merge determinism being tested."""
     from tests.metrics.test_beyond import BEYOND_METRICS  # the beyond-accuracy family, tested there for threads 1/2/3/8
     from tests.metrics.test_calibration import CALIBRATION_DETERMINISM  # threads 1-4, row order and batches there
+    from tests.metrics.test_exposure import EXPOSURE_DETERMINISM  # threads 1-3, merges in any split and order there
     from tests.metrics.test_popularity import POPULARITY_METRICS  # popularity and long tail, threads 1/2/3/8 there
     from tests.metrics.test_propensity import DETERMINISM as PROPENSITY  # ips_*, threads 1-3, row order, batches
     from tests.metrics.test_subtopic import SUBTOPIC_DETERMINISM  # ndeval's measures, threads 1-4 there
@@ -531,6 +532,7 @@ def test_every_metric_is_covered():
         + POPULARITY_METRICS
         + CALIBRATION_DETERMINISM
         + PROPENSITY
+        + EXPOSURE_DETERMINISM
     }
     known = {rm.metrics.parse(n).name for n in rm.metrics.list()}
     assert known <= covered, f"metrics missing from the determinism test: {sorted(known - covered)}"

@@ -280,6 +280,17 @@ def mean(values):
 # the AUC family and the intent-aware (subtopic) diversity measures have their own reference modules
 from tests.support.reference_auc import auc, gauc, gauc_terms, lauc  # noqa: E402,F401
 from tests.support.reference_calibration import miscalibration  # noqa: E402,F401
+from tests.support.reference_exposure import (  # noqa: E402,F401
+    awrf,
+    awrf_ndcg,
+    exposure_disparity,
+    exposure_gini,
+    item_mad,
+    pop_reo,
+    pop_rsp,
+    reo,
+    rsp,
+)
 from tests.support.reference_propensity import (  # noqa: E402,F401
     ips_ap,
     ips_hit_rate,

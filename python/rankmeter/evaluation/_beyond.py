@@ -25,10 +25,21 @@ import numpy as np
 
 from .. import _core
 from .._aggregate import EXACT_SHIFT, CatalogPart, entropy_part, limbs_to_int, reads_catalog
+from .._exposure_values import EQUAL_OPPORTUNITY
 from .._status import MESSAGES, is_ok, message
 from ..inputs import Truth, align, as_id_array, code_ids, id_label, to_truth
 from ._calibration import calibration_column, read_item_categories
 from ._costs import read_costs
+from ._exposure import (
+    EXPOSURE_METRICS,
+    GROUP_METRICS,
+    HISTORY_METRICS,
+    awrf_column,
+    exposure_histograms,
+    groups_fingerprint,
+    needs_grades,
+    read_item_groups,
+)
 from ._options import DUP_CODES, EMPTY_CODES
 from ._popularity import (
     POPULARITY_METRICS,
@@ -65,6 +76,7 @@ class Context:
         "tail_items",
         "item_categories",
         "propensity",
+        "item_groups",
     )
 
     def __init__(
@@ -78,6 +90,7 @@ class Context:
         tail_items=None,
         item_categories=None,
         propensity=None,
+        item_groups=None,
         table_kw=None,
     ):
         self.train = None if train is None else to_truth_named(train, "train", table_kw or {})
@@ -91,6 +104,7 @@ class Context:
             None if item_categories is None else read_item_categories(item_categories, table_kw or {})
         )
         self.propensity = None if propensity is None else read_propensity(propensity, self.train)
+        self.item_groups = None if item_groups is None else read_item_groups(item_groups, table_kw or {})
 
 
 def to_truth_named(x: Any, what: str, table_kw: dict) -> Truth:
@@ -104,10 +118,19 @@ def to_truth_named(x: Any, what: str, table_kw: dict) -> Truth:
 # positions: novelty, arp, diversity, gini and score_entropy count every occurrence in the top k, coverage
 # the distinct items). These compare the items of a list as a set or as hits, where a repeat has no meaning:
 # a list holding one is an error (docs/metrics.md 6.1).
-_NO_REPEATS = ("personalization", "serendipity", "fcp", *SUBTOPIC_METRICS, "auc", "gauc", "lauc")
+_NO_REPEATS = (
+    "personalization",
+    "serendipity",
+    "fcp",
+    *SUBTOPIC_METRICS,
+    "auc",
+    "gauc",
+    "lauc",
+    *EQUAL_OPPORTUNITY,
+)
 
 # the metrics that read each evaluated user's train history (serendipity, miscalibration's p(g|u))
-_HISTORY_READERS = ("serendipity", "miscalibration")
+_HISTORY_READERS = ("serendipity", "miscalibration", *HISTORY_METRICS)
 
 # The AUC family (docs/metrics.md 3.19.10-3.19.12): one kernel, rankmeter/auc.hpp
 AUC_METRICS = ("auc", "gauc", "lauc")
@@ -333,7 +356,8 @@ class Prepared:
                 ctx.catalog if not isinstance(ctx.catalog, (set, frozenset)) else list(ctx.catalog), "catalog"
             )
         need_truth = any(
-            m.name in ("fcp", "serendipity", *AUC_METRICS, *IPS_METRICS) or needs_truth(m) for m in metrics
+            m.name in ("fcp", "serendipity", *AUC_METRICS, *IPS_METRICS) or needs_truth(m) or needs_grades(m)
+            for m in metrics
         )
         # the AUC family over catalog negatives leaves out each user's train items (seen="exclude")
         auc_seen = train is not None and any(_auc_catalog(m) and m.options["seen"] == "exclude" for m in metrics)
@@ -372,6 +396,8 @@ class Prepared:
             extra.append(("categories", ctx.item_categories.items))
         if ctx.propensity is not None and any(m.name in IPS_METRICS for m in metrics):
             extra.append(("propensity", ctx.propensity.ids))
+        if ctx.item_groups is not None and any(m.name in GROUP_METRICS for m in metrics):
+            extra.append(("groups", ctx.item_groups.items))
         li: Any
         lt: Any
         ls: Any
@@ -873,6 +899,8 @@ PER_USER_FAMILIES = {
     **dict.fromkeys(AUC_METRICS, _auc),
     "miscalibration": calibration_column,
     **dict.fromkeys(IPS_METRICS, ips_column),
+    "awrf": awrf_column,
+    "awrf_ndcg": awrf_column,
 }
 
 
@@ -893,6 +921,8 @@ def catalog_part(prep: Prepared, k: int, metrics: list) -> CatalogPart:
                 "a score column, Recs.from_scores or Recs.from_csr(..., scores))"
             )
         part.entropy = entropy_part(prep.ls[_top_mask(prep.li, lens)])
+    if any(m.name in EXPOSURE_METRICS for m in metrics):
+        part.exposure = exposure_histograms(prep, k, metrics)
     return part
 
 
@@ -1009,6 +1039,8 @@ def _run_beyond(p: Any, cols: list, ctx: Context, threads: int) -> tuple[dict, d
         context["tail_items"] = tail_fingerprint(ctx.tail_items)
     if ctx.propensity is not None and any(m.name in IPS_METRICS for m in metrics):
         context["propensity"] = ctx.propensity.fingerprint()
+    if ctx.item_groups is not None and any(m.name in GROUP_METRICS for m in metrics):
+        context["item_groups"] = groups_fingerprint(ctx.item_groups)
     return out, parts, catalog, context
 
 
@@ -1020,6 +1052,7 @@ _WHY = {
     "tail_items": "the long-tail item ids, as tail=given reads them",
     "item_categories": "a mapping item -> category or list of categories, or an item/category table",
     "propensity": "a mapping item -> propensity, (items, propensities), or 'popularity' with `train`",
+    "item_groups": "a mapping item -> group or list of groups (provider, category, head/tail), or an item/group table",
 }
 
 

@@ -83,13 +83,27 @@ def _pairs_of_mapping(keys: list, values: list) -> tuple[list, list, list]:
     return items, cats, empty
 
 
-def read_item_categories(x: Any, table_kw: dict) -> ItemCategories:
-    """The ``item_categories`` argument as checked long-form arrays (before any work)."""
+def read_item_categories(
+    x: Any, table_kw: dict, arg: str = _ARG, names: tuple = _CATEGORY, what: str = "category"
+) -> ItemCategories:
+    """The ``item_categories`` argument as checked long-form arrays (before any work). ``item_groups`` (exposure
+    fairness, docs/fairness.md) is read by the same code: ``arg`` names it in the messages, ``names`` are its
+    accepted group column names."""
+    if arg == _ARG:
+        return _read_item_categories(x, table_kw, names)
+    try:
+        return _read_item_categories(x, table_kw, names)
+    except (TypeError, ValueError) as e:
+        msg = str(e).replace(f"`{_ARG}`", f"`{arg}`").replace("category", what).replace("categories", what + "s")
+        raise type(e)(msg) from None
+
+
+def _read_item_categories(x: Any, table_kw: dict, names: tuple) -> ItemCategories:
     if isinstance(x, ItemCategories):
         return x
     if hasattr(x, "to_pandas") and not hasattr(x, "iloc"):  # pyarrow, polars
         x = x.to_pandas()
-    if isinstance(x, dict) and x and set(map(str, x)) <= set(_ITEM + _CATEGORY) | {table_kw.get("item_col")}:
+    if isinstance(x, dict) and x and set(map(str, x)) <= set(_ITEM + names) | {table_kw.get("item_col")}:
         x = {k: list(v) if _is_listlike(v) else v for k, v in x.items()}
         if not all(isinstance(v, list) for v in x.values()):
             raise TypeError(
@@ -97,11 +111,11 @@ def read_item_categories(x: Any, table_kw: dict) -> ItemCategories:
             )
     if hasattr(x, "columns") or (isinstance(x, dict) and x and all(isinstance(v, list) for v in x.values())):
         keys = list(x.columns) if hasattr(x, "columns") else list(x)
-        if isinstance(x, dict) and not set(map(str, keys)) <= set(_ITEM + _CATEGORY) | {table_kw.get("item_col")}:
+        if isinstance(x, dict) and not set(map(str, keys)) <= set(_ITEM + names) | {table_kw.get("item_col")}:
             keys = []  # a mapping item -> list of categories, read below
         if keys:
             i = pick_column(keys, _ITEM, table_kw.get("item_col"), "item", _ARG)
-            g = pick_column(keys, _CATEGORY, None, "category", _ARG)
+            g = pick_column(keys, names, None, "category", _ARG)
             fast = _columns(np.asarray(x[i]), np.asarray(x[g]))
             if fast is not None:
                 return fast

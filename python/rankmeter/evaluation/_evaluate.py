@@ -42,6 +42,7 @@ from ._calibration import check_item_categories
 from ._capri import apply_capri_ndcg, check_capri_options
 from ._costs import check_costs
 from ._evidently import apply_evidently, check_evidently_options, check_evidently_ties, uses_evidently
+from ._exposure import check_item_groups
 from ._gdeval import apply_gdeval_rounding
 from ._groups import check_groups_spec, grouped_state, resolve_groups
 from ._options import EvalOptions
@@ -208,6 +209,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     check_costs(ctx.costs, parsed, duplicates)
     check_item_categories(ctx.item_categories, parsed)
     check_propensity(ctx.propensity, parsed)
+    check_item_groups(ctx.item_groups, parsed)
     # dicts and lists on both sides: one walk of the objects in C++ (shared item codes, users joined there)
     read = walk_objects(truth, recs) if _py_objects(truth) and _py_objects(recs) else None
     t = read[0] if read is not None and read[0] is not None else to_truth(truth, **table_kw)
@@ -284,6 +286,11 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
         )
     if ctx.propensity is not None and ctx.propensity.ids.size:
         check_id_kinds(ctx.propensity.ids, r.item_values(), ("propensity", "recs"), "item", (False, False))
+    if ctx.item_groups is not None:
+        grp = ctx.item_groups
+        check_id_kinds(
+            grp.items if grp.items.size else grp.empty, r.item_values(), ("item_groups", "recs"), "item", (False, False)
+        )
 
     # Items as codes when an id is not an int (one hash pass over truth and recs together,
     # or, for sides read coded from a table or a TREC file, over their distinct ids only);
@@ -620,6 +627,7 @@ def evaluate(
     tail_items: Any = None,
     item_categories: Any = None,
     propensity: Any = None,
+    item_groups: Any = None,
     user_col: Optional[str] = None,
     item_col: Optional[str] = None,
     relevance_col: Optional[str] = None,
@@ -730,6 +738,11 @@ def evaluate(
         ips_recall, ips_ndcg, ips_rr, ips_hit_rate, ips_ap): a relevant item weighs 1 / p_i.
         'popularity' computes Yang et al.'s p_i = n_i / sum_j n_j from ``train``
         (rm.popularity_propensity(train, gamma=...) for other exponents; docs/metrics.md 3.19.21).
+    item_groups : dict item -> group or list of groups, pandas Series, item/group table or (items, groups), optional
+        The groups of the items (providers, categories, popularity head/tail) for exposure_disparity,
+        awrf and awrf_ndcg (docs/fairness.md, "Item exposure"): an item in m groups counts 1/m in
+        each; an item without a group is left out (``ungrouped=skip``) or in a "no group" bucket
+        (``ungrouped=own``).
     user_col, item_col, relevance_col, rank_col, score_col : str, optional
         Column names of long tables (pandas, polars, pyarrow, parquet paths);
         defaults ``user_id``, ``item_id``, ``relevance``, ``rank``, ``score``.
@@ -796,6 +809,7 @@ def partial(
     tail_items: Any = None,
     item_categories: Any = None,
     propensity: Any = None,
+    item_groups: Any = None,
     user_col: Optional[str] = None,
     item_col: Optional[str] = None,
     relevance_col: Optional[str] = None,

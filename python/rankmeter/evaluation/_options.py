@@ -319,6 +319,19 @@ class EvalOptions:
             cli=None,
         ),
     )
+    item_groups: Any = field(
+        default=None,
+        metadata=_meta(
+            "context",
+            "dict item -> group or list of groups, pandas Series, item/group table or (items, groups), optional",
+            "The groups of the items (providers, categories, popularity head/tail) for exposure_disparity,\n"
+            'awrf and awrf_ndcg (docs/fairness.md, "Item exposure"): an item in m groups counts 1/m in\n'
+            'each; an item without a group is left out (``ungrouped=skip``) or in a "no group" bucket\n'
+            "(``ungrouped=own``).",
+            "",
+            cli=None,
+        ),
+    )
     user_col: Optional[str] = field(
         default=None, metadata=_meta("column", "str, optional", _COLUMNS_DOC, "user column of tables (default user_id)")
     )
