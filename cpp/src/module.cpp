@@ -16,6 +16,7 @@ void bind_subtopic(py::module_& m);
 void bind_agreement(py::module_& m);
 void bind_auc(py::module_& m);
 void bind_calibration(py::module_& m);
+void bind_model(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "rankmeter's C++ core (private; use the rankmeter package)";
@@ -32,4 +33,5 @@ PYBIND11_MODULE(_core, m) {
   bind_agreement(m);
   bind_auc(m);
   bind_calibration(m);
+  bind_model(m);
 }
