@@ -269,6 +269,47 @@ __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq"))) inline int64_t cou
   return bad;
 }
 #endif
+// The positions j < len (len < 2^16) with x[j] >= t, ascending, into pos; returns how many.
+inline int64_t scan_ge_generic(const float* x, int64_t len, float t, uint16_t* pos) {
+  int64_t n = 0, j = 0;
+  for (; j + topk_detail::kSub <= len; j += topk_detail::kSub) {
+    uint32_t hits = topk_detail::ge_mask(x + j, t);
+    while (hits) {
+      pos[n++] = static_cast<uint16_t>(j + __builtin_ctz(hits));
+      hits &= hits - 1;
+    }
+  }
+  for (; j < len; ++j) {
+    pos[n] = static_cast<uint16_t>(j);
+    n += x[j] >= t;
+  }
+  return n;
+}
+#ifdef RANKMETER_TOPK_AVX2
+__attribute__((target("avx512f"))) inline int64_t scan_ge_avx512(const float* x, int64_t len, float t, uint16_t* pos) {
+  int64_t n = 0, j = 0;
+  const __m512 tv = _mm512_set1_ps(t);
+  for (; j + 16 <= len; j += 16) {
+    uint32_t hits = _mm512_cmp_ps_mask(_mm512_loadu_ps(x + j), tv, _CMP_GE_OQ);
+    while (hits) {
+      pos[n++] = static_cast<uint16_t>(j + __builtin_ctz(hits));
+      hits &= hits - 1;
+    }
+  }
+  for (; j < len; ++j) {
+    pos[n] = static_cast<uint16_t>(j);
+    n += x[j] >= t;
+  }
+  return n;
+}
+#endif
+inline int64_t scan_ge(int path, const float* x, int64_t len, float t, uint16_t* pos) {
+#ifdef RANKMETER_TOPK_AVX2
+  if (path == 2) return scan_ge_avx512(x, len, t, pos);
+#endif
+  (void)path;
+  return scan_ge_generic(x, len, t, pos);
+}
 inline int64_t count_chunk(int path, const float* x, int64_t len, const float* lv, int64_t L, int64_t* lt,
                            int64_t* le) {
 #ifdef RANKMETER_TOPK_AVX2
@@ -309,7 +350,9 @@ inline Status factor_pass(const float* U, int64_t n_users, const float* V, const
   const int path = tile_path();
   const int T_ = effective_threads(threads, n_users);
   std::vector<Status> tstatus(static_cast<size_t>(T_));
-  const int64_t cap = 4 * kk + 64;
+  // A prune when the candidates reach 2 kk + 64 raises the threshold to the kk-th best score seen: the scores
+  // seen between two prunes about double, so a row of n scores prunes O(log(n / kk)) times, each O(kk).
+  const int64_t cap = 2 * kk + 64;
   constexpr float kLow = -std::numeric_limits<float>::infinity();
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp parallel num_threads(T_)
@@ -319,6 +362,7 @@ inline Status factor_pass(const float* U, int64_t n_users, const float* V, const
     std::vector<float> C(static_cast<size_t>(MB * ldc));
     std::vector<UserState> st(static_cast<size_t>(MB));
     std::vector<int64_t> slt, sle;
+    std::vector<uint16_t> hitpos(static_cast<size_t>(kSeg));
     auto excluded = [](const UserState& s, int64_t c) { return std::binary_search(s.excl.begin(), s.excl.end(), c); };
     // keep the kk best candidates (excluded ones dropped first) and raise the threshold to the worst of them
     auto prune = [&](UserState& s) {
@@ -347,7 +391,7 @@ inline Status factor_pass(const float* U, int64_t n_users, const float* V, const
         if (ex_indptr) s.excl.assign(ex_cols + ex_indptr[u], ex_cols + ex_indptr[u + 1]);
         std::sort(s.excl.begin(), s.excl.end());
         s.excl.erase(std::unique(s.excl.begin(), s.excl.end()), s.excl.end());
-        s.buf.resize(static_cast<size_t>(cap + ldc));
+        s.buf.resize(static_cast<size_t>(cap + kSeg));
         s.nbuf = 0;
         s.thr = kLow;
         s.bad = false;
@@ -408,19 +452,11 @@ inline Status factor_pass(const float* U, int64_t n_users, const float* V, const
               s.le[static_cast<size_t>(l)] += sle[static_cast<size_t>(l)];
             }
             if (kk == 0) continue;
-            // candidates: the scores >= the threshold, 16 at a time (topk_detail::ge_mask)
-            int64_t j = 0;
-            for (; j + topk_detail::kSub <= len; j += topk_detail::kSub) {
-              uint32_t hits = topk_detail::ge_mask(x + j, s.thr);
-              while (hits) {
-                const int64_t q = j + __builtin_ctz(hits);
-                hits &= hits - 1;
-                s.buf[static_cast<size_t>(s.nbuf++)] = Key::make(x[q], c_lo + q);
-              }
-              if (s.nbuf >= cap) prune(s);
-            }
-            for (; j < len; ++j)
-              if (x[j] >= s.thr) s.buf[static_cast<size_t>(s.nbuf++)] = Key::make(x[j], c_lo + j);
+            // candidates: the scores >= the threshold (a prune raises it for the next segment)
+            const int64_t nh = scan_ge(path, x, len, s.thr, hitpos.data());
+            for (int64_t h = 0; h < nh; ++h)
+              s.buf[static_cast<size_t>(s.nbuf++)] =
+                  Key::make(x[hitpos[static_cast<size_t>(h)]], c_lo + hitpos[static_cast<size_t>(h)]);
             if (s.nbuf >= cap) prune(s);
           }
         }
@@ -439,9 +475,11 @@ inline Status factor_pass(const float* U, int64_t n_users, const float* V, const
           prune(s);
           std::sort(s.buf.begin(), s.buf.begin() + s.nbuf, Key::before);
           for (int64_t j = 0; j < s.nbuf; ++j) {
-            const int64_t c = Key::col(s.buf[static_cast<size_t>(j)]);
+            const uint64_t x = s.buf[static_cast<size_t>(j)];
+            const int64_t c = Key::col(x);
+            const double v = Key::score(x);  // the key keeps the score but for the sign of a zero
             o.cols[u * kk + j] = c;
-            o.scores[u * kk + j] = static_cast<double>(dot_fma(uu, V + c * d, d));  // as given (-0 stays -0)
+            o.scores[u * kk + j] = v != 0.0 ? v : static_cast<double>(dot_fma(uu, V + c * d, d));  // -0 stays -0
           }
           o.len[u] = s.nbuf;
         }

@@ -211,7 +211,8 @@ def evaluate_model(
     truth_ranks = rank_rows[where]
 
     common = dict(threads=threads, empty=empty, min_relevance=min_relevance, **options)
-    base = evaluate(t, recs, [m for _, m in listed] or ["num_rel"], **common)
+    as_given = [g for g, m in zip(given, parsed) if not _is_ranked(m)]
+    base = evaluate(t, recs, as_given or ["num_rel"], **common)
     if not ranked:
         return (base, truth_ranks) if ranks else base
 
