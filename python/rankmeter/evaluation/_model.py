@@ -118,7 +118,8 @@ def evaluate_model(
         Also return the exact rank of every truth entry (int64, aligned with ``Truth`` entries in truth order;
         0 for an item that is excluded or no row).
     **options
-        Passed on to :func:`rankmeter.evaluate` for the list metrics (``train=``, ``catalog=``, ``duplicates=``...).
+        Passed on to :func:`rankmeter.evaluate` for the list metrics (``train=``, ``item_features=``...);
+        ``catalog`` defaults to the item rows (``item_ids``).
 
     Returns
     -------
@@ -210,6 +211,7 @@ def evaluate_model(
     recs = Recs._of_lists(cols2, sc2, lens, ids, rows_ids)
     truth_ranks = rank_rows[where]
 
+    options.setdefault("catalog", ids)  # the catalog of a model: its item rows
     common = dict(threads=threads, empty=empty, min_relevance=min_relevance, **options)
     as_given = [g for g, m in zip(given, parsed) if not _is_ranked(m)]
     base = evaluate(t, recs, as_given or ["num_rel"], **common)

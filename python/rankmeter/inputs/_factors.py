@@ -37,7 +37,8 @@ def _factor_array(x: Any, what: str) -> np.ndarray:
         raise ValueError(f"`{what}` must be 2-D (rows x dimensions), got shape {a.shape}; reshape it to (n, dim)")
     if a.shape[1] == 0:
         raise ValueError(f"`{what}` has no dimension (shape {a.shape}): factors need at least one column")
-    f = np.ascontiguousarray(a, dtype=np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):  # a value beyond float32 is named below
+        f = np.ascontiguousarray(a, dtype=np.float32)
     if f.dtype.byteorder not in ("=", "|"):
         f = f.astype(f.dtype.newbyteorder("="))
     if f.size and not np.isfinite(f).all():
