@@ -181,3 +181,22 @@ def test_bad_options_are_named(rng):
         rm.Recs.from_factors(U, U, 1, item_ids=[5])
     with pytest.raises(TypeError, match="`k`"):
         rm.Recs.from_factors(U, U, None)  # type: ignore[arg-type]
+
+
+class _DLPackOnly:
+    """An array of another library, seen only through the DLPack protocol."""
+
+    def __init__(self, a: np.ndarray):
+        self._a = a
+
+    def __dlpack__(self, **kw):
+        return self._a.__dlpack__(**kw)
+
+    def __dlpack_device__(self):
+        return self._a.__dlpack_device__()
+
+
+def test_factors_are_read_through_dlpack(rng):
+    U = rng.standard_normal((4, 3)).astype(np.float32)
+    V = rng.standard_normal((9, 3)).astype(np.float32)
+    assert np.array_equal(rm.factor_scores(_DLPackOnly(U), _DLPackOnly(V)), rm.factor_scores(U, V))
