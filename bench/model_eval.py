@@ -109,7 +109,7 @@ def main() -> None:
     print(
         f"{args.users:,} users x {args.items:,} items x {args.dim} dims float32; truth {truth.n_entries:,} "
         f"entries, exclude {train.nnz:,} train interactions; top-{args.k}; cores {os.cpu_count()}; "
-        f"tile path {rm._core.factor_tile_path()} (2 AVX-512, 1 AVX2, 0 scalar)"
+        f"kernel path {rm._core.factor_tile_path()} (3 AVX-512 + float16 counts, 2 AVX-512, 1 AVX2, 0 scalar)"
     )
     t_model, c_model, res = timed(
         lambda: rm.evaluate_model(truth, U, V, METRICS, exclude=train, k=args.k, threads=args.threads), args.repeats

@@ -182,3 +182,28 @@ def test_empty_error_names_the_user(rng):
     U = rng.standard_normal((2, 2)).astype(np.float32)
     with pytest.raises(ValueError, match="user 1 has no relevant item"):
         rm.evaluate_model({0: {0: 1.0}, 1: {1: 0.0}}, U, U, ["mrr"], empty="error")
+
+
+@pytest.mark.parametrize("path", ["0", "avx2", "avx512", None])
+@pytest.mark.parametrize("ints", [False, True])
+def test_every_kernel_path_gives_the_reference_ranks_and_values(rng, monkeypatch, path, ints):
+    """Rows long enough for the vector loops of every path (float16 counts included), with and without ties."""
+    if path is not None:
+        monkeypatch.setenv("RANKMETER_SIMD", path)
+    if ints:
+        U = rng.integers(-2, 3, (17, 4)).astype(np.float32)
+        V = rng.integers(-2, 3, (1100, 4)).astype(np.float32)
+    else:
+        U = rng.standard_normal((17, 16)).astype(np.float32)
+        V = (rng.standard_normal((1100, 16)) * 1e3).astype(np.float32)
+    ex = sp.random(17, 1100, density=0.05, random_state=5, format="csr")
+    truth = {u: {int(i): float(g) for i, g in zip(rng.choice(1100, 12, replace=False), rng.integers(0, 3, 12))}
+             for u in range(17)}  # fmt: skip
+    M = rm.factor_scores(U, V)
+    res, ranks = rm.evaluate_model(truth, U, V, ["ndcg@20", "auc", "gauc", "mrr"], exclude=ex, block=(5, 300),
+                                   threads=2, ranks=True)  # fmt: skip
+    top, full = _reference(truth, M, ex, 20, ["ndcg@20"], ["auc", "gauc", "mrr"])
+    assert _same(res.per_user["ndcg@20"], top.per_user["ndcg@20"])
+    for m in ("auc", "gauc", "mrr"):
+        assert _same(res[m], full[m]) and _same(res.per_user[m], full.per_user[m]), m
+    assert np.array_equal(ranks, _full_ranks(rm.Truth.from_dict(truth), M, ex))

@@ -168,13 +168,17 @@ __attribute__((target("avx512f"))) inline void tile_avx512(const float* U, int64
 }
 #endif
 
-// Which tile kernel runs: 2 AVX-512, 1 AVX2 + FMA, 0 scalar; RANKMETER_SIMD=0 forces the scalar one and
-// RANKMETER_SIMD=avx2 caps it at AVX2 (how the tests reach every path). All give the same bits.
+// Which kernels run: 3 AVX-512 with the float16 counts (count_chunk_fp16), 2 AVX-512, 1 AVX2 + FMA, 0 scalar;
+// RANKMETER_SIMD=0 forces the scalar ones, RANKMETER_SIMD=avx2 caps them at AVX2 and RANKMETER_SIMD=avx512 at
+// AVX-512 without float16 (how the tests reach every path). All give the same bits.
 inline int tile_path() {
 #ifdef RANKMETER_TOPK_AVX2
   const char* env = std::getenv("RANKMETER_SIMD");
-  if (env && std::strcmp(env, "0") == 0) return 0;
-  if (__builtin_cpu_supports("avx512f") && !(env && std::strcmp(env, "avx2") == 0)) return 2;
+  const auto is = [env](const char* v) { return env && std::strcmp(env, v) == 0; };
+  if (is("0")) return 0;
+  if (__builtin_cpu_supports("avx512f") && !is("avx2")) {
+    return __builtin_cpu_supports("avx512fp16") && __builtin_cpu_supports("avx512bw") && !is("avx512") ? 3 : 2;
+  }
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 1;
 #endif
   return 0;
@@ -182,7 +186,7 @@ inline int tile_path() {
 
 inline void tile(int path, const float* U, int64_t d, int64_t m, const float* P, int64_t np, float* C, int64_t ldc) {
 #ifdef RANKMETER_TOPK_AVX2
-  if (path == 2) return tile_avx512(U, d, m, P, np, C, ldc);
+  if (path >= 2) return tile_avx512(U, d, m, P, np, C, ldc);
   if (path == 1) return tile_avx2(U, d, m, P, np, C, ldc);
 #endif
   (void)path;
@@ -305,14 +309,77 @@ __attribute__((target("avx512f"))) inline int64_t scan_ge_avx512(const float* x,
 #endif
 inline int64_t scan_ge(int path, const float* x, int64_t len, float t, uint16_t* pos) {
 #ifdef RANKMETER_TOPK_AVX2
-  if (path == 2) return scan_ge_avx512(x, len, t, pos);
+  if (path >= 2) return scan_ge_avx512(x, len, t, pos);
 #endif
   (void)path;
   return scan_ge_generic(x, len, t, pos);
 }
+#ifdef RANKMETER_TOPK_AVX2
+// count_chunk with half the compares: 32 scores at a time rounded to float16 (round to nearest: monotone, so a
+// score whose float16 is below the level's float16 is below the level, one above it above), one compare for
+// "below" and one for "equal" per 32 scores and level; only the scores whose float16 equals the level's (rare)
+// are compared exactly. The same counts as count_chunk_generic.
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512fp16"))) inline int64_t count_chunk_fp16(
+    const float* x, int64_t len, const float* lv, int64_t L, int64_t* lt, int64_t* le) {
+  int64_t bad = 0;
+  const float big = std::numeric_limits<float>::max();
+  __m512 z = _mm512_setzero_ps();
+  const int64_t n32 = len / 32 * 32;
+  for (int64_t j = 0; j < n32; j += 16) {
+    const __m512 a = _mm512_loadu_ps(x + j);
+    z = _mm512_add_ps(z, _mm512_sub_ps(a, a));
+  }
+  if (_mm512_reduce_add_ps(z) != 0.0f) bad = 1;  // NaN: some score is not finite
+  for (int64_t j = n32; j < len; ++j) bad += !(std::abs(x[j]) <= big);
+  if (bad) return bad;
+  constexpr int64_t kGroup = 4;  // levels per read of the scores
+  for (int64_t l0 = 0; l0 < L; l0 += kGroup) {
+    const int64_t g = std::min(kGroup, L - l0);
+    __m512h H[kGroup];
+    float V[kGroup];
+    int64_t clt[kGroup] = {}, cle[kGroup] = {};
+    for (int64_t q = 0; q < g; ++q) {
+      V[q] = lv[l0 + q];
+      const __m256h h = _mm512_cvtxps_ph(_mm512_set1_ps(V[q]));
+      H[q] = _mm512_castsi512_ph(
+          _mm512_inserti32x8(_mm512_castsi256_si512(_mm256_castph_si256(h)), _mm256_castph_si256(h), 1));
+    }
+    for (int64_t j = 0; j < n32; j += 32) {
+      const __m256h h0 = _mm512_cvtxps_ph(_mm512_loadu_ps(x + j));
+      const __m256h h1 = _mm512_cvtxps_ph(_mm512_loadu_ps(x + j + 16));
+      const __m512h hx = _mm512_castsi512_ph(
+          _mm512_inserti32x8(_mm512_castsi256_si512(_mm256_castph_si256(h0)), _mm256_castph_si256(h1), 1));
+      for (int64_t q = 0; q < g; ++q) {
+        const __mmask32 below = _mm512_cmp_ph_mask(hx, H[q], _CMP_LT_OQ);
+        __mmask32 same = _mm512_cmp_ph_mask(hx, H[q], _CMP_EQ_OQ);
+        const int64_t nb = __builtin_popcount(static_cast<uint32_t>(below));
+        clt[q] += nb;
+        cle[q] += nb;
+        uint32_t m = static_cast<uint32_t>(same);
+        while (m) {
+          const float e = x[j + __builtin_ctz(m)];
+          m &= m - 1;
+          clt[q] += e < V[q];
+          cle[q] += e <= V[q];
+        }
+      }
+    }
+    for (int64_t q = 0; q < g; ++q) {
+      for (int64_t j = n32; j < len; ++j) {
+        clt[q] += x[j] < V[q];
+        cle[q] += x[j] <= V[q];
+      }
+      lt[l0 + q] += clt[q];
+      le[l0 + q] += cle[q];
+    }
+  }
+  return 0;
+}
+#endif
 inline int64_t count_chunk(int path, const float* x, int64_t len, const float* lv, int64_t L, int64_t* lt,
                            int64_t* le) {
 #ifdef RANKMETER_TOPK_AVX2
+  if (path == 3) return count_chunk_fp16(x, len, lv, L, lt, le);
   if (path == 2) return count_chunk_avx512(x, len, lv, L, lt, le);
   if (path == 1) return auc_detail::count_chunk_avx2(x, len, lv, L, lt, le);
 #endif
