@@ -16,7 +16,7 @@ import numpy as np
 from .. import _core
 from .._aggregate import State, limbs_to_int
 from .._options import check_k, resolve_threads
-from ..inputs import Recs, to_truth
+from ..inputs import Recs, as_id_array, to_truth
 from ..inputs._factors import check_block, check_factors, exclusion_csr, factor_pass
 from ..metrics import Metric, parse
 from ._auc_matrix import _columns, _rowmap
@@ -187,15 +187,13 @@ def evaluate_model(
     n_users, n_items = U.shape[0], V.shape[0]
     rows_ids = None
     if user_ids is not None:
-        from ..inputs import as_id_array
-
         rows_ids = np.array(as_id_array(user_ids, "user_ids"), copy=True)
         if rows_ids.size != n_users:
             raise ValueError(f"`user_ids` has {rows_ids.size} ids but `user_vectors` has {n_users} rows")
-    items = np.arange(n_items, dtype=np.int64) if item_ids is None else item_ids
+    ids = np.arange(n_items, dtype=np.int64) if item_ids is None else _item_labels(item_ids, n_items)
     t = to_truth(truth)
     rowmap = _rowmap(t.users, t.n_users, rows_ids, n_users)
-    cols = _columns(t.items, item_ids, n_items)
+    cols = _columns(t.items, None if item_ids is None else ids, n_items)
     if t.grades is None:
         rel = np.ones(cols.size, dtype=np.uint8)
     elif min_relevance is None:
@@ -207,7 +205,6 @@ def evaluate_model(
     cols2, sc2, lens, rank_rows, (rel_n, pos, neg, num2, auc) = factor_pass(
         U, V, k, ex, t_indptr, t_cols, t_rel, blk, n_threads, rows_ids
     )
-    ids = np.asarray(items) if item_ids is None else _item_labels(item_ids, n_items)
     recs = Recs._of_lists(cols2, sc2, lens, ids, rows_ids)
     truth_ranks = rank_rows[where]
 
@@ -254,23 +251,18 @@ def evaluate_model(
                 vals[no_rel] = 0.0 if pol == "zero" else 1.0
             s, c = _exact(vals, n_threads)
         extra.append((key, m, vals, s, c))
-    return (
-        (_combine(base, listed, extra, keys, parsed), truth_ranks)
-        if ranks
-        else _combine(base, listed, extra, keys, parsed)
-    )
+    result = _combine(base, listed, extra, keys)
+    return (result, truth_ranks) if ranks else result
 
 
 def _item_labels(item_ids: Any, n_items: int) -> np.ndarray:
-    from ..inputs import as_id_array
-
     ids = as_id_array(item_ids, "item_ids")
     if ids.size != n_items:
         raise ValueError(f"`item_ids` has {ids.size} ids but `item_vectors` has {n_items} rows")
     return ids
 
 
-def _combine(base: Result, listed: list, extra: list, keys: list, parsed: list) -> Result:
+def _combine(base: Result, listed: list, extra: list, keys: list) -> Result:
     """One Result: the list columns of ``base`` (in its column order), then the full-catalog columns."""
     st = base.state
     n_base = len(st.names) if listed else 0
