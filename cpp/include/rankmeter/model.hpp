@@ -81,6 +81,13 @@ inline void tile_scalar(const float* U, int64_t d, int64_t m, const float* P, in
 
 #ifdef RANKMETER_TOPK_AVX2
 // AVX2 + FMA: strips of MR users x one panel (16 items, two registers per user).
+// The users of a strip of MR rows packed dimension-major, u[k * MR + r] (pack_strip), so the broadcasts of a
+// step read one cache line through one pointer.
+template <int MR>
+inline void pack_strip(const float* U, int64_t d, float* u) {
+  for (int64_t k = 0; k < d; ++k)
+    for (int r = 0; r < MR; ++r) u[k * MR + r] = U[r * d + k];
+}
 template <int MR>
 __attribute__((target("avx2,fma"))) inline void strip_avx2(const float* U, int64_t d, const float* pp, float* C,
                                                            int64_t ldc) {
@@ -89,7 +96,7 @@ __attribute__((target("avx2,fma"))) inline void strip_avx2(const float* U, int64
   for (int64_t k = 0; k < d; ++k) {
     const __m256 v0 = _mm256_loadu_ps(pp + k * kLanes), v1 = _mm256_loadu_ps(pp + k * kLanes + 8);
     for (int r = 0; r < MR; ++r) {
-      const __m256 b = _mm256_broadcast_ss(U + r * d + k);
+      const __m256 b = _mm256_broadcast_ss(U + k * MR + r);
       a[r][0] = _mm256_fmadd_ps(b, v0, a[r][0]);
       a[r][1] = _mm256_fmadd_ps(b, v1, a[r][1]);
     }
@@ -99,27 +106,51 @@ __attribute__((target("avx2,fma"))) inline void strip_avx2(const float* U, int64
     _mm256_storeu_ps(C + r * ldc + 8, a[r][1]);
   }
 }
-__attribute__((target("avx2,fma"))) inline void tile_avx2(const float* U, int64_t d, int64_t m, const float* P,
-                                                          int64_t np, float* C, int64_t ldc) {
+// The strips of tile_avx2 (kMR rows, then the rest) packed into up (m x d floats), strip r at up + r * d.
+inline void pack_strips_avx2(const float* U, int64_t d, int64_t m, float* up) {
+  int64_t r = 0;
+  for (; r + kMR <= m; r += kMR) pack_strip<kMR>(U + r * d, d, up + r * d);
+  switch (m - r) {
+    case 5:
+      pack_strip<5>(U + r * d, d, up + r * d);
+      break;
+    case 4:
+      pack_strip<4>(U + r * d, d, up + r * d);
+      break;
+    case 3:
+      pack_strip<3>(U + r * d, d, up + r * d);
+      break;
+    case 2:
+      pack_strip<2>(U + r * d, d, up + r * d);
+      break;
+    case 1:
+      pack_strip<1>(U + r * d, d, up + r * d);
+      break;
+    default:
+      break;
+  }
+}
+__attribute__((target("avx2,fma"))) inline void tile_avx2(int64_t d, int64_t m, const float* P, int64_t np, float* C,
+                                                          int64_t ldc, const float* up) {
   for (int64_t p = 0; p < np; ++p) {
     const float* pp = P + p * d * kLanes;
     int64_t r = 0;
-    for (; r + kMR <= m; r += kMR) strip_avx2<kMR>(U + r * d, d, pp, C + r * ldc + p * kLanes, ldc);
+    for (; r + kMR <= m; r += kMR) strip_avx2<kMR>(up + r * d, d, pp, C + r * ldc + p * kLanes, ldc);
     switch (m - r) {
       case 5:
-        strip_avx2<5>(U + r * d, d, pp, C + r * ldc + p * kLanes, ldc);
+        strip_avx2<5>(up + r * d, d, pp, C + r * ldc + p * kLanes, ldc);
         break;
       case 4:
-        strip_avx2<4>(U + r * d, d, pp, C + r * ldc + p * kLanes, ldc);
+        strip_avx2<4>(up + r * d, d, pp, C + r * ldc + p * kLanes, ldc);
         break;
       case 3:
-        strip_avx2<3>(U + r * d, d, pp, C + r * ldc + p * kLanes, ldc);
+        strip_avx2<3>(up + r * d, d, pp, C + r * ldc + p * kLanes, ldc);
         break;
       case 2:
-        strip_avx2<2>(U + r * d, d, pp, C + r * ldc + p * kLanes, ldc);
+        strip_avx2<2>(up + r * d, d, pp, C + r * ldc + p * kLanes, ldc);
         break;
       case 1:
-        strip_avx2<1>(U + r * d, d, pp, C + r * ldc + p * kLanes, ldc);
+        strip_avx2<1>(up + r * d, d, pp, C + r * ldc + p * kLanes, ldc);
         break;
       default:
         break;
@@ -136,7 +167,7 @@ __attribute__((target("avx512f"))) inline void strip_avx512(const float* U, int6
     for (int64_t k = 0; k < d; ++k) {
       const __m512 v0 = _mm512_loadu_ps(p0 + k * kLanes), v1 = _mm512_loadu_ps(p1 + k * kLanes);
       for (int r = 0; r < MR; ++r) {
-        const __m512 b = _mm512_set1_ps(U[r * d + k]);
+        const __m512 b = _mm512_set1_ps(U[k * MR + r]);
         a[r][0] = _mm512_fmadd_ps(b, v0, a[r][0]);
         a[r][1] = _mm512_fmadd_ps(b, v1, a[r][1]);
       }
@@ -144,7 +175,7 @@ __attribute__((target("avx512f"))) inline void strip_avx512(const float* U, int6
   } else {
     for (int64_t k = 0; k < d; ++k) {
       const __m512 v0 = _mm512_loadu_ps(p0 + k * kLanes);
-      for (int r = 0; r < MR; ++r) a[r][0] = _mm512_fmadd_ps(_mm512_set1_ps(U[r * d + k]), v0, a[r][0]);
+      for (int r = 0; r < MR; ++r) a[r][0] = _mm512_fmadd_ps(_mm512_set1_ps(U[k * MR + r]), v0, a[r][0]);
     }
   }
   for (int r = 0; r < MR; ++r) {
@@ -153,17 +184,24 @@ __attribute__((target("avx512f"))) inline void strip_avx512(const float* U, int6
   }
 }
 constexpr int kMR512 = 12;
-__attribute__((target("avx512f"))) inline void tile_avx512(const float* U, int64_t d, int64_t m, const float* P,
-                                                           int64_t np, float* C, int64_t ldc) {
+// The strips of tile_avx512 (kMR512 rows, then 4, then 1) packed into up, strip r at up + r * d.
+inline void pack_strips_avx512(const float* U, int64_t d, int64_t m, float* up) {
+  int64_t r = 0;
+  for (; r + kMR512 <= m; r += kMR512) pack_strip<kMR512>(U + r * d, d, up + r * d);
+  for (; r + 4 <= m; r += 4) pack_strip<4>(U + r * d, d, up + r * d);
+  for (; r < m; ++r) pack_strip<1>(U + r * d, d, up + r * d);
+}
+__attribute__((target("avx512f"))) inline void tile_avx512(int64_t d, int64_t m, const float* P, int64_t np, float* C,
+                                                           int64_t ldc, const float* up) {
   for (int64_t p = 0; p < np; p += 2) {
     const bool two = p + 1 < np;
     const float* p0 = P + p * d * kLanes;
     const float* p1 = two ? p0 + d * kLanes : p0;
     float* c = C + p * kLanes;
     int64_t r = 0;
-    for (; r + kMR512 <= m; r += kMR512) strip_avx512<kMR512>(U + r * d, d, p0, p1, c + r * ldc, ldc, two);
-    for (; r + 4 <= m; r += 4) strip_avx512<4>(U + r * d, d, p0, p1, c + r * ldc, ldc, two);
-    for (; r < m; ++r) strip_avx512<1>(U + r * d, d, p0, p1, c + r * ldc, ldc, two);
+    for (; r + kMR512 <= m; r += kMR512) strip_avx512<kMR512>(up + r * d, d, p0, p1, c + r * ldc, ldc, two);
+    for (; r + 4 <= m; r += 4) strip_avx512<4>(up + r * d, d, p0, p1, c + r * ldc, ldc, two);
+    for (; r < m; ++r) strip_avx512<1>(up + r * d, d, p0, p1, c + r * ldc, ldc, two);
   }
 }
 #endif
@@ -184,12 +222,24 @@ inline int tile_path() {
   return 0;
 }
 
-inline void tile(int path, const float* U, int64_t d, int64_t m, const float* P, int64_t np, float* C, int64_t ldc) {
+// The users of a block as the tile kernel of `path` reads them (up: m x d floats; the scalar kernel reads U).
+inline void pack_users(int path, const float* U, int64_t d, int64_t m, float* up) {
 #ifdef RANKMETER_TOPK_AVX2
-  if (path >= 2) return tile_avx512(U, d, m, P, np, C, ldc);
-  if (path == 1) return tile_avx2(U, d, m, P, np, C, ldc);
+  if (path >= 2) return pack_strips_avx512(U, d, m, up);
+  if (path == 1) return pack_strips_avx2(U, d, m, up);
+#endif
+  (void)path, (void)U, (void)d, (void)m, (void)up;
+}
+
+// The scores of the block's m users (U, packed into up by pack_users) against np panels.
+inline void tile(int path, const float* U, int64_t d, int64_t m, const float* P, int64_t np, float* C, int64_t ldc,
+                 const float* up) {
+#ifdef RANKMETER_TOPK_AVX2
+  if (path >= 2) return tile_avx512(d, m, P, np, C, ldc, up);
+  if (path == 1) return tile_avx2(d, m, P, np, C, ldc, up);
 #endif
   (void)path;
+  (void)up;
   tile_scalar(U, d, m, P, np, C, ldc);
 }
 }  // namespace model_detail
@@ -208,15 +258,16 @@ inline void factor_scores(const float* U, int64_t n_users, const float* P, int64
 #pragma omp parallel num_threads(T)
 #endif
   {
-    std::vector<float> C(static_cast<size_t>(MB * NB * kLanes));
+    std::vector<float> C(static_cast<size_t>(MB * NB * kLanes)), up(static_cast<size_t>(MB * d));
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp for schedule(dynamic, 1)
 #endif
     for (int64_t b = 0; b < n_ub; ++b) {
       const int64_t u0 = b * MB, m = std::min(MB, n_users - u0);
+      pack_users(path, U + u0 * d, d, m, up.data());
       for (int64_t p0 = 0; p0 < np; p0 += NB) {
         const int64_t npp = std::min(NB, np - p0), j0 = p0 * kLanes, nj = std::min(npp * kLanes, n_items - j0);
-        tile(path, U + u0 * d, d, m, P + p0 * d * kLanes, npp, C.data(), NB * kLanes);
+        tile(path, U + u0 * d, d, m, P + p0 * d * kLanes, npp, C.data(), NB * kLanes, up.data());
         for (int64_t r = 0; r < m; ++r)
           std::memcpy(out + (u0 + r) * n_items + j0, C.data() + r * NB * kLanes, static_cast<size_t>(nj) * 4);
       }
@@ -315,6 +366,51 @@ inline int64_t scan_ge(int path, const float* x, int64_t len, float t, uint16_t*
   return scan_ge_generic(x, len, t, pos);
 }
 #ifdef RANKMETER_TOPK_AVX2
+// G levels against the scores x[0..len) (n32: the part read 32 at a time), counts in registers.
+template <int G>
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512fp16"))) inline void count_fp16_group(
+    const float* x, int64_t len, int64_t n32, const float* lv, int64_t* lt, int64_t* le) {
+  __m512h H[G];
+  float V[G];
+  int64_t clt[G], cle[G];
+  for (int q = 0; q < G; ++q) {
+    V[q] = lv[q];
+    clt[q] = cle[q] = 0;
+    const __m256h h = _mm512_cvtxps_ph(_mm512_set1_ps(V[q]));
+    H[q] = _mm512_castsi512_ph(
+        _mm512_inserti32x8(_mm512_castsi256_si512(_mm256_castph_si256(h)), _mm256_castph_si256(h), 1));
+  }
+  for (int64_t j = 0; j < n32; j += 32) {
+    const __m256h h0 = _mm512_cvtxps_ph(_mm512_loadu_ps(x + j));
+    const __m256h h1 = _mm512_cvtxps_ph(_mm512_loadu_ps(x + j + 16));
+    const __m512h hx = _mm512_castsi512_ph(
+        _mm512_inserti32x8(_mm512_castsi256_si512(_mm256_castph_si256(h0)), _mm256_castph_si256(h1), 1));
+#pragma GCC unroll 4
+    for (int q = 0; q < G; ++q) {
+      const uint32_t below = _mm512_cmp_ph_mask(hx, H[q], _CMP_LT_OQ);
+      uint32_t same = _mm512_cmp_ph_mask(hx, H[q], _CMP_EQ_OQ);
+      const int64_t nb = __builtin_popcount(below);
+      clt[q] += nb;
+      cle[q] += nb;
+      while (__builtin_expect(same != 0, 0)) {  // float16 ties with the level: compared exactly
+        const float e = x[j + __builtin_ctz(same)];
+        same &= same - 1;
+        clt[q] += e < V[q];
+        cle[q] += e <= V[q];
+      }
+    }
+  }
+  for (int q = 0; q < G; ++q) {
+    for (int64_t j = n32; j < len; ++j) {
+      clt[q] += x[j] < V[q];
+      cle[q] += x[j] <= V[q];
+    }
+    lt[q] += clt[q];
+    le[q] += cle[q];
+  }
+}
+#endif
+#ifdef RANKMETER_TOPK_AVX2
 // count_chunk with half the compares: 32 scores at a time rounded to float16 (round to nearest: monotone, so a
 // score whose float16 is below the level's float16 is below the level, one above it above), one compare for
 // "below" and one for "equal" per 32 scores and level; only the scores whose float16 equals the level's (rare)
@@ -332,46 +428,20 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512fp16"))) inline 
   if (_mm512_reduce_add_ps(z) != 0.0f) bad = 1;  // NaN: some score is not finite
   for (int64_t j = n32; j < len; ++j) bad += !(std::abs(x[j]) <= big);
   if (bad) return bad;
-  constexpr int64_t kGroup = 4;  // levels per read of the scores
-  for (int64_t l0 = 0; l0 < L; l0 += kGroup) {
-    const int64_t g = std::min(kGroup, L - l0);
-    __m512h H[kGroup];
-    float V[kGroup];
-    int64_t clt[kGroup] = {}, cle[kGroup] = {};
-    for (int64_t q = 0; q < g; ++q) {
-      V[q] = lv[l0 + q];
-      const __m256h h = _mm512_cvtxps_ph(_mm512_set1_ps(V[q]));
-      H[q] = _mm512_castsi512_ph(
-          _mm512_inserti32x8(_mm512_castsi256_si512(_mm256_castph_si256(h)), _mm256_castph_si256(h), 1));
-    }
-    for (int64_t j = 0; j < n32; j += 32) {
-      const __m256h h0 = _mm512_cvtxps_ph(_mm512_loadu_ps(x + j));
-      const __m256h h1 = _mm512_cvtxps_ph(_mm512_loadu_ps(x + j + 16));
-      const __m512h hx = _mm512_castsi512_ph(
-          _mm512_inserti32x8(_mm512_castsi256_si512(_mm256_castph_si256(h0)), _mm256_castph_si256(h1), 1));
-      for (int64_t q = 0; q < g; ++q) {
-        const __mmask32 below = _mm512_cmp_ph_mask(hx, H[q], _CMP_LT_OQ);
-        __mmask32 same = _mm512_cmp_ph_mask(hx, H[q], _CMP_EQ_OQ);
-        const int64_t nb = __builtin_popcount(static_cast<uint32_t>(below));
-        clt[q] += nb;
-        cle[q] += nb;
-        uint32_t m = static_cast<uint32_t>(same);
-        while (m) {
-          const float e = x[j + __builtin_ctz(m)];
-          m &= m - 1;
-          clt[q] += e < V[q];
-          cle[q] += e <= V[q];
-        }
-      }
-    }
-    for (int64_t q = 0; q < g; ++q) {
-      for (int64_t j = n32; j < len; ++j) {
-        clt[q] += x[j] < V[q];
-        cle[q] += x[j] <= V[q];
-      }
-      lt[l0 + q] += clt[q];
-      le[l0 + q] += cle[q];
-    }
+  int64_t l0 = 0;
+  for (; l0 + 4 <= L; l0 += 4) count_fp16_group<4>(x, len, n32, lv + l0, lt + l0, le + l0);
+  switch (L - l0) {
+    case 3:
+      count_fp16_group<3>(x, len, n32, lv + l0, lt + l0, le + l0);
+      break;
+    case 2:
+      count_fp16_group<2>(x, len, n32, lv + l0, lt + l0, le + l0);
+      break;
+    case 1:
+      count_fp16_group<1>(x, len, n32, lv + l0, lt + l0, le + l0);
+      break;
+    default:
+      break;
   }
   return 0;
 }
@@ -426,7 +496,7 @@ inline Status factor_pass(const float* U, int64_t n_users, const float* V, const
 #endif
   {
     Status& tst = tstatus[static_cast<size_t>(thread_id())];
-    std::vector<float> C(static_cast<size_t>(MB * ldc));
+    std::vector<float> C(static_cast<size_t>(MB * ldc)), up(static_cast<size_t>(MB * d));
     std::vector<UserState> st(static_cast<size_t>(MB));
     std::vector<int64_t> slt, sle;
     std::vector<uint16_t> hitpos(static_cast<size_t>(kSeg));
@@ -482,9 +552,10 @@ inline Status factor_pass(const float* U, int64_t n_users, const float* V, const
         s.le.assign(s.lv.size(), 0);
       }
       // 2. tile by tile over the items: the scores, then each user's counts and candidates while in cache
+      pack_users(path, U + u0 * d, d, m, up.data());
       for (int64_t p0 = 0; p0 < np; p0 += NB) {
         const int64_t npp = std::min(NB, np - p0), j0 = p0 * kLanes, nj = std::min(npp * kLanes, n_items - j0);
-        tile(path, U + u0 * d, d, m, P + p0 * d * kLanes, npp, C.data(), ldc);
+        tile(path, U + u0 * d, d, m, P + p0 * d * kLanes, npp, C.data(), ldc, up.data());
         for (int64_t r = 0; r < m; ++r) {
           UserState& s = st[static_cast<size_t>(r)];
           if (s.bad) continue;

@@ -111,7 +111,7 @@ def evaluate_model(
     score : "dot" or "cosine"
         Cosine scores the rows scaled to unit length (a zero row scores 0 with every item).
     block : int or (int, int), optional
-        Users (and items) per tile; default (64, 1024). The results do not depend on it.
+        Users (and items) per tile; default (192, 512). The results do not depend on it.
     threads, empty, min_relevance
         As in :func:`rankmeter.evaluate`; ``threads`` also runs the tiles (OpenMP over users).
     ranks : bool

@@ -486,7 +486,7 @@ class Recs(_ItemIds):
         are rounded to float32 once; NaN or infinity is a ValueError naming the argument). ``score``: ``"dot"``
         (the score of (u, i) is the float32 fused multiply-add chain over the dimensions in order) or
         ``"cosine"`` (the same on rows scaled to unit length; a zero row scores 0 with everything). ``exclude``
-        as in :meth:`from_scores`. ``block``: users per tile, or ``(users, items)`` (default 64 x 1024): the
+        as in :meth:`from_scores`. ``block``: users per tile, or ``(users, items)`` (default 192 x 512): the
         scores are made one tile at a time and selected while the tile is in cache; memory is the factors, a
         packed copy of ``item_vectors`` and one tile per thread. docs/model.md.
         """
