@@ -17,6 +17,7 @@ void bind_agreement(py::module_& m);
 void bind_auc(py::module_& m);
 void bind_calibration(py::module_& m);
 void bind_exposure(py::module_& m);
+void bind_model(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "rankmeter's C++ core (private; use the rankmeter package)";
@@ -34,4 +35,5 @@ PYBIND11_MODULE(_core, m) {
   bind_auc(m);
   bind_calibration(m);
   bind_exposure(m);
+  bind_model(m);
 }

@@ -17,6 +17,7 @@ from .evaluation import PRESETS, AgreementResult, Result, agreement, evaluate, p
 from .evaluation._auc_matrix import auc_scores
 from .evaluation._fusion import fuse, optimize_fusion, train_fusion
 from .evaluation._groups import GroupedState, activity_groups
+from .evaluation._model import evaluate_model
 from .evaluation._propensity import popularity_propensity
 from .evaluation._shortcuts import (
     alpha_ndcg,
@@ -45,6 +46,7 @@ from .evaluation._shortcuts import (
 )
 from .evaluation._tables import item_bias, rec_cases, user_bias
 from .inputs import Recs, Truth, read_trec_qrels, read_trec_run
+from .inputs._factors import factor_scores
 from .stream import StreamResult, evaluate_stream
 
 # Result.ci / Result.plot live with the comparison tools (a use layer); the root
@@ -55,6 +57,8 @@ Result.plot = _plot_result  # type: ignore[attr-defined]
 __all__ = [
     "evaluate",
     "auc_scores",
+    "evaluate_model",
+    "factor_scores",
     "partial",
     "agreement",
     "AgreementResult",

@@ -553,3 +553,21 @@ def awrf_values(
     log_base: float,
     threads: int,
 ) -> _F64: ...
+
+# Factors (bind_model.cpp, rankmeter/model.hpp): the float32 score matrix, and the blocked pass:
+# (top-k columns, their scores, list lengths, the rank of every truth entry, (rel, pos, neg, num2, auc), status).
+def factor_scores(U: npt.NDArray[np.float32], V: npt.NDArray[np.float32], threads: int) -> npt.NDArray[np.float32]: ...
+def factor_pass(
+    U: npt.NDArray[np.float32],
+    V: npt.NDArray[np.float32],
+    k: int,
+    ex_indptr: Optional[_I64],
+    ex_cols: Optional[_I64],
+    t_indptr: _I64,
+    t_cols: _I64,
+    t_rel: npt.NDArray[np.uint8],
+    block_users: int,
+    block_items: int,
+    threads: int,
+) -> tuple[_I64, _F64, _I64, _I64, tuple[_I64, _I64, _I64, _F64, _F64], _Status]: ...
+def factor_tile_path() -> int: ...

@@ -23,6 +23,7 @@ from .._options import check_k, resolve_threads
 from .._status import is_ok, message
 from . import _frame, _trec
 from ._arrays import as_float64_1d, as_grades_1d, as_int64_1d, as_items, check_indptr, check_scores, indptr_of, user_ids
+from ._factors import check_block, check_factors, exclusion_csr, factor_pass
 from ._ids import INT64_MAX, Coded, as_id_array
 
 __all__ = ["Truth", "Recs"]
@@ -436,24 +437,7 @@ class Recs(_ItemIds):
         ids = np.arange(n_items, dtype=np.int64) if items is None else as_id_array(items, "items")
         if ids.size != n_items:
             raise ValueError(f"`items` has {ids.size} ids but `matrix` has {n_items} columns")
-        ex_indptr = ex_cols = None
-        if exclude is not None:
-            if hasattr(exclude, "tocsr"):
-                ex = exclude.tocsr()
-                if ex.shape != S.shape:
-                    raise ValueError(f"`exclude` has shape {ex.shape} but `matrix` has shape {S.shape}")
-                ex_indptr = np.ascontiguousarray(ex.indptr, dtype=np.int64)
-                ex_cols = np.ascontiguousarray(ex.indices, dtype=np.int64)
-            elif isinstance(exclude, tuple) and len(exclude) == 2:
-                ex_indptr = as_int64_1d(exclude[0], "exclude indptr")
-                ex_cols = as_int64_1d(exclude[1], "exclude item columns")
-                check_indptr(ex_indptr, ex_cols.size, "exclude")
-                if ex_indptr.size != n_users + 1:
-                    raise ValueError(f"`exclude` has {ex_indptr.size - 1} users but `matrix` has {n_users}")
-                if ex_cols.size and (ex_cols.min() < 0 or ex_cols.max() >= n_items):
-                    raise ValueError(f"`exclude` item columns must be in [0, {n_items})")
-            else:
-                raise TypeError("`exclude` must be a scipy.sparse matrix or a pair (indptr, item_columns)")
+        ex_indptr, ex_cols = exclusion_csr(exclude, S.shape, "matrix")
         # float32 and float64 matrices are read in place when C-contiguous; others are converted once
         if S.dtype == np.float32 or S.dtype == np.float64:
             M = np.ascontiguousarray(S)
@@ -468,6 +452,67 @@ class Recs(_ItemIds):
             user = u[br] if u is not None else br
             user = user.item() if isinstance(user, np.generic) else user
             raise ValueError(message(code, user=user, score=S[br, bc], item=bc))
+        indptr = np.zeros(n_users + 1, dtype=np.int64)
+        np.cumsum(lens, out=indptr[1:])
+        if int(indptr[-1]) == cols2.size:
+            cols, sc = cols2.reshape(-1), sc2.reshape(-1)
+        else:
+            keep = np.arange(cols2.shape[1])[None, :] < lens[:, None]
+            cols, sc = cols2[keep], sc2[keep]
+        return cls(indptr, ids[cols], sc, u)
+
+    @classmethod
+    def from_factors(
+        cls,
+        user_vectors: Any,
+        item_vectors: Any,
+        k: int,
+        *,
+        exclude: Any = None,
+        score: str = "dot",
+        user_ids: Any = None,
+        item_ids: Any = None,
+        block: Any = None,
+        threads: Optional[int] = None,
+    ) -> Recs:
+        """Top-``k`` lists straight from user and item factors (embeddings), without the score matrix.
+
+        The lists of ``Recs.from_scores(rankmeter.factor_scores(user_vectors, item_vectors, score=score), k,
+        items=item_ids, exclude=exclude, users=user_ids)``, bit for bit, for any ``block`` and ``threads``:
+        higher score first, equal scores in column order, excluded items never listed, a user with fewer than
+        ``k`` eligible items gets a shorter list; the scores ride along (float32 values as float64).
+
+        ``user_vectors``: ``n_users x dim``, ``item_vectors``: ``n_items x dim`` (float32; float64 and integers
+        are rounded to float32 once; NaN or infinity is a ValueError naming the argument). ``score``: ``"dot"``
+        (the score of (u, i) is the float32 fused multiply-add chain over the dimensions in order) or
+        ``"cosine"`` (the same on rows scaled to unit length; a zero row scores 0 with everything). ``exclude``
+        as in :meth:`from_scores`. ``block``: users per tile, or ``(users, items)`` (default 192 x 512): the
+        scores are made one tile at a time and selected while the tile is in cache; memory is the factors, a
+        packed copy of ``item_vectors`` and one tile per thread. docs/model.md.
+        """
+        if k is None:
+            raise TypeError("`k` must be a positive integer, got None")
+        k = int(check_k(k, "`k`") or 0)
+        U, V = check_factors(user_vectors, item_vectors, score)
+        n_users, n_items = U.shape[0], V.shape[0]
+        u = None if user_ids is None else np.array(as_id_array(user_ids, "user_ids"), copy=True)
+        if u is not None and u.size != n_users:
+            raise ValueError(f"`user_ids` has {u.size} ids but `user_vectors` has {n_users} rows")
+        ids = np.arange(n_items, dtype=np.int64) if item_ids is None else as_id_array(item_ids, "item_ids")
+        if ids.size != n_items:
+            raise ValueError(f"`item_ids` has {ids.size} ids but `item_vectors` has {n_items} rows")
+        ex = exclusion_csr(exclude, (n_users, n_items), "user_vectors x item_vectors")
+        empty_i = np.zeros(n_users + 1, dtype=np.int64)
+        none = np.zeros(0, dtype=np.int64)
+        cols2, sc2, lens, _, _ = factor_pass(
+            U, V, k, ex, empty_i, none, np.zeros(0, dtype=np.uint8), check_block(block), resolve_threads(threads), u
+        )
+        return cls._of_lists(cols2, sc2, lens, ids, u)
+
+    @classmethod
+    def _of_lists(cls, cols2: np.ndarray, sc2: np.ndarray, lens: np.ndarray, ids: np.ndarray, u: Any) -> Recs:
+        """Recs from the padded top-k output of a kernel (row u: its first ``lens[u]`` columns)."""
+        n_users = lens.size
         indptr = np.zeros(n_users + 1, dtype=np.int64)
         np.cumsum(lens, out=indptr[1:])
         if int(indptr[-1]) == cols2.size:

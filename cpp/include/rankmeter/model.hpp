@@ -1,0 +1,683 @@
+// rankmeter/model.hpp — evaluation straight from embeddings (docs/model.md): the scores of a users x items
+// tile from user and item factors (float32), and, while the tile is in cache, each user's top k (the order of
+// Recs.from_scores: score descending, column ascending) and the exact full-catalog rank of every truth item,
+// with the AUC counts of auc.hpp. The full matrix is never stored. Bound by cpp/src/bind_model.cpp.
+//
+// The score of (u, i) is defined as one float32 fused multiply-add chain over the dimensions in order:
+//   s = 0; for d in 0..D-1: s = fma(U[u, d], V[i, d], s)
+// Every path (AVX-512, AVX2 + FMA, scalar std::fma) computes each element with exactly that sequence of
+// roundings, one element per vector lane, so a score never depends on the tile shape, the block size, the
+// thread count or the CPU: the same bits as factor_scores (the materialised matrix).
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "auc.hpp"
+#include "inputs.hpp"
+#include "parallel.hpp"
+#include "status.hpp"
+
+namespace rankmeter::core {
+
+namespace model_detail {
+constexpr int64_t kLanes = 16;  // items per packed panel
+constexpr int64_t kMR = 6;      // users per register strip
+constexpr int64_t kSeg = 2048;  // scores per counting segment (the unit of auc_detail::count_chunk)
+
+// The scalar definition of one score (also the path of CPUs without AVX2 + FMA, through the library's fmaf).
+inline float dot_fma_soft(const float* a, const float* b, int64_t d) {
+  float s = 0.0f;
+  for (int64_t k = 0; k < d; ++k) s = std::fma(a[k], b[k], s);
+  return s;
+}
+#ifdef RANKMETER_TOPK_AVX2
+// The same chain with the FMA instruction (one rounding per step, as std::fma).
+__attribute__((target("fma"))) inline float dot_fma_hw(const float* a, const float* b, int64_t d) {
+  __m128 s = _mm_setzero_ps();
+  for (int64_t k = 0; k < d; ++k) s = _mm_fmadd_ss(_mm_load_ss(a + k), _mm_load_ss(b + k), s);
+  return _mm_cvtss_f32(s);
+}
+inline const bool kHasFma = __builtin_cpu_supports("fma");
+inline float dot_fma(const float* a, const float* b, int64_t d) {
+  return kHasFma ? dot_fma_hw(a, b, d) : dot_fma_soft(a, b, d);
+}
+#else
+inline float dot_fma(const float* a, const float* b, int64_t d) { return dot_fma_soft(a, b, d); }
+#endif
+
+// V (n x d, row-major) into panels of kLanes items: P[p][k][lane] = V[p * kLanes + lane][k], zero past n.
+inline void pack_items(const float* V, int64_t n, int64_t d, float* P, int64_t n_panels, int threads) {
+  const int T = effective_threads(threads, n_panels * 16);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel for num_threads(T) schedule(static)
+#endif
+  for (int64_t p = 0; p < n_panels; ++p) {
+    float* dst = P + p * d * kLanes;
+    for (int64_t lane = 0; lane < kLanes; ++lane) {
+      const int64_t i = p * kLanes + lane;
+      for (int64_t k = 0; k < d; ++k) dst[k * kLanes + lane] = i < n ? V[i * d + k] : 0.0f;
+    }
+  }
+}
+
+// C[r][j] (r < m rows of U from `urow`, j < 16 * np items from panel p0) into C with row stride ldc.
+inline void tile_scalar(const float* U, int64_t d, int64_t m, const float* P, int64_t np, float* C, int64_t ldc) {
+  for (int64_t p = 0; p < np; ++p) {
+    const float* pp = P + p * d * kLanes;
+    for (int64_t r = 0; r < m; ++r) {
+      const float* u = U + r * d;
+      float acc[kLanes] = {};
+      for (int64_t k = 0; k < d; ++k)
+        for (int64_t l = 0; l < kLanes; ++l) acc[l] = std::fma(u[k], pp[k * kLanes + l], acc[l]);
+      std::memcpy(C + r * ldc + p * kLanes, acc, sizeof acc);
+    }
+  }
+}
+
+#ifdef RANKMETER_TOPK_AVX2
+// AVX2 + FMA: strips of MR users x one panel (16 items, two registers per user).
+// The users of a strip of MR rows packed dimension-major, u[k * MR + r] (pack_strip), so the broadcasts of a
+// step read one cache line through one pointer.
+template <int MR>
+inline void pack_strip(const float* U, int64_t d, float* u) {
+  for (int64_t k = 0; k < d; ++k)
+    for (int r = 0; r < MR; ++r) u[k * MR + r] = U[r * d + k];
+}
+template <int MR>
+__attribute__((target("avx2,fma"))) inline void strip_avx2(const float* U, int64_t d, const float* pp, float* C,
+                                                           int64_t ldc) {
+  __m256 a[MR][2];
+  for (int r = 0; r < MR; ++r) a[r][0] = a[r][1] = _mm256_setzero_ps();
+  for (int64_t k = 0; k < d; ++k) {
+    const __m256 v0 = _mm256_loadu_ps(pp + k * kLanes), v1 = _mm256_loadu_ps(pp + k * kLanes + 8);
+    for (int r = 0; r < MR; ++r) {
+      const __m256 b = _mm256_broadcast_ss(U + k * MR + r);
+      a[r][0] = _mm256_fmadd_ps(b, v0, a[r][0]);
+      a[r][1] = _mm256_fmadd_ps(b, v1, a[r][1]);
+    }
+  }
+  for (int r = 0; r < MR; ++r) {
+    _mm256_storeu_ps(C + r * ldc, a[r][0]);
+    _mm256_storeu_ps(C + r * ldc + 8, a[r][1]);
+  }
+}
+// The strips of tile_avx2 (kMR rows, then the rest) packed into up (m x d floats), strip r at up + r * d.
+inline void pack_strips_avx2(const float* U, int64_t d, int64_t m, float* up) {
+  int64_t r = 0;
+  for (; r + kMR <= m; r += kMR) pack_strip<kMR>(U + r * d, d, up + r * d);
+  switch (m - r) {
+    case 5:
+      pack_strip<5>(U + r * d, d, up + r * d);
+      break;
+    case 4:
+      pack_strip<4>(U + r * d, d, up + r * d);
+      break;
+    case 3:
+      pack_strip<3>(U + r * d, d, up + r * d);
+      break;
+    case 2:
+      pack_strip<2>(U + r * d, d, up + r * d);
+      break;
+    case 1:
+      pack_strip<1>(U + r * d, d, up + r * d);
+      break;
+    default:
+      break;
+  }
+}
+__attribute__((target("avx2,fma"))) inline void tile_avx2(int64_t d, int64_t m, const float* P, int64_t np, float* C,
+                                                          int64_t ldc, const float* up) {
+  for (int64_t p = 0; p < np; ++p) {
+    const float* pp = P + p * d * kLanes;
+    int64_t r = 0;
+    for (; r + kMR <= m; r += kMR) strip_avx2<kMR>(up + r * d, d, pp, C + r * ldc + p * kLanes, ldc);
+    switch (m - r) {
+      case 5:
+        strip_avx2<5>(up + r * d, d, pp, C + r * ldc + p * kLanes, ldc);
+        break;
+      case 4:
+        strip_avx2<4>(up + r * d, d, pp, C + r * ldc + p * kLanes, ldc);
+        break;
+      case 3:
+        strip_avx2<3>(up + r * d, d, pp, C + r * ldc + p * kLanes, ldc);
+        break;
+      case 2:
+        strip_avx2<2>(up + r * d, d, pp, C + r * ldc + p * kLanes, ldc);
+        break;
+      case 1:
+        strip_avx2<1>(up + r * d, d, pp, C + r * ldc + p * kLanes, ldc);
+        break;
+      default:
+        break;
+    }
+  }
+}
+// AVX-512: strips of MR users x two panels (32 items, two registers per user).
+template <int MR>
+__attribute__((target("avx512f"))) inline void strip_avx512(const float* U, int64_t d, const float* p0, const float* p1,
+                                                            float* C, int64_t ldc, bool two) {
+  __m512 a[MR][2];
+  for (int r = 0; r < MR; ++r) a[r][0] = a[r][1] = _mm512_setzero_ps();
+  if (two) {
+    for (int64_t k = 0; k < d; ++k) {
+      const __m512 v0 = _mm512_loadu_ps(p0 + k * kLanes), v1 = _mm512_loadu_ps(p1 + k * kLanes);
+      for (int r = 0; r < MR; ++r) {
+        const __m512 b = _mm512_set1_ps(U[k * MR + r]);
+        a[r][0] = _mm512_fmadd_ps(b, v0, a[r][0]);
+        a[r][1] = _mm512_fmadd_ps(b, v1, a[r][1]);
+      }
+    }
+  } else {
+    for (int64_t k = 0; k < d; ++k) {
+      const __m512 v0 = _mm512_loadu_ps(p0 + k * kLanes);
+      for (int r = 0; r < MR; ++r) a[r][0] = _mm512_fmadd_ps(_mm512_set1_ps(U[k * MR + r]), v0, a[r][0]);
+    }
+  }
+  for (int r = 0; r < MR; ++r) {
+    _mm512_storeu_ps(C + r * ldc, a[r][0]);
+    if (two) _mm512_storeu_ps(C + r * ldc + kLanes, a[r][1]);
+  }
+}
+constexpr int kMR512 = 12;
+// The strips of tile_avx512 (kMR512 rows, then 4, then 1) packed into up, strip r at up + r * d.
+inline void pack_strips_avx512(const float* U, int64_t d, int64_t m, float* up) {
+  int64_t r = 0;
+  for (; r + kMR512 <= m; r += kMR512) pack_strip<kMR512>(U + r * d, d, up + r * d);
+  for (; r + 4 <= m; r += 4) pack_strip<4>(U + r * d, d, up + r * d);
+  for (; r < m; ++r) pack_strip<1>(U + r * d, d, up + r * d);
+}
+__attribute__((target("avx512f"))) inline void tile_avx512(int64_t d, int64_t m, const float* P, int64_t np, float* C,
+                                                           int64_t ldc, const float* up) {
+  for (int64_t p = 0; p < np; p += 2) {
+    const bool two = p + 1 < np;
+    const float* p0 = P + p * d * kLanes;
+    const float* p1 = two ? p0 + d * kLanes : p0;
+    float* c = C + p * kLanes;
+    int64_t r = 0;
+    for (; r + kMR512 <= m; r += kMR512) strip_avx512<kMR512>(up + r * d, d, p0, p1, c + r * ldc, ldc, two);
+    for (; r + 4 <= m; r += 4) strip_avx512<4>(up + r * d, d, p0, p1, c + r * ldc, ldc, two);
+    for (; r < m; ++r) strip_avx512<1>(up + r * d, d, p0, p1, c + r * ldc, ldc, two);
+  }
+}
+#endif
+
+// Which kernels run: 3 AVX-512 with the float16 counts (count_chunk_fp16), 2 AVX-512, 1 AVX2 + FMA, 0 scalar;
+// RANKMETER_SIMD=0 forces the scalar ones, RANKMETER_SIMD=avx2 caps them at AVX2 and RANKMETER_SIMD=avx512 at
+// AVX-512 without float16 (how the tests reach every path). All give the same bits.
+inline int tile_path() {
+#ifdef RANKMETER_TOPK_AVX2
+  const char* env = std::getenv("RANKMETER_SIMD");
+  const auto is = [env](const char* v) { return env && std::strcmp(env, v) == 0; };
+  if (is("0")) return 0;
+  if (__builtin_cpu_supports("avx512f") && !is("avx2")) {
+    return __builtin_cpu_supports("avx512fp16") && __builtin_cpu_supports("avx512bw") && !is("avx512") ? 3 : 2;
+  }
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 1;
+#endif
+  return 0;
+}
+
+// The users of a block as the tile kernel of `path` reads them (up: m x d floats; the scalar kernel reads U).
+inline void pack_users(int path, const float* U, int64_t d, int64_t m, float* up) {
+#ifdef RANKMETER_TOPK_AVX2
+  if (path >= 2) return pack_strips_avx512(U, d, m, up);
+  if (path == 1) return pack_strips_avx2(U, d, m, up);
+#endif
+  (void)path, (void)U, (void)d, (void)m, (void)up;
+}
+
+// The scores of the block's m users (U, packed into up by pack_users) against np panels.
+inline void tile(int path, const float* U, int64_t d, int64_t m, const float* P, int64_t np, float* C, int64_t ldc,
+                 const float* up) {
+#ifdef RANKMETER_TOPK_AVX2
+  if (path >= 2) return tile_avx512(d, m, P, np, C, ldc, up);
+  if (path == 1) return tile_avx2(d, m, P, np, C, ldc, up);
+#endif
+  (void)path;
+  (void)up;
+  tile_scalar(U, d, m, P, np, C, ldc);
+}
+}  // namespace model_detail
+
+// The materialised score matrix (n_users x n_items float32, row-major) by the tile kernel: what evaluate_model
+// and from_factors rank, for tests and small problems. P: the packed items (model_detail::pack_items).
+inline void factor_scores(const float* U, int64_t n_users, const float* P, int64_t n_items, int64_t d, float* out,
+                          int threads) {
+  using namespace model_detail;
+  const int64_t np = (n_items + kLanes - 1) / kLanes;
+  const int path = tile_path();
+  constexpr int64_t MB = 48, NB = 64;  // panels per tile
+  const int64_t n_ub = (n_users + MB - 1) / MB;
+  const int T = effective_threads(threads, n_users);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T)
+#endif
+  {
+    std::vector<float> C(static_cast<size_t>(MB * NB * kLanes)), up(static_cast<size_t>(MB * d));
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+    for (int64_t b = 0; b < n_ub; ++b) {
+      const int64_t u0 = b * MB, m = std::min(MB, n_users - u0);
+      pack_users(path, U + u0 * d, d, m, up.data());
+      for (int64_t p0 = 0; p0 < np; p0 += NB) {
+        const int64_t npp = std::min(NB, np - p0), j0 = p0 * kLanes, nj = std::min(npp * kLanes, n_items - j0);
+        tile(path, U + u0 * d, d, m, P + p0 * d * kLanes, npp, C.data(), NB * kLanes, up.data());
+        for (int64_t r = 0; r < m; ++r)
+          std::memcpy(out + (u0 + r) * n_items + j0, C.data() + r * NB * kLanes, static_cast<size_t>(nj) * 4);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// factor_pass: the top k and the exact ranks of one call.
+//
+// Inputs: U (n_users x d), the packed items P of V (n_items x d); k; exclusions as CSR over the users (columns,
+// duplicates allowed); the truth per user row as CSR (t_cols: a column, or any value outside [0, n_items) for an
+// item that is no column; t_rel: 1 when the entry is relevant). block_users x block_items: the tile.
+// Outputs:
+//   out_cols / out_scores [n_users x kk] and out_len: each user's top kk (kk = min(k, n_items)) of the eligible
+//     (non-excluded) columns, score descending then column ascending — the lists of Recs.from_scores (FloatKey);
+//   rank[p] for every truth entry: 1 + #{eligible j : s_j > s_c or (s_j == s_c and j < c)}, the entry's position in
+//     the full eligible list; 0 when the entry is no column or is excluded;
+//   rel / pos / neg / num2 / auc per user as auc_matrix writes them, over the eligible columns: rel the distinct
+//     relevant truth columns + relevant non-columns (as auc_matrix), pos the distinct relevant eligible columns,
+//     neg the other eligible columns, num2 = 2 P N AUC (an integer), auc = num2 / (2 P N) (NaN: P or N is 0).
+// A non-finite score (a product that overflows) is Code::bad_score at the lowest user, then column.
+struct FactorPassOut {
+  int64_t* cols;
+  double* scores;
+  int64_t* len;
+  int64_t* rank;
+  int64_t* rel;
+  int64_t* pos;
+  int64_t* neg;
+  double* num2;
+  double* auc;
+};
+
+namespace model_detail {
+// counts over x[0..len) against the levels, as auc_detail::count_chunk_generic (lt: below, le: at or below),
+// plus the number of non-finite scores; the AVX-512 build of the same loop
+#ifdef RANKMETER_TOPK_AVX2
+__attribute__((target("avx512f,avx512vl,avx512bw,avx512dq"))) inline int64_t count_chunk_avx512(
+    const float* x, int64_t len, const float* lv, int64_t L, int64_t* lt, int64_t* le) {
+  int32_t bad = 0;
+  const float big = std::numeric_limits<float>::max();
+  for (int64_t j = 0; j < len; ++j) bad += !(std::abs(x[j]) <= big);
+  for (int64_t l = 0; l < L; ++l) {
+    const float v = lv[l];
+    int32_t a = 0, b = 0;
+    for (int64_t j = 0; j < len; ++j) {
+      a += x[j] < v;
+      b += x[j] <= v;
+    }
+    lt[l] += a;
+    le[l] += b;
+  }
+  return bad;
+}
+#endif
+// The positions j < len (len < 2^16) with x[j] >= t, ascending, into pos; returns how many.
+inline int64_t scan_ge_generic(const float* x, int64_t len, float t, uint16_t* pos) {
+  int64_t n = 0, j = 0;
+  for (; j + topk_detail::kSub <= len; j += topk_detail::kSub) {
+    uint32_t hits = topk_detail::ge_mask(x + j, t);
+    while (hits) {
+      pos[n++] = static_cast<uint16_t>(j + __builtin_ctz(hits));
+      hits &= hits - 1;
+    }
+  }
+  for (; j < len; ++j) {
+    pos[n] = static_cast<uint16_t>(j);
+    n += x[j] >= t;
+  }
+  return n;
+}
+#ifdef RANKMETER_TOPK_AVX2
+__attribute__((target("avx512f"))) inline int64_t scan_ge_avx512(const float* x, int64_t len, float t, uint16_t* pos) {
+  int64_t n = 0, j = 0;
+  const __m512 tv = _mm512_set1_ps(t);
+  for (; j + 16 <= len; j += 16) {
+    uint32_t hits = _mm512_cmp_ps_mask(_mm512_loadu_ps(x + j), tv, _CMP_GE_OQ);
+    while (hits) {
+      pos[n++] = static_cast<uint16_t>(j + __builtin_ctz(hits));
+      hits &= hits - 1;
+    }
+  }
+  for (; j < len; ++j) {
+    pos[n] = static_cast<uint16_t>(j);
+    n += x[j] >= t;
+  }
+  return n;
+}
+#endif
+inline int64_t scan_ge(int path, const float* x, int64_t len, float t, uint16_t* pos) {
+#ifdef RANKMETER_TOPK_AVX2
+  if (path >= 2) return scan_ge_avx512(x, len, t, pos);
+#endif
+  (void)path;
+  return scan_ge_generic(x, len, t, pos);
+}
+#ifdef RANKMETER_TOPK_AVX2
+// G levels against the scores x[0..len) (n32: the part read 32 at a time), counts in registers.
+template <int G>
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512fp16"))) inline void count_fp16_group(
+    const float* x, int64_t len, int64_t n32, const float* lv, int64_t* lt, int64_t* le) {
+  __m512h H[G];
+  float V[G];
+  int64_t clt[G], cle[G];
+  for (int q = 0; q < G; ++q) {
+    V[q] = lv[q];
+    clt[q] = cle[q] = 0;
+    const __m256h h = _mm512_cvtxps_ph(_mm512_set1_ps(V[q]));
+    H[q] = _mm512_castsi512_ph(
+        _mm512_inserti32x8(_mm512_castsi256_si512(_mm256_castph_si256(h)), _mm256_castph_si256(h), 1));
+  }
+  for (int64_t j = 0; j < n32; j += 32) {
+    const __m256h h0 = _mm512_cvtxps_ph(_mm512_loadu_ps(x + j));
+    const __m256h h1 = _mm512_cvtxps_ph(_mm512_loadu_ps(x + j + 16));
+    const __m512h hx = _mm512_castsi512_ph(
+        _mm512_inserti32x8(_mm512_castsi256_si512(_mm256_castph_si256(h0)), _mm256_castph_si256(h1), 1));
+#pragma GCC unroll 4
+    for (int q = 0; q < G; ++q) {
+      const uint32_t below = _mm512_cmp_ph_mask(hx, H[q], _CMP_LT_OQ);
+      uint32_t same = _mm512_cmp_ph_mask(hx, H[q], _CMP_EQ_OQ);
+      const int64_t nb = __builtin_popcount(below);
+      clt[q] += nb;
+      cle[q] += nb;
+      while (__builtin_expect(same != 0, 0)) {  // float16 ties with the level: compared exactly
+        const float e = x[j + __builtin_ctz(same)];
+        same &= same - 1;
+        clt[q] += e < V[q];
+        cle[q] += e <= V[q];
+      }
+    }
+  }
+  for (int q = 0; q < G; ++q) {
+    for (int64_t j = n32; j < len; ++j) {
+      clt[q] += x[j] < V[q];
+      cle[q] += x[j] <= V[q];
+    }
+    lt[q] += clt[q];
+    le[q] += cle[q];
+  }
+}
+#endif
+#ifdef RANKMETER_TOPK_AVX2
+// count_chunk with half the compares: 32 scores at a time rounded to float16 (round to nearest: monotone, so a
+// score whose float16 is below the level's float16 is below the level, one above it above), one compare for
+// "below" and one for "equal" per 32 scores and level; only the scores whose float16 equals the level's (rare)
+// are compared exactly. The same counts as count_chunk_generic.
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512fp16"))) inline int64_t count_chunk_fp16(
+    const float* x, int64_t len, const float* lv, int64_t L, int64_t* lt, int64_t* le) {
+  int64_t bad = 0;
+  const float big = std::numeric_limits<float>::max();
+  __m512 z = _mm512_setzero_ps();
+  const int64_t n32 = len / 32 * 32;
+  for (int64_t j = 0; j < n32; j += 16) {
+    const __m512 a = _mm512_loadu_ps(x + j);
+    z = _mm512_add_ps(z, _mm512_sub_ps(a, a));
+  }
+  if (_mm512_reduce_add_ps(z) != 0.0f) bad = 1;  // NaN: some score is not finite
+  for (int64_t j = n32; j < len; ++j) bad += !(std::abs(x[j]) <= big);
+  if (bad) return bad;
+  int64_t l0 = 0;
+  for (; l0 + 4 <= L; l0 += 4) count_fp16_group<4>(x, len, n32, lv + l0, lt + l0, le + l0);
+  switch (L - l0) {
+    case 3:
+      count_fp16_group<3>(x, len, n32, lv + l0, lt + l0, le + l0);
+      break;
+    case 2:
+      count_fp16_group<2>(x, len, n32, lv + l0, lt + l0, le + l0);
+      break;
+    case 1:
+      count_fp16_group<1>(x, len, n32, lv + l0, lt + l0, le + l0);
+      break;
+    default:
+      break;
+  }
+  return 0;
+}
+#endif
+inline int64_t count_chunk(int path, const float* x, int64_t len, const float* lv, int64_t L, int64_t* lt,
+                           int64_t* le) {
+#ifdef RANKMETER_TOPK_AVX2
+  if (path == 3) return count_chunk_fp16(x, len, lv, L, lt, le);
+  if (path == 2) return count_chunk_avx512(x, len, lv, L, lt, le);
+  if (path == 1) return auc_detail::count_chunk_avx2(x, len, lv, L, lt, le);
+#endif
+  (void)path;
+  return auc_detail::count_chunk_generic(x, len, lv, L, lt, le);
+}
+
+// What one thread keeps for each user of its current block of users.
+struct UserState {
+  std::vector<uint64_t> buf;  // top-k candidates (FloatKey), excluded ones dropped at each prune
+  int64_t nbuf = 0;
+  float thr = 0.0f;             // the worst kept candidate once kk are kept (-inf before)
+  std::vector<int64_t> excl;    // distinct excluded columns, sorted
+  std::vector<int64_t> tcol;    // targets: distinct eligible truth columns, sorted
+  std::vector<int64_t> tlev;    // the level of each target
+  std::vector<int64_t> eqb;     // scores equal to the target's at a lower column (excluded ones included)
+  std::vector<float> lv;        // distinct target scores, ascending (the levels)
+  std::vector<int64_t> lt, le;  // per level: scores below / at or below (excluded ones included)
+  bool bad = false;
+};
+}  // namespace model_detail
+
+inline Status factor_pass(const float* U, int64_t n_users, const float* V, const float* P, int64_t n_items, int64_t d,
+                          int64_t k, const int64_t* ex_indptr, const int64_t* ex_cols, const int64_t* t_indptr,
+                          const int64_t* t_cols, const uint8_t* t_rel, int64_t block_users, int64_t block_items,
+                          int threads, const FactorPassOut& o) {
+  using namespace model_detail;
+  using Key = topk_detail::FloatKey;
+  const int64_t kk = std::min(k, n_items);
+  const int64_t np = (n_items + kLanes - 1) / kLanes;
+  const int64_t MB = std::max<int64_t>(1, block_users);
+  const int64_t NB = std::max<int64_t>(1, (block_items + kLanes - 1) / kLanes);  // panels per tile
+  const int64_t ldc = NB * kLanes;
+  const int64_t n_ub = (n_users + MB - 1) / MB;
+  const int path = tile_path();
+  const int T_ = effective_threads(threads, n_users);
+  std::vector<Status> tstatus(static_cast<size_t>(T_));
+  // A prune when the candidates reach 2 kk + 64 raises the threshold to the kk-th best score seen: the scores
+  // seen between two prunes about double, so a row of n scores prunes O(log(n / kk)) times, each O(kk).
+  const int64_t cap = 2 * kk + 64;
+  constexpr float kLow = -std::numeric_limits<float>::infinity();
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T_)
+#endif
+  {
+    Status& tst = tstatus[static_cast<size_t>(thread_id())];
+    std::vector<float> C(static_cast<size_t>(MB * ldc)), up(static_cast<size_t>(MB * d));
+    std::vector<UserState> st(static_cast<size_t>(MB));
+    std::vector<int64_t> slt, sle;
+    std::vector<uint16_t> hitpos(static_cast<size_t>(kSeg));
+    auto excluded = [](const UserState& s, int64_t c) { return std::binary_search(s.excl.begin(), s.excl.end(), c); };
+    // keep the kk best candidates (excluded ones dropped first) and raise the threshold to the worst of them
+    auto prune = [&](UserState& s) {
+      int64_t n = 0;
+      for (int64_t j = 0; j < s.nbuf; ++j) {
+        const uint64_t x = s.buf[static_cast<size_t>(j)];
+        if (!excluded(s, Key::col(x))) s.buf[static_cast<size_t>(n++)] = x;
+      }
+      if (n >= kk) {
+        std::nth_element(s.buf.begin(), s.buf.begin() + (kk - 1), s.buf.begin() + n, Key::before);
+        n = kk;
+        s.thr = static_cast<float>(Key::score(s.buf[static_cast<size_t>(kk - 1)]));
+      }
+      s.nbuf = n;
+    };
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+    for (int64_t ub = 0; ub < n_ub; ++ub) {
+      const int64_t u0 = ub * MB, m = std::min(MB, n_users - u0);
+      // 1. per user: exclusions, targets and their scores (the scalar definition: the bits of the tile), levels
+      for (int64_t r = 0; r < m; ++r) {
+        const int64_t u = u0 + r;
+        UserState& s = st[static_cast<size_t>(r)];
+        s.excl.clear();
+        if (ex_indptr) s.excl.assign(ex_cols + ex_indptr[u], ex_cols + ex_indptr[u + 1]);
+        std::sort(s.excl.begin(), s.excl.end());
+        s.excl.erase(std::unique(s.excl.begin(), s.excl.end()), s.excl.end());
+        s.buf.resize(static_cast<size_t>(cap + kSeg));
+        s.nbuf = 0;
+        s.thr = kLow;
+        s.bad = false;
+        s.tcol.clear();
+        for (int64_t p = t_indptr[u]; p < t_indptr[u + 1]; ++p) {
+          const int64_t c = t_cols[p];
+          if (c >= 0 && c < n_items && !excluded(s, c)) s.tcol.push_back(c);
+        }
+        std::sort(s.tcol.begin(), s.tcol.end());
+        s.tcol.erase(std::unique(s.tcol.begin(), s.tcol.end()), s.tcol.end());
+        s.lv.clear();
+        for (int64_t c : s.tcol) s.lv.push_back(dot_fma(U + u * d, V + c * d, d));
+        std::vector<float> sc(s.lv);
+        std::sort(s.lv.begin(), s.lv.end());
+        s.lv.erase(std::unique(s.lv.begin(), s.lv.end()), s.lv.end());  // -0 == +0: one level
+        s.tlev.resize(s.tcol.size());
+        for (size_t t = 0; t < s.tcol.size(); ++t)
+          s.tlev[t] = std::lower_bound(s.lv.begin(), s.lv.end(), sc[t]) - s.lv.begin();
+        s.eqb.assign(s.tcol.size(), 0);
+        s.lt.assign(s.lv.size(), 0);
+        s.le.assign(s.lv.size(), 0);
+      }
+      // 2. tile by tile over the items: the scores, then each user's counts and candidates while in cache
+      pack_users(path, U + u0 * d, d, m, up.data());
+      for (int64_t p0 = 0; p0 < np; p0 += NB) {
+        const int64_t npp = std::min(NB, np - p0), j0 = p0 * kLanes, nj = std::min(npp * kLanes, n_items - j0);
+        tile(path, U + u0 * d, d, m, P + p0 * d * kLanes, npp, C.data(), ldc, up.data());
+        for (int64_t r = 0; r < m; ++r) {
+          UserState& s = st[static_cast<size_t>(r)];
+          if (s.bad) continue;
+          const float* row = C.data() + r * ldc;
+          const int64_t L = static_cast<int64_t>(s.lv.size());
+          for (int64_t a0 = 0; a0 < nj; a0 += kSeg) {
+            const int64_t len = std::min(kSeg, nj - a0);
+            const float* x = row + a0;
+            slt.assign(static_cast<size_t>(L), 0);
+            sle.assign(static_cast<size_t>(L), 0);
+            if (count_chunk(path, x, len, s.lv.data(), L, slt.data(), sle.data())) {
+              int64_t j = 0;
+              while (std::abs(x[j]) <= std::numeric_limits<float>::max()) ++j;
+              tst.record(Code::bad_score, u0 + r, j0 + a0 + j);
+              s.bad = true;
+              break;
+            }
+            const int64_t c_lo = j0 + a0, c_hi = c_lo + len;
+            for (size_t t = 0; t < s.tcol.size(); ++t) {
+              const int64_t l = s.tlev[t], c = s.tcol[t];
+              const int64_t eq = sle[static_cast<size_t>(l)] - slt[static_cast<size_t>(l)];
+              if (eq == 0 || c < c_lo) continue;
+              if (c >= c_hi) {
+                s.eqb[t] += eq;
+              } else {
+                const float v = s.lv[static_cast<size_t>(l)];
+                for (int64_t j = c_lo; j < c; ++j) s.eqb[t] += x[j - c_lo] == v;
+              }
+            }
+            for (int64_t l = 0; l < L; ++l) {
+              s.lt[static_cast<size_t>(l)] += slt[static_cast<size_t>(l)];
+              s.le[static_cast<size_t>(l)] += sle[static_cast<size_t>(l)];
+            }
+            if (kk == 0) continue;
+            // candidates: the scores >= the threshold (a prune raises it for the next segment)
+            const int64_t nh = scan_ge(path, x, len, s.thr, hitpos.data());
+            for (int64_t h = 0; h < nh; ++h)
+              s.buf[static_cast<size_t>(s.nbuf++)] =
+                  Key::make(x[hitpos[static_cast<size_t>(h)]], c_lo + hitpos[static_cast<size_t>(h)]);
+            if (s.nbuf >= cap) prune(s);
+          }
+        }
+      }
+      // 3. per user: the list, the exclusions taken out of the counts, the ranks and the AUC counts
+      for (int64_t r = 0; r < m; ++r) {
+        const int64_t u = u0 + r;
+        UserState& s = st[static_cast<size_t>(r)];
+        const float* uu = U + u * d;
+        for (int64_t p = t_indptr[u]; p < t_indptr[u + 1]; ++p) o.rank[p] = 0;
+        o.len[u] = 0;
+        o.num2[u] = o.auc[u] = std::numeric_limits<double>::quiet_NaN();
+        o.rel[u] = o.pos[u] = o.neg[u] = 0;
+        if (s.bad) continue;
+        if (kk > 0) {
+          prune(s);
+          std::sort(s.buf.begin(), s.buf.begin() + s.nbuf, Key::before);
+          for (int64_t j = 0; j < s.nbuf; ++j) {
+            const uint64_t x = s.buf[static_cast<size_t>(j)];
+            const int64_t c = Key::col(x);
+            const double v = Key::score(x);  // the key keeps the score but for the sign of a zero
+            o.cols[u * kk + j] = c;
+            o.scores[u * kk + j] = v != 0.0 ? v : static_cast<double>(dot_fma(uu, V + c * d, d));  // -0 stays -0
+          }
+          o.len[u] = s.nbuf;
+        }
+        const int64_t L = static_cast<int64_t>(s.lv.size());
+        for (int64_t e : s.excl) {
+          const float se = dot_fma(uu, V + e * d, d);
+          for (int64_t l = 0; l < L; ++l) {
+            s.lt[static_cast<size_t>(l)] -= se < s.lv[static_cast<size_t>(l)];
+            s.le[static_cast<size_t>(l)] -= se <= s.lv[static_cast<size_t>(l)];
+          }
+          for (size_t t = 0; t < s.tcol.size(); ++t)
+            s.eqb[t] -= (e < s.tcol[t]) & (se == s.lv[static_cast<size_t>(s.tlev[t])]);
+        }
+        const int64_t n_elig = n_items - static_cast<int64_t>(s.excl.size());
+        // the distinct relevant codes (rel), the positives among the targets and their count per level
+        std::vector<int64_t> relc, cnt(static_cast<size_t>(L), 0);
+        for (int64_t p = t_indptr[u]; p < t_indptr[u + 1]; ++p) {
+          const int64_t c = t_cols[p];
+          auto it = std::lower_bound(s.tcol.begin(), s.tcol.end(), c);
+          const bool target = it != s.tcol.end() && *it == c;
+          if (target) {
+            const size_t t = static_cast<size_t>(it - s.tcol.begin());
+            const int64_t l = s.tlev[t];
+            o.rank[p] = 1 + (n_elig - s.le[static_cast<size_t>(l)]) + s.eqb[t];
+          }
+          if (t_rel[p]) relc.push_back(c);
+        }
+        std::sort(relc.begin(), relc.end());
+        relc.erase(std::unique(relc.begin(), relc.end()), relc.end());
+        int64_t P_ = 0;
+        for (int64_t c : relc) {
+          auto it = std::lower_bound(s.tcol.begin(), s.tcol.end(), c);
+          if (it != s.tcol.end() && *it == c) {
+            ++cnt[static_cast<size_t>(s.tlev[static_cast<size_t>(it - s.tcol.begin())])];
+            ++P_;
+          }
+        }
+        const int64_t N_ = n_elig - P_;
+        o.rel[u] = static_cast<int64_t>(relc.size());
+        o.pos[u] = P_;
+        o.neg[u] = N_;
+        if (P_ == 0 || N_ == 0) continue;
+        __int128 acc = 0;
+        int64_t below = 0;  // positives below the level
+        for (int64_t l = 0; l < L; ++l) {
+          const int64_t c = cnt[static_cast<size_t>(l)];
+          if (c == 0) continue;
+          const int64_t nb = s.lt[static_cast<size_t>(l)] - below,
+                        ne = s.le[static_cast<size_t>(l)] - s.lt[static_cast<size_t>(l)] - c;
+          acc += static_cast<__int128>(c) * (2 * static_cast<__int128>(nb) + ne);
+          below += c;
+        }
+        o.num2[u] = static_cast<double>(acc);
+        o.auc[u] = static_cast<double>(acc) / (2.0 * static_cast<double>(P_) * static_cast<double>(N_));
+      }
+    }
+  }
+  Status status;
+  for (const auto& x : tstatus) status.merge(x);
+  return status;
+}
+
+}  // namespace rankmeter::core
