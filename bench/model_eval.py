@@ -11,6 +11,18 @@ once, nothing else), and rankmeter's own products alone (rm.factor_scores over b
 writes each block out). Medians of --repeats, wall seconds and the process CPU seconds (all threads). Peak RSS
 beyond the factors is measured in a fresh process per variant (``--rss``).
 
+Contenders in their own venvs (bench/peers/setup.sh), on the same factors and exclusions, median of --repeats:
+
+- torch (the `torch` venv, CPU): per block of --mm-block users ``scores = U[b] @ V.T``, the block's train
+  entries set to -inf, ``torch.topk(scores, k)``: lists only, no ranks and no metrics;
+- RecBole 1.2.1 (the `recbole` venv): its full-sort evaluator on the same score tiles (a padding column 0 at
+  -inf, train entries at -inf): ``Collector.eval_batch_collect`` (topk and ``rec.meanrank``, a full sort of every
+  row) then NDCG, Precision, Recall, MAP, MRR, Hit @10 and GAUC, on the first --peer-users users, scaled
+  linearly to all users (stated, not measured);
+- Cornac 3.0 (the `cornac` venv): what its ``ranking_eval`` does per user (the user's scores, the train items
+  masked, a full argsort of the catalog, each metric's ``compute``: NDCG, Precision, Recall, MRR @10 and AUC),
+  on the first --peer-users users, scaled linearly.
+
     python bench/model_eval.py                      # 100k x 100k x 64
     python bench/model_eval.py --users 20000 --items 20000 --repeats 3
 """
@@ -65,6 +77,109 @@ def ours_products_alone(U: np.ndarray, V: np.ndarray, block: int, threads) -> fl
     return acc
 
 
+TORCH = r"""
+import json, sys, time
+import numpy as np, torch
+d = np.load(sys.argv[1])
+U, V, ip, cols = (torch.from_numpy(d[x]) for x in ("U", "V", "ip", "cols"))
+k, block, repeats = (int(x) for x in sys.argv[2:5])
+ip_np = d["ip"]
+times = []
+for _ in range(repeats):
+    t0 = time.perf_counter()
+    Vt = V.T.contiguous()
+    for b in range(0, U.shape[0], block):
+        e = min(U.shape[0], b + block)
+        S = U[b:e] @ Vt
+        rows = torch.repeat_interleave(torch.arange(e - b), torch.from_numpy(np.diff(ip_np[b:e + 1])))
+        S[rows, cols[ip_np[b]:ip_np[e]]] = -float("inf")
+        torch.topk(S, k, dim=1)
+    times.append(time.perf_counter() - t0)
+json.dump({"seconds": sorted(times)[len(times) // 2], "torch": torch.__version__, "threads": torch.get_num_threads()},
+          sys.stdout)
+"""
+
+RECBOLE = r"""
+import json, sys, time
+import numpy as np, torch
+from recbole.evaluator.collector import Collector
+from recbole.evaluator.metrics import GAUC, MAP, MRR, NDCG, Hit, Precision, Recall
+np.float = float  # RecBole 1.2.1's NDCG uses the alias numpy 1.24 removed (as tests/differential/worker_recbole.py)
+d = np.load(sys.argv[1])
+U, V, ip, cols, t_ip, t_items = (d[x] for x in ("U", "V", "ip", "cols", "t_ip", "t_items"))
+block, repeats = int(sys.argv[2]), int(sys.argv[3])
+config = {"metrics": ["NDCG", "Precision", "Recall", "MAP", "MRR", "Hit", "GAUC"], "eval_args": {"mode": "full"},
+          "topk": [10], "device": torch.device("cpu"), "metric_decimal_place": 15}
+Vt = torch.from_numpy(V).T.contiguous()
+times = []
+for _ in range(repeats):
+    t0 = time.perf_counter()
+    col = Collector(config)
+    for b in range(0, U.shape[0], block):
+        e = min(U.shape[0], b + block)
+        S = torch.full((e - b, V.shape[0] + 1), -float("inf"))
+        S[:, 1:] = torch.from_numpy(U[b:e]) @ Vt
+        rows = np.repeat(np.arange(e - b), np.diff(ip[b:e + 1]))
+        S[torch.from_numpy(rows), torch.from_numpy(cols[ip[b]:ip[e]] + 1)] = -float("inf")
+        pu = np.repeat(np.arange(e - b), np.diff(t_ip[b:e + 1]))
+        col.eval_batch_collect(S, None, torch.from_numpy(pu), torch.from_numpy(t_items[t_ip[b]:t_ip[e]] + 1))
+    ds = col.get_data_struct()
+    for m in (NDCG, Precision, Recall, MAP, MRR, Hit):
+        m(config).calculate_metric(ds)
+    mr = ds.get("rec.meanrank").numpy()
+    GAUC(config).metric_info(mr[:, 0:1], mr[:, 1], mr[:, 2])
+    times.append(time.perf_counter() - t0)
+json.dump({"seconds": sorted(times)[len(times) // 2]}, sys.stdout)
+"""
+
+CORNAC = r"""
+import json, sys, time
+import numpy as np
+from cornac import metrics as M
+d = np.load(sys.argv[1])
+U, V, ip, cols, t_ip, t_items = (d[x] for x in ("U", "V", "ip", "cols", "t_ip", "t_items"))
+repeats = int(sys.argv[2])
+ms = [M.NDCG(k=10), M.Precision(k=10), M.Recall(k=10), M.MRR()]
+auc = M.AUC()
+items = np.arange(V.shape[0])
+times = []
+for _ in range(repeats):
+    t0 = time.perf_counter()
+    for u in range(U.shape[0]):
+        scores = V @ U[u]
+        scores[cols[ip[u]:ip[u + 1]]] = -np.inf
+        ranked = np.argsort(-scores, kind="stable")
+        gt = np.unique(t_items[t_ip[u]:t_ip[u + 1]])
+        for m in ms:
+            m.compute(gt_pos=gt, pd_rank=ranked)
+        neg = np.ones(V.shape[0], dtype=bool)
+        neg[gt] = False
+        neg[cols[ip[u]:ip[u + 1]]] = False
+        auc.compute(item_indices=items, pd_scores=scores, gt_pos=gt, gt_neg=items[neg])
+    times.append(time.perf_counter() - t0)
+json.dump({"seconds": sorted(times)[len(times) // 2]}, sys.stdout)
+"""
+
+
+def peer(venv: str, script: str, npz: str, *args: object) -> dict | None:
+    """Run ``script`` in the peer venv on the saved workload; None when the venv is missing or fails."""
+    import json
+    import pathlib
+    import tempfile
+
+    py = pathlib.Path(os.path.expanduser(f"~/.cache/rankmeter-peers/{venv}/bin/python"))
+    if not py.exists():
+        return None
+    with tempfile.TemporaryDirectory() as d:
+        path = pathlib.Path(d) / "run.py"
+        path.write_text(script)
+        p = subprocess.run([str(py), str(path), npz, *map(str, args)], capture_output=True, text=True)
+    if p.returncode != 0:
+        print(p.stderr[-2000:], file=sys.stderr)
+        return None
+    return json.loads(p.stdout)
+
+
 def timed(f, repeats: int) -> tuple[float, float, object]:
     runs, out = [], None
     for _ in range(repeats):
@@ -101,6 +216,8 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--rss", action="store_true", help="also measure peak RSS, one fresh process per variant")
     ap.add_argument("--rss-child", choices=["model", "matmul"], help=argparse.SUPPRESS)
+    ap.add_argument("--peers", action="store_true", help="also time torch, RecBole and Cornac in their venvs")
+    ap.add_argument("--peer-users", type=int, default=2000, help="users RecBole and Cornac are timed on (scaled)")
     args = ap.parse_args()
     if args.rss_child:
         rss_child(args, args.rss_child)
@@ -124,6 +241,53 @@ def main() -> None:
     print(f"ratio evaluate_model / numpy matmul: {t_model / t_mm:.2f}x; load {os.getloadavg()[0]:.2f}")
     assert isinstance(res, rm.Result) and 0.0 <= res["auc"] <= 1.0 and res.meta
     print("  " + "  ".join(f"{k}={res[k]:.5f}" for k in METRICS))
+    if args.peers:
+        import tempfile
+
+        t = truth
+        with tempfile.TemporaryDirectory() as d:
+            npz = os.path.join(d, "w.npz")
+            np.savez(
+                npz,
+                U=U,
+                V=V,
+                ip=train.indptr.astype(np.int64),
+                cols=train.indices.astype(np.int64),
+                t_ip=np.asarray(t.indptr, dtype=np.int64),
+                t_items=np.asarray(t.items, dtype=np.int64),
+            )
+            got = peer("torch", TORCH, npz, args.k, args.mm_block, args.repeats)
+            if got is None:
+                print("torch: the torch venv is missing or failed (bash bench/peers/setup.sh torch)")
+            else:
+                print(
+                    f"torch {got['torch']} CPU matmul + train mask + topk (lists only, {got['threads']} threads)  "
+                    f"median {got['seconds']:.2f} s  ({got['seconds'] / t_model:.2f}x evaluate_model)"
+                )
+            n = min(args.peer_users, args.users)
+            small = os.path.join(d, "s.npz")
+            np.savez(
+                small,
+                U=U[:n],
+                V=V,
+                ip=train.indptr[: n + 1].astype(np.int64),
+                cols=train.indices[: train.indptr[n]].astype(np.int64),
+                t_ip=np.asarray(t.indptr[: n + 1], dtype=np.int64),
+                t_items=np.asarray(t.items[: t.indptr[n]], dtype=np.int64),
+            )
+            for name, venv, script, extra in (
+                ("RecBole 1.2.1 full-sort Collector + 7 metrics", "recbole", RECBOLE, (args.mm_block, 1)),
+                ("Cornac 3.0 ranking_eval's per-user loop, 5 metrics", "cornac", CORNAC, (1,)),
+            ):
+                got = peer(venv, script, small, *extra)
+                if got is None:
+                    print(f"{name}: the {venv} venv is missing or failed (bash bench/peers/setup.sh {venv})")
+                    continue
+                scaled = got["seconds"] * args.users / n
+                print(
+                    f"{name}: {got['seconds']:.2f} s for the first {n:,} users, scaled x{args.users / n:g} to "
+                    f"{scaled:.0f} s (stated, not measured): {scaled / t_model:.0f}x evaluate_model"
+                )
     if args.rss:
         for what in ("model", "matmul"):
             cmd = [
