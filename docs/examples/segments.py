@@ -11,7 +11,9 @@ test set, the rest is train. Two runs of top-10 lists, train items excluded:
 
     python docs/examples/segments.py [out.png]
 
-prints the per-group tables and the gaps, and draws ``ndcg@10`` by group (docs/fairness_groups.png).
+prints the per-group tables and the gaps, draws ``ndcg@10`` by group (docs/fairness_groups.png), and then
+asks which providers the two runs expose: the items belong to three providers by popularity rank (``major``:
+the 300 most popular items, ``mid``: the next 1,200, ``indie``: the other 1,500).
 """
 
 from __future__ import annotations
@@ -73,3 +75,10 @@ for run in cmp.runs:
     print()
 fig = cmp.plot("groups", "ndcg@10")
 fig.savefig(sys.argv[1] if len(sys.argv) > 1 else "docs/fairness_groups.png", dpi=110)
+
+providers = {int(i): "major" if r < 300 else "mid" if r < 1500 else "indie" for r, i in enumerate(by_popularity)}
+exposure = ["exposure_gini@10", "exposure_disparity(target=catalog)@10", "awrf(target=catalog)@10"]
+print("item exposure by provider (target: each provider's share of the catalog)")
+for run, lists in (("most_popular", most_popular), ("personal", personal)):
+    res = rm.evaluate(test, lists, exposure, item_groups=providers, train=train)
+    print(f"{run:13s}" + "".join(f"  {m.split('(')[0].split('@')[0]} {res[m]:.4f}" for m in exposure))
