@@ -191,7 +191,9 @@ def test_train_as_user_item_pairs_warns_that_it_is_read_by_position():
     with pytest.warns(UserWarning, match=r"`train` is a list of 3 two-entry lists, read as one list of items per user"):
         rm.evaluate(truth, recs, ["novelty@2"], train=pairs)
     with pytest.warns(UserWarning, match=r"If these are \(user, item\) pairs, pass \{user: \[items\]\}"):
-        rm.activity_groups([[0, 1], [1, 2], [0, 2]])
+        rm.activity_groups([(0, 1), (1, 2), (0, 2)])
+    with pytest.warns(UserWarning, match=r"`train` is a list of 3 two-entry lists"):
+        rm.evaluate(truth, recs, ["novelty@2"], train=[["a", 1], ["b", 2], ["a", 2]])
     # the fixes the warning names give the pairs' meaning, without a warning
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -209,3 +211,4 @@ def test_positional_train_lists_of_other_lengths_do_not_warn():
         warnings.simplefilter("error")
         rm.evaluate(truth, recs, ["novelty@2"], train=[[1, 2, 3], [2], [3, 4]])
         rm.evaluate(truth, recs, ["novelty@2"], train=[[1, 2], [2, 3]])  # two users of two items: too few rows to tell
+        rm.evaluate(truth, recs, ["novelty@2"], train=[[1, 4], [2, 3], [3, 5]])  # lists of two int items each

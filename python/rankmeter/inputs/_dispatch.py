@@ -63,11 +63,13 @@ def _from_table_or_path(x: Any, kind: str, what: str, kw: dict):
 
 
 def _warn_if_pairs(x: Any, what: str) -> None:
-    """A list of lists is one list of items per user, by position. A list whose every row holds exactly two
-    entries (three or more rows) reads like ``(user, item)`` pairs instead, and read by position it would give
-    user 0 the first pair as its items: said with a warning (a history of exactly two items per user is
-    legitimate, so it is not refused)."""
+    """A list of lists is one list of items per user, by position. A list of three or more two-entry rows that
+    are tuples, or whose two entries are of different kinds (a str user and an int item), reads like ``(user,
+    item)`` pairs instead, and read by position it would give user 0 the first pair as its items: said with a
+    warning (a history of exactly two items per user is legitimate, so it is not refused)."""
     if len(x) < 3 or not all(isinstance(r, (list, tuple)) and len(r) == 2 for r in x):
+        return
+    if not (all(isinstance(r, tuple) for r in x) or any(type(r[0]) is not type(r[1]) for r in x)):
         return
     warnings.warn(
         f"`{what}` is a list of {len(x)} two-entry lists, read as one list of items per user by position "
