@@ -19,6 +19,7 @@ from .evaluation._fusion import fuse, optimize_fusion, train_fusion
 from .evaluation._groups import GroupedState, activity_groups
 from .evaluation._model import evaluate_model
 from .evaluation._propensity import popularity_propensity
+from .evaluation._sampled import SampledResult, evaluate_sampled
 from .evaluation._shortcuts import (
     alpha_ndcg,
     arhr,
@@ -58,6 +59,8 @@ __all__ = [
     "evaluate",
     "auc_scores",
     "evaluate_model",
+    "evaluate_sampled",
+    "SampledResult",
     "factor_scores",
     "partial",
     "agreement",
