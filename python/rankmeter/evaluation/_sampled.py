@@ -106,8 +106,12 @@ def correction_table(kind: str, k: Optional[int], n_full: int, m: int, gamma: fl
     A = binom_matrix(n_full, m)
     r = np.arange(1, n_full + 1)
     M = item_metric(kind, k, r, np.full(n_full, n_full - 1))
-    lhs = (1.0 - gamma) * (A.T @ A) + gamma * np.diag(A.sum(axis=0))
-    x: np.ndarray = np.linalg.lstsq(lhs, A.T @ M, rcond=None)[0]
+    mass = A.sum(axis=0)
+    on = mass > 0  # sampled ranks that no full rank can give (N < m + 1) get 0
+    A = A[:, on]
+    lhs = (1.0 - gamma) * (A.T @ A) + gamma * np.diag(mass[on])
+    x = np.zeros(m + 1, dtype=np.float64)
+    x[on] = np.linalg.solve(lhs, A.T @ M)
     return x
 
 
@@ -244,7 +248,8 @@ def evaluate_sampled(
         Rendle, "On Sampled Metrics for Item Recommendation", KDD 2020, section 4.3). ``"none"``: the raw value.
         Uniform sampling only.
     gamma : float, default 0.01
-        The bias-variance trade-off weight, in [0, 1].
+        The bias-variance trade-off weight, in (0, 1] (0, the pure least-squares form, is singular when
+        N < n_negatives + 1 and ill-conditioned at realistic N).
     full : bool
         Also compute the exact full-catalog values (``evaluate_model``'s exact ranks, ranked against every
         eligible non-truth item).
@@ -285,8 +290,8 @@ def evaluate_sampled(
             "`correction`='bias_variance' assumes uniform sampling (the binomial P(sampled rank | full rank)); "
             "use correction='none' with sampling='popularity'"
         )
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0.0 <= float(gamma) <= 1.0:
-        raise ValueError(f"`gamma` must be a number in [0, 1], got {gamma!r}")
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0.0 < float(gamma) <= 1.0:
+        raise ValueError(f"`gamma` must be a number in (0, 1], got {gamma!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**64:
         raise ValueError(f"`seed` must be an integer in [0, 2^64), got {seed!r}")
     if not isinstance(full, bool):
