@@ -48,8 +48,14 @@ def main() -> None:
     a = ap.parse_args()
     truth, train, U, V = simulate(a.users, a.items)
     res = rm.evaluate_sampled(
-        truth, U, V, ["recall@10", "ndcg@10", "ap@10", "recall@50", "rr", "auc"],
-        n_negatives=a.negatives, train=train, gamma=a.gamma, full=True,
+        truth,
+        U,
+        V,
+        ["recall@10", "ndcg@10", "ap@10", "recall@50", "rr", "auc"],
+        n_negatives=a.negatives,
+        train=train,
+        gamma=a.gamma,
+        full=True,
     )
     print(f"{a.users} users x {a.items} items, {a.negatives} uniform negatives, gamma={a.gamma}")
     print("| metric | sampled | corrected | full | abs. error sampled | abs. error corrected |")

@@ -27,7 +27,9 @@ def _case(rng, n_users, n_items, dim=2, lo=-2, hi=3, p_truth=0.25, p_train=0.2):
     for u in range(n_users):
         items = {int(i): int(rng.integers(0, 3)) for i in np.flatnonzero(rng.random(n_items) < p_truth)}
         truth[u] = items
-        train[u] = {int(i) for i in np.flatnonzero(rng.random(n_items) < p_train) if int(i) not in items or rng.random() < 0.3}
+        train[u] = {
+            int(i) for i in np.flatnonzero(rng.random(n_items) < p_train) if int(i) not in items or rng.random() < 0.3
+        }
     return truth, train, U, V
 
 
@@ -55,13 +57,29 @@ def test_stream_words_equal_the_core_generator():
 def _check(truth, train, U, V, n_neg, sampling, seed, gamma):
     n_users = U.shape[0]
     res = rm.evaluate_sampled(
-        {u: it for u, it in truth.items() if it} or {0: {}}, U.astype(np.float32), V.astype(np.float32), METRICS,
-        n_negatives=n_neg, sampling=sampling, train=_csr(train, n_users), seed=seed, gamma=gamma,
-        correction="bias_variance" if sampling == "uniform" else "none", full=True,
+        {u: it for u, it in truth.items() if it} or {0: {}},
+        U.astype(np.float32),
+        V.astype(np.float32),
+        METRICS,
+        n_negatives=n_neg,
+        sampling=sampling,
+        train=_csr(train, n_users),
+        seed=seed,
+        gamma=gamma,
+        correction="bias_variance" if sampling == "uniform" else "none",
+        full=True,
     )
     want, _ = ref.evaluate_sampled(
-        {u: it for u, it in truth.items() if it} or {0: {}}, U.tolist(), V.tolist(), SPECS, n_neg, sampling,
-        train, seed, gamma, correct=sampling == "uniform",
+        {u: it for u, it in truth.items() if it} or {0: {}},
+        U.tolist(),
+        V.tolist(),
+        SPECS,
+        n_neg,
+        sampling,
+        train,
+        seed,
+        gamma,
+        correct=sampling == "uniform",
     )
     for name, (s, c, f) in zip(METRICS, want):
         assert _close(res.sampled[name], s), (name, res.sampled[name], s)
@@ -116,7 +134,9 @@ def test_the_correction_is_closer_to_the_full_values_than_the_sampled_metric():
     from bench.sampled_correction import simulate
 
     truth, train, U, V = simulate(2000, 5000)
-    res = rm.evaluate_sampled(truth, U, V, ["recall@10", "ndcg@10", "ap@10", "rr"], n_negatives=100, train=train, full=True)
+    res = rm.evaluate_sampled(
+        truth, U, V, ["recall@10", "ndcg@10", "ap@10", "rr"], n_negatives=100, train=train, full=True
+    )
     for m, s, c, f in res.table():
         assert abs(c - f) < abs(s - f), (m, s, c, f)
 

@@ -36,7 +36,7 @@ def item_metric(kind, k, r, m):
 
 def solve(a, b):
     n = len(b)
-    a = [row[:] + [b[i]] for i, row in enumerate(a)]
+    a = [[*row, b[i]] for i, row in enumerate(a)]
     for c in range(n):
         p = max(range(c, n), key=lambda i: abs(a[i][c]))
         a[c], a[p] = a[p], a[c]
@@ -58,7 +58,11 @@ def correction(kind, k, n_full, m, gamma):
     A = [[row[i] for i in on] for row in A]
     m_on = len(on) - 1
     lhs = [
-        [(1 - gamma) * sum(A[r][i] * A[r][j] for r in range(n_full)) + (gamma * sum(A[r][i] for r in range(n_full)) if i == j else 0.0) for j in range(m_on + 1)]
+        [
+            (1 - gamma) * sum(A[r][i] * A[r][j] for r in range(n_full))
+            + (gamma * sum(A[r][i] for r in range(n_full)) if i == j else 0.0)
+            for j in range(m_on + 1)
+        ]
         for i in range(m_on + 1)
     ]
     rhs = [sum(A[r][i] * M[r] for r in range(n_full)) for i in range(m_on + 1)]

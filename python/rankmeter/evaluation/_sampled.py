@@ -7,6 +7,7 @@ exact full-catalog values (``evaluate_model``'s exact ranks).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Iterable, Optional, Union
 
 import numpy as np
@@ -89,6 +90,7 @@ def item_metric(kind: str, k: Optional[int], r: np.ndarray, n_neg: np.ndarray) -
     return np.where(nn > 0, (nn - (r - 1.0)) / np.where(nn > 0, nn, 1.0), np.nan)  # auc
 
 
+@lru_cache(maxsize=2)
 def binom_matrix(n_full: int, m: int) -> np.ndarray:
     """A[r-1, s-1] = P(sampled rank s | full rank r) = Binom(s-1; m, (r-1)/(n_full-1)), r = 1..n_full."""
     from scipy.stats import binom
@@ -103,7 +105,7 @@ def correction_table(kind: str, k: Optional[int], n_full: int, m: int, gamma: fl
         (1/N) sum_r [ (M(r) - sum_s A[r,s] x_s)^2 + gamma (sum_s A[r,s] x_s^2 - (sum_s A[r,s] x_s)^2) ]
 
     i.e. x = ((1 - gamma) A^T A + gamma diag(A^T 1))^-1 A^T M (Krichene & Rendle 2020, 4.3)."""
-    A = binom_matrix(n_full, m)
+    A = binom_matrix(n_full, m)  # cached: one per (N, m), shared by the metrics of a call
     r = np.arange(1, n_full + 1)
     M = item_metric(kind, k, r, np.full(n_full, n_full - 1))
     mass = A.sum(axis=0)
@@ -132,7 +134,9 @@ class SampledResult:
 
     def table(self) -> list[tuple[str, float, float, Optional[float]]]:
         """Rows ``(metric, sampled, corrected, full)`` (full is None without ``full=True``)."""
-        return [(m, self.sampled[m], self.corrected[m], None if self.full is None else self.full[m]) for m in self.metrics]
+        return [
+            (m, self.sampled[m], self.corrected[m], None if self.full is None else self.full[m]) for m in self.metrics
+        ]
 
     def __repr__(self) -> str:
         lines = [f"{'metric':<14}{'sampled':>10}{'corrected':>11}{'full':>10}"]
@@ -329,7 +333,9 @@ def evaluate_sampled(
     if sampling == "uniform":
         weights = np.ones(n_items, dtype=np.int64)
     else:
-        weights = np.bincount(ex_cols, minlength=n_items).astype(np.int64)
+        weights = np.bincount(ex_cols if ex_cols is not None else np.zeros(0, np.int64), minlength=n_items).astype(
+            np.int64
+        )
 
     # an entry is ranked when relevant, an item row, and not excluded for its user
     in_range = (cols >= 0) & (cols < n_items)
@@ -368,13 +374,23 @@ def evaluate_sampled(
     n_elig = n_items - (f_indptr[urow + 1] - f_indptr[urow])  # eligible negatives per user
     if full:
         _, r_all = evaluate_model(
-            t, U, V, ["mrr"], exclude=None if ex_indptr is None else (ex_indptr, ex_cols), k=1,
-            user_ids=rows_ids, item_ids=ids, ranks=True,
+            t,
+            U,
+            V,
+            ["mrr"],
+            exclude=None if ex_indptr is None else (ex_indptr, ex_cols),
+            k=1,
+            user_ids=rows_ids,
+            item_ids=ids,
+            ranks=True,
         )
         f_rank = _without_other_truth(r_all, owner, in_range & ~excluded)
-    n_full = max(int(round(float(n_elig.mean()))) + 1, 2) if t.n_users else 2
+    n_full = max(round(float(n_elig.mean())) + 1, 2) if t.n_users else 2
 
-    sampled, corrected, fullv, per_user = {}, {}, ({} if full else None), {}
+    sampled: dict[str, float] = {}
+    corrected: dict[str, float] = {}
+    fullv: dict[str, float] = {}
+    per_user: dict[str, dict[str, np.ndarray]] = {}
     ent_m = m_user[owner]
     for name, (kind, k) in zip(names, specs):
         v_s = item_metric(kind, k, np.maximum(s_rank, 1), ent_m)
@@ -394,10 +410,17 @@ def evaluate_sampled(
         per_user[name] = pu
     users = t.users if t.users is not None else np.arange(t.n_users)
     meta = dict(
-        n_negatives=n_neg, sampling=sampling, seed=int(seed), correction=correction, gamma=float(gamma),
-        n_full=n_full, replacement=True,
+        n_negatives=n_neg,
+        sampling=sampling,
+        seed=int(seed),
+        correction=correction,
+        gamma=float(gamma),
+        n_full=n_full,
+        replacement=True,
     )
-    return SampledResult(names, sampled, corrected, fullv, per_user, users, np.where(ranked, s_rank, 0), f_rank, meta)
+    return SampledResult(
+        names, sampled, corrected, fullv if full else None, per_user, users, np.where(ranked, s_rank, 0), f_rank, meta
+    )
 
 
 def _per_user(v: np.ndarray, ranked: np.ndarray, owner: np.ndarray, n_users: int) -> np.ndarray:
