@@ -248,7 +248,7 @@ def evaluate_sampled(
     correction : {"bias_variance", "none"}
         ``"bias_variance"``: each sampled rank s is mapped to x_s, the minimiser of
         sum_r [(M(r) - sum_s P(s|r) x_s)^2 + gamma Var(x_S | r)] over full ranks r = 1..N, with
-        P(s|r) = Binom(s - 1; m, (r - 1)/(N - 1)) and N the mean number of eligible items per user (Krichene &
+        P(s|r) = Binom(s - 1; m, (r - 1)/(N - 1)) and N the mean number of eligible negatives + 1 (Krichene &
         Rendle, "On Sampled Metrics for Item Recommendation", KDD 2020, section 4.3). ``"none"``: the raw value.
         Uniform sampling only.
     gamma : float, default 0.01
