@@ -163,3 +163,41 @@ def test_bad_input_names_the_argument(kw, word):
     metrics = kw.pop("metrics", ["ndcg@2"])
     with pytest.raises((ValueError, TypeError), match=word):
         rm.evaluate_sampled({0: [1]}, U, V, metrics, **kw)
+
+
+def test_full_rr_equals_evaluate_model_with_one_held_out_item(rng):
+    U = rng.normal(size=(30, 3)).astype(np.float32)
+    V = rng.normal(size=(50, 3)).astype(np.float32)
+    truth = {u: [int(rng.integers(50))] for u in range(30)}
+    res = rm.evaluate_sampled(truth, U, V, ["rr", "auc"], n_negatives=10, full=True)
+    want = rm.evaluate_model(truth, U, V, ["mrr", "auc"])
+    assert res.full is not None
+    assert abs(res.full["rr"] - want["mrr"]) < 1e-12
+    assert abs(res.full["auc"] - want["auc"]) < 1e-12
+
+
+def test_popularity_draws_follow_the_train_counts():
+    n_users, n_items = 400, 6
+    counts = np.array([0, 1, 2, 3, 4, 10])
+    cols = np.repeat(np.arange(n_items), counts)
+    # user 0 holds every train entry (popularity counts entries); the others exclude nothing
+    indptr = np.zeros(n_users + 1, dtype=np.int64)
+    indptr[1:] = cols.size
+    ex_cols = cols.copy()
+    U = np.ones((n_users, 1), dtype=np.float32)
+    V = np.arange(n_items, dtype=np.float32)[:, None]
+    truth = {u: [0] for u in range(1, n_users)}
+    res = rm.evaluate_sampled(
+        truth, U, V, ["auc"], n_negatives=50, sampling="popularity", train=(indptr, ex_cols), correction="none"
+    )
+    # item 0 has the lowest score: every drawn negative (never item 0, whose count is 0) scores higher
+    assert res.sampled["auc"] == 0.0
+    from rankmeter.evaluation._sampled import _forbidden, sample_negatives, stream_words
+
+    rows = np.arange(1, n_users)
+    f_indptr, f_cols = _forbidden(
+        np.concatenate([[0], np.arange(n_users)]), np.zeros(n_users - 1, np.int64), None, None, n_users, n_items
+    )
+    items, _ = sample_negatives(stream_words(0, 4, rows, 50), rows, counts, f_indptr, f_cols)
+    freq = np.bincount(items.ravel(), minlength=n_items) / items.size
+    assert np.allclose(freq, counts / counts.sum(), atol=0.01)
