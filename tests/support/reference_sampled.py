@@ -109,10 +109,10 @@ def evaluate_sampled(truth, U, V, specs, n_neg, sampling="uniform", train=None, 
     n_full = max(round(sum(elig_of.values()) / len(elig_of)) + 1, 2) if elig_of else 2
     out = []
     for kind, k in specs:
-        x = correction(kind, k, n_full, n_neg, gamma) if correct else None
-        per = {"s": [], "c": [], "f": []}
+        xs = correction(kind, k, n_full, n_neg, gamma) if correct else None
+        per: dict[str, list] = {"s": [], "c": [], "f": []}
         for row in truth:
-            vals = {"s": [], "c": [], "f": []}
+            vals: dict[str, list] = {"s": [], "c": [], "f": []}
             for (r_, c), s in ranks.items():
                 if r_ != row:
                     continue
@@ -120,7 +120,7 @@ def evaluate_sampled(truth, U, V, specs, n_neg, sampling="uniform", train=None, 
                 if vs is None:
                     continue
                 vals["s"].append(vs)
-                vals["c"].append(x[s - 1] if (x is not None and m_of[row] > 0) else vs)
+                vals["c"].append(xs[s - 1] if (xs is not None and m_of[row] > 0) else vs)
                 vals["f"].append(item_metric(kind, k, franks[(row, c)], elig_of[row]))
             for key in per:
                 vv = [v for v in vals[key] if v is not None]
