@@ -308,20 +308,7 @@ namespace model_detail {
 #ifdef RANKMETER_TOPK_AVX2
 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq"))) inline int64_t count_chunk_avx512(
     const float* x, int64_t len, const float* lv, int64_t L, int64_t* lt, int64_t* le) {
-  int32_t bad = 0;
-  const float big = std::numeric_limits<float>::max();
-  for (int64_t j = 0; j < len; ++j) bad += !(std::abs(x[j]) <= big);
-  for (int64_t l = 0; l < L; ++l) {
-    const float v = lv[l];
-    int32_t a = 0, b = 0;
-    for (int64_t j = 0; j < len; ++j) {
-      a += x[j] < v;
-      b += x[j] <= v;
-    }
-    lt[l] += a;
-    le[l] += b;
-  }
-  return bad;
+  return auc_detail::count_chunk_body(x, len, lv, L, lt, le);  // inlined: compiled for AVX-512 here
 }
 #endif
 // The positions j < len (len < 2^16) with x[j] >= t, ascending, into pos; returns how many.
