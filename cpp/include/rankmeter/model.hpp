@@ -447,71 +447,31 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512fp16"))) inline 
   if constexpr (SCAN) *nh = n;
   return true;
 }
-// The G levels of the first pass (which also scans, or only checks the scores when !scan, thr = +inf then).
-template <int G>
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512fp16"))) inline bool fp16_first(
-    const float* x, int64_t len, int64_t n32, const float* lv, int64_t* lt, int64_t* le, float thr, uint16_t* pos,
-    int64_t* nh) {
-  return fp16_pass<G, true>(x, len, n32, lv, lt, le, thr, pos, nh);
-}
 // count_chunk and scan_ge in passes of up to 8 levels over the scores, the first of which also checks the scores
 // and scans them for the candidates (scan false: thr is taken as +inf, no candidate). Returns false when some
 // score is not finite; else the counts of count_chunk_generic and the positions of scan_ge.
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512fp16"))) inline bool count_scan_fp16(
-    const float* x, int64_t len, const float* lv, int64_t L, int64_t* lt, int64_t* le, bool scan, float thr,
-    uint16_t* pos, int64_t* nh) {
+using Fp16Pass = bool (*)(const float*, int64_t, int64_t, const float*, int64_t*, int64_t*, float, uint16_t*, int64_t*);
+inline constexpr Fp16Pass kFirstPass[9] = {fp16_pass<0, true>, fp16_pass<1, true>, fp16_pass<2, true>,
+                                           fp16_pass<3, true>, fp16_pass<4, true>, fp16_pass<5, true>,
+                                           fp16_pass<6, true>, fp16_pass<7, true>, fp16_pass<8, true>};
+inline constexpr Fp16Pass kNextPass[9] = {nullptr,
+                                          fp16_pass<1, false>,
+                                          fp16_pass<2, false>,
+                                          fp16_pass<3, false>,
+                                          fp16_pass<4, false>,
+                                          fp16_pass<5, false>,
+                                          fp16_pass<6, false>,
+                                          fp16_pass<7, false>,
+                                          fp16_pass<8, false>};
+inline bool count_scan_fp16(const float* x, int64_t len, const float* lv, int64_t L, int64_t* lt, int64_t* le,
+                            bool scan, float thr, uint16_t* pos, int64_t* nh) {
   const int64_t n32 = len / 32 * 32;
   if (!scan) thr = std::numeric_limits<float>::infinity();  // +inf: no finite score; an infinite one is refused first
-  const int64_t g = std::min<int64_t>(L, 8);
-  bool ok = false;
-  switch (g) {
-    case 0:
-      ok = fp16_first<0>(x, len, n32, lv, lt, le, thr, pos, nh);
-      break;
-    case 1:
-      ok = fp16_first<1>(x, len, n32, lv, lt, le, thr, pos, nh);
-      break;
-    case 2:
-      ok = fp16_first<2>(x, len, n32, lv, lt, le, thr, pos, nh);
-      break;
-    case 3:
-      ok = fp16_first<3>(x, len, n32, lv, lt, le, thr, pos, nh);
-      break;
-    case 4:
-      ok = fp16_first<4>(x, len, n32, lv, lt, le, thr, pos, nh);
-      break;
-    case 5:
-      ok = fp16_first<5>(x, len, n32, lv, lt, le, thr, pos, nh);
-      break;
-    case 6:
-      ok = fp16_first<6>(x, len, n32, lv, lt, le, thr, pos, nh);
-      break;
-    case 7:
-      ok = fp16_first<7>(x, len, n32, lv, lt, le, thr, pos, nh);
-      break;
-    default:
-      ok = fp16_first<8>(x, len, n32, lv, lt, le, thr, pos, nh);
-      break;
-  }
-  if (!ok) return false;
-  int64_t l0 = g;
-  for (; l0 + 8 <= L; l0 += 8) fp16_pass<8, false>(x, len, n32, lv + l0, lt + l0, le + l0, thr, pos, nh);
-  if (L - l0 >= 4) {
-    fp16_pass<4, false>(x, len, n32, lv + l0, lt + l0, le + l0, thr, pos, nh);
-    l0 += 4;
-  }
-  switch (L - l0) {
-    case 3:
-      fp16_pass<3, false>(x, len, n32, lv + l0, lt + l0, le + l0, thr, pos, nh);
-      break;
-    case 2:
-      fp16_pass<2, false>(x, len, n32, lv + l0, lt + l0, le + l0, thr, pos, nh);
-      break;
-    case 1:
-      fp16_pass<1, false>(x, len, n32, lv + l0, lt + l0, le + l0, thr, pos, nh);
-      break;
-    default:
-      break;
+  int64_t l0 = std::min<int64_t>(L, 8);
+  if (!kFirstPass[l0](x, len, n32, lv, lt, le, thr, pos, nh)) return false;
+  for (; l0 < L; l0 += 8) {
+    const int64_t g = std::min<int64_t>(L - l0, 8);
+    kNextPass[g](x, len, n32, lv + l0, lt + l0, le + l0, thr, pos, nh);
   }
   return true;
 }
