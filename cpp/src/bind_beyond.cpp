@@ -436,6 +436,33 @@ py::tuple exact_sum_py(const F64& values, int threads) {
   return py::make_tuple(limbs, count);
 }
 
+// (limbs [n_groups x kLimbs], counts [n_groups]): the exact sum and count of each group's non-NaN values.
+py::tuple exact_sum_groups_py(const F64& values, const I64& codes, int64_t n_groups, int threads) {
+  if (values.ndim() != 1 || codes.ndim() != 1 || values.shape(0) != codes.shape(0))
+    throw std::invalid_argument("values and codes must be 1-D arrays of one length");
+  if (n_groups < 1 || n_groups > 4096) throw std::invalid_argument("n_groups must be in [1, 4096]");
+  const int64_t n = values.shape(0);
+  const int64_t* c = codes.data();
+  for (int64_t i = 0; i < n; ++i)
+    if (c[i] < 0 || c[i] >= n_groups) throw std::invalid_argument("codes must be in [0, n_groups)");
+  py::array_t<int64_t> limbs({n_groups, static_cast<int64_t>(ExactSum::kLimbs)});
+  py::array_t<int64_t> counts(n_groups);
+  {
+    std::vector<ExactSum> acc(static_cast<size_t>(n_groups));
+    const double* v = values.data();
+    int64_t* cnt = counts.mutable_data();
+    {
+      py::gil_scoped_release release;
+      exact_sum_groups(v, c, n, n_groups, threads, acc.data(), cnt);
+    }
+    int64_t* out = limbs.mutable_data();
+    for (int64_t g = 0; g < n_groups; ++g)
+      std::copy(acc[static_cast<size_t>(g)].limb, acc[static_cast<size_t>(g)].limb + ExactSum::kLimbs,
+                out + g * ExactSum::kLimbs);
+  }
+  return py::make_tuple(limbs, counts);
+}
+
 // ---- popularity and long tail (helper pop; rankmeter/popularity.hpp)
 // (values per user, relevant truth items per user or None): see popularity_values.
 py::tuple popularity_values_py(const I64& indptr, const I64& items, const F64& table, int64_t k, int divide,
@@ -545,6 +572,9 @@ void bind_beyond(py::module_& m) {
   m.def("count_no_relevant", &count_no_relevant_py, py::arg("indptr").noconvert(), py::arg("grades").noconvert(),
         py::arg("min_relevance"), py::arg("threads"), "(users without a relevant item, the first of them or -1)");
   m.def("exact_sum", &exact_sum_py, py::arg("values").noconvert(), py::arg("threads"));
+  m.def("exact_sum_groups", &exact_sum_groups_py, py::arg("values").noconvert(), py::arg("codes").noconvert(),
+        py::arg("n_groups"), py::arg("threads"),
+        "(limbs [n_groups x kLimbs], counts): exact sums and counts of the non-NaN values per group code");
   // popularity and long tail (helper pop)
   m.def("ips_values", &ips_values_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
         py::arg("weight").noconvert(), py::arg("k"), py::arg("kind"), py::arg("snips"), py::arg("t_indptr").noconvert(),

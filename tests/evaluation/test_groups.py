@@ -369,3 +369,23 @@ def test_compare_reports_each_runs_group_means_as_evaluate_does():
         want = rm.evaluate(TRUTH, recs, ["ndcg@3", "ap"], user_groups=groups).by_group()
         for col in want.columns:
             assert same_bits(table.loc[run][col].to_numpy(), want[col].to_numpy())
+
+
+@pytest.mark.parametrize("n_groups", [1, 7, 64])
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_one_pass_group_sums_equal_the_group_slices_summed_bit_for_bit(monkeypatch, n_groups, threads):
+    """Up to 64 groups each column is summed in one pass with per-group accumulators; beyond, the column is
+    reordered by group and each slice summed: both give the same exact sums (and so the same group means)."""
+    from rankmeter.evaluation import _groups
+
+    rng = np.random.default_rng(n_groups)
+    truth = {u: {int(i): int(rng.integers(0, 3)) for i in rng.choice(60, rng.integers(0, 6), replace=False)}
+             for u in range(3000)}  # fmt: skip
+    recs = {u: [int(i) for i in rng.permutation(60)[: rng.integers(0, 12)]] for u in range(0, 3200, 1)}
+    groups = {u: f"g{int(rng.integers(0, n_groups))}" for u in range(3200)}
+    one_pass = rm.evaluate(truth, recs, METRICS, user_groups=groups, threads=threads, missing="zero")
+    monkeypatch.setattr(_groups, "_GROUPED_KERNEL", 0)
+    sliced = rm.evaluate(truth, recs, METRICS, user_groups=groups, threads=threads, missing="zero")
+    pd.testing.assert_frame_equal(one_pass.by_group(), sliced.by_group(), check_exact=True)
+    for label, state in one_pass.group_state.groups.items():
+        assert state.sums == sliced.group_state.groups[label].sums, label

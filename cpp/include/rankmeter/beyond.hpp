@@ -1228,4 +1228,41 @@ inline int64_t exact_sum_values(const double* v, int64_t n, int threads, ExactSu
   return c;
 }
 
+// Per group g < n_groups: the exact sum (acc[g]) and the count (count[g]) of the non-NaN v[i] with codes[i] == g
+// (every code in [0, n_groups)). One pass over v; each thread adds into its own n_groups accumulators, merged
+// exactly, so the sums do not depend on the thread count.
+inline void exact_sum_groups(const double* v, const int64_t* codes, int64_t n, int64_t n_groups, int threads,
+                             ExactSum* acc, int64_t* count) {
+  const int T = effective_threads(threads, n);
+  std::vector<std::vector<ExactSum>> part(static_cast<size_t>(T));
+  std::vector<std::vector<int64_t>> cnt(static_cast<size_t>(T));
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T)
+#endif
+  {
+    const int tid = thread_id();
+    auto& mine = part[static_cast<size_t>(tid)];
+    auto& c = cnt[static_cast<size_t>(tid)];
+    mine.resize(static_cast<size_t>(n_groups));
+    c.assign(static_cast<size_t>(n_groups), 0);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (int64_t i = 0; i < n; ++i)
+      if (!std::isnan(v[i])) {
+        mine[static_cast<size_t>(codes[i])].add(v[i]);
+        ++c[static_cast<size_t>(codes[i])];
+      }
+  }
+  for (int64_t g = 0; g < n_groups; ++g) {
+    acc[g].clear();
+    count[g] = 0;
+    for (int t = 0; t < T; ++t) {
+      acc[g].merge(part[static_cast<size_t>(t)][static_cast<size_t>(g)]);
+      count[g] += cnt[static_cast<size_t>(t)][static_cast<size_t>(g)];
+    }
+    acc[g].normalize();
+  }
+}
+
 }  // namespace rankmeter::core

@@ -25,6 +25,9 @@ __all__ = ["ActivityGroups", "activity_groups", "GroupedState", "resolve_groups"
 _PERMUTATION_DOMAIN = 3  # the random stream of the group-label permutations (1, 2: compare's sign flips, bootstrap)
 _EPS = 2.0**-52
 _PARALLEL_SLICE = 1 << 18  # a group's slice at least this long is summed by every thread
+# up to this many groups, each column is summed in one pass with per-group accumulators (_core.exact_sum_groups:
+# 16 KiB per group and thread); beyond it, the column is reordered by group and each group's slice summed
+_GROUPED_KERNEL = 64
 _FIX = (
     "every evaluated user needs exactly one group: add them, e.g. "
     "user_groups={**groups, **dict.fromkeys(users_without_group, 'unknown')}, or for a pandas Series "
@@ -307,15 +310,23 @@ def grouped_state(
     bounds = np.searchsorted(codes[order], np.arange(n_groups + 1), side="left")
     sums = [[0] * len(values) for _ in range(n_groups)]
     counts = [[0] * len(values) for _ in range(n_groups)]
+    codes64 = np.ascontiguousarray(codes, dtype=np.int64) if 0 < n_groups <= _GROUPED_KERNEL else None
     for i, v in enumerate(values):
-        vs = np.ascontiguousarray(np.asarray(v, dtype=np.float64)[order])
-        for g in range(n_groups):
-            a, b = int(bounds[g]), int(bounds[g + 1])
-            if a == b:
-                continue
-            # a short slice in one thread: waking a team costs more than it sums (the sum is exact either way)
-            limbs, count = _core.exact_sum(vs[a:b], n_threads if b - a >= _PARALLEL_SLICE else 1)
-            sums[g][i], counts[g][i] = limbs_to_int(limbs), int(count)
+        if codes64 is not None:  # one pass over the column, per-group exact accumulators
+            g_limbs, g_counts = _core.exact_sum_groups(
+                np.ascontiguousarray(v, dtype=np.float64), codes64, n_groups, n_threads
+            )
+            for g in range(n_groups):
+                sums[g][i], counts[g][i] = limbs_to_int(g_limbs[g]), int(g_counts[g])
+        else:  # many groups: the column in group order, each group's slice summed
+            vs = np.ascontiguousarray(np.asarray(v, dtype=np.float64)[order])
+            for g in range(n_groups):
+                a, b = int(bounds[g]), int(bounds[g + 1])
+                if a == b:
+                    continue
+                # a short slice in one thread: waking a team costs more than it sums (the sum is exact either way)
+                limbs, count = _core.exact_sum(vs[a:b], n_threads if b - a >= _PARALLEL_SLICE else 1)
+                sums[g][i], counts[g][i] = limbs_to_int(limbs), int(count)
         if sum(s[i] for s in sums) != state.sums[i] or sum(c[i] for c in counts) != state.counts[i]:
             raise ValueError(
                 f"`user_groups`: {state.names[i]} is a pooled aggregate (not a mean of per-user values), so it has "
