@@ -55,7 +55,7 @@ def _target(kind: str, groups: list, alignment: dict, relevant: list) -> np.ndar
 @settings(max_examples=300, deadline=None)
 @given(fair_cases())
 def test_awrf_and_awrf_ndcg_equal_the_trec_fair_ranking_scripts_per_query(case):
-    ids, groups, alignment, k, runs, rels, target = case
+    ids, _groups, alignment, k, runs, rels, target = case
     used = sorted({g for gs in alignment.values() for g in gs})
     if not used:  # no page has a group: rankmeter refuses item_groups without a group (nothing to measure)
         return
@@ -75,7 +75,9 @@ def test_awrf_and_awrf_ndcg_equal_the_trec_fair_ranking_scripts_per_query(case):
         assert math.isclose(awrf[u], want_awrf, rel_tol=1e-6, abs_tol=1e-7) or (
             math.isnan(awrf[u]) and math.isnan(want_awrf)
         ), (u, awrf[u], want_awrf)
-        assert math.isclose(score[u], want, rel_tol=1e-6, abs_tol=1e-7) or (math.isnan(score[u]) and math.isnan(want)), (
+        assert math.isclose(score[u], want, rel_tol=1e-6, abs_tol=1e-7) or (
+            math.isnan(score[u]) and math.isnan(want)
+        ), (
             u,
             score[u],
             want,

@@ -34,7 +34,9 @@ def trec_discount(n: int) -> np.ndarray:
     return np.reciprocal(np.log2(np.maximum(ranks, 2)))
 
 
-def trec_awrf(run: Sequence, alignment: Mapping[Hashable, Sequence], groups: Sequence, target: Sequence[float]) -> float:
+def trec_awrf(
+    run: Sequence, alignment: Mapping[Hashable, Sequence], groups: Sequence, target: Sequence[float]
+) -> float:
     """1 − JS² between the run's discounted mean alignment over ``groups`` and ``target``; NaN when no known page
     carries alignment (SciPy's normalisation of an all-zero vector)."""
     disc = trec_discount(len(run))
