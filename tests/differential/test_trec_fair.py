@@ -21,8 +21,12 @@ OPTS = "attention=log_trec,multi=each,ungrouped=skip,log_base=e"
 def fair_cases(draw):
     kind = draw(st.sampled_from(["int", "str", "huge"]))
     n_items = draw(st.integers(1, 14))
-    ids = {"int": list(range(n_items)), "str": [f"p{i}" for i in range(n_items)]}.get(
-        kind, [2**63 - 1 - i for i in range(n_items)]
+    ids: list = (
+        list(range(n_items))
+        if kind == "int"
+        else [f"p{i}" for i in range(n_items)]
+        if kind == "str"
+        else [2**63 - 1 - i for i in range(n_items)]
     )
     n_groups = draw(st.integers(1, 4))
     groups = [f"g{j}" for j in range(n_groups)]

@@ -23,7 +23,7 @@ PyPI; this module restates, in our own code, what they compute for one ranking:
 from __future__ import annotations
 
 import math
-from typing import Hashable, Mapping, Sequence
+from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 from scipy.spatial.distance import jensenshannon
@@ -34,9 +34,7 @@ def trec_discount(n: int) -> np.ndarray:
     return np.reciprocal(np.log2(np.maximum(ranks, 2)))
 
 
-def trec_awrf(
-    run: Sequence, alignment: Mapping[Hashable, Sequence], groups: Sequence, target: Sequence[float]
-) -> float:
+def trec_awrf(run: Sequence, alignment: Mapping[Hashable, Sequence], groups: Sequence, target: Any) -> float:
     """1 − JS² between the run's discounted mean alignment over ``groups`` and ``target``; NaN when no known page
     carries alignment (SciPy's normalisation of an all-zero vector)."""
     disc = trec_discount(len(run))
