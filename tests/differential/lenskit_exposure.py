@@ -19,7 +19,7 @@ VENV = "lenskit"
 ISOLATED = True
 WORKER = Path(__file__).with_name("worker_lenskit_exposure.py")
 ALLOW = RANKING_FEATURES
-REL = 2e-6  # LensKit sums the exposures in float32
+REL = 1e-5  # LensKit keeps the rank weights and their sums in float32 (differences up to 2.2e-6 relative seen)
 
 ATTENTION = {
     "geometric": "attention=geometric,patience=0.85",
