@@ -109,9 +109,9 @@ fi
 AFTER='"$PIP" install -q --no-deps beir==2.2.0' \
   mk beir      pytrec-eval-terrier numpy tqdm || STATUS=1
 # Fairness peers (tests/differential/fairranktune.py, jurity.py, rexmex.py; docs/fairness.md "Equal to the other
-# tools"): FairRankTune 0.0.7, jurity 2.1.0 and rexmex 0.1.3 install on Python 3.11; rexmex imports six without
-# declaring it.
-mk fairranktune FairRankTune==0.0.7 || STATUS=1
+# tools"): FairRankTune 0.0.7, jurity 2.1.0 and rexmex 0.1.3 install on Python 3.11; FairRankTune declares no
+# dependency (it imports numpy and pandas), rexmex imports six without declaring it.
+mk fairranktune FairRankTune==0.0.7 numpy pandas || STATUS=1
 mk jurity      jurity==2.1.0 || STATUS=1
 mk rexmex      rexmex==0.1.3 six || STATUS=1
 echo "peers in $ROOT"
