@@ -12,6 +12,9 @@ PyPI; this module restates, in our own code, what they compute for one ranking:
   all-zero row;
 - the run's alignment is the mean over the known pages of row × discount; the AWRF is 1 − JS², JS the SciPy
   ``jensenshannon`` distance (natural log) between that alignment and the target, each normalised to sum 1;
+- SciPy's ``jensenshannon`` returns NaN when rounding makes the divergence of two equal distributions slightly
+  negative (its square root): the scripts then have NaN for a query whose alignment is the target (see
+  ``rounding_nan``);
 - nDCG has binary utility (the page is in the query's relevant pages, in float32), the discount above, and the
   ideal over min(target_len, number of relevant pages) positions; the score is nDCG × AWRF.
 
@@ -55,6 +58,14 @@ def trec_awrf(run: Sequence, alignment: Mapping[Hashable, Sequence], groups: Seq
         return math.nan
     dist = float(jensenshannon(ralign, np.asarray(target, dtype=np.float64)))
     return 1.0 - dist * dist
+
+
+def rounding_nan(run: Sequence, alignment: Mapping[Hashable, Sequence], groups: Sequence, target: Any) -> bool:
+    """True when ``trec_awrf`` is NaN only because SciPy's ``jensenshannon`` takes the square root of a divergence
+    that rounding made slightly negative (a run whose alignment equals the target: the scripts give NaN, which
+    their pandas mean then skips; rankmeter gives 1)."""
+    known = [page for page in run if alignment.get(page)]
+    return bool(known) and np.asarray(target).sum() > 0 and math.isnan(trec_awrf(run, alignment, groups, target))
 
 
 def trec_ndcg(run: Sequence, relevant: Sequence, target_len: int) -> float:
