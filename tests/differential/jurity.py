@@ -6,7 +6,10 @@ the per-user hit (``hit_rate@k``) or service (``user_coverage@k``) as the predic
 groups' means, ``res.by_group()[m][1] − res.by_group()[m][0]``, whose absolute value is ``res.group_gaps()``'s
 ``max_minus_min``. ``DisparateImpact`` is the ratio P(1 | group 1) / P(1 | group 0): ``by_group`` means divided, and
 min(DI, 1 / DI) is ``group_gaps``' ``min_max_ratio``. Each is compared in both forms (labels ``...|gap`` for the
-``group_gaps`` columns). All metrics in one ``evaluate`` call with ``user_groups=``.
+``group_gaps`` columns). All these in one ``evaluate`` call with ``user_groups=``. jurity's ``InterListDiversity``
+(every user, no sampling) is the mean cosine distance of the users' top-k indicator vectors:
+``personalization(similarity=cosine)@k`` with ``recs_only="empty"``, in a second call (a catalog-level metric is
+refused with ``user_groups=``); jurity reports a value within 1e-6 of 0 as 0, and so does ``ours``.
 
 Conventions that differ (skipped by ``known``): jurity's DisparateImpact returns the *count* of group 1's positive
 outcomes when group 0 has none (rankmeter's ratio is inf there, ``min_max_ratio`` 0), and a group without users is
@@ -49,9 +52,19 @@ def ours(case: dict) -> dict:
     groups = dict(case["user_group"])
     metrics = [_metric(n, k) for k in case["ks"] for n in ("hit", "served")]
     res = rm.evaluate(truth, recs, list(dict.fromkeys(metrics)), user_groups=groups, duplicates="miss")
+    out_ild: dict[str, dict[str, Any]] = {}
     by = res.by_group()
+    # personalization is catalog-level: refused with user_groups=, so it has a call of its own
+    if not _has_repeat(recs):
+        ild = rm.evaluate(
+            truth, recs, [f"personalization(similarity=cosine)@{k}" for k in case["ks"]], recs_only="empty"
+        )
+        for k in case["ks"]:
+            v = ild[f"personalization(similarity=cosine)@{k}"]
+            # jurity reports a diversity within 1e-6 of 0 as 0
+            out_ild[f"InterListDiversity@{k}"] = {"per_user": None, "mean": 0.0 if abs(v) <= 1e-6 else v}
     gaps = res.group_gaps(n_permutations=0)
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, dict[str, Any]] = dict(out_ild)
     for k in case["ks"]:
         for n in ("hit", "served"):
             m = _metric(n, k)
@@ -62,6 +75,10 @@ def ours(case: dict) -> dict:
             out[f"DisparateImpact[{n}@{k}]"] = {"per_user": None, "mean": g1 / g0 if g0 else float("nan")}
             out[f"DisparateImpact[{n}@{k}]|gap"] = {"per_user": None, "mean": gaps.loc[m, "min_max_ratio"]}
     return out
+
+
+def _has_repeat(recs: dict) -> bool:
+    return any(len(set(lst)) < len(lst) for lst in recs.values())
 
 
 def _outcomes(case: dict, name: str, k: int) -> dict:
@@ -80,6 +97,15 @@ def known(case: dict, peer: dict) -> Optional[Any]:
     groups = dict(case["user_group"])
     skip: dict = {}
     for label, res in peer.items():
+        if label.startswith("InterList"):
+            listed = [u for u, lst in recs.items() if lst]
+            if "raised" in res:
+                skip[label] = f"InterListDiversity raised ({res['raised']})"
+            elif _has_repeat(recs):
+                skip[label] = "InterListDiversity with a repeated item: jurity counts it twice in its user-item matrix"
+            elif len(listed) < 2:
+                skip[label] = "InterListDiversity of fewer than two lists"
+            continue
         base = label.split("|")[0]
         name, k = base[base.index("[") + 1 : -1].split("@")
         out = _outcomes(case, name, int(k))

@@ -1,4 +1,5 @@
-"""jurity's StatisticalParity and DisparateImpact on per-user hits by user group against by_group() / group_gaps():
+"""jurity's StatisticalParity and DisparateImpact on per-user hits by user group against by_group() / group_gaps(), and
+its InterListDiversity against personalization:
 random cases over the whole data space (a short run; the long one:
 ``python -m tests.differential.run jurity --cases 20000 --seed 1``)."""
 

@@ -8,7 +8,8 @@ with a grade above 0, over the truth users with such an item (a user without a l
 every truth user (a user without a relevant item: 0). jurity's ``BinaryFairnessMetrics.StatisticalParity`` and
 ``DisparateImpact`` get these outcomes as predictions and the case's ``user_group`` (0 / 1) as memberships, with
 ``membership_label=1``; each value also as the ``group_gaps`` column it equals (label ``...|gap``: |SP| and
-min(DI, 1 / DI)). A metric that raises is recorded as ``raised``.
+min(DI, 1 / DI)). Beside them, ``InterListDiversity`` of the lists at each cutoff (``_inter_list``). A metric
+that raises is recorded as ``raised``.
 """
 
 from __future__ import annotations
@@ -44,6 +45,29 @@ def one(case: dict) -> dict:
                 # the same value as rankmeter's group_gaps column: |SP|, and min(DI, 1 / DI)
                 gap = abs(v) if label.startswith("Stat") else (min(v, 1 / v) if v else 0.0)
                 out[label + "|gap"] = {"per_user": None, "mean": None if math.isnan(v) else gap}
+    out.update(_inter_list(case))
+    return out
+
+
+def _inter_list(case: dict) -> dict:
+    """``InterListDiversity(click_column, k, user_sample_size=None)`` (every user, no sampling) of the lists, whose
+    score column is minus the rank (jurity keeps each user's k rows of highest score: the first k by rank)."""
+    import pandas as pd
+    from jurity.recommenders import InterListDiversity
+
+    rows = [(u, i, -r) for u, i, r, _s in case["recs"]]
+    predicted = pd.DataFrame(rows, columns=["user_id", "item_id", "score"], dtype=object)
+    predicted["score"] = predicted["score"].astype(float)
+    actual = pd.DataFrame([(u, i, 1) for u, i, _g in case["truth"]], columns=["user_id", "item_id", "clicks"])
+    out: dict = {}
+    for k in case["ks"]:
+        label = f"InterListDiversity@{k}"
+        try:
+            v = float(InterListDiversity("score", k=k, user_sample_size=None).get_score(actual, predicted))
+        except Exception as e:
+            out[label] = {"per_user": None, "mean": None, "raised": type(e).__name__}
+            continue
+        out[label] = {"per_user": None, "mean": None if math.isnan(v) else v}
     return out
 
 
