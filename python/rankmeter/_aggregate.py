@@ -33,7 +33,7 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from ._exposure_values import EQUAL_OPPORTUNITY, eo_key, exposure_value, merge_exposure
+from ._exposure_values import EQUAL_OPPORTUNITY, eo_key, exposure_table, exposure_value, merge_exposure
 from .metrics import Metric, parse
 
 __all__ = [
@@ -537,6 +537,33 @@ class State:
         if m.name in ("exposure_gini", "exposure_disparity", "item_mad", *EQUAL_OPPORTUNITY):
             return exposure_value(part, m, self.catalog)
         raise ValueError(f"unknown catalog metric {name!r}")  # pragma: no cover - every catalog metric is above
+
+    def exposure(self, metric: Any) -> Any:
+        """The exposures behind an ``exposure_gini`` or ``exposure_disparity`` column, as a pandas DataFrame.
+
+        ``exposure_gini``: one row per item (index ``item``; the catalog's items under ``over=catalog``, the
+        exposed ones under ``over=recommended``), most exposed first: ``exposure`` (E_i, the sum over users of the
+        attention of i's position) and ``share`` (E_i / sum E). ``exposure_disparity``: one row per group of
+        ``item_groups`` (index ``group``; ``(no group)`` last under ``ungrouped=own``): ``exposure``, ``share``,
+        ``target`` (the target share) and ``gap`` (share - target; the metric is half the sum of |gap|). The
+        table is computed from the state's integer histograms, so a merged state gives the one-call table.
+        """
+        key = str(metric) if isinstance(metric, Metric) else metric
+        col = dict(self.keys).get(key)
+        if col is None:
+            try:
+                canon = str(parse(key))
+            except (ValueError, TypeError):
+                canon = None
+            col = next((i for i, n in enumerate(self.names) if n == canon), None)
+        if col is None:
+            raise KeyError(f"{metric!r} was not evaluated; available: {', '.join(k for k, _ in self.keys)}")
+        m = parse(self.names[col])
+        if m.name not in ("exposure_gini", "exposure_disparity"):
+            raise ValueError(
+                f"{metric!r} has no exposure table: ask for it of an exposure_gini or exposure_disparity column"
+            )
+        return exposure_table(self.parts[m.k or 0].exposure, m, self.catalog)
 
     def values(self) -> list[float]:
         """The value of every column (mean, or the catalog-level value), in column order."""

@@ -76,7 +76,13 @@ def merge_exposure(parts: list) -> Optional[dict]:
             got = _merge_rows(cols, w)
             out.update({f"{prefix}_{n}": c for n, c in zip(names, got[:-1])})
             out[f"{prefix}_counts"] = got[-1]
-    for name in ("n_groups", "cat_group", "cat_m", "cat_counts"):  # of item_groups alone: the same in every part
+    for name in (
+        "n_groups",
+        "group_labels",
+        "cat_group",
+        "cat_m",
+        "cat_counts",
+    ):  # of item_groups alone: the same in every part
         if name in first:
             out[name] = first[name]
     for name in first:
@@ -168,6 +174,16 @@ def _gini_float(x: np.ndarray, divisor: str) -> float:
 
 def group_shares(hist: dict, options: dict) -> tuple[np.ndarray, np.ndarray]:
     """(exposure share, target share) of groups 0..G (G: the "no group" bucket, 0/0 under ungrouped=skip)."""
+    e, t = group_exposures(hist, options)
+    total_e, total_t = math.fsum(e.tolist()), math.fsum(t.tolist())
+    share = e / total_e if total_e > 0 else np.full(e.size, np.nan)
+    target = t / total_t if total_t > 0 else np.full(t.size, np.nan)
+    return share, target
+
+
+def group_exposures(hist: dict, options: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(exposure, target weight) of groups 0..G before normalisation (G: the "no group" bucket, 0 under
+    ungrouped=skip); an item in m groups adds 1/m of its attention to each (multi=split) or all of it."""
     n_groups = int(hist["n_groups"][0])
     size = n_groups + 1
     split = options["multi"] == "split"
@@ -183,10 +199,7 @@ def group_shares(hist: dict, options: dict) -> tuple[np.ndarray, np.ndarray]:
         t = _fsum_groups(hist[f"{pre}_group"], c / np.maximum(hist[f"{pre}_m"], 1) if split else c, size)
     if options["ungrouped"] == "skip":
         e[n_groups] = t[n_groups] = 0.0
-    total_e, total_t = math.fsum(e.tolist()), math.fsum(t.tolist())
-    share = e / total_e if total_e > 0 else np.full(size, np.nan)
-    target = t / total_t if total_t > 0 else np.full(size, np.nan)
-    return share, target
+    return e, t
 
 
 def item_mad(hist: dict, threshold: float) -> float:
@@ -265,3 +278,42 @@ def exposure_value(part: Any, m: Any, catalog: Optional[np.ndarray]) -> float:
     if np.isnan(share).any() or np.isnan(target).any():
         return math.nan
     return 0.5 * math.fsum(np.abs(share - target).tolist())
+
+
+def exposure_table(hist: dict, m: Any, catalog: Optional[np.ndarray]) -> Any:
+    """The exposures behind exposure_gini (one row per item) or exposure_disparity (one row per group) as a pandas
+    DataFrame, computed from the histograms by the code that computes the metric's value."""
+    import pandas as pd
+
+    o = m.options
+    if m.name == "exposure_gini":
+        ids, e = item_exposures(hist, o)
+        if o["over"] == "catalog" and catalog is not None and catalog.size:
+            x = np.zeros(catalog.size, dtype=np.float64)
+            if ids.size:
+                at = np.minimum(np.searchsorted(ids, catalog), ids.size - 1)
+                found = ids[at] == catalog
+                x[found] = e[at[found]]
+            ids, e = catalog, x
+        elif o["over"] != "catalog":
+            ids, e = ids[e > 0], e[e > 0]  # the exposed items: those the metric's Gini is over
+        total = math.fsum(e.tolist())
+        share = e / total if total > 0 else np.full(e.size, np.nan)
+        df = pd.DataFrame({"item": ids, "exposure": e, "share": share})
+        df = df.sort_values(["exposure", "item"], ascending=[False, True], kind="stable")
+        return df.set_index("item")
+    n_groups = int(hist["n_groups"][0])
+    e, _ = group_exposures(hist, o)
+    share, target = group_shares(hist, o)
+    names = list(hist["group_labels"].tolist()) if "group_labels" in hist else list(range(n_groups))
+    keep = n_groups + (1 if o["ungrouped"] == "own" else 0)
+    df = pd.DataFrame(
+        {
+            "group": [*names, "(no group)"],
+            "exposure": e,
+            "share": share,
+            "target": target,
+            "gap": share - target,
+        }
+    ).iloc[:keep]
+    return df.set_index("group")

@@ -207,3 +207,50 @@ def test_every_kernel_path_gives_the_reference_ranks_and_values(rng, monkeypatch
     for m in ("auc", "gauc", "mrr"):
         assert _same(res[m], full[m]) and _same(res.per_user[m], full.per_user[m]), m
     assert np.array_equal(ranks, _full_ranks(rm.Truth.from_dict(truth), M, ex))
+
+
+@st.composite
+def _long_rows(draw):
+    """Rows of 32 to 700 items (the 32-wide float16 blocks and their tails), up to 20 truth items per user (more
+    than one pass of 8 levels), ties, scores beyond float16's range (65504: every block's float16 infinite), and
+    exclusions among the candidates."""
+    n = draw(st.integers(1, 6))
+    m = draw(st.integers(32, 700))
+    d = draw(st.integers(1, 8))
+    r = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    kind = draw(st.sampled_from(["ints", "normal", "huge", "mixed"]))
+    if kind == "ints":
+        U = r.integers(-2, 3, (n, d)).astype(np.float32)
+        V = r.integers(-2, 3, (m, d)).astype(np.float32)
+    else:
+        U = r.standard_normal((n, d)).astype(np.float32)
+        V = r.standard_normal((m, d)).astype(np.float32)
+        if kind == "huge":
+            V *= np.float32(1e5)
+        elif kind == "mixed":
+            V[r.random(m) < 0.3] *= np.float32(1e5)
+    ex = sp.csr_matrix((r.random((n, m)) < draw(st.sampled_from([0.0, 0.1, 0.5]))).astype(np.float32))
+    truth = {
+        u: {int(i): float(r.integers(0, 3)) for i in r.choice(m, size=int(r.integers(1, 21)), replace=False)}
+        for u in range(n)
+    }
+    k = draw(st.integers(1, m))
+    block = (draw(st.integers(1, n)), draw(st.integers(1, m + 40)))
+    return U, V, ex, truth, k, block, draw(st.sampled_from([1, 2]))
+
+
+@given(_long_rows())
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_long_rows_with_many_levels_ties_and_float16_overflow_give_the_reference(problem):
+    U, V, ex, truth, k, block, threads = problem
+    M = rm.factor_scores(U, V)
+    res, ranks = rm.evaluate_model(truth, U, V, [f"ndcg@{k}", "auc", "gauc"], exclude=ex, k=k, block=block,
+                                   threads=threads, ranks=True)  # fmt: skip
+    top, full = _reference(truth, M, ex, k, [f"ndcg@{k}"], ["auc", "gauc"])
+    assert _same(res.per_user[f"ndcg@{k}"], top.per_user[f"ndcg@{k}"])
+    for m in ("auc", "gauc"):
+        assert _same(res.per_user[m], full.per_user[m]), m
+    assert np.array_equal(ranks, _full_ranks(rm.Truth.from_dict(truth), M, ex))
+    lists = rm.Recs.from_factors(U, V, k, exclude=ex, block=block, threads=threads)
+    want = rm.Recs.from_scores(M, k, exclude=ex)
+    assert np.array_equal(lists.indptr, want.indptr) and np.array_equal(lists.items, want.items)

@@ -413,3 +413,62 @@ def test_bad_item_groups_raise_before_work(bad, err, match):
 def test_bad_options_are_refused(metric, match):
     with pytest.raises(ValueError, match=match):
         _value(GROUPS, metric)
+
+
+@SETTINGS
+@given(exposure_case())
+def test_exposure_tables_match_the_reference_and_give_the_metric(case):
+    truth, recs, groups, catalog, k, att, target, ungrouped, multi, _, threads = case
+    gini = _name("exposure_gini", k, att)
+    gini_rec = _name("exposure_gini", k, {**att, "over": "recommended"})
+    opts = {**att, "target": target, "ungrouped": ungrouped, "multi": multi}
+    disp = _name("exposure_disparity", k, opts)
+    res = rm.evaluate(truth, recs, [gini, gini_rec, disp], item_groups=groups, catalog=catalog, threads=threads)
+    want = rx.item_exposure(truth, recs, k, **att)
+    items = res.exposure(gini)
+    assert sorted(items.index.tolist(), key=repr) == sorted(set(catalog), key=repr)  # every catalog item, once
+    for item, e in items["exposure"].items():
+        assert close(e, want.get(item, 0.0), rel=1e-12, abs_tol=1e-12), item
+    assert items["exposure"].is_monotonic_decreasing
+    exposed = res.exposure(gini_rec)
+    assert set(exposed.index.tolist()) == {i for i, e in want.items() if e > 0}
+    table = res.exposure(disp)
+    share, tgt = rx.group_shares(truth, recs, k, groups, **opts)
+    names = [("no group" if g == "(no group)" else g) for g in table.index.tolist()]
+    want_names = list(rx._all_groups(groups)) + (["no group"] if ungrouped == "own" else [])
+    assert names == want_names
+    for g, row in zip(names, table.itertuples()):
+        key = rx.NO_GROUP if g == "no group" else g
+        if share is None:
+            assert math.isnan(row.share)
+        else:
+            assert close(row.share, share.get(key, 0.0), rel=1e-12, abs_tol=1e-12), g
+        if tgt is None:
+            assert math.isnan(row.target)
+        else:
+            assert close(row.target, tgt.get(key, 0.0), rel=1e-12, abs_tol=1e-12), g
+    if not math.isnan(res[disp]):
+        assert res[disp] == 0.5 * math.fsum(table["gap"].abs().tolist())
+
+
+def test_exposure_tables_of_merged_states_equal_the_one_call_tables():
+    truth, recs, groups = _big_case(n_users=600)
+    metrics = ["exposure_gini@5", "exposure_disparity(target=catalog,ungrouped=own)@5"]
+    catalog = list(range(400))
+    one = rm.evaluate(truth, recs, metrics, item_groups=groups, catalog=catalog)
+    which = np.random.default_rng(3).integers(0, 3, len(truth))
+    states = [
+        rm.partial({u: truth[u] for u in truth if which[u] == b}, recs, metrics, item_groups=groups, catalog=catalog)
+        for b in range(3)
+    ]
+    merged = rm.State.from_bytes(rm.State.merge_all(states[::-1]).to_bytes())
+    for m in metrics:
+        pd.testing.assert_frame_equal(merged.exposure(m), one.exposure(m), check_exact=True)
+
+
+def test_exposure_table_of_another_metric_or_an_absent_one_is_refused():
+    res = rm.evaluate({1: {1: 1}}, {1: [1, 2]}, ["ndcg@2", "exposure_gini@2"], catalog=[1, 2])
+    with pytest.raises(ValueError, match="exposure_gini or exposure_disparity"):
+        res.exposure("ndcg@2")
+    with pytest.raises(KeyError, match="was not evaluated"):
+        res.exposure("exposure_gini@3")

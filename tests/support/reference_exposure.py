@@ -135,6 +135,19 @@ def exposure_disparity(
     return 0.5 * sum(abs(e.get(g, 0.0) - t.get(g, 0.0)) for g in names)
 
 
+def group_shares(
+    truth, recs, k, groups, attention="log", patience=0.5, stop=0.5, target="uniform", ungrouped="skip", multi="split"
+):
+    """({group: exposure share}, {group: target share}) of exposure_disparity (None: nothing to share)."""
+    exp: dict = {}
+    relevant = []
+    for u in truth:
+        for item, a in _weights(truth[u], recs.get(u, []), k, attention, patience, stop):
+            _add(exp, item, a, groups, ungrouped, multi)
+        relevant += [i for i, g in truth[u].items() if _relevant(g)]
+    return _normalise(exp), _normalise(_target(target, groups, ungrouped, relevant, multi))
+
+
 def _jsd(p, q, base=2):
     """Jensen-Shannon divergence of two distributions given as dicts: 1/2 KL(p || m) + 1/2 KL(q || m), m their
     mean, logarithms in base `base`."""

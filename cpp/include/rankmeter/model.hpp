@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -206,7 +207,7 @@ __attribute__((target("avx512f"))) inline void tile_avx512(int64_t d, int64_t m,
 }
 #endif
 
-// Which kernels run: 3 AVX-512 with the float16 counts (count_chunk_fp16), 2 AVX-512, 1 AVX2 + FMA, 0 scalar;
+// Which kernels run: 3 AVX-512 with the float16 counts (count_scan_fp16), 2 AVX-512, 1 AVX2 + FMA, 0 scalar;
 // RANKMETER_SIMD=0 forces the scalar ones, RANKMETER_SIMD=avx2 caps them at AVX2 and RANKMETER_SIMD=avx512 at
 // AVX-512 without float16 (how the tests reach every path). All give the same bits.
 inline int tile_path() {
@@ -353,95 +354,170 @@ inline int64_t scan_ge(int path, const float* x, int64_t len, float t, uint16_t*
   return scan_ge_generic(x, len, t, pos);
 }
 #ifdef RANKMETER_TOPK_AVX2
-// G levels against the scores x[0..len) (n32: the part read 32 at a time), counts in registers.
-template <int G>
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512fp16"))) inline void count_fp16_group(
-    const float* x, int64_t len, int64_t n32, const float* lv, int64_t* lt, int64_t* le) {
-  __m512h H[G];
-  float V[G];
-  int64_t clt[G], cle[G];
+// One pass of G levels over the scores x[0..len) (n32: the part read 32 at a time), 32 scores at a time rounded
+// to float16 (round to nearest: monotone, so a score whose float16 is below the level's float16 is below the
+// level, one above it above). Per level and 32 scores: one "below" compare adding 1 to the level's int16 lane
+// counters where it holds, and one "equal" compare, or-ed over the levels; only a block with some float16 tie
+// (rare) is looked at again, its ties compared exactly. A lane counts at most 2^15 - 1 blocks between flushes.
+// SCAN: the same pass also finds the non-finite scores (false: some score is NaN or infinite; a float16 NaN or
+// infinity, which a large finite score also gives, is checked on the float32) and writes the positions j with
+// x[j] >= thr, ascending, into pos (*nh of them; len < 2^16).
+template <int G, bool SCAN>
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512fp16"))) inline bool fp16_pass(
+    const float* x, int64_t len, int64_t n32, const float* lv, int64_t* lt, int64_t* le, float thr, uint16_t* pos,
+    int64_t* nh) {
+  constexpr int GG = G > 0 ? G : 1;
+  __m512h H[GG];
+  __m512i C[GG];
+  float V[GG];
+  int64_t clt[GG], cle[GG];
+  const __m512i one = _mm512_set1_epi16(1);
+  const __m512 tv = _mm512_set1_ps(thr);
+  const float big = std::numeric_limits<float>::max();
+  int64_t n = 0;
   for (int q = 0; q < G; ++q) {
     V[q] = lv[q];
     clt[q] = cle[q] = 0;
+    C[q] = _mm512_setzero_si512();
     const __m256h h = _mm512_cvtxps_ph(_mm512_set1_ps(V[q]));
     H[q] = _mm512_castsi512_ph(
         _mm512_inserti32x8(_mm512_castsi256_si512(_mm256_castph_si256(h)), _mm256_castph_si256(h), 1));
   }
-  for (int64_t j = 0; j < n32; j += 32) {
-    const __m256h h0 = _mm512_cvtxps_ph(_mm512_loadu_ps(x + j));
-    const __m256h h1 = _mm512_cvtxps_ph(_mm512_loadu_ps(x + j + 16));
-    const __m512h hx = _mm512_castsi512_ph(
-        _mm512_inserti32x8(_mm512_castsi256_si512(_mm256_castph_si256(h0)), _mm256_castph_si256(h1), 1));
-#pragma GCC unroll 4
-    for (int q = 0; q < G; ++q) {
-      const uint32_t below = _mm512_cmp_ph_mask(hx, H[q], _CMP_LT_OQ);
-      uint32_t same = _mm512_cmp_ph_mask(hx, H[q], _CMP_EQ_OQ);
-      const int64_t nb = __builtin_popcount(below);
-      clt[q] += nb;
-      cle[q] += nb;
-      while (__builtin_expect(same != 0, 0)) {  // float16 ties with the level: compared exactly
-        const float e = x[j + __builtin_ctz(same)];
-        same &= same - 1;
-        clt[q] += e < V[q];
-        cle[q] += e <= V[q];
+  constexpr int64_t kFlush = 32 * 32767;
+  for (int64_t j0 = 0; j0 < n32; j0 += kFlush) {
+    const int64_t j1 = std::min(n32, j0 + kFlush);
+    for (int64_t j = j0; j < j1; j += 32) {
+      const __m512 a0 = _mm512_loadu_ps(x + j), a1 = _mm512_loadu_ps(x + j + 16);
+      const __m256h h0 = _mm512_cvtxps_ph(a0);
+      const __m256h h1 = _mm512_cvtxps_ph(a1);
+      const __m512h hx = _mm512_castsi512_ph(
+          _mm512_inserti32x8(_mm512_castsi256_si512(_mm256_castph_si256(h0)), _mm256_castph_si256(h1), 1));
+      if constexpr (SCAN) {
+        if (__builtin_expect(_mm512_fpclass_ph_mask(hx, 0x99) != 0, 0)) {  // NaN or infinity in float16
+          for (int64_t i = j; i < j + 32; ++i)
+            if (!(std::abs(x[i]) <= big)) return false;
+        }
+        uint32_t hits = static_cast<uint32_t>(_mm512_cmp_ps_mask(a0, tv, _CMP_GE_OQ)) |
+                        (static_cast<uint32_t>(_mm512_cmp_ps_mask(a1, tv, _CMP_GE_OQ)) << 16);
+        while (hits) {
+          pos[n++] = static_cast<uint16_t>(j + __builtin_ctz(hits));
+          hits &= hits - 1;
+        }
+      }
+      __mmask32 any = 0;
+#pragma GCC unroll 8
+      for (int q = 0; q < G; ++q) {
+        C[q] = _mm512_mask_add_epi16(C[q], _mm512_cmp_ph_mask(hx, H[q], _CMP_LT_OQ), C[q], one);
+        any |= _mm512_cmp_ph_mask(hx, H[q], _CMP_EQ_OQ);
+      }
+      if (__builtin_expect(any != 0, 0)) {  // float16 ties with some level: compared exactly
+        for (int q = 0; q < G; ++q) {
+          uint32_t same = _mm512_cmp_ph_mask(hx, H[q], _CMP_EQ_OQ);
+          while (same) {
+            const float e = x[j + __builtin_ctz(same)];
+            same &= same - 1;
+            clt[q] += e < V[q];
+            cle[q] += e <= V[q];
+          }
+        }
       }
     }
+    for (int q = 0; q < G; ++q) {  // the lane counters into the counts
+      const int64_t c = _mm512_reduce_add_epi32(_mm512_madd_epi16(C[q], one));
+      clt[q] += c;
+      cle[q] += c;
+      C[q] = _mm512_setzero_si512();
+    }
   }
-  for (int q = 0; q < G; ++q) {
-    for (int64_t j = n32; j < len; ++j) {
+  for (int64_t j = n32; j < len; ++j) {
+    if constexpr (SCAN) {
+      if (!(std::abs(x[j]) <= big)) return false;
+      pos[n] = static_cast<uint16_t>(j);
+      n += x[j] >= thr;
+    }
+    for (int q = 0; q < G; ++q) {
       clt[q] += x[j] < V[q];
       cle[q] += x[j] <= V[q];
     }
+  }
+  for (int q = 0; q < G; ++q) {
     lt[q] += clt[q];
     le[q] += cle[q];
   }
+  if constexpr (SCAN) *nh = n;
+  return true;
 }
-#endif
-#ifdef RANKMETER_TOPK_AVX2
-// count_chunk with half the compares: 32 scores at a time rounded to float16 (round to nearest: monotone, so a
-// score whose float16 is below the level's float16 is below the level, one above it above), one compare for
-// "below" and one for "equal" per 32 scores and level; only the scores whose float16 equals the level's (rare)
-// are compared exactly. The same counts as count_chunk_generic.
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512fp16"))) inline int64_t count_chunk_fp16(
-    const float* x, int64_t len, const float* lv, int64_t L, int64_t* lt, int64_t* le) {
-  int64_t bad = 0;
-  const float big = std::numeric_limits<float>::max();
-  __m512 z = _mm512_setzero_ps();
+// count_chunk and scan_ge in passes of up to 8 levels over the scores, the first of which also checks the scores
+// and scans them for the candidates (scan false: thr is taken as +inf, no candidate). Returns false when some
+// score is not finite; else the counts of count_chunk_generic and the positions of scan_ge.
+using Fp16Pass = bool (*)(const float*, int64_t, int64_t, const float*, int64_t*, int64_t*, float, uint16_t*, int64_t*);
+inline constexpr Fp16Pass kFirstPass[9] = {fp16_pass<0, true>, fp16_pass<1, true>, fp16_pass<2, true>,
+                                           fp16_pass<3, true>, fp16_pass<4, true>, fp16_pass<5, true>,
+                                           fp16_pass<6, true>, fp16_pass<7, true>, fp16_pass<8, true>};
+inline constexpr Fp16Pass kNextPass[9] = {nullptr,
+                                          fp16_pass<1, false>,
+                                          fp16_pass<2, false>,
+                                          fp16_pass<3, false>,
+                                          fp16_pass<4, false>,
+                                          fp16_pass<5, false>,
+                                          fp16_pass<6, false>,
+                                          fp16_pass<7, false>,
+                                          fp16_pass<8, false>};
+inline bool count_scan_fp16(const float* x, int64_t len, const float* lv, int64_t L, int64_t* lt, int64_t* le,
+                            bool scan, float thr, uint16_t* pos, int64_t* nh) {
   const int64_t n32 = len / 32 * 32;
-  for (int64_t j = 0; j < n32; j += 16) {
-    const __m512 a = _mm512_loadu_ps(x + j);
-    z = _mm512_add_ps(z, _mm512_sub_ps(a, a));
+  if (!scan) thr = std::numeric_limits<float>::infinity();  // +inf: no finite score; an infinite one is refused first
+  int64_t l0 = std::min<int64_t>(L, 8);
+  if (!kFirstPass[l0](x, len, n32, lv, lt, le, thr, pos, nh)) return false;
+  for (; l0 < L; l0 += 8) {
+    const int64_t g = std::min<int64_t>(L - l0, 8);
+    kNextPass[g](x, len, n32, lv + l0, lt + l0, le + l0, thr, pos, nh);
   }
-  if (_mm512_reduce_add_ps(z) != 0.0f) bad = 1;  // NaN: some score is not finite
-  for (int64_t j = n32; j < len; ++j) bad += !(std::abs(x[j]) <= big);
-  if (bad) return bad;
-  int64_t l0 = 0;
-  for (; l0 + 4 <= L; l0 += 4) count_fp16_group<4>(x, len, n32, lv + l0, lt + l0, le + l0);
-  switch (L - l0) {
-    case 3:
-      count_fp16_group<3>(x, len, n32, lv + l0, lt + l0, le + l0);
-      break;
-    case 2:
-      count_fp16_group<2>(x, len, n32, lv + l0, lt + l0, le + l0);
-      break;
-    case 1:
-      count_fp16_group<1>(x, len, n32, lv + l0, lt + l0, le + l0);
-      break;
-    default:
-      break;
-  }
-  return 0;
+  return true;
 }
 #endif
 inline int64_t count_chunk(int path, const float* x, int64_t len, const float* lv, int64_t L, int64_t* lt,
                            int64_t* le) {
 #ifdef RANKMETER_TOPK_AVX2
-  if (path == 3) return count_chunk_fp16(x, len, lv, L, lt, le);
   if (path == 2) return count_chunk_avx512(x, len, lv, L, lt, le);
   if (path == 1) return auc_detail::count_chunk_avx2(x, len, lv, L, lt, le);
 #endif
   (void)path;
   return auc_detail::count_chunk_generic(x, len, lv, L, lt, le);
+}
+
+// The kk largest of the distinct keys buf[0..n) moved to buf[0..kk), the kk-th largest at buf[kk - 1]
+// (1 <= kk <= n; tmp: n keys of scratch). Partitions around a pivot taken from a sample, without branches on the
+// data (a quickselect with data-dependent branches mispredicts about every other key on scores), until a short
+// range is left to std::nth_element.
+inline void top_keys(uint64_t* buf, int64_t n, int64_t kk, uint64_t* tmp) {
+  int64_t lo = 0, hi = n, want = kk;  // buf[0..lo) are among the kk largest; the `want` largest of buf[lo..hi) too
+  constexpr int S = 16;
+  for (int it = 0; it < 8 && hi - lo > 96; ++it) {
+    const int64_t len = hi - lo;
+    uint64_t smp[S];
+    for (int i = 0; i < S; ++i) smp[i] = buf[lo + (2 * i + 1) * len / (2 * S)];
+    std::sort(smp, smp + S, std::greater<uint64_t>());
+    const uint64_t pivot = smp[std::min<int64_t>(S - 1, want * S / len + 1)];  // about want keys above it, or more
+    int64_t f = 0, b = 0;  // keys above the pivot to tmp[0..f), the others to tmp[len - b..len)
+    for (int64_t i = lo; i < hi; ++i) {
+      const uint64_t x = buf[i];
+      const int64_t g = x > pivot;
+      tmp[f] = x;
+      tmp[len - 1 - b] = x;
+      f += g;
+      b += 1 - g;
+    }
+    std::memcpy(buf + lo, tmp, static_cast<size_t>(f) * sizeof(uint64_t));
+    if (f >= want) {
+      hi = lo + f;
+    } else {
+      std::memcpy(buf + lo + f, tmp + f, static_cast<size_t>(b) * sizeof(uint64_t));
+      lo += f;
+      want -= f;
+    }
+  }
+  std::nth_element(buf + lo, buf + lo + want - 1, buf + hi, std::greater<uint64_t>());
 }
 
 // What one thread keeps for each user of its current block of users.
@@ -450,6 +526,7 @@ struct UserState {
   int64_t nbuf = 0;
   float thr = 0.0f;             // the worst kept candidate once kk are kept (-inf before)
   std::vector<int64_t> excl;    // distinct excluded columns, sorted
+  size_t next_excl = 0;         // the first of them at or after the last candidate's column
   std::vector<int64_t> tcol;    // targets: distinct eligible truth columns, sorted
   std::vector<int64_t> tlev;    // the level of each target
   std::vector<int64_t> eqb;     // scores equal to the target's at a lower column (excluded ones included)
@@ -488,19 +565,14 @@ inline Status factor_pass(const float* U, int64_t n_users, const float* V, const
     std::vector<int64_t> slt, sle;
     std::vector<uint16_t> hitpos(static_cast<size_t>(kSeg));
     auto excluded = [](const UserState& s, int64_t c) { return std::binary_search(s.excl.begin(), s.excl.end(), c); };
-    // keep the kk best candidates (excluded ones dropped first) and raise the threshold to the worst of them
+    // keep the kk best candidates and raise the threshold to the worst of them (Key::before is `>` on the keys)
+    std::vector<uint64_t> scratch(static_cast<size_t>(cap + kSeg));
     auto prune = [&](UserState& s) {
-      int64_t n = 0;
-      for (int64_t j = 0; j < s.nbuf; ++j) {
-        const uint64_t x = s.buf[static_cast<size_t>(j)];
-        if (!excluded(s, Key::col(x))) s.buf[static_cast<size_t>(n++)] = x;
-      }
-      if (n >= kk) {
-        std::nth_element(s.buf.begin(), s.buf.begin() + (kk - 1), s.buf.begin() + n, Key::before);
-        n = kk;
+      if (s.nbuf >= kk) {
+        top_keys(s.buf.data(), s.nbuf, kk, scratch.data());
+        s.nbuf = kk;
         s.thr = static_cast<float>(Key::score(s.buf[static_cast<size_t>(kk - 1)]));
       }
-      s.nbuf = n;
     };
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp for schedule(dynamic, 1)
@@ -515,6 +587,7 @@ inline Status factor_pass(const float* U, int64_t n_users, const float* V, const
         if (ex_indptr) s.excl.assign(ex_cols + ex_indptr[u], ex_cols + ex_indptr[u + 1]);
         std::sort(s.excl.begin(), s.excl.end());
         s.excl.erase(std::unique(s.excl.begin(), s.excl.end()), s.excl.end());
+        s.next_excl = 0;
         s.buf.resize(static_cast<size_t>(cap + kSeg));
         s.nbuf = 0;
         s.thr = kLow;
@@ -546,14 +619,25 @@ inline Status factor_pass(const float* U, int64_t n_users, const float* V, const
         for (int64_t r = 0; r < m; ++r) {
           UserState& s = st[static_cast<size_t>(r)];
           if (s.bad) continue;
-          const float* row = C.data() + r * ldc;
+          float* row = C.data() + r * ldc;
           const int64_t L = static_cast<int64_t>(s.lv.size());
           for (int64_t a0 = 0; a0 < nj; a0 += kSeg) {
             const int64_t len = std::min(kSeg, nj - a0);
-            const float* x = row + a0;
+            float* x = row + a0;
             slt.assign(static_cast<size_t>(L), 0);
             sle.assign(static_cast<size_t>(L), 0);
-            if (count_chunk(path, x, len, s.lv.data(), L, slt.data(), sle.data())) {
+            int64_t nh = 0;
+            bool ok;
+#ifdef RANKMETER_TOPK_AVX2
+            if (path == 3) {
+              ok = count_scan_fp16(x, len, s.lv.data(), L, slt.data(), sle.data(), kk > 0, s.thr, hitpos.data(), &nh);
+            } else
+#endif
+            {
+              ok = count_chunk(path, x, len, s.lv.data(), L, slt.data(), sle.data()) == 0;
+              if (ok && kk > 0) nh = scan_ge(path, x, len, s.thr, hitpos.data());
+            }
+            if (!ok) {
               int64_t j = 0;
               while (std::abs(x[j]) <= std::numeric_limits<float>::max()) ++j;
               tst.record(Code::bad_score, u0 + r, j0 + a0 + j);
@@ -564,7 +648,8 @@ inline Status factor_pass(const float* U, int64_t n_users, const float* V, const
             for (size_t t = 0; t < s.tcol.size(); ++t) {
               const int64_t l = s.tlev[t], c = s.tcol[t];
               const int64_t eq = sle[static_cast<size_t>(l)] - slt[static_cast<size_t>(l)];
-              if (eq == 0 || c < c_lo) continue;
+              // eq == 1 for a target of this segment: the target itself
+              if (eq == 0 || c < c_lo || (eq == 1 && c < c_hi)) continue;
               if (c >= c_hi) {
                 s.eqb[t] += eq;
               } else {
@@ -576,12 +661,14 @@ inline Status factor_pass(const float* U, int64_t n_users, const float* V, const
               s.lt[static_cast<size_t>(l)] += slt[static_cast<size_t>(l)];
               s.le[static_cast<size_t>(l)] += sle[static_cast<size_t>(l)];
             }
-            if (kk == 0) continue;
-            // candidates: the scores >= the threshold (a prune raises it for the next segment)
-            const int64_t nh = scan_ge(path, x, len, s.thr, hitpos.data());
-            for (int64_t h = 0; h < nh; ++h)
-              s.buf[static_cast<size_t>(s.nbuf++)] =
-                  Key::make(x[hitpos[static_cast<size_t>(h)]], c_lo + hitpos[static_cast<size_t>(h)]);
+            // candidates: the scores >= the threshold (a prune raises it for the next segment), in column order,
+            // but for the excluded columns (passed over in step with them)
+            for (int64_t h = 0; h < nh; ++h) {
+              const int64_t c = c_lo + hitpos[static_cast<size_t>(h)];
+              while (s.next_excl < s.excl.size() && s.excl[s.next_excl] < c) ++s.next_excl;
+              if (s.next_excl < s.excl.size() && s.excl[s.next_excl] == c) continue;
+              s.buf[static_cast<size_t>(s.nbuf++)] = Key::make(x[c - c_lo], c);
+            }
             if (s.nbuf >= cap) prune(s);
           }
         }
@@ -598,7 +685,7 @@ inline Status factor_pass(const float* U, int64_t n_users, const float* V, const
         if (s.bad) continue;
         if (kk > 0) {
           prune(s);
-          std::sort(s.buf.begin(), s.buf.begin() + s.nbuf, Key::before);
+          std::sort(s.buf.begin(), s.buf.begin() + s.nbuf, std::greater<uint64_t>());
           for (int64_t j = 0; j < s.nbuf; ++j) {
             const uint64_t x = s.buf[static_cast<size_t>(j)];
             const int64_t c = Key::col(x);

@@ -270,6 +270,7 @@ def exposure_histograms(prep: Any, k: int, metrics: list) -> dict:
         out.update(grp_group=g, grp_m=m_, grp_pos=p_, grp_hits=h_, grp_counts=n_)
         out["n_groups"] = np.array([n_groups], dtype=np.int64)
         ic: ItemCategories = prep.ctx.item_groups
+        out["group_labels"] = np.asarray(ic.labels)  # the groups' names, by code (for State.exposure)
         # target=catalog: the items of item_groups per (group, m); those given with no group in the bucket
         item_deg = np.bincount(np.unique(np.asarray(prep.code["groups"]), return_inverse=True)[1].ravel())
         inv = np.unique(np.asarray(prep.code["groups"]), return_inverse=True)[1].ravel()

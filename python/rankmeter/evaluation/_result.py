@@ -136,6 +136,11 @@ class Result:
             raise ValueError("this result has no groups: call evaluate(..., user_groups=...) to get per-group means")
         return self._grouping
 
+    def exposure(self, metric: Any) -> Any:
+        """The per-item (``exposure_gini``) or per-group (``exposure_disparity``) exposures behind a catalog-level
+        exposure metric, as a pandas DataFrame (:meth:`rankmeter.State.exposure`; docs/fairness.md)."""
+        return self.state.exposure(self.state.names[self._col(metric)])
+
     @property
     def group_state(self) -> Any:
         """The mergeable exact state of every group (a ``GroupedState``; needs ``user_groups=``)."""
