@@ -19,7 +19,7 @@ VENV = "lenskit"
 ISOLATED = True
 WORKER = Path(__file__).with_name("worker_lenskit_exposure.py")
 ALLOW = RANKING_FEATURES
-REL = 1e-5  # LensKit keeps the rank weights and their sums in float32 (differences up to 2.2e-6 relative seen)
+REL = 5e-5  # LensKit keeps the rank weights and their sums in float32 (up to 7.6e-6 relative in 20,000 cases)
 
 ATTENTION = {
     "geometric": "attention=geometric,patience=0.85",
