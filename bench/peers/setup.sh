@@ -16,7 +16,7 @@ mkdir -p "$ROOT"
 
 want() { [ $# -eq 0 ] && return 0; for x in "${SELECTED[@]}"; do [ "$x" = "$1" ] && return 0; done; return 1; }
 SELECTED=("$@")
-[ ${#SELECTED[@]} -eq 0 ] && SELECTED=(ranx pytrec_eval ir_measures torch rectools recbole msr evidently recm implicit beir cornac replay recpack lenskit)
+[ ${#SELECTED[@]} -eq 0 ] && SELECTED=(ranx pytrec_eval ir_measures torch rectools recbole msr evidently recm implicit beir cornac replay recpack lenskit fairranktune jurity rexmex)
 
 # mk NAME pip-args...: builds the venv; AFTER (a command run with the venv's pip
 # as "$PIP", e.g. a --no-deps install) is run only when NAME was built here.
@@ -108,5 +108,11 @@ fi
 # models' dependencies (sentence-transformers, torch, datasets) are not needed for it.
 AFTER='"$PIP" install -q --no-deps beir==2.2.0' \
   mk beir      pytrec-eval-terrier numpy tqdm || STATUS=1
+# Fairness peers (tests/differential/fairranktune.py, jurity.py, rexmex.py; docs/fairness.md "Equal to the other
+# tools"): FairRankTune 0.0.7, jurity 2.1.0 and rexmex 0.1.3 install on Python 3.11; FairRankTune declares no
+# dependency (it imports numpy and pandas), rexmex imports six without declaring it.
+mk fairranktune FairRankTune==0.0.7 numpy pandas || STATUS=1
+mk jurity      jurity==2.1.0 || STATUS=1
+mk rexmex      rexmex==0.1.3 six || STATUS=1
 echo "peers in $ROOT"
 exit $STATUS
