@@ -18,6 +18,7 @@ from .evaluation._auc_matrix import auc_scores
 from .evaluation._fusion import fuse, optimize_fusion, train_fusion
 from .evaluation._groups import GroupedState, activity_groups
 from .evaluation._model import evaluate_model
+from .evaluation._popularity import popularity_groups
 from .evaluation._propensity import popularity_propensity
 from .evaluation._sampled import SampledResult, evaluate_sampled
 from .evaluation._shortcuts import (
@@ -74,6 +75,7 @@ __all__ = [
     "State",
     "GroupedState",
     "activity_groups",
+    "popularity_groups",
     "Truth",
     "Recs",
     "metrics",

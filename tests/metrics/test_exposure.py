@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import rankmeter as rm
@@ -472,3 +472,46 @@ def test_exposure_table_of_another_metric_or_an_absent_one_is_refused():
         res.exposure("ndcg@2")
     with pytest.raises(KeyError, match="was not evaluated"):
         res.exposure("exposure_gini@3")
+
+
+@SETTINGS
+@given(
+    st.dictionaries(
+        st.integers(0, 12),
+        st.lists(st.integers(0, 9), max_size=6),  # repeats within a user: counted once
+        min_size=1,
+        max_size=10,
+    ),
+    st.sampled_from([0.2, 0.5, 0.8, 1.0]),
+    st.sampled_from(["int", "str"]),
+)
+def test_popularity_groups_are_the_short_head_and_long_tail_of_pop_reo(train, share, kind):
+    assume(any(train.values()))
+    if kind == "str":
+        train = {u: [f"i{i:02d}" for i in items] for u, items in train.items()}
+    groups = rm.popularity_groups(train, head_share=share)
+    head, tail = rx.short_head_long_tail({u: v for u, v in train.items() if v}, share)
+    assert {i for i, g in groups.items() if g == "head"} == head
+    assert {i for i, g in groups.items() if g == "tail"} == tail
+    if not tail:
+        return  # one group only: reo / rsp over item_groups see one group, pop_reo / pop_rsp an empty tail (NaN)
+    # reo / rsp over these groups are pop_reo / pop_rsp: the same split, the same definition
+    truth = {u: dict.fromkeys(items[:2], 1) for u, items in train.items() if items}
+    recs = {u: sorted({i for v in train.values() for i in v}, key=repr)[:4] for u in truth}
+    got = rm.evaluate(truth, recs, ["reo@3", "rsp@3"], train=train, item_groups=groups)
+    want = rm.evaluate(truth, recs, [f"pop_reo(head_share={share})@3", f"pop_rsp(head_share={share})@3"], train=train)
+    assert _same(got["reo@3"], want[f"pop_reo(head_share={share})@3"])
+    assert _same(got["rsp@3"], want[f"pop_rsp(head_share={share})@3"])
+
+
+@pytest.mark.parametrize(
+    ("kw", "err", "match"),
+    [
+        ({"head_share": 0}, ValueError, "head_share"),
+        ({"head_share": "0.8"}, TypeError, "head_share"),
+        ({"labels": ("a", "a")}, ValueError, "labels"),
+    ],
+)
+def test_bad_popularity_group_arguments_are_named(kw, err, match):
+    with pytest.raises(err, match=match):
+        rm.popularity_groups({"u": [1, 2]}, **kw)

@@ -19,6 +19,7 @@ they do not depend on the item coding.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any, Optional
 
 import numpy as np
@@ -285,3 +286,42 @@ def popularity_column(prep: Any, m: Any) -> tuple:
     if m.name == "efd" and prep.pop_users is not None and not prep.pop_users.any():
         vals[:] = np.nan  # no train item: no free-discovery value for any user
     return (vals, *_exact(vals, threads))
+
+
+def popularity_groups(train: Any, head_share: float = 0.8, labels: Sequence[Any] = ("head", "tail")) -> Any:
+    """The items of ``train`` in two popularity groups, for ``item_groups=``: the short head and the long tail.
+
+    An item's popularity is the number of users of ``train`` with it (a repeat counted once per user). The short
+    head is the split of ``pop_reo`` / ``pop_rsp`` (docs/metrics.md 3.23.5): items by popularity descending
+    (ties: smaller id first), up to and including the first at which the cumulative popularity reaches
+    ``head_share`` x the total; the long tail is every other item of ``train``. Items never in ``train`` are in
+    neither group (``ungrouped=`` decides whether they count). Returns a pandas Series indexed by item id, named
+    ``group``, with values ``labels[0]`` (head) or ``labels[1]`` (tail).
+
+    >>> import rankmeter as rm
+    >>> rm.popularity_groups({"a": [1, 2], "b": [1, 3], "c": [1]}, head_share=0.5).to_dict()
+    {1: 'head', 2: 'tail', 3: 'tail'}
+    """
+    import pandas as pd
+
+    from ..inputs import to_truth
+
+    if isinstance(head_share, bool) or not isinstance(head_share, (int, float, np.integer, np.floating)):
+        raise TypeError(f"`head_share` must be a number in (0, 1], got {head_share!r}")
+    if not 0.0 < float(head_share) <= 1.0:
+        raise ValueError(f"`head_share` must be in (0, 1], got {head_share!r}")
+    if isinstance(labels, (str, bytes)) or len(labels) != 2 or labels[0] == labels[1]:
+        raise ValueError(f"`labels` must be two distinct names (head, tail), got {labels!r}")
+    t = to_truth(train)
+    items = np.asarray(t.items)
+    if items.size == 0:
+        raise ValueError("`train` has no interaction: popularity groups need some")
+    ids, code = np.unique(items, return_inverse=True)
+    code = code.ravel().astype(np.int64)
+    user = np.repeat(np.arange(t.n_users, dtype=np.int64), np.diff(t.indptr))
+    pairs = np.unique(user * ids.size + code)  # each (user, item) once
+    pop = np.bincount(pairs % ids.size, minlength=ids.size).astype(np.int64)
+    head = np.zeros(ids.size, dtype=bool)
+    head[head_items(pop, float(head_share), None)] = True  # codes ascending are ids ascending
+    values = np.where(head, 0, 1)
+    return pd.Series(np.asarray(labels, dtype=object)[values], index=pd.Index(ids, name="item"), name="group")
