@@ -1,0 +1,321 @@
+"""Expected exposure of stochastic rankings: EE-L, EE-D and EE-R (docs/metrics.md 3.23.10, docs/fairness.md
+"Expected exposure of stochastic rankings").
+
+Diaz, Mitra, Ekstrand, Biega and Carterette, "Evaluating Stochastic Rankings with Expected Exposure", CIKM 2020,
+as their published evaluator (github.com/diazf/expeval, ``expeval.py``) computes it. A ranking policy is given by
+several sampled rankings per user; an item's expected exposure ``eps_i`` is the mean over the user's samples of the
+attention of its position; the target ``eps*_i`` gives every relevant item of one grade the mean attention of the
+positions that grade occupies in an ideal ranking (more relevant grades first). Per user:
+
+* EE-D = ||eps||^2 (disparity, lower is better), EE-R = eps . eps* (relevance, higher is better),
+  EE-L = ||eps - eps*||^2 (loss, lower is better);
+* normalised (``normalize=True``, expeval's default output) by expeval's bounds for retrieval runs.
+
+Everything is numpy over all entries of all samples at once: no loop over users in Python. Item exposures are
+summed from integer counts per (user, item, position, relevant items above), in the sorted order of those keys, so
+the values do not depend on the row order, the order of the samples or the order of the users.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+import numpy as np
+
+from .._options import check_k
+from ..inputs import code_ids, to_truth
+from ._tables import _columns_kw, _table, _top_items
+
+__all__ = ["expected_exposure", "ExpectedExposureResult"]
+
+EE_METRICS = ("ee_l", "ee_d", "ee_r")
+_MODELS = ("gerr", "rbp")
+
+
+class ExpectedExposureResult:
+    """What :func:`expected_exposure` returns: ``values`` (the mean of ee_l, ee_d and ee_r over the evaluated
+    users), ``per_user`` (a table: ``user, ee_l, ee_d, ee_r, n_samples``, one row per user with a relevant item,
+    in the order of ``truth``) and ``meta`` (the options of the call)."""
+
+    def __init__(self, values: dict, per_user: Any, meta: dict):
+        self.values: dict[str, float] = values
+        self.per_user = per_user
+        self.meta: dict[str, Any] = meta
+
+    def __getitem__(self, name: str) -> float:
+        return self.values[name]
+
+    def __repr__(self) -> str:
+        return "\n".join(f"{m:<6}{v:>10.4f}" for m, v in self.values.items())
+
+
+def _check_unit(x: Any, name: str, lo_open: bool, hi_open: bool) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
+        raise TypeError(f"`{name}` must be a number, got {x!r}")
+    v = float(x)
+    bad = not math.isfinite(v) or (v <= 0.0 if lo_open else v < 0.0) or (v >= 1.0 if hi_open else v > 1.0)
+    if bad:
+        span = ("(" if lo_open else "[") + "0, 1" + (")" if hi_open else "]")
+        raise ValueError(f"`{name}` must be in {span}, got {x!r}")
+    return v
+
+
+def _runs(runs: Any, sample_col: str, kw: dict) -> list:
+    """The samples: a list/tuple of recs forms, a long table with a ``sample_col`` column (one run per distinct
+    value, in sorted order), or one recs form (one sample: a deterministic ranking)."""
+    if isinstance(runs, list) and runs and not _is_row(runs[0]):
+        return list(runs)
+    if hasattr(runs, "columns") and hasattr(runs, "groupby") and sample_col in runs.columns:
+        return [g.drop(columns=[sample_col]) for _, g in runs.groupby(sample_col, sort=True)]
+    return [runs]
+
+
+def _is_row(x: Any) -> bool:
+    """Whether x is one user's list of items (a list of lists is one run, a list of runs is samples)."""
+    if isinstance(x, (str, bytes, int, np.integer)):
+        return True
+    if isinstance(x, (list, tuple)):
+        return all(isinstance(v, (str, bytes, int, np.integer)) for v in x)
+    return False
+
+
+def _segment_rank(group: np.ndarray) -> np.ndarray:
+    """0-based position of every element within its run of equal ``group`` values (``group`` sorted)."""
+    n = group.size
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    start = np.ones(n, dtype=bool)
+    start[1:] = group[1:] != group[:-1]
+    idx = np.arange(n, dtype=np.int64)
+    first = np.maximum.accumulate(np.where(start, idx, 0))
+    return idx - first
+
+
+def expected_exposure(
+    truth: Any,
+    runs: Any,
+    *,
+    model: str = "gerr",
+    patience: float = 0.5,
+    utility: float = 0.5,
+    normalize: bool = True,
+    binary: bool = False,
+    k: Optional[int] = None,
+    sample_col: str = "sample",
+    user_col: Optional[str] = None,
+    item_col: Optional[str] = None,
+    relevance_col: Optional[str] = None,
+    rank_col: Optional[str] = None,
+    score_col: Optional[str] = None,
+) -> ExpectedExposureResult:
+    """EE-L, EE-D and EE-R of a stochastic ranking policy (docs/fairness.md, "Expected exposure of stochastic
+    rankings"; formulas in docs/metrics.md 3.23.10).
+
+    Parameters
+    ----------
+    truth : any truth form of :func:`rankmeter.evaluate`
+        Items with grade > 0 are relevant; grade <= 0 and unjudged items have target exposure 0.
+    runs : a list of recs forms (one per sample), a long table with a ``sample`` column, or one recs form
+        Each sample is a ranking of every user it lists. One recs form is one sample (a deterministic ranking).
+        A user's exposure is averaged over the samples that list the user.
+    model : "gerr" (default, expeval's) or "rbp"
+        Attention at 0-based position i: rbp ``patience**i``; gerr ``patience**i * (1 - utility)**h``, h the
+        relevant items above.
+    patience : float in (0, 1), default 0.5;  utility : float in [0, 1], default 0.5 (gerr only)
+    normalize : bool, default True
+        expeval's normalised output (its bounds, docs/metrics.md 3.23.10); False: the raw values.
+    binary : bool, default False
+        Every relevant grade counts as 1 (expeval ``-B``).
+    k : int or None, default None
+        Cutoff of every sampled list (expeval has none).
+    """
+    if model not in _MODELS:
+        raise ValueError(f"`model` must be 'gerr' or 'rbp', got {model!r}")
+    p = _check_unit(patience, "patience", True, True)
+    u = _check_unit(utility, "utility", False, False)
+    if model == "rbp" and utility != 0.5:
+        raise ValueError("`utility` is read by model='gerr' only: drop it, or pass model='gerr'")
+    if not isinstance(normalize, bool) or not isinstance(binary, bool):
+        raise TypeError("`normalize` and `binary` must be True or False")
+    k = check_k(k, "`k`")
+    kw = _columns_kw(user_col, item_col, relevance_col, rank_col, score_col)
+    samples = _runs(runs, sample_col, kw)
+    if not samples:
+        raise ValueError("`runs` holds no sample: pass at least one ranking")
+
+    t = to_truth(truth, **kw)
+    t_users = t.users if t.users is not None else np.arange(t.n_users, dtype=np.int64)
+    t_lens = np.diff(t.indptr)
+    t_items = np.asarray(t.items)
+    g = np.ones(t_items.size) if t.grades is None else np.asarray(t.grades, dtype=np.float64)
+
+    lists = [_top_items(r, k, kw) for r in samples]
+    r_users = [np.repeat(us, np.diff(ip)) for ip, _, us in lists]
+    r_items = [np.asarray(it) for _, it, _ in lists]
+    r_pos = [np.arange(ip[-1], dtype=np.int64) - np.repeat(ip[:-1], np.diff(ip)) for ip, _, _ in lists]
+    r_samp = [np.full(ip[-1], s, dtype=np.int64) for s, (ip, _, _) in enumerate(lists)]
+
+    (tu, *ru), n_u, u_labels = code_ids(_same_kind([np.repeat(t_users, t_lens), *r_users]))
+    (ti, *ri), n_i, _ = code_ids(_same_kind([t_items, *r_items]))
+    ru_all = np.concatenate(ru) if ru else np.zeros(0, dtype=np.int64)
+    ri_all = np.concatenate(ri) if ri else np.zeros(0, dtype=np.int64)
+    pos = np.concatenate(r_pos)
+    samp = np.concatenate(r_samp)
+
+    # duplicates: an item twice in one truth user, or twice in one sampled list
+    tkey = tu * n_i + ti
+    if np.unique(tkey).size != tkey.size:
+        raise ValueError("`truth` lists an item twice for one user: keep one grade per (user, item)")
+    lkey = (samp * n_u + ru_all) * n_i + ri_all
+    uk, cnt = np.unique(lkey, return_counts=True)
+    if np.any(cnt > 1):
+        bad = int(uk[np.argmax(cnt > 1)])
+        s_bad, rest = divmod(bad, n_u * n_i)
+        raise ValueError(
+            f"`runs`: sample {s_bad} lists an item twice for user {_label(u_labels, rest // n_i)!r}: "
+            "a sampled ranking is a permutation; drop the repeats"
+        )
+
+    # relevant truth entries and their grades
+    rel = g > 0
+    rg = np.where(binary, 1.0, g)[rel]
+    ru_t, ri_t = tu[rel], ti[rel]
+    # target exposure: per user, relevant items by grade descending; a grade level of m items starting at
+    # position b gets the mean attention of positions b .. b+m-1
+    order = np.lexsort((-rg, ru_t))
+    su, sg = ru_t[order], rg[order]
+    b_pos = _segment_rank(su)
+    lvl_start = np.ones(su.size, dtype=bool)
+    lvl_start[1:] = (su[1:] != su[:-1]) | (sg[1:] != sg[:-1])
+    lvl_id = np.cumsum(lvl_start) - 1
+    m = np.bincount(lvl_id)[lvl_id].astype(np.float64)
+    b = b_pos[lvl_start][lvl_id].astype(np.float64)
+    pp = p * (1.0 - u) if model == "gerr" else p
+    target_sorted = (pp**b - pp ** (b + m)) / (m * (1.0 - pp))
+    t_key = su * n_i + ri_t[order]
+    korder = np.argsort(t_key, kind="stable")
+    t_key, t_val, t_user = t_key[korder], target_sorted[korder], su[korder]
+    levels = np.bincount(su[lvl_start], minlength=n_u)
+    evaluated = np.bincount(su, minlength=n_u) > 0
+
+    # attention of every sampled entry: position i and relevant items above h
+    ekey = ru_all * n_i + ri_all
+    at = np.searchsorted(t_key, ekey)
+    is_rel = (
+        (at < t_key.size) & (t_key[np.minimum(at, max(t_key.size - 1, 0))] == ekey)
+        if t_key.size
+        else (np.zeros(ekey.size, dtype=bool))
+    )
+    # entries in list order: (sample, user) lists are contiguous and by position
+    lid = samp * n_u + ru_all
+    c = np.cumsum(is_rel.astype(np.int64)) - is_rel
+    start = np.ones(lid.size, dtype=bool)
+    start[1:] = lid[1:] != lid[:-1]
+    first = np.maximum.accumulate(np.where(start, np.arange(lid.size), 0)) if lid.size else lid
+    h = c - c[first] if model == "gerr" else np.zeros(lid.size, dtype=np.int64)
+
+    # samples per user: the samples that list the user
+    n_samples = np.bincount(np.unique(lid) % n_u, minlength=n_u)
+
+    # expected exposure per (user, item): integer counts per (key, position, h), summed in sorted key order
+    hord = np.lexsort((h, pos, ekey))
+    ek, hp, hh = ekey[hord], pos[hord], h[hord]
+    new_row = np.ones(ek.size, dtype=bool)
+    new_row[1:] = (ek[1:] != ek[:-1]) | (hp[1:] != hp[:-1]) | (hh[1:] != hh[:-1])
+    row_start = np.flatnonzero(new_row)
+    hc = np.diff(np.append(row_start, ek.size)).astype(np.float64)
+    hkey, hp, hh = ek[row_start], hp[row_start].astype(np.float64), hh[row_start].astype(np.float64)
+    w = hc * p**hp * ((1.0 - u) ** hh if model == "gerr" else 1.0)
+    ukey, inv = np.unique(hkey, return_inverse=True)
+    eps = np.bincount(inv, weights=w, minlength=ukey.size)
+    e_user = ukey // n_i
+    eps = eps / n_samples[e_user]
+    # target of every exposed key, and targets of unexposed relevant keys
+    at2 = np.searchsorted(t_key, ukey)
+    hit = (
+        (at2 < t_key.size) & (t_key[np.minimum(at2, max(t_key.size - 1, 0))] == ukey)
+        if t_key.size
+        else (np.zeros(ukey.size, dtype=bool))
+    )
+    tgt = np.where(hit, t_val[np.minimum(at2, max(t_key.size - 1, 0))] if t_key.size else 0.0, 0.0)
+    exposed_rel = np.zeros(t_key.size, dtype=bool)
+    exposed_rel[at2[hit]] = True
+    ee_d = _user_sum(e_user, eps * eps, n_u)
+    ee_r = _user_sum(e_user, eps * tgt, n_u)
+    diff = eps - tgt
+    ee_l = _user_sum(
+        np.concatenate([e_user, t_user[~exposed_rel]]),
+        np.concatenate([diff * diff, t_val[~exposed_rel] ** 2]),
+        n_u,
+    )
+    t_norm = _user_sum(t_user, t_val * t_val, n_u)
+
+    listed = n_samples > 0
+    # a user with relevant items and no sampled list: expeval's defaults (disparity at its upper bound,
+    # relevance at its lower bound 0, loss at ||eps*||^2, the loss of an all-zero exposure)
+    d_ub = 1.0 / (1.0 - p * p)
+    ee_d = np.where(listed, ee_d, d_ub)
+    ee_r = np.where(listed, ee_r, 0.0)
+    ee_l = np.where(listed, ee_l, t_norm)
+    if normalize:
+        pl = p * u if model == "gerr" else p  # expeval's loss bound reads p * utility for gerr
+        ee_d = ee_d / d_ub
+        r_ub = np.where(levels > 1, t_norm, 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ee_r = np.where(r_ub > 0, ee_r / np.where(r_ub > 0, r_ub, 1.0), 1.0)
+        ee_l = ee_l / (t_norm + 1.0 / (1.0 - pl))
+
+    rows = np.flatnonzero(evaluated)
+    # per-user rows in the order of truth's users
+    _, fi = np.unique(tu, return_index=True)
+    t_order = tu[np.sort(fi)]
+    keep = t_order[evaluated[t_order]]
+    user_out = keep if u_labels is None else u_labels[keep]
+    per_user = _table(
+        {
+            "user": np.asarray(user_out),
+            "ee_l": ee_l[keep],
+            "ee_d": ee_d[keep],
+            "ee_r": ee_r[keep],
+            "n_samples": n_samples[keep],
+        }
+    )
+    n = rows.size
+    values = {
+        "ee_l": float(np.sum(np.sort(ee_l[rows])) / n) if n else float("nan"),
+        "ee_d": float(np.sum(np.sort(ee_d[rows])) / n) if n else float("nan"),
+        "ee_r": float(np.sum(np.sort(ee_r[rows])) / n) if n else float("nan"),
+    }
+    meta = dict(
+        model=model,
+        patience=p,
+        utility=u if model == "gerr" else None,
+        normalize=normalize,
+        binary=binary,
+        k=k,
+        n_samples=len(samples),
+        n_users=int(n),
+    )
+    return ExpectedExposureResult(values, per_user, meta)
+
+
+def _user_sum(user: np.ndarray, terms: np.ndarray, n_u: int) -> np.ndarray:
+    """Per user the sum of its terms, added in ascending order of value: the same bits whatever the item codes
+    (which follow the order ids first appear in)."""
+    order = np.lexsort((terms, user))
+    return np.bincount(user[order], weights=terms[order], minlength=n_u)
+
+
+def _same_kind(arrays: list) -> list:
+    """Id arrays coded together: all int64, or all object (a mix of int and string ids codes as objects)."""
+    arrays = [np.asarray(a) for a in arrays]
+    if all(a.dtype == np.int64 for a in arrays):
+        return arrays
+    if all(a.dtype.kind in "iu" for a in arrays):
+        return [a.astype(np.int64) for a in arrays]
+    return [a.astype(object) for a in arrays]
+
+
+def _label(labels: Optional[np.ndarray], code: int) -> Any:
+    return code if labels is None else labels[code]
