@@ -12,7 +12,7 @@ import random
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import rankmeter as rm
@@ -161,3 +161,75 @@ def test_users_without_a_relevant_item_are_left_out_and_users_without_a_list_get
     assert b.ee_d == 1.0 and b.n_samples == 0
     assert b.ee_l == pytest.approx(1.0 / (1.0 + 1.0 / (1.0 - 0.5)))
     assert np.isfinite(got["ee_l"])
+
+
+# ---- evaluate(truth, recs, ["ee_l", "ee_d", "ee_r"]): the lists as one sample
+EE_DETERMINISM = [
+    "ee_l",
+    "ee_d@10",
+    "ee_r(model=rbp,patience=0.8)@5",
+    "ee_l(normalize=none,utility=0.3)@10",
+]
+
+
+@st.composite
+def one_sample_cases(draw):
+    truth, samples, o = draw(cases())
+    return truth, samples[0], o
+
+
+@SETTINGS
+@given(one_sample_cases())
+def test_evaluate_gives_the_reference_values_of_the_lists_as_one_sample(case):
+    truth, recs, o = case
+    assume(set(truth) & set(recs))  # evaluate refuses inputs without a common user
+    opts = f"model={o['model']},patience={o['patience']},utility={o['utility']}"
+    opts += "" if o["normalize"] else ",normalize=none"
+    cut = f"@{o['k']}" if o["k"] else ""
+    names = [f"ee_l({opts}){cut}", f"ee_d({opts}){cut}", f"ee_r({opts}){cut}"]
+    res = rm.evaluate(truth, recs, names)
+    kw = dict(model=o["model"], p=o["patience"], u=o["utility"], normalize=o["normalize"], k=o["k"])
+    users = list(res.users)
+    for name, fn in zip(names, (ref.ee_l, ref.ee_d, ref.ee_r)):
+        want = fn({u: truth[u] for u in users}, recs, **kw)
+        got = res.per_user[name]
+        for j, u in enumerate(users):
+            if want[u] is None:
+                assert math.isnan(got[j])
+            else:
+                assert _close(got[j], want[u]), (name, u, got[j], want[u])
+        # the call's one sample is expected_exposure's deterministic ranking
+        direct = rm.expected_exposure({u: truth[u] for u in users}, recs, **{**o, "binary": False})
+        if direct.meta["n_users"]:
+            assert _close(res[name], direct[name.split("(")[0]])
+
+
+def test_evaluate_values_do_not_depend_on_threads_and_merged_states_give_the_one_call_values():
+    rng = np.random.default_rng(3)
+    truth = {
+        u: {int(i): int(rng.integers(0, 4)) for i in rng.choice(60, rng.integers(0, 8), replace=False)}
+        for u in range(1500)
+    }
+    recs = {u: [int(i) for i in rng.permutation(60)[: rng.integers(0, 20)]] for u in range(1500) if u % 7}
+    base = rm.evaluate(truth, recs, EE_DETERMINISM, threads=1)
+    for threads in (2, 3):
+        res = rm.evaluate(truth, recs, EE_DETERMINISM, threads=threads)
+        for n in EE_DETERMINISM:
+            assert res[n] == base[n]
+            assert np.array_equal(res.per_user[n], base.per_user[n], equal_nan=True)
+    which = rng.integers(0, 3, len(truth))
+    states = [rm.partial({u: truth[u] for u in truth if which[u] == b}, recs, EE_DETERMINISM) for b in range(3)]
+    for order in ((0, 1, 2), (2, 0, 1)):
+        merged = rm.State.merge_all([states[i] for i in order]).finalize()
+        for n in EE_DETERMINISM:
+            assert merged[n] == base[n]
+
+
+def test_evaluate_refuses_utility_with_the_rbp_model():
+    with pytest.raises(ValueError, match="utility"):
+        rm.evaluate({"a": {1: 1}}, {"a": [1]}, ["ee_l(model=rbp,utility=0.2)"])
+
+
+def test_evaluate_refuses_a_repeated_item_under_duplicates_count():
+    with pytest.raises(ValueError, match="twice"):
+        rm.evaluate({"a": {1: 1}}, {"a": [1, 2, 1]}, ["ee_d"], duplicates="count")

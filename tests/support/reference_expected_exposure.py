@@ -77,3 +77,21 @@ def expected_exposure(
             loss = loss / (tnorm + 1.0 / (1.0 - pl))
         out[user] = (loss, d, r)
     return out
+
+
+# evaluate(truth, recs, ["ee_l", ...]): the lists as one sample; per user the value (None: no relevant item)
+def _one(which: int, truth: dict, recs: dict, **kw: Any) -> dict:
+    values = expected_exposure(truth, [recs], **kw)
+    return {u: values[u][which] if u in values else None for u in truth}
+
+
+def ee_l(truth: dict, recs: dict, **kw: Any) -> dict:
+    return _one(0, truth, recs, **kw)
+
+
+def ee_d(truth: dict, recs: dict, **kw: Any) -> dict:
+    return _one(1, truth, recs, **kw)
+
+
+def ee_r(truth: dict, recs: dict, **kw: Any) -> dict:
+    return _one(2, truth, recs, **kw)

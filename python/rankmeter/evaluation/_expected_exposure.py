@@ -11,6 +11,8 @@ positions that grade occupies in an ideal ranking (more relevant grades first). 
   EE-L = ||eps - eps*||^2 (loss, lower is better);
 * normalised (``normalize=True``, expeval's default output) by expeval's bounds for retrieval runs.
 
+``evaluate``'s ``ee_l``, ``ee_d`` and ``ee_r`` (``ee_column``) read the call's lists as one sample.
+
 Everything is numpy over all entries of all samples at once: no loop over users in Python. Item exposures are
 summed from integer counts per (user, item, position, relevant items above), in the sorted order of those keys, so
 the values do not depend on the row order, the order of the samples or the order of the users.
@@ -23,8 +25,11 @@ from typing import Any, Optional
 
 import numpy as np
 
+from .. import _core
+from .._aggregate import limbs_to_int
 from .._options import check_k
 from ..inputs import code_ids, to_truth
+from ._exposure import _entries, _relevant
 from ._tables import _columns_kw, _table, _top_items
 
 __all__ = ["expected_exposure", "ExpectedExposureResult"]
@@ -179,7 +184,64 @@ def expected_exposure(
 
     # relevant truth entries and their grades
     rel = g > 0
-    rg = np.where(binary, 1.0, g)[rel]
+    g = np.where(binary & rel, 1.0, g)
+    ee_l, ee_d, ee_r, n_samples, evaluated = ee_per_user(
+        tu, ti, g, rel, ru_all, ri_all, pos, samp, n_u, n_i, model, p, u, normalize
+    )
+    rows = np.flatnonzero(evaluated)
+    # per-user rows in the order of truth's users
+    _, fi = np.unique(tu, return_index=True)
+    t_order = tu[np.sort(fi)]
+    keep = t_order[evaluated[t_order]]
+    user_out = keep if u_labels is None else u_labels[keep]
+    per_user = _table(
+        {
+            "user": np.asarray(user_out),
+            "ee_l": ee_l[keep],
+            "ee_d": ee_d[keep],
+            "ee_r": ee_r[keep],
+            "n_samples": n_samples[keep],
+        }
+    )
+    n = rows.size
+    values = {
+        "ee_l": float(np.sum(np.sort(ee_l[rows])) / n) if n else float("nan"),
+        "ee_d": float(np.sum(np.sort(ee_d[rows])) / n) if n else float("nan"),
+        "ee_r": float(np.sum(np.sort(ee_r[rows])) / n) if n else float("nan"),
+    }
+    meta = dict(
+        model=model,
+        patience=p,
+        utility=u if model == "gerr" else None,
+        normalize=normalize,
+        binary=binary,
+        k=k,
+        n_samples=len(samples),
+        n_users=int(n),
+    )
+    return ExpectedExposureResult(values, per_user, meta)
+
+
+def ee_per_user(
+    tu: np.ndarray,
+    ti: np.ndarray,
+    g: np.ndarray,
+    rel: np.ndarray,
+    ru_all: np.ndarray,
+    ri_all: np.ndarray,
+    pos: np.ndarray,
+    samp: np.ndarray,
+    n_u: int,
+    n_i: int,
+    model: str,
+    p: float,
+    u: float,
+    normalize: bool,
+) -> tuple:
+    """(ee_l, ee_d, ee_r, samples, evaluated) per user code 0 .. n_u - 1 from the truth entries (user code, item
+    code, grade, relevant) and the sampled entries (user code, item code, 0-based position, sample), the entries of
+    one (sample, user) list contiguous and by position."""
+    rg = g[rel]
     ru_t, ri_t = tu[rel], ti[rel]
     # target exposure: per user, relevant items by grade descending; a grade level of m items starting at
     # position b gets the mean attention of positions b .. b+m-1
@@ -266,38 +328,7 @@ def expected_exposure(
             ee_r = np.where(r_ub > 0, ee_r / np.where(r_ub > 0, r_ub, 1.0), 1.0)
         ee_l = ee_l / (t_norm + 1.0 / (1.0 - pl))
 
-    rows = np.flatnonzero(evaluated)
-    # per-user rows in the order of truth's users
-    _, fi = np.unique(tu, return_index=True)
-    t_order = tu[np.sort(fi)]
-    keep = t_order[evaluated[t_order]]
-    user_out = keep if u_labels is None else u_labels[keep]
-    per_user = _table(
-        {
-            "user": np.asarray(user_out),
-            "ee_l": ee_l[keep],
-            "ee_d": ee_d[keep],
-            "ee_r": ee_r[keep],
-            "n_samples": n_samples[keep],
-        }
-    )
-    n = rows.size
-    values = {
-        "ee_l": float(np.sum(np.sort(ee_l[rows])) / n) if n else float("nan"),
-        "ee_d": float(np.sum(np.sort(ee_d[rows])) / n) if n else float("nan"),
-        "ee_r": float(np.sum(np.sort(ee_r[rows])) / n) if n else float("nan"),
-    }
-    meta = dict(
-        model=model,
-        patience=p,
-        utility=u if model == "gerr" else None,
-        normalize=normalize,
-        binary=binary,
-        k=k,
-        n_samples=len(samples),
-        n_users=int(n),
-    )
-    return ExpectedExposureResult(values, per_user, meta)
+    return ee_l, ee_d, ee_r, n_samples, evaluated
 
 
 def _user_sum(user: np.ndarray, terms: np.ndarray, n_u: int) -> np.ndarray:
@@ -319,3 +350,65 @@ def _same_kind(arrays: list) -> list:
 
 def _label(labels: Optional[np.ndarray], code: int) -> Any:
     return code if labels is None else labels[code]
+
+
+# --------------------------------------------------------------------------- evaluate(): the lists as one sample
+EE_COLUMNS = {"ee_l": 0, "ee_d": 1, "ee_r": 2}
+
+
+def ee_column(prep: Any, m: Any) -> tuple:
+    """ee_l / ee_d / ee_r in ``evaluate``: the lists are one sample (a deterministic ranking), relevance is the
+    call's rule (grade > 0, or >= min_relevance). A user without a relevant item follows ``empty``; a user without
+    a list gets the values of 3.23.10 for a user no sample lists. Returns (per-user values, exact sum, count)."""
+    k, o = m.k or 0, m.options
+    if o["model"] == "rbp" and o["utility"] != 0.5:
+        raise ValueError(f"metric {str(m)!r}: `utility` is read by model=gerr only: drop it, or use model=gerr")
+    cache = prep.__dict__.setdefault("_ee_values", {})
+    key = (k, o["model"], o["patience"], o["utility"], o["normalize"])
+    if key not in cache:
+        t = prep.p.truth
+        n_u = int(t.n_users)
+        user, codes, pos, _, _, _ = _entries(prep, k, False, need_user=True)
+        tu = np.repeat(np.arange(n_u, dtype=np.int64), np.diff(t.indptr))
+        ti = np.asarray(prep.code["truth"], dtype=np.int64)
+        g = np.ones(ti.size) if t.grades is None else np.asarray(t.grades, dtype=np.float64)
+        n_i = max(int(prep.n_items), 1)
+        lkey = user * n_i + codes
+        if np.unique(lkey).size != lkey.size:
+            raise ValueError(
+                f"metric {str(m)!r}: a list holds an item twice (a ranking is a permutation): "
+                "drop the repeats or pass duplicates='first' (docs/metrics.md 6.1)"
+            )
+        cache[key] = ee_per_user(
+            tu,
+            ti,
+            g,
+            _relevant(prep, g),
+            user,
+            codes,
+            pos - 1,
+            np.zeros(user.size, dtype=np.int64),
+            n_u,
+            n_i,
+            o["model"],
+            float(o["patience"]),
+            float(o["utility"]),
+            o["normalize"] == "expeval",
+        )
+    ee_l, ee_d, ee_r, _, evaluated = cache[key]
+    vals = np.array((ee_l, ee_d, ee_r)[EE_COLUMNS[m.name]], dtype=np.float64)
+    no_rel = ~evaluated
+    vals[no_rel] = np.nan
+    policy = prep.p.empty
+    if policy in ("zero", "one"):
+        vals[no_rel] = 0.0 if policy == "zero" else 1.0
+    elif policy == "error" and no_rel.any():
+        u = int(np.flatnonzero(no_rel)[0])
+        user_id = prep.p.users[u].item() if isinstance(prep.p.users[u], np.generic) else prep.p.users[u]
+        raise ValueError(f"user {user_id!r} has no relevant item in `truth` and empty='error' (metric {str(m)!r})")
+    left_out = getattr(prep.p, "left_out", None)
+    if left_out is not None:
+        vals[left_out] = np.nan
+    vals = np.ascontiguousarray(vals)
+    limbs, count = _core.exact_sum(vals, prep.threads)
+    return vals, limbs_to_int(limbs), int(count)
