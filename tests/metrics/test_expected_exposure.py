@@ -233,3 +233,21 @@ def test_evaluate_refuses_utility_with_the_rbp_model():
 def test_evaluate_refuses_a_repeated_item_under_duplicates_count():
     with pytest.raises(ValueError, match="twice"):
         rm.evaluate({"a": {1: 1}}, {"a": [1, 2, 1]}, ["ee_d"], duplicates="count")
+
+
+def test_int_ids_give_the_same_bits_in_any_order_of_samples_rows_and_users():
+    # int ids in range are their own codes (the sums then follow the ids, not sorted values): still order-free
+    rng = np.random.default_rng(7)
+    truth = {int(u): {int(i): int(rng.integers(0, 4)) for i in rng.choice(40, 6, replace=False)} for u in range(300)}
+    samples = [{u: [int(i) for i in rng.permutation(40)[: rng.integers(1, 15)]] for u in range(300)} for _ in range(4)]
+    base = rm.expected_exposure(truth, samples)
+    for seed in range(3):
+        r = np.random.default_rng(seed)
+        shuffled = [dict(sorted(s.items(), key=lambda kv: r.random())) for s in samples]
+        shuffled = [shuffled[j] for j in r.permutation(len(shuffled))]
+        t2 = dict(sorted(truth.items(), key=lambda kv: r.random()))
+        again = rm.expected_exposure(t2, shuffled)
+        assert again.values == base.values
+        a = base.per_user.set_index("user").sort_index()
+        b = again.per_user.set_index("user").sort_index()
+        pd.testing.assert_frame_equal(a, b, check_exact=True)

@@ -162,7 +162,7 @@ def expected_exposure(
     r_samp = [np.full(ip[-1], s, dtype=np.int64) for s, (ip, _, _) in enumerate(lists)]
 
     (tu, *ru), n_u, u_labels = code_ids(_same_kind([np.repeat(t_users, t_lens), *r_users]))
-    (ti, *ri), n_i, _ = code_ids(_same_kind([t_items, *r_items]))
+    (ti, *ri), n_i, i_labels = code_ids(_same_kind([t_items, *r_items]))
     ru_all = np.concatenate(ru) if ru else np.zeros(0, dtype=np.int64)
     ri_all = np.concatenate(ri) if ri else np.zeros(0, dtype=np.int64)
     pos = np.concatenate(r_pos)
@@ -173,9 +173,10 @@ def expected_exposure(
     if np.unique(tkey).size != tkey.size:
         raise ValueError("`truth` lists an item twice for one user: keep one grade per (user, item)")
     lkey = (samp * n_u + ru_all) * n_i + ri_all
-    uk, cnt = np.unique(lkey, return_counts=True)
-    if np.any(cnt > 1):
-        bad = int(uk[np.argmax(cnt > 1)])
+    lk = np.sort(lkey)
+    repeated = lk[1:] == lk[:-1]
+    if repeated.any():
+        bad = int(lk[1:][np.argmax(repeated)])
         s_bad, rest = divmod(bad, n_u * n_i)
         raise ValueError(
             f"`runs`: sample {s_bad} lists an item twice for user {_label(u_labels, rest // n_i)!r}: "
@@ -185,8 +186,10 @@ def expected_exposure(
     # relevant truth entries and their grades
     rel = g > 0
     g = np.where(binary & rel, 1.0, g)
+    # int ids in range are their own codes: sums in code order are then in id order, whatever the input order
+    ids_are_codes = u_labels is None and i_labels is None
     ee_l, ee_d, ee_r, n_samples, evaluated = ee_per_user(
-        tu, ti, g, rel, ru_all, ri_all, pos, samp, n_u, n_i, model, p, u, normalize
+        tu, ti, g, rel, ru_all, ri_all, pos, samp, n_u, n_i, model, p, u, normalize, ids_are_codes
     )
     rows = np.flatnonzero(evaluated)
     # per-user rows in the order of truth's users
@@ -237,10 +240,12 @@ def ee_per_user(
     p: float,
     u: float,
     normalize: bool,
+    ids_are_codes: bool = False,
 ) -> tuple:
     """(ee_l, ee_d, ee_r, samples, evaluated) per user code 0 .. n_u - 1 from the truth entries (user code, item
     code, grade, relevant) and the sampled entries (user code, item code, 0-based position, sample), the entries of
-    one (sample, user) list contiguous and by position."""
+    one (sample, user) list contiguous and by position. ``ids_are_codes``: the codes do not depend on the order of
+    the input (per-user sums may then follow the code order instead of being sorted by value)."""
     rg = g[rel]
     ru_t, ri_t = tu[rel], ti[rel]
     # target exposure: per user, relevant items by grade descending; a grade level of m items starting at
@@ -278,18 +283,27 @@ def ee_per_user(
     h = c - c[first] if model == "gerr" else np.zeros(lid.size, dtype=np.int64)
 
     # samples per user: the samples that list the user
-    n_samples = np.bincount(np.unique(lid) % n_u, minlength=n_u)
+    n_samples = np.bincount(ru_all[start], minlength=n_u)  # a (sample, user) list starts once
 
-    # expected exposure per (user, item): integer counts per (key, position, h), summed in sorted key order
-    hord = np.lexsort((h, pos, ekey))
-    ek, hp, hh = ekey[hord], pos[hord], h[hord]
-    new_row = np.ones(ek.size, dtype=bool)
-    new_row[1:] = (ek[1:] != ek[:-1]) | (hp[1:] != hp[:-1]) | (hh[1:] != hh[:-1])
-    row_start = np.flatnonzero(new_row)
-    hc = np.diff(np.append(row_start, ek.size)).astype(np.float64)
-    hkey, hp, hh = ek[row_start], hp[row_start].astype(np.float64), hh[row_start].astype(np.float64)
-    w = hc * p**hp * ((1.0 - u) ** hh if model == "gerr" else 1.0)
-    ukey, inv = np.unique(hkey, return_inverse=True)
+    # expected exposure per (user, item): every entry's attention added in the sorted order of (key, position, h),
+    # an order that does not depend on the order of the entries (equal sort keys have equal attention)
+    span_p = int(pos.max()) + 1 if pos.size else 1
+    span_h = int(h.max()) + 1 if h.size else 1
+    if n_u * n_i * span_p * span_h < 2**62:
+        comb = (ekey * span_p + pos) * span_h + h
+        comb.sort()
+        ek, rem = np.divmod(comb, span_p * span_h)
+        hp, hh = np.divmod(rem, span_h)
+    else:
+        hord = np.lexsort((h, pos, ekey))
+        ek, hp, hh = ekey[hord], pos[hord], h[hord]
+    w = (p ** np.arange(span_p, dtype=np.float64))[hp]
+    if model == "gerr":
+        w = w * ((1.0 - u) ** np.arange(span_h, dtype=np.float64))[hh]
+    new_key = np.ones(ek.size, dtype=bool)
+    new_key[1:] = ek[1:] != ek[:-1]
+    ukey = ek[new_key]
+    inv = np.cumsum(new_key) - 1
     eps = np.bincount(inv, weights=w, minlength=ukey.size)
     e_user = ukey // n_i
     eps = eps / n_samples[e_user]
@@ -303,15 +317,16 @@ def ee_per_user(
     tgt = np.where(hit, t_val[np.minimum(at2, max(t_key.size - 1, 0))] if t_key.size else 0.0, 0.0)
     exposed_rel = np.zeros(t_key.size, dtype=bool)
     exposed_rel[at2[hit]] = True
-    ee_d = _user_sum(e_user, eps * eps, n_u)
-    ee_r = _user_sum(e_user, eps * tgt, n_u)
+    ee_d = _user_sum(e_user, eps * eps, n_u, ids_are_codes)
+    ee_r = _user_sum(e_user, eps * tgt, n_u, ids_are_codes)
     diff = eps - tgt
     ee_l = _user_sum(
         np.concatenate([e_user, t_user[~exposed_rel]]),
         np.concatenate([diff * diff, t_val[~exposed_rel] ** 2]),
         n_u,
+        ids_are_codes,
     )
-    t_norm = _user_sum(t_user, t_val * t_val, n_u)
+    t_norm = _user_sum(t_user, t_val * t_val, n_u, ids_are_codes)
 
     listed = n_samples > 0
     # a user with relevant items and no sampled list: expeval's defaults (disparity at its upper bound,
@@ -331,9 +346,11 @@ def ee_per_user(
     return ee_l, ee_d, ee_r, n_samples, evaluated
 
 
-def _user_sum(user: np.ndarray, terms: np.ndarray, n_u: int) -> np.ndarray:
-    """Per user the sum of its terms, added in ascending order of value: the same bits whatever the item codes
-    (which follow the order ids first appear in)."""
+def _user_sum(user: np.ndarray, terms: np.ndarray, n_u: int, in_order: bool = False) -> np.ndarray:
+    """Per user the sum of its terms, added in ascending order of value (the same bits whatever the item codes,
+    which follow the order ids first appear in), or in the given order (``in_order``: codes that are the ids)."""
+    if in_order:
+        return np.bincount(user, weights=terms, minlength=n_u)
     order = np.lexsort((terms, user))
     return np.bincount(user[order], weights=terms[order], minlength=n_u)
 
