@@ -69,7 +69,9 @@ def _check_unit(x: Any, name: str, lo_open: bool, hi_open: bool) -> float:
 def _runs(runs: Any, sample_col: str, kw: dict) -> list:
     """The samples: a list/tuple of recs forms, a long table with a ``sample_col`` column (one run per distinct
     value, in sorted order), or one recs form (one sample: a deterministic ranking)."""
-    if isinstance(runs, list) and runs and not _is_row(runs[0]):
+    if isinstance(runs, list) and not runs:
+        raise ValueError("`runs` is an empty list: pass at least one sampled ranking (a recs form) or a list of them")
+    if isinstance(runs, list) and not _is_row(runs[0]):
         return list(runs)
     if hasattr(runs, "columns") and hasattr(runs, "groupby") and sample_col in runs.columns:
         return [g.drop(columns=[sample_col]) for _, g in runs.groupby(sample_col, sort=True)]
@@ -161,6 +163,8 @@ def expected_exposure(
     r_pos = [np.arange(ip[-1], dtype=np.int64) - np.repeat(ip[:-1], np.diff(ip)) for ip, _, _ in lists]
     r_samp = [np.full(ip[-1], s, dtype=np.int64) for s, (ip, _, _) in enumerate(lists)]
 
+    _same_ids(np.asarray(t_users), r_users, "user")
+    _same_ids(t_items, r_items, "item")
     (tu, *ru), n_u, u_labels = code_ids(_same_kind([np.repeat(t_users, t_lens), *r_users]))
     (ti, *ri), n_i, i_labels = code_ids(_same_kind([t_items, *r_items]))
     ru_all = np.concatenate(ru) if ru else np.zeros(0, dtype=np.int64)
@@ -344,6 +348,40 @@ def ee_per_user(
         ee_l = ee_l / (t_norm + 1.0 / (1.0 - pl))
 
     return ee_l, ee_d, ee_r, n_samples, evaluated
+
+
+def _plain(v: Any) -> Any:
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _id_kind(a: np.ndarray) -> str:
+    if a.dtype.kind in "iu":
+        return "int"
+    first = a[0]
+    return "int" if isinstance(first, (int, np.integer)) and not isinstance(first, bool) else "str"
+
+
+def _same_ids(truth_ids: np.ndarray, run_ids: list, what: str) -> None:
+    """Refuse ids of another kind on the two sides (no id could match), and runs none of whose users is in truth."""
+    runs = [np.asarray(a) for a in run_ids if np.asarray(a).size]
+    if not truth_ids.size or not runs:
+        return
+    tk = _id_kind(np.asarray(truth_ids))
+    for r in runs:
+        if _id_kind(r) != tk:
+            raise ValueError(
+                f"`runs` has {_id_kind(r)} {what} ids (e.g. {_plain(r[0])!r}) but `truth` has {tk} ones "
+                f"(e.g. {_plain(truth_ids[0])!r}): no {what} can match; give both sides the same ids"
+            )
+    if what == "user":
+        both = code_ids(_same_kind([np.unique(truth_ids), np.unique(np.concatenate(_same_kind(runs)))]))
+        (a, b), _, _ = both
+        if not np.intersect1d(a, b).size:
+            raise ValueError(
+                f"no `runs` user is a `truth` user (e.g. truth {_plain(truth_ids[0])!r}, runs {_plain(runs[0][0])!r}): "
+                "check that "
+                "both sides use the same user ids"
+            )
 
 
 def _user_sum(user: np.ndarray, terms: np.ndarray, n_u: int, in_order: bool = False) -> np.ndarray:
