@@ -143,3 +143,8 @@ def test_item_groups_is_required_and_checked():
     with pytest.raises(TypeError):
         rm.bias_disparity({"a": [1]}, {"a": [1]}, item_groups=3.5)
     assert np.isnan(rm.bias_disparity({"a": [1]}, {"a": [2]}, item_groups={1: "x", 2: []}).br[0])
+
+
+def test_item_ids_of_another_kind_than_item_groups_are_refused_naming_the_side():
+    with pytest.raises(ValueError, match="`recs` has str item ids"):
+        rm.bias_disparity({"a": [1]}, {"a": ["1"]}, item_groups={1: "x"})

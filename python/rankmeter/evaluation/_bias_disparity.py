@@ -19,7 +19,7 @@ import numpy as np
 
 from .._options import check_k
 from ..inputs import code_ids
-from ._expected_exposure import _same_kind
+from ._expected_exposure import _id_kind, _plain, _same_kind
 from ._exposure import read_item_groups
 from ._groups import resolve_groups
 from ._tables import _columns_kw, _table, _top_items, _train
@@ -66,6 +66,7 @@ def bias_disparity(
     t = _train(train, kw)
     r_indptr, r_items, r_users = _top_items(recs, k, kw)
 
+    _kinds(np.asarray(ic.items), [("train", np.asarray(t.items)), ("recs", np.asarray(r_items))])
     t_users = t.users if t.users is not None else np.arange(t.n_users, dtype=np.int64)
     tu_ids = np.repeat(t_users, np.diff(t.indptr))
     ru_ids = np.repeat(r_users, np.diff(r_indptr))
@@ -106,6 +107,19 @@ def bias_disparity(
     cl = np.empty(n_g * n_c, dtype=object)
     cl[:] = [c for _ in range(n_g) for c in labels_c]
     return _table({"user_group": gl, "item_group": cl, "bs": bs.ravel(), "br": br.ravel(), "bd": bd.ravel()})
+
+
+def _kinds(group_items: np.ndarray, sides: list) -> None:
+    """Refuse item ids of another kind than those of ``item_groups`` (no item could get a category)."""
+    if not group_items.size:
+        return
+    gk = _id_kind(group_items)
+    for name, items in sides:
+        if items.size and _id_kind(items) != gk:
+            raise ValueError(
+                f"`{name}` has {_id_kind(items)} item ids (e.g. {_plain(items[0])!r}) but `item_groups` has {gk} ones "
+                f"(e.g. {_plain(group_items[0])!r}): no item can match; give both the same ids"
+            )
 
 
 def _n_given(ic: Any) -> int:
