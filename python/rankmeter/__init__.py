@@ -15,6 +15,8 @@ from .compare import ci as _ci
 from .compare import plot_result as _plot_result
 from .evaluation import PRESETS, AgreementResult, Result, agreement, evaluate, partial
 from .evaluation._auc_matrix import auc_scores
+from .evaluation._bias_disparity import bias_disparity  # bias disparity (ee)
+from .evaluation._expected_exposure import ExpectedExposureResult, expected_exposure  # expected exposure (ee)
 from .evaluation._fusion import fuse, optimize_fusion, train_fusion
 from .evaluation._groups import GroupedState, activity_groups
 from .evaluation._model import evaluate_model
@@ -107,6 +109,9 @@ __all__ = [
     "score_entropy",
     "alpha_ndcg",
     "item_bias",
+    "expected_exposure",  # expected exposure (ee)
+    "ExpectedExposureResult",
+    "bias_disparity",  # bias disparity (ee)
     "user_bias",
     "rec_cases",
     "popularity_propensity",

@@ -17,6 +17,7 @@ import rankmeter as rm
 from rankmeter import _core, metrics
 from tests.metrics.test_beyond import BEYOND_METRICS
 from tests.metrics.test_calibration import CALIBRATION_DETERMINISM
+from tests.metrics.test_expected_exposure import EE_DETERMINISM
 from tests.metrics.test_exposure import EXPOSURE_DETERMINISM
 from tests.metrics.test_popularity import POPULARITY_METRICS  # popularity and long tail (helper pop)
 from tests.metrics.test_propensity import DETERMINISM as PROPENSITY_DETERMINISM
@@ -172,6 +173,7 @@ def test_every_metric_is_in_the_determinism_suite(name):
             *CALIBRATION_DETERMINISM,
             *PROPENSITY_DETERMINISM,
             *EXPOSURE_DETERMINISM,
+            *EE_DETERMINISM,
         ]
     }
     assert name in names, f"{name!r} is in no determinism test (tests/properties/test_determinism.py)"

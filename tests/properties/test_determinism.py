@@ -519,6 +519,7 @@ def test_every_metric_is_covered():
     metric cannot land without its thread-count and merge determinism being tested."""
     from tests.metrics.test_beyond import BEYOND_METRICS  # the beyond-accuracy family, tested there for threads 1/2/3/8
     from tests.metrics.test_calibration import CALIBRATION_DETERMINISM  # threads 1-4, row order and batches there
+    from tests.metrics.test_expected_exposure import EE_DETERMINISM  # ee_*, threads 1-3 and merges there
     from tests.metrics.test_exposure import EXPOSURE_DETERMINISM  # threads 1-3, merges in any split and order there
     from tests.metrics.test_popularity import POPULARITY_METRICS  # popularity and long tail, threads 1/2/3/8 there
     from tests.metrics.test_propensity import DETERMINISM as PROPENSITY  # ips_*, threads 1-3, row order, batches
@@ -533,6 +534,7 @@ def test_every_metric_is_covered():
         + CALIBRATION_DETERMINISM
         + PROPENSITY
         + EXPOSURE_DETERMINISM
+        + EE_DETERMINISM
     }
     known = {rm.metrics.parse(n).name for n in rm.metrics.list()}
     assert known <= covered, f"metrics missing from the determinism test: {sorted(known - covered)}"

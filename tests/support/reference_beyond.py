@@ -280,6 +280,7 @@ def mean(values):
 # the AUC family and the intent-aware (subtopic) diversity measures have their own reference modules
 from tests.support.reference_auc import auc, gauc, gauc_terms, lauc  # noqa: E402,F401
 from tests.support.reference_calibration import miscalibration  # noqa: E402,F401
+from tests.support.reference_expected_exposure import ee_d, ee_l, ee_r  # noqa: E402,F401
 from tests.support.reference_exposure import (  # noqa: E402,F401
     awrf,
     awrf_ndcg,

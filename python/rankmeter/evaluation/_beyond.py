@@ -30,6 +30,7 @@ from .._status import MESSAGES, is_ok, message
 from ..inputs import Truth, align, as_id_array, code_ids, id_label, to_truth
 from ._calibration import calibration_column, read_item_categories
 from ._costs import read_costs
+from ._expected_exposure import EE_COLUMNS, ee_column
 from ._exposure import (
     EXPOSURE_METRICS,
     GROUP_METRICS,
@@ -356,7 +357,9 @@ class Prepared:
                 ctx.catalog if not isinstance(ctx.catalog, (set, frozenset)) else list(ctx.catalog), "catalog"
             )
         need_truth = any(
-            m.name in ("fcp", "serendipity", *AUC_METRICS, *IPS_METRICS) or needs_truth(m) or needs_grades(m)
+            m.name in ("fcp", "serendipity", *AUC_METRICS, *IPS_METRICS, *EE_COLUMNS)
+            or needs_truth(m)
+            or needs_grades(m)
             for m in metrics
         )
         # the AUC family over catalog negatives leaves out each user's train items (seen="exclude")
@@ -901,6 +904,7 @@ PER_USER_FAMILIES = {
     **dict.fromkeys(IPS_METRICS, ips_column),
     "awrf": awrf_column,
     "awrf_ndcg": awrf_column,
+    **dict.fromkeys(EE_COLUMNS, ee_column),  # expected exposure, docs/metrics.md 3.23.10
 }
 
 
