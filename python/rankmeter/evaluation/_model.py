@@ -111,7 +111,7 @@ def evaluate_model(
     score : "dot" or "cosine"
         Cosine scores the rows scaled to unit length (a zero row scores 0 with every item).
     block : int or (int, int), optional
-        Users (and items) per tile; default (192, 512). The results do not depend on it.
+        Users (and items) per tile; default (192, 1024). The results do not depend on it.
     threads, empty, min_relevance
         As in :func:`rankmeter.evaluate`; ``threads`` also runs the tiles (OpenMP over users).
     ranks : bool
@@ -205,7 +205,7 @@ def evaluate_model(
     cols2, sc2, lens, rank_rows, (rel_n, pos, neg, num2, auc) = factor_pass(
         U, V, k, ex, t_indptr, t_cols, t_rel, blk, n_threads, rows_ids
     )
-    recs = Recs._of_lists(cols2, sc2, lens, ids, rows_ids)
+    recs = Recs._of_lists(cols2, sc2, lens, None if item_ids is None else ids, rows_ids)
     truth_ranks = rank_rows[where]
 
     options.setdefault("catalog", ids)  # the catalog of a model: its item rows

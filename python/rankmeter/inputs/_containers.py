@@ -486,7 +486,7 @@ class Recs(_ItemIds):
         are rounded to float32 once; NaN or infinity is a ValueError naming the argument). ``score``: ``"dot"``
         (the score of (u, i) is the float32 fused multiply-add chain over the dimensions in order) or
         ``"cosine"`` (the same on rows scaled to unit length; a zero row scores 0 with everything). ``exclude``
-        as in :meth:`from_scores`. ``block``: users per tile, or ``(users, items)`` (default 192 x 512): the
+        as in :meth:`from_scores`. ``block``: users per tile, or ``(users, items)`` (default 192 x 1024): the
         scores are made one tile at a time and selected while the tile is in cache; memory is the factors, a
         packed copy of ``item_vectors`` and one tile per thread. docs/model.md.
         """
@@ -507,11 +507,14 @@ class Recs(_ItemIds):
         cols2, sc2, lens, _, _ = factor_pass(
             U, V, k, ex, empty_i, none, np.zeros(0, dtype=np.uint8), check_block(block), resolve_threads(threads), u
         )
-        return cls._of_lists(cols2, sc2, lens, ids, u)
+        return cls._of_lists(cols2, sc2, lens, None if item_ids is None else ids, u)
 
     @classmethod
-    def _of_lists(cls, cols2: np.ndarray, sc2: np.ndarray, lens: np.ndarray, ids: np.ndarray, u: Any) -> Recs:
-        """Recs from the padded top-k output of a kernel (row u: its first ``lens[u]`` columns)."""
+    def _of_lists(
+        cls, cols2: np.ndarray, sc2: np.ndarray, lens: np.ndarray, ids: Optional[np.ndarray], u: Any
+    ) -> Recs:
+        """Recs from the padded top-k output of a kernel (row u: its first ``lens[u]`` columns; ``ids``: the item id
+        of every column, None when the columns are the ids)."""
         n_users = lens.size
         indptr = np.zeros(n_users + 1, dtype=np.int64)
         np.cumsum(lens, out=indptr[1:])
@@ -520,7 +523,7 @@ class Recs(_ItemIds):
         else:
             keep = np.arange(cols2.shape[1])[None, :] < lens[:, None]
             cols, sc = cols2[keep], sc2[keep]
-        return cls(indptr, ids[cols], sc, u)
+        return cls(indptr, cols if ids is None else ids[cols], sc, u)
 
     @classmethod
     def from_frame(

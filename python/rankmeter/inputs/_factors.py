@@ -20,7 +20,7 @@ from ._arrays import as_int64_1d, check_indptr
 __all__ = ["check_factors", "exclusion_csr", "factor_scores", "factor_pass", "check_block", "SCORES"]
 
 SCORES = ("dot", "cosine")
-DEFAULT_BLOCK = (192, 512)  # users x items per tile: 384 KiB of float32 scores (docs/model.md)
+DEFAULT_BLOCK = (192, 1024)  # users x items per tile: 768 KiB of float32 scores (docs/model.md)
 
 
 def _factor_array(x: Any, what: str) -> np.ndarray:
