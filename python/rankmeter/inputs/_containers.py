@@ -510,9 +510,7 @@ class Recs(_ItemIds):
         return cls._of_lists(cols2, sc2, lens, None if item_ids is None else ids, u)
 
     @classmethod
-    def _of_lists(
-        cls, cols2: np.ndarray, sc2: np.ndarray, lens: np.ndarray, ids: Optional[np.ndarray], u: Any
-    ) -> Recs:
+    def _of_lists(cls, cols2: np.ndarray, sc2: np.ndarray, lens: np.ndarray, ids: Optional[np.ndarray], u: Any) -> Recs:
         """Recs from the padded top-k output of a kernel (row u: its first ``lens[u]`` columns; ``ids``: the item id
         of every column, None when the columns are the ids)."""
         n_users = lens.size
