@@ -200,3 +200,48 @@ def test_factors_are_read_through_dlpack(rng):
     U = rng.standard_normal((4, 3)).astype(np.float32)
     V = rng.standard_normal((9, 3)).astype(np.float32)
     assert np.array_equal(rm.factor_scores(_DLPackOnly(U), _DLPackOnly(V)), rm.factor_scores(U, V))
+
+
+class _OnDevice:
+    """A tensor on a GPU as DLPack shows it: device type 2 (CUDA), not readable in place, copied by ``.cpu()``."""
+
+    def __init__(self, a: np.ndarray):
+        self._a = a
+        self.copies = 0
+
+    def __dlpack__(self, **kw):
+        raise BufferError("the tensor is on a CUDA device")
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+    def cpu(self):
+        self.copies += 1
+        return _DLPackOnly(self._a)
+
+
+def test_a_gpu_tensor_is_copied_to_the_host_once_and_gives_the_numpy_results(rng):
+    U = rng.standard_normal((30, 8)).astype(np.float32)
+    V = rng.standard_normal((50, 8)).astype(np.float32)
+    truth = {u: {int(i): 1 for i in rng.choice(50, 3, replace=False)} for u in range(30)}
+    gu, gv = _OnDevice(U), _OnDevice(V)
+    got = rm.evaluate_model(truth, gu, gv, ["ndcg@5", "auc"])
+    want = rm.evaluate_model(truth, U, V, ["ndcg@5", "auc"])
+    assert (gu.copies, gv.copies) == (1, 1)
+    for m in ("ndcg@5", "auc"):
+        assert np.array_equal(got.per_user[m], want.per_user[m], equal_nan=True)
+
+
+class _Stuck:
+    """A device tensor with no way to the host."""
+
+    def __dlpack__(self, **kw):
+        raise BufferError("on the device")
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+
+def test_a_device_tensor_without_a_host_copy_is_a_type_error_naming_the_argument():
+    with pytest.raises(TypeError, match=r"`item_vectors`.*copy it to the host"):
+        rm.factor_scores(np.ones((2, 2), np.float32), _Stuck())

@@ -23,9 +23,37 @@ SCORES = ("dot", "cosine")
 DEFAULT_BLOCK = (192, 1024)  # users x items per tile: 768 KiB of float32 scores (docs/model.md)
 
 
+_HOST_DEVICES = (1, 3, 11)  # DLPack device types numpy reads in place: CPU, CUDA host, ROCm host memory
+
+
+def _to_host(x: Any, what: str) -> Any:
+    """A tensor of another library on a device (a GPU) copied to host memory once: torch's ``.cpu()``, cupy's
+    ``.get()``, else numpy's ``__array__`` (JAX); a CPU tensor is returned as it is (read in place), a torch tensor
+    that requires a gradient detached first (the same storage)."""
+    if getattr(x, "requires_grad", False) and callable(getattr(x, "detach", None)):
+        x = x.detach()  # torch exports no tensor that requires a gradient; detach() shares its storage
+    try:
+        device = int(x.__dlpack_device__()[0])
+    except (AttributeError, TypeError, ValueError, IndexError):
+        return x
+    if device in _HOST_DEVICES:
+        return x
+    for name in ("cpu", "get"):
+        f = getattr(x, name, None)
+        if callable(f):
+            return f()
+    if hasattr(x, "__array__"):
+        return np.asarray(x)
+    raise TypeError(
+        f"`{what}` lives on DLPack device type {device}, which has no host copy method (.cpu(), .get(), "
+        "__array__): copy it to the host, e.g. as a numpy array"
+    )
+
+
 def _factor_array(x: Any, what: str) -> np.ndarray:
     """One factor matrix as float32, C order, 2-D, finite; the error names the argument and the fix."""
     if hasattr(x, "__dlpack__") and not isinstance(x, np.ndarray):
+        x = _to_host(x, what)
         try:
             x = np.from_dlpack(x)
         except (TypeError, RuntimeError, BufferError) as e:
