@@ -11,7 +11,6 @@ dict is the case's ``item_group``. ``EXP(rankings, groups, combo)``, ``ERBE`` / 
 
 from __future__ import annotations
 
-import math
 import warnings
 
 COMBOS = ("MinMaxRatio", "MaxMinRatio", "MaxMinDiff", "MaxAbsDiff", "MeanAbsDev", "LTwo", "Variance")
@@ -20,6 +19,7 @@ COMBOS = ("MinMaxRatio", "MaxMinRatio", "MaxMinDiff", "MaxAbsDiff", "MeanAbsDev"
 def one(case: dict) -> dict:
     import pandas as pd
     from FairRankTune.Metrics import AWRF, ERBE, ERBP, EXP
+    from worker_io import scalar  # on the worker's PYTHONPATH (the harness puts it there)
 
     lists: dict = {}
     for u, i, _r, _s in sorted(case["recs"], key=lambda row: (str(row[0]), row[2])):
@@ -40,13 +40,7 @@ def one(case: dict) -> dict:
     out: dict = {}
     for name, f in calls.items():
         for c in COMBOS:
-            label = f"{name}[{c}]"
-            try:
-                v = float(f(c)[0])
-            except Exception as e:
-                out[label] = {"per_user": None, "mean": None, "raised": type(e).__name__}
-                continue
-            out[label] = {"per_user": None, "mean": None if math.isnan(v) else v}
+            out[f"{name}[{c}]"] = scalar(lambda f=f, c=c: f(c)[0])
     return out
 
 

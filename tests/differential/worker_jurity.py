@@ -19,6 +19,7 @@ import warnings
 
 
 def one(case: dict) -> dict:
+
     from jurity.fairness import BinaryFairnessMetrics
 
     lists: dict = {}
@@ -54,6 +55,7 @@ def _inter_list(case: dict) -> dict:
     score column is minus the rank (jurity keeps each user's k rows of highest score: the first k by rank)."""
     import pandas as pd
     from jurity.recommenders import InterListDiversity
+    from worker_io import scalar  # on the worker's PYTHONPATH (the harness puts it there)
 
     rows = [(u, i, -r) for u, i, r, _s in case["recs"]]
     predicted = pd.DataFrame(rows, columns=["user_id", "item_id", "score"], dtype=object)
@@ -61,13 +63,9 @@ def _inter_list(case: dict) -> dict:
     actual = pd.DataFrame([(u, i, 1) for u, i, _g in case["truth"]], columns=["user_id", "item_id", "clicks"])
     out: dict = {}
     for k in case["ks"]:
-        label = f"InterListDiversity@{k}"
-        try:
-            v = float(InterListDiversity("score", k=k, user_sample_size=None).get_score(actual, predicted))
-        except Exception as e:
-            out[label] = {"per_user": None, "mean": None, "raised": type(e).__name__}
-            continue
-        out[label] = {"per_user": None, "mean": None if math.isnan(v) else v}
+        out[f"InterListDiversity@{k}"] = scalar(
+            lambda k=k: InterListDiversity("score", k=k, user_sample_size=None).get_score(actual, predicted)
+        )
     return out
 
 

@@ -11,13 +11,13 @@ that raises is recorded as ``raised``.
 
 from __future__ import annotations
 
-import math
 import warnings
 
 
 def one(case: dict) -> dict:
     from rexmex.metrics.coverage import item_coverage, user_coverage
     from rexmex.metrics.ranking import personalization
+    from worker_io import scalar  # on the worker's PYTHONPATH (the harness puts it there)
 
     lists: dict = {}
     for u, i, _r, _s in sorted(case["recs"], key=lambda row: (str(row[0]), row[2])):
@@ -35,12 +35,7 @@ def one(case: dict) -> dict:
             f"personalization@{k}": lambda cut=cut: personalization(list(cut.values())),
         }
         for label, f in calls.items():
-            try:
-                v = float(f())
-            except Exception as e:
-                out[label] = {"per_user": None, "mean": None, "raised": type(e).__name__}
-                continue
-            out[label] = {"per_user": None, "mean": None if math.isnan(v) else v}
+            out[label] = scalar(f)
     return out
 
 

@@ -121,14 +121,7 @@ def exposure_disparity(
     truth, recs, k, groups, attention="log", patience=0.5, stop=0.5, target="uniform", ungrouped="skip", multi="split"
 ):
     """1/2 sum_g |exposure share_g - target_g|."""
-    exp: dict = {}
-    relevant = []
-    for u in truth:
-        for item, a in _weights(truth[u], recs.get(u, []), k, attention, patience, stop):
-            _add(exp, item, a, groups, ungrouped, multi)
-        relevant += [i for i, g in truth[u].items() if _relevant(g)]
-    t = _normalise(_target(target, groups, ungrouped, relevant, multi))
-    e = _normalise(exp)
+    e, t = group_shares(truth, recs, k, groups, attention, patience, stop, target, ungrouped, multi)
     if t is None or e is None:
         return math.nan
     names = set(t) | set(e)

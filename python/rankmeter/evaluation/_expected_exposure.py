@@ -25,11 +25,9 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import _core
-from .._aggregate import limbs_to_int
 from .._options import check_k
 from ..inputs import code_ids, to_truth
-from ._exposure import _entries, _relevant
+from ._exposure import _entries, _relevant, column_sums, refuse_no_relevant
 from ._tables import _columns_kw, _table, _top_items
 
 __all__ = ["expected_exposure", "ExpectedExposureResult"]
@@ -457,13 +455,6 @@ def ee_column(prep: Any, m: Any) -> tuple:
     policy = prep.p.empty
     if policy in ("zero", "one"):
         vals[no_rel] = 0.0 if policy == "zero" else 1.0
-    elif policy == "error" and no_rel.any():
-        u = int(np.flatnonzero(no_rel)[0])
-        user_id = prep.p.users[u].item() if isinstance(prep.p.users[u], np.generic) else prep.p.users[u]
-        raise ValueError(f"user {user_id!r} has no relevant item in `truth` and empty='error' (metric {str(m)!r})")
-    left_out = getattr(prep.p, "left_out", None)
-    if left_out is not None:
-        vals[left_out] = np.nan
-    vals = np.ascontiguousarray(vals)
-    limbs, count = _core.exact_sum(vals, prep.threads)
-    return vals, limbs_to_int(limbs), int(count)
+    elif policy == "error":
+        refuse_no_relevant(prep, m, no_rel)
+    return column_sums(prep, vals)

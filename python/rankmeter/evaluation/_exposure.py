@@ -479,10 +479,21 @@ def awrf_column(prep: Any, m: Any) -> tuple:
             vals[no_rel] = 0.0
         elif policy == "one":
             vals[no_rel] = aw[no_rel]
-        elif policy == "error" and no_rel.any():
-            u = int(np.flatnonzero(no_rel)[0])
-            user_id = prep.p.users[u].item() if isinstance(prep.p.users[u], np.generic) else prep.p.users[u]
-            raise ValueError(f"user {user_id!r} has no relevant item in `truth` and empty='error' (metric {str(m)!r})")
+        elif policy == "error":
+            refuse_no_relevant(prep, m, no_rel)
+    return column_sums(prep, vals)
+
+
+def refuse_no_relevant(prep: Any, m: Any, no_rel: np.ndarray) -> None:
+    """empty='error': a ValueError naming the first user without a relevant truth item, if any."""
+    if no_rel.any():
+        u = int(np.flatnonzero(no_rel)[0])
+        user_id = prep.p.users[u].item() if isinstance(prep.p.users[u], np.generic) else prep.p.users[u]
+        raise ValueError(f"user {user_id!r} has no relevant item in `truth` and empty='error' (metric {str(m)!r})")
+
+
+def column_sums(prep: Any, vals: np.ndarray) -> tuple:
+    """(values, exact sum, count) of a per-user column, the users the call leaves out set to NaN first."""
     left_out = getattr(prep.p, "left_out", None)
     if left_out is not None:
         vals[left_out] = np.nan

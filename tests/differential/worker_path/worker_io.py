@@ -12,6 +12,7 @@ first 300 characters>}`` when the peer raised on the whole case (the harness rep
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -28,3 +29,13 @@ def serve(one: Callable[[dict], Any]) -> None:
         except Exception as e:  # the peer raised on the whole case
             results.append({"error": type(e).__name__, "message": str(e)[:300]})
     Path(dst).write_text(json.dumps({"results": results}))
+
+
+def scalar(f: Callable[[], Any]) -> dict:
+    """One mean-only result of a peer's call: ``{"per_user": None, "mean": float(f())}`` (None for NaN), or
+    ``"raised"`` with the exception's type when the call raised (a peer's refusal, compared as such)."""
+    try:
+        v = float(f())
+    except Exception as e:
+        return {"per_user": None, "mean": None, "raised": type(e).__name__}
+    return {"per_user": None, "mean": None if math.isnan(v) else v}
