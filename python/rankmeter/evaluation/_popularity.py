@@ -295,15 +295,13 @@ def popularity_groups(train: Any, head_share: float = 0.8, labels: Sequence[Any]
     head is the split of ``pop_reo`` / ``pop_rsp`` (docs/metrics.md 3.23.5): items by popularity descending
     (ties: smaller id first), up to and including the first at which the cumulative popularity reaches
     ``head_share`` x the total; the long tail is every other item of ``train``. Items never in ``train`` are in
-    neither group (``ungrouped=`` decides whether they count). Returns a pandas Series indexed by item id, named
-    ``group``, with values ``labels[0]`` (head) or ``labels[1]`` (tail).
+    neither group (``ungrouped=`` decides whether they count). Returns a dict item id -> ``labels[0]`` (head) or
+    ``labels[1]`` (tail), items in id order.
 
     >>> import rankmeter as rm
-    >>> rm.popularity_groups({"a": [1, 2], "b": [1, 3], "c": [1]}, head_share=0.5).to_dict()
+    >>> rm.popularity_groups({"a": [1, 2], "b": [1, 3], "c": [1]}, head_share=0.5)
     {1: 'head', 2: 'tail', 3: 'tail'}
     """
-    import pandas as pd
-
     from ..inputs import to_truth
 
     if isinstance(head_share, bool) or not isinstance(head_share, (int, float, np.integer, np.floating)):
@@ -323,5 +321,5 @@ def popularity_groups(train: Any, head_share: float = 0.8, labels: Sequence[Any]
     pop = np.bincount(pairs % ids.size, minlength=ids.size).astype(np.int64)
     head = np.zeros(ids.size, dtype=bool)
     head[head_items(pop, float(head_share), None)] = True  # codes ascending are ids ascending
-    values = np.where(head, 0, 1)
-    return pd.Series(np.asarray(labels, dtype=object)[values], index=pd.Index(ids, name="item"), name="group")
+    names = [labels[0], labels[1]]
+    return dict(zip(ids.tolist(), [names[v] for v in np.where(head, 0, 1).tolist()]))
