@@ -228,3 +228,56 @@ def test_auc_scores_rejects_bad_input_before_work():
         rm.auc_scores({0: {1: 1}, 1: {0: 1}}, S, ["auc"])
     with pytest.raises(ValueError, match="must be 2-D"):
         rm.auc_scores({0: {1: 1}}, np.zeros(3), ["auc"])
+
+
+@st.composite
+def long_matrix_case(draw):
+    """Rows long enough for the vector body, its chunks and a tail (16..2,200 columns), 0-20 positives (so 1-15
+    score levels take the one-search path and 16+ the counting path), scores with many ties or none."""
+    n_users = draw(st.integers(1, 3))
+    n_cols = draw(st.sampled_from([16, 17, 47, 64, 129, 2048, 2063, 2200]))
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    if draw(st.booleans()):
+        S = rng.integers(-3, 4, (n_users, n_cols)).astype(dtype)  # ties everywhere
+    else:
+        S = rng.standard_normal((n_users, n_cols)).astype(dtype)
+    truth = {}
+    for u in range(n_users):
+        n_pos = draw(st.integers(0, 20))
+        ids = rng.choice(n_cols + 2, size=min(n_pos, n_cols + 2), replace=False)  # n_cols..: no column
+        truth[u] = {int(i): float(draw(st.sampled_from([0.0, 1.0, 2.0]))) for i in ids}
+    return S, truth
+
+
+@settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(long_matrix_case())
+def test_auc_scores_on_long_rows_match_the_reference_on_every_kernel_path(case):
+    S, truth = case
+    metrics = ["auc", "gauc", "auc(max_fpr=0.4)"]
+    got = {}
+    for simd in ["", "avx2", "0"]:  # AVX-512 one-search path where the CPU has it, counting paths otherwise
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("RANKMETER_SIMD", simd)
+            got[simd] = rm.auc_scores(truth, S, metrics, per_user=True, threads=2)
+    means, per, users = got[""]
+    for simd in ["avx2", "0"]:
+        assert got[simd][0] == means or all(
+            (math.isnan(a) and math.isnan(b)) or a == b for a, b in zip(got[simd][0].values(), means.values())
+        )
+        for metric in metrics:  # the same bits whatever the path
+            assert got[simd][1][metric].tobytes() == per[metric].tobytes(), (simd, metric)
+    n_cols = S.shape[1]
+    for u_pos, u in enumerate(users.tolist()):
+        row = [float(x) for x in S[u]]
+        exp = ra.auc(truth[u], list(range(n_cols)), row, None, "scored", None, (), 1.0, "skip", "skip")
+        assert _close(per["auc"][u_pos], exp), (u, per["auc"][u_pos], exp)
+
+
+def test_a_non_finite_score_deep_in_a_long_row_is_found_on_every_kernel_path(monkeypatch):
+    S = np.zeros((2, 2100), dtype=np.float32)
+    S[1, 2070] = np.inf  # past the first chunk, in the vector body
+    for simd in ["", "avx2", "0"]:
+        monkeypatch.setenv("RANKMETER_SIMD", simd)
+        with pytest.raises(ValueError, match="2070"):
+            rm.auc_scores({0: {1: 1.0}, 1: {3: 1.0}}, S, ["auc"])

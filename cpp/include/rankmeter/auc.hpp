@@ -22,8 +22,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <memory>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -330,6 +333,71 @@ inline int64_t count_chunk_generic(const T* x, int64_t len, const T* lv, int64_t
   return count_chunk_body(x, len, lv, L, lt, le);
 }
 
+// The whole-AUC numerator of a float row with 1 <= L <= 15 levels, in one search per score instead of 2L
+// compares (AVX-512): with a(x) = #{l : v_l <= x} found by a branch-free binary search over the levels held in
+// one register (padded with +inf), x adds S2[a] = 2 sum_{l >= a} c_l (the levels above it, both compares true)
+// plus c_{a-1} when x equals v_{a-1} (its tie: only the <= compare true). The sum over the row is
+// W = sum_l c_l (lt_l + le_l), the same integer as the counts give (so the same AUC bits). Lanes add in int32
+// within a chunk of kChunk scores (each lane at most kChunk / 16 * 2P < 2^31 for P <= kFastMaxPos), then in
+// int64. Sets *bad when a score is not finite.
+constexpr int64_t kFastMaxLevels = 15;
+constexpr int64_t kFastMaxPos = int64_t{1} << 22;
+#ifdef RANKMETER_TOPK_AVX2
+inline bool fast_avx512_enabled() {
+  const char* env = std::getenv("RANKMETER_SIMD");
+  const auto is = [env](const char* v) { return env && std::strcmp(env, v) == 0; };
+  return !is("0") && !is("avx2") && __builtin_cpu_supports("avx512f");
+}
+
+__attribute__((target("avx512f"))) inline int64_t weighted_row_avx512(const float* x, int64_t n, const float* lv16,
+                                                                      const int32_t* s2, const int32_t* c16,
+                                                                      bool* bad) {
+  const __m512 lv = _mm512_loadu_ps(lv16);
+  const __m512i S2 = _mm512_loadu_si512(s2), C = _mm512_loadu_si512(c16);
+  const __m512 l7 = _mm512_set1_ps(lv16[7]);
+  const __m512i i3 = _mm512_set1_epi32(3), i1 = _mm512_set1_epi32(1), i8 = _mm512_set1_epi32(8);
+  const __m512i i4 = _mm512_set1_epi32(4), i2 = _mm512_set1_epi32(2);
+  const __m512i absmask = _mm512_set1_epi32(0x7fffffff);
+  __m512i acc64 = _mm512_setzero_si512(), maxbits = _mm512_setzero_si512();
+  bool notok = false;
+  int64_t j = 0;
+  while (j + 16 <= n) {
+    const int64_t end = std::min(n, j + kChunk) & ~int64_t{15};
+    __m512i acc = _mm512_setzero_si512();
+    for (; j < end; j += 16) {
+      const __m512 v = _mm512_loadu_ps(x + j);
+      maxbits = _mm512_max_epu32(maxbits, _mm512_and_si512(_mm512_castps_si512(v), absmask));  // |x| as bits
+      __m512i a = _mm512_maskz_mov_epi32(_mm512_cmp_ps_mask(l7, v, _CMP_LE_OQ), i8);
+      __m512 t = _mm512_permutexvar_ps(_mm512_add_epi32(a, i3), lv);
+      a = _mm512_mask_add_epi32(a, _mm512_cmp_ps_mask(t, v, _CMP_LE_OQ), a, i4);
+      t = _mm512_permutexvar_ps(_mm512_add_epi32(a, i1), lv);
+      a = _mm512_mask_add_epi32(a, _mm512_cmp_ps_mask(t, v, _CMP_LE_OQ), a, i2);
+      t = _mm512_permutexvar_ps(a, lv);
+      a = _mm512_mask_add_epi32(a, _mm512_cmp_ps_mask(t, v, _CMP_LE_OQ), a, i1);
+      acc = _mm512_add_epi32(acc, _mm512_permutexvar_epi32(a, S2));
+      // a tie with the level below: index a - 1 (a = 0 wraps to 15, +inf: no finite score equals it)
+      const __m512i am1 = _mm512_sub_epi32(a, i1);
+      const __mmask16 eq = _mm512_cmp_ps_mask(_mm512_permutexvar_ps(am1, lv), v, _CMP_EQ_OQ);
+      if (eq) acc = _mm512_mask_add_epi32(acc, eq, acc, _mm512_permutexvar_epi32(am1, C));
+    }
+    acc64 = _mm512_add_epi64(acc64, _mm512_cvtepi32_epi64(_mm512_castsi512_si256(acc)));
+    acc64 = _mm512_add_epi64(acc64, _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(acc, 1)));
+  }
+  int64_t w = _mm512_reduce_add_epi64(acc64);
+  for (; j < n; ++j) {  // the last < 16 scores
+    const float v = x[j];
+    if (!(std::abs(v) <= std::numeric_limits<float>::max())) notok = true;
+    int a = 0;
+    while (a < 15 && lv16[a] <= v) ++a;
+    w += s2[a];
+    if (a > 0 && lv16[a - 1] == v) w += c16[a - 1];
+  }
+  // a finite float's |x| bits are at most those of FLT_MAX (0x7f7fffff); inf and NaN are above
+  *bad = notok || _mm512_reduce_max_epu32(maxbits) > 0x7f7fffffu;
+  return w;
+}
+#endif
+
 #ifdef RANKMETER_TOPK_AVX2
 template <class T>
 __attribute__((target("avx2"))) inline int64_t count_chunk_avx2(const T* x, int64_t len, const T* lv, int64_t L,
@@ -348,6 +416,9 @@ inline Status auc_matrix(const T* S, int64_t n_cols, const int64_t* rowmap, int6
   const int T_ = effective_threads(threads, n_users);
   const bool partial = max_fpr < 1.0;
   [[maybe_unused]] const bool avx2 = topk_detail::topk_avx2_enabled();
+#ifdef RANKMETER_TOPK_AVX2
+  [[maybe_unused]] const bool fast = auc_detail::fast_avx512_enabled();
+#endif
   std::vector<Status> tstatus(static_cast<size_t>(T_));
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp parallel num_threads(T_)
@@ -390,7 +461,37 @@ inline Status auc_matrix(const T* S, int64_t n_cols, const int64_t* rowmap, int6
       lt.assign(static_cast<size_t>(L), 0);
       le.assign(static_cast<size_t>(L), 0);
       int64_t bad = 0;
-      if (P > 0 && N > 0) {
+      [[maybe_unused]] bool fast_done = false;
+      __int128 fast_acc = 0;
+#ifdef RANKMETER_TOPK_AVX2
+      if constexpr (std::is_same_v<T, float>) {
+        if (fast && !partial && P > 0 && N > 0 && L <= auc_detail::kFastMaxLevels && P <= auc_detail::kFastMaxPos) {
+          float lv16[16];
+          int32_t s2[16], c16[16];
+          int64_t above = 0;  // 2 x the positives at levels >= a
+          for (int64_t a = 15; a >= 0; --a) {
+            lv16[a] = a < L ? lv[a] : std::numeric_limits<float>::infinity();
+            c16[a] = a < L ? static_cast<int32_t>(c[a]) : 0;
+            above += 2 * c16[a];
+            s2[a] = static_cast<int32_t>(above);
+          }
+          bool b = false;
+          const int64_t w = auc_detail::weighted_row_avx512(row, n_cols, lv16, s2, c16, &b);
+          bad = b;
+          // minus the positives' own terms: sum_l c_l (2 below_l + c_l)
+          __int128 own = 0;
+          int64_t below = 0;
+          for (int64_t l = 0; l < L; ++l) {
+            own += static_cast<__int128>(c[l]) * (2 * below + c[l]);
+            below += c[l];
+          }
+          fast_acc = static_cast<__int128>(w) - own;
+          fast_done = true;
+        }
+      }
+#endif
+      if (fast_done) {
+      } else if (P > 0 && N > 0) {
         for (int64_t j0 = 0; j0 < n_cols; j0 += auc_detail::kChunk) {
           const int64_t len = std::min(auc_detail::kChunk, n_cols - j0);
 #ifdef RANKMETER_TOPK_AVX2
@@ -416,9 +517,9 @@ inline Status auc_matrix(const T* S, int64_t n_cols, const int64_t* rowmap, int6
         num2[u] = value[u] = kNaN;
         continue;
       }
-      __int128 acc = 0;
+      __int128 acc = fast_acc;
       int64_t below = 0;  // positives below the level
-      for (int64_t l = 0; l < L; ++l) {
+      for (int64_t l = 0; l < L && !fast_done; ++l) {
         const int64_t nb = lt[l] - below, ne = le[l] - lt[l] - c[l];
         acc += static_cast<__int128>(c[l]) * (2 * static_cast<__int128>(nb) + ne);
         below += c[l];
