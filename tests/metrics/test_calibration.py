@@ -253,3 +253,25 @@ def test_many_categories_per_item_take_the_sorted_path_and_match_the_reference()
         got = res.per_user["miscalibration(rank_weight=reciprocal)"]
         for u, g in zip(res.users.tolist(), got):
             assert close(g, rc.miscalibration(recs[u], None, train[u], cats, 0.01, "reciprocal"), rel=1e-12), u
+
+
+@pytest.mark.parametrize("n_genres", [5, 64, 80])  # <= 64: one category mask per item; 80: the general path
+@pytest.mark.parametrize("seed", range(4))
+def test_long_histories_with_repeats_and_many_genres_match_the_reference(n_genres, seed):
+    rng = np.random.default_rng(seed)
+    n_items = 150
+    cats: dict = {}
+    for i in range(n_items):
+        m = int(rng.integers(0, 4))  # 0: an item given with no category
+        cats[i] = [int(g) for g in rng.choice(n_genres, size=m, replace=False)]
+    # histories of 0-60 items with repeats (past 32 the repeats are found by a sort), items beyond the table
+    train = {u: rng.integers(0, n_items + 5, int(rng.integers(0, 61))).tolist() for u in range(40)}
+    recs = {u: rng.choice(n_items + 5, size=int(rng.integers(0, 16)), replace=False).tolist() for u in range(40)}
+    truth = {u: {0: 1.0} for u in range(40)}
+    for weight in ["none", "log2"]:
+        name = f"miscalibration(rank_weight={weight})@10"
+        for threads in (1, 2):
+            res = rm.evaluate(truth, recs, [name], train=train, item_categories=cats, threads=threads)
+            for u, g in zip(res.users.tolist(), res.per_user[name]):
+                w = rc.miscalibration(recs[u], 10, train[u], cats, 0.01, weight)
+                assert (w is None and math.isnan(g)) or close(g, w, rel=1e-12, abs_tol=1e-12), (u, g, w)

@@ -4,7 +4,7 @@
 //
 // Inputs, all CSR owned by the caller, over one dense item code:
 //   the ranked lists (item codes, best first, as prepared: duplicates and max_items applied);
-//   every evaluated user's train history (item codes, any order, distinct within a user);
+//   every evaluated user's train history (item codes, any order; a repeated item is read once);
 //   item -> categories (category codes 0..n_cats-1, ascending and distinct within an item; an item
 //   without a row has no category).
 // p(g|u): the mean of p(g|i) = 1/|G(i)| (g in G(i)) over the distinct history items with a category.
@@ -80,10 +80,24 @@ inline void calibration_values(const CalibrationInput& in, int64_t k, double alp
   if (exact && max_hist > 0 && L > ((int64_t{1} << 53) - 1) / max_hist) exact = false;
   const bool dense = in.n_cats <= 64;      // exact path: scan every category instead of sorting the touched ones
   const int64_t width = max_per_item + 1;  // sorted path: key = category * width + m
+  // exact with at most 64 categories (the usual genres): each item's categories as one 64-bit mask, so an item
+  // costs one load of an n_items-long table (no indptr and category reads), and the categories a user touches
+  // are the OR of the masks, read in ascending order bit by bit
+  const bool bits = exact && dense;
+  std::vector<uint64_t> cmask(bits ? static_cast<size_t>(in.n_items) : 0);
+  std::vector<int64_t> add_of(65, 0);  // L / m for an item of m categories
+  if (bits) {
+    for (int64_t i = 0; i < in.n_items; ++i)
+      for (int64_t c = in.c_indptr[i]; c < in.c_indptr[i + 1]; ++c) cmask[i] |= uint64_t{1} << in.c_cat[c];
+    for (int64_t m = 1; m <= 64; ++m) add_of[m] = L % m == 0 ? L / m : 0;
+  }
 #pragma omp parallel num_threads(T)
   {
+    std::vector<int64_t> hv;  // bits path: a user's history items with a category, repeats dropped
     std::vector<int64_t> keys, touched, num;
     std::vector<double> p, q(static_cast<size_t>(in.n_cats), 0.0);
+    // the user (+ 1) that last read each item's history row: a repeat within a user's history is read once
+    std::vector<int64_t> seen(static_cast<size_t>(in.n_items), 0);
     if (exact)
       num.assign(static_cast<size_t>(in.n_cats), 0);
     else
@@ -97,6 +111,66 @@ inline void calibration_values(const CalibrationInput& in, int64_t k, double alp
         values[u] = nan;
         continue;
       }
+      if (bits) {
+        hv.clear();
+        for (int64_t h = in.h_indptr[u]; h < in.h_indptr[u + 1]; ++h) {
+          const int64_t it = in.h_items[h];
+          if (it >= 0 && it < in.n_items && cmask[static_cast<size_t>(it)] != 0) hv.push_back(it);
+        }
+        if (hv.size() <= 32) {  // repeats dropped by comparing with the items kept so far (short histories)
+          size_t kept = 0;
+          for (size_t a = 0; a < hv.size(); ++a) {
+            bool rep = false;
+            for (size_t b = 0; b < kept; ++b) rep |= hv[b] == hv[a];
+            if (!rep) hv[kept++] = hv[a];
+          }
+          hv.resize(kept);
+        } else {
+          std::sort(hv.begin(), hv.end());
+          hv.erase(std::unique(hv.begin(), hv.end()), hv.end());
+        }
+        if (hv.empty()) {
+          values[u] = nan;
+          continue;
+        }
+        uint64_t pmask = 0, qmask = 0;
+        for (const int64_t it : hv) {
+          const uint64_t cm = cmask[static_cast<size_t>(it)];
+          const int64_t add = add_of[static_cast<size_t>(__builtin_popcountll(cm))];
+          pmask |= cm;
+          for (uint64_t b = cm; b; b &= b - 1) num[static_cast<size_t>(__builtin_ctzll(b))] += add;
+        }
+        double wsum = 0.0;
+        for (int64_t r = 0; r < n; ++r) {
+          const int64_t it = in.l_items[l0 + r];
+          if (it < 0 || it >= in.n_items) continue;
+          const uint64_t cm = cmask[static_cast<size_t>(it)];
+          if (cm == 0) continue;
+          double w = 1.0;
+          if (weight == RankWeight::reciprocal)
+            w = 1.0 / static_cast<double>(r + 1);
+          else if (weight == RankWeight::log2)
+            w = 1.0 / std::log2(static_cast<double>(r + 2));
+          wsum += w;
+          qmask |= cm;
+          const double share = w / static_cast<double>(__builtin_popcountll(cm));
+          for (uint64_t b = cm; b; b &= b - 1) q[static_cast<size_t>(__builtin_ctzll(b))] += share;
+        }
+        // as the general path below: C = (sum_g num_g log(num_g / (beta q[g] + alpha num_g))) / D, g ascending
+        const double denom = static_cast<double>(L) * static_cast<double>(hv.size());
+        const double beta = wsum > 0.0 ? (1.0 - alpha) * denom / wsum : 0.0;
+        double kl = 0.0;
+        for (uint64_t b = pmask; b; b &= b - 1) {
+          const size_t g = static_cast<size_t>(__builtin_ctzll(b));
+          const double ng = static_cast<double>(num[g]);
+          num[g] = 0;
+          kl += ng * std::log(ng / (beta * q[g] + alpha * ng));
+        }
+        for (uint64_t b = qmask; b; b &= b - 1) q[static_cast<size_t>(__builtin_ctzll(b))] = 0.0;
+        kl /= denom;
+        values[u] = kl > 0.0 ? kl : 0.0;
+        continue;
+      }
       // p: the history items with a category (distinct within a user: the caller's rule)
       touched.clear();
       keys.clear();
@@ -105,7 +179,8 @@ inline void calibration_values(const CalibrationInput& in, int64_t k, double alp
         const int64_t it = in.h_items[h];
         if (it < 0 || it >= in.n_items) continue;
         const int64_t c0 = in.c_indptr[it], c1 = in.c_indptr[it + 1];
-        if (c1 == c0) continue;
+        if (c1 == c0 || seen[static_cast<size_t>(it)] == u + 1) continue;
+        seen[static_cast<size_t>(it)] = u + 1;
         ++n_hist;
         if (exact) {
           const int64_t add = L / (c1 - c0);
@@ -157,19 +232,25 @@ inline void calibration_values(const CalibrationInput& in, int64_t k, double alp
       }
       // the divergence over the categories of p (p > 0 there), ascending
       const double nh = static_cast<double>(n_hist);
-      const double denom = static_cast<double>(L) * nh;  // exact: L |H| < 2^53
       double kl = 0.0;
-      for (const int64_t g : touched) {
-        double pg;
-        if (exact) {
-          pg = static_cast<double>(num[g]) / denom;
+      if (exact) {
+        // p_g = num_g / D (D = L |H| < 2^53) and q_g = q[g] / wsum, so p_g / q~_g = num_g / (beta q[g] + alpha
+        // num_g) with beta = (1 - alpha) D / wsum, and C = (sum_g num_g log(that)) / D: one division per category
+        const double denom = static_cast<double>(L) * nh;
+        const double beta = wsum > 0.0 ? (1.0 - alpha) * denom / wsum : 0.0;
+        for (const int64_t g : touched) {
+          const double ng = static_cast<double>(num[g]);
           num[g] = 0;
-        } else {
-          pg = p[g] / nh;
-          p[g] = 0.0;
+          kl += ng * std::log(ng / (beta * q[g] + alpha * ng));
         }
-        const double qg = wsum > 0.0 ? q[g] / wsum : 0.0;
-        kl += pg * std::log(pg / ((1.0 - alpha) * qg + alpha * pg));
+        kl /= denom;
+      } else {
+        for (const int64_t g : touched) {
+          const double pg = p[g] / nh;
+          p[g] = 0.0;
+          const double qg = wsum > 0.0 ? q[g] / wsum : 0.0;
+          kl += pg * std::log(pg / ((1.0 - alpha) * qg + alpha * pg));
+        }
       }
       values[u] = kl > 0.0 ? kl : 0.0;  // rounding may leave -1e-17 where q~ = p
       // reset q where the list wrote

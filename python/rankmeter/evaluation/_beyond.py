@@ -450,11 +450,18 @@ class Prepared:
                 train.indptr, self.code["train"], n_items, threads
             )
         if need_train:
-            if auc_seen or any(m.name in _HISTORY_READERS or _uses_cooccurrence(m) for m in metrics):
+            deduped = auc_seen or any(
+                (m.name in _HISTORY_READERS and m.name != "miscalibration") or _uses_cooccurrence(m) for m in metrics
+            )
+            if deduped:
                 # these read the de-duplicated histories themselves
                 self.tr_ip, self.tr_items, _, _ = _core.prepare_lists(
                     train.n_users, None, train.indptr, self.code["train"], None, DUP_CODES["first"], 0, 0, threads
                 )
+            elif any(m.name == "miscalibration" for m in metrics):
+                # its kernel reads a repeated history item once (rankmeter/calibration.hpp): the rows as given
+                self.tr_ip = np.ascontiguousarray(train.indptr, dtype=np.int64)
+                self.tr_items = np.ascontiguousarray(self.code["train"], dtype=np.int64)
             if auc_seen or any(m.name in _HISTORY_READERS for m in metrics):
                 self.h_rowmap = _train_rowmap(t, train)
 
