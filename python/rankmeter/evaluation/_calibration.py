@@ -217,8 +217,11 @@ def _tables(prep: Any) -> tuple:
     ic: ItemCategories = prep.ctx.item_categories
     codes = np.asarray(prep.code["categories"], dtype=np.int64)
     n_items = int(prep.n_items)
-    order = np.lexsort((ic.cats, codes))
-    c_cat = np.ascontiguousarray(ic.cats[order])
+    key = codes * max(int(ic.labels.size), 1) + ic.cats
+    if key.size > 1 and not (key[1:] > key[:-1]).all():  # rows not already by item, then category: sort them
+        c_cat = np.ascontiguousarray(ic.cats[np.lexsort((ic.cats, codes))])
+    else:
+        c_cat = np.ascontiguousarray(ic.cats, dtype=np.int64)
     c_indptr = np.zeros(n_items + 1, dtype=np.int64)
     np.cumsum(np.bincount(codes, minlength=n_items), out=c_indptr[1:])
     h_ip, h_items = prep.history()

@@ -428,8 +428,10 @@ def code_ids(arrays: list[np.ndarray]) -> tuple[list[np.ndarray], int, Optional[
     """Dense codes 0..n-1 shared by every array; labels[code] is the original id (None: ids are codes)."""
     total = sum(a.size for a in arrays)
     if all(a.dtype == np.int64 for a in arrays):
-        lo = min((int(a.min()) for a in arrays if a.size), default=0)
-        hi = max((int(a.max()) for a in arrays if a.size), default=-1)
+        # one C++ pass per array for both bounds, on every core
+        bounds = [_core.int_range(np.ascontiguousarray(a), 0) for a in arrays if a.size]
+        lo = min((b[0] for b in bounds), default=0)
+        hi = max((b[1] for b in bounds), default=-1)
         if lo >= 0 and hi < max(_ID_LIMIT, 4 * total):
             return [np.ascontiguousarray(a) for a in arrays], max(hi + 1, 1), None
         # huge or negative ids: hash codes in order of first appearance (no sort)
