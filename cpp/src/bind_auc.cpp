@@ -87,7 +87,7 @@ py::tuple auc_values_py(int64_t n_users, const std::optional<I64>& rowmap, const
                         DupPolicy dups, int64_t max_items, int64_t keep, int64_t n_items, const I64& t_indptr,
                         const I64& t_items, const std::optional<F64>& t_grades, std::optional<double> min_rel,
                         const std::optional<U8>& catalog, const std::optional<I64>& h_indptr,
-                        const std::optional<I64>& h_items, int64_t k, double max_fpr, int threads) {
+                        const std::optional<I64>& h_items, int64_t k, double max_fpr, AucTies ties, int threads) {
   if (n_users < 0 || n_items < 0 || max_items < 0 || keep < 0) throw std::invalid_argument("negative size");
   if (k < 0) throw std::invalid_argument("k must be >= 0 (0: the whole list)");
   if (!(max_fpr > 0.0 && max_fpr <= 1.0)) throw std::invalid_argument("max_fpr must be in (0, 1]");
@@ -138,7 +138,7 @@ py::tuple auc_values_py(int64_t n_users, const std::optional<I64>& rowmap, const
     in.h_items = h_items->data();
   }
   return run_outputs(n_users, [&](int64_t* pr, int64_t* pp, int64_t* pn, double* p2, double* pv) {
-    return auc_values(in, k, max_fpr, threads, pr, pp, pn, p2, pv);
+    return auc_values(in, k, max_fpr, ties, threads, pr, pp, pn, p2, pv);
   });
 }
 
@@ -147,7 +147,7 @@ py::tuple auc_values_py(int64_t n_users, const std::optional<I64>& rowmap, const
 template <class T>
 py::tuple auc_matrix_py(const py::array_t<T, py::array::c_style>& matrix, const std::optional<I64>& rowmap,
                         const I64& t_indptr, const I64& t_items, const std::optional<F64>& t_grades,
-                        std::optional<double> min_rel, double max_fpr, int threads) {
+                        std::optional<double> min_rel, double max_fpr, AucTies ties, int threads) {
   if (matrix.ndim() != 2) throw std::invalid_argument("matrix must be 2-D");
   if (!(max_fpr > 0.0 && max_fpr <= 1.0)) throw std::invalid_argument("max_fpr must be in (0, 1]");
   const int64_t rows = matrix.shape(0), cols = matrix.shape(1);
@@ -165,19 +165,23 @@ py::tuple auc_matrix_py(const py::array_t<T, py::array::c_style>& matrix, const 
     rm = identity.data();
   }
   return run_outputs(n_users, [&](int64_t* pr, int64_t* pp, int64_t* pn, double* p2, double* pv) {
-    return auc_matrix(matrix.data(), cols, rm, n_users, in.truth, max_fpr, threads, pr, pp, pn, p2, pv);
+    return auc_matrix(matrix.data(), cols, rm, n_users, in.truth, max_fpr, threads, pr, pp, pn, p2, pv, ties);
   });
 }
 
 }  // namespace
 
 void bind_auc(py::module_& m) {
+  py::enum_<AucTies>(m, "AucTies", "What a tied (positive, negative) pair counts in an AUC (docs/metrics.md 3.19.10).")
+      .value("half", AucTies::half)
+      .value("strict", AucTies::strict)
+      .value("optimistic", AucTies::optimistic);
   m.def("auc_values", &auc_values_py, py::arg("n_users"), py::arg("rowmap").noconvert(), py::arg("indptr").noconvert(),
         py::arg("items").noconvert(), py::arg("scores").noconvert(), py::arg("lens").noconvert(), py::arg("dups"),
         py::arg("max_items"), py::arg("keep"), py::arg("n_items"), py::arg("t_indptr").noconvert(),
         py::arg("t_items").noconvert(), py::arg("t_grades").noconvert(), py::arg("min_relevance"),
         py::arg("catalog").noconvert(), py::arg("h_indptr").noconvert(), py::arg("h_items").noconvert(), py::arg("k"),
-        py::arg("max_fpr"), py::arg("threads"),
+        py::arg("max_fpr"), py::arg("ties"), py::arg("threads"),
         "(relevant items, positives, negatives, 2 P N AUC, value, status) per user from the lists read in place: the "
         "AUC family kernel (docs/metrics.md, 3.19.10)");
   const char* doc =
@@ -185,8 +189,8 @@ void bind_auc(py::module_& m) {
       "column a candidate (docs/metrics.md, 3.19.10)";
   m.def("auc_matrix_f32", &auc_matrix_py<float>, py::arg("matrix").noconvert(), py::arg("rowmap").noconvert(),
         py::arg("t_indptr").noconvert(), py::arg("t_items").noconvert(), py::arg("t_grades").noconvert(),
-        py::arg("min_relevance"), py::arg("max_fpr"), py::arg("threads"), doc);
+        py::arg("min_relevance"), py::arg("max_fpr"), py::arg("ties"), py::arg("threads"), doc);
   m.def("auc_matrix_f64", &auc_matrix_py<double>, py::arg("matrix").noconvert(), py::arg("rowmap").noconvert(),
         py::arg("t_indptr").noconvert(), py::arg("t_items").noconvert(), py::arg("t_grades").noconvert(),
-        py::arg("min_relevance"), py::arg("max_fpr"), py::arg("threads"), doc);
+        py::arg("min_relevance"), py::arg("max_fpr"), py::arg("ties"), py::arg("threads"), doc);
 }

@@ -65,7 +65,7 @@ F32 factor_scores_py(const F32& U, const F32& V, int threads) {
 
 py::tuple factor_pass_py(const F32& U, const F32& V, int64_t k, const std::optional<I64>& ex_indptr,
                          const std::optional<I64>& ex_cols, const I64& t_indptr, const I64& t_cols, const U8& t_rel,
-                         int64_t block_users, int64_t block_items, int threads) {
+                         int64_t block_users, int64_t block_items, AucTies ties, int threads) {
   check_factors(U, V);
   if (k < 0) throw std::invalid_argument("k must be >= 0");
   if (block_users < 1 || block_items < 1) throw std::invalid_argument("block sizes must be positive");
@@ -86,7 +86,7 @@ py::tuple factor_pass_py(const F32& U, const F32& V, int64_t k, const std::optio
     const std::vector<float> P = packed(V, threads);
     st = factor_pass(U.data(), n, V.data(), P.data(), m, d, k, ex_indptr ? ex_indptr->data() : nullptr,
                      ex_cols ? ex_cols->data() : nullptr, t_indptr.data(), t_cols.data(), t_rel.data(), block_users,
-                     block_items, threads, o);
+                     block_items, ties, threads, o);
   }
   return py::make_tuple(cols, scores, len, rank, py::make_tuple(rel, pos, neg, num2, auc),
                         py::make_tuple(st.code, st.user, st.item));
@@ -100,7 +100,7 @@ void bind_model(py::module_& m) {
   m.def("factor_pass", &factor_pass_py, py::arg("U").noconvert(), py::arg("V").noconvert(), py::arg("k"),
         py::arg("ex_indptr").noconvert(), py::arg("ex_cols").noconvert(), py::arg("t_indptr").noconvert(),
         py::arg("t_cols").noconvert(), py::arg("t_rel").noconvert(), py::arg("block_users"), py::arg("block_items"),
-        py::arg("threads"),
+        py::arg("ties"), py::arg("threads"),
         "Top k, exact ranks of the truth entries and AUC counts from factors, tile by tile (rankmeter/model.hpp)");
   m.def("factor_tile_path", &model_detail::tile_path, "The tile kernel: 2 AVX-512, 1 AVX2 + FMA, 0 scalar");
 }

@@ -125,6 +125,11 @@ class DupPolicy(_Enum):
     miss: DupPolicy
     count: DupPolicy
 
+class AucTies(_Enum):
+    half: AucTies
+    strict: AucTies
+    optimistic: AucTies
+
 class SerendipityRelevance(_Enum):
     relevant: SerendipityRelevance
     all: SerendipityRelevance
@@ -363,6 +368,7 @@ def auc_values(
     h_items: Optional[_I64],
     k: int,
     max_fpr: float,
+    ties: AucTies,
     threads: int,
 ) -> tuple[_I64, _I64, _I64, _F64, _F64, _Status]: ...
 def auc_matrix_f32(
@@ -373,6 +379,7 @@ def auc_matrix_f32(
     t_grades: Optional[_F64],
     min_relevance: Optional[float],
     max_fpr: float,
+    ties: AucTies,
     threads: int,
 ) -> tuple[_I64, _I64, _I64, _F64, _F64, _Status]: ...
 def auc_matrix_f64(
@@ -383,6 +390,7 @@ def auc_matrix_f64(
     t_grades: Optional[_F64],
     min_relevance: Optional[float],
     max_fpr: float,
+    ties: AucTies,
     threads: int,
 ) -> tuple[_I64, _I64, _I64, _F64, _F64, _Status]: ...
 
@@ -569,6 +577,7 @@ def factor_pass(
     t_rel: npt.NDArray[np.uint8],
     block_users: int,
     block_items: int,
+    ties: AucTies,
     threads: int,
 ) -> tuple[_I64, _F64, _I64, _I64, tuple[_I64, _I64, _I64, _F64, _F64], _Status]: ...
 def factor_tile_path() -> int: ...

@@ -2,9 +2,9 @@
 // (McClish-standardised) form, GAUC's weighted terms and the limited AUC of a top-k list.
 //
 // A user's candidates are ordered by score (or by list position), and the share of (positive, negative)
-// pairs in the right order is counted with ties worth 1/2: walking the tie groups from the top with TP and FP
-// positives and negatives above,
-//   2 P N AUC = Σ_groups dFP (2 TP + dTP),
+// pairs in the right order is counted, a tied pair worth 1/2 (ties="half"), 0 (ties="strict") or 1
+// (ties="optimistic"): walking the tie groups from the top with TP and FP positives and negatives above,
+//   2 P N AUC = Σ_groups dFP (2 TP + w dTP),   w = 1, 0 or 2 (docs/metrics.md 3.19.10),
 // an integer, so the full AUC is one correctly rounded division. No pair is visited: O(k + m) per user for
 // a top k and m truth items when the scores fall along the list (the usual case) or without scores, O(k log k)
 // when the scores must be sorted. The lists are read in place (no copy); the positives and the listed items
@@ -55,7 +55,27 @@ struct AucInput {
   const int64_t* h_items = nullptr;
 };
 
+// What a tied (positive, negative) pair counts (docs/metrics.md 3.19.10): 1/2 (half), 0 (strict), 1 (optimistic).
+enum class AucTies : int32_t { half = 0, strict = 1, optimistic = 2 };
+
 namespace auc_detail {
+// w of the numerator: a tied pair adds w to 2 P N AUC
+inline int64_t tie_weight(AucTies t) { return t == AucTies::half ? 1 : t == AucTies::strict ? 0 : 2; }
+
+// One tie group (dFP negatives, dTP positives) as ROC vertices: the diagonal segment (half), or the step that
+// takes the negatives first (strict) or the positives first (optimistic), whose area is the AUC under that rule.
+inline void push_group(std::vector<std::pair<int64_t, int64_t>>& groups, int64_t dfp, int64_t dtp, AucTies t) {
+  if (t == AucTies::half || dfp == 0 || dtp == 0) {
+    groups.emplace_back(dfp, dtp);
+  } else if (t == AucTies::strict) {
+    groups.emplace_back(dfp, 0);
+    groups.emplace_back(0, dtp);
+  } else {
+    groups.emplace_back(0, dtp);
+    groups.emplace_back(dfp, 0);
+  }
+}
+
 // Area under the ROC curve up to max_fpr (trapezoids, the segment crossing max_fpr interpolated), McClish
 // standardised: 0.5 (1 + (A - m^2/2) / (m - m^2/2)). `groups` holds (dFP, dTP) of each tie group, top first.
 inline double partial_auc(const std::vector<std::pair<int64_t, int64_t>>& groups, int64_t P, int64_t N,
@@ -82,13 +102,15 @@ inline double partial_auc(const std::vector<std::pair<int64_t, int64_t>>& groups
 }
 }  // namespace auc_detail
 
-// k: the cutoff (0: whole lists). max_fpr in (0, 1] (1: the full AUC). Returns the lowest user whose kept list
-// repeats an item under DupPolicy::error (Code::duplicate_recs; that user's outputs are left NaN / 0).
-inline Status auc_values(const AucInput& in, int64_t k, double max_fpr, int threads, int64_t* rel, int64_t* pos,
-                         int64_t* neg, double* num2, double* value) {
+// k: the cutoff (0: whole lists). max_fpr in (0, 1] (1: the full AUC). ties: what a tied pair counts. Returns the
+// lowest user whose kept list repeats an item under DupPolicy::error (Code::duplicate_recs; that user's outputs are
+// left NaN / 0).
+inline Status auc_values(const AucInput& in, int64_t k, double max_fpr, AucTies ties, int threads, int64_t* rel,
+                         int64_t* pos, int64_t* neg, double* num2, double* value) {
   using namespace beyond_detail;
   const int T = effective_threads(threads, in.n_users);
   const bool partial = max_fpr < 1.0;
+  const int64_t w = auc_detail::tie_weight(ties);
   const int64_t limit = list_limit(in.max_items, in.keep);
   const int64_t cap = longest_kept(in.lists, limit);
   const uint64_t n_codes = static_cast<uint64_t>(in.n_items);
@@ -214,14 +236,14 @@ inline Status auc_values(const AucInput& in, int64_t k, double max_fpr, int thre
         num2[u] = value[u] = kNaN;
         continue;
       }
-      // walk the tie groups from the top: acc = Σ dFP (2 TP + dTP); the groups are kept only for a partial AUC.
-      // Within the top k the sum is below 2 kk^2 (int64); the group below it is added in 128 bits.
+      // walk the tie groups from the top: acc = Σ dFP (2 TP + w dTP); the groups are kept only for a partial
+      // AUC. Within the top k the sum is below 2 kk^2 (int64); the group below it is added in 128 bits.
       int64_t acc_top = 0, tp_above = 0;
       groups.clear();
       const auto group = [&](int64_t dfp, int64_t dtp) {
-        acc_top += dfp * (2 * tp_above + dtp);
+        acc_top += dfp * (2 * tp_above + w * dtp);
         tp_above += dtp;
-        if (partial) groups.emplace_back(dfp, dtp);
+        if (partial) auc_detail::push_group(groups, dfp, dtp, ties);
       };
       const double* S = nullptr;  // the top k's scores (in list order)
       if (in.lists.scores && in.lists.indptr && kk > 0) {
@@ -239,7 +261,7 @@ inline Status auc_values(const AucInput& in, int64_t k, double max_fpr, int thre
       if (S) {
         bool sorted = true;  // best first already (the usual case): walk the list as it is
         for (int64_t q = 1; q < kk; ++q) sorted &= !(S[q] > S[q - 1]);
-        if (sorted && !partial) {  // a one-item group adds 2 TP for a negative; a tie group dFP (2 TP + dTP)
+        if (sorted && !partial) {  // a one-item group adds 2 TP for a negative; a tie group dFP (2 TP + w dTP)
           for (int64_t q = 0; q < kk;) {
             if (q + 1 == kk || S[q + 1] != S[q]) {
               acc_top += flag[q] ? 0 : 2 * tp_above;
@@ -279,8 +301,8 @@ inline Status auc_values(const AucInput& in, int64_t k, double max_fpr, int thre
       }
       __int128 acc = acc_top;
       if (Pb + Nb > 0) {
-        acc += static_cast<__int128>(Nb) * (2 * static_cast<__int128>(tp_above) + Pb);
-        if (partial) groups.emplace_back(Nb, Pb);
+        acc += static_cast<__int128>(Nb) * (2 * static_cast<__int128>(tp_above) + w * Pb);
+        if (partial) auc_detail::push_group(groups, Nb, Pb, ties);
       }
       num2[u] = static_cast<double>(acc);
       value[u] = partial ? auc_detail::partial_auc(groups, P, N, max_fpr)
@@ -298,7 +320,7 @@ inline Status auc_values(const AucInput& in, int64_t k, double max_fpr, int thre
 // < v_L (multiplicities c_l), and one streaming pass over the row counts lt_l = #{j : s_j < v_l} and
 // le_l = #{j : s_j <= v_l}. The negatives below level l are nb_l = lt_l - Σ_{l'<l} c_l', those tied with it
 // ne_l = le_l - lt_l - c_l, and
-//   2 P N AUC = Σ_l c_l (2 nb_l + ne_l),
+//   2 P N AUC = Σ_l c_l (2 nb_l + w ne_l)   (w: 1 for ties="half", 0 "strict", 2 "optimistic"),
 // the same integer as the tie-group walk of the ranked row (so the same AUC bits). O(n L) compares per row, in
 // L1-sized chunks the compiler vectorises (AVX2 where the CPU has it). The ROC vertices for a partial AUC are
 // the levels and the negatives between them. A non-finite score is an error (Code::bad_score, the lowest row and
@@ -336,10 +358,11 @@ inline int64_t count_chunk_generic(const T* x, int64_t len, const T* lv, int64_t
 // The whole-AUC numerator of a float row with 1 <= L <= 15 levels, in one search per score instead of 2L
 // compares (AVX-512): with a(x) = #{l : v_l <= x} found by a branch-free binary search over the levels held in
 // one register (padded with +inf), x adds S2[a] = 2 sum_{l >= a} c_l (the levels above it, both compares true)
-// plus c_{a-1} when x equals v_{a-1} (its tie: only the <= compare true). The sum over the row is
-// W = sum_l c_l (lt_l + le_l), the same integer as the counts give (so the same AUC bits). Lanes add in int32
-// within a chunk of kChunk scores (each lane at most kChunk / 16 * 2P < 2^31 for P <= kFastMaxPos), then in
-// int64. Sets *bad when a score is not finite.
+// plus C[a-1] when x equals v_{a-1} (its tie: only the <= compare true), with C = w c (w: what a tied pair adds,
+// 1 for ties="half", 0 "strict", 2 "optimistic"). The sum over the row is W = sum_l c_l (2 lt_l + w (le_l - lt_l)),
+// the same integer as the counts give (so the same AUC bits). Lanes add in int32 within a chunk of kChunk scores
+// (each score adds at most 2P, each lane at most kChunk / 16 * 2P < 2^31 for P <= kFastMaxPos), then in int64.
+// Sets *bad when a score is not finite.
 constexpr int64_t kFastMaxLevels = 15;
 constexpr int64_t kFastMaxPos = int64_t{1} << 22;
 #ifdef RANKMETER_TOPK_AVX2
@@ -407,14 +430,18 @@ __attribute__((target("avx2"))) inline int64_t count_chunk_avx2(const T* x, int6
 #endif
 }  // namespace auc_detail
 
-// rowmap[u]: the matrix row of truth user u (every user has one). Outputs as auc_values.
+// rowmap[u]: the matrix row of truth user u (every user has one). Outputs as auc_values. The counts of the
+// streaming pass do not depend on `ties`, only the accumulation after it: Σ_l c_l (2 nb_l + w ne_l). The AVX-512
+// fast path sums W = Σ_x (S2[a(x)] + w c_{a-1} [x = v_{a-1}]) = Σ_l c_l (2 lt_l + w (le_l - lt_l)) per row (its
+// tie term scaled by w) and takes out the positives' own Σ_l c_l (2 below_l + w c_l): the same integer.
 template <class T>
 inline Status auc_matrix(const T* S, int64_t n_cols, const int64_t* rowmap, int64_t n_users, const TruthCodes& truth,
                          double max_fpr, int threads, int64_t* rel, int64_t* pos, int64_t* neg, double* num2,
-                         double* value) {
+                         double* value, AucTies ties) {
   using namespace beyond_detail;
   const int T_ = effective_threads(threads, n_users);
   const bool partial = max_fpr < 1.0;
+  const int64_t tw = auc_detail::tie_weight(ties);  // a tied (positive, negative) pair adds tw to 2 P N AUC
   [[maybe_unused]] const bool avx2 = topk_detail::topk_avx2_enabled();
 #ifdef RANKMETER_TOPK_AVX2
   [[maybe_unused]] const bool fast = auc_detail::fast_avx512_enabled();
@@ -471,18 +498,19 @@ inline Status auc_matrix(const T* S, int64_t n_cols, const int64_t* rowmap, int6
           int64_t above = 0;  // 2 x the positives at levels >= a
           for (int64_t a = 15; a >= 0; --a) {
             lv16[a] = a < L ? lv[a] : std::numeric_limits<float>::infinity();
-            c16[a] = a < L ? static_cast<int32_t>(c[a]) : 0;
-            above += 2 * c16[a];
+            const int64_t ca = a < L ? c[a] : 0;
+            c16[a] = static_cast<int32_t>(tw * ca);  // a tie adds w c: at most 2 P per score, as S2
+            above += 2 * ca;
             s2[a] = static_cast<int32_t>(above);
           }
           bool b = false;
           const int64_t w = auc_detail::weighted_row_avx512(row, n_cols, lv16, s2, c16, &b);
           bad = b;
-          // minus the positives' own terms: sum_l c_l (2 below_l + c_l)
+          // minus the positives' own terms: sum_l c_l (2 below_l + tw c_l)
           __int128 own = 0;
           int64_t below = 0;
           for (int64_t l = 0; l < L; ++l) {
-            own += static_cast<__int128>(c[l]) * (2 * below + c[l]);
+            own += static_cast<__int128>(c[l]) * (2 * below + tw * c[l]);
             below += c[l];
           }
           fast_acc = static_cast<__int128>(w) - own;
@@ -521,7 +549,7 @@ inline Status auc_matrix(const T* S, int64_t n_cols, const int64_t* rowmap, int6
       int64_t below = 0;  // positives below the level
       for (int64_t l = 0; l < L && !fast_done; ++l) {
         const int64_t nb = lt[l] - below, ne = le[l] - lt[l] - c[l];
-        acc += static_cast<__int128>(c[l]) * (2 * static_cast<__int128>(nb) + ne);
+        acc += static_cast<__int128>(c[l]) * (2 * static_cast<__int128>(nb) + tw * static_cast<__int128>(ne));
         below += c[l];
       }
       num2[u] = static_cast<double>(acc);
@@ -538,7 +566,7 @@ inline Status auc_matrix(const T* S, int64_t n_cols, const int64_t* rowmap, int6
         const int64_t nb = lt[l] - pos_below, ne = le[l] - lt[l] - c[l];
         const int64_t above = N - nb - ne - neg_at_or_above;
         if (above > 0) groups.emplace_back(above, 0);
-        groups.emplace_back(ne, c[l]);
+        auc_detail::push_group(groups, ne, c[l], ties);
         neg_at_or_above = N - nb;
       }
       if (N - neg_at_or_above > 0) groups.emplace_back(N - neg_at_or_above, 0);

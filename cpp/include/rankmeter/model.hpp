@@ -318,7 +318,8 @@ inline void factor_scores(const float* U, int64_t n_users, const float* P, int64
 //     the full eligible list; 0 when the entry is no column or is excluded;
 //   rel / pos / neg / num2 / auc per user as auc_matrix writes them, over the eligible columns: rel the distinct
 //     relevant truth columns + relevant non-columns (as auc_matrix), pos the distinct relevant eligible columns,
-//     neg the other eligible columns, num2 = 2 P N AUC (an integer), auc = num2 / (2 P N) (NaN: P or N is 0).
+//     neg the other eligible columns, num2 = 2 P N AUC (an integer; a tied pair counts as `ties` says, as in
+//     auc_matrix), auc = num2 / (2 P N) (NaN: P or N is 0).
 // A non-finite score (a product that overflows) is Code::bad_score at the lowest user, then column.
 struct FactorPassOut {
   int64_t* cols;
@@ -568,7 +569,7 @@ struct UserState {
 inline Status factor_pass(const float* U, int64_t n_users, const float* V, const float* P, int64_t n_items, int64_t d,
                           int64_t k, const int64_t* ex_indptr, const int64_t* ex_cols, const int64_t* t_indptr,
                           const int64_t* t_cols, const uint8_t* t_rel, int64_t block_users, int64_t block_items,
-                          int threads, const FactorPassOut& o) {
+                          AucTies ties, int threads, const FactorPassOut& o) {
   using namespace model_detail;
   using Key = topk_detail::FloatKey;
   const int64_t kk = std::min(k, n_items);
@@ -766,6 +767,7 @@ inline Status factor_pass(const float* U, int64_t n_users, const float* V, const
         o.pos[u] = P_;
         o.neg[u] = N_;
         if (P_ == 0 || N_ == 0) continue;
+        const int64_t w = auc_detail::tie_weight(ties);
         __int128 acc = 0;
         int64_t below = 0;  // positives below the level
         for (int64_t l = 0; l < L; ++l) {
@@ -773,7 +775,7 @@ inline Status factor_pass(const float* U, int64_t n_users, const float* V, const
           if (c == 0) continue;
           const int64_t nb = s.lt[static_cast<size_t>(l)] - below,
                         ne = s.le[static_cast<size_t>(l)] - s.lt[static_cast<size_t>(l)] - c;
-          acc += static_cast<__int128>(c) * (2 * static_cast<__int128>(nb) + ne);
+          acc += static_cast<__int128>(c) * (2 * static_cast<__int128>(nb) + w * static_cast<__int128>(ne));
           below += c;
         }
         o.num2[u] = static_cast<double>(acc);

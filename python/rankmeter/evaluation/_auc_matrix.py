@@ -17,6 +17,7 @@ from .._aggregate import exact_mean, limbs_to_int
 from .._options import resolve_threads
 from ..inputs import as_id_array, code_ids, to_truth
 from ..metrics import Metric, parse
+from ._options import AUC_TIES
 
 __all__ = ["auc_scores"]
 
@@ -91,8 +92,9 @@ def auc_scores(
     per_user: bool = False,
     threads: Optional[int] = None,
 ) -> Any:
-    """``auc`` / ``gauc`` (with their ``max_fpr`` and ``one_class`` options) over every column of a dense
-    ``n_users x n_items`` score matrix, higher is better, equal scores counted 1/2 (docs/metrics.md 3.19.10).
+    """``auc`` / ``gauc`` (with their ``max_fpr``, ``one_class`` and ``ties`` options) over every column of a
+    dense ``n_users x n_items`` score matrix, higher is better, a tied (positive, negative) pair counted 1/2
+    (``ties="strict"``: 0, ``"optimistic"``: 1; docs/metrics.md 3.19.10).
 
     The same values as ``evaluate(truth, Recs.from_scores(matrix, k=n_items), metrics)``, without ranking
     the rows: float32 and float64 C-order matrices are read in place (others are converted once), one pass
@@ -133,8 +135,9 @@ def auc_scores(
     cache: dict = {}
     for key, m in zip(keys, parsed):
         max_fpr = float(m.options.get("max_fpr", 1.0))
-        if max_fpr not in cache:
-            out = kernel(M, rowmap, t_indptr, cols, grades, min_relevance, max_fpr, n_threads)
+        rule = (max_fpr, m.options["ties"])
+        if rule not in cache:
+            out = kernel(M, rowmap, t_indptr, cols, grades, min_relevance, max_fpr, AUC_TIES[rule[1]], n_threads)
             code, uidx, col = out[5]
             if code != _core.Code.ok:
                 u = t.users[uidx] if t.users is not None else uidx
@@ -144,8 +147,8 @@ def auc_scores(
                     f"`matrix` holds a non-finite score ({M[row, col]!r}) for user {u!r} at column {int(col)}: "
                     "every score of an evaluated row must be finite"
                 )
-            cache[max_fpr] = out[:5]
-        rel, pos, neg, num2, vals = (a.copy() for a in cache[max_fpr])
+            cache[rule] = out[:5]
+        rel, pos, neg, num2, vals = (a.copy() for a in cache[rule])
         no_rel = rel == 0
         if empty == "error" and no_rel.any():
             u = int(np.flatnonzero(no_rel)[0])

@@ -41,7 +41,7 @@ from ._exposure import (
     needs_grades,
     read_item_groups,
 )
-from ._options import DUP_CODES, EMPTY_CODES
+from ._options import AUC_TIES, DUP_CODES, EMPTY_CODES
 from ._popularity import (
     POPULARITY_METRICS,
     TABLE_METRICS,
@@ -864,6 +864,7 @@ def _auc(prep: Prepared, m: Any) -> tuple:
         h_items,
         m.k or 0,
         max_fpr,
+        AUC_TIES[m.options["ties"]],
         prep.threads,
     )
     _raise_lists(st, p, prep.labels, prep.metrics)

@@ -21,6 +21,7 @@ from ..inputs._factors import check_block, check_factors, exclusion_csr, factor_
 from ..metrics import Metric, parse
 from ._auc_matrix import _columns, _rowmap
 from ._evaluate import evaluate
+from ._options import AUC_TIES
 from ._result import Result
 
 __all__ = ["evaluate_model"]
@@ -133,8 +134,9 @@ def evaluate_model(
     ``rank = 1 + #{j eligible: s_j > s_c} + #{j eligible: s_j = s_c, j < c}`` (equal scores in column order,
     ``ties="input"`` of ``Recs.from_scores``). Without a cutoff: ``rr_u = 1 / min rank`` over the relevant
     items (0 when none is eligible); ``auc_u = (#{(p, q): s_p > s_q} + 1/2 #{(p, q): s_p = s_q}) / (P N)`` over
-    the P relevant eligible items and the N other eligible items, computed as the integer
-    ``2 P N AUC = sum_l c_l (2 nb_l + ne_l)`` of ``auc_scores`` (docs/metrics.md 3.19.10); ``gauc`` weighs each
+    the P relevant eligible items and the N other eligible items (a tie counts 0 with ``auc(ties=strict)``, 1
+    with ``ties=optimistic``; the auc and gauc of one call share one rule), computed as the integer
+    ``2 P N AUC = sum_l c_l (2 nb_l + w ne_l)`` of ``auc_scores`` (docs/metrics.md 3.19.10); ``gauc`` weighs each
     user's AUC by P (3.19.11). Every value equals that of ``evaluate(truth, Recs.from_scores(M, n, exclude=
     exclude), metrics)`` on ``M = factor_scores(user_vectors, item_vectors)`` with ``n = k`` for the list metrics
     and ``n = n_items`` for those without a cutoff, bit for bit, for any ``block`` and ``threads``
@@ -160,6 +162,13 @@ def evaluate_model(
     listed = [(key, m) for key, m in zip(keys, parsed) if not _is_ranked(m)]
     for _, m in ranked:
         _check_ranked(m)
+    # one pass counts the AUC of every ranked auc/gauc metric: they share one `ties` rule
+    auc_rules = {m.options["ties"] for _, m in ranked if m.name in ("auc", "gauc")}
+    if len(auc_rules) > 1:
+        raise ValueError(
+            f"evaluate_model computes auc and gauc in one pass with one `ties` rule, got {sorted(auc_rules)}: "
+            "evaluate each rule in its own call"
+        )
     cutoffs = [m.k for _, m in listed if m.k is not None]
     for key, m in listed:
         if m.k is None and m.family != "catalog":
@@ -202,8 +211,9 @@ def evaluate_model(
         rel = (t.grades >= min_relevance).astype(np.uint8)
     t_indptr, t_cols, t_rel, where = _truth_rows(t, rowmap, n_users, cols, rel)
     ex = exclusion_csr(exclude, (n_users, n_items), "user_vectors x item_vectors")
+    auc_rule = AUC_TIES[auc_rules.pop() if auc_rules else "half"]
     cols2, sc2, lens, rank_rows, (rel_n, pos, neg, num2, auc) = factor_pass(
-        U, V, k, ex, t_indptr, t_cols, t_rel, blk, n_threads, rows_ids
+        U, V, k, ex, t_indptr, t_cols, t_rel, blk, n_threads, rows_ids, auc_rule
     )
     recs = Recs._of_lists(cols2, sc2, lens, None if item_ids is None else ids, rows_ids)
     truth_ranks = rank_rows[where]

@@ -30,10 +30,13 @@ from ._presets import Preset, get_preset
 EMPTY_CODES = {name: _core.EmptyPolicy.__members__[name] for name in ("skip", "zero", "one", "error")}
 # the `duplicates=` values and the policy of each in the C++ list scans (docs/metrics.md, section 6)
 DUP_CODES = {name: _core.DupPolicy.__members__[name] for name in ("error", "first", "miss", "count")}
+# the AUC family's `ties` option: what a tied (positive, negative) pair counts in the kernel (docs/metrics.md 3.19.10)
+AUC_TIES = {name: _core.AucTies.__members__[name] for name in ("half", "strict", "optimistic")}
 
 __all__ = [
     "EvalOptions",
     "DUP_CODES",
+    "AUC_TIES",
     "DEFAULTS",
     "OPTION_NAMES",
     "CONVENTIONS",

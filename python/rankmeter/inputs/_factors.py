@@ -165,11 +165,14 @@ def factor_pass(
     block: tuple[int, int],
     threads: int,
     row_ids: Optional[np.ndarray],
+    ties: Any = None,
 ) -> tuple:
-    """The kernel call: ``(cols, scores, lens, ranks, (rel, pos, neg, num2, auc))``; a score that overflows to
-    infinity is a ValueError naming the user (its id when ``row_ids`` is given) and the item column."""
+    """The kernel call: ``(cols, scores, lens, ranks, (rel, pos, neg, num2, auc))``, a tied (positive, negative)
+    pair counted as ``ties`` (a ``_core.AucTies``; default half) says; a score that overflows to infinity is a
+    ValueError naming the user (its id when ``row_ids`` is given) and the item column."""
+    rule = _core.AucTies.half if ties is None else ties
     cols, sc, lens, ranks, aucs, status = _core.factor_pass(
-        U, V, int(min(k, 2**62)), ex[0], ex[1], t_indptr, t_cols, t_rel, block[0], block[1], threads
+        U, V, int(min(k, 2**62)), ex[0], ex[1], t_indptr, t_cols, t_rel, block[0], block[1], rule, threads
     )
     code, br, bc = status
     if not is_ok(code):
