@@ -165,9 +165,39 @@ py::tuple ranking_pass(const I64& t_indptr, const py::array& t_items, const std:
   return py::make_tuple(vals, limbs, counts, n_skipped, status);
 }
 
+// ties="last": AP's sum and hits per row of score-ordered CSR lists with one relevance flag per entry
+// (rankmeter/ranking/ties.hpp); k = 0: whole rows.
+py::tuple ap_tie_last_py(const py::array_t<int64_t, py::array::c_style>& indptr,
+                         const py::array_t<double, py::array::c_style>& scores,
+                         const py::array_t<uint8_t, py::array::c_style>& rel, int64_t k, int threads) {
+  if (indptr.ndim() != 1 || indptr.shape(0) < 1 || scores.ndim() != 1 || rel.ndim() != 1 ||
+      rel.shape(0) != scores.shape(0))
+    throw std::invalid_argument("ap_tie_last: bad shapes");
+  if (k < 0) throw std::invalid_argument("ap_tie_last: k must be >= 0 (0: whole rows)");
+  const int64_t n_rows = indptr.shape(0) - 1;
+  const int64_t* ip = indptr.data();
+  if (ip[0] != 0 || ip[n_rows] != scores.shape(0)) throw std::invalid_argument("ap_tie_last: indptr does not span");
+  for (int64_t r = 0; r < n_rows; ++r)
+    if (ip[r + 1] < ip[r]) throw std::invalid_argument("ap_tie_last: indptr decreases");
+  py::array_t<double> sum(n_rows);
+  py::array_t<int64_t> hits(n_rows);
+  double* ps = sum.mutable_data();
+  int64_t* ph = hits.mutable_data();
+  {
+    // Safe: the kernel touches only the raw buffers of the arrays above, all referenced by this frame.
+    py::gil_scoped_release release;
+    ap_tie_last(ip, n_rows, scores.data(), rel.data(), k, threads, ps, ph);
+  }
+  return py::make_tuple(sum, hits);
+}
+
 }  // namespace
 
 void bind_ranking(py::module_& m) {
+  m.def("ap_tie_last", &ap_tie_last_py, py::arg("indptr").noconvert(), py::arg("scores").noconvert(),
+        py::arg("rel").noconvert(), py::arg("k"), py::arg("threads"),
+        "(AP's sum, hits) per row when a tie group of equal scores sits at its last rank (ties='last', "
+        "docs/metrics.md 6.3)");
   m.def("ranking_pass", &ranking_pass, py::arg("t_indptr").noconvert(), py::arg("t_items").noconvert(),
         py::arg("t_grades").noconvert(), py::arg("r_indptr").noconvert(), py::arg("r_items").noconvert(),
         py::arg("r_stride"), py::arg("r_pad"), py::arg("r_rowmap").noconvert(), py::arg("columns"),

@@ -347,6 +347,9 @@ def ips_values(
     threads: int,
 ) -> tuple[_F64, _I64]: ...
 
+# ties="last" (cpp/src/bind_ranking.cpp, rankmeter/ranking/ties.hpp): (AP's sum, hits) per row
+def ap_tie_last(indptr: _I64, scores: _F64, rel: npt.NDArray[np.uint8], k: int, threads: int) -> tuple[_F64, _I64]: ...
+
 # ---- the AUC family (cpp/src/bind_auc.cpp, rankmeter/auc.hpp)
 def auc_values(
     n_users: int,

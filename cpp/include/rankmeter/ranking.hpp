@@ -7,9 +7,11 @@
 //   ranking/scan.hpp     the truth lookups and the list scan that records the finds
 //   ranking/walk.hpp     snapshots at each cutoff, walk columns, the ideal DCG
 //   ranking/pass.hpp     the parallel driver: 64-user blocks, phase 1 and 2, exact merge
+//   ranking/ties.hpp     AP with tie groups at their last rank (ties="last"), after the pass
 #pragma once
 #include "ranking/columns.hpp"
 #include "ranking/pass.hpp"
 #include "ranking/plan.hpp"
 #include "ranking/scan.hpp"
+#include "ranking/ties.hpp"
 #include "ranking/walk.hpp"

@@ -49,7 +49,7 @@ from ._options import EvalOptions
 from ._propensity import check_known, check_propensity
 from ._result import Result
 from ._tie_groups import combine, tie_groups
-from ._ties import AVERAGE_TIES, TIE_AVERAGED, apply_tie_average
+from ._ties import AVERAGE_TIES, TIE_AVERAGED, apply_tie_average, apply_tie_last, check_tie_last
 
 __all__ = ["evaluate", "partial", "evaluate_with", "partial_with", "Result"]
 
@@ -102,6 +102,7 @@ class _Plan:
     r_scores: Optional[np.ndarray]  # the scores of r_items, in the same (ranked) order; None: lists without scores
     left_out: Optional[np.ndarray]  # users the call's `missing` leaves out, kept for a metric with missing_recs="zero"
     evidently_scores: Optional[np.ndarray]  # ties="evidently" on lists ranked by score: their scores (CSR order)
+    last_scores: Optional[np.ndarray]  # ties="last" on lists with scores: their scores (CSR order)
 
 
 def _int_ids(a: Optional[np.ndarray]) -> bool:
@@ -195,6 +196,8 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
                 f"ties={ties!r} cannot be combined with duplicates='first' or max_items (they change which items "
                 "a tie group holds); duplicates='miss' and 'count' are accepted"
             )
+    if ties == "last":
+        check_tie_last(parsed, duplicates, max_items)
     if ties == "torch_topk" and len({m.k for m in parsed}) > 1:  # pragma: no cover - _call groups by cutoff
         raise ValueError("ties='torch_topk' ranks each list for one cutoff: evaluate one cutoff per call")
     for m in parsed:
@@ -321,7 +324,8 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
     if r.by_score:
         tie_keys: Optional[np.ndarray] = None
         # ties="average" orders equal scores any way (input order): the tie groups are averaged later;
-        # ties="evidently" keeps input order too (Evidently's rel_j reads the last row of a group in row order)
+        # ties="evidently" keeps input order too (Evidently's rel_j reads the last row of a group in row order);
+        # under ties="last" the order within a group changes nothing (each group is valued as a whole)
         if ties == "file":  # not ranked by score: the items in the order given (cwl-eval reads a run in file order)
             order = np.arange(r_scores.size, dtype=np.int64)
         elif ties in RANX_TIES:
@@ -330,7 +334,7 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
             order = torch_order(r, r_scores, ties, parsed[0].k, threads)
         else:
             rule = "trec" if ties == "trec9" else ties  # trec9: trec's order of the float32 scores
-            if rule not in ("input", "average", "evidently"):
+            if rule not in ("input", "average", "evidently", "last"):
                 if r.coded is not None and r.coded.in_order:
                     # codes in the ids' string order (a TREC run): the key itself (reversed: ascending ids)
                     tie_keys = ~r.coded.codes if rule == "item" else r.coded.codes
@@ -367,6 +371,9 @@ def _plan(truth: Any, recs: Any, metrics: MetricsArg, options: EvalOptions) -> _
         r_items = r_nat if order is None else r_nat[order]
 
     p.tie_scores = p_tie_scores
+    # ties="last": the tie groups are the runs of equal scores along each list (a list ranked by score, or given in
+    # order with its scores); lists without scores have no ties
+    p.last_scores = r_scores if ties == "last" else None
     p.left_out = left_out
     p.r_scores = r_scores
     p.truth, p.recs, p.rowmap, p.labels = t, r, rowmap, labels
@@ -416,10 +423,20 @@ def _run(p: _Plan, threads: Optional[int], per_user: bool = True) -> tuple[list,
         capri = any(m.options.get("rounding") == "capri" for m in cols)
         gdeval = any(m.options.get("rounding") == "gdeval" for m in cols)
         evidently = uses_evidently(p, cols)
-        per = per_user or p.tie_scores is not None or capri or gdeval or evidently or p.left_out is not None
+        per = (
+            per_user
+            or p.tie_scores is not None
+            or p.last_scores is not None
+            or capri
+            or gdeval
+            or evidently
+            or p.left_out is not None
+        )
         v, s, c = accuracy_pass(p, cols, n_threads, per_user=per)
         if p.tie_scores is not None:
             apply_tie_average(p, cols, v, s, c, n_threads, p.tie_scores)
+        if p.last_scores is not None:
+            apply_tie_last(p, cols, v, s, c, n_threads, p.last_scores)
         if capri:
             apply_capri_ndcg(p, cols, v, s, c, n_threads)
         if evidently:
@@ -675,7 +692,7 @@ def evaluate(
         The same item twice in one user's truth (repeated interaction rows):
         an error (default), or one item whose grade is the largest, the sum,
         the first or the last of the repeats' grades (docs/conventions.md).
-    ties : {'item', 'input', 'file', 'trec', 'trec9', 'item_desc', 'average', 'ranx', 'ranx_comparable', 'ranx_dict', 'torch', 'torch_topk', 'torch_average', 'evidently'} or dict
+    ties : {'item', 'input', 'file', 'trec', 'trec9', 'item_desc', 'average', 'ranx', 'ranx_comparable', 'ranx_dict', 'torch', 'torch_topk', 'torch_average', 'evidently', 'last'} or dict
         Equal scores when ranking by score: item id ascending (default: the
         same numbers whatever the row order), input order, no ranking at all
         (file: the order given, scores ignored, as cwl-eval), item id
@@ -684,8 +701,9 @@ def evaluate(
         tie-averaged DCG/NDCG (scikit-learn), ranx's numba quicksort order (a ``Run``;
         a ``Run`` after ``make_comparable=True``; a plain dict), torch's
         order of float32 scores (argsort; topk at the metric's cutoff;
-        tie-averaged), or Evidently's ranks (a tie group at positions a..b at
-        rank floor((a+b)/2)). A dict ``{metric: rule}`` gives each metric its
+        tie-averaged), Evidently's ranks (a tie group at positions a..b at
+        rank floor((a+b)/2)), or every tie group at its last rank b (ap only:
+        Cornac's MAP). A dict ``{metric: rule}`` gives each metric its
         own rule (``'*'``: the others; default 'item'), docs/metrics.md 6.3.
     min_relevance : float, optional
         Items are relevant when grade >= min_relevance (default: grade > 0);

@@ -69,7 +69,7 @@ _SIDE_DOC = (
     "differently (``truth_user_col='userId', recs_user_col='uid'``); they win\n"
     "over ``user_col``/``item_col`` for that table (``train`` keeps those)."
 )
-_TIES = ("item", "input", "file", "trec", "trec9", "item_desc", "average", *RANX_TIES, *TORCH_TIES, "evidently")
+_TIES = ("item", "input", "file", "trec", "trec9", "item_desc", "average", *RANX_TIES, *TORCH_TIES, "evidently", "last")
 
 
 @dataclass(frozen=True)
@@ -156,8 +156,9 @@ class EvalOptions:
             "tie-averaged DCG/NDCG (scikit-learn), ranx's numba quicksort order (a ``Run``;\n"
             "a ``Run`` after ``make_comparable=True``; a plain dict), torch's\n"
             "order of float32 scores (argsort; topk at the metric's cutoff;\n"
-            "tie-averaged), or Evidently's ranks (a tie group at positions a..b at\n"
-            "rank floor((a+b)/2)). A dict ``{metric: rule}`` gives each metric its\n"
+            "tie-averaged), Evidently's ranks (a tie group at positions a..b at\n"
+            "rank floor((a+b)/2)), or every tie group at its last rank b (ap only:\n"
+            "Cornac's MAP). A dict ``{metric: rule}`` gives each metric its\n"
             "own rule (``'*'``: the others; default 'item'), docs/metrics.md 6.3.",
             "equal scores",
             allowed=_TIES,

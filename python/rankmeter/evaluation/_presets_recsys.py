@@ -211,9 +211,14 @@ RECSYS_PRESETS: list[dict] = [
             "missing": "zero",
             "recs_only": "skip",
             "duplicates": "count",
-            "ties": "input",
+            "ties": {"ap": "last", "*": "input"},
         },
-        "options": {"ndcg": {"gain": "binary"}, "ncrr": {"crr_ideal": "list"}},
+        "options": {
+            "ndcg": {"gain": "binary"},
+            "ncrr": {"crr_ideal": "list"},
+            "auc": {"ties": "strict"},
+            "ap": {"denominator": "hits"},
+        },
         "metrics": (
             ("NDCG(k)", "ndcg(gain=binary)@k (k=-1: ndcg(gain=binary), ideal of every positive)"),
             ("Precision(k)", "precision@k (k=-1: precision, hits / n)"),
@@ -222,13 +227,24 @@ RECSYS_PRESETS: list[dict] = [
             ("HitRatio(k)", "hit_rate@k"),
             ("MRR()", "rr (no cutoff: the first positive of the whole list)"),
             ("NCRR(k)", "ncrr(crr_ideal=list)@k (ideal over min(|R|, items in the top k))"),
+            ("AUC()", "auc(ties=strict) (no cutoff) on the scores of every candidate item: a tie is no win"),
+            (
+                "MAP()",
+                "ap(denominator=hits) (no cutoff) with ties='last' on the scores of every candidate item: a tie group "
+                "at its last rank, divided by the positives among the candidates",
+            ),
         ),
         "unmatched": (
             "MRR of a user whose list holds no positive: Cornac raises ValueError (and ranking_eval with it); "
             "rankmeter gives 0",
             "Precision without k (k=-1) of an empty list: Cornac divides 0 by 0 (NaN); rankmeter gives 0",
-            "AUC and MAP read the scores of every candidate item (Cornac's AUC counts a tie as no win, its MAP "
-            "ranks tied scores at the group's last rank): rankmeter's auc counts a tie 1/2; not in the preset",
+            "AUC of a user whose candidates hold no positive or no negative, and MAP of one without a positive: "
+            "Cornac's value is 0/0 (NaN), and its mean over users is NaN with it; rankmeter leaves the user out of "
+            "auc (one_class='skip') and its ap is 0 (ranking_eval never hands Cornac such a user unless every "
+            "candidate is a positive: every test positive is a candidate)",
+            "the order of equal scores for the list metrics (NDCG, Precision, ...): Cornac's Recommender.rank orders "
+            "the scores of the candidates with numpy's argsort, reversed; the preset keeps equal scores in the order "
+            "given (ties='input')",
         ),
         "doc": (
             "Cornac 3.0 (cornac/metrics/ranking.py, cornac/eval_methods/base_method.py ranking_eval): the users "
@@ -239,8 +255,16 @@ RECSYS_PRESETS: list[dict] = [
             "min(|R|, k) positives (ndcg(gain=binary)); Precision = hits / k (hits / n without k); Recall = hits / "
             "|R|; FMeasure = 2PR / (P + R), 0 when both are 0; HitRatio = 1 if a hit in the top k; MRR = 1 / rank "
             "of the first positive in the whole list; NCRR = the sum of 1 / rank over the hits in the top k divided "
-            "by that sum for min(|R|, items in the top k) hits at the top (ncrr(crr_ideal=list)). The mean is over the evaluated users. Verified against the "
-            "live Cornac by tests/differential/cornac.py (random cases over the whole data space)."
+            "by that sum for min(|R|, items in the top k) hits at the top (ncrr(crr_ideal=list)). AUC and MAP read "
+            "the scores of every candidate item (ranking_eval's candidates: the test positives and every item that "
+            "is no positive of the user in train, validation or test): give those scores as the recommendations "
+            "({user: {item: score}}, a score table, Recs.from_scores(matrix, k=n_items)); AUC = the share of "
+            "(positive, negative) candidate pairs in which the positive scores higher, a tie no win "
+            "(auc(ties=strict)); MAP = the mean over the positive candidates of (positives scored >= its score) / "
+            "(candidates scored >= its score), a tie group at its last rank (ap(denominator=hits) with "
+            "ties={'ap': 'last', '*': 'input'}). The mean is over the evaluated users. Verified against the live "
+            "Cornac by tests/differential/cornac.py (random cases over the whole data space, every metric above in "
+            "one call on the scores)."
         ),
     },
     {

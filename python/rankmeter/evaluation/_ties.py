@@ -24,7 +24,7 @@ nothing, under "count" it gains its grade again, as in the fused pass.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
@@ -34,7 +34,15 @@ if TYPE_CHECKING:
     from ..metrics import Metric
     from ._evaluate import _Plan
 
-__all__ = ["AVERAGE_TIES", "TIE_AVERAGED", "apply_tie_average", "repeated_entries"]
+__all__ = [
+    "AVERAGE_TIES",
+    "TIE_AVERAGED",
+    "TIE_LAST",
+    "apply_tie_average",
+    "apply_tie_last",
+    "check_tie_last",
+    "repeated_entries",
+]
 
 TIE_AVERAGED = ("dcg", "ndcg")
 # the tie rules that average tie groups: scikit-learn's (float64 scores) and torchmetrics' (float32 scores)
@@ -73,10 +81,9 @@ def repeated_entries(row_of: np.ndarray, code: np.ndarray, width: int) -> np.nda
     return repeat
 
 
-def apply_tie_average(
-    p: _Plan, cols: list[Metric], values: list, sums: list, counts: list, threads: int, scores: np.ndarray
-) -> None:
-    """Replace the dcg/ndcg columns of `values` (and their exact sums) by their tie-averaged values."""
+def _entry_relevance(p: _Plan) -> tuple:
+    """Each entry of the ranked lists joined with the truth: (row_of, 1-based position, grade, relevant) per
+    entry, and (t_user, grades, relevant, |R| per user, rowmap, has_row) of the truth side."""
     t = p.truth
     n_users = t.n_users
     indptr = p.r_indptr
@@ -117,6 +124,20 @@ def apply_tie_average(
     r_rel = found & ((r_grade >= mr) if mr is not None else (r_grade > 0))
     t_rel = (grades_t >= mr) if mr is not None else (grades_t > 0)
     nrel = np.bincount(t_user, weights=t_rel.astype(np.float64), minlength=n_users)
+    return row_of, pos, r_grade, r_rel, t_user, grades_t, t_rel, nrel, rowmap, has_row
+
+
+def apply_tie_average(
+    p: _Plan, cols: list[Metric], values: list, sums: list, counts: list, threads: int, scores: np.ndarray
+) -> None:
+    """Replace the dcg/ndcg columns of `values` (and their exact sums) by their tie-averaged values."""
+    n_users = p.truth.n_users
+    indptr = p.r_indptr
+    assert indptr is not None  # score-ranked forms are CSR
+    items = p.r_items
+    n_rows = indptr.size - 1
+    row_len = np.diff(indptr)
+    row_of, pos, r_grade, r_rel, t_user, grades_t, t_rel, nrel, rowmap, has_row = _entry_relevance(p)
 
     # tie groups: a new group starts at each row start and at each change of score
     start = np.ones(items.size, dtype=bool)
@@ -177,3 +198,76 @@ def _ideal(p, m, t_user, grades, t_rel, n_users, row_len, rowmap, has_row) -> np
     D = _discounts(int(rank.max()) if rank.size else 0, 2.0)
     disc = D[rank] - D[rank - 1]
     return np.bincount(us[keep], weights=(gs * disc)[keep], minlength=n_users)
+
+
+# ties="last": every item of a tie group at positions a..b sits at rank b (scipy's rankdata(method="max")), the
+# metrics that have that form (docs/metrics.md 6.3)
+TIE_LAST = ("ap",)
+
+
+def check_tie_last(metrics: list[Metric], duplicates: str, max_items: Optional[int]) -> None:
+    """ties="last" is defined for ap over the list (no Evidently rows or short-list repeats, no score gate)."""
+    other = [str(m) for m in metrics if m.name not in TIE_LAST]
+    if other:
+        raise ValueError(
+            f"ties='last' (a tie group at its last rank, Cornac's MAP) is defined for ap only; got "
+            f"{', '.join(other)}: give those another rule (ties={{'ap': 'last', '*': 'item'}}) or evaluate them in "
+            "another call"
+        )
+    odd = [
+        str(m)
+        for m in metrics
+        if m.options.get("short_lists") != "pad" or m.options.get("rows") != "list" or m.options["hit_scores"] != "any"
+    ]
+    if odd:
+        raise ValueError(
+            f"ties='last' reads AP at the end of each tie group of the list: short_lists='evidently', "
+            f"rows='evidently' and hit_scores='positive' have no meaning there ({', '.join(odd)})"
+        )
+    if duplicates == "first" or max_items is not None:
+        raise ValueError(
+            "ties='last' cannot be combined with duplicates='first' or max_items (they change which items a tie "
+            "group holds); duplicates='miss' and 'count' are accepted"
+        )
+
+
+def apply_tie_last(
+    p: _Plan, cols: list[Metric], values: list, sums: list, counts: list, threads: int, scores: np.ndarray
+) -> None:
+    """Replace the ap columns of `values` (and their exact sums) by their values with every tie group at its last
+    rank: each hit of a group at positions a..b reads P@b, and only groups with b <= k are within the cutoff."""
+    from .._aggregate import limbs_to_int
+
+    n_users = p.truth.n_users
+    indptr = p.r_indptr
+    assert indptr is not None  # score-ranked forms are CSR
+    row_len = np.diff(indptr)
+    _, _, _, r_rel, _, _, _, nrel, rowmap, has_row = _entry_relevance(p)
+    rel8 = np.ascontiguousarray(r_rel, dtype=np.uint8)
+    ip = np.ascontiguousarray(indptr, dtype=np.int64)
+    sc = np.ascontiguousarray(scores, dtype=np.float64)
+    n = np.zeros(n_users, dtype=np.int64)
+    n[has_row] = row_len[rowmap[has_row]]
+    for j, m in enumerate(cols):
+        if m.name not in TIE_LAST:
+            continue
+        row_sum, row_hits = _core.ap_tie_last(ip, sc, rel8, int(m.k or 0), threads)
+        s = np.zeros(n_users)
+        h = np.zeros(n_users)
+        s[has_row] = row_sum[rowmap[has_row]]
+        h[has_row] = row_hits[rowmap[has_row]]
+        k = np.full(n_users, m.k, dtype=np.int64) if m.k is not None else n
+        den = {
+            "relevant": nrel,
+            "min_relevant_k": np.minimum(nrel, k),
+            "hits": h,
+            "k": k.astype(np.float64),
+            "min_listed": np.minimum(nrel, np.minimum(k, n)),
+        }[m.options["denominator"]].astype(np.float64)
+        ap = np.divide(s, den, out=np.zeros(n_users), where=den > 0)
+        v = values[j]
+        # empty="one" set users without a relevant item to 1, skipped users are NaN: both kept (as the pass does)
+        new = np.where(np.isnan(v) | ((nrel == 0) & (p.empty == "one")), v, ap)
+        values[j] = new
+        limbs, count = _core.exact_sum(np.ascontiguousarray(new, dtype=np.float64), threads)
+        sums[j], counts[j] = limbs_to_int(limbs), int(count)
