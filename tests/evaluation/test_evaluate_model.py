@@ -41,6 +41,14 @@ def _full_ranks(truth: rm.Truth, M, ex) -> np.ndarray:
     return out
 
 
+def _with_ties(metric: str, ties) -> str:
+    """An auc-family metric with its `ties` option (None: as it is); other metrics as they are."""
+    if ties is None or "auc" not in metric:
+        return metric
+    name, _, opts = metric.partition("(")
+    return f"{name}(ties={ties}" + ("," + opts if opts else ")")
+
+
 @st.composite
 def _problem(draw):
     n = draw(st.integers(1, 8))
@@ -73,22 +81,24 @@ def _problem(draw):
     return U, V, ex, truth, k, block, draw(st.sampled_from([1, 2, 3])), draw(st.sampled_from(["dot", "cosine"]))
 
 
-@given(_problem(), st.sampled_from(["skip", "zero", "one"]))
+@given(_problem(), st.sampled_from(["skip", "zero", "one"]), st.sampled_from([None, "half", "strict", "optimistic"]))
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-def test_every_value_and_rank_equals_evaluate_on_the_materialised_matrix(problem, empty):
+def test_every_value_and_rank_equals_evaluate_on_the_materialised_matrix(problem, empty, ties):
     U, V, ex, truth, k, block, threads, score = problem
     M = rm.factor_scores(U, V, score=score)
+    # auc and gauc of one call with one `ties` rule (a tied positive/negative pair: 1/2, 0 or 1)
+    full_metrics = [_with_ties(m, ties) for m in FULL_METRICS]
     res, ranks = rm.evaluate_model(
-        truth, U, V, LIST_METRICS + FULL_METRICS, exclude=ex, k=k, score=score, block=block, threads=threads,
+        truth, U, V, LIST_METRICS + full_metrics, exclude=ex, k=k, score=score, block=block, threads=threads,
         empty=empty, ranks=True,
     )  # fmt: skip
-    top, full = _reference(truth, M, ex, k, LIST_METRICS, FULL_METRICS, empty=empty)
+    top, full = _reference(truth, M, ex, k, LIST_METRICS, full_metrics, empty=empty)
     assert isinstance(res, rm.Result)
     assert np.array_equal(res.users, top.users)
     for name in LIST_METRICS:
         assert _same(res[name], top[name]), name
         assert _same(res.per_user[name], top.per_user[name]), name
-    for name in FULL_METRICS:
+    for name in full_metrics:
         assert _same(res[name], full[name]), name
         assert _same(res.per_user[name], full.per_user[name]), name
     t = rm.Truth.from_dict(truth)
@@ -161,6 +171,7 @@ def test_the_default_k_is_the_largest_cutoff(rng):
         (["ndcg@20"], {"k": 10}, "raise `k`"),
         (["auc(negatives=catalog)"], {}, "negatives"),
         (["auc(max_fpr=0.5)"], {}, "max_fpr"),
+        (["auc(ties=strict)", "gauc"], {}, "one `ties` rule"),
         ([], {}, "empty"),
         (["auc"], {"empty": "never"}, "`empty`"),
         (["auc"], {"ranks": 1}, "`ranks`"),

@@ -30,6 +30,17 @@ AUC_METRICS = [
     "lauc@3",
     "lauc",
     "lauc(seen=keep,one_class=zero)@2",
+    # ties=: a tied (positive, negative) pair counts 0 (strict) or 1 (optimistic) instead of 1/2
+    "auc(ties=strict)",
+    "auc(ties=optimistic)@3",
+    "auc(ties=strict,max_fpr=0.5)",
+    "auc(ties=optimistic,max_fpr=0.25,negatives=catalog)@4",
+    "auc(ties=strict,negatives=catalog,seen=keep)",
+    "auc(ties=strict,one_class=zero)@2",
+    "gauc(ties=strict)",
+    "gauc(ties=optimistic,negatives=catalog)@3",
+    "lauc(ties=strict)@3",
+    "lauc(ties=optimistic,seen=keep)",
 ]
 SETTINGS = settings(
     max_examples=150,
@@ -79,13 +90,15 @@ def _expected(truth, recs, train, catalog, metric, empty="skip"):
         lst, sc = _ranked(recs.get(u, {}))
         seen = train.get(u, []) if neg == "catalog" and o["seen"] == "exclude" else []
         if m.name == "gauc":
-            a, w = ra.gauc_terms(truth[u], lst, sc, k, neg, catalog, seen)
+            a, w = ra.gauc_terms(truth[u], lst, sc, k, neg, catalog, seen, ties=o["ties"])
             per.append(a)
             terms.append((a, w))
         elif m.name == "lauc":
-            per.append(ra.lauc(truth[u], lst, k, catalog, seen, o["one_class"], empty))
+            per.append(ra.lauc(truth[u], lst, k, catalog, seen, o["one_class"], empty, ties=o["ties"]))
         else:
-            per.append(ra.auc(truth[u], lst, sc, k, neg, catalog, seen, o["max_fpr"], o["one_class"], empty))
+            per.append(
+                ra.auc(truth[u], lst, sc, k, neg, catalog, seen, o["max_fpr"], o["one_class"], empty, ties=o["ties"])
+            )
     if m.name == "gauc":
         return per, ra.gauc(terms)
     vals = [v for v in per if not math.isnan(v)]

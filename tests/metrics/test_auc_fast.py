@@ -35,6 +35,10 @@ LIST_METRICS = [
     "gauc(negatives=catalog)@4",
     "lauc",
     "lauc(one_class=one)@2",
+    "auc(ties=strict)",
+    "auc(ties=optimistic,max_fpr=0.5)@3",
+    "gauc(ties=strict,negatives=catalog)",
+    "lauc(ties=strict)@2",
 ]
 FAR = 10**9  # a list id far beyond the truth and catalog ids
 
@@ -96,13 +100,13 @@ def _expected(truth, lists, catalog, metric, max_items):
     for u in truth:
         lst, sc = _first(lists[u][0], lists[u][1], max_items)
         if m.name == "gauc":
-            a, w = ra.gauc_terms(truth[u], lst, sc, k, neg, catalog)
+            a, w = ra.gauc_terms(truth[u], lst, sc, k, neg, catalog, ties=o["ties"])
             per.append(a)
             terms.append((a, w))
         elif m.name == "lauc":
-            per.append(ra.lauc(truth[u], lst, k, catalog, (), o["one_class"]))
+            per.append(ra.lauc(truth[u], lst, k, catalog, (), o["one_class"], ties=o["ties"]))
         else:
-            per.append(ra.auc(truth[u], lst, sc, k, neg, catalog, (), o["max_fpr"], o["one_class"]))
+            per.append(ra.auc(truth[u], lst, sc, k, neg, catalog, (), o["max_fpr"], o["one_class"], ties=o["ties"]))
     if m.name == "gauc":
         return per, ra.gauc(terms)
     vals = [v for v in per if not math.isnan(v)]
@@ -166,7 +170,19 @@ def matrix_case(draw):
     return S, truth
 
 
-MATRIX_METRICS = ["auc", "gauc", "auc(max_fpr=0.3)", "auc(one_class=zero)", "auc(one_class=one,max_fpr=0.6)"]
+MATRIX_METRICS = [
+    "auc",
+    "gauc",
+    "auc(max_fpr=0.3)",
+    "auc(one_class=zero)",
+    "auc(one_class=one,max_fpr=0.6)",
+    "auc(ties=strict)",
+    "auc(ties=optimistic)",
+    "auc(ties=strict,max_fpr=0.3)",
+    "auc(ties=optimistic,max_fpr=0.6,one_class=zero)",
+    "gauc(ties=strict)",
+    "gauc(ties=optimistic)",
+]
 
 
 @SETTINGS
@@ -182,13 +198,13 @@ def test_auc_scores_on_a_matrix_match_the_pairwise_reference(case, empty):
         for u in users.tolist():
             row = [float(x) for x in S[u]]
             if m.name == "gauc":
-                a, w = ra.gauc_terms(truth[u], list(range(n_cols)), row, None)
+                a, w = ra.gauc_terms(truth[u], list(range(n_cols)), row, None, ties=m.options["ties"])
                 exp.append(a)
                 terms.append((a, w))
             else:
                 o = m.options
                 exp.append(ra.auc(truth[u], list(range(n_cols)), row, None, "scored", None, (), o["max_fpr"],
-                                  o["one_class"], empty))  # fmt: skip
+                                  o["one_class"], empty, ties=o["ties"]))  # fmt: skip
         vals = [v for v in exp if not math.isnan(v)]
         mean = ra.gauc(terms) if m.name == "gauc" else (math.fsum(vals) / len(vals) if vals else math.nan)
         assert all(_close(a, b) for a, b in zip(per[metric].tolist(), exp)), (metric, per[metric], exp)

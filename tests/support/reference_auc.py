@@ -8,11 +8,16 @@ position is the score), ``catalog`` a set of items, ``seen`` the user's train it
 The candidates of a user: with negatives="scored" the top k of the list; with negatives="catalog" the
 catalog, the top k of the list and the positives, less the seen items that are neither positive nor in the
 top k; every candidate outside the top k scores below all of it (they tie among themselves).
+
+``ties`` is what a tied (positive, negative) pair counts: "half" 1/2, "strict" 0 (Cornac's AUC), "optimistic" 1.
+The partial AUC under "strict" ("optimistic") is the area under the ROC curve of the ordering that puts each
+group of equal scores' negatives (positives) first, item by item.
 """
 
 import math
 
 NAN = float("nan")
+TIE_CREDIT = {"half": 0.5, "strict": 0.0, "optimistic": 1.0}
 
 
 def _relevant(grade, min_relevance=None):
@@ -32,32 +37,43 @@ def candidates(truth_u, lst, scores, k, negatives="scored", catalog=None, seen=(
     return out
 
 
-def roc_area(cands):
-    """Share of (positive, negative) pairs with the positive scored higher, ties 1/2; NaN without a pair."""
+def roc_area(cands, ties="half"):
+    """Share of (positive, negative) pairs with the positive scored higher, a tie counting TIE_CREDIT[ties]; NaN
+    without a pair."""
     ps = [s for s, p in cands if p]
     ns = [s for s, p in cands if not p]
     if not ps or not ns:
         return NAN
+    tie = TIE_CREDIT[ties]
     won = 0.0
     for a in ps:
         for b in ns:
-            won += 1.0 if a > b else 0.5 if a == b else 0.0
+            won += 1.0 if a > b else tie if a == b else 0.0
     return won / (len(ps) * len(ns))
 
 
-def partial_roc_area(cands, max_fpr):
+def partial_roc_area(cands, max_fpr, ties="half"):
     """McClish-standardised area under the ROC curve up to max_fpr (sklearn's roc_auc_score(max_fpr=)):
-    the ROC points at every distinct score threshold, joined by straight lines, cut at max_fpr."""
+    the ROC points at every distinct score threshold, joined by straight lines, cut at max_fpr; under "strict"
+    ("optimistic") the points after each candidate of the ordering with a group's negatives (positives) first."""
     P = sum(1 for _, p in cands if p)
     N = len(cands) - P
     if not P or not N:
         return NAN
     if max_fpr >= 1.0:
-        return roc_area(cands)
+        return roc_area(cands, ties)
     xs, ys = [0.0], [0.0]
-    for th in sorted({s for s, _ in cands}, reverse=True):
-        xs.append(sum(1 for s, p in cands if s >= th and not p) / N)
-        ys.append(sum(1 for s, p in cands if s >= th and p) / P)
+    if ties == "half":
+        for th in sorted({s for s, _ in cands}, reverse=True):
+            xs.append(sum(1 for s, p in cands if s >= th and not p) / N)
+            ys.append(sum(1 for s, p in cands if s >= th and p) / P)
+    else:
+        first = ties == "optimistic"  # positives first within a group of equal scores
+        fp = tp = 0
+        for _, p in sorted(cands, key=lambda c: (-c[0], c[1] != first)):
+            fp, tp = fp + (not p), tp + p
+            xs.append(fp / N)
+            ys.append(tp / P)
     area = 0.0
     for j in range(1, len(xs)):
         x0, x1, y0, y1 = xs[j - 1], xs[j], ys[j - 1], ys[j]
@@ -83,6 +99,7 @@ def auc(
     one_class="skip",
     empty="skip",
     min_relevance=None,
+    ties="half",
 ):
     """Per-user AUC (docs/metrics.md 3.19.10): no relevant truth item -> `empty`; relevant items but no positive
     or no negative candidate -> `one_class`."""
@@ -92,17 +109,17 @@ def auc(
     P = sum(1 for _, p in c if p)
     if P == 0 or len(c) == P:
         return {"skip": NAN, "zero": 0.0, "one": 1.0}[one_class]
-    return partial_roc_area(c, max_fpr)
+    return partial_roc_area(c, max_fpr, ties)
 
 
-def gauc_terms(truth_u, lst, scores, k, negatives="scored", catalog=None, seen=(), min_relevance=None):
+def gauc_terms(truth_u, lst, scores, k, negatives="scored", catalog=None, seen=(), min_relevance=None, ties="half"):
     """(the user's AUC or NaN, its weight: the positives among its candidates, 0 without a positive or a
     negative)."""
     c = candidates(truth_u, lst, scores, k, negatives, catalog, seen, min_relevance)
     P = sum(1 for _, p in c if p)
     if P == 0 or len(c) == P:
         return NAN, 0
-    return roc_area(c), P
+    return roc_area(c, ties), P
 
 
 def gauc(terms):
@@ -111,6 +128,6 @@ def gauc(terms):
     return math.fsum(a * p for a, p in terms if p) / w if w else NAN
 
 
-def lauc(truth_u, lst, k, catalog, seen=(), one_class="skip", empty="skip", min_relevance=None):
+def lauc(truth_u, lst, k, catalog, seen=(), one_class="skip", empty="skip", min_relevance=None, ties="half"):
     """Limited AUC (docs/metrics.md 3.19.12): the top k in list order, every other candidate tied below."""
-    return auc(truth_u, lst, None, k, "catalog", catalog, seen, 1.0, one_class, empty, min_relevance)
+    return auc(truth_u, lst, None, k, "catalog", catalog, seen, 1.0, one_class, empty, min_relevance, ties)
