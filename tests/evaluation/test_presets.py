@@ -125,3 +125,16 @@ def test_capri_preset_equals_the_explicit_capri_options():
         train=train,
     )
     assert list(a.means.values()) == list(b.means.values())
+
+
+def test_cornac_preset_auc_counts_a_tie_as_no_win_and_map_ranks_a_tie_group_last():
+    # Cornac's candidates with their scores; positives (rating >= 1) a (0.9) and c (0.5); b ties c at 0.5.
+    # AUC: pairs (a,b) (a,d) (c,d) won, (c,b) tied = no win: 3 / 4. MAP: a at rank 1 -> 1/1; c ranks at the end
+    # of its tie group {b, c}, rank 3 with 2 positives scored >= 0.5 -> 2/3; mean over the 2 positives.
+    truth = {"u": {"a": 1, "c": 2, "d": 0.5}}  # d: rated below the threshold, a negative
+    scores = {"u": {"a": 0.9, "b": 0.5, "c": 0.5, "d": 0.1}}
+    res = rm.evaluate(truth, scores, ["auc", "ap", "ndcg"], preset="cornac")
+    assert res["auc"] == 3 / 4
+    assert res["ap"] == (1 + 2 / 3) / 2
+    # ties={'ap': 'last', '*': 'input'}: the list metrics read the scores in the order given
+    assert res["ndcg"] == rm.evaluate(truth, {"u": ["a", "b", "c", "d"]}, ["ndcg"], preset="cornac")["ndcg"]

@@ -1191,3 +1191,32 @@ def tie_averaged_ndcg(scores, truth, k, min_relevance, gain="linear", ideal="cut
     d = tie_averaged_dcg(scores, truth, k, min_relevance, gain=gain, below_min=below_min)
     i = ideal_dcg(list(scores), truth, k, min_relevance, gain=gain, ideal=ideal, below_min=below_min)
     return safe_div(d, i)
+
+
+# ---------------------------------------------------------------------------
+# ties="last": every item of a group of equal scores at the group's last rank (Cornac's MAP: scipy's
+# rankdata(-scores, method="max"))
+# ---------------------------------------------------------------------------
+
+
+def ap_tie_last(scores, truth, k, min_relevance, denominator="relevant"):
+    """scores: {item: score}.  An item's rank is the number of items scored at least as high; a relevant item
+    ranked at r <= k (k None: the list) adds (relevant items ranked <= r) / r.  Divided as ap(denominator=...)
+    divides, with hits = the relevant items ranked <= k and k = the list length without a cutoff."""
+    rank = {i: sum(1 for t in scores.values() if t >= s) for i, s in scores.items()}
+    rel = relevant_set(truth, min_relevance)
+    n = len(scores)
+    kk = n if k is None else k
+    found = [i for i in scores if i in rel and rank[i] <= kk]
+    total = 0.0
+    for i in found:
+        total += sum(1 for j in found if rank[j] <= rank[i]) / rank[i]
+    n_rel = len(rel)
+    den = {
+        "relevant": n_rel,
+        "min_relevant_k": min(n_rel, kk),
+        "hits": len(found),
+        "k": kk,
+        "min_listed": min(n_rel, kk, n),
+    }[denominator]
+    return safe_div(total, den)
