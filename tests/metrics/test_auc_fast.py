@@ -270,7 +270,7 @@ def long_matrix_case(draw):
 @given(long_matrix_case())
 def test_auc_scores_on_long_rows_match_the_reference_on_every_kernel_path(case):
     S, truth = case
-    metrics = ["auc", "gauc", "auc(max_fpr=0.4)"]
+    metrics = ["auc", "gauc", "auc(max_fpr=0.4)", "auc(ties=strict)", "auc(ties=optimistic)", "gauc(ties=strict)"]
     got = {}
     for simd in ["", "avx2", "0"]:  # AVX-512 one-search path where the CPU has it, counting paths otherwise
         with pytest.MonkeyPatch.context() as mp:
@@ -286,8 +286,10 @@ def test_auc_scores_on_long_rows_match_the_reference_on_every_kernel_path(case):
     n_cols = S.shape[1]
     for u_pos, u in enumerate(users.tolist()):
         row = [float(x) for x in S[u]]
-        exp = ra.auc(truth[u], list(range(n_cols)), row, None, "scored", None, (), 1.0, "skip", "skip")
-        assert _close(per["auc"][u_pos], exp), (u, per["auc"][u_pos], exp)
+        for ties in ("half", "strict", "optimistic"):  # a tied pair counts 1/2, 0, 1: the tie term of each path
+            exp = ra.auc(truth[u], list(range(n_cols)), row, None, "scored", None, (), 1.0, "skip", "skip", ties=ties)
+            got_u = per["auc" if ties == "half" else f"auc(ties={ties})"][u_pos]
+            assert _close(got_u, exp), (u, ties, got_u, exp)
 
 
 def test_a_non_finite_score_deep_in_a_long_row_is_found_on_every_kernel_path(monkeypatch):
