@@ -107,3 +107,12 @@ def test_a_per_metric_rule_leaves_the_other_metrics_alone():
 def test_rejected_combinations_name_the_fix(metrics, kw, words):
     with pytest.raises(ValueError, match=words):
         rm.evaluate({0: {1: 1}}, {0: {1: 0.5, 2: 0.5}}, metrics, ties="last", **kw)
+
+
+@pytest.mark.parametrize("duplicates, want", [("count", (1 + 2 / 3) / 2), ("miss", 1.0)])
+def test_a_repeated_item_is_a_hit_at_its_own_tie_group_under_count_only(duplicates, want):
+    # a at 0.9, then b and a again tied at 0.5 (ranks 2..3): under "count" the repeat is a hit at rank 3 with 2 hits
+    # at or above it (Cornac's np.isin over its candidates), under "miss" it is no hit
+    recs = rm.Recs.from_csr(np.array([0, 3]), np.array([7, 8, 7]), np.array([0.9, 0.5, 0.5]), users=np.array([0]))
+    res = rm.evaluate({0: {7: 1}}, recs, ["ap(denominator=hits)"], ties="last", duplicates=duplicates)
+    assert res["ap(denominator=hits)"] == want
