@@ -140,6 +140,27 @@ def main() -> None:
             med, best, cpu, res = _time(lambda ms=ms: rm.auc_scores(truth, S, ms, threads=args.threads), args.repeats)
             name = "auc_scores " + "+".join(ms)
             print(f"{name:36s} {med:9.3f} {best:8.3f} {cpu:7.3f}  " + " ".join(f"{res[m]:.6f}" for m in ms))
+        # the kernel paths side by side, alternating run by run: the default (one search per score where the CPU
+        # has AVX-512) and the counting loop (RANKMETER_SIMD=avx2), with one read of the matrix beside them
+        walls: dict = {"one search per score (default)": [], "counting loop (RANKMETER_SIMD=avx2)": [], "read": []}
+        before = os.environ.get("RANKMETER_SIMD")
+        for _ in range(args.repeats):
+            for name, simd in (("one search per score (default)", ""), ("counting loop (RANKMETER_SIMD=avx2)", "avx2")):
+                os.environ["RANKMETER_SIMD"] = simd
+                t0 = time.perf_counter()
+                rm.auc_scores(truth, S, ["auc"], threads=args.threads)
+                walls[name].append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            S.sum(dtype=np.float32)
+            walls["read"].append(time.perf_counter() - t0)
+        if before is None:
+            os.environ.pop("RANKMETER_SIMD", None)
+        else:
+            os.environ["RANKMETER_SIMD"] = before
+        print("auc_scores auc, kernel paths alternating (median wall s):")
+        for name, v in walls.items():
+            label = "numpy S.sum() (one read, 1 thread)" if name == "read" else name
+            print(f"  {label:40s} {sorted(v)[len(v) // 2]:9.3f}")
         if args.recbole_rows:
             n = min(args.recbole_rows, n_u)
             sub_ip = t_ip[: n + 1]
