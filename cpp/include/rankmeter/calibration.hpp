@@ -52,6 +52,13 @@ inline int64_t gcd(int64_t a, int64_t b) {
   return a;
 }
 
+// w_r of the item at 0-based rank r: 1, 1 / (r + 1) or 1 / log2(r + 2)
+inline double rank_weight(RankWeight weight, int64_t r) {
+  if (weight == RankWeight::reciprocal) return 1.0 / static_cast<double>(r + 1);
+  if (weight == RankWeight::log2) return 1.0 / std::log2(static_cast<double>(r + 2));
+  return 1.0;
+}
+
 }  // namespace calibration_detail
 
 inline void calibration_values(const CalibrationInput& in, int64_t k, double alpha, RankWeight weight, double* values,
@@ -97,7 +104,7 @@ inline void calibration_values(const CalibrationInput& in, int64_t k, double alp
     std::vector<int64_t> keys, touched, num;
     std::vector<double> p, q(static_cast<size_t>(in.n_cats), 0.0);
     // the user (+ 1) that last read each item's history row: a repeat within a user's history is read once
-    std::vector<int64_t> seen(static_cast<size_t>(in.n_items), 0);
+    std::vector<int64_t> seen(bits ? 0 : static_cast<size_t>(in.n_items), 0);  // general path only
     if (exact)
       num.assign(static_cast<size_t>(in.n_cats), 0);
     else
@@ -146,11 +153,7 @@ inline void calibration_values(const CalibrationInput& in, int64_t k, double alp
           if (it < 0 || it >= in.n_items) continue;
           const uint64_t cm = cmask[static_cast<size_t>(it)];
           if (cm == 0) continue;
-          double w = 1.0;
-          if (weight == RankWeight::reciprocal)
-            w = 1.0 / static_cast<double>(r + 1);
-          else if (weight == RankWeight::log2)
-            w = 1.0 / std::log2(static_cast<double>(r + 2));
+          const double w = calibration_detail::rank_weight(weight, r);
           wsum += w;
           qmask |= cm;
           const double share = w / static_cast<double>(__builtin_popcountll(cm));
@@ -221,11 +224,7 @@ inline void calibration_values(const CalibrationInput& in, int64_t k, double alp
         if (it < 0 || it >= in.n_items) continue;
         const int64_t c0 = in.c_indptr[it], c1 = in.c_indptr[it + 1];
         if (c1 == c0) continue;
-        double w = 1.0;
-        if (weight == RankWeight::reciprocal)
-          w = 1.0 / static_cast<double>(r + 1);
-        else if (weight == RankWeight::log2)
-          w = 1.0 / std::log2(static_cast<double>(r + 2));
+        const double w = calibration_detail::rank_weight(weight, r);
         wsum += w;
         const double share = w / static_cast<double>(c1 - c0);
         for (int64_t c = c0; c < c1; ++c) q[in.c_cat[c]] += share;
