@@ -57,6 +57,10 @@ def need(module: str, install: str) -> ModuleType:
         return importlib.import_module(module)
     except ImportError as e:
         _missing(module, f"{module} is not installed ({e}); {install}")
+    except SystemExit as e:
+        # pyspark.sql.connect exits (status 0) at import when its client's packages are missing and the main module
+        # looks like a doctest runner's, as a pytest-xdist worker's does: the same missing dependency, not an exit
+        _missing(module, f"{module} could not be imported (it called sys.exit({e.code})); {install}")
 
 
 def need_java() -> None:
