@@ -883,11 +883,45 @@ py::dict nested_dict(const py::array& keys, const py::list& names, const F64& va
   return out;
 }
 
+// (types of the keys of `outer`, types of the keys of its inner dicts, types of their values) as three sets, for
+// the type checks of the pytrec_eval readers (one C loop over the entries, no Python object made per entry);
+// None when `outer` or one of its values is not a plain dict (the caller's Python scan answers then).
+py::object nested_types(py::handle outer) {
+  if (!plain_dict(outer.ptr())) return py::none();
+  std::vector<PyObject*> kinds[3];
+  auto note = [](std::vector<PyObject*>& v, PyObject* o) {
+    auto* t = reinterpret_cast<PyObject*>(Py_TYPE(o));
+    if ((v.empty() || v.back() != t) && std::find(v.begin(), v.end(), t) == v.end()) v.push_back(t);
+  };
+  Py_ssize_t pos = 0;
+  PyObject *k, *v;
+  while (PyDict_Next(outer.ptr(), &pos, &k, &v)) {
+    note(kinds[0], k);
+    if (!plain_dict(v)) return py::none();
+    Py_ssize_t ipos = 0;
+    PyObject *ik, *iv;
+    while (PyDict_Next(v, &ipos, &ik, &iv)) {
+      note(kinds[1], ik);
+      note(kinds[2], iv);
+    }
+  }
+  py::tuple out(3);
+  for (size_t i = 0; i < 3; ++i) {
+    py::set s;
+    for (PyObject* t : kinds[i]) s.add(py::handle(t));
+    out[i] = s;
+  }
+  return std::move(out);
+}
+
 }  // namespace
 
 void bind_walk(py::module_& m) {
   m.def("nested_dict", &nested_dict, py::arg("keys"), py::arg("names"), py::arg("values").noconvert(),
         "{keys[i]: {names[j]: values[i, j]}} (keys: a 1-D object array, values: float64 keys x names)");
+  m.def("nested_types", &nested_types, py::arg("outer"),
+        "(types of the keys of a dict of dicts, of its inner keys, of its inner values) as sets; None when the "
+        "dict or one of its values is not a plain dict.");
   m.def("trec_nested", &trec_nested, py::arg("qrels"), py::arg("run"), py::arg("columns"), py::arg("col_of"),
         py::arg("names"), py::arg("min_relevance"), py::arg("empty"), py::arg("duplicates"), py::arg("threads"),
         py::arg("nested") = true,

@@ -413,6 +413,9 @@ def walk_py(
 ) -> Optional[tuple[Any, Any, Optional[npt.NDArray[np.object_]], int, Optional[_I64]]]: ...
 def nested_dict(keys: npt.NDArray[np.object_], names: list, values: _F64) -> dict: ...
 
+# (key types, inner key types, inner value types) of a plain dict of plain dicts, or None.
+def nested_types(outer: Any) -> Optional[tuple[set[type], set[type], set[type]]]: ...
+
 # pytrec_eval's evaluate(run) in one call (plain dicts of str documents), or None for the general path.
 def trec_nested(
     qrels: Any,

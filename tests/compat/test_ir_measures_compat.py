@@ -127,3 +127,48 @@ def test_evaluator_calc_and_providers_as_ir_measures(live):
     # gdeval's provider computes its own nDCG (exponential gain, rounded) whatever dcg= says
     g = compat.gdeval.calc_aggregate([compat.nDCG @ 4], qrels, run)
     assert g[compat.nDCG @ 4] == pytest.approx(want["gdeval_provider"]["nDCG@4"], rel=1e-15)
+
+
+def _python_types(d):
+    """The three type sets as Python's own scans give them (the reference of _core.nested_types)."""
+    return (
+        set(map(type, d)),
+        {type(k) for v in d.values() for k in v},
+        {type(x) for v in d.values() for x in v.values()},
+    )
+
+
+def test_nested_types_gives_the_type_sets_pythons_scans_give():
+    from rankmeter import _core
+
+    class Sub(str):
+        pass
+
+    cases = [
+        {},
+        {"q": {}},
+        {"q1": {"d1": 1, "d2": 2}, "q2": {"d1": 0}},
+        {"q": {"d": 1, Sub("e"): 2.5, 3: True, np.int64(4): np.int32(1)}, 7: {"d": np.float32(0.5)}},
+        {np.str_("q"): {"d": None, b"x": "1"}},
+    ]
+    for d in cases:
+        assert _core.nested_types(d) == _python_types(d), d
+    # a value that is not a plain dict (or the outer object): None, the caller's Python scan answers
+    assert _core.nested_types({"q": [("d", 1)]}) is None
+    assert _core.nested_types({"q": {"d": 1}, "r": None}) is None
+    assert _core.nested_types([("q", {"d": 1})]) is None
+
+
+def test_qrels_grades_that_are_not_ints_or_numbers_are_a_type_error_before_any_value():
+    # pytrec_eval's measures: integer grades, checked when the evaluator is made
+    with pytest.raises(TypeError, match="Expected relevance to be integer"):
+        compat.evaluator(["P@1"], {"q": {"d": 1.5}})
+    with pytest.raises(TypeError, match="Expected string as key"):
+        compat.evaluator(["P@1"], {"q": {1: 1}})
+    # another provider's measure (gdeval's ERR@10): a grade that is not a number is a TypeError at the call
+    with pytest.raises(TypeError, match="qrels relevance values must be numbers"):
+        compat.calc_aggregate(["ERR@10"], {"1": {"d": object()}}, {"1": {"d": 1.0}})
+    # numbers of several types are read as they are
+    got = compat.calc_aggregate(["P@1", "ERR@10"], {"1": {"d": True, "e": 2}}, {"1": {"d": 1.0}})
+    assert got[compat.parse_measure("P@1")] == 1.0
+    assert got[compat.parse_measure("ERR@10")] > 0

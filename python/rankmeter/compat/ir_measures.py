@@ -75,6 +75,7 @@ from typing import Any, ClassVar, Iterable, Iterator, NamedTuple, Union
 import numpy as np
 
 import rankmeter as _rm
+from rankmeter import _core
 
 __all__ = [
     "parse_trec_measure",
@@ -615,27 +616,18 @@ class _Data:
     """qrels and run as CSR over the qrels queries (in qrels order), with document codes; the run's arrays and
     the codes are built when a provider first reads them (pytrec_eval's measures read the dicts themselves)."""
 
-    def __init__(self, qrels: dict, run: dict):
+    def __init__(self, qrels: dict, run: dict, numbers_only: bool = False):
         self.qrels, self.run = qrels, run
         self.queries = list(qrels.keys())
         pos = dict(zip(self.queries, itertools.count()))
         self.position = pos
         n = len(self.queries)
         self.in_run = np.fromiter(map(run.__contains__, self.queries), dtype=bool, count=n)
-        t_lens = np.fromiter(map(len, qrels.values()), dtype=np.int64, count=n)
-        self.t_indptr = np.concatenate([[0], np.cumsum(t_lens)]).astype(np.int64)
-        self._t_docs = list(itertools.chain.from_iterable(qrels.values()))
-        try:
-            self.grades = np.fromiter(
-                itertools.chain.from_iterable(d.values() for d in qrels.values()),
-                dtype=np.float64,
-                count=len(self._t_docs),
-            )
-        except (TypeError, ValueError):
-            raise TypeError("qrels relevance values must be numbers") from None
         self._rank: dict = {}
         self.subtopic_rows: Any = None  # set by the evaluator for pyndeval's measures
         self._walked: Any = False  # the walker's answer for (qrels, run), made on first use
+        if not numbers_only:
+            self.grades  # noqa: B018 -- grades that are not numbers are a TypeError here, before any provider runs
 
     def walked(self) -> Any:
         """``_core.walk_py(qrels, run, dict_rows=True)``, once (None: the dicts are not plain)."""
@@ -644,6 +636,28 @@ class _Data:
 
             self._walked = _core.walk_py(self.qrels, self.run, dict_rows=True)
         return self._walked
+
+    @functools.cached_property
+    def t_indptr(self) -> np.ndarray:
+        """The qrels rows' offsets (in qrels order); made on first use, as the documents and grades below (the
+        one-call pytrec_eval path reads the dicts itself)."""
+        t_lens = np.fromiter(map(len, self.qrels.values()), dtype=np.int64, count=len(self.queries))
+        return np.concatenate([[0], np.cumsum(t_lens)]).astype(np.int64)
+
+    @functools.cached_property
+    def _t_docs(self) -> list:
+        return list(itertools.chain.from_iterable(self.qrels.values()))
+
+    @functools.cached_property
+    def grades(self) -> np.ndarray:
+        try:
+            return np.fromiter(
+                itertools.chain.from_iterable(d.values() for d in self.qrels.values()),
+                dtype=np.float64,
+                count=len(self._t_docs),
+            )
+        except (TypeError, ValueError):
+            raise TypeError("qrels relevance values must be numbers") from None
 
     @functools.cached_property
     def _run_part(self) -> tuple:
@@ -847,8 +861,10 @@ class PytrecEvalProvider(_Provider):
             if one is not None:
                 # dicts of str documents: read, ranked and evaluated in one C++ call
                 values, rows = one
-                run_keys = list(data.run) if rows.size else []
-                at = np.fromiter((data.position[run_keys[r]] for r in rows.tolist()), dtype=np.int64, count=rows.size)
+                run_keys = (
+                    np.fromiter(data.run, dtype=object, count=len(data.run)) if rows.size else np.zeros(0, object)
+                )
+                at = np.fromiter(map(data.position.__getitem__, run_keys[rows]), dtype=np.int64, count=rows.size)
                 vals = {nm: np.full(n, np.nan) for nm in names}
                 for j, nm in enumerate(names):
                     vals[nm][at] = values[j]
@@ -939,11 +955,24 @@ def _types(values: Iterable) -> set:
     return set(map(type, values))
 
 
+def _nested_types(d: Any) -> tuple[set, set, Any]:
+    """(types of the keys of ``d``, of its inner keys, of its inner values: a set, or a callable that makes it):
+    one C loop over a plain dict of plain dicts, else Python's scans."""
+    got = _core.nested_types(d)
+    if got is not None:
+        return got[0], got[1], got[2]
+    return (
+        _types(d),
+        _types(itertools.chain.from_iterable(d.values())),
+        lambda: _types(itertools.chain.from_iterable(v.values() for v in d.values())),
+    )
+
+
 def _check_pytrec_qrels(qrels: dict) -> None:
-    ids = _types(qrels) | _types(itertools.chain.from_iterable(qrels.values()))
-    if ids - {str}:
+    keys, docs, grades = _nested_types(qrels)
+    if (keys | docs) - {str}:
         raise TypeError("Expected string as key: pytrec_eval takes query and document ids as strings")
-    kinds = _types(itertools.chain.from_iterable(d.values() for d in qrels.values()))
+    kinds = grades if isinstance(grades, set) else grades()
     if not all(issubclass(t, (int, np.integer)) for t in kinds):
         raise TypeError("Expected relevance to be integer: pytrec_eval takes integer grades")
 
@@ -951,8 +980,11 @@ def _check_pytrec_qrels(qrels: dict) -> None:
 def _check_pytrec_inputs(data: _Data) -> None:
     walked = data._walked if data._walked is not False else None  # the walk is not made for this check alone
     # item kind 2: every document of qrels and run an exact str (the walker looked at each); else a scan of types
-    docs = {str} if walked is not None and walked[3] == 2 else _types(itertools.chain.from_iterable(data.run.values()))
-    if (_types(data.run) | docs) - {str}:
+    if walked is not None and walked[3] == 2:
+        keys, docs = _types(data.run), {str}
+    else:
+        keys, docs, _ = _nested_types(data.run)
+    if (keys | docs) - {str}:
         raise TypeError("Unable to extract query/object scores: pytrec_eval takes query and document ids as strings")
 
 
@@ -1446,21 +1478,28 @@ class _Evaluator:
     """ir_measures' Evaluator: measures and qrels fixed, runs scored with ``iter_calc``, ``calc_aggregate``,
     ``calc``."""
 
-    def __init__(self, plan: list, qrels: dict, subtopic_rows: Any = None):
+    def __init__(
+        self, plan: list, qrels: dict, subtopic_rows: Any = None, checked: bool = False, numbers_only: Any = None
+    ):
         self.plan = plan  # [(provider, [measures])]
         self.qrels = qrels
         self.subtopic_rows = subtopic_rows  # (query, iteration, doc, relevance) rows, for pyndeval's measures
         for provider, ms in plan:
             if provider is pyndeval:
                 pyndeval.prepare(ms)
-        if any(p is pytrec_eval for p, _ in plan):
+        if not checked and any(p is pytrec_eval for p, _ in plan):
             _check_pytrec_qrels(qrels)  # pytrec_eval reads the qrels when its evaluator is made
         self.measures = [m for _, ms in plan for m in ms]
+        # qrels grades of exact int, float and bool only (a plain dict of dicts): nothing to check when a run comes
+        if numbers_only is None:
+            grades = (_core.nested_types(qrels) or (None, None, None))[2]
+            numbers_only = grades is not None and grades <= {int, float, bool}
+        self._numbers_only = numbers_only
         # ir_measures gives defaults through its fallback evaluator (more than one provider) or the provider's own
         self.fills = len(plan) != 1 or plan[0][0].FILLS
 
     def _columns(self, run: Any) -> tuple[list, list]:
-        data = _Data(self.qrels, _nested(run, "score", "run"))
+        data = _Data(self.qrels, _nested(run, "score", "run"), self._numbers_only)
         data.subtopic_rows = self.subtopic_rows
         cols = []
         for provider, ms in self.plan:  # in ir_measures' order: the first provider to raise raises
@@ -1547,7 +1586,8 @@ def evaluator(measures: Iterable[Any], qrels: Any) -> _Evaluator:
 
 class _KeyedEvaluator(_Evaluator):
     def __init__(self, inner: _Evaluator, keys: list):
-        super().__init__(inner.plan, inner.qrels, inner.subtopic_rows)
+        # `inner` has checked the qrels
+        super().__init__(inner.plan, inner.qrels, inner.subtopic_rows, checked=True, numbers_only=inner._numbers_only)
         self.keys = keys
 
     def _columns(self, run: Any) -> tuple[list, list]:
