@@ -733,10 +733,11 @@ double as_float32(double s) {
 // conventions, `threads` threads, the GIL released), and {query: {names[j]: value of column col_of[j]}} in the run's
 // order (`nested`; else the values of every column and user, and the run row of every user). None when the objects are
 // not plain dicts of str documents with number values, a score is NaN, or the pass reports a problem: the caller's
-// general path then answers (with its errors).
+// general path then answers (with its errors). `by_input`: each list ranked by its scores as given (not rounded)
+// descending, equal scores in the dict's order (Python's sorted(..., reverse=True), as BEIR's custom metrics).
 py::object trec_nested(py::handle qrels, py::handle run, const std::vector<Column>& cols,
                        const std::vector<int64_t>& col_of, const py::list& names, double min_relevance,
-                       EmptyPolicy empty, DupPolicy dups, int threads, bool nested) {
+                       EmptyPolicy empty, DupPolicy dups, int threads, bool nested, bool by_input) {
   if (!plain_dict(qrels.ptr()) || !plain_dict(run.ptr())) return py::none();
   const auto n_names = static_cast<size_t>(names.size());
   if (col_of.size() != n_names) throw py::value_error("trec_nested: one column per name");
@@ -771,12 +772,13 @@ py::object trec_nested(py::handle qrels, py::handle run, const std::vector<Colum
   Side &ts = P.ts, &rs = P.rs;
   const auto n_users = static_cast<int64_t>(ts.user_vals.size());
   const auto n_rows = static_cast<int64_t>(rs.indptr.size()) - 1;
-  // ranked lists: float32 scores descending, equal scores by docno descending
+  // ranked lists: float32 scores descending, equal scores by docno descending (by_input: the scores as given
+  // descending, equal scores in input order)
   Buf<double>& sc = rs.values;
   if (!rs.has_values) sc.assign(rs.items.size(), 0.0);
   for (double& x : sc) {
     if (std::isnan(x)) return py::none();
-    x = as_float32(x);
+    if (!by_input) x = as_float32(x);
   }
   std::vector<int64_t> r_items(rs.items.size());
   std::vector<int64_t> idx;
@@ -784,6 +786,11 @@ py::object trec_nested(py::handle qrels, py::handle run, const std::vector<Colum
     const int64_t b = rs.indptr[r], e = rs.indptr[r + 1];
     idx.resize(static_cast<size_t>(e - b));
     for (int64_t j = b; j < e; ++j) idx[static_cast<size_t>(j - b)] = j;
+    if (by_input) {
+      std::stable_sort(idx.begin(), idx.end(), [&](int64_t a, int64_t c) { return sc[a] > sc[c]; });
+      for (int64_t j = b; j < e; ++j) r_items[static_cast<size_t>(j)] = rs.items[static_cast<size_t>(idx[j - b])];
+      continue;
+    }
     bool bad = false;
     std::sort(idx.begin(), idx.end(), [&](int64_t a, int64_t c) {
       if (sc[a] != sc[c]) return sc[a] > sc[c];
@@ -924,9 +931,10 @@ void bind_walk(py::module_& m) {
         "dict or one of its values is not a plain dict.");
   m.def("trec_nested", &trec_nested, py::arg("qrels"), py::arg("run"), py::arg("columns"), py::arg("col_of"),
         py::arg("names"), py::arg("min_relevance"), py::arg("empty"), py::arg("duplicates"), py::arg("threads"),
-        py::arg("nested") = true,
+        py::arg("nested") = true, py::arg("by_input") = false,
         "pytrec_eval's evaluate(run) on plain dicts of str documents in one call: {query: {name: value}}, or None "
-        "(not plain, a NaN score, or a problem the general path reports).");
+        "(not plain, a NaN score, or a problem the general path reports); by_input: ranked by the scores as given, "
+        "equal scores in input order.");
   m.def("walk_py", &walk_py, py::arg("truth"), py::arg("recs"), py::arg("dict_rows") = false, py::arg("threads") = 0,
         py::arg("parallel_min") = int64_t{1} << 16,
         "Read truth and/or recs given as Python dicts or lists of str/int ids into CSR buffers with shared "

@@ -42,6 +42,7 @@ the sort's steps); ids need not be strings in ``evaluate`` (pytrec_eval's ``Type
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 from typing import Any, Iterable, Mapping, Optional
@@ -358,18 +359,54 @@ class _Ranked:
         return where
 
 
+def _one_call(qrels: Mapping, results: Mapping, names: list[str]) -> Optional[np.ndarray]:
+    """``values[names, queries]`` of the queries of ``results`` that have a non-empty qrels entry, in ``results``'
+    order, read, ranked (scores as given descending, equal scores in the dict's order) and evaluated in one C++
+    call (documents of grade > 0 relevant; rankmeter's conventions); None when the dicts are not plain dicts of
+    str documents with number values or a score is NaN (the general path answers then, with its errors)."""
+    from .. import _core
+    from .._options import resolve_threads
+    from ..evaluation._evaluate import _parse_metrics
+
+    cols = [m._column() for m in _parse_metrics(names, None)[1]]
+    got = _core.trec_nested(
+        qrels,
+        results,
+        cols,
+        list(range(len(cols))),
+        list(names),
+        math.ulp(0.0),  # grade > 0: the smallest positive double and up
+        _core.EmptyPolicy.zero,
+        _core.DupPolicy.error,
+        resolve_threads(None),
+        nested=False,
+        by_input=True,
+    )
+    return None if got is None else got[0]
+
+
 def _accuracy_metric(qrels: Mapping, results: Mapping, k_values: Any, label: str, metric: str) -> dict[str, float]:
     """``label@k`` of a rankmeter metric per query of ``results`` (values of queries without a relevant
     document: 0), summed in ``results``' order and divided by ``len(qrels)``."""
     ks = _ks(k_values)
     uniq = list(dict.fromkeys(ks))
+    names = [f"{metric}@{k}" for k in uniq]
+    _check_dicts(qrels, results)
+    # every query of `results` in `qrels` (else BEIR's KeyError, which the general path below raises)
+    if type(qrels) is dict and type(results) is dict and qrels and results and not results.keys() - qrels.keys():
+        one = _one_call(qrels, results, [*names, "num_rel"])
+        # R_cap divides by min(relevant documents, k): a query without one (an empty qrels entry is not evaluated,
+        # so it is missing from the values) is BEIR's ZeroDivisionError, raised by the general path
+        if one is not None and not (
+            metric.startswith("recall") and (one.shape[1] < len(results) or (one[-1] == 0).any())
+        ):
+            return {f"{label}@{k}": _aggregate(one[j], ks.count(k), len(qrels)) for j, k in enumerate(uniq)}
     r = _Ranked(qrels, results, max(ks))
     where = r.query_rows(need_relevant=metric.startswith("recall"))
     values = {k: np.zeros(0) for k in uniq}
     if where.size and r.items.size:
         truth = _rm.Truth.from_csr(r.t_indptr, r.t_items, r.grades, users=r.t_users)
         recs = _rm.Recs.from_csr(r.indptr, r.items, None, users=r.r_users)
-        names = [f"{metric}@{k}" for k in uniq]
         res = _rm.evaluate(truth, recs, names, empty="zero", missing="skip", min_relevance=None)
         at = _row_of(np.asarray(res.users, dtype=object), r.r_users)
         at = at[at >= 0]  # the queries of `results` in its order (a query without a hit adds 0 either way)
