@@ -12,13 +12,17 @@ SANITIZER_ENV = ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS")
 
 
 def peer_env(**extra: str) -> dict[str, str]:
-    """The environment for a peer's python: ours without the sanitizer preload.
+    """The environment for a peer's python: ours without the sanitizer preload and our pytest options.
 
     ``.ci/sanitize`` preloads AddressSanitizer into the test process; a peer's
     own C extension (pytrec_eval's) then aborts on its own allocation mismatch,
     which is the peer's fault, not rankmeter's. The peer runs unsanitized.
     """
     env = {k: v for k, v in os.environ.items() if k not in SANITIZER_ENV}
+    # our pytest's options (.ci/run's PYTEST_ADDOPTS: -n auto, --durations) and xdist worker names are not the
+    # peer's: a peer's own suite run under pytest (tests/conformance/test_lenskit_suite.py) takes its flags as given
+    for k in [k for k in env if k == "PYTEST_ADDOPTS" or k.startswith("PYTEST_XDIST")]:
+        del env[k]
     env.update(extra)
     return env
 
