@@ -3,10 +3,13 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "rankmeter/inputs.hpp"
 #include "rankmeter/torch_order.hpp"
@@ -99,6 +102,54 @@ py::tuple group_rows_py(const I64& codes, int64_t n_codes, const std::optional<I
       group_stable(c, n, n_codes, indptr.mutable_data(), order.mutable_data());
   }
   return py::make_tuple(indptr, order, bad);
+}
+
+// first[nnz]: whether each entry's code is the first of its value in its list (a repeat later in the list: false),
+// and the number of repeats. A list of up to 32 entries compares each with those before it; a longer one sorts
+// (code, position) pairs. Lists run in parallel; the answer does not depend on the thread count.
+py::tuple first_in_row_py(const I64& indptr, const I64& codes, int threads) {
+  if (indptr.ndim() != 1 || indptr.shape(0) < 1) throw std::invalid_argument("indptr must be 1-D and non-empty");
+  if (codes.ndim() != 1) throw std::invalid_argument("codes must be 1-D");
+  const int64_t n_rows = indptr.shape(0) - 1, nnz = codes.shape(0);
+  const int64_t* ip = indptr.data();
+  if (ip[0] != 0 || ip[n_rows] != nnz) throw std::invalid_argument("indptr does not match codes");
+  for (int64_t u = 0; u < n_rows; ++u)
+    if (ip[u + 1] < ip[u]) throw std::invalid_argument("indptr must be non-decreasing");
+  py::array_t<bool> first(nnz);
+  bool* f = first.mutable_data();
+  const int64_t* c = codes.data();
+  int64_t repeats = 0;
+  {
+    py::gil_scoped_release release;  // the buffers above only
+    const int T = effective_threads(threads, n_rows);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel for num_threads(T) reduction(+ : repeats) schedule(static)
+#endif
+    for (int t = 0; t < T; ++t) {
+      std::vector<std::pair<int64_t, int64_t>> pairs;
+      for (int64_t u = n_rows * t / T, e = n_rows * (t + 1) / T; u < e; ++u) {
+        const int64_t b = ip[u], n = ip[u + 1] - b;
+        if (n <= 32) {
+          for (int64_t j = 0; j < n; ++j) {
+            bool seen = false;
+            for (int64_t i = 0; i < j && !seen; ++i) seen = c[b + i] == c[b + j];
+            f[b + j] = !seen;
+            repeats += seen;
+          }
+          continue;
+        }
+        pairs.resize(static_cast<size_t>(n));
+        for (int64_t j = 0; j < n; ++j) pairs[static_cast<size_t>(j)] = {c[b + j], j};
+        std::sort(pairs.begin(), pairs.end());
+        for (size_t j = 0; j < pairs.size(); ++j) {
+          const bool seen = j > 0 && pairs[j].first == pairs[j - 1].first;
+          f[b + pairs[j].second] = !seen;
+          repeats += seen;
+        }
+      }
+    }
+  }
+  return py::make_tuple(first, repeats);
 }
 
 // order[nnz]: every list's entries by score descending, ties by key descending, then input order.
@@ -338,6 +389,9 @@ void bind_inputs(py::module_& m) {
         "Permutation ranking every list by keys descending as torch.argsort (k < 0) or topk(k) orders equal keys.");
   m.def("stl_sort_int64", &stl_sort_int64_py, py::arg("keys").noconvert(),
         "Permutation of std::sort (libstdc++'s introsort) of (key, row) pairs by key ascending.");
+  m.def("first_in_row", &first_in_row_py, py::arg("indptr").noconvert(), py::arg("codes").noconvert(),
+        py::arg("threads"),
+        "(first[nnz], repeats): whether each code is the first of its value in its list, and how many are not.");
   m.def("order_by_score", &order_by_score_py, py::arg("indptr").noconvert(), py::arg("scores").noconvert(),
         py::arg("key").noconvert(), py::arg("threads"),
         "Permutation ordering every list by score descending, ties by key descending, then input order.");

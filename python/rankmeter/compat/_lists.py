@@ -21,9 +21,9 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from .. import _core
+from .._options import resolve_threads
 from ..evaluation import evaluate
 from ..inputs import Recs, Truth
-from ..inputs._align import score_order
 
 __all__ = ["Batch", "Coded", "batch", "coded"]
 
@@ -96,20 +96,15 @@ class Coded:
 
     def unique_truth(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(indptr, codes, distinct items per user) of the truth with each user's repeats kept once (the first
-        occurrence, in input order). One C++ sort per user's truth list groups equal codes; without any repeat
-        the truth comes back as it is."""
+        occurrence, in input order). One C++ pass over the users' lists in parallel finds the repeats; without
+        any the truth comes back as it is."""
         la, a_codes = self.len_actual, self.a_codes
         if a_codes.size < 2:
             return self.a_indptr, a_codes, la
-        order = score_order(self.a_indptr, np.zeros(a_codes.size), a_codes)  # per list, by code (stable)
-        ordered = a_codes[order]
-        repeat = ordered[1:] == ordered[:-1]
-        starts = self.a_indptr[1:-1]
-        repeat[starts[(starts > 0) & (starts < a_codes.size)] - 1] = False  # never across two users' lists
-        if not repeat.any():
+        codes = np.ascontiguousarray(a_codes, dtype=np.int64)
+        first, repeats = _core.first_in_row(self.a_indptr, codes, resolve_threads(None))
+        if not repeats:
             return self.a_indptr, a_codes, la
-        first = np.ones(a_codes.size, dtype=bool)
-        first[order[1:][repeat]] = False
         a_user = np.repeat(np.arange(self.n, dtype=np.int64), la)
         n_relevant = np.bincount(a_user[first], minlength=self.n).astype(np.int64)
         return np.concatenate(([0], np.cumsum(n_relevant))).astype(np.int64), a_codes[first], n_relevant

@@ -44,8 +44,11 @@ def _values(actual: Sequence[Any], predicted: Sequence[Any], k: Any) -> np.ndarr
     rep = b.len_actual != b.n_relevant  # repeats in actual: ml_metrics divides by min(len(actual), k)
     if rep.any():
         v[rep] = v[rep] * np.minimum(b.n_relevant[rep], k) / np.minimum(b.len_actual[rep], k)
-    # `if not actual: return 1.0`, evaluated on the object itself (as the original does)
-    empty = np.fromiter(map(operator.not_, actual[: b.n]), dtype=bool, count=b.n)
+    # `if not actual: return 1.0`, evaluated on the object itself (as the original does); for exact lists, tuples
+    # and sets (the walker read them: b.lists.plain) that is an empty one
+    empty = (
+        b.len_actual == 0 if b.lists.plain else np.fromiter(map(operator.not_, actual[: b.n]), dtype=bool, count=b.n)
+    )
     v[empty] = 1.0
     return v
 
