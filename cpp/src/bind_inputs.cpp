@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -104,17 +105,26 @@ py::tuple group_rows_py(const I64& codes, int64_t n_codes, const std::optional<I
   return py::make_tuple(indptr, order, bad);
 }
 
+// The lists of a CSR pair: the number of rows of `indptr` after checking it against `values` (1-D, starting at 0,
+// ending at values' length, non-decreasing); std::invalid_argument naming `what` otherwise.
+template <class V>
+int64_t list_rows(const I64& indptr, const V& values, const char* what) {
+  if (indptr.ndim() != 1 || indptr.shape(0) < 1) throw std::invalid_argument("indptr must be 1-D and non-empty");
+  if (values.ndim() != 1) throw std::invalid_argument(std::string(what) + " must be 1-D");
+  const int64_t n_rows = indptr.shape(0) - 1, nnz = values.shape(0);
+  const int64_t* ip = indptr.data();
+  if (ip[0] != 0 || ip[n_rows] != nnz) throw std::invalid_argument(std::string("indptr does not match ") + what);
+  for (int64_t u = 0; u < n_rows; ++u)
+    if (ip[u + 1] < ip[u]) throw std::invalid_argument("indptr must be non-decreasing");
+  return n_rows;
+}
+
 // first[nnz]: whether each entry's code is the first of its value in its list (a repeat later in the list: false),
 // and the number of repeats. A list of up to 32 entries compares each with those before it; a longer one sorts
 // (code, position) pairs. Lists run in parallel; the answer does not depend on the thread count.
 py::tuple first_in_row_py(const I64& indptr, const I64& codes, int threads) {
-  if (indptr.ndim() != 1 || indptr.shape(0) < 1) throw std::invalid_argument("indptr must be 1-D and non-empty");
-  if (codes.ndim() != 1) throw std::invalid_argument("codes must be 1-D");
-  const int64_t n_rows = indptr.shape(0) - 1, nnz = codes.shape(0);
+  const int64_t n_rows = list_rows(indptr, codes, "codes"), nnz = codes.shape(0);
   const int64_t* ip = indptr.data();
-  if (ip[0] != 0 || ip[n_rows] != nnz) throw std::invalid_argument("indptr does not match codes");
-  for (int64_t u = 0; u < n_rows; ++u)
-    if (ip[u + 1] < ip[u]) throw std::invalid_argument("indptr must be non-decreasing");
   py::array_t<bool> first(nnz);
   bool* f = first.mutable_data();
   const int64_t* c = codes.data();
@@ -154,13 +164,8 @@ py::tuple first_in_row_py(const I64& indptr, const I64& codes, int threads) {
 
 // order[nnz]: every list's entries by score descending, ties by key descending, then input order.
 I64 order_by_score_py(const I64& indptr, const F64& scores, const std::optional<I64>& key, int threads) {
-  if (indptr.ndim() != 1 || indptr.shape(0) < 1) throw std::invalid_argument("indptr must be 1-D and non-empty");
-  if (scores.ndim() != 1) throw std::invalid_argument("scores must be 1-D");
-  const int64_t n_users = indptr.shape(0) - 1, nnz = scores.shape(0);
+  const int64_t n_users = list_rows(indptr, scores, "scores"), nnz = scores.shape(0);
   const int64_t* ip = indptr.data();
-  if (ip[0] != 0 || ip[n_users] != nnz) throw std::invalid_argument("indptr does not match scores");
-  for (int64_t u = 0; u < n_users; ++u)
-    if (ip[u + 1] < ip[u]) throw std::invalid_argument("indptr must be non-decreasing");
   if (key && (key->ndim() != 1 || key->shape(0) != nnz)) throw std::invalid_argument("key length");
   I64 order(nnz);
   const int64_t* k = key ? key->data() : nullptr;
@@ -174,13 +179,8 @@ I64 order_by_score_py(const I64& indptr, const F64& scores, const std::optional<
 
 // order[nnz]: every list by numba's quicksort argsort of `keys` (ranx's order; reversed per list with `reverse`).
 I64 order_numba_quicksort_py(const I64& indptr, const F64& keys, bool reverse, int threads) {
-  if (indptr.ndim() != 1 || indptr.shape(0) < 1) throw std::invalid_argument("indptr must be 1-D and non-empty");
-  if (keys.ndim() != 1) throw std::invalid_argument("keys must be 1-D");
-  const int64_t n_users = indptr.shape(0) - 1, nnz = keys.shape(0);
+  const int64_t n_users = list_rows(indptr, keys, "keys"), nnz = keys.shape(0);
   const int64_t* ip = indptr.data();
-  if (ip[0] != 0 || ip[n_users] != nnz) throw std::invalid_argument("indptr does not match keys");
-  for (int64_t u = 0; u < n_users; ++u)
-    if (ip[u + 1] < ip[u]) throw std::invalid_argument("indptr must be non-decreasing");
   I64 order(nnz);
   {
     py::gil_scoped_release release;  // only the raw buffers of the arguments are touched
@@ -191,13 +191,8 @@ I64 order_numba_quicksort_py(const I64& indptr, const F64& keys, bool reverse, i
 
 // order[nnz]: every list ranked by `keys` descending in torch's order of equal keys (argsort: k < 0; topk: k >= 0).
 I64 order_torch_py(const I64& indptr, const F64& keys, int64_t k, int threads) {
-  if (indptr.ndim() != 1 || indptr.shape(0) < 1) throw std::invalid_argument("indptr must be 1-D and non-empty");
-  if (keys.ndim() != 1) throw std::invalid_argument("keys must be 1-D");
-  const int64_t n_users = indptr.shape(0) - 1, nnz = keys.shape(0);
+  const int64_t n_users = list_rows(indptr, keys, "keys"), nnz = keys.shape(0);
   const int64_t* ip = indptr.data();
-  if (ip[0] != 0 || ip[n_users] != nnz) throw std::invalid_argument("indptr does not match keys");
-  for (int64_t u = 0; u < n_users; ++u)
-    if (ip[u + 1] < ip[u]) throw std::invalid_argument("indptr must be non-decreasing");
   I64 order(nnz);
   {
     py::gil_scoped_release release;  // only the raw buffers of the arguments are touched
