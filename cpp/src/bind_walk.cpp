@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <new>
@@ -338,24 +339,21 @@ class Walker {
   int64_t parallel_min = int64_t{1} << 16;  // entries from which a side is read by several threads
 
  private:
-  // One thread's rows: its own table (codes in its order of first appearance), buffers and flags.
+  // One thread's rows: its own table (codes in its order of first appearance), scratch and flags.
   struct Chunk {
     Ids ids;
-    Side side;
     std::vector<PyObject*> keys, vals;
+    bool rows_dicts = false, rows_lists = false;
     bool ok = true;
   };
 
-  // A row read without the GIL (pure reads of exact containers, ids and numbers); false: not for this mode.
-  bool chunk_row(PyObject* v, bool recs, Chunk& c) const {
-    Side& s = c.side;
+  // A row read without the GIL (pure reads of exact containers, ids and numbers) into items[0, n) (the chunk's
+  // codes) and, when `values` is given, values[0, n) (1.0 for a list row); n is the row's size, counted before
+  // the threads started. false: not for this mode.
+  bool chunk_row(PyObject* v, Chunk& c, int64_t* items, double* values) const {
     if (dict_rows && !plain_dict(v)) return false;
     if (plain_dict(v)) {
-      s.rows_dicts = true;
-      if (!s.has_values) {
-        s.values.assign(s.items.size(), 1.0);
-        s.has_values = true;
-      }
+      c.rows_dicts = true;
       const Py_ssize_t n = PyDict_GET_SIZE(v);
       Py_ssize_t pos = 0;
       PyObject *k, *x;
@@ -366,43 +364,38 @@ class Walker {
         c.vals.push_back(x);
         __builtin_prefetch(x);
       }
-      if (c.keys.size() != static_cast<size_t>(n)) return false;
-      if (!chunk_items(c.keys.data(), c.keys.size(), c)) return false;
-      for (PyObject* o : c.vals) {
-        double x = 0.0;
-        if (!number_nogil(o, x)) return false;
-        s.values.push_back(x);
-      }
+      if (c.keys.size() != static_cast<size_t>(n) || !values) return false;
+      if (!chunk_items(c.keys.data(), c.keys.size(), c, items)) return false;
+      for (size_t j = 0; j < c.vals.size(); ++j)
+        if (!number_nogil(c.vals[j], values[j])) return false;
     } else if (PyList_CheckExact(v) || PyTuple_CheckExact(v)) {
-      s.rows_lists = true;
+      c.rows_lists = true;
       const bool list = PyList_CheckExact(v);
       const Py_ssize_t n = list ? PyList_GET_SIZE(v) : PyTuple_GET_SIZE(v);
       PyObject** objs =
           list ? reinterpret_cast<PyListObject*>(v)->ob_item : reinterpret_cast<PyTupleObject*>(v)->ob_item;
-      if (!chunk_items(objs, static_cast<size_t>(n), c)) return false;
-      if (s.has_values) s.values.insert(s.values.end(), static_cast<size_t>(n), 1.0);
+      if (!chunk_items(objs, static_cast<size_t>(n), c, items)) return false;
+      if (values) std::fill(values, values + n, 1.0);
     } else {
       return false;  // sets (their iterator is a Python object) and anything else
     }
-    s.indptr.push_back(static_cast<int64_t>(s.items.size()));
     return true;
   }
-  static bool chunk_items(PyObject* const* objs, size_t n, Chunk& c) {
+  static bool chunk_items(PyObject* const* objs, size_t n, Chunk& c, int64_t* items) {
     for (size_t j = 0; j < n; ++j) __builtin_prefetch(objs[j]);
     for (size_t j = 0; j < n; ++j) c.ids.prefetch_slot(objs[j]);
-    for (size_t j = 0; j < n; ++j) {
-      int64_t code = 0;
-      if (!c.ids.add_nogil(objs[j], code)) return false;
-      c.side.items.push_back(code);
-    }
+    for (size_t j = 0; j < n; ++j)
+      if (!c.ids.add_nogil(objs[j], items[j])) return false;
     return true;
   }
 
-  // The side read by `threads` threads over contiguous ranges of rows, each with its own table, then merged
-  // in row order (a chunk's new str ids are coded in the shared table in its order of first appearance, which
-  // gives every id the code a walk by one thread gives it). While the threads run this thread holds the GIL,
-  // runs no Python code and lets none run, and the threads only read the objects (no reference count, no
-  // allocation, no call): the objects cannot change meanwhile. 1: read; 0: not plain; -1: walk it serially.
+  // The side read by `threads` threads over contiguous ranges of rows, each with its own table, straight into
+  // the side's buffers (every row's place is known from the sizes counted first); then each chunk's str codes
+  // are mapped to the shared table's, the chunks in row order (a chunk's new str ids are coded in the shared
+  // table in its order of first appearance, which gives every id the code a walk by one thread gives it), and
+  // the items rewritten in parallel. While the threads run this thread holds the GIL, runs no Python code and
+  // lets none run, and the threads only read the objects (no reference count, no allocation, no call): the
+  // objects cannot change meanwhile. 1: read; 0: not plain; -1: walk it serially.
   int walk_parallel(PyObject* obj, bool recs, Side& s) {
     std::vector<PyObject*> rows, keys;
     const bool keyed = plain_dict(obj);
@@ -427,76 +420,80 @@ class Walker {
     } else {
       return -1;
     }
-    // rows split into `threads` ranges of about equal entries
+    // every row's place in the buffers (the row pointers), and whether some row is a dict (values then)
     const size_t n_rows = rows.size();
-    std::vector<size_t> before(n_rows + 1, 0);
-    for (size_t u = 0; u < n_rows; ++u) before[u + 1] = before[u] + row_size(rows[u]);
-    const size_t total = before[n_rows];
-    if (static_cast<int64_t>(total) < parallel_min || n_rows < 2) return -1;
+    std::vector<int64_t> before(n_rows + 1, 0);
+    bool any_dict = false;
+    for (size_t u = 0; u < n_rows; ++u) {
+      before[u + 1] = before[u] + static_cast<int64_t>(row_size(rows[u]));
+      any_dict = any_dict || PyDict_Check(rows[u]);
+    }
+    const int64_t total = before[n_rows];
+    if (total < parallel_min || n_rows < 2) return -1;
+    // rows split into `threads` ranges of about equal entries
     const int T = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), n_rows));
     std::vector<size_t> bound(static_cast<size_t>(T) + 1, n_rows);
     bound[0] = 0;
     for (int t = 1; t < T; ++t)
-      bound[static_cast<size_t>(t)] = static_cast<size_t>(
-          std::lower_bound(before.begin(), before.end(), total * static_cast<size_t>(t) / static_cast<size_t>(T)) -
-          before.begin());
+      bound[static_cast<size_t>(t)] =
+          static_cast<size_t>(std::lower_bound(before.begin(), before.end(), total * t / T) - before.begin());
     for (int t = 1; t <= T; ++t)
       bound[static_cast<size_t>(t)] = std::max(bound[static_cast<size_t>(t)], bound[static_cast<size_t>(t - 1)]);
+    try {
+      s.items.resize(static_cast<size_t>(total));
+      if (any_dict) s.values.resize(static_cast<size_t>(total));
+    } catch (...) {  // out of memory: the serial walk answers
+      return -1;
+    }
+    int64_t* items = s.items.data();
+    double* values = any_dict ? s.values.data() : nullptr;
     std::vector<Chunk> chunks(static_cast<size_t>(T));
-    auto work = [&](int t) {
+    auto run = [T](const std::function<void(int)>& f) {
+      std::vector<std::thread> pool;
+      for (int t = 1; t < T; ++t) pool.emplace_back(f, t);
+      f(0);
+      for (auto& th : pool) th.join();
+    };
+    run([&](int t) {
       Chunk& c = chunks[static_cast<size_t>(t)];
       try {
-        const size_t b = bound[static_cast<size_t>(t)], e = bound[static_cast<size_t>(t) + 1];
-        c.side.items.reserve(before[e] - before[b]);
-        c.side.indptr.reserve(e - b + 1);
-        for (size_t u = b; u < e && c.ok; ++u) c.ok = chunk_row(rows[u], recs, c);
+        for (size_t u = bound[static_cast<size_t>(t)], e = bound[static_cast<size_t>(t) + 1]; u < e && c.ok; ++u)
+          c.ok = chunk_row(rows[u], c, items + before[u], values ? values + before[u] : nullptr);
       } catch (...) {  // out of memory: the serial walk answers
         c.ok = false;
       }
-    };
-    {
-      std::vector<std::thread> pool;
-      for (int t = 1; t < T; ++t) pool.emplace_back(work, t);
-      work(0);
-      for (auto& th : pool) th.join();
-    }
+    });
     for (const Chunk& c : chunks)
       if (!c.ok) return -1;
-    // merge, in row order
-    s.keyed = keyed;
-    s.user_objs = std::move(keys);
-    bool has_values = false;
-    for (const Chunk& c : chunks) has_values = has_values || c.side.has_values;
-    s.items.reserve(total);
-    s.indptr.reserve(n_rows + 1);
-    if (has_values) s.values.reserve(total);
-    for (Chunk& c : chunks) {
+    // the chunks' str codes in the shared table, in row order; then the items rewritten by every thread
+    std::vector<std::vector<int64_t>> code_of(static_cast<size_t>(T));
+    for (int t = 0; t < T; ++t) {
+      Chunk& c = chunks[static_cast<size_t>(t)];
       const int kinds = c.ids.kinds;
       // int and str ids together: not plain (as the walk by one thread finds at its end); a chunk's items are
       // then not all codes of its table
       if ((kinds & (kInt | kStr)) == (kInt | kStr)) return 0;
       ids_.kinds |= kinds;
       item_kinds_ |= kinds;
-      std::vector<int64_t> code_of(c.ids.n_labels());
-      for (size_t i = 0; i < code_of.size(); ++i) code_of[i] = ids_.add(c.ids.label(static_cast<int64_t>(i)));
-      const int64_t offset = static_cast<int64_t>(s.items.size());
       if (kinds & kStr) {
-        for (int64_t x : c.side.items) s.items.push_back(code_of[static_cast<size_t>(x)]);
-      } else {
-        s.items.insert(s.items.end(), c.side.items.begin(), c.side.items.end());
+        std::vector<int64_t>& m = code_of[static_cast<size_t>(t)];
+        m.resize(c.ids.n_labels());
+        for (size_t i = 0; i < m.size(); ++i) m[i] = ids_.add(c.ids.label(static_cast<int64_t>(i)));
       }
-      if (has_values) {
-        if (c.side.has_values)
-          s.values.insert(s.values.end(), c.side.values.begin(), c.side.values.end());
-        else
-          s.values.insert(s.values.end(), c.side.items.size(), 1.0);
-      }
-      for (size_t i = 1; i < c.side.indptr.size(); ++i) s.indptr.push_back(offset + c.side.indptr[i]);
-      s.rows_dicts = s.rows_dicts || c.side.rows_dicts;
-      s.rows_lists = s.rows_lists || c.side.rows_lists;
-      c = Chunk{};  // its buffers freed as they are merged
+      s.rows_dicts = s.rows_dicts || c.rows_dicts;
+      s.rows_lists = s.rows_lists || c.rows_lists;
     }
-    s.has_values = has_values;
+    run([&](int t) {
+      const std::vector<int64_t>& m = code_of[static_cast<size_t>(t)];
+      if (m.empty()) return;
+      const int64_t* code = m.data();
+      for (int64_t j = before[bound[static_cast<size_t>(t)]], e = before[bound[static_cast<size_t>(t) + 1]]; j < e; ++j)
+        items[j] = code[items[j]];
+    });
+    s.keyed = keyed;
+    s.user_objs = std::move(keys);
+    s.indptr = std::move(before);
+    s.has_values = any_dict;
     if (keyed && PyDict_GET_SIZE(obj) != static_cast<Py_ssize_t>(n_rows)) return 0;
     if (recs && s.rows_dicts && s.rows_lists) return 0;  // the Python reader says why
     if (recs) s.has_values = s.rows_dicts;
