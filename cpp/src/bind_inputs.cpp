@@ -119,14 +119,17 @@ int64_t list_rows(const I64& indptr, const V& values, const char* what) {
   return n_rows;
 }
 
-// first[nnz]: whether each entry's code is the first of its value in its list (a repeat later in the list: false),
-// and the number of repeats. A list of up to 32 entries compares each with those before it; a longer one sorts
-// (code, position) pairs. Lists run in parallel; the answer does not depend on the thread count.
+// (first[nnz], repeats, distinct[n_rows]): whether each entry's code is the first of its value in its list (a repeat
+// later in the list: false), the number of repeats, and each list's number of distinct codes. A list of up to 32
+// entries compares each with those before it; a longer one sorts (code, position) pairs. Lists run in parallel;
+// the answer does not depend on the thread count.
 py::tuple first_in_row_py(const I64& indptr, const I64& codes, int threads) {
   const int64_t n_rows = list_rows(indptr, codes, "codes"), nnz = codes.shape(0);
   const int64_t* ip = indptr.data();
   py::array_t<bool> first(nnz);
+  I64 distinct(n_rows);
   bool* f = first.mutable_data();
+  int64_t* dn = distinct.mutable_data();
   const int64_t* c = codes.data();
   int64_t repeats = 0;
   {
@@ -139,27 +142,30 @@ py::tuple first_in_row_py(const I64& indptr, const I64& codes, int threads) {
       std::vector<std::pair<int64_t, int64_t>> pairs;
       for (int64_t u = n_rows * t / T, e = n_rows * (t + 1) / T; u < e; ++u) {
         const int64_t b = ip[u], n = ip[u + 1] - b;
+        int64_t rep = 0;
         if (n <= 32) {
           for (int64_t j = 0; j < n; ++j) {
             bool seen = false;
             for (int64_t i = 0; i < j && !seen; ++i) seen = c[b + i] == c[b + j];
             f[b + j] = !seen;
-            repeats += seen;
+            rep += seen;
           }
-          continue;
+        } else {
+          pairs.resize(static_cast<size_t>(n));
+          for (int64_t j = 0; j < n; ++j) pairs[static_cast<size_t>(j)] = {c[b + j], j};
+          std::sort(pairs.begin(), pairs.end());
+          for (size_t j = 0; j < pairs.size(); ++j) {
+            const bool seen = j > 0 && pairs[j].first == pairs[j - 1].first;
+            f[b + pairs[j].second] = !seen;
+            rep += seen;
+          }
         }
-        pairs.resize(static_cast<size_t>(n));
-        for (int64_t j = 0; j < n; ++j) pairs[static_cast<size_t>(j)] = {c[b + j], j};
-        std::sort(pairs.begin(), pairs.end());
-        for (size_t j = 0; j < pairs.size(); ++j) {
-          const bool seen = j > 0 && pairs[j].first == pairs[j - 1].first;
-          f[b + pairs[j].second] = !seen;
-          repeats += seen;
-        }
+        dn[u] = n - rep;
+        repeats += rep;
       }
     }
   }
-  return py::make_tuple(first, repeats);
+  return py::make_tuple(first, repeats, distinct);
 }
 
 // order[nnz]: every list's entries by score descending, ties by key descending, then input order.
@@ -386,7 +392,8 @@ void bind_inputs(py::module_& m) {
         "Permutation of std::sort (libstdc++'s introsort) of (key, row) pairs by key ascending.");
   m.def("first_in_row", &first_in_row_py, py::arg("indptr").noconvert(), py::arg("codes").noconvert(),
         py::arg("threads"),
-        "(first[nnz], repeats): whether each code is the first of its value in its list, and how many are not.");
+        "(first[nnz], repeats, distinct[n_rows]): whether each code is the first of its value in its list, how many "
+        "are not, and each list's number of distinct codes.");
   m.def("order_by_score", &order_by_score_py, py::arg("indptr").noconvert(), py::arg("scores").noconvert(),
         py::arg("key").noconvert(), py::arg("threads"),
         "Permutation ordering every list by score descending, ties by key descending, then input order.");

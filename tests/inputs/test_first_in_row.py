@@ -1,4 +1,4 @@
-"""_core.first_in_row: which entries of each list are the first of their value (the list drop-ins keep a truth
+"""_core.first_in_row: which entries of each list are the first of their value, and each list's distinct values (the list drop-ins keep a truth
 item listed twice once), against a plain Python reference, on short lists (compared pairwise) and long ones
 (sorted), whatever the thread count."""
 
@@ -12,14 +12,14 @@ from hypothesis import strategies as st
 from rankmeter import _core
 
 
-def _reference(rows: list) -> tuple[list, int]:
+def _reference(rows: list) -> tuple[list, int, list]:
     first = []
     for row in rows:
         seen: set = set()
         for x in row:
             first.append(x not in seen)
             seen.add(x)
-    return first, first.count(False)
+    return first, first.count(False), [len(set(row)) for row in rows]
 
 
 def _csr(rows: list) -> tuple[np.ndarray, np.ndarray]:
@@ -45,10 +45,11 @@ rows_st = st.lists(
 @given(rows=rows_st, threads=st.sampled_from([1, 2, 3, 8]))
 def test_first_in_row_marks_each_values_first_entry_per_list(rows, threads):
     indptr, codes = _csr(rows)
-    first, repeats = _core.first_in_row(indptr, codes, threads)
-    want, n_rep = _reference(rows)
+    first, repeats, distinct = _core.first_in_row(indptr, codes, threads)
+    want, n_rep, n_distinct = _reference(rows)
     assert first.tolist() == want
     assert repeats == n_rep
+    assert distinct.tolist() == n_distinct
 
 
 def test_first_in_row_refuses_an_indptr_that_does_not_match():
@@ -63,7 +64,7 @@ def test_first_in_row_is_the_same_on_many_lists_whatever_the_thread_count():
     g = np.random.default_rng(3)
     rows = [g.integers(0, 8, g.integers(0, 60)).tolist() for _ in range(20_000)]
     indptr, codes = _csr(rows)
-    want, n_rep = _reference(rows)
+    want, n_rep, n_distinct = _reference(rows)
     for threads in (1, 2, 4):
-        first, repeats = _core.first_in_row(indptr, codes, threads)
-        assert first.tolist() == want and repeats == n_rep
+        first, repeats, distinct = _core.first_in_row(indptr, codes, threads)
+        assert first.tolist() == want and repeats == n_rep and distinct.tolist() == n_distinct

@@ -81,7 +81,8 @@ class Coded:
             codes, _ = _codes(list(chain(chain.from_iterable(actual), chain.from_iterable(predicted))))
             a_codes, p_codes = codes[:n_a], codes[n_a:]
         kept = lp if k is None else np.minimum(lp, k)
-        if k is not None and lp.size and int(lp.max()) > k:  # cut every list at k
+        cut = k is not None and lp.size and int(lp.max()) > k
+        if cut:  # cut every list at k
             start = np.concatenate(([0], np.cumsum(lp)))[:-1]
             pos = np.arange(p_codes.size, dtype=np.int64) - np.repeat(start, lp)
             p_codes = p_codes[pos < k]
@@ -89,9 +90,12 @@ class Coded:
         self.plain = walked is not None  # every row an exact list, tuple or set (read by the walker)
         self.actual, self.predicted = actual, predicted
         self.len_actual, self.len_predicted = la, lp
-        self.a_indptr = np.concatenate(([0], np.cumsum(la))).astype(np.int64)
+        # the walker's row pointers where it gave them (and the lists were not cut)
+        self.a_indptr = a_ip if walked is not None else np.concatenate(([0], np.cumsum(la))).astype(np.int64)
         self.a_codes = a_codes
-        self.p_indptr = np.concatenate(([0], np.cumsum(kept))).astype(np.int64)
+        self.p_indptr = (
+            p_ip if walked is not None and not cut else np.concatenate(([0], np.cumsum(kept))).astype(np.int64)
+        )
         self.p_codes = p_codes
 
     def unique_truth(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -102,12 +106,12 @@ class Coded:
         if a_codes.size < 2:
             return self.a_indptr, a_codes, la
         codes = np.ascontiguousarray(a_codes, dtype=np.int64)
-        first, repeats = _core.first_in_row(self.a_indptr, codes, resolve_threads(None))
+        first, repeats, n_relevant = _core.first_in_row(self.a_indptr, codes, resolve_threads(None))
         if not repeats:
             return self.a_indptr, a_codes, la
-        a_user = np.repeat(np.arange(self.n, dtype=np.int64), la)
-        n_relevant = np.bincount(a_user[first], minlength=self.n).astype(np.int64)
-        return np.concatenate(([0], np.cumsum(n_relevant))).astype(np.int64), a_codes[first], n_relevant
+        indptr = np.zeros(self.n + 1, dtype=np.int64)
+        np.cumsum(n_relevant, out=indptr[1:])
+        return indptr, a_codes[first], n_relevant
 
 
 def coded(actual: Sequence[Any], predicted: Sequence[Any], k: Optional[int]) -> Coded:
