@@ -15,6 +15,9 @@
 // Since no Python code runs while the GIL is held, nothing can mutate the objects during the walk; sizes are
 // still checked against the containers on every step (never an out-of-bounds read).
 #include <pybind11/numpy.h>
+#if PY_VERSION_HEX < 0x030B0000
+#include <longintrepr.h>  // the digits of an int (Python.h includes it from 3.11 on)
+#endif
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -143,6 +146,30 @@ double number_value(PyObject* o) {
   throw NotPlain{};
 }
 
+// An exact int's value read from the object itself when it has at most two digits (every int below 2^30 in
+// magnitude, with CPython's 15- or 30-bit digits; from 3.12 on, a compact int), without a call; false: ask
+// PyLong_AsLongLongAndOverflow.
+inline bool compact_int(PyObject* o, long long& x) {
+#if PY_VERSION_HEX >= 0x030C0000
+  auto* l = reinterpret_cast<PyLongObject*>(o);
+  if (!PyUnstable_Long_IsCompact(l)) return false;
+  x = static_cast<long long>(PyUnstable_Long_CompactValue(l));
+  return true;
+#else
+  const digit* d = reinterpret_cast<PyLongObject*>(o)->ob_digit;
+  const Py_ssize_t size = Py_SIZE(o);
+  if (size == 0) {
+    x = 0;
+    return true;
+  }
+  if (size < -2 || size > 2) return false;
+  long long v = static_cast<long long>(d[0]);  // d[1] is read only where the int has two digits
+  if (size == 2 || size == -2) v |= static_cast<long long>(d[1]) << PyLong_SHIFT;
+  x = size < 0 ? -v : v;
+  return true;
+#endif
+}
+
 // number_value() without the GIL: a float (or subclass: its stored double), a bool, an exact int within int64
 // (converted as PyLong_AsDouble rounds it); false for anything else.
 bool number_nogil(PyObject* o, double& x) {
@@ -155,9 +182,12 @@ bool number_nogil(PyObject* o, double& x) {
     return true;
   }
   if (PyLong_CheckExact(o)) {
-    int overflow = 0;
-    const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow) return false;
+    long long v = 0;
+    if (!compact_int(o, v)) {
+      int overflow = 0;
+      v = PyLong_AsLongLongAndOverflow(o, &overflow);
+      if (overflow) return false;
+    }
     x = static_cast<double>(v);
     return true;
   }
@@ -218,9 +248,12 @@ class Ids {
       return true;
     }
     if (t == &PyLong_Type) {
-      int overflow = 0;
-      const long long x = PyLong_AsLongLongAndOverflow(o, &overflow);  // an exact int: no call, no error
-      if (overflow) return false;
+      long long x = 0;
+      if (!compact_int(o, x)) {
+        int overflow = 0;
+        x = PyLong_AsLongLongAndOverflow(o, &overflow);  // an exact int: no Python code, no error
+        if (overflow) return false;
+      }
       kinds |= kInt;
       code = static_cast<int64_t>(x);
       return true;

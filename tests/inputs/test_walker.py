@@ -305,3 +305,19 @@ def test_walker_keeps_the_first_object_of_each_distinct_str_as_its_label():
 def test_positional_lists_are_read_without_user_ids(rows):
     t, r = read(rows, rows)
     assert t.users is None and r.users is None and t.paired is None
+
+
+def test_ints_at_every_digit_boundary_are_read_exactly_as_ids_and_as_values():
+    # CPython stores ints in 30-bit digits; the walker reads ints of up to two digits from the object itself
+    edges = [0, 1, -1, 255, 256, 2**30 - 1, 2**30, 2**31, 2**53 + 1, 2**60 - 1, 2**60, 2**62, 2**63 - 1]
+    ids = sorted({s * x for x in edges for s in (1, -1)})
+    rows = [ids[i:] + ids[:i] for i in range(len(ids))]  # every id in every position, enough rows for the threads
+    truth = {f"u{u}": {x: x for x in row} for u, row in enumerate(rows)}
+    for threads, parallel_min in ((1, 1 << 40), (2, 0)):
+        got = _core.walk_py(truth, rows, dict_rows=False, threads=threads, parallel_min=parallel_min)
+        (_, t_ip, t_items, t_vals), (_, r_ip, r_items, _), _, kind, _ = got
+        assert kind == 1
+        assert t_ip.tolist() == r_ip.tolist() == [len(ids) * u for u in range(len(rows) + 1)]
+        assert t_items.tolist() == [x for row in rows for x in row]
+        assert t_vals.tolist() == [float(x) for row in rows for x in row]  # grades as PyLong_AsDouble rounds them
+        assert r_items.tolist() == [x for row in rows for x in row]
