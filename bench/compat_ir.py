@@ -16,6 +16,9 @@ each original call and its compat replacement on the same dicts, medians of
 * ir_measures: ir_measures.calc_aggregate(measures, qrels, run), in its own venv
   (bench/peers/setup.sh ir_measures).
 
+``--floor`` prints instead, for the same dicts in this process: one C-level pass that hashes every document once
+(``set().union``), rankmeter's walker of the objects on one and on every thread, and the compat evaluate.
+
 The compat calls run in this Python. Both sides of a pair get the same dicts
 and return the same structure (the compat modules' tests check the numbers).
 """
@@ -106,7 +109,15 @@ def main() -> None:
     ap.add_argument("--users", type=int, default=100_000)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--loop-queries", type=int, default=10_000, help="queries of the query-by-query pytrec_eval loop")
+    ap.add_argument(
+        "--floor",
+        action="store_true",
+        help="instead: the floor of reading these dicts beside the walker and the compat evaluate, in one process",
+    )
     a = ap.parse_args()
+    if a.floor:
+        floor(a.users, a.repeats)
+        return
     from rankmeter.compat import ir_measures as c_irm
     from rankmeter.compat import pytrec_eval as c_pt
     from rankmeter.compat import ranx as c_ranx
@@ -171,6 +182,35 @@ def main() -> None:
         print(f"{comp_q / n_loop * 1e6:8.1f}    " + (f"{orig_q / comp_q:6.1f}x" if orig_q else "   n/a"))
     line("ranx.evaluate (6 metrics, dicts)", r["median"] if r else None, t2)
     line("ir_measures.calc_aggregate (6 measures)", i["median"] if i else None, t3)
+
+
+def floor(n: int, repeats: int) -> None:
+    """Medians (of max(repeats, 5)) of one C-level pass hashing every document of both dicts once, the walker of
+    rankmeter on one and on every thread, and the compat evaluate, on the same objects in this process."""
+    from rankmeter import _core
+    from rankmeter.compat import pytrec_eval as c_pt
+
+    qrels, run = workload(n)
+    ev = c_pt.RelevanceEvaluator(qrels, set(PT_MEASURES))
+    r = max(repeats, 5)
+    rows = [
+        (
+            "len(set().union(*qrels.values(), *run.values())), one core",
+            lambda: len(set().union(*qrels.values(), *run.values())),
+        ),
+        ("_core.walk_py(qrels, run), one thread", lambda: _core.walk_py(qrels, run, dict_rows=True, threads=1)),
+        ("_core.walk_py(qrels, run), every thread", lambda: _core.walk_py(qrels, run, dict_rows=True)),
+        ("compat pytrec_eval evaluate(run) (6 measures)", lambda: ev.evaluate(run)),
+    ]
+    print(f"{n} queries, 8 qrels and 50 run documents each; medians of {r}, alternating")
+    times: dict = {name: [] for name, _ in rows}
+    for _ in range(r):
+        for name, fn in rows:
+            t = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t)
+    for name, _ in rows:
+        print(f"{name:<62} {statistics.median(times[name]):8.3f} s")
 
 
 if __name__ == "__main__":

@@ -315,6 +315,7 @@ def test_ints_at_every_digit_boundary_are_read_exactly_as_ids_and_as_values():
     truth = {f"u{u}": {x: x for x in row} for u, row in enumerate(rows)}
     for threads, parallel_min in ((1, 1 << 40), (2, 0)):
         got = _core.walk_py(truth, rows, dict_rows=False, threads=threads, parallel_min=parallel_min)
+        assert got is not None
         (_, t_ip, t_items, t_vals), (_, r_ip, r_items, _), _, kind, _ = got
         assert kind == 1
         assert t_ip.tolist() == r_ip.tolist() == [len(ids) * u for u in range(len(rows) + 1)]
