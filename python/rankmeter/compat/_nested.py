@@ -219,14 +219,23 @@ def trec_columns(metrics: list) -> list:
     return cols
 
 
-def trec_one_call(qrels: Mapping, run: Mapping, metrics: list, min_relevance: float) -> Optional[tuple]:
+def trec_one_call(
+    qrels: Mapping,
+    run: Mapping,
+    metrics: list,
+    min_relevance: float,
+    *,
+    columns: Optional[list] = None,
+    by_input: bool = False,
+) -> Optional[tuple]:
     """pytrec_eval's reading of two plain dicts of str documents in one C++ call: ``(values[metrics, users],
     run row of every user)`` for the queries of ``run`` with a non-empty qrels entry, in ``run``'s order (float32
     scores, equal scores by document id descending, grade >= ``min_relevance`` relevant, trec_eval's
-    conventions); None for anything else (the caller's general path answers then)."""
+    conventions); None for anything else (the caller's general path answers then). ``columns``: other columns than
+    trec_eval's for ``metrics``; ``by_input``: ranked by the scores as given, equal scores in the dict's order."""
     from .._options import resolve_threads
 
-    cols = trec_columns(metrics)
+    cols = trec_columns(metrics) if columns is None else columns
     return _core.trec_nested(
         qrels,
         run,
@@ -238,4 +247,5 @@ def trec_one_call(qrels: Mapping, run: Mapping, metrics: list, min_relevance: fl
         _core.DupPolicy.error,
         resolve_threads(None),
         nested=False,
+        by_input=by_input,
     )

@@ -375,23 +375,11 @@ def _one_call(qrels: Mapping, results: Mapping, names: list[str]) -> Optional[np
     order, read, ranked (scores as given descending, equal scores in the dict's order) and evaluated in one C++
     call (documents of grade > 0 relevant; rankmeter's conventions); None when the dicts are not plain dicts of
     str documents with number values or a score is NaN (the general path answers then, with its errors)."""
-    from .._options import resolve_threads
     from ..evaluation._evaluate import _parse_metrics
 
-    cols = [m._column() for m in _parse_metrics(names, None)[1]]
-    got = _core.trec_nested(
-        qrels,
-        results,
-        cols,
-        list(range(len(cols))),
-        list(names),
-        math.ulp(0.0),  # grade > 0: the smallest positive double and up
-        _core.EmptyPolicy.zero,
-        _core.DupPolicy.error,
-        resolve_threads(None),
-        nested=False,
-        by_input=True,
-    )
+    cols = [m._column() for m in _parse_metrics(names, None)[1]]  # rankmeter's conventions, not trec_eval's
+    # grade > 0: the smallest positive double and up
+    got = trec_one_call(qrels, results, names, math.ulp(0.0), columns=cols, by_input=True)
     return None if got is None else got[0]
 
 
