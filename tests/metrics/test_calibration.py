@@ -264,8 +264,9 @@ def test_long_histories_with_repeats_and_many_genres_match_the_reference(n_genre
     for i in range(n_items):
         m = int(rng.integers(0, 4))  # 0: an item given with no category
         cats[i] = [int(g) for g in rng.choice(n_genres, size=m, replace=False)]
-    # histories of 0-60 items with repeats (past 32 the repeats are found by a sort), items beyond the table
-    train = {u: rng.integers(0, n_items + 5, int(rng.integers(0, 61))).tolist() for u in range(40)}
+    # histories of 0-130 items with repeats (up to 64 the repeats are found by a 64-bit filter and a scan of the
+    # items kept, past 64 by a sort), items beyond the table
+    train = {u: rng.integers(0, n_items + 5, int(rng.integers(0, 131))).tolist() for u in range(40)}
     recs = {u: rng.choice(n_items + 5, size=int(rng.integers(0, 16)), replace=False).tolist() for u in range(40)}
     truth = {u: {0: 1.0} for u in range(40)}
     for weight in ["none", "log2"]:

@@ -92,12 +92,24 @@ inline void calibration_values(const CalibrationInput& in, int64_t k, double alp
   // are the OR of the masks, read in ascending order bit by bit
   const bool bits = exact && dense;
   std::vector<uint64_t> cmask(bits ? static_cast<size_t>(in.n_items) : 0);
+  // each item's number of categories m (0-64), so that no popcount is computed per read (without -mpopcnt,
+  // __builtin_popcountll is a call into libgcc)
+  std::vector<uint8_t> mcount(bits ? static_cast<size_t>(in.n_items) : 0);
   std::vector<int64_t> add_of(65, 0);  // L / m for an item of m categories
   if (bits) {
-    for (int64_t i = 0; i < in.n_items; ++i)
+    for (int64_t i = 0; i < in.n_items; ++i) {
       for (int64_t c = in.c_indptr[i]; c < in.c_indptr[i + 1]; ++c) cmask[i] |= uint64_t{1} << in.c_cat[c];
+      mcount[static_cast<size_t>(i)] = static_cast<uint8_t>(__builtin_popcountll(cmask[i]));
+    }
     for (int64_t m = 1; m <= 64; ++m) add_of[m] = L % m == 0 ? L / m : 0;
   }
+  // w_r for the ranks below k, computed once (a log2 per rank for rank_weight=log2)
+  std::vector<double> w_of(static_cast<size_t>(k > 0 && k <= 4096 ? k : 0));
+  for (size_t r = 0; r < w_of.size(); ++r) w_of[r] = calibration_detail::rank_weight(weight, static_cast<int64_t>(r));
+  const auto w_at = [&w_of, weight](int64_t r) {
+    return static_cast<size_t>(r) < w_of.size() ? w_of[static_cast<size_t>(r)]
+                                                : calibration_detail::rank_weight(weight, r);
+  };
 #pragma omp parallel num_threads(T)
   {
     std::vector<int64_t> hv;  // bits path: a user's history items with a category, repeats dropped
@@ -120,19 +132,28 @@ inline void calibration_values(const CalibrationInput& in, int64_t k, double alp
       }
       if (bits) {
         hv.clear();
-        for (int64_t h = in.h_indptr[u]; h < in.h_indptr[u + 1]; ++h) {
-          const int64_t it = in.h_items[h];
-          if (it >= 0 && it < in.n_items && cmask[static_cast<size_t>(it)] != 0) hv.push_back(it);
-        }
-        if (hv.size() <= 32) {  // repeats dropped by comparing with the items kept so far (short histories)
-          size_t kept = 0;
-          for (size_t a = 0; a < hv.size(); ++a) {
-            bool rep = false;
-            for (size_t b = 0; b < kept; ++b) rep |= hv[b] == hv[a];
-            if (!rep) hv[kept++] = hv[a];
+        const int64_t h0 = in.h_indptr[u], h1 = in.h_indptr[u + 1];
+        if (h1 - h0 <= 64) {
+          // short histories: a repeat is looked for among the items kept so far only when the item's bit of a
+          // 64-bit filter (code mod 64) is already set
+          uint64_t filter = 0;
+          for (int64_t h = h0; h < h1; ++h) {
+            const int64_t it = in.h_items[h];
+            if (it < 0 || it >= in.n_items || cmask[static_cast<size_t>(it)] == 0) continue;
+            const uint64_t bit = uint64_t{1} << (static_cast<uint64_t>(it) & 63);
+            if (filter & bit) {
+              bool rep = false;
+              for (const int64_t x : hv) rep |= x == it;
+              if (rep) continue;
+            }
+            filter |= bit;
+            hv.push_back(it);
           }
-          hv.resize(kept);
         } else {
+          for (int64_t h = h0; h < h1; ++h) {
+            const int64_t it = in.h_items[h];
+            if (it >= 0 && it < in.n_items && cmask[static_cast<size_t>(it)] != 0) hv.push_back(it);
+          }
           std::sort(hv.begin(), hv.end());
           hv.erase(std::unique(hv.begin(), hv.end()), hv.end());
         }
@@ -143,7 +164,7 @@ inline void calibration_values(const CalibrationInput& in, int64_t k, double alp
         uint64_t pmask = 0, qmask = 0;
         for (const int64_t it : hv) {
           const uint64_t cm = cmask[static_cast<size_t>(it)];
-          const int64_t add = add_of[static_cast<size_t>(__builtin_popcountll(cm))];
+          const int64_t add = add_of[mcount[static_cast<size_t>(it)]];
           pmask |= cm;
           for (uint64_t b = cm; b; b &= b - 1) num[static_cast<size_t>(__builtin_ctzll(b))] += add;
         }
@@ -153,10 +174,10 @@ inline void calibration_values(const CalibrationInput& in, int64_t k, double alp
           if (it < 0 || it >= in.n_items) continue;
           const uint64_t cm = cmask[static_cast<size_t>(it)];
           if (cm == 0) continue;
-          const double w = calibration_detail::rank_weight(weight, r);
+          const double w = w_at(r);
           wsum += w;
           qmask |= cm;
-          const double share = w / static_cast<double>(__builtin_popcountll(cm));
+          const double share = w / static_cast<double>(mcount[static_cast<size_t>(it)]);
           for (uint64_t b = cm; b; b &= b - 1) q[static_cast<size_t>(__builtin_ctzll(b))] += share;
         }
         // as the general path below: C = (sum_g num_g log(num_g / (beta q[g] + alpha num_g))) / D, g ascending
@@ -224,7 +245,7 @@ inline void calibration_values(const CalibrationInput& in, int64_t k, double alp
         if (it < 0 || it >= in.n_items) continue;
         const int64_t c0 = in.c_indptr[it], c1 = in.c_indptr[it + 1];
         if (c1 == c0) continue;
-        const double w = calibration_detail::rank_weight(weight, r);
+        const double w = w_at(r);
         wsum += w;
         const double share = w / static_cast<double>(c1 - c0);
         for (int64_t c = c0; c < c1; ++c) q[in.c_cat[c]] += share;
