@@ -82,6 +82,8 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from rankmeter import _core
+
 __all__ = [
     "ColumnMismatchError",
     "ColumnTypeMismatchError",
@@ -669,10 +671,12 @@ def _check_beyond(train_df: Any, reco_df: Any, col_user: str, col_item: str) -> 
     # a (user, item) of reco_df also in train_df (the original's inner join on both columns; NaN ids match NaN)
     (tu, ru), _ = _codes_of(train_df[col_user], reco_df[col_user])
     (ti, ri), n_items = _codes_of(train_df[col_item], reco_df[col_item])
-    train_keys = np.sort(tu.astype(np.int64) * (n_items + 2) + ti)
+    train_keys = tu.astype(np.int64) * (n_items + 2) + ti
     reco_keys = ru.astype(np.int64) * (n_items + 2) + ri
-    pos = np.minimum(np.searchsorted(train_keys, reco_keys), max(train_keys.size - 1, 0))
-    if train_keys.size and (train_keys[pos] == reco_keys).any():
+    # one hash numbering of both (train first): a reco pair seen in train has a code below train's distinct pairs
+    codes, _ = _core.factorize_int64(np.concatenate([train_keys, reco_keys]))
+    n_train = int(codes[: train_keys.size].max(initial=-1)) + 1
+    if train_keys.size and (codes[train_keys.size :] < n_train).any():
         raise Exception("reco_df should not contain any user_item pairs that are already shown in train_df")
 
 
@@ -729,7 +733,8 @@ class _Similarity:
             a_idx, b_idx = _expand(row_start, row_size)
             a, b = it[a_idx], it[b_idx]
             keep = a < b
-            self.keys, self.counts = np.unique(a[keep] * n_items + b[keep], return_counts=True)
+            # one key per co-occurrence (a repeated pair once per occurrence), counted when looked up
+            self.pair_keys = np.ascontiguousarray(a[keep] * n_items + b[keep], dtype=np.int64)
             self.sqrt_count = np.sqrt(np.bincount(train_items, minlength=n_items).astype(float))
 
     def set_features(self, codes: np.ndarray, vectors: list) -> None:
@@ -748,14 +753,17 @@ class _Similarity:
             return np.where(self.has[a] & self.has[b], sim, 0.0)
         lo, hi = np.minimum(a, b), np.maximum(a, b)
         key = lo * self.n_items + hi
-        pos = np.searchsorted(self.keys, key)
-        pos_c = np.minimum(pos, max(self.keys.size - 1, 0))
-        found = (
-            (self.keys.size > 0) & (self.keys[pos_c] == key) & (lo != hi)
-            if self.keys.size
-            else np.zeros(key.size, bool)
-        )
-        count = np.where(found, self.counts[pos_c] if self.keys.size else 0, 0)
+        # the co-occurrence keys and the looked-up keys in one hash numbering (rankmeter's factorize, no sort):
+        # the co-occurrence keys come first, so a looked-up key seen among them has a code below their number of
+        # distinct keys, and its count is that code's count (a pair of one item, lo == hi, never co-occurs)
+        n_t = self.pair_keys.size
+        codes, _ = _core.factorize_int64(np.concatenate([self.pair_keys, key.astype(np.int64, copy=False)]))
+        counts = np.zeros(int(codes.max(initial=-1)) + 1, dtype=np.int64)
+        if n_t:
+            train_counts = np.bincount(codes[:n_t])
+            counts[: train_counts.size] = train_counts
+        count = counts[codes[n_t:]]
+        found = count > 0
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(found, count / (self.sqrt_count[lo] * self.sqrt_count[hi]), 0.0)
 
