@@ -168,6 +168,66 @@ py::tuple first_in_row_py(const I64& indptr, const I64& codes, int threads) {
   return py::make_tuple(first, repeats, distinct);
 }
 
+// The number of rows r of the second table whose (b_user[r], b_item[r]) equals some row of the first table
+// (pandas' inner join on both columns, counted on the second side). Users are codes 0..n_users-1, items any
+// int64. The first table's rows are grouped by user (a counting sort), a group longer than 16 is sorted, and
+// each row of the second table scans or searches its user's group: two passes over the tables, no hash table.
+int64_t pairs_overlap_py(const I64& a_user, const I64& a_item, const I64& b_user, const I64& b_item, int64_t n_users,
+                         int threads) {
+  for (const I64* x : {&a_user, &a_item, &b_user, &b_item})
+    if (x->ndim() != 1) throw std::invalid_argument("pairs_overlap: the columns must be 1-D");
+  if (a_user.shape(0) != a_item.shape(0) || b_user.shape(0) != b_item.shape(0))
+    throw std::invalid_argument("pairs_overlap: user and item columns of one table must have the same length");
+  if (n_users < 0) throw std::invalid_argument("pairs_overlap: n_users must be >= 0");
+  const int64_t na = a_user.shape(0), nb = b_user.shape(0);
+  const int64_t *au = a_user.data(), *ai = a_item.data(), *bu = b_user.data(), *bi = b_item.data();
+  for (int64_t r = 0; r < na; ++r)
+    if (au[r] < 0 || au[r] >= n_users) throw std::invalid_argument("pairs_overlap: a user code is out of range");
+  for (int64_t r = 0; r < nb; ++r)
+    if (bu[r] < 0 || bu[r] >= n_users) throw std::invalid_argument("pairs_overlap: a user code is out of range");
+  int64_t found = 0;
+  {
+    py::gil_scoped_release release;  // the buffers above only
+    std::vector<int64_t> ip(static_cast<size_t>(n_users) + 1, 0), items(static_cast<size_t>(na));
+    for (int64_t r = 0; r < na; ++r) ++ip[static_cast<size_t>(au[r]) + 1];
+    for (int64_t u = 0; u < n_users; ++u) ip[static_cast<size_t>(u) + 1] += ip[static_cast<size_t>(u)];
+    {
+      std::vector<int64_t> cursor(ip.begin(), ip.end() - 1);
+      for (int64_t r = 0; r < na; ++r) items[static_cast<size_t>(cursor[static_cast<size_t>(au[r])]++)] = ai[r];
+    }
+    const int T = effective_threads(threads, nb);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T) reduction(+ : found)
+#endif
+    {
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(static)
+#endif
+      for (int64_t u = 0; u < n_users; ++u) {
+        const int64_t b = ip[static_cast<size_t>(u)], e = ip[static_cast<size_t>(u) + 1];
+        if (e - b > 16) std::sort(items.begin() + b, items.begin() + e);
+      }
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(static)
+#endif
+      for (int64_t r = 0; r < nb; ++r) {
+        const size_t u = static_cast<size_t>(bu[r]);
+        const int64_t* first = items.data() + ip[u];
+        const int64_t* last = items.data() + ip[u + 1];
+        const int64_t v = bi[r];
+        bool hit = false;
+        if (last - first <= 16) {
+          for (const int64_t* x = first; x < last; ++x) hit |= *x == v;
+        } else {
+          hit = std::binary_search(first, last, v);
+        }
+        found += hit;
+      }
+    }
+  }
+  return found;
+}
+
 // order[nnz]: every list's entries by score descending, ties by key descending, then input order.
 I64 order_by_score_py(const I64& indptr, const F64& scores, const std::optional<I64>& key, int threads) {
   const int64_t n_users = list_rows(indptr, scores, "scores"), nnz = scores.shape(0);
@@ -390,6 +450,10 @@ void bind_inputs(py::module_& m) {
         "Permutation ranking every list by keys descending as torch.argsort (k < 0) or topk(k) orders equal keys.");
   m.def("stl_sort_int64", &stl_sort_int64_py, py::arg("keys").noconvert(),
         "Permutation of std::sort (libstdc++'s introsort) of (key, row) pairs by key ascending.");
+  m.def("pairs_overlap", &pairs_overlap_py, py::arg("a_user").noconvert(), py::arg("a_item").noconvert(),
+        py::arg("b_user").noconvert(), py::arg("b_item").noconvert(), py::arg("n_users"), py::arg("threads"),
+        "The number of rows of the second (user code, item) table that equal a row of the first (pandas' inner "
+        "join on both columns, counted on the second side); user codes 0..n_users-1. GIL released.");
   m.def("first_in_row", &first_in_row_py, py::arg("indptr").noconvert(), py::arg("codes").noconvert(),
         py::arg("threads"),
         "(first[nnz], repeats, distinct[n_rows]): whether each code is the first of its value in its list, how many "

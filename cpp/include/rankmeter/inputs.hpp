@@ -390,14 +390,20 @@ Status topk_rows(const T* S, int64_t n_users, int64_t n_items, int64_t k, const 
 inline int64_t factorize_ids(const int64_t* ids, int64_t n, int64_t* codes, std::vector<int64_t>& first_row) {
   first_row.clear();
   if (n == 0) return 0;
-  uint64_t cap = 1024;
-  std::vector<int64_t> keys(cap), vals(cap, -1);
-  uint64_t mask = cap - 1;
+  // one slot = key and code side by side (one cache line per probe); the slot of a key is the top bits of
+  // key x 2^64 / phi (Fibonacci hashing), then linear probing; the load stays under 1/2
+  struct Slot {
+    int64_t key;
+    int64_t code;  // -1: empty
+  };
+  int bits = 10;
+  std::vector<Slot> slots(size_t{1} << bits, Slot{0, -1});
+  uint64_t mask = (uint64_t{1} << bits) - 1;
   auto slot_of = [&](int64_t key) {
-    uint64_t h = (static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> 20;
-    for (;; h = (h + 1) & mask) {
-      const uint64_t i = h & mask;
-      if (vals[i] < 0 || keys[i] == key) return i;
+    uint64_t i = (static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> (64 - bits);
+    for (;; i = (i + 1) & mask) {
+      const Slot& x = slots[i];
+      if (x.code < 0 || x.key == key) return i;
     }
   };
   int64_t prev_key = 0, prev_code = -1;
@@ -408,27 +414,21 @@ inline int64_t factorize_ids(const int64_t* ids, int64_t n, int64_t* codes, std:
       continue;
     }
     uint64_t i = slot_of(key);
-    if (vals[i] < 0) {
-      if (static_cast<uint64_t>(first_row.size() + 1) * 2 > cap) {  // keep the load under 1/2
-        std::vector<int64_t> ok = std::move(keys), ov = std::move(vals);
-        cap <<= 1;
-        mask = cap - 1;
-        keys.assign(cap, 0);
-        vals.assign(cap, -1);
-        for (size_t j = 0; j < ok.size(); ++j)
-          if (ov[j] >= 0) {
-            const uint64_t t = slot_of(ok[j]);
-            keys[t] = ok[j];
-            vals[t] = ov[j];
-          }
+    if (slots[i].code < 0) {
+      if (static_cast<uint64_t>(first_row.size() + 1) * 2 > mask + 1) {  // keep the load under 1/2
+        std::vector<Slot> old = std::move(slots);
+        ++bits;
+        mask = (uint64_t{1} << bits) - 1;
+        slots.assign(size_t{1} << bits, Slot{0, -1});
+        for (const Slot& x : old)
+          if (x.code >= 0) slots[slot_of(x.key)] = x;
         i = slot_of(key);
       }
-      keys[i] = key;
-      vals[i] = static_cast<int64_t>(first_row.size());
+      slots[i] = Slot{key, static_cast<int64_t>(first_row.size())};
       first_row.push_back(r);
     }
     prev_key = key;
-    prev_code = vals[i];
+    prev_code = slots[i].code;
     codes[r] = prev_code;
   }
   return static_cast<int64_t>(first_row.size());

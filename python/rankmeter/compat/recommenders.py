@@ -403,15 +403,17 @@ def _same_kind(columns: list) -> list:
     return columns
 
 
-def _codes_of(*columns: Any) -> tuple:
+def _codes_of(*columns: Any, labels: bool = False) -> tuple:
     """Integer codes of the values of several columns in one numbering (pandas' hash factorize: fast on Arrow
-    strings, where ``Series.isin`` walks Python objects), one array per column, and the number of values."""
+    strings, where ``Series.isin`` walks Python objects), one array per column, and the number of values (with
+    ``labels``: the values themselves, code by code)."""
     import pandas as pd
 
     cols = _same_kind([c.reset_index(drop=True) for c in columns])
     codes, uniq = pd.factorize(pd.concat(cols, ignore_index=True))
     bounds = np.cumsum([0] + [len(c) for c in columns])
-    return [codes[bounds[j] : bounds[j + 1]] for j in range(len(columns))], len(uniq)
+    parts = [codes[bounds[j] : bounds[j + 1]] for j in range(len(columns))]
+    return (parts, uniq) if labels else (parts, len(uniq))
 
 
 def _common(rating_true: Any, rating_pred: Any, col_user: str) -> tuple:
@@ -661,23 +663,52 @@ def ndcg_at_k(
 # beyond-accuracy functions
 
 
-def _check_beyond(train_df: Any, reco_df: Any, col_user: str, col_item: str) -> None:
+def _check_beyond(train_df: Any, reco_df: Any, col_user: str, col_item: str) -> Optional[tuple]:
+    """The original's checks, in its order. Returns ``(reco item codes, item labels)`` when the item columns
+    were coded here (ids that are not ints; NaN: code -1), else None."""
     if not _has_columns(train_df, [col_user, col_item]):
         raise ValueError("Missing columns in train_df DataFrame")
     if not _has_columns(reco_df, [col_user, col_item]):
         raise ValueError("Missing columns in reco_df DataFrame")
     if not _same_base_dtype(train_df, reco_df, [col_user, col_item]):
         raise ValueError("Columns in provided DataFrames are not the same datatype")
-    # a (user, item) of reco_df also in train_df (the original's inner join on both columns; NaN ids match NaN)
-    (tu, ru), _ = _codes_of(train_df[col_user], reco_df[col_user])
-    (ti, ri), n_items = _codes_of(train_df[col_item], reco_df[col_item])
-    train_keys = tu.astype(np.int64) * (n_items + 2) + ti
-    reco_keys = ru.astype(np.int64) * (n_items + 2) + ri
-    # one hash numbering of both (train first): a reco pair seen in train has a code below train's distinct pairs
-    codes, _ = _core.factorize_int64(np.concatenate([train_keys, reco_keys]))
-    n_train = int(codes[: train_keys.size].max(initial=-1)) + 1
-    if train_keys.size and (codes[train_keys.size :] < n_train).any():
+    # a (user, item) of reco_df also in train_df (the original's inner join on both columns; NaN ids match NaN):
+    # users as codes 0..n-1, items as their int values or codes, compared user by user in C++
+    users = _int_values(train_df[col_user], reco_df[col_user])
+    if users is not None and users[0].size + users[1].size:
+        lo = min(int(_core.int_range(u, 0)[0]) for u in users if u.size)
+        hi = max(int(_core.int_range(u, 0)[1]) for u in users if u.size)
+        if hi - lo >= 4 * (users[0].size + users[1].size) + 1024:
+            users = None  # sparse ids: hash codes below
+        else:
+            tu, ru, n_users = users[0] - lo, users[1] - lo, hi - lo + 1
+    if users is None:
+        (tu, ru), n_users = _codes_of(train_df[col_user], reco_df[col_user])
+        tu, ru = np.where(tu < 0, n_users, tu), np.where(ru < 0, n_users, ru)  # NaN: one more code
+        n_users += 1
+    items = _int_values(train_df[col_item], reco_df[col_item])
+    coded = None
+    if items is None:
+        parts, item_labels = _codes_of(train_df[col_item], reco_df[col_item], labels=True)  # NaN: -1 on both sides
+        items = tuple(parts)
+        coded = (parts[1], item_labels)
+    ti, ri = (np.ascontiguousarray(x, dtype=np.int64) for x in items)
+    tu, ru = (np.ascontiguousarray(x, dtype=np.int64) for x in (tu, ru))
+    if tu.size and ru.size and _core.pairs_overlap(tu, ti, ru, ri, int(n_users), 0):
         raise Exception("reco_df should not contain any user_item pairs that are already shown in train_df")
+    return coded
+
+
+# integer dtypes whose values are exact as int64 (uint64 may not be)
+_INT64_SAFE = {np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32)}
+
+
+def _int_values(a: Any, b: Any) -> Optional[tuple]:
+    """The two columns' values as int64 arrays when both are numpy integer columns that int64 holds exactly (no
+    copy for int64), else None."""
+    if a.dtype not in _INT64_SAFE or b.dtype not in _INT64_SAFE:
+        return None
+    return tuple(np.ascontiguousarray(x.to_numpy(), dtype=np.int64) for x in (a, b))
 
 
 def _check_sim(
@@ -996,8 +1027,21 @@ def distributional_coverage(
     train_df: Any, reco_df: Any, col_user: str = DEFAULT_USER_COL, col_item: str = DEFAULT_ITEM_COL
 ) -> float:
     """Entropy (bits) of the recommended items' share of the reco_df rows."""
-    _check_beyond(train_df, reco_df, col_user, col_item)
-    p = reco_df.groupby(col_item).size().to_numpy() / reco_df.shape[0]
+    import pandas as pd
+
+    coded = _check_beyond(train_df, reco_df, col_user, col_item)
+    col = reco_df[col_item]
+    if coded is not None and (
+        isinstance(col.dtype, pd.StringDtype)
+        or (col.dtype == object and pd.api.types.infer_dtype(coded[1], skipna=False) == "string")
+    ):
+        # string ids: the item codes of the check, counted, in the order of the sorted ids (groupby's order)
+        ri, labels = coded
+        counts = np.bincount(ri[ri >= 0], minlength=len(labels))[np.argsort(np.asarray(labels, dtype=object))]
+        sizes = counts[counts > 0]
+    else:
+        sizes = reco_df.groupby(col_item).size().to_numpy()
+    p = sizes / reco_df.shape[0]
     return float(-np.sum(p * np.log2(p)))
 
 
