@@ -7,9 +7,12 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <cmath>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "rankmeter/beyond.hpp"
 #include "rankmeter/popularity.hpp"
@@ -345,6 +348,133 @@ F64 diversity_cooccurrence_py(const I64& indptr, const I64& items, const I64& iu
   return out;
 }
 
+// Microsoft Recommenders' co-occurrence similarity on item codes 0..n_items-1 (rankmeter.compat.recommenders):
+// count(a, b) = the pairs of rows of one train group (user) holding a and b (a != b, repeats counted), n_x = the
+// train rows of x, sim(a, b) = count(a, b) / (sqrt(n_a) sqrt(n_b)), 0 when the pair never co-occurs or a = b.
+// The counts are held in one open-addressing table (key lo * n_items + hi), built once, read by every thread.
+class CoocTable {
+ public:
+  CoocTable(const int64_t* tip, const int64_t* tit, int64_t n_groups, int64_t n_rows, int64_t n_items)
+      : n_items_(n_items), sq_(static_cast<size_t>(n_items), 0.0) {
+    for (int64_t p = 0; p < n_rows; ++p) sq_[static_cast<size_t>(tit[p])] += 1.0;
+    for (double& x : sq_) x = std::sqrt(x);
+    uint64_t pairs = 0;
+    for (int64_t g = 0; g < n_groups; ++g) {
+      const uint64_t m = static_cast<uint64_t>(tip[g + 1] - tip[g]);
+      pairs += m * (m - (m > 0)) / 2;
+    }
+    const uint64_t ni = static_cast<uint64_t>(n_items);
+    pairs = std::min(pairs, ni * (ni - (ni > 0)) / 2);  // distinct keys: at most one per pair of items
+    while ((uint64_t{1} << bits_) < 2 * pairs + 2) ++bits_;
+    table_.assign(size_t{1} << bits_, Slot{-1, 0});
+    mask_ = (uint64_t{1} << bits_) - 1;
+    for (int64_t g = 0; g < n_groups; ++g)
+      for (int64_t r = tip[g]; r < tip[g + 1]; ++r)
+        for (int64_t j = r + 1; j < tip[g + 1]; ++j) {
+          const int64_t a = tit[r], b = tit[j];
+          if (a == b) continue;
+          const int64_t key = std::min(a, b) * n_items + std::max(a, b);
+          Slot& x = table_[find(key)];
+          x.key = key;
+          ++x.count;
+        }
+  }
+  // the similarity as the Python version computes it: count / (sqrt(n_lo) * sqrt(n_hi))
+  double sim(int64_t a, int64_t b) const {
+    if (a == b) return 0.0;
+    const int64_t lo = std::min(a, b), hi = std::max(a, b);
+    const Slot& x = table_[find(lo * n_items_ + hi)];
+    return x.key == -1 ? 0.0
+                       : static_cast<double>(x.count) / (sq_[static_cast<size_t>(lo)] * sq_[static_cast<size_t>(hi)]);
+  }
+
+ private:
+  struct Slot {
+    int64_t key;  // -1: empty
+    int64_t count;
+  };
+  uint64_t find(int64_t key) const {
+    uint64_t i = (static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> (64 - bits_);
+    while (table_[i].key != -1 && table_[i].key != key) i = (i + 1) & mask_;
+    return i;
+  }
+  int64_t n_items_;
+  std::vector<double> sq_;
+  std::vector<Slot> table_;
+  int bits_ = 4;
+  uint64_t mask_ = 0;
+};
+
+// For every recs group: the number of its row pairs p < q with different items, and the sum of their
+// similarities added in that order (p, then q ascending): the order of the Python version's weighted bincount,
+// so the same bits.
+py::tuple cooccurrence_pair_sums_py(const I64& t_indptr, const I64& t_items, const I64& r_indptr, const I64& r_items,
+                                    int64_t n_items, int threads) {
+  if (n_items < 0 || n_items > (int64_t{1} << 31)) throw std::invalid_argument("n_items must be in [0, 2^31]");
+  check_csr(t_indptr, t_items, n_items, "train");
+  check_csr(r_indptr, r_items, n_items, "recs");
+  const int64_t n_t = t_indptr.shape(0) - 1, n_r = r_indptr.shape(0) - 1;
+  const int64_t *tip = t_indptr.data(), *tit = t_items.data(), *rip = r_indptr.data(), *rit = r_items.data();
+  F64 total(n_r);
+  I64 count(n_r);
+  double* tot = total.mutable_data();
+  int64_t* cnt = count.mutable_data();
+  {
+    py::gil_scoped_release release;  // the buffers above only
+    const CoocTable table(tip, tit, n_t, t_items.shape(0), n_items);
+    const int T = effective_threads(threads, n_r);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel for num_threads(T) schedule(dynamic, 256)
+#endif
+    for (int64_t g = 0; g < n_r; ++g) {
+      double sum = 0.0;
+      int64_t c = 0;
+      for (int64_t p = rip[g]; p < rip[g + 1]; ++p)
+        for (int64_t q = p + 1; q < rip[g + 1]; ++q) {
+          if (rit[p] == rit[q]) continue;
+          ++c;
+          sum += table.sim(rit[p], rit[q]);
+        }
+      tot[g] = sum;
+      cnt[g] = c;
+    }
+  }
+  return py::make_tuple(total, count);
+}
+
+// For every recs row r: the sum of sim(r_items[r], t) over the train rows t of its group r_groups[r], added in
+// the train group's order (the Python version's weighted bincount of one (user, item) row, so the same bits).
+F64 cooccurrence_row_sums_py(const I64& t_indptr, const I64& t_items, const I64& r_groups, const I64& r_items,
+                             int64_t n_items, int threads) {
+  if (n_items < 0 || n_items > (int64_t{1} << 31)) throw std::invalid_argument("n_items must be in [0, 2^31]");
+  check_csr(t_indptr, t_items, n_items, "train");
+  if (r_groups.ndim() != 1 || r_items.ndim() != 1 || r_groups.shape(0) != r_items.shape(0))
+    throw std::invalid_argument("recs: groups and items must be 1-D of one length");
+  const int64_t n_t = t_indptr.shape(0) - 1, n_r = r_items.shape(0);
+  const int64_t *tip = t_indptr.data(), *tit = t_items.data(), *rg = r_groups.data(), *rit = r_items.data();
+  for (int64_t r = 0; r < n_r; ++r) {
+    if (rg[r] < 0 || rg[r] >= n_t) throw std::invalid_argument("recs: group out of range");
+    if (rit[r] < 0 || rit[r] >= n_items) throw std::invalid_argument("recs: item code out of range");
+  }
+  F64 out(n_r);
+  double* o = out.mutable_data();
+  {
+    py::gil_scoped_release release;  // the buffers above only
+    const CoocTable table(tip, tit, n_t, t_items.shape(0), n_items);
+    const int T = effective_threads(threads, n_r);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel for num_threads(T) schedule(dynamic, 1024)
+#endif
+    for (int64_t r = 0; r < n_r; ++r) {
+      double sum = 0.0;
+      const int64_t g = rg[r];
+      for (int64_t t = tip[g]; t < tip[g + 1]; ++t) sum += table.sim(rit[r], tit[t]);
+      o[r] = sum;
+    }
+  }
+  return out;
+}
+
 py::tuple serendipity_py(const I64& indptr, const I64& items, const I64& t_indptr, const I64& t_items,
                          const std::optional<F64>& t_grades, std::optional<double> min_rel, const I64& h_indptr,
                          const I64& h_items, const std::optional<I64>& h_rowmap, const F64& X, const U8& has, int64_t k,
@@ -550,6 +680,16 @@ void bind_beyond(py::module_& m) {
   m.def("diversity_matrix", &diversity_matrix_py, py::arg("indptr").noconvert(), py::arg("items").noconvert(),
         py::arg("idx").noconvert(), py::arg("dense").noconvert(), py::arg("sp_indptr").noconvert(),
         py::arg("sp_indices").noconvert(), py::arg("sp_data").noconvert(), py::arg("k"), py::arg("threads"));
+  m.def("cooccurrence_pair_sums", &cooccurrence_pair_sums_py, py::arg("t_indptr").noconvert(),
+        py::arg("t_items").noconvert(), py::arg("r_indptr").noconvert(), py::arg("r_items").noconvert(),
+        py::arg("n_items"), py::arg("threads"),
+        "Per recs group: (sum of the co-occurrence cosines of its row pairs with different items, their number), "
+        "Microsoft Recommenders' counting (rankmeter.compat.recommenders). GIL released.");
+  m.def("cooccurrence_row_sums", &cooccurrence_row_sums_py, py::arg("t_indptr").noconvert(),
+        py::arg("t_items").noconvert(), py::arg("r_groups").noconvert(), py::arg("r_items").noconvert(),
+        py::arg("n_items"), py::arg("threads"),
+        "Per recs row: the sum of the co-occurrence cosines of its item with the train rows of its group, "
+        "Microsoft Recommenders' counting (rankmeter.compat.recommenders). GIL released.");
   m.def("diversity_cooccurrence", &diversity_cooccurrence_py, py::arg("indptr").noconvert(),
         py::arg("items").noconvert(), py::arg("iu_indptr").noconvert(), py::arg("iu_users").noconvert(), py::arg("k"),
         py::arg("threads"));

@@ -837,24 +837,50 @@ def user_diversity(
 
     _check_beyond(train_df, reco_df, col_user, col_item)
     _check_sim(item_feature_df, item_sim_measure, col_item, col_item_features, col_relevance, reco_df)
-    sim, _tu, ru, _ti, ri = _similarity(
-        train_df, reco_df, item_feature_df, item_sim_measure, col_item_features, col_user, col_item
-    )
+    if item_sim_measure == "item_cooccurrence_count":
+        tu, ru, ti, ri, _fi, n_items = _codes(train_df, reco_df, col_user, col_item, None, col_item_features)
+        sim = None
+    else:
+        sim, tu, ru, ti, ri = _similarity(
+            train_df, reco_df, item_feature_df, item_sim_measure, col_item_features, col_user, col_item
+        )
     # every pair of positions p < q of one user's rows whose items differ (a repeated row weighs its pairs)
     order = np.argsort(ru, kind="stable")
     u = ru[order]
     starts = np.flatnonzero(np.r_[True, u[1:] != u[:-1]]) if u.size else np.zeros(0, np.int64)
     sizes = np.diff(np.r_[starts, u.size])
-    group_end = np.repeat(starts + sizes, sizes)
-    p_idx, q_idx = _expand(np.arange(u.size) + 1, group_end - np.arange(u.size) - 1)
-    items = ri[order]
-    a, b = items[p_idx], items[q_idx]
-    keep = a != b
-    s = sim(a[keep], b[keep])
-    pair_user = u[p_idx[keep]]
     n_users = int(u.max(initial=-1)) + 1
-    count = np.bincount(pair_user, minlength=n_users)
-    total = np.bincount(pair_user, weights=s, minlength=n_users)
+    items = ri[order]
+    total: np.ndarray
+    count: np.ndarray
+    if sim is None and not ((tu < 0).any() or (ti < 0).any() or (u < 0).any() or (items < 0).any()):
+        # co-occurrence cosines: the pairs enumerated and summed user by user in C++, in the order below
+        t_order = np.argsort(tu, kind="stable")
+        t_indptr = np.zeros(n_users + 1 if tu.size == 0 else max(n_users, int(tu.max()) + 1) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(tu, minlength=t_indptr.size - 1), out=t_indptr[1:])
+        r_indptr = np.zeros(n_users + 1, dtype=np.int64)
+        np.cumsum(np.bincount(u, minlength=n_users), out=r_indptr[1:])
+        total, count = _core.cooccurrence_pair_sums(
+            t_indptr,
+            np.ascontiguousarray(ti[t_order], dtype=np.int64),
+            r_indptr,
+            np.ascontiguousarray(items, dtype=np.int64),
+            max(int(n_items), 1),
+            0,
+        )
+    else:
+        if sim is None:  # NaN ids (code -1): the general path
+            sim, tu, ru, ti, ri = _similarity(
+                train_df, reco_df, item_feature_df, item_sim_measure, col_item_features, col_user, col_item
+            )
+        group_end = np.repeat(starts + sizes, sizes)
+        p_idx, q_idx = _expand(np.arange(u.size) + 1, group_end - np.arange(u.size) - 1)
+        a, b = items[p_idx], items[q_idx]
+        keep = a != b
+        s = sim(a[keep], b[keep])
+        pair_user = u[p_idx[keep]]
+        count = np.bincount(pair_user, minlength=n_users)
+        total = np.bincount(pair_user, weights=s, minlength=n_users)
     has = np.flatnonzero(count > 0)
     first_row = np.full(n_users, -1, np.int64)
     first_row[u[::-1]] = order[::-1]  # a row of each user (any: they share the label)
@@ -904,22 +930,49 @@ def user_item_serendipity(
 
     _check_beyond(train_df, reco_df, col_user, col_item)
     _check_sim(item_feature_df, item_sim_measure, col_item, col_item_features, col_relevance, reco_df)
-    sim, tu, ru, ti, ri = _similarity(
-        train_df, reco_df, item_feature_df, item_sim_measure, col_item_features, col_user, col_item
-    )
+    cooc = item_sim_measure == "item_cooccurrence_count"
+    if cooc:
+        tu, ru, ti, ri, _fi, n_items = _codes(train_df, reco_df, col_user, col_item, None, col_item_features)
+        n_items = max(int(n_items), 1)
+    else:
+        sim, tu, ru, ti, ri = _similarity(
+            train_df, reco_df, item_feature_df, item_sim_measure, col_item_features, col_user, col_item
+        )
+        n_items = sim.n_items
     n_users = int(max(tu.max(initial=-1), ru.max(initial=-1))) + 1
     t_order = np.argsort(tu, kind="stable")
     t_count = np.bincount(tu, minlength=n_users)
-    t_start = np.cumsum(t_count) - t_count
-    r_idx, t_pos = _expand(t_start[ru], t_count[ru])
-    s = sim(ri[r_idx], ti[t_order[t_pos]])
     # mean similarity per (user, item) of reco_df: repeated rows of one pair share it, as a groupby on the pair
-    pair_key = pd.factorize(ru.astype(np.int64) * (sim.n_items + 1) + ri)[0]
-    total = np.bincount(pair_key[r_idx], weights=s, minlength=pair_key.max(initial=-1) + 1)
-    count = np.bincount(pair_key[r_idx], minlength=pair_key.max(initial=-1) + 1)
+    pair_key = pd.factorize(ru.astype(np.int64) * (n_items + 1) + ri)[0]
+    n_keys = int(pair_key.max(initial=-1)) + 1
     has_train = t_count[ru] > 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        avg = total[pair_key] / count[pair_key]
+    negative = (tu < 0).any() or (ti < 0).any() or (ru < 0).any() or (ri < 0).any()
+    if cooc and not negative and n_keys == ru.size:
+        # one row per (user, item): its sum over the user's train rows in C++, added in the same order
+        t_indptr = np.zeros(n_users + 1, dtype=np.int64)
+        np.cumsum(t_count, out=t_indptr[1:])
+        row_sum = _core.cooccurrence_row_sums(
+            t_indptr,
+            np.ascontiguousarray(ti[t_order], dtype=np.int64),
+            np.ascontiguousarray(ru, dtype=np.int64),
+            np.ascontiguousarray(ri, dtype=np.int64),
+            n_items,
+            0,
+        )
+        with np.errstate(invalid="ignore", divide="ignore"):
+            avg = row_sum / t_count[ru]
+    else:
+        if cooc:  # NaN ids (code -1) or a repeated (user, item) row: the general path
+            sim, tu, ru, ti, ri = _similarity(
+                train_df, reco_df, item_feature_df, item_sim_measure, col_item_features, col_user, col_item
+            )
+        t_start = np.cumsum(t_count) - t_count
+        r_idx, t_pos = _expand(t_start[ru], t_count[ru])
+        s = sim(ri[r_idx], ti[t_order[t_pos]])
+        total = np.bincount(pair_key[r_idx], weights=s, minlength=n_keys)
+        count = np.bincount(pair_key[r_idx], minlength=n_keys)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            avg = total[pair_key] / count[pair_key]
     if col_relevance is None:
         rel = np.ones(len(reco_df))
     else:
