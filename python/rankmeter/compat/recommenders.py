@@ -664,8 +664,8 @@ def ndcg_at_k(
 
 
 def _check_beyond(train_df: Any, reco_df: Any, col_user: str, col_item: str) -> Optional[tuple]:
-    """The original's checks, in its order. Returns ``(reco item codes, item labels)`` when the item columns
-    were coded here (ids that are not ints; NaN: code -1), else None."""
+    """The original's checks, in its order. Returns ``(train item codes, reco item codes, item labels)`` when
+    the item columns were coded here (ids that are not ints; NaN: code -1), else None."""
     if not _has_columns(train_df, [col_user, col_item]):
         raise ValueError("Missing columns in train_df DataFrame")
     if not _has_columns(reco_df, [col_user, col_item]):
@@ -691,7 +691,7 @@ def _check_beyond(train_df: Any, reco_df: Any, col_user: str, col_item: str) -> 
     if items is None:
         parts, item_labels = _codes_of(train_df[col_item], reco_df[col_item], labels=True)  # NaN: -1 on both sides
         items = tuple(parts)
-        coded = (parts[1], item_labels)
+        coded = (parts[0], parts[1], item_labels)
     ti, ri = (np.ascontiguousarray(x, dtype=np.int64) for x in items)
     tu, ru = (np.ascontiguousarray(x, dtype=np.int64) for x in (tu, ru))
     if tu.size and ru.size and _core.pairs_overlap(tu, ti, ru, ri, int(n_users), 0):
@@ -1072,24 +1072,33 @@ def catalog_coverage(
     train_df: Any, reco_df: Any, col_user: str = DEFAULT_USER_COL, col_item: str = DEFAULT_ITEM_COL
 ) -> float:
     """Distinct recommended items (also those outside train) / distinct train items."""
-    _check_beyond(train_df, reco_df, col_user, col_item)
+    coded = _check_beyond(train_df, reco_df, col_user, col_item)
+    if coded is not None and _string_codes(coded, reco_df[col_item]):
+        # string ids: the distinct item codes of the check on each side (NaN, code -1, is not counted)
+        ti, ri, labels = coded
+        distinct = [np.count_nonzero(np.bincount(c[c >= 0], minlength=len(labels))) for c in (ri, ti)]
+        return distinct[0] / distinct[1]  # ZeroDivisionError without a train item, as the original
     return reco_df[col_item].nunique() / train_df[col_item].nunique()
+
+
+def _string_codes(coded: tuple, col: Any) -> bool:
+    """Whether the ids that ``_check_beyond`` coded are strings (a string dtype, or objects that are all strings),
+    where counting codes is counting the distinct ids as pandas does."""
+    import pandas as pd
+
+    return isinstance(col.dtype, pd.StringDtype) or (
+        col.dtype == object and pd.api.types.infer_dtype(coded[2], skipna=False) == "string"
+    )
 
 
 def distributional_coverage(
     train_df: Any, reco_df: Any, col_user: str = DEFAULT_USER_COL, col_item: str = DEFAULT_ITEM_COL
 ) -> float:
     """Entropy (bits) of the recommended items' share of the reco_df rows."""
-    import pandas as pd
-
     coded = _check_beyond(train_df, reco_df, col_user, col_item)
-    col = reco_df[col_item]
-    if coded is not None and (
-        isinstance(col.dtype, pd.StringDtype)
-        or (col.dtype == object and pd.api.types.infer_dtype(coded[1], skipna=False) == "string")
-    ):
+    if coded is not None and _string_codes(coded, reco_df[col_item]):
         # string ids: the item codes of the check, counted, in the order of the sorted ids (groupby's order)
-        ri, labels = coded
+        _ti, ri, labels = coded
         counts = np.bincount(ri[ri >= 0], minlength=len(labels))[np.argsort(np.asarray(labels, dtype=object))]
         sizes = counts[counts > 0]
     else:
