@@ -52,6 +52,13 @@ EDGES = {
         ks=(1, 3),
         train=[["a", "z"], ["b", "y"], ["d", "x"], ["d", "y"]],
     ),
+    # string ids whose train rows are all recommended: train_df is empty, so catalog_coverage divides by 0
+    # distinct train items (ZeroDivisionError in both) and the other beyond-accuracy functions see no history
+    "empty_train_string_ids": _case(
+        [["a", "x", 1.0]],
+        {"a": [("x", 0.9), ("y", 0.8)], "b": [("x", 0.4)]},
+        train=[["a", "x"], ["b", "x"]],
+    ),
     # ratings 0 and negative with score_type 'raw'/'exp': gains as Recommenders takes them (0/0 users left out)
     "non_positive_ratings": _case([[1, 10, 0.0], [1, 11, -1.0], [2, 12, 2.0]], {1: [(10, 0.9)], 2: [(12, 0.5)]}),
     # no user in both tables: Recommenders' own behaviour (raises for some functions)

@@ -1076,7 +1076,7 @@ def catalog_coverage(
     if coded is not None and _string_codes(coded, reco_df[col_item]):
         # string ids: the distinct item codes of the check on each side (NaN, code -1, is not counted)
         ti, ri, labels = coded
-        distinct = [np.count_nonzero(np.bincount(c[c >= 0], minlength=len(labels))) for c in (ri, ti)]
+        distinct = [int(np.count_nonzero(np.bincount(c[c >= 0], minlength=len(labels)))) for c in (ri, ti)]
         return distinct[0] / distinct[1]  # ZeroDivisionError without a train item, as the original
     return reco_df[col_item].nunique() / train_df[col_item].nunique()
 
@@ -1099,7 +1099,8 @@ def distributional_coverage(
     if coded is not None and _string_codes(coded, reco_df[col_item]):
         # string ids: the item codes of the check, counted, in the order of the sorted ids (groupby's order)
         _ti, ri, labels = coded
-        counts = np.bincount(ri[ri >= 0], minlength=len(labels))[np.argsort(np.asarray(labels, dtype=object))]
+        # the labels' own argsort: Arrow's sort for Arrow strings (code point order, as Python's)
+        counts = np.bincount(ri[ri >= 0], minlength=len(labels))[np.asarray(labels.argsort())]
         sizes = counts[counts > 0]
     else:
         sizes = reco_df.groupby(col_item).size().to_numpy()
