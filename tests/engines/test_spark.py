@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import math
+import os
 import warnings
 from typing import Any, cast
 
@@ -46,16 +47,25 @@ def _start(kind: str):
     if kind == "classic":
         return local_spark("rankmeter-tests", shuffle_partitions=4)
     # remote("local[...]") starts a Spark Connect server inside this process and connects to it; it refuses
-    # to start beside a classic session, so the classic one is stopped first (tests are grouped by kind)
+    # to start beside a classic session, so the classic one is stopped first (tests are grouped by kind).
+    # SPARK_TESTING makes pyspark bind that server to a free port and the client ask the server for it: without
+    # it every server takes port 15002, and two test processes (pytest-xdist workers) starting one each collide
     return SparkSession.builder.remote("local[2]").config("spark.sql.shuffle.partitions", "4").getOrCreate()
 
 
 @pytest.fixture(scope="module", params=["classic", "connect"])
 def spark(request):
-    s = _start(request.param)
-    s.rankmeter_kind = request.param
-    yield s
-    s.stop()
+    set_testing = request.param == "connect" and "SPARK_TESTING" not in os.environ
+    if set_testing:
+        os.environ["SPARK_TESTING"] = "1"
+    try:
+        s = _start(request.param)
+        s.rankmeter_kind = request.param
+        yield s
+        s.stop()
+    finally:
+        if set_testing:
+            os.environ.pop("SPARK_TESTING", None)
 
 
 @pytest.fixture
