@@ -248,8 +248,9 @@ def test_auc_scores_rejects_bad_input_before_work():
 
 @st.composite
 def long_matrix_case(draw):
-    """Rows long enough for the vector body, its chunks and a tail (16..2,200 columns), 0-20 positives (so 1-15
-    score levels take the one-search path and 16+ the counting path), scores with many ties or none."""
+    """Rows long enough for the vector body, its chunks and a tail (16..2,200 columns), 0-40 positives (so 1-15
+    score levels take the one-search path over one register, 16-31 over two, 32+ the counting path), scores with
+    many ties (levels holding several positives) or none (one positive per level)."""
     n_users = draw(st.integers(1, 3))
     n_cols = draw(st.sampled_from([16, 17, 47, 64, 129, 2048, 2063, 2200]))
     dtype = draw(st.sampled_from([np.float32, np.float64]))
@@ -260,13 +261,13 @@ def long_matrix_case(draw):
         S = rng.standard_normal((n_users, n_cols)).astype(dtype)
     truth = {}
     for u in range(n_users):
-        n_pos = draw(st.integers(0, 20))
+        n_pos = draw(st.integers(0, 40))
         ids = rng.choice(n_cols + 2, size=min(n_pos, n_cols + 2), replace=False)  # n_cols..: no column
         truth[u] = {int(i): float(draw(st.sampled_from([0.0, 1.0, 2.0]))) for i in ids}
     return S, truth
 
 
-@settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(long_matrix_case())
 def test_auc_scores_on_long_rows_match_the_reference_on_every_kernel_path(case):
     S, truth = case

@@ -321,8 +321,9 @@ inline Status auc_values(const AucInput& in, int64_t k, double max_fpr, AucTies 
 // le_l = #{j : s_j <= v_l}. The negatives below level l are nb_l = lt_l - Σ_{l'<l} c_l', those tied with it
 // ne_l = le_l - lt_l - c_l, and
 //   2 P N AUC = Σ_l c_l (2 nb_l + w ne_l)   (w: 1 for ties="half", 0 "strict", 2 "optimistic"),
-// the same integer as the tie-group walk of the ranked row (so the same AUC bits). O(n L) compares per row, in
-// L1-sized chunks the compiler vectorises (AVX2 where the CPU has it). The ROC vertices for a partial AUC are
+// the same integer as the tie-group walk of the ranked row (so the same AUC bits). On a float32 row with 1-31
+// levels where the CPU has AVX-512: one binary search per score (weighted_row_avx512); else O(n L) compares per
+// row, in L1-sized chunks the compiler vectorises (AVX2 where the CPU has it). The ROC vertices for a partial AUC are
 // the levels and the negatives between them. A non-finite score is an error (Code::bad_score, the lowest row and
 // then column). Truth codes: a column index, or any code outside [0, n_cols) for a relevant item that is not a
 // column (counted in rel, no candidate).
@@ -355,16 +356,21 @@ inline int64_t count_chunk_generic(const T* x, int64_t len, const T* lv, int64_t
   return count_chunk_body(x, len, lv, L, lt, le);
 }
 
-// The whole-AUC numerator of a float row with 1 <= L <= 15 levels, in one search per score instead of 2L
+// The whole-AUC numerator of a float row with 1 <= L <= 31 levels, in one search per score instead of 2L
 // compares (AVX-512): with a(x) = #{l : v_l <= x} found by a branch-free binary search over the levels held in
-// one register (padded with +inf), x adds S2[a] = 2 sum_{l >= a} c_l (the levels above it, both compares true)
-// plus C[a-1] when x equals v_{a-1} (its tie: only the <= compare true), with C = w c (w: what a tied pair adds,
-// 1 for ties="half", 0 "strict", 2 "optimistic"). The sum over the row is W = sum_l c_l (2 lt_l + w (le_l - lt_l)),
-// the same integer as the counts give (so the same AUC bits). Lanes add in int32 within a chunk of kChunk scores
+// one register (NL = 16 slots, L <= 15) or two (NL = 32, L <= 31), padded with +inf, x adds S2[a] = 2 sum_{l >= a}
+// c_l (the levels above it, both compares true) plus C[a-1] when x equals v_{a-1} (its tie: only the <= compare
+// true), with C = w c (w: what a tied pair adds, 1 for ties="half", 0 "strict", 2 "optimistic"). The sum over the
+// row is W = sum_l c_l (2 lt_l + w (le_l - lt_l)), the same integer as the counts give (so the same AUC bits).
+// Each search step compares x with a level picked by a table lookup from a table shifted by the step (no index
+// arithmetic), the first two steps with a broadcast and a blend. Where every level holds one positive (`unit`,
+// the usual case) S2[a] = 2 (L - a) and C[a-1] = w: the loop sums a and counts the ties, and W = 2 L m - 2 sum a
+// + w ties over its m scores, with no lookup of S2 or C. Lanes add in int32 within a chunk of kChunk scores
 // (each score adds at most 2P, each lane at most kChunk / 16 * 2P < 2^31 for P <= kFastMaxPos), then in int64.
 // Sets *bad when a score is not finite.
-constexpr int64_t kFastMaxLevels = 15;
+constexpr int64_t kFastMaxLevels = 31;
 constexpr int64_t kFastMaxPos = int64_t{1} << 22;
+constexpr int64_t kPrefetchAhead = 1024;  // scores (4 KiB) read ahead of the search
 #ifdef RANKMETER_TOPK_AVX2
 inline bool fast_avx512_enabled() {
   const char* env = std::getenv("RANKMETER_SIMD");
@@ -372,48 +378,98 @@ inline bool fast_avx512_enabled() {
   return !is("0") && !is("avx2") && __builtin_cpu_supports("avx512f");
 }
 
-__attribute__((target("avx512f"))) inline int64_t weighted_row_avx512(const float* x, int64_t n, const float* lv16,
-                                                                      const int32_t* s2, const int32_t* c16,
-                                                                      bool* bad) {
-  const __m512 lv = _mm512_loadu_ps(lv16);
-  const __m512i S2 = _mm512_loadu_si512(s2), C = _mm512_loadu_si512(c16);
-  const __m512 l7 = _mm512_set1_ps(lv16[7]);
-  const __m512i i3 = _mm512_set1_epi32(3), i1 = _mm512_set1_epi32(1), i8 = _mm512_set1_epi32(8);
-  const __m512i i4 = _mm512_set1_epi32(4), i2 = _mm512_set1_epi32(2);
+// A table of NL (16 or 32) entries looked up by the index lanes: one register (16) or two (32).
+template <int NL>
+struct Lookup16or32 {
+  __m512 lo, hi;
+  __m512i ilo, ihi;
+  __attribute__((target("avx512f"))) static Lookup16or32 load(const float* f, const int32_t* k) {
+    Lookup16or32 t;
+    t.lo = _mm512_loadu_ps(f);
+    t.hi = NL == 32 ? _mm512_loadu_ps(f + 16) : t.lo;
+    t.ilo = k ? _mm512_loadu_si512(k) : _mm512_setzero_si512();
+    t.ihi = k && NL == 32 ? _mm512_loadu_si512(k + 16) : t.ilo;
+    return t;
+  }
+  __attribute__((target("avx512f"))) __m512 ps(__m512i idx) const {
+    if constexpr (NL == 16) return _mm512_permutexvar_ps(idx, lo);
+    return _mm512_permutex2var_ps(lo, idx, hi);
+  }
+  __attribute__((target("avx512f"))) __m512i epi32(__m512i idx) const {
+    if constexpr (NL == 16) return _mm512_permutexvar_epi32(idx, ilo);
+    return _mm512_permutex2var_epi32(ilo, idx, ihi);
+  }
+};
+
+// lv: NL ascending levels (padded with +inf), s2/cw: NL entries (S2 and C above); L the real levels.
+template <int NL, bool Unit>
+__attribute__((target("avx512f"))) inline int64_t weighted_row_avx512(const float* x, int64_t n, const float* lv,
+                                                                      const int32_t* s2, const int32_t* cw, int64_t L,
+                                                                      int64_t w_tie, bool* bad) {
+  constexpr int H = NL / 2;  // the first step's size
+  // shifted tables: step k compares x with lv[a + k - 1]; the tie check with lv[a - 1] (NaN at a = 0: never equal)
+  alignas(64) float t4[NL], t2[NL], t1[NL], t0[NL];
+  alignas(64) int32_t c0[NL];
+  for (int i = 0; i < NL; ++i) {
+    t4[i] = lv[std::min(i + 3, NL - 1)];
+    t2[i] = lv[std::min(i + 1, NL - 1)];
+    t1[i] = lv[i];
+    t0[i] = i > 0 ? lv[i - 1] : std::numeric_limits<float>::quiet_NaN();
+    c0[i] = i > 0 ? cw[i - 1] : 0;
+  }
+  using Tab = Lookup16or32<NL>;
+  const Tab T4 = Tab::load(t4, nullptr), T2 = Tab::load(t2, nullptr), T1 = Tab::load(t1, nullptr),
+            T0 = Tab::load(t0, c0), TS = Tab::load(t1, s2);
+  // steps of size H and H / 2: a broadcast and a blend of two broadcasts; then 4 (NL = 32), 2 and 1 by lookups
+  const __m512 Lh = _mm512_set1_ps(lv[H - 1]), Lq0 = _mm512_set1_ps(lv[H / 2 - 1]),
+               Lq1 = _mm512_set1_ps(lv[H + H / 2 - 1]);
+  const __m512i iH = _mm512_set1_epi32(H), iQ = _mm512_set1_epi32(H / 2), i4 = _mm512_set1_epi32(4),
+                i2 = _mm512_set1_epi32(2), i1 = _mm512_set1_epi32(1);
   const __m512i absmask = _mm512_set1_epi32(0x7fffffff);
-  __m512i acc64 = _mm512_setzero_si512(), maxbits = _mm512_setzero_si512();
-  bool notok = false;
+  __m512i acc64 = _mm512_setzero_si512(), tie64 = _mm512_setzero_si512(), maxbits = _mm512_setzero_si512();
   int64_t j = 0;
   while (j + 16 <= n) {
     const int64_t end = std::min(n, j + kChunk) & ~int64_t{15};
-    __m512i acc = _mm512_setzero_si512();
+    __m512i acc = _mm512_setzero_si512(), ties = _mm512_setzero_si512();
     for (; j < end; j += 16) {
+      // the line 4 KiB ahead fetched now: the hardware prefetcher alone keeps too few lines in flight for this
+      // loop, which then waits on memory (a prefetch past the row's end or the matrix's never faults)
+      _mm_prefetch(reinterpret_cast<const char*>(x + j + kPrefetchAhead), _MM_HINT_T0);
       const __m512 v = _mm512_loadu_ps(x + j);
       maxbits = _mm512_max_epu32(maxbits, _mm512_and_si512(_mm512_castps_si512(v), absmask));  // |x| as bits
-      __m512i a = _mm512_maskz_mov_epi32(_mm512_cmp_ps_mask(l7, v, _CMP_LE_OQ), i8);
-      __m512 t = _mm512_permutexvar_ps(_mm512_add_epi32(a, i3), lv);
-      a = _mm512_mask_add_epi32(a, _mm512_cmp_ps_mask(t, v, _CMP_LE_OQ), a, i4);
-      t = _mm512_permutexvar_ps(_mm512_add_epi32(a, i1), lv);
-      a = _mm512_mask_add_epi32(a, _mm512_cmp_ps_mask(t, v, _CMP_LE_OQ), a, i2);
-      t = _mm512_permutexvar_ps(a, lv);
-      a = _mm512_mask_add_epi32(a, _mm512_cmp_ps_mask(t, v, _CMP_LE_OQ), a, i1);
-      acc = _mm512_add_epi32(acc, _mm512_permutexvar_epi32(a, S2));
-      // a tie with the level below: index a - 1 (a = 0 wraps to 15, +inf: no finite score equals it)
-      const __m512i am1 = _mm512_sub_epi32(a, i1);
-      const __mmask16 eq = _mm512_cmp_ps_mask(_mm512_permutexvar_ps(am1, lv), v, _CMP_EQ_OQ);
-      if (eq) acc = _mm512_mask_add_epi32(acc, eq, acc, _mm512_permutexvar_epi32(am1, C));
+      const __mmask16 m1 = _mm512_cmp_ps_mask(Lh, v, _CMP_LE_OQ);
+      __m512i a = _mm512_maskz_mov_epi32(m1, iH);
+      const __m512 q = _mm512_mask_blend_ps(m1, Lq0, Lq1);
+      a = _mm512_mask_add_epi32(a, _mm512_cmp_ps_mask(q, v, _CMP_LE_OQ), a, iQ);
+      if constexpr (NL == 32) a = _mm512_mask_add_epi32(a, _mm512_cmp_ps_mask(T4.ps(a), v, _CMP_LE_OQ), a, i4);
+      a = _mm512_mask_add_epi32(a, _mm512_cmp_ps_mask(T2.ps(a), v, _CMP_LE_OQ), a, i2);
+      a = _mm512_mask_add_epi32(a, _mm512_cmp_ps_mask(T1.ps(a), v, _CMP_LE_OQ), a, i1);
+      const __mmask16 eq = _mm512_cmp_ps_mask(T0.ps(a), v, _CMP_EQ_OQ);
+      if constexpr (Unit) {
+        acc = _mm512_add_epi32(acc, a);
+        ties = _mm512_mask_add_epi32(ties, eq, ties, i1);
+      } else {
+        acc = _mm512_add_epi32(acc, TS.epi32(a));
+        acc = _mm512_mask_add_epi32(acc, eq, acc, T0.epi32(a));
+      }
     }
     acc64 = _mm512_add_epi64(acc64, _mm512_cvtepi32_epi64(_mm512_castsi512_si256(acc)));
     acc64 = _mm512_add_epi64(acc64, _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(acc, 1)));
+    if constexpr (Unit) {
+      tie64 = _mm512_add_epi64(tie64, _mm512_cvtepi32_epi64(_mm512_castsi512_si256(ties)));
+      tie64 = _mm512_add_epi64(tie64, _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(ties, 1)));
+    }
   }
   int64_t w = _mm512_reduce_add_epi64(acc64);
+  if constexpr (Unit) w = 2 * L * j - 2 * w + w_tie * _mm512_reduce_add_epi64(tie64);  // the j scores read so far
+  bool notok = false;
   for (; j < n; ++j) {  // the last < 16 scores
     const float v = x[j];
     if (!(std::abs(v) <= std::numeric_limits<float>::max())) notok = true;
     int a = 0;
-    while (a < 15 && lv16[a] <= v) ++a;
+    while (a < NL - 1 && lv[a] <= v) ++a;
     w += s2[a];
-    if (a > 0 && lv16[a - 1] == v) w += c16[a - 1];
+    if (a > 0 && lv[a - 1] == v) w += cw[a - 1];
   }
   // a finite float's |x| bits are at most those of FLT_MAX (0x7f7fffff); inf and NaN are above
   *bad = notok || _mm512_reduce_max_epu32(maxbits) > 0x7f7fffffu;
@@ -447,6 +503,11 @@ inline Status auc_matrix(const T* S, int64_t n_cols, const int64_t* rowmap, int6
   [[maybe_unused]] const bool fast = auc_detail::fast_avx512_enabled();
 #endif
   std::vector<Status> tstatus(static_cast<size_t>(T_));
+  // The positives' scores of every user are read first, in a pass of their own: read at the start of each row
+  // while the other rows stream in, these scattered reads wait behind the stream (about a sixth of the pass on a
+  // large float32 matrix), and a prefetch does not help; on their own they overlap one another.
+  const int64_t t0 = truth.indptr[0];
+  std::vector<T> pscore(static_cast<size_t>(truth.indptr[n_users] - t0));  // user u's at indptr[u] - t0 on
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp parallel num_threads(T_)
 #endif
@@ -457,7 +518,7 @@ inline Status auc_matrix(const T* S, int64_t n_cols, const int64_t* rowmap, int6
     std::vector<int64_t> c, lt, le;
     std::vector<std::pair<int64_t, int64_t>> groups;
 #ifdef RANKMETER_HAVE_OPENMP
-#pragma omp for schedule(dynamic, 4)
+#pragma omp for schedule(static)
 #endif
     for (int64_t u = 0; u < n_users; ++u) {
       const T* row = S + rowmap[u] * n_cols;
@@ -466,14 +527,22 @@ inline Status auc_matrix(const T* S, int64_t n_cols, const int64_t* rowmap, int6
         if (truth.relevant(truth.grade(p))) pv.push_back(truth.items[p]);
       std::sort(pv.begin(), pv.end());
       pv.erase(std::unique(pv.begin(), pv.end()), pv.end());
-      const int64_t R = static_cast<int64_t>(pv.size());
-      lv.clear();
+      T* out = pscore.data() + (truth.indptr[u] - t0);
+      int64_t P = 0;
       for (int64_t it : pv)
-        if (it >= 0 && it < n_cols) lv.push_back(row[it]);
-      const int64_t P = static_cast<int64_t>(lv.size()), N = n_cols - P;
-      rel[u] = R;
+        if (it >= 0 && it < n_cols) out[P++] = row[it];
+      rel[u] = static_cast<int64_t>(pv.size());
       pos[u] = P;
-      neg[u] = N;
+      neg[u] = n_cols - P;
+    }  // (the implicit barrier: every user's scores are read)
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(dynamic, 64)
+#endif
+    for (int64_t u = 0; u < n_users; ++u) {
+      const T* row = S + rowmap[u] * n_cols;
+      const int64_t P = pos[u], N = neg[u];
+      const T* ps = pscore.data() + (truth.indptr[u] - t0);
+      lv.assign(ps, ps + P);
       std::sort(lv.begin(), lv.end());  // a NaN among them: found by the pass below
       c.clear();
       int64_t L = 0;
@@ -493,18 +562,24 @@ inline Status auc_matrix(const T* S, int64_t n_cols, const int64_t* rowmap, int6
 #ifdef RANKMETER_TOPK_AVX2
       if constexpr (std::is_same_v<T, float>) {
         if (fast && !partial && P > 0 && N > 0 && L <= auc_detail::kFastMaxLevels && P <= auc_detail::kFastMaxPos) {
-          float lv16[16];
-          int32_t s2[16], c16[16];
+          float lv32[32];
+          int32_t s2[32], cw[32];
           int64_t above = 0;  // 2 x the positives at levels >= a
-          for (int64_t a = 15; a >= 0; --a) {
-            lv16[a] = a < L ? lv[a] : std::numeric_limits<float>::infinity();
+          bool unit = true;   // every level holds one positive
+          for (int64_t a = 31; a >= 0; --a) {
+            lv32[a] = a < L ? lv[a] : std::numeric_limits<float>::infinity();
             const int64_t ca = a < L ? c[a] : 0;
-            c16[a] = static_cast<int32_t>(tw * ca);  // a tie adds w c: at most 2 P per score, as S2
+            unit = unit && (a >= L || ca == 1);
+            cw[a] = static_cast<int32_t>(tw * ca);  // a tie adds w c: at most 2 P per score, as S2
             above += 2 * ca;
             s2[a] = static_cast<int32_t>(above);
           }
           bool b = false;
-          const int64_t w = auc_detail::weighted_row_avx512(row, n_cols, lv16, s2, c16, &b);
+          using auc_detail::weighted_row_avx512;
+          const int64_t w = L <= 15 ? (unit ? weighted_row_avx512<16, true>(row, n_cols, lv32, s2, cw, L, tw, &b)
+                                            : weighted_row_avx512<16, false>(row, n_cols, lv32, s2, cw, L, tw, &b))
+                                    : (unit ? weighted_row_avx512<32, true>(row, n_cols, lv32, s2, cw, L, tw, &b)
+                                            : weighted_row_avx512<32, false>(row, n_cols, lv32, s2, cw, L, tw, &b));
           bad = b;
           // minus the positives' own terms: sum_l c_l (2 below_l + tw c_l)
           __int128 own = 0;
