@@ -13,7 +13,7 @@ from ._version import __version__
 from .compare import Comparison, compare
 from .compare import ci as _ci
 from .compare import plot_result as _plot_result
-from .evaluation import PRESETS, AgreementResult, Result, agreement, evaluate, partial
+from .evaluation import PRESETS, AgreementResult, AgreementState, Result, agreement, evaluate, partial
 from .evaluation._auc_matrix import auc_scores
 from .evaluation._bias_disparity import bias_disparity  # bias disparity (ee)
 from .evaluation._expected_exposure import ExpectedExposureResult, expected_exposure  # expected exposure (ee)
@@ -68,6 +68,7 @@ __all__ = [
     "partial",
     "agreement",
     "AgreementResult",
+    "AgreementState",
     "fuse",
     "optimize_fusion",
     "train_fusion",

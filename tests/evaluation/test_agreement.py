@@ -283,3 +283,79 @@ def test_rbo_ext_is_one_when_the_shorter_list_begins_the_longer_and_never_below_
     ext, low = res.per_user[f"rbo(p={p})"], res.per_user[f"rbo(p={p}, variant=min)"]
     assert ext[0] == pytest.approx(1.0, abs=1e-12)
     assert (low <= ext + 1e-12).all() and (ext <= 1 + 1e-12).all()
+
+
+# --------------------------------------------------------------------------- exact merges of user batches
+def _merge_names() -> list[str]:
+    """Every agreement metric of AGREEMENT_METRICS, with each option value of METRICS, at a cutoff and (where the
+    metric allows) without one."""
+    names = [_name(n, 3, o) for n, o in METRICS] + [_name(n, None, o) for n, o in METRICS if n != "unexpectedness"]
+    return [*names, "intersection(ref_k=5)@3"]
+
+
+def test_every_agreement_metric_is_in_the_merge_test():
+    from rankmeter.evaluation._agreement import AGREEMENT_METRICS, parse_agreement
+
+    covered = {parse_agreement(n).name for n in _merge_names()}
+    assert set(AGREEMENT_METRICS) <= covered, (
+        f"agreement metrics missing from the merge test: {set(AGREEMENT_METRICS) - covered}"
+    )
+
+
+def _bits(x: float) -> str:
+    return "nan" if math.isnan(x) else x.hex()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(run_pairs(), st.sampled_from(["empty", "skip", "run_a"]), st.integers(1, 4), st.randoms(use_true_random=False))
+def test_merged_states_of_user_batches_equal_one_call_bit_for_bit(pair, missing, n_batches, rnd):
+    a, b = pair
+    names = _merge_names()
+    one = rm.agreement(a, b, names, missing=missing, threads=2)
+    users = list(dict.fromkeys([*a, *b]))
+    rnd.shuffle(users)
+    batches = [users[i::n_batches] for i in range(n_batches)]
+    states = []
+    for batch in batches:
+        ba = {u: a[u] for u in batch if u in a}
+        bb = {u: b[u] for u in batch if u in b}
+        if not ba and not bb:
+            continue
+        states.append(rm.agreement(ba, bb, names, missing=missing, threads=rnd.choice([1, 2])).state)
+    if not states:
+        return
+    rnd.shuffle(states)  # any order
+    merged = rm.AgreementState.merge_all(states)
+    folded = states[0]
+    for s in states[1:]:
+        folded = folded.merge(s)
+    for got in (merged, folded):
+        assert {k: _bits(v) for k, v in got.finalize().items()} == {k: _bits(one[k]) for k in names}
+        assert [got.counts[got.keys[n]] for n in names] == [one.counts[n] for n in names]
+        assert got.meta == one.meta
+        assert sorted(map(str, got.users.tolist())) == sorted(map(str, one.users.tolist()))
+    assert {k: _bits(v) for k, v in one.state.finalize().items()} == {k: _bits(one[k]) for k in names}
+
+
+def test_agreement_states_refuse_a_user_in_two_states_and_different_metrics():
+    s1 = rm.agreement({"u": ["a", "b"]}, {"u": ["b"]}, ["overlap@2"]).state
+    s2 = rm.agreement({"u": ["a"]}, {"u": ["a"]}, ["overlap@2"]).state
+    with pytest.raises(ValueError, match="'u'"):
+        s1.merge(s2)
+    s3 = rm.agreement({"v": ["a"]}, {"v": ["a"]}, ["jaccard@2"]).state
+    with pytest.raises(ValueError, match="different metrics"):
+        s1.merge(s3)
+    with pytest.raises(TypeError, match="AgreementState"):
+        s1.merge(object())  # type: ignore[arg-type]
+
+
+def test_an_agreement_state_survives_pickling_and_gives_means_by_either_name():
+    import pickle
+
+    res = rm.agreement({"u": ["a", "b", "c"], "v": ["x"]}, {"u": ["c", "a"], "v": []}, ["rbo(p=0.5)@3", "overlap@3"])
+    st_ = pickle.loads(pickle.dumps(res.state))
+    assert st_.finalize() == res.means
+    assert st_["rbo(p=0.5)@3"] == res["rbo(p=0.5)@3"] and st_["overlap@3"] == res["overlap@3"]
+    assert st_.merge(rm.agreement({"w": ["a"]}, {"w": ["a"]}, ["rbo(p=0.5)@3", "overlap@3"]).state)["overlap@3"] == (
+        (res["overlap@3"] * 2 + 1) / 3
+    )

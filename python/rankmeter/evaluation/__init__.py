@@ -8,7 +8,7 @@ small function per metric family), and aggregates exactly into a
 :class:`~rankmeter.State` and a :class:`Result`.
 """
 
-from ._agreement import AGREEMENT_METRICS, AgreementResult, agreement
+from ._agreement import AGREEMENT_METRICS, AgreementResult, AgreementState, agreement
 from ._beyond import context_needs
 from ._evaluate import evaluate, evaluate_with, partial, partial_with
 from ._options import COLUMNS, CONTEXT, CONVENTIONS, DEFAULTS, OPTION_NAMES, EvalOptions, option_field
@@ -19,6 +19,7 @@ __all__ = [
     "evaluate",
     "agreement",
     "AgreementResult",
+    "AgreementState",
     "AGREEMENT_METRICS",
     "partial",
     "evaluate_with",

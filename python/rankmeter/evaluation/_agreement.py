@@ -13,6 +13,7 @@ These metrics compare two runs, not a run with the truth, so they are not rows o
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import re
 from collections.abc import Iterable
@@ -22,7 +23,7 @@ from typing import Any, Optional, Union, cast
 import numpy as np
 
 from .. import _core
-from .._aggregate import exact_mean, limbs_to_int
+from .._aggregate import _as_key_ids, _check_kinds, _disjoint_union, exact_mean, limbs_to_int
 from .._options import resolve_threads
 from ..inputs import (
     RANX_TIES,
@@ -38,7 +39,7 @@ from ..inputs import (
 )
 from ..inputs._align import item_after_pad
 
-__all__ = ["agreement", "AgreementResult", "AGREEMENT_METRICS", "AgreementMetric", "parse_agreement"]
+__all__ = ["agreement", "AgreementResult", "AgreementState", "AGREEMENT_METRICS", "AgreementMetric", "parse_agreement"]
 
 
 # --------------------------------------------------------------------------- the table of agreement metrics
@@ -248,15 +249,26 @@ class AgreementResult:
     ``res[name]`` is the mean of a metric over the users with a value (the name as passed or its canonical
     form); ``res.per_user[name]`` the per-user values (float64, aligned with ``res.users``; NaN where the
     metric has no value for a user, see docs/metrics.md); ``res.counts[name]`` how many users have a value;
-    ``res.meta`` the user counts (``n_users``, ``n_only_a``, ``n_only_b``, ``n_left_out``).
+    ``res.meta`` the user counts (``n_users``, ``n_only_a``, ``n_only_b``, ``n_left_out``); ``res.state`` the
+    exact sums behind the means, an :class:`AgreementState` that merges with the states of other users.
     """
 
-    __slots__ = ("_names", "_key_to_col", "_values", "_means", "_counts", "users", "meta")
+    __slots__ = ("_names", "_key_to_col", "_values", "_means", "_counts", "_sums", "_canon", "users", "meta")
 
-    def __init__(self, names, key_to_col, values, means, counts, users, meta):
+    def __init__(self, names, key_to_col, values, means, counts, users, meta, sums=None, canon=None):
         self._names, self._key_to_col = names, key_to_col
         self._values, self._means, self._counts = values, means, counts
+        self._sums, self._canon = sums, canon
         self.users, self.meta = users, meta
+
+    @property
+    def state(self) -> AgreementState:
+        """The exact sums, counts, users and user counts of this result as a mergeable :class:`AgreementState`."""
+        if self._sums is None or self._canon is None:  # pragma: no cover - agreement() always gives them
+            raise ValueError("this result holds no exact sums")
+        return AgreementState(
+            self._canon, self._names, self._key_to_col, self._sums, self._counts, self.meta, self.users
+        )
 
     def _col(self, key: Any) -> int:
         if isinstance(key, str) and key in self._key_to_col:
@@ -322,6 +334,98 @@ class AgreementResult:
 
 
 # --------------------------------------------------------------------------- agreement
+class AgreementState:
+    """Mergeable, exact partial result of :func:`agreement` (``res.state``).
+
+    Per metric the exact sum of the per-user values (an integer in units of 2^-1074, as the means of
+    :func:`agreement` are taken) and how many users have a value, the user counts of ``res.meta`` and the
+    compared users' ids. States of disjoint sets of users merge exactly, in any order (``a.merge(b)``,
+    ``AgreementState.merge_all``), and ``finalize()`` gives the means one :func:`agreement` call over all those
+    users gives, bit for bit: run it on batches of users (each batch holding both runs' lists of its users) and
+    merge. A user in two merged states is a ``ValueError`` naming the user.
+    """
+
+    __slots__ = ("names", "asked", "keys", "sums", "counts", "meta", "_users")
+
+    def __init__(
+        self,
+        names: Any,
+        asked: Any,
+        keys: dict[str, int],
+        sums: Any,
+        counts: Any,
+        meta: dict[str, int],
+        users: np.ndarray,
+    ):
+        self.names = tuple(names)  # the canonical metric of each column
+        self.asked = tuple(asked)  # the names as the first call passed them
+        self.keys = dict(keys)  # a name as passed (or canonical) -> its column
+        self.sums = [int(x) for x in sums]
+        self.counts = [int(x) for x in counts]
+        self.meta = {k: int(v) for k, v in meta.items()}
+        self._users = _as_key_ids(np.asarray(users))
+
+    @property
+    def users(self) -> np.ndarray:
+        """The compared users' ids, sorted (int64, or str for any other id kind)."""
+        return np.sort(self._users, kind="stable")
+
+    def merge(self, other: AgreementState) -> AgreementState:
+        """A new state covering the users of both (they must be disjoint sets of users)."""
+        if not isinstance(other, AgreementState):
+            raise TypeError(f"`other` must be a rankmeter.AgreementState, got {type(other).__name__}")
+        return AgreementState.merge_all([self, other])
+
+    @staticmethod
+    def merge_all(states: Iterable[AgreementState]) -> AgreementState:
+        """Merge any number of states (at least one) of disjoint users, in one pass."""
+        states = list(states)
+        if not states:
+            raise ValueError("`states` is empty")
+        for st in states:
+            if not isinstance(st, AgreementState):
+                raise TypeError(f"`states` must hold rankmeter.AgreementState objects, got {type(st).__name__}")
+        first = states[0]
+        for st in states[1:]:
+            if st.names != first.names:
+                raise ValueError(
+                    f"cannot merge agreement states of different metrics: {list(first.names)} vs {list(st.names)}"
+                )
+            _check_kinds(first._users, st._users, "user")
+        users = _disjoint_union([st._users for st in states]) if len(states) > 1 else first._users
+        keys = dict(first.keys)
+        for st in states[1:]:
+            for k, c in st.keys.items():
+                keys.setdefault(k, c)
+        return AgreementState(
+            first.names,
+            first.asked,
+            keys,
+            [sum(st.sums[i] for st in states) for i in range(len(first.names))],
+            [sum(st.counts[i] for st in states) for i in range(len(first.names))],
+            {k: sum(st.meta.get(k, 0) for st in states) for k in first.meta},
+            users,
+        )
+
+    def finalize(self) -> dict[str, float]:
+        """``{name: mean}`` for the names as the (first) call passed them, exact: the means of one :func:`agreement`
+        call over all the merged users, bit for bit."""
+        return {k: exact_mean(self.sums[self.keys[k]], self.counts[self.keys[k]]) for k in self.asked}
+
+    def __getitem__(self, key: str) -> float:
+        """The exact mean of one metric (a name as passed or its canonical form)."""
+        if key not in self.keys:
+            with contextlib.suppress(TypeError, ValueError):
+                key = str(parse_agreement(key))
+        if key not in self.keys:
+            raise KeyError(f"{key!r} was not computed; available: {', '.join(self.asked)}")
+        c = self.keys[key]
+        return exact_mean(self.sums[c], self.counts[c])
+
+    def __repr__(self) -> str:
+        return f"AgreementState({list(self.names)}, users={self._users.size})"
+
+
 def agreement(
     run_a: Any,
     run_b: Any,
@@ -485,9 +589,12 @@ def agreement(
     n = users.size
     per = [values[c * n : (c + 1) * n] for c in range(len(cols))]
     counts = [int(x) for x in count]
-    means = [exact_mean(limbs_to_int(limbs[c]), counts[c]) for c in range(len(cols))]
+    sums = [limbs_to_int(limbs[c]) for c in range(len(cols))]
+    means = [exact_mean(sums[c], counts[c]) for c in range(len(cols))]
     meta = {"n_users": int(n), "n_only_a": int(n_only_a), "n_only_b": int(n_only_b), "n_left_out": int(n_left_out)}
-    return AgreementResult(list(dict.fromkeys(keys)), key_to_col, per, means, counts, users, meta)
+    return AgreementResult(
+        list(dict.fromkeys(keys)), key_to_col, per, means, counts, users, meta, sums, [str(m) for m in cols]
+    )
 
 
 def _duplicate_error(run: _Run, which: str, user: Any, cols: list, side: int) -> ValueError:
