@@ -61,14 +61,23 @@ class Report:
     known: dict = field(default_factory=dict)  # reason -> cases
     mismatches: list = field(default_factory=list)  # (case seed, label, user or "mean", ours, peer)
     seconds: float = 0.0
+    largest: float = 0.0  # the largest relative difference |ours - peer| / max(|ours|, |peer|) of finite values
+    exact: int = 0  # values compared that are equal (both NaN, or the same float)
+
+    def note(self, a: float, b: float) -> None:
+        """Record the difference of one compared pair (ours, peer)."""
+        if a == b or (a != a and b != b):
+            self.exact += 1
+        elif math.isfinite(a) and math.isfinite(b):
+            self.largest = max(self.largest, abs(a - b) / max(abs(a), abs(b)))
 
     def summary(self) -> str:
         errs = ", ".join(f"{k}: {v}" for k, v in sorted(self.peer_errors.items())) or "none"
         known = ", ".join(f"{k}: {v}" for k, v in sorted(self.known.items())) or "none"
         return (
             f"{self.peer}: seed {self.seed}, {self.cases} cases, {self.compared} values compared, "
-            f"{len(self.mismatches)} mismatches; peer raised on: {errs}; known (describe()): {known}; "
-            f"{self.seconds:.0f} s"
+            f"{len(self.mismatches)} mismatches; {self.exact} values identical, largest relative difference "
+            f"{self.largest:.1e}; peer raised on: {errs}; known (describe()): {known}; {self.seconds:.0f} s"
         )
 
 
@@ -133,11 +142,13 @@ def compare_case(mod: ModuleType, seed: int, case: dict, peer: dict, rep: Report
             for u in set(theirs) | set(ours_pu):
                 a, b = ours_pu.get(u, math.nan), theirs.get(u, math.nan)
                 rep.compared += 1
+                rep.note(a, b)
                 if not rel_close(a, b, rel):
                     rep.mismatches.append((seed, label, u, a, b))
         if "mean" in want:
             a, b = _num(got["mean"]), _num(want["mean"])
             rep.compared += 1
+            rep.note(a, b)
             if not rel_close(a, b, rel):
                 rep.mismatches.append((seed, label, "mean", a, b))
 
