@@ -36,19 +36,18 @@ def _cases() -> list:
     by distinct scores; some users of the recommendations lack a baseline, some baseline users have no
     recommendations; cutoffs below, at and above the list lengths."""
     rng = np.random.default_rng(5)
+
+    def lists(pool: int, n_users: int, skip: float) -> list:
+        return [
+            [u, rng.choice(pool, int(rng.integers(1, min(8, pool) + 1)), replace=False).tolist()]
+            for u in range(n_users)
+            if rng.random() >= skip
+        ]
+
     cases = []
     for _ in range(40):
-        pool = int(rng.integers(3, 20))
-        users = range(int(rng.integers(1, 12)))
-
-        def lists(skip: float) -> list:
-            return [
-                [u, rng.choice(pool, int(rng.integers(1, min(8, pool) + 1)), replace=False).tolist()]
-                for u in users
-                if rng.random() >= skip
-            ]
-
-        recs, base = lists(0.0), lists(0.3)
+        pool, n_users = int(rng.integers(3, 20)), int(rng.integers(1, 12))
+        recs, base = lists(pool, n_users, 0.0), lists(pool, n_users, 0.3)
         base.append([100, [0, 1]])  # a baseline user without recommendations: not scored
         cases.append({"recs": recs, "base": base, "ks": [1, 3, 5, 10]})
     return cases
