@@ -749,6 +749,81 @@ py::object walk_py(py::handle truth, py::handle recs, bool dict_rows, int thread
   return py::make_tuple(t, r, labels, ik, rm);
 }
 
+// The per-user average precision of the list libraries, apk (ml_metrics) and _ark (recmetrics), on lists of lists
+// in one call: the walk of both arguments, then per user, with a = actual[u] (repeats kept) and p = predicted[u]
+// cut at k, the original's loop in the same floating-point operations,
+//   hits = score = 0; for i, x in p: if x in a and x not in p[:i]: hits += 1; score += hits / (i + 1)
+//   value = empty_value if a is empty, else score / (min(len(a), k) if den_min_k else len(a)),
+// parallel over users with the GIL released (each value its own; the caller takes np.mean as the originals do).
+// `x in a` and `x not in p[:i]` compare the walker's codes (Python equality of str and int ids). None: the
+// objects are not plain lists of str or int ids (the caller's general path answers), or their lengths differ.
+py::object lists_ap(py::handle actual, py::handle predicted, int64_t k, bool den_min_k, double empty_value,
+                    int threads) {
+  if (k < 1) throw py::value_error("lists_ap: k must be at least 1");
+  if (!PyList_CheckExact(actual.ptr()) || !PyList_CheckExact(predicted.ptr())) return py::none();
+  if (PyList_GET_SIZE(actual.ptr()) != PyList_GET_SIZE(predicted.ptr())) return py::none();
+  Pair P;
+  if (!walk_pair(actual, predicted, false, P, threads)) return py::none();
+  const Side &a = P.ts, &p = P.rs;
+  if (p.has_values || p.rows_dicts) return py::none();  // a dict in `predicted`: sliced, it raises in Python
+  const auto n = static_cast<int64_t>(a.indptr.size()) - 1;
+  if (static_cast<int64_t>(p.indptr.size()) - 1 != n) return py::none();
+  std::vector<double> out(static_cast<size_t>(n));
+  {
+    py::gil_scoped_release release;  // the walked buffers are owned by P, alive in this frame
+    // one thread below 2^18 users (about a millisecond of work here): a team of OpenMP threads would spin on
+    // the second core after the call, where the next call's walk needs it
+    const int T = n < (int64_t{1} << 18) ? 1 : walk_threads(threads);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T) if (T > 1)
+#endif
+    {
+      std::vector<int64_t> sa, seen;  // a long row's actual codes sorted; codes already listed
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(static)
+#endif
+      for (int64_t u = 0; u < n; ++u) {
+        const int64_t* ai = a.items.data() + a.indptr[u];
+        const int64_t la = a.indptr[u + 1] - a.indptr[u];
+        const int64_t* pi = p.items.data() + p.indptr[u];
+        const int64_t lp = std::min(p.indptr[u + 1] - p.indptr[u], k);
+        if (la == 0) {
+          out[static_cast<size_t>(u)] = empty_value;
+          continue;
+        }
+        const bool small = la <= 64 && lp <= 64;
+        if (!small) {
+          sa.assign(ai, ai + la);
+          std::sort(sa.begin(), sa.end());
+          seen.clear();
+        }
+        double hits = 0.0, score = 0.0;
+        for (int64_t i = 0; i < lp; ++i) {
+          const int64_t x = pi[i];
+          bool in_a = false, before = false;
+          if (small) {
+            for (int64_t j = 0; j < la && !in_a; ++j) in_a = ai[j] == x;
+            if (!in_a) continue;
+            for (int64_t q = 0; q < i && !before; ++q) before = pi[q] == x;
+          } else {
+            in_a = std::binary_search(sa.begin(), sa.end(), x);
+            if (!in_a) continue;
+            // a hit listed again: `seen` holds the hits so far (a repeat of a non-hit is no hit either)
+            before = std::find(seen.begin(), seen.end(), x) != seen.end();
+            if (!before) seen.push_back(x);
+          }
+          if (before) continue;
+          hits += 1.0;
+          score += hits / (static_cast<double>(i) + 1.0);
+        }
+        const int64_t den = den_min_k ? std::min(la, k) : la;
+        out[static_cast<size_t>(u)] = score / static_cast<double>(den);
+      }
+    }
+  }
+  return to_array(std::move(out));
+}
+
 // A score as trec_eval 9 stores it: rounded to float32 (beyond float32's range: infinite), back in a double.
 double as_float32(double s) {
   constexpr double kMax = static_cast<double>(std::numeric_limits<float>::max());
@@ -965,6 +1040,10 @@ void bind_walk(py::module_& m) {
         "pytrec_eval's evaluate(run) on plain dicts of str documents in one call: {query: {name: value}}, or None "
         "(not plain, a NaN score, or a problem the general path reports); by_input: ranked by the scores as given, "
         "equal scores in input order.");
+  m.def("lists_ap", &lists_ap, py::arg("actual"), py::arg("predicted"), py::arg("k"), py::arg("den_min_k"),
+        py::arg("empty_value"), py::arg("threads") = 0,
+        "ml_metrics' apk / recmetrics' _ark of every pair of equal-length lists of lists in one call (float64 per "
+        "user), or None when the lists are not plain lists of str or int ids.");
   m.def("walk_py", &walk_py, py::arg("truth"), py::arg("recs"), py::arg("dict_rows") = false, py::arg("threads") = 0,
         py::arg("parallel_min") = int64_t{1} << 16,
         "Read truth and/or recs given as Python dicts or lists of str/int ids into CSR buffers with shared "

@@ -25,7 +25,7 @@ from .._options import resolve_threads
 from ..evaluation import evaluate
 from ..inputs import Recs, Truth
 
-__all__ = ["Batch", "Coded", "batch", "coded"]
+__all__ = ["Batch", "Coded", "batch", "coded", "fused_ap"]
 
 
 def _lengths(rows: Sequence[Any], n: int) -> np.ndarray:
@@ -144,6 +144,22 @@ def batch(
     t_indptr, t_codes, n_relevant = lists.unique_truth()
     res = evaluate(Truth.from_csr(t_indptr, t_codes), recs, metrics, empty="zero", duplicates=duplicates)
     return Batch(lists, n_relevant, res)
+
+
+def fused_ap(
+    actual: Sequence[Any], predicted: Sequence[Any], k: int, den_min_k: bool, empty_value: float
+) -> Optional[np.ndarray]:
+    """The average precision of ml_metrics' ``apk`` (``den_min_k``: divided by ``min(len(actual), k)``) or
+    recmetrics' ``_ark`` (divided by ``len(actual)``) of every pair of ``zip(actual, predicted)``, ``empty_value``
+    for an empty ``actual``: the walk of the lists and the originals' loop in one C++ call (``_core.lists_ap``, the
+    same floating-point operations, so the same bits). None where the lists are not plain lists of lists of str or
+    int ids: the caller's general path answers."""
+    if not (isinstance(actual, list) and isinstance(predicted, list)):
+        return None
+    n = min(len(actual), len(predicted))
+    a = actual if len(actual) == n else actual[:n]
+    p = predicted if len(predicted) == n else predicted[:n]
+    return _core.lists_ap(a, p, min(int(k), 2**62), den_min_k, empty_value, resolve_threads(None))
 
 
 def check_k(k: Any) -> None:

@@ -29,7 +29,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ._lists import _Fallback, batch, check_k
+from ._lists import _Fallback, batch, check_k, fused_ap
 
 __all__ = ["apk", "mapk"]
 
@@ -39,6 +39,9 @@ def _values(actual: Sequence[Any], predicted: Sequence[Any], k: Any) -> np.ndarr
         check_k(k)
     except _Fallback:
         return np.array([_apk_one(a, p, k) for a, p in zip(actual, predicted)], dtype=np.float64)
+    fused = fused_ap(actual, predicted, k, True, 1.0)  # plain lists: walked and scored in one C++ call
+    if fused is not None:
+        return fused
     b = batch(actual, predicted, k, [f"ap(denominator=min_relevant_k)@{k}"], duplicates="miss")
     v = b.per_user(f"ap(denominator=min_relevant_k)@{k}")
     rep = b.len_actual != b.n_relevant  # repeats in actual: ml_metrics divides by min(len(actual), k)

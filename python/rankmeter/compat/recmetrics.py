@@ -68,7 +68,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from ..evaluation import evaluate
-from ._lists import _codes, _Fallback, batch, check_k, coded
+from ._lists import _codes, _Fallback, batch, check_k, coded, fused_ap
 
 __all__ = [
     "mapk",
@@ -127,6 +127,9 @@ def mark(actual: Sequence[Any], predicted: Sequence[Any], k: Any = 10) -> Any:
         check_k(k)
     except _Fallback:
         return np.mean([_ark_one(a, p, k) for a, p in zip(actual, predicted)])
+    fused = fused_ap(actual, predicted, k, False, 0.0)  # plain lists: walked and scored in one C++ call
+    if fused is not None:
+        return np.mean(fused)
     name = f"ap@{k}"
     b = batch(actual, predicted, k, [name], duplicates="miss")
     v = b.per_user(name)
