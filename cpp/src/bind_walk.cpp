@@ -757,11 +757,129 @@ py::object walk_py(py::handle truth, py::handle recs, bool dict_rows, int thread
 // parallel over users with the GIL released (each value its own; the caller takes np.mean as the originals do).
 // `x in a` and `x not in p[:i]` compare the walker's codes (Python equality of str and int ids). None: the
 // objects are not plain lists of str or int ids (the caller's general path answers), or their lengths differ.
+// One id of a short list as lists_ap_direct compares it: an exact str (ready) or an exact int within int64;
+// `ok` false for anything else (float ids equal ints in Python, numpy scalars, bools: the walker's path).
+struct DirectId {
+  PyObject* o = nullptr;
+  int64_t v = 0;  // an int's value
+  bool str = false, ok = true;
+};
+
+inline DirectId direct_id(PyObject* o) {
+  DirectId d;
+  d.o = o;
+  PyTypeObject* t = Py_TYPE(o);
+  if (t == &PyUnicode_Type) {
+#if PY_VERSION_HEX < 0x030C0000
+    d.ok = PyUnicode_IS_READY(o);
+#endif
+    d.str = true;
+    return d;
+  }
+  if (t == &PyLong_Type) {
+    long long x = 0;
+    if (!compact_int(o, x)) {
+      int overflow = 0;
+      x = PyLong_AsLongLongAndOverflow(o, &overflow);  // an exact int: no Python code, no error
+      if (overflow) d.ok = false;
+    }
+    d.v = static_cast<int64_t>(x);
+    return d;
+  }
+  d.ok = false;
+  return d;
+}
+
+// Python's == for two ids of direct_id: the same object, two equal str, or two equal ints (a str never equals an
+// int).
+inline bool direct_eq(const DirectId& x, const DirectId& y) {
+  if (x.o == y.o) return true;
+  if (x.str != y.str) return false;
+  return x.str ? StrEq{}(x.o, y.o) : x.v == y.v;
+}
+
+// lists_ap without the walk, where every row of both lists is a list or tuple of at most kDirectMax exact str or
+// int ids: each user's ids are compared with each other directly (Python's equality: no table of codes, no
+// coded buffers), users in parallel. This thread holds the GIL and runs no Python code while the others only
+// read the objects (as walk_parallel). false: a row or an id outside this form (the caller walks instead).
+constexpr Py_ssize_t kDirectMax = 64;
+
+bool lists_ap_direct(PyObject* actual, PyObject* predicted, int64_t k, bool den_min_k, double empty_value, int threads,
+                     std::vector<double>& out) {
+  const Py_ssize_t n = PyList_GET_SIZE(actual);
+  const auto row = [](PyObject* v, PyObject* const*& objs, Py_ssize_t& len) {
+    if (PyList_CheckExact(v)) {
+      objs = reinterpret_cast<PyListObject*>(v)->ob_item;
+      len = PyList_GET_SIZE(v);
+    } else if (PyTuple_CheckExact(v)) {
+      objs = reinterpret_cast<PyTupleObject*>(v)->ob_item;
+      len = PyTuple_GET_SIZE(v);
+    } else {
+      return false;
+    }
+    return len <= kDirectMax;
+  };
+  out.assign(static_cast<size_t>(n), 0.0);
+  const int T = n < 4096 ? 1 : walk_threads(threads);
+  int bad = 0;
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T) if (T > 1) reduction(| : bad)
+#endif
+  {
+    DirectId ai[kDirectMax], pi[kDirectMax];
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (Py_ssize_t u = 0; u < n; ++u) {
+      if (bad) continue;
+      PyObject* const* ao = nullptr;
+      PyObject* const* po = nullptr;
+      Py_ssize_t la = 0, lp = 0;
+      if (!row(PyList_GET_ITEM(actual, u), ao, la) || !row(PyList_GET_ITEM(predicted, u), po, lp)) {
+        bad = 1;
+        continue;
+      }
+      lp = std::min<Py_ssize_t>(lp, static_cast<Py_ssize_t>(std::min<int64_t>(k, kDirectMax)));
+      for (Py_ssize_t j = 0; j < la; ++j) __builtin_prefetch(ao[j]);
+      for (Py_ssize_t j = 0; j < lp; ++j) __builtin_prefetch(po[j]);
+      bool ok = true;
+      for (Py_ssize_t j = 0; j < la; ++j) ok = (ai[j] = direct_id(ao[j])).ok && ok;
+      for (Py_ssize_t j = 0; j < lp; ++j) ok = (pi[j] = direct_id(po[j])).ok && ok;
+      if (!ok) {
+        bad = 1;
+        continue;
+      }
+      if (la == 0) {
+        out[static_cast<size_t>(u)] = empty_value;
+        continue;
+      }
+      double hits = 0.0, score = 0.0;
+      for (Py_ssize_t i = 0; i < lp; ++i) {
+        bool in_a = false, before = false;
+        for (Py_ssize_t j = 0; j < la && !in_a; ++j) in_a = direct_eq(pi[i], ai[j]);
+        if (!in_a) continue;
+        for (Py_ssize_t q = 0; q < i && !before; ++q) before = direct_eq(pi[i], pi[q]);
+        if (before) continue;
+        hits += 1.0;
+        score += hits / (static_cast<double>(i) + 1.0);
+      }
+      const int64_t den = den_min_k ? std::min<int64_t>(la, k) : la;
+      out[static_cast<size_t>(u)] = score / static_cast<double>(den);
+    }
+  }
+  return !bad;
+}
+
 py::object lists_ap(py::handle actual, py::handle predicted, int64_t k, bool den_min_k, double empty_value,
                     int threads) {
   if (k < 1) throw py::value_error("lists_ap: k must be at least 1");
   if (!PyList_CheckExact(actual.ptr()) || !PyList_CheckExact(predicted.ptr())) return py::none();
   if (PyList_GET_SIZE(actual.ptr()) != PyList_GET_SIZE(predicted.ptr())) return py::none();
+  {
+    std::vector<double> direct;
+    if (lists_ap_direct(actual.ptr(), predicted.ptr(), k, den_min_k, empty_value, threads, direct))
+      return to_array(std::move(direct));
+  }
   Pair P;
   if (!walk_pair(actual, predicted, false, P, threads)) return py::none();
   const Side &a = P.ts, &p = P.rs;

@@ -31,8 +31,13 @@ def _loop(actual, predicted, k, den_min_k, empty_value):
 
 @st.composite
 def list_pairs(draw):
-    kind = draw(st.sampled_from(["int", "str", "huge"]))
-    item = {"int": lambda i: i, "str": lambda i: f"i{i}", "huge": lambda i: HUGE - 7 * i}[kind]
+    kind = draw(st.sampled_from(["int", "str", "huge", "mixed"]))
+    item = {
+        "int": lambda i: i,
+        "str": lambda i: f"i{i}",
+        "huge": lambda i: HUGE - 7 * i,
+        "mixed": lambda i: i if i % 2 else str(i // 4),  # ints and strs, "0" never equal to 0
+    }[kind]
     long = draw(st.booleans())
     pool = draw(st.integers(1, 200 if long else 12))
     n = draw(st.integers(0, 12))
@@ -55,9 +60,14 @@ def test_lists_ap_equals_the_originals_loop_bit_for_bit(pair, k, den_min_k, thre
     assert got.tolist() == want
 
 
+def test_int_and_str_ids_together_compare_as_python_does():
+    actual, predicted = [[1, "a", "1"], ["b"]], [["1", 1, "x", "a"], [2, "b"]]
+    got = _core.lists_ap(actual, predicted, 3, True, 1.0)
+    assert got.tolist() == [_loop(a, p, 3, True, 1.0) for a, p in zip(actual, predicted)]
+
+
 def test_lists_ap_leaves_what_it_cannot_read_to_the_general_path():
     assert _core.lists_ap([[1.5]], [[1.5]], 3, True, 1.0) is None  # float ids (1 == 1.0 in Python)
-    assert _core.lists_ap([[1, "a"]], [[1]], 3, True, 1.0) is None  # int and str ids together
     assert _core.lists_ap(["ab"], [["a"]], 3, True, 1.0) is None  # a str row (substring membership)
     assert _core.lists_ap([[1]], [{1, 2}], 3, True, 1.0) is None  # a set of predictions (no order)
     assert _core.lists_ap([[1]], [[1], [2]], 3, True, 1.0) is None  # lengths differ (zip: the caller cuts)
