@@ -942,6 +942,96 @@ py::object lists_ap(py::handle actual, py::handle predicted, int64_t k, bool den
   return to_array(std::move(out));
 }
 
+// The number of distinct ids in a list of lists (or tuples) of exact str or int ids, as len(set(chain(*rows)))
+// counts them under Python's equality (an int never equals a str), or -1 when a row or an id is outside that form
+// (the caller's set answers). Rows in parallel, each thread with its own tables (str keyed by a hash of their
+// code points, so no str hash is computed or needed), then the tables merged. This thread holds the GIL and runs
+// no Python code while the others only read the objects (as walk_parallel).
+int64_t distinct_ids(py::handle rows_obj, int threads) {
+  if (!PyList_CheckExact(rows_obj.ptr())) return -1;
+  PyObject* rows = rows_obj.ptr();
+  const Py_ssize_t n = PyList_GET_SIZE(rows);
+  const int T = n < 4096 ? 1 : walk_threads(threads);
+  struct Part {
+    Table<int64_t, IntEq> ints;
+    Table<PyObject*, StrEq> strs;
+    std::vector<int64_t> int_keys;
+    std::vector<PyObject*> str_keys;
+    bool bad = false;
+  };
+  const auto str_hash = [](PyObject* o) {  // a multiply-mix over the canonical bytes, 8 at a time (equal str:
+                                           // equal kind and bytes)
+    const auto* b = static_cast<const unsigned char*>(PyUnicode_DATA(o));
+    const size_t len = static_cast<size_t>(PyUnicode_GET_LENGTH(o)) * PyUnicode_KIND(o);
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ (len * 0xff51afd7ed558ccdULL);
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, b + i, 8);
+      h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+      h ^= h >> 29;
+    }
+    if (i < len) {
+      uint64_t w = 0;
+      std::memcpy(&w, b + i, len - i);
+      h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+      h ^= h >> 29;
+    }
+    return static_cast<int64_t>(h);
+  };
+  std::vector<Part> parts(static_cast<size_t>(T));
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T) if (T > 1)
+#endif
+  {
+    Part& part = parts[static_cast<size_t>(thread_id())];
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (Py_ssize_t u = 0; u < n; ++u) {
+      if (part.bad) continue;
+      PyObject* v = PyList_GET_ITEM(rows, u);
+      PyObject* const* objs = nullptr;
+      Py_ssize_t len = 0;
+      if (PyList_CheckExact(v)) {
+        objs = reinterpret_cast<PyListObject*>(v)->ob_item;
+        len = PyList_GET_SIZE(v);
+      } else if (PyTuple_CheckExact(v)) {
+        objs = reinterpret_cast<PyTupleObject*>(v)->ob_item;
+        len = PyTuple_GET_SIZE(v);
+      } else {
+        part.bad = true;
+        continue;
+      }
+      for (Py_ssize_t j = 0; j < len; ++j) __builtin_prefetch(objs[j]);
+      for (Py_ssize_t j = 0; j < len; ++j) {
+        const DirectId d = direct_id(objs[j]);
+        if (!d.ok) {
+          part.bad = true;
+          break;
+        }
+        bool added = false;
+        if (d.str) {
+          part.strs.find_or_add(str_hash(d.o), d.o, added);
+          if (added) part.str_keys.push_back(d.o);
+        } else {
+          part.ints.find_or_add(d.v, d.v, added);
+          if (added) part.int_keys.push_back(d.v);
+        }
+      }
+    }
+  }
+  for (const Part& part : parts)
+    if (part.bad) return -1;
+  Part& all = parts[0];
+  for (size_t t = 1; t < parts.size(); ++t) {
+    bool added = false;
+    for (int64_t v : parts[t].int_keys) all.ints.find_or_add(v, v, added);
+    for (PyObject* o : parts[t].str_keys) all.strs.find_or_add(str_hash(o), o, added);
+  }
+  return static_cast<int64_t>(all.ints.size() + all.strs.size());
+}
+
 // A score as trec_eval 9 stores it: rounded to float32 (beyond float32's range: infinite), back in a double.
 double as_float32(double s) {
   constexpr double kMax = static_cast<double>(std::numeric_limits<float>::max());
@@ -1158,6 +1248,8 @@ void bind_walk(py::module_& m) {
         "pytrec_eval's evaluate(run) on plain dicts of str documents in one call: {query: {name: value}}, or None "
         "(not plain, a NaN score, or a problem the general path reports); by_input: ranked by the scores as given, "
         "equal scores in input order.");
+  m.def("distinct_ids", &distinct_ids, py::arg("rows"), py::arg("threads") = 0,
+        "len(set(chain(*rows))) for a list of lists or tuples of exact str or int ids, or -1 for anything else.");
   m.def("lists_ap", &lists_ap, py::arg("actual"), py::arg("predicted"), py::arg("k"), py::arg("den_min_k"),
         py::arg("empty_value"), py::arg("threads") = 0,
         "ml_metrics' apk / recmetrics' _ark of every pair of equal-length lists of lists in one call (float64 per "

@@ -83,3 +83,36 @@ def test_mapk_and_mark_take_the_one_call_path_with_the_originals_means(pair, k):
     want_mar = np.mean([_loop(a, p, k, False, 0.0) for a, p in zip(actual, predicted)])
     assert ml_metrics.mapk(actual, predicted, k) == want_map
     assert recmetrics.mark(actual, predicted, k) == want_mar
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(list_pairs(), st.sampled_from([1, 2]))
+def test_distinct_ids_counts_as_a_python_set_does(pair, threads):
+    actual, predicted = pair
+    rows = actual + predicted
+    assert _core.distinct_ids(rows, threads) == len({x for row in rows for x in row})
+
+
+def test_distinct_ids_leaves_other_rows_and_ids_to_the_set():
+    assert _core.distinct_ids([[1.0, 1]]) == -1  # 1.0 == 1 in a Python set
+    assert _core.distinct_ids(["ab"]) == -1  # a str row is its characters
+    assert _core.distinct_ids([{1, 2}]) == -1
+    assert _core.distinct_ids([[True]]) == -1
+    assert _core.distinct_ids(([1],)) == -1  # not a list
+    assert _core.distinct_ids([[1, "1", 1], ("a", "é", "é"), [], [2**63 - 1, -(2**63)]]) == 6
+
+
+def test_prediction_coverage_and_catalog_coverage_keep_the_originals_rounding_and_errors():
+    import random
+
+    predicted = [[1, 2, 3], [3, 4], ["a", "b"], []]
+    assert recmetrics.prediction_coverage(predicted, list(range(7))) == round(6 / (7 * 1.0) * 100, 2)
+    random.seed(3)
+    got = recmetrics.catalog_coverage(predicted, list(range(7)), 3)
+    random.seed(3)
+    sample = random.choices(predicted, k=3)
+    assert got == round(len({x for r in sample for x in r}) / 7.0 * 100, 2)
+    import pytest
+
+    with pytest.raises(ZeroDivisionError):
+        recmetrics.prediction_coverage(predicted, [])

@@ -67,6 +67,8 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from .. import _core
+from .._options import resolve_threads
 from ..evaluation import evaluate
 from ._lists import _codes, _Fallback, batch, check_k, coded, fused_ap
 
@@ -287,6 +289,11 @@ def prediction_coverage(
     ``unseen_warning`` omitted: the 0.1.5 release (predicted items outside the catalog count too). Given (the
     GitHub source's argument): a catalog listing an item twice raises ``AssertionError``; predicted items outside
     the catalog raise ``AssertionError`` (False) or are left out with a warning (True)."""
+    if unseen_warning is None:
+        # plain lists of str or int ids: counted in one C++ pass (Python's equality; -1: anything else)
+        n_distinct = _core.distinct_ids(predicted, resolve_threads(None)) if isinstance(predicted, list) else -1
+        if n_distinct >= 0:
+            return round(n_distinct / (len(catalog) * 1.0) * 100, 2)
     distinct = set(chain.from_iterable(predicted))  # Python equality and hashing, as the original
     if unseen_warning is not None:
         in_catalog = set(catalog)
