@@ -170,6 +170,15 @@ inline bool compact_int(PyObject* o, long long& x) {
 #endif
 }
 
+// An exact int's value within int64 without the GIL (the object only read: no Python code, no error); false
+// beyond int64.
+inline bool exact_int_nogil(PyObject* o, long long& x) {
+  if (compact_int(o, x)) return true;
+  int overflow = 0;
+  x = PyLong_AsLongLongAndOverflow(o, &overflow);
+  return !overflow;
+}
+
 // number_value() without the GIL: a float (or subclass: its stored double), a bool, an exact int within int64
 // (converted as PyLong_AsDouble rounds it); false for anything else.
 bool number_nogil(PyObject* o, double& x) {
@@ -183,11 +192,7 @@ bool number_nogil(PyObject* o, double& x) {
   }
   if (PyLong_CheckExact(o)) {
     long long v = 0;
-    if (!compact_int(o, v)) {
-      int overflow = 0;
-      v = PyLong_AsLongLongAndOverflow(o, &overflow);
-      if (overflow) return false;
-    }
+    if (!exact_int_nogil(o, v)) return false;
     x = static_cast<double>(v);
     return true;
   }
@@ -249,11 +254,7 @@ class Ids {
     }
     if (t == &PyLong_Type) {
       long long x = 0;
-      if (!compact_int(o, x)) {
-        int overflow = 0;
-        x = PyLong_AsLongLongAndOverflow(o, &overflow);  // an exact int: no Python code, no error
-        if (overflow) return false;
-      }
+      if (!exact_int_nogil(o, x)) return false;
       kinds |= kInt;
       code = static_cast<int64_t>(x);
       return true;
@@ -778,11 +779,7 @@ inline DirectId direct_id(PyObject* o) {
   }
   if (t == &PyLong_Type) {
     long long x = 0;
-    if (!compact_int(o, x)) {
-      int overflow = 0;
-      x = PyLong_AsLongLongAndOverflow(o, &overflow);  // an exact int: no Python code, no error
-      if (overflow) d.ok = false;
-    }
+    d.ok = exact_int_nogil(o, x);
     d.v = static_cast<int64_t>(x);
     return d;
   }
