@@ -5,7 +5,10 @@ sorted path, k below and above the lengths, str, int and huge int ids, rows of o
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -42,7 +45,7 @@ def list_pairs(draw):
     pool = draw(st.integers(1, 200 if long else 12))
     n = draw(st.integers(0, 12))
     size = 150 if long else 14
-    actual = [[item(i) for i in draw(st.lists(st.integers(0, pool - 1), max_size=size))] for _ in range(n)]
+    actual: list = [[item(i) for i in draw(st.lists(st.integers(0, pool - 1), max_size=size))] for _ in range(n)]
     predicted = [[item(i) for i in draw(st.lists(st.integers(0, pool - 1), max_size=size))] for _ in range(n)]
     if n and draw(st.booleans()):
         actual[0] = tuple(actual[0])  # tuples read as lists
@@ -63,6 +66,7 @@ def test_lists_ap_equals_the_originals_loop_bit_for_bit(pair, k, den_min_k, thre
 def test_int_and_str_ids_together_compare_as_python_does():
     actual, predicted = [[1, "a", "1"], ["b"]], [["1", 1, "x", "a"], [2, "b"]]
     got = _core.lists_ap(actual, predicted, 3, True, 1.0)
+    assert got is not None
     assert got.tolist() == [_loop(a, p, 3, True, 1.0) for a, p in zip(actual, predicted)]
 
 
@@ -103,16 +107,12 @@ def test_distinct_ids_leaves_other_rows_and_ids_to_the_set():
 
 
 def test_prediction_coverage_and_catalog_coverage_keep_the_originals_rounding_and_errors():
-    import random
-
-    predicted = [[1, 2, 3], [3, 4], ["a", "b"], []]
+    predicted: list[list] = [[1, 2, 3], [3, 4], ["a", "b"], []]
     assert recmetrics.prediction_coverage(predicted, list(range(7))) == round(6 / (7 * 1.0) * 100, 2)
     random.seed(3)
     got = recmetrics.catalog_coverage(predicted, list(range(7)), 3)
     random.seed(3)
     sample = random.choices(predicted, k=3)
     assert got == round(len({x for r in sample for x in r}) / 7.0 * 100, 2)
-    import pytest
-
     with pytest.raises(ZeroDivisionError):
         recmetrics.prediction_coverage(predicted, [])
