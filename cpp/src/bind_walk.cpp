@@ -758,6 +758,21 @@ py::object walk_py(py::handle truth, py::handle recs, bool dict_rows, int thread
 // parallel over users with the GIL released (each value its own; the caller takes np.mean as the originals do).
 // `x in a` and `x not in p[:i]` compare the walker's codes (Python equality of str and int ids). None: the
 // objects are not plain lists of str or int ids (the caller's general path answers), or their lengths differ.
+// The items of an exact list or tuple row (borrowed, read in place); false for any other object.
+inline bool sequence_items(PyObject* v, PyObject* const*& objs, Py_ssize_t& len) {
+  if (PyList_CheckExact(v)) {
+    objs = reinterpret_cast<PyListObject*>(v)->ob_item;
+    len = PyList_GET_SIZE(v);
+    return true;
+  }
+  if (PyTuple_CheckExact(v)) {
+    objs = reinterpret_cast<PyTupleObject*>(v)->ob_item;
+    len = PyTuple_GET_SIZE(v);
+    return true;
+  }
+  return false;
+}
+
 // One id of a short list as lists_ap_direct compares it: an exact str (ready) or an exact int within int64;
 // `ok` false for anything else (float ids equal ints in Python, numpy scalars, bools: the walker's path).
 struct DirectId {
@@ -805,16 +820,7 @@ bool lists_ap_direct(PyObject* actual, PyObject* predicted, int64_t k, bool den_
                      std::vector<double>& out) {
   const Py_ssize_t n = PyList_GET_SIZE(actual);
   const auto row = [](PyObject* v, PyObject* const*& objs, Py_ssize_t& len) {
-    if (PyList_CheckExact(v)) {
-      objs = reinterpret_cast<PyListObject*>(v)->ob_item;
-      len = PyList_GET_SIZE(v);
-    } else if (PyTuple_CheckExact(v)) {
-      objs = reinterpret_cast<PyTupleObject*>(v)->ob_item;
-      len = PyTuple_GET_SIZE(v);
-    } else {
-      return false;
-    }
-    return len <= kDirectMax;
+    return sequence_items(v, objs, len) && len <= kDirectMax;
   };
   out.assign(static_cast<size_t>(n), 0.0);
   const int T = n < 4096 ? 1 : walk_threads(threads);
@@ -990,13 +996,7 @@ int64_t distinct_ids(py::handle rows_obj, int threads) {
       PyObject* v = PyList_GET_ITEM(rows, u);
       PyObject* const* objs = nullptr;
       Py_ssize_t len = 0;
-      if (PyList_CheckExact(v)) {
-        objs = reinterpret_cast<PyListObject*>(v)->ob_item;
-        len = PyList_GET_SIZE(v);
-      } else if (PyTuple_CheckExact(v)) {
-        objs = reinterpret_cast<PyTupleObject*>(v)->ob_item;
-        len = PyTuple_GET_SIZE(v);
-      } else {
+      if (!sequence_items(v, objs, len)) {
         part.bad = true;
         continue;
       }
