@@ -988,6 +988,10 @@ int64_t distinct_ids(py::handle rows_obj, int threads) {
 #endif
   {
     Part& part = parts[static_cast<size_t>(thread_id())];
+    // the objects met last, by address: an id object listed again (ids from one vocabulary are one object each)
+    // was counted already and is skipped without reading it (the objects live as long as the lists)
+    constexpr size_t kRecent = 4096;
+    std::vector<PyObject*> recent(kRecent, nullptr);
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp for schedule(static)
 #endif
@@ -1002,11 +1006,14 @@ int64_t distinct_ids(py::handle rows_obj, int threads) {
       }
       for (Py_ssize_t j = 0; j < len; ++j) __builtin_prefetch(objs[j]);
       for (Py_ssize_t j = 0; j < len; ++j) {
+        PyObject*& seen = recent[(reinterpret_cast<uintptr_t>(objs[j]) >> 4) & (kRecent - 1)];
+        if (seen == objs[j]) continue;
         const DirectId d = direct_id(objs[j]);
         if (!d.ok) {
           part.bad = true;
           break;
         }
+        seen = objs[j];
         bool added = false;
         if (d.str) {
           part.strs.find_or_add(str_hash(d.o), d.o, added);
@@ -1037,6 +1044,214 @@ double as_float32(double s) {
   return std::fabs(s) < kMax + std::ldexp(1.0, 103) ? std::copysign(kMax, s) : std::copysign(HUGE_VAL, s);
 }
 
+// Two ready str objects in code point order (PyUnicode_Compare's order, trec_eval's strcmp of their UTF-8), read
+// without the GIL: <0, 0, >0.
+inline int str_cmp_nogil(PyObject* a, PyObject* b) {
+  if (a == b) return 0;
+  const Py_ssize_t na = PyUnicode_GET_LENGTH(a), nb = PyUnicode_GET_LENGTH(b), n = std::min(na, nb);
+  const int ka = PyUnicode_KIND(a), kb = PyUnicode_KIND(b);
+  const void* da = PyUnicode_DATA(a);
+  const void* db = PyUnicode_DATA(b);
+  if (ka == PyUnicode_1BYTE_KIND && kb == PyUnicode_1BYTE_KIND) {
+    const int c = std::memcmp(da, db, static_cast<size_t>(n));
+    if (c != 0) return c;
+  } else {
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      const Py_UCS4 x = PyUnicode_READ(ka, da, i), y = PyUnicode_READ(kb, db, i);
+      if (x != y) return x < y ? -1 : 1;
+    }
+  }
+  return na < nb ? -1 : (na > nb ? 1 : 0);
+}
+
+// An exact, ready str id and its cached hash (-1: none cached; then compared by value alone).
+inline bool direct_str(PyObject* o, Py_hash_t& h) {
+  if (Py_TYPE(o) != &PyUnicode_Type) return false;
+#if PY_VERSION_HEX < 0x030C0000
+  if (!PyUnicode_IS_READY(o)) return false;
+#endif
+  h = reinterpret_cast<PyASCIIObject*>(o)->hash;
+  return true;
+}
+
+// The buffers of trec_nested's pass read straight from the dicts, each query on its own (no table of document
+// codes): for each query of `run` (in its order) with a non-empty qrels dict, its qrels documents get the codes
+// 0..m-1 (dict order) and each run document the code of the qrels document equal to it (Python's equality of two
+// str), else m + its position in the run dict; the run list ranked as trec_nested ranks it. Queries in parallel:
+// this thread holds the GIL and runs no Python code while the others only read the objects (as walk_parallel).
+// false: something outside this form (a key or document of another type than exact str, a value other than a
+// float, bool or int within int64, a mix of str and int query ids, a dict subclass): the walker's path answers.
+// `nan`: a score is NaN (trec_nested answers None).
+struct DirectTrec {
+  std::vector<PyObject*> keys;  // the evaluated queries (borrowed), in the run's order
+  std::vector<int64_t> rows;    // their rows in the run
+  std::vector<int64_t> t_indptr{0}, r_indptr{0}, t_items, r_items;
+  std::vector<double> grades;
+  int64_t id_bound = 0;  // every code is below it
+  bool nan = false;
+};
+
+bool trec_direct(PyObject* qrels, PyObject* run, bool by_input, int threads, DirectTrec& D) {
+  const Py_ssize_t n_run = PyDict_GET_SIZE(run);
+  std::vector<PyObject*> r_dicts, t_dicts;  // per run query: its run dict, its qrels dict (null: not evaluated)
+  std::vector<int64_t> r_at, t_at;          // per run query: where its rows go (r_at -1: not evaluated)
+  r_dicts.reserve(static_cast<size_t>(n_run));
+  t_dicts.reserve(static_cast<size_t>(n_run));
+  int key_kinds = 0;
+  {
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    int64_t row = 0;
+    while (PyDict_Next(run, &pos, &k, &v)) {
+      if (PyUnicode_CheckExact(k)) {
+        key_kinds |= kStr;
+      } else if (PyLong_CheckExact(k)) {
+        long long x = 0;
+        if (!exact_int_nogil(k, x)) return false;
+        key_kinds |= kInt;
+      } else {
+        return false;
+      }
+      if (!PyDict_CheckExact(v)) return false;
+      PyObject* t = PyDict_GetItemWithError(qrels, k);  // borrowed; exact str or int: no Python code runs
+      if (!t && PyErr_Occurred()) {
+        PyErr_Clear();
+        return false;
+      }
+      if (t && !PyDict_CheckExact(t)) return false;
+      if (t && PyDict_GET_SIZE(t) == 0) t = nullptr;  // a query without qrels rows is not evaluated
+      r_dicts.push_back(v);
+      t_dicts.push_back(t);
+      if (t) {
+        D.keys.push_back(k);
+        D.rows.push_back(row);
+        t_at.push_back(D.t_indptr.back());
+        r_at.push_back(D.r_indptr.back());
+        D.t_indptr.push_back(D.t_indptr.back() + PyDict_GET_SIZE(t));
+        D.r_indptr.push_back(D.r_indptr.back() + PyDict_GET_SIZE(v));
+        D.id_bound = std::max<int64_t>(D.id_bound, PyDict_GET_SIZE(t) + PyDict_GET_SIZE(v));
+      } else {
+        t_at.push_back(-1);
+        r_at.push_back(-1);
+      }
+      ++row;
+    }
+    if (PyDict_GET_SIZE(run) != n_run || static_cast<Py_ssize_t>(row) != n_run) return false;
+  }
+  if (key_kinds == (kInt | kStr)) return false;
+  D.t_items.resize(static_cast<size_t>(D.t_indptr.back()));
+  D.grades.resize(static_cast<size_t>(D.t_indptr.back()));
+  D.r_items.resize(static_cast<size_t>(D.r_indptr.back()));
+  const int T = n_run < 2048 ? 1 : walk_threads(threads);
+  int bad = 0, nan = 0;
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel num_threads(T) if (T > 1) reduction(| : bad, nan)
+#endif
+  {
+    std::vector<PyObject*> rdoc, tdoc;
+    std::vector<Py_hash_t> rh, th;
+    std::vector<double> sc;
+    std::vector<int64_t> code, idx;
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp for schedule(dynamic, 256)
+#endif
+    for (Py_ssize_t q = 0; q < n_run; ++q) {
+      if (bad) continue;
+      PyObject* v = r_dicts[static_cast<size_t>(q)];
+      const Py_ssize_t n = PyDict_GET_SIZE(v);
+      rdoc.clear();
+      sc.clear();
+      bool q_nan = false;
+      {
+        Py_ssize_t pos = 0;
+        PyObject *k, *x;
+        while (PyDict_Next(v, &pos, &k, &x)) {
+          double s = 0.0;
+          if (!number_nogil(x, s)) {
+            bad = 1;
+            break;
+          }
+          if (std::isnan(s)) q_nan = true;
+          rdoc.push_back(k);
+          sc.push_back(by_input ? s : as_float32(s));
+        }
+      }
+      if (bad || static_cast<Py_ssize_t>(rdoc.size()) != n) {
+        bad = 1;
+        continue;
+      }
+      if (q_nan) nan = 1;  // trec_nested answers None: no ranking (a NaN has no place in a sort)
+      rh.resize(rdoc.size());
+      for (size_t j = 0; j < rdoc.size(); ++j)
+        if (!direct_str(rdoc[j], rh[j])) bad = 1;
+      const int64_t rb = r_at[static_cast<size_t>(q)];
+      if (bad || q_nan || rb < 0) continue;  // a query without qrels: only read (as the walker reads every run row)
+      PyObject* t = t_dicts[static_cast<size_t>(q)];
+      const Py_ssize_t m = PyDict_GET_SIZE(t);
+      const int64_t tb = t_at[static_cast<size_t>(q)];
+      tdoc.clear();
+      {
+        Py_ssize_t pos = 0;
+        PyObject *k, *x;
+        while (PyDict_Next(t, &pos, &k, &x)) {
+          double g = 0.0;
+          if (!number_nogil(x, g) || static_cast<Py_ssize_t>(tdoc.size()) >= m) {
+            bad = 1;
+            break;
+          }
+          D.t_items[static_cast<size_t>(tb) + tdoc.size()] = static_cast<int64_t>(tdoc.size());
+          D.grades[static_cast<size_t>(tb) + tdoc.size()] = g;
+          tdoc.push_back(k);
+        }
+      }
+      if (bad || static_cast<Py_ssize_t>(tdoc.size()) != m) {
+        bad = 1;
+        continue;
+      }
+      th.resize(tdoc.size());
+      for (size_t i = 0; i < tdoc.size(); ++i)
+        if (!direct_str(tdoc[i], th[i])) bad = 1;
+      if (bad) continue;
+      code.resize(rdoc.size());
+      for (size_t j = 0; j < rdoc.size(); ++j) {
+        int64_t c = static_cast<int64_t>(m) + static_cast<int64_t>(j);
+        for (size_t i = 0; i < tdoc.size(); ++i) {
+          if ((rh[j] != -1 && th[i] != -1 && rh[j] != th[i]) || !StrEq{}(rdoc[j], tdoc[i])) continue;
+          c = static_cast<int64_t>(i);
+          break;
+        }
+        code[j] = c;
+      }
+      idx.resize(rdoc.size());
+      for (size_t j = 0; j < idx.size(); ++j) idx[j] = static_cast<int64_t>(j);
+      if (by_input) {
+        std::stable_sort(idx.begin(), idx.end(), [&](int64_t a, int64_t c) { return sc[a] > sc[c]; });
+      } else {
+        std::sort(idx.begin(), idx.end(), [&](int64_t a, int64_t c) {
+          if (sc[a] != sc[c]) return sc[a] > sc[c];
+          return str_cmp_nogil(rdoc[a], rdoc[c]) > 0;
+        });
+      }
+      for (size_t j = 0; j < idx.size(); ++j) D.r_items[static_cast<size_t>(rb) + j] = code[idx[j]];
+    }
+  }
+  D.nan = nan != 0;
+  return !bad;
+}
+
+// A new dict made for `n` entries: the inner dicts of the nested outputs are filled without a resize (an empty
+// dict holds 5 entries before its first).
+inline py::dict dict_for(Py_ssize_t n) {
+#if PY_VERSION_HEX < 0x030D0000
+  PyObject* d = _PyDict_NewPresized(n);
+#else
+  (void)n;
+  PyObject* d = PyDict_New();
+#endif
+  if (!d) throw py::error_already_set();
+  return py::reinterpret_steal<py::dict>(d);
+}
+
 // pytrec_eval's RelevanceEvaluator.evaluate(run) for plain dicts of str documents, in one C++ call: the run's
 // queries with a non-empty qrels dict, each list ranked by its float32 score descending and equal scores by
 // docno descending (code point order, trec_eval's strcmp on UTF-8), the fused pass over `cols` (trec_eval's
@@ -1053,81 +1268,111 @@ py::object trec_nested(py::handle qrels, py::handle run, const std::vector<Colum
   if (col_of.size() != n_names) throw py::value_error("trec_nested: one column per name");
   for (int64_t c : col_of)
     if (c < 0 || static_cast<size_t>(c) >= cols.size()) throw py::value_error("trec_nested: column out of range");
-  // the qrels of the run's queries, in the run's order (a key of another type than str or int: not plain,
-  // since looking it up could run Python code)
-  py::dict sub;
-  {
-    Py_ssize_t pos = 0;
-    PyObject *k, *v;
-    while (PyDict_Next(run.ptr(), &pos, &k, &v)) {
-      if (!PyUnicode_CheckExact(k) && !PyLong_CheckExact(k)) return py::none();
-      PyObject* t = PyDict_GetItemWithError(qrels.ptr(), k);  // borrowed
-      if (!t) {
-        if (PyErr_Occurred()) {
-          PyErr_Clear();
-          return py::none();
+  // the pass's buffers and, per user, its query id (borrowed, a key of `run`) and its row in `run`
+  RankingDataT<int64_t> d;
+  std::vector<PyObject*> user_keys;
+  std::vector<int64_t> user_rows;
+  DirectTrec D;
+  Pair P;
+  std::vector<int64_t> r_items;
+  if (trec_direct(qrels.ptr(), run.ptr(), by_input, threads, D)) {
+    // every query read on its own (the usual case): codes per query, no table of documents
+    if (D.nan) return py::none();
+    d.n_users = static_cast<int64_t>(D.keys.size());
+    d.t_indptr = D.t_indptr.data();
+    d.t_items = D.t_items.data();
+    d.t_grades = D.grades.data();
+    d.t_nnz = static_cast<int64_t>(D.t_items.size());
+    d.r_items = D.r_items.data();
+    d.r_nnz = static_cast<int64_t>(D.r_items.size());
+    d.r_indptr = D.r_indptr.data();
+    d.r_rows = d.n_users;
+    d.id_bound = D.id_bound;
+    user_keys = std::move(D.keys);
+    user_rows = std::move(D.rows);
+  } else {
+    // the qrels of the run's queries, in the run's order (a key of another type than str or int: not plain,
+    // since looking it up could run Python code)
+    py::dict sub;
+    {
+      Py_ssize_t pos = 0;
+      PyObject *k, *v;
+      while (PyDict_Next(run.ptr(), &pos, &k, &v)) {
+        if (!PyUnicode_CheckExact(k) && !PyLong_CheckExact(k)) return py::none();
+        PyObject* t = PyDict_GetItemWithError(qrels.ptr(), k);  // borrowed
+        if (!t) {
+          if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return py::none();
+          }
+          continue;
         }
+        if (!plain_dict(t)) return py::none();
+        if (PyDict_GET_SIZE(t) == 0) continue;  // a query without qrels rows is not evaluated
+        if (PyDict_SetItem(sub.ptr(), k, t) < 0) throw py::error_already_set();
+      }
+    }
+    if (!walk_pair(sub, run, true, P, threads)) return py::none();
+    const int ik = item_kind(P.w);
+    if (ik == kInt) return py::none();  // int documents: the general path (it reads them as trec_eval's strings)
+    if (!P.joined && P.ts.user_vals.size() > 0) return py::none();
+    Side &ts = P.ts, &rs = P.rs;
+    const auto n_users = static_cast<int64_t>(ts.user_vals.size());
+    const auto n_rows = static_cast<int64_t>(rs.indptr.size()) - 1;
+    // ranked lists: float32 scores descending, equal scores by docno descending (by_input: the scores as given
+    // descending, equal scores in input order)
+    Buf<double>& sc = rs.values;
+    if (!rs.has_values) sc.assign(rs.items.size(), 0.0);
+    for (double& x : sc) {
+      if (std::isnan(x)) return py::none();
+      if (!by_input) x = as_float32(x);
+    }
+    r_items.resize(rs.items.size());
+    std::vector<int64_t> idx;
+    for (int64_t r = 0; r < n_rows; ++r) {
+      const int64_t b = rs.indptr[r], e = rs.indptr[r + 1];
+      idx.resize(static_cast<size_t>(e - b));
+      for (int64_t j = b; j < e; ++j) idx[static_cast<size_t>(j - b)] = j;
+      if (by_input) {
+        std::stable_sort(idx.begin(), idx.end(), [&](int64_t a, int64_t c) { return sc[a] > sc[c]; });
+        for (int64_t j = b; j < e; ++j) r_items[static_cast<size_t>(j)] = rs.items[static_cast<size_t>(idx[j - b])];
         continue;
       }
-      if (!plain_dict(t)) return py::none();
-      if (PyDict_GET_SIZE(t) == 0) continue;  // a query without qrels rows is not evaluated
-      if (PyDict_SetItem(sub.ptr(), k, t) < 0) throw py::error_already_set();
-    }
-  }
-  Pair P;
-  if (!walk_pair(sub, run, true, P, threads)) return py::none();
-  const int ik = item_kind(P.w);
-  if (ik == kInt) return py::none();  // int documents: the general path (it reads them as trec_eval's strings)
-  if (!P.joined && P.ts.user_vals.size() > 0) return py::none();
-  Side &ts = P.ts, &rs = P.rs;
-  const auto n_users = static_cast<int64_t>(ts.user_vals.size());
-  const auto n_rows = static_cast<int64_t>(rs.indptr.size()) - 1;
-  // ranked lists: float32 scores descending, equal scores by docno descending (by_input: the scores as given
-  // descending, equal scores in input order)
-  Buf<double>& sc = rs.values;
-  if (!rs.has_values) sc.assign(rs.items.size(), 0.0);
-  for (double& x : sc) {
-    if (std::isnan(x)) return py::none();
-    if (!by_input) x = as_float32(x);
-  }
-  std::vector<int64_t> r_items(rs.items.size());
-  std::vector<int64_t> idx;
-  for (int64_t r = 0; r < n_rows; ++r) {
-    const int64_t b = rs.indptr[r], e = rs.indptr[r + 1];
-    idx.resize(static_cast<size_t>(e - b));
-    for (int64_t j = b; j < e; ++j) idx[static_cast<size_t>(j - b)] = j;
-    if (by_input) {
-      std::stable_sort(idx.begin(), idx.end(), [&](int64_t a, int64_t c) { return sc[a] > sc[c]; });
+      bool bad = false;
+      std::sort(idx.begin(), idx.end(), [&](int64_t a, int64_t c) {
+        if (sc[a] != sc[c]) return sc[a] > sc[c];
+        const int cmp = PyUnicode_Compare(P.w.ids().label(rs.items[a]), P.w.ids().label(rs.items[c]));
+        if (cmp == -1 && PyErr_Occurred()) {
+          PyErr_Clear();
+          bad = true;
+        }
+        return cmp > 0;
+      });
+      if (bad) return py::none();
       for (int64_t j = b; j < e; ++j) r_items[static_cast<size_t>(j)] = rs.items[static_cast<size_t>(idx[j - b])];
-      continue;
     }
-    bool bad = false;
-    std::sort(idx.begin(), idx.end(), [&](int64_t a, int64_t c) {
-      if (sc[a] != sc[c]) return sc[a] > sc[c];
-      const int cmp = PyUnicode_Compare(P.w.ids().label(rs.items[a]), P.w.ids().label(rs.items[c]));
-      if (cmp == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        bad = true;
-      }
-      return cmp > 0;
-    });
-    if (bad) return py::none();
-    for (int64_t j = b; j < e; ++j) r_items[static_cast<size_t>(j)] = rs.items[static_cast<size_t>(idx[j - b])];
+    // the pass over the truth users (each has a run row: the qrels were taken from the run's queries)
+    d.n_users = n_users;
+    d.t_indptr = ts.indptr.data();
+    d.t_items = ts.items.data();
+    if (ts.has_values) d.t_grades = ts.values.data();
+    d.t_nnz = static_cast<int64_t>(ts.items.size());
+    d.r_items = r_items.data();
+    d.r_nnz = static_cast<int64_t>(r_items.size());
+    d.r_indptr = rs.indptr.data();
+    d.r_rows = n_rows;
+    d.r_rowmap = n_users ? P.rowmap.data() : nullptr;
+    for (int64_t u = 0; u < n_users; ++u) {
+      const int64_t r = P.rowmap[static_cast<size_t>(u)];
+      if (r < 0) return py::none();  // cannot happen: the qrels are the run's
+      user_keys.push_back(rs.user_objs[static_cast<size_t>(r)]);
+      user_rows.push_back(r);
+    }
+    // the truth users come in the run's order (`sub` was made in it)
+    for (size_t u = 1; u < user_rows.size(); ++u)
+      if (user_rows[u] <= user_rows[u - 1]) return py::none();
   }
-  // the pass over the truth users (each has a run row: the qrels were taken from the run's queries)
-  RankingDataT<int64_t> d;
-  d.n_users = n_users;
-  d.t_indptr = ts.indptr.data();
-  d.t_items = ts.items.data();
-  if (ts.has_values) d.t_grades = ts.values.data();
-  d.t_nnz = static_cast<int64_t>(ts.items.size());
-  d.r_items = r_items.data();
-  d.r_nnz = static_cast<int64_t>(r_items.size());
-  d.r_indptr = rs.indptr.data();
-  d.r_rows = n_rows;
-  d.r_rowmap = n_users ? P.rowmap.data() : nullptr;
-  for (int64_t u = 0; u < n_users; ++u)
-    if (P.rowmap[static_cast<size_t>(u)] < 0) return py::none();  // cannot happen: the qrels are the run's
+  const int64_t n_users = d.n_users;
   RankingOptions opt;
   opt.has_min_relevance = true;
   opt.min_relevance = min_relevance;
@@ -1148,19 +1393,14 @@ py::object trec_nested(py::handle qrels, py::handle run, const std::vector<Colum
     if (!st.ok()) return py::none();
   }
   if (!nested) {  // (values[n_cols, n_users], the run row of every user): the caller takes the means
-    std::vector<int64_t> rows(P.rowmap.begin(), P.rowmap.begin() + n_users);
     py::array_t<double> vals({static_cast<py::ssize_t>(cols.size()), static_cast<py::ssize_t>(n_users)});
     std::copy(values.begin(), values.end(), vals.mutable_data());
-    return py::make_tuple(vals, to_array(std::move(rows)));
+    return py::make_tuple(vals, to_array(std::move(user_rows)));
   }
   // {query: {name: value}} in the run's order
-  std::vector<int64_t> user_of(static_cast<size_t>(n_rows), -1);
-  for (int64_t u = 0; u < n_users; ++u) user_of[static_cast<size_t>(P.rowmap[static_cast<size_t>(u)])] = u;
-  py::dict out;
-  for (int64_t r = 0; r < n_rows; ++r) {
-    const int64_t u = user_of[static_cast<size_t>(r)];
-    if (u < 0) continue;
-    py::dict row;
+  py::dict out = dict_for(static_cast<Py_ssize_t>(n_users));
+  for (int64_t u = 0; u < n_users; ++u) {
+    py::dict row = dict_for(static_cast<Py_ssize_t>(n_names));
     for (size_t j = 0; j < n_names; ++j) {
       const double v = values[static_cast<size_t>(col_of[j]) * static_cast<size_t>(n_users) + static_cast<size_t>(u)];
       PyObject* f = PyFloat_FromDouble(v);
@@ -1170,7 +1410,7 @@ py::object trec_nested(py::handle qrels, py::handle run, const std::vector<Colum
       }
       Py_DECREF(f);
     }
-    if (PyDict_SetItem(out.ptr(), rs.user_objs[static_cast<size_t>(r)], row.ptr()) < 0) throw py::error_already_set();
+    if (PyDict_SetItem(out.ptr(), user_keys[static_cast<size_t>(u)], row.ptr()) < 0) throw py::error_already_set();
   }
   return out;
 }
@@ -1184,9 +1424,9 @@ py::dict nested_dict(const py::array& keys, const py::list& names, const F64& va
     throw py::value_error("nested_dict: `values` must be keys x names");
   auto* const* k = static_cast<PyObject* const*>(keys.data());
   const double* v = values.data();
-  py::dict out;
+  py::dict out = dict_for(static_cast<Py_ssize_t>(n));
   for (py::ssize_t i = 0; i < n; ++i) {
-    py::dict row;
+    py::dict row = dict_for(m);
     for (py::ssize_t j = 0; j < m; ++j) {
       PyObject* f = PyFloat_FromDouble(v[i * m + j]);
       if (!f || PyDict_SetItem(row.ptr(), PyList_GET_ITEM(names.ptr(), j), f) < 0) {

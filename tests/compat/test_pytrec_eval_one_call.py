@@ -82,3 +82,50 @@ def test_a_nan_score_is_the_general_paths_error():
     ev = pe.RelevanceEvaluator({"q": {"d": 1}}, {"map"})
     with pytest.raises(ValueError, match="NaN"):
         ev.evaluate({"q": {"d": math.nan}})
+
+
+def _big_case(seed, n_queries=3000):
+    """Many queries (each read on its own by the one-call path, on several threads): ties of float32 scores,
+    queries on one side only, empty qrels entries, grade-0 and negative rows, docnos of 1-, 2- and 4-byte str."""
+    import random
+
+    g = random.Random(seed)
+    names = ["d1", "d2", "d10", "D1", "é", "e", "d\u0101", "d\U0001f600", *(f"doc{i}" for i in range(40))]
+    qrels, run = {}, {}
+    for q in range(n_queries):
+        qid = f"q{q}"
+        if g.random() < 0.9:
+            qrels[qid] = {d: g.randint(-1, 3) for d in g.sample(names, g.randint(0, 6))}
+        if g.random() < 0.95:
+            # fresh str objects for the run's docnos (equal to the qrels' ones, not the same objects)
+            run[qid] = {"".join(list(d)): g.choice([0.5, 0.5 + 1e-12, g.random()]) for d in g.sample(names, 12)}
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_many_queries_on_every_thread_count_answer_as_the_general_path(seed, monkeypatch):
+    qrels, run = _big_case(seed)
+    measures = {"map", "ndcg_cut_5", "P_3", "recall_10", "recip_rank", "bpref", "num_rel_ret"}
+    fast, slow = _both(qrels, run, measures, 1)
+    assert list(fast) == list(slow) and len(fast) > 2000
+    for q in slow:
+        assert fast[q] == slow[q], q
+    for t in ("1", "2", "3"):
+        monkeypatch.setenv("RANKMETER_NUM_THREADS", t)
+        assert pe.RelevanceEvaluator(qrels, measures).evaluate(run) == fast
+
+
+def test_documents_and_values_outside_the_per_query_reading_answer_the_same():
+    # numpy str docnos and numpy int grades are read by the walker of the objects instead: the same answers
+    np = pytest.importorskip("numpy")
+    qrels, run = _big_case(2, 2500)
+    measures = {"map", "ndcg", "P_5"}
+    ref = pe.RelevanceEvaluator(qrels, measures).evaluate(run)
+    q0 = next(q for q in run if qrels.get(q))
+    run_np = dict(run)
+    run_np[q0] = {np.str_(d): s for d, s in run[q0].items()}
+    qrels_np = dict(qrels)
+    qrels_np[q0] = {d: np.int64(g) for d, g in qrels[q0].items()}
+    for qr, rn in ((qrels, run_np), (qrels_np, run)):
+        fast, slow = _both(qr, rn, measures, 1)
+        assert fast == slow == ref

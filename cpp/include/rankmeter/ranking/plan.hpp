@@ -44,6 +44,7 @@ struct RankingDataT {
   int64_t r_pad = -1;
   const int64_t* r_rowmap = nullptr;
   const double* r_costs = nullptr;  // C/W/L costs aligned with r_items (NaN: none given); null: no costs
+  int64_t id_bound = 0;             // > 0: every id on both sides is in 0..id_bound-1 (the lookup covers them)
 };
 using RankingData = RankingDataT<int64_t>;
 
@@ -300,6 +301,11 @@ void plan_lookup(const RankingDataT<Id>& d, int threads, Plan& P) {
   // non-negative and below the limit it bounds every id, and the array covers
   // 0..OR (any bound gives the same results). Otherwise the exact min and max.
   uint64_t t_or = 0;
+  if (d.id_bound > 0 && d.id_bound <= dense_limit) {  // ids known to be small: the array covers every one
+    P.dense = P.max_m <= DenseLookup::kMaxTruth;
+    P.dense_ids = P.dense ? d.id_bound : 0;
+    return;
+  }
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp parallel for num_threads(T) reduction(| : t_or) schedule(static)
 #endif
