@@ -20,7 +20,7 @@ run() {
   fi
 }
 # two at a time: the evaluate-after targets, then the reader-only ones
-for pair in "trec csv" "parquet state" "trec_read csv_read" "parquet_read walk"; do
+for pair in "trec csv" "parquet state" "trec_read csv_read" "parquet_read walk" "trec_nested"; do
   pids=()
   for t in $pair; do run "$t" & pids+=($!); done
   for p in "${pids[@]}"; do wait "$p" || status=1; done

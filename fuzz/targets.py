@@ -388,6 +388,77 @@ def walk(data: bytes) -> None:
     _same_side(pair[1], r_ref)
 
 
+def _nested(fdp: Any, grades: bool) -> Any:
+    """{query: {document: grade or score}} from the bytes: str and int query ids, str documents mostly (some
+    shared objects, some fresh equal ones, some of other kinds), values of every kind, now and then something
+    else than a dict."""
+    out: Any = {} if fdp.ConsumeIntInRange(0, 15) else collections.OrderedDict()
+    for _ in range(fdp.ConsumeIntInRange(0, 5)):
+        c = fdp.ConsumeIntInRange(0, 31)
+        q: Any = _walk_id(fdp) if c == 0 else fdp.ConsumeIntInRange(0, 2) if c == 1 else f"q{c % 3}"
+        inner: Any = {}
+        for _ in range(fdp.ConsumeIntInRange(0, 6)):
+            c = fdp.ConsumeIntInRange(0, 63)
+            doc = _walk_id(fdp) if c == 0 else _POOL[c % len(_POOL)] if c < 16 else "".join(["d", str(c % 6)])
+            c = fdp.ConsumeIntInRange(0, 31)
+            value = (
+                _walk_value(fdp)
+                if c == 0
+                else fdp.ConsumeFloat()
+                if c == 1
+                else fdp.ConsumeIntInRange(-1, 3)
+                if grades or c < 6
+                else fdp.ConsumeRegularFloat()
+            )
+            with contextlib.suppress(TypeError):  # an unhashable document
+                inner[doc] = value
+        if fdp.ConsumeIntInRange(0, 31) == 0:
+            inner = [list(inner), collections.defaultdict(int, inner), None][fdp.ConsumeIntInRange(0, 2)]
+        with contextlib.suppress(TypeError):  # an unhashable query id
+            out[q] = inner
+    return out
+
+
+def trec_nested(data: bytes) -> None:
+    """pytrec_eval's one-call path (``_core.trec_nested``: each query's dicts read on its own, else the walker
+    of the objects) on dicts of dicts built from the bytes: the same answer on every thread count and, where it
+    answers, the numbers of the general path (the Python readers); it never raises or crashes."""
+    from rankmeter import _core
+    from rankmeter.compat import pytrec_eval as pe
+
+    fdp = _Provider(data)
+    qrels, run = _nested(fdp, True), _nested(fdp, False)
+    _SneakyStr.victim = run
+    try:
+        ev = pe.RelevanceEvaluator(qrels, {"map", "ndcg_cut_5", "P_3", "recip_rank", "bpref", "num_rel_ret"})
+    except OK:
+        return
+    cols, col_of, names = ev._fast_columns()
+
+    def call(threads: int) -> Any:
+        args = (qrels, run, cols, col_of, names, 1.0, pe._EMPTY_ZERO, pe._DUP_ERROR, threads)
+        return _core.trec_nested(*args), _core.trec_nested(*args, nested=False, by_input=True)
+
+    out, by_input = call(1)
+    for t in (2, 3):
+        got, got_by_input = call(t)
+        assert got == out
+        assert (got_by_input is None) == (by_input is None)
+        if by_input is not None:
+            np.testing.assert_array_equal(got_by_input[0], by_input[0])
+            np.testing.assert_array_equal(got_by_input[1], by_input[1])
+    if out is None:
+        return
+    pe._ONE_CALL = False
+    try:
+        slow = ev.evaluate(run)
+    finally:
+        pe._ONE_CALL = True
+    assert list(slow) == list(out)
+    for q, row in slow.items():
+        assert list(row) == list(out[q]) and all(v == out[q][m] for m, v in row.items()), (q, row, out[q])
+
+
 def seeds() -> dict:
     """A valid input of each target (written to fuzz/corpus/<target>/ by ``python fuzz/targets.py seeds``)."""
     import pyarrow as pa
@@ -408,6 +479,7 @@ def seeds() -> dict:
         "csv_read": b"user_id,item_id,rank,relevance\n1,a,1,1\n1,b,2,0\n2,c,1,2\n",
         "parquet_read": buf.getvalue(),
         "walk": bytes(range(256)) * 4,
+        "trec_nested": bytes(range(256)) * 4,
     }
 
 
@@ -420,6 +492,7 @@ TARGETS = {
     "csv_read": csv_read,
     "parquet_read": parquet_read,
     "walk": walk,
+    "trec_nested": trec_nested,
 }
 
 

@@ -1083,7 +1083,10 @@ inline bool direct_str(PyObject* o, Py_hash_t& h) {
 // float, bool or int within int64, a mix of str and int query ids, a dict subclass): the walker's path answers.
 // `nan`: a score is NaN (trec_nested answers None).
 struct DirectTrec {
-  std::vector<PyObject*> keys;  // the evaluated queries (borrowed), in the run's order
+  // references to the query ids and the inner dicts read: a lookup in `qrels` may run Python code (the __eq__
+  // of a key with the same hash), which could drop them from the dicts
+  std::vector<py::object> held;
+  std::vector<PyObject*> keys;  // the evaluated queries, in the run's order (held)
   std::vector<int64_t> rows;    // their rows in the run
   std::vector<int64_t> t_indptr{0}, r_indptr{0}, t_items, r_items;
   std::vector<double> grades;
@@ -1094,7 +1097,7 @@ struct DirectTrec {
 bool trec_direct(PyObject* qrels, PyObject* run, bool by_input, int threads, DirectTrec& D) {
   const Py_ssize_t n_run = PyDict_GET_SIZE(run);
   std::vector<PyObject*> r_dicts, t_dicts;  // per run query: its run dict, its qrels dict (null: not evaluated)
-  std::vector<int64_t> r_at, t_at;          // per run query: where its rows go (r_at -1: not evaluated)
+  std::vector<int64_t> u_at;                // per run query: its user (-1: not evaluated)
   r_dicts.reserve(static_cast<size_t>(n_run));
   t_dicts.reserve(static_cast<size_t>(n_run));
   int key_kinds = 0;
@@ -1120,19 +1123,20 @@ bool trec_direct(PyObject* qrels, PyObject* run, bool by_input, int threads, Dir
       }
       if (t && !PyDict_CheckExact(t)) return false;
       if (t && PyDict_GET_SIZE(t) == 0) t = nullptr;  // a query without qrels rows is not evaluated
+      D.held.push_back(py::reinterpret_borrow<py::object>(k));
+      D.held.push_back(py::reinterpret_borrow<py::object>(v));
+      if (t) D.held.push_back(py::reinterpret_borrow<py::object>(t));
       r_dicts.push_back(v);
       t_dicts.push_back(t);
       if (t) {
+        u_at.push_back(static_cast<int64_t>(D.keys.size()));
         D.keys.push_back(k);
         D.rows.push_back(row);
-        t_at.push_back(D.t_indptr.back());
-        r_at.push_back(D.r_indptr.back());
         D.t_indptr.push_back(D.t_indptr.back() + PyDict_GET_SIZE(t));
         D.r_indptr.push_back(D.r_indptr.back() + PyDict_GET_SIZE(v));
         D.id_bound = std::max<int64_t>(D.id_bound, PyDict_GET_SIZE(t) + PyDict_GET_SIZE(v));
       } else {
-        t_at.push_back(-1);
-        r_at.push_back(-1);
+        u_at.push_back(-1);
       }
       ++row;
     }
@@ -1158,7 +1162,9 @@ bool trec_direct(PyObject* qrels, PyObject* run, bool by_input, int threads, Dir
     for (Py_ssize_t q = 0; q < n_run; ++q) {
       if (bad) continue;
       PyObject* v = r_dicts[static_cast<size_t>(q)];
-      const Py_ssize_t n = PyDict_GET_SIZE(v);
+      const int64_t u = u_at[static_cast<size_t>(q)];
+      // the sizes planned above (a dict changed since by a key's __eq__ is refused below, never overrun)
+      const Py_ssize_t n = u < 0 ? PyDict_GET_SIZE(v) : D.r_indptr[u + 1] - D.r_indptr[u];
       rdoc.clear();
       sc.clear();
       bool q_nan = false;
@@ -1184,11 +1190,10 @@ bool trec_direct(PyObject* qrels, PyObject* run, bool by_input, int threads, Dir
       rh.resize(rdoc.size());
       for (size_t j = 0; j < rdoc.size(); ++j)
         if (!direct_str(rdoc[j], rh[j])) bad = 1;
-      const int64_t rb = r_at[static_cast<size_t>(q)];
-      if (bad || q_nan || rb < 0) continue;  // a query without qrels: only read (as the walker reads every run row)
+      if (bad || q_nan || u < 0) continue;  // a query without qrels: only read (as the walker reads every run row)
+      const int64_t rb = D.r_indptr[u], tb = D.t_indptr[u];
       PyObject* t = t_dicts[static_cast<size_t>(q)];
-      const Py_ssize_t m = PyDict_GET_SIZE(t);
-      const int64_t tb = t_at[static_cast<size_t>(q)];
+      const Py_ssize_t m = D.t_indptr[u + 1] - tb;
       tdoc.clear();
       {
         Py_ssize_t pos = 0;
