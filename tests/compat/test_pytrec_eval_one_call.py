@@ -129,3 +129,10 @@ def test_documents_and_values_outside_the_per_query_reading_answer_the_same():
     for qr, rn in ((qrels, run_np), (qrels_np, run)):
         fast, slow = _both(qr, rn, measures, 1)
         assert fast == slow == ref
+
+
+@pytest.mark.parametrize("qrels", [{2.0: {"d": 1}}, {"q": {2.5: 1}}, {True: {"d": 1}}, {"q": {None: 1}}])
+def test_an_id_of_another_type_than_str_or_int_is_pytrec_evals_type_error(qrels):
+    # pytrec_eval refuses these when the evaluator is made ("Expected string as key."), whatever run comes later
+    with pytest.raises(TypeError, match="Expected string as key"):
+        pe.RelevanceEvaluator(qrels, {"map"})

@@ -312,6 +312,19 @@ def _check_qrels(query_relevance: Any) -> None:
     grades = set(map(type, itertools.chain.from_iterable(docs.values() for docs in query_relevance.values())))
     if not all(issubclass(t, (numbers.Integral, np.integer)) for t in grades):
         raise TypeError("Expected relevance to be integer.")
+    # ids: str as pytrec_eval takes them, or ints (read as their decimal strings); anything else is pytrec_eval's
+    # "Expected string as key." here too, whichever queries a run asks for later
+    ids = (str, numbers.Integral, np.integer)
+    for what, kinds in (
+        ("query", set(map(type, query_relevance))),
+        ("document", set(map(type, itertools.chain.from_iterable(query_relevance.values())))),
+    ):
+        for kind in kinds:
+            if not issubclass(kind, ids) or issubclass(kind, (bool, np.bool_)):
+                raise TypeError(
+                    f"Expected string as key: `query_relevance` has a {what} id of type {kind.__name__} (str ids, "
+                    "or ints)"
+                )
 
 
 class RelevanceEvaluator:
