@@ -1476,6 +1476,30 @@ py::object nested_types(py::handle outer) {
   return std::move(out);
 }
 
+// The keys q of a dict whose value is a dict holding q itself (BEIR's "identical ids": a document whose id is its
+// query's), in the dict's order: one lookup per query with the key's cached hash, as `q in docs` makes it. None
+// when `outer` or one of its values is not an exact dict (the caller's Python loop answers then).
+py::object keys_in_values(py::handle outer) {
+  if (!PyDict_CheckExact(outer.ptr())) return py::none();
+  const Py_ssize_t n = PyDict_GET_SIZE(outer.ptr());
+  // the (key, value) pairs first, held: a lookup may run a key's __eq__ (Python code)
+  std::vector<std::pair<py::object, py::object>> pairs;
+  pairs.reserve(static_cast<size_t>(n));
+  Py_ssize_t pos = 0;
+  PyObject *k, *v;
+  while (PyDict_Next(outer.ptr(), &pos, &k, &v)) {
+    if (!PyDict_CheckExact(v)) return py::none();
+    pairs.emplace_back(py::reinterpret_borrow<py::object>(k), py::reinterpret_borrow<py::object>(v));
+  }
+  py::list hit;
+  for (const auto& [key, docs] : pairs) {
+    const int c = PyDict_Contains(docs.ptr(), key.ptr());
+    if (c < 0) throw py::error_already_set();  // an unhashable key cannot be a dict key: a key's own error
+    if (c) hit.append(key);
+  }
+  return std::move(hit);
+}
+
 }  // namespace
 
 void bind_walk(py::module_& m) {
@@ -1490,6 +1514,8 @@ void bind_walk(py::module_& m) {
         "pytrec_eval's evaluate(run) on plain dicts of str documents in one call: {query: {name: value}}, or None "
         "(not plain, a NaN score, or a problem the general path reports); by_input: ranked by the scores as given, "
         "equal scores in input order.");
+  m.def("keys_in_values", &keys_in_values, py::arg("outer"),
+        "[q for q, docs in outer.items() if q in docs] for a dict of dicts, or None when it is not one.");
   m.def("distinct_ids", &distinct_ids, py::arg("rows"), py::arg("threads") = 0,
         "len(set(chain(*rows))) for a list of lists or tuples of exact str or int ids, or -1 for anything else.");
   m.def("lists_ap", &lists_ap, py::arg("actual"), py::arg("predicted"), py::arg("k"), py::arg("den_min_k"),

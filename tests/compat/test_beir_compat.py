@@ -228,3 +228,20 @@ def test_instance_form_keeps_beir_attributes_and_calls_the_retriever():
     ev = EvaluateRetrieval(Retriever(), k_values=[1, 5], score_function="dot")
     assert ev.retrieve({}, {}, batch=2) == {"q": {"d": 5.0}, "args": ("dot", {"batch": 2})}
     assert ev.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, ev.k_values)[0] == {"NDCG@1": 1.0, "NDCG@5": 1.0}
+
+
+def test_the_c_loop_finds_the_identical_ids_the_python_loop_finds():
+    from rankmeter import _core
+
+    g = np.random.default_rng(3)
+    ids = ["q1", "q2", "d1", 1, 2, "1", "é", "\U0001f600"]
+    for _ in range(300):
+        results = {}
+        for _ in range(int(g.integers(0, 6))):
+            q = ids[int(g.integers(len(ids)))]
+            # fresh equal str objects, not the same ones
+            docs = {("".join(d) if isinstance(d, str) else d): 1.0 for d in g.choice(np.array(ids, dtype=object), 3)}
+            results[q] = docs
+        assert _core.keys_in_values(results) == [q for q, docs in results.items() if q in docs]
+    assert _core.keys_in_values({"q": ["q"]}) is None
+    assert _core.keys_in_values([("q", {"q": 1})]) is None

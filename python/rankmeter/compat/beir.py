@@ -128,7 +128,7 @@ def _aggregate(values: np.ndarray, times: int, n: int) -> float:
 def _without_identical(results: Mapping) -> Mapping:
     """``results`` without the document whose id equals its query's id (a new outer dict and new inner dicts for
     the queries that hold one; the caller's dicts are not changed)."""
-    hit = [q for q, docs in results.items() if _is_mapping(docs) and q in docs]
+    hit = _identical(results)
     if not hit:
         return results
     out = dict(results)
@@ -137,8 +137,16 @@ def _without_identical(results: Mapping) -> Mapping:
     return out
 
 
+def _identical(results: Mapping) -> list:
+    """The queries of ``results`` whose documents include the query's own id, in its order."""
+    hit = _core.keys_in_values(results)  # one C loop over a plain dict of dicts
+    if hit is None:
+        hit = [q for q, docs in results.items() if _is_mapping(docs) and q in docs]
+    return hit
+
+
 def _has_identical(results: Mapping) -> bool:
-    return any(_is_mapping(docs) and q in docs for q, docs in results.items())
+    return bool(_identical(results))
 
 
 def _is_mapping(x: Any) -> bool:
