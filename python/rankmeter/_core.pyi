@@ -426,6 +426,9 @@ def nested_dict(keys: npt.NDArray[np.object_], names: list, values: _F64) -> dic
 # (key types, inner key types, inner value types) of a plain dict of plain dicts, or None.
 def nested_types(outer: Any) -> Optional[tuple[set[type], set[type], set[type]]]: ...
 
+# [q for q, docs in outer.items() if q in docs] for a dict of dicts (BEIR's identical ids), or None.
+def keys_in_values(outer: Any) -> Optional[list[Any]]: ...
+
 # pytrec_eval's evaluate(run) in one call (plain dicts of str documents), or None for the general path.
 def trec_nested(
     qrels: Any,

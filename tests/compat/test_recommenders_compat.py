@@ -220,3 +220,44 @@ def test_user_diversity_returns_recommenders_columns_sorted_by_user():
     reco2 = pd.DataFrame({"userID": ["a", "a"], "itemID": [2, 1]}).assign(userID=["z", "z"])
     # items 1 and 2: together for one of the two train users of item 1: cosine 1 / sqrt(2 * 1)
     assert E.user_diversity(train, reco2)["user_diversity"].tolist() == pytest.approx([1 - 1 / np.sqrt(2)])
+
+
+@pytest.mark.parametrize("overlap", [False, True])
+def test_beyond_metrics_on_arrow_strings_answer_alike_with_the_items_coded_on_another_thread(overlap, monkeypatch):
+    # 120,000 rows of Arrow string ids: the item codes are made on a worker thread while the users are coded
+    pytest.importorskip("pyarrow")
+    g = np.random.default_rng(5)
+    n = 12_000
+    reco = pd.DataFrame(
+        {
+            "userID": pd.array([f"u{u}" for u in np.repeat(np.arange(n), 5)], dtype="string[pyarrow]"),
+            "itemID": pd.array([f"i{i}" for i in g.integers(0, 3000, 5 * n)], dtype="string[pyarrow]"),
+        }
+    )
+    train = pd.DataFrame(
+        {
+            "userID": pd.array([f"u{u}" for u in np.repeat(np.arange(n), 5)], dtype="string[pyarrow]"),
+            "itemID": pd.array([f"i{i}" for i in g.integers(3000, 6000, 5 * n)], dtype="string[pyarrow]"),
+        }
+    )
+    if overlap:  # one (user, item) of reco_df also in train_df: the original's exception
+        train.loc[17, "itemID"] = reco.loc[reco["userID"] == train.loc[17, "userID"], "itemID"].iloc[0]
+    assert E._codes_later(train["itemID"], reco["itemID"]) is not None
+
+    def answers() -> list:
+        out: list = []
+        for f in (E.catalog_coverage, E.distributional_coverage, E.novelty):
+            try:
+                out.append(f(train, reco))
+            except Exception as e:  # the original raises a bare Exception
+                out.append(str(e))
+        return out
+
+    threaded = answers()
+    monkeypatch.setenv("RANKMETER_NUM_THREADS", "1")
+    assert E._codes_later(train["itemID"], reco["itemID"]) is None
+    assert answers() == threaded
+    if overlap:
+        assert all("user_item pairs" in str(x) for x in threaded)
+    else:
+        assert all(isinstance(x, float) for x in threaded)

@@ -77,12 +77,15 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import warnings
 from typing import Any, Callable, Optional
 
 import numpy as np
 
 from rankmeter import _core
+
+from .._options import resolve_threads
 
 __all__ = [
     "ColumnMismatchError",
@@ -416,6 +419,31 @@ def _codes_of(*columns: Any, labels: bool = False) -> tuple:
     return (parts, uniq) if labels else (parts, len(uniq))
 
 
+_POOL: Any = None  # one worker thread for _codes_later, made on first use
+
+
+def _codes_later(a: Any, b: Any) -> Any:
+    """``_codes_of(a, b, labels=True)`` started on a worker thread (a Future) when both columns hold strings in
+    Arrow, whose hashing runs without the GIL, and more than one thread is allowed; else None (the caller codes
+    them itself)."""
+    import pandas as pd
+
+    global _POOL
+
+    def on_arrow(t: Any) -> bool:
+        return isinstance(t, pd.ArrowDtype) or (isinstance(t, pd.StringDtype) and t.storage == "pyarrow")
+
+    if not (on_arrow(a.dtype) and on_arrow(b.dtype)) or len(a) + len(b) < 100_000:
+        return None
+    if resolve_threads(None) == 1 or (os.cpu_count() or 1) < 2:
+        return None
+    if _POOL is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _POOL = ThreadPoolExecutor(1, thread_name_prefix="rankmeter-codes")
+    return _POOL.submit(_codes_of, a, b, labels=True)
+
+
 def _common(rating_true: Any, rating_pred: Any, col_user: str) -> tuple:
     (t, p), n = _codes_of(rating_true[col_user], rating_pred[col_user])
     in_true = np.zeros(n + 1, bool)
@@ -674,6 +702,9 @@ def _check_beyond(train_df: Any, reco_df: Any, col_user: str, col_item: str) -> 
         raise ValueError("Columns in provided DataFrames are not the same datatype")
     # a (user, item) of reco_df also in train_df (the original's inner join on both columns; NaN ids match NaN):
     # users as codes 0..n-1, items as their int values or codes, compared user by user in C++
+    items = _int_values(train_df[col_item], reco_df[col_item])
+    # string items on Arrow: coded on another thread while the users are (Arrow's hashing releases the GIL)
+    pending = _codes_later(train_df[col_item], reco_df[col_item]) if items is None else None
     users = _int_values(train_df[col_user], reco_df[col_user])
     if users is not None and users[0].size + users[1].size:
         lo = min(int(_core.int_range(u, 0)[0]) for u in users if u.size)
@@ -686,10 +717,12 @@ def _check_beyond(train_df: Any, reco_df: Any, col_user: str, col_item: str) -> 
         (tu, ru), n_users = _codes_of(train_df[col_user], reco_df[col_user])
         tu, ru = np.where(tu < 0, n_users, tu), np.where(ru < 0, n_users, ru)  # NaN: one more code
         n_users += 1
-    items = _int_values(train_df[col_item], reco_df[col_item])
     coded = None
     if items is None:
-        parts, item_labels = _codes_of(train_df[col_item], reco_df[col_item], labels=True)  # NaN: -1 on both sides
+        # NaN: -1 on both sides
+        parts, item_labels = (
+            pending.result() if pending is not None else _codes_of(train_df[col_item], reco_df[col_item], labels=True)
+        )
         items = tuple(parts)
         coded = (parts[0], parts[1], item_labels)
     ti, ri = (np.ascontiguousarray(x, dtype=np.int64) for x in items)
