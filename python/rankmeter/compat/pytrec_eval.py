@@ -305,22 +305,26 @@ def _check_qrels(query_relevance: Any) -> None:
         raise TypeError(
             f"`query_relevance` must be a dict {{query: {{doc: int grade}}}}, got {type(query_relevance).__name__}"
         )
-    kinds = set(map(type, query_relevance.values()))  # one C-level pass; the ABC check per distinct type only
-    for kind in kinds:
-        if not issubclass(kind, Mapping):
-            raise TypeError(f"`query_relevance` values must be dicts {{doc: int grade}}, got {kind.__name__}")
-    grades = set(map(type, itertools.chain.from_iterable(docs.values() for docs in query_relevance.values())))
-    if not all(issubclass(t, (numbers.Integral, np.integer)) for t in grades):
+    got = _core.nested_types(query_relevance)  # one C loop over a plain dict of plain dicts, else None
+    if got is None:
+        kinds = set(map(type, query_relevance.values()))  # one C-level pass; the ABC check per distinct type only
+        for kind in kinds:
+            if not issubclass(kind, Mapping):
+                raise TypeError(f"`query_relevance` values must be dicts {{doc: int grade}}, got {kind.__name__}")
+        chain = itertools.chain.from_iterable
+        got = (
+            set(map(type, query_relevance)),
+            set(map(type, chain(query_relevance.values()))),
+            set(map(type, chain(docs.values() for docs in query_relevance.values()))),
+        )
+    query_types, doc_types, grade_types = got
+    if not all(issubclass(t, (numbers.Integral, np.integer)) for t in grade_types):
         raise TypeError("Expected relevance to be integer.")
     # ids: str as pytrec_eval takes them, or ints (read as their decimal strings); anything else is pytrec_eval's
     # "Expected string as key." here too, whichever queries a run asks for later
-    ids = (str, numbers.Integral, np.integer)
-    for what, kinds in (
-        ("query", set(map(type, query_relevance))),
-        ("document", set(map(type, itertools.chain.from_iterable(query_relevance.values())))),
-    ):
+    for what, kinds in (("query", query_types), ("document", doc_types)):
         for kind in kinds:
-            if not issubclass(kind, ids) or issubclass(kind, (bool, np.bool_)):
+            if not issubclass(kind, (str, numbers.Integral, np.integer)) or issubclass(kind, (bool, np.bool_)):
                 raise TypeError(
                     f"Expected string as key: `query_relevance` has a {what} id of type {kind.__name__} (str ids, "
                     "or ints)"
