@@ -31,6 +31,10 @@ with warnings.catch_warnings():
     with contextlib.suppress(Exception):  # depends on the hypothesis version
         import hypothesis.extra._patching  # noqa: F401
 
+# LensKit's own tests (tests/conformance/vendored/lenskit/) run in LensKit's venv, from
+# tests/conformance/test_lenskit_suite.py; this suite does not collect them (they import lenskit)
+collect_ignore_glob = ["conformance/vendored/*"]
+
 settings.register_profile("quick", max_examples=10)
 _PROFILE = os.environ.get("RANKMETER_HYPOTHESIS_PROFILE")
 if _PROFILE:

@@ -93,17 +93,7 @@ AFTER='"$PIP" install -q --no-deps recpack==0.3.6' \
 # (tests/differential/lenskit.py); torch pinned to the CPU wheel on this machine's disk; pytest and hypothesis
 # run LensKit's own metric tests against the preset (tests/conformance/test_lenskit_suite.py)
 mk lenskit     torch==2.13.0 lenskit==2025.8.1 pytest hypothesis || STATUS=1
-# LensKit's tests/eval of the same release (not in its wheel) beside the venv, in lenskit/suite; also added to a
-# reused venv that lacks it
-LENSKIT_TAG=v2025.8.1
-if want lenskit && [ -x "$ROOT/lenskit/bin/python" ] && [ ! -f "$ROOT/lenskit/suite/tests/eval/test_rank_ndcg.py" ]; then
-  echo "== lenskit: LensKit's tests/eval at $LENSKIT_TAG into $ROOT/lenskit/suite"
-  mkdir -p "$ROOT/lenskit/suite" && curl -fsSL "https://github.com/lenskit/lkpy/archive/$LENSKIT_TAG.tar.gz" \
-    | tar -xz -C "$ROOT/lenskit/suite" --strip-components=1 \
-      "lkpy-${LENSKIT_TAG#v}/tests/eval" "lkpy-${LENSKIT_TAG#v}/conftest.py" "lkpy-${LENSKIT_TAG#v}/pyproject.toml" \
-    || { echo "   unavailable (GitHub not reachable): tests/conformance/test_lenskit_suite.py skips with that reason"; \
-         rm -rf "$ROOT/lenskit/suite"; }
-fi
+# LensKit's tests/eval of the same release (not in its wheel) are vendored in tests/conformance/vendored/lenskit/
 # BEIR: only beir.retrieval.evaluation is used (pytrec_eval-terrier, and tqdm for its logging module); its
 # models' dependencies (sentence-transformers, torch, datasets) are not needed for it.
 AFTER='"$PIP" install -q --no-deps beir==2.2.0' \
