@@ -74,6 +74,91 @@ struct IntEq {
   bool operator()(int64_t a, int64_t b) const { return a == b; }
 };
 
+// Table<PyObject*, StrEq> for the walker's str ids, whose slots also hold the canonical bytes of a short str (8
+// bytes or fewer, zero-padded, with its byte length and kind): a short id is compared with its slot alone, never
+// with the object its code was first given to. That object lies elsewhere in memory, so where every id is an
+// object of its own (dicts built from a file or a query loop), each comparison with it was a cache miss.
+class StrTable {
+ public:
+  StrTable() { rehash(64); }
+  int64_t find_or_add(int64_t h, PyObject* key, bool& inserted) {
+    if (2 * (used_ + 1) > slots_.size()) rehash(slots_.size() * 2);
+    Short k;
+    bool have_k = false;  // the key's bytes are read only when a slot of the same hash holds another object
+    size_t i = static_cast<size_t>(mix(h)) & mask_;
+    for (;;) {
+      Slot& s = slots_[i];
+      if (s.code < 0) {
+        if (used_ >= static_cast<size_t>(INT32_MAX)) throw NotPlain{};  // codes are int32 here
+        if (!have_k) k = short_of(key);
+        s = Slot{h, key, static_cast<int32_t>(used_++), k.meta, k.w0};
+        inserted = true;
+        return s.code;
+      }
+      if (s.hash == h) {
+        if (s.key == key) {
+          inserted = false;
+          return s.code;
+        }
+        if (!have_k) {
+          k = short_of(key);
+          have_k = true;
+        }
+        if (s.meta == k.meta && (k.meta != 0 ? s.w0 == k.w0 : StrEq{}(s.key, key))) {
+          inserted = false;
+          return s.code;
+        }
+      }
+      i = (i + 1) & mask_;
+    }
+  }
+  size_t size() const { return used_; }
+  void prefetch(int64_t h) const { __builtin_prefetch(&slots_[static_cast<size_t>(mix(h)) & mask_]); }
+
+ private:
+  struct Short {  // meta: (bytes << 3) | kind for a str of at most 8 bytes (never 0: kind >= 1); 0: longer
+    uint64_t w0 = 0;
+    int32_t meta = 0;
+  };
+  struct Slot {
+    int64_t hash;
+    PyObject* key;
+    int32_t code;  // -1: empty
+    int32_t meta;
+    uint64_t w0;
+  };
+  static Short short_of(PyObject* o) {
+    Short r;
+    const auto kind = static_cast<size_t>(PyUnicode_KIND(o));
+    const size_t n = static_cast<size_t>(PyUnicode_GET_LENGTH(o)) * kind;
+    if (n > 8) return r;
+    std::memcpy(&r.w0, PyUnicode_DATA(o), n);  // exactly the str's bytes (no read past them)
+    r.meta = static_cast<int32_t>((n << 3) | kind);
+    return r;
+  }
+  static uint64_t mix(int64_t h) {
+    uint64_t x = static_cast<uint64_t>(h);
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return x;
+  }
+  void rehash(size_t cap) {
+    std::vector<Slot, HugeAlloc<Slot>> old;
+    old.swap(slots_);
+    slots_.assign(cap, Slot{0, nullptr, -1, 0, 0});
+    mask_ = cap - 1;
+    for (const Slot& s : old) {
+      if (s.code < 0) continue;
+      size_t i = static_cast<size_t>(mix(s.hash)) & mask_;
+      while (slots_[i].code >= 0) i = (i + 1) & mask_;
+      slots_[i] = s;
+    }
+  }
+  std::vector<Slot, HugeAlloc<Slot>> slots_;
+  size_t mask_ = 0, used_ = 0;
+};
+
 // Kinds of ids seen: bit 1 int, bit 2 str.
 constexpr int kInt = 1, kStr = 2, kNpStr = 4;  // kNpStr: some str id is a numpy.str_
 
@@ -299,7 +384,7 @@ class Ids {
     return h;
   }
 
-  Table<PyObject*, StrEq> strs_;
+  StrTable strs_;
   std::vector<PyObject*> labels_;
 };
 

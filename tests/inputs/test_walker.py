@@ -322,3 +322,86 @@ def test_ints_at_every_digit_boundary_are_read_exactly_as_ids_and_as_values():
         assert t_items.tolist() == [x for row in rows for x in row]
         assert t_vals.tolist() == [float(x) for row in rows for x in row]  # grades as PyLong_AsDouble rounds them
         assert r_items.tolist() == [x for row in rows for x in row]
+
+
+# equal strings that are distinct objects, around the 8 bytes the walker's table keeps in its slots: lengths
+# 0-12, the three kinds of str, trailing NUL characters, strings equal up to their last byte
+_TEXTS = [
+    *("abcdefghijkl"[:n] for n in range(13)),
+    "abcdefgx",
+    "abcdefghx",
+    "ab\x00",
+    "ab\x00\x00",
+    "é",
+    "éé",
+    "éééé",
+    "ééééé",
+    "\u0100",
+    "\u0100\u0100\u0100\u0100",
+    "\u0100\u0100\u0100\u0101",
+    "\u0100\u0100\u0100\u0100\u0100",
+    "😀",
+    "😀😀",
+    "😀😀😀",
+    "a😀",
+]
+
+
+def _fresh(s: str) -> str:
+    return "".join(list(s))  # a new object (for two characters or more) equal to s
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=st.lists(st.lists(st.sampled_from(_TEXTS), max_size=8), max_size=12), threads=st.integers(1, 3))
+def test_equal_str_ids_that_are_distinct_objects_share_one_code(rows, threads):
+    lists = [[_fresh(s) for s in row] for row in rows]
+    out = _core.walk_py(None, lists, False, threads=threads, parallel_min=0)
+    assert out is not None
+    _, (_, indptr, items, _), labels, _, _ = out
+    values = [s for row in lists for s in row]
+    assert indptr.tolist() == np.cumsum([0] + [len(r) for r in lists]).tolist()
+    codes = items.tolist()
+    assert [labels[c] for c in codes] == values if labels is not None else not values
+    first: dict = {}
+    for v, c in zip(values, codes):
+        assert first.setdefault(v, c) == c  # one code per value, whatever the object
+    assert len(set(codes)) == len(set(values)) == (0 if labels is None else len(labels))
+
+
+def _force_hash(s: str, h: int) -> bool:
+    """Overwrite the hash CPython caches in a str object (PyASCIIObject.hash, after the refcount, the type and
+    the length); False where that field is not where expected (the test then skips)."""
+    import ctypes
+    import sys
+
+    if sys.implementation.name != "cpython":
+        return False
+    hash(s)  # computed and cached
+    field = ctypes.c_ssize_t.from_address(id(s) + 3 * ctypes.sizeof(ctypes.c_ssize_t))
+    if field.value != hash(s):
+        return False
+    field.value = h
+    return True
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_str_ids_of_one_hash_get_codes_by_value(threads):
+    # every id made to carry the same cached hash: the table's slots then decide by the bytes they keep (8 or
+    # fewer) or by the objects (longer), never by the hash alone
+    rng = np.random.default_rng(11)
+    rows = [[_fresh(_TEXTS[i]) for i in rng.integers(0, len(_TEXTS), 6)] for _ in range(40)]
+    for row in rows:
+        for s in row:
+            if len(s) > 1 and not _force_hash(s, 424242):
+                pytest.skip("this Python keeps a str's hash elsewhere")
+    out = _core.walk_py(None, rows, False, threads=threads, parallel_min=0)
+    assert out is not None
+    _, (_, _, items, _), labels, _, _ = out
+    values = [s for row in rows for s in row]
+    codes = items.tolist()
+    assert labels is not None and [labels[c] for c in codes] == values
+    by_value: dict = {}
+    for v, c in zip(values, codes):
+        by_value.setdefault(v, set()).add(c)
+    assert all(len(cs) == 1 for cs in by_value.values())
+    assert len(set(codes)) == len(by_value)
