@@ -1040,8 +1040,10 @@ int64_t distinct_ids(py::handle rows_obj, int threads) {
   PyObject* rows = rows_obj.ptr();
   const Py_ssize_t n = PyList_GET_SIZE(rows);
   const int T = n < 4096 ? 1 : walk_threads(threads);
+  constexpr uint64_t kSmall = uint64_t{1} << 16;
   struct Part {
-    Table<int64_t, IntEq> ints;
+    std::vector<uint64_t> small = std::vector<uint64_t>(kSmall / 64);  // ints 0..kSmall-1 seen, one bit each
+    Table<int64_t, IntEq> ints;                                        // the other ints
     Table<PyObject*, StrEq> strs;
     std::vector<int64_t> int_keys;
     std::vector<PyObject*> str_keys;
@@ -1073,8 +1075,8 @@ int64_t distinct_ids(py::handle rows_obj, int threads) {
 #endif
   {
     Part& part = parts[static_cast<size_t>(thread_id())];
-    // the objects met last, by address: an id object listed again (ids from one vocabulary are one object each)
-    // was counted already and is skipped without reading it (the objects live as long as the lists)
+    // the str objects met last, by address: an id object listed again (ids from one vocabulary are one object
+    // each) was counted already and is skipped without hashing it again (the objects live as long as the lists)
     constexpr size_t kRecent = 4096;
     std::vector<PyObject*> recent(kRecent, nullptr);
 #ifdef RANKMETER_HAVE_OPENMP
@@ -1091,19 +1093,27 @@ int64_t distinct_ids(py::handle rows_obj, int threads) {
       }
       for (Py_ssize_t j = 0; j < len; ++j) __builtin_prefetch(objs[j]);
       for (Py_ssize_t j = 0; j < len; ++j) {
-        PyObject*& seen = recent[(reinterpret_cast<uintptr_t>(objs[j]) >> 4) & (kRecent - 1)];
-        if (seen == objs[j]) continue;
+        // a str met just before is skipped (an int is read as it comes: its value is what the table needs)
+        PyObject** seen = nullptr;
+        if (Py_TYPE(objs[j]) == &PyUnicode_Type) {
+          seen = &recent[(reinterpret_cast<uintptr_t>(objs[j]) >> 4) & (kRecent - 1)];
+          if (*seen == objs[j]) continue;
+        }
         const DirectId d = direct_id(objs[j]);
         if (!d.ok) {
           part.bad = true;
           break;
         }
-        seen = objs[j];
+        if (seen) *seen = objs[j];
         bool added = false;
         if (d.str) {
           part.strs.find_or_add(str_hash(d.o), d.o, added);
           if (added) part.str_keys.push_back(d.o);
         } else {
+          if (static_cast<uint64_t>(d.v) < kSmall) {
+            part.small[static_cast<size_t>(d.v) >> 6] |= uint64_t{1} << (d.v & 63);
+            continue;
+          }
           part.ints.find_or_add(d.v, d.v, added);
           if (added) part.int_keys.push_back(d.v);
         }
@@ -1116,9 +1126,12 @@ int64_t distinct_ids(py::handle rows_obj, int threads) {
   for (size_t t = 1; t < parts.size(); ++t) {
     bool added = false;
     for (int64_t v : parts[t].int_keys) all.ints.find_or_add(v, v, added);
+    for (size_t w = 0; w < all.small.size(); ++w) all.small[w] |= parts[t].small[w];
     for (PyObject* o : parts[t].str_keys) all.strs.find_or_add(str_hash(o), o, added);
   }
-  return static_cast<int64_t>(all.ints.size() + all.strs.size());
+  int64_t n_small = 0;
+  for (uint64_t w : all.small) n_small += __builtin_popcountll(w);
+  return n_small + static_cast<int64_t>(all.ints.size() + all.strs.size());
 }
 
 // A score as trec_eval 9 stores it: rounded to float32 (beyond float32's range: infinite), back in a double.

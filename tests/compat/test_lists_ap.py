@@ -116,3 +116,15 @@ def test_prediction_coverage_and_catalog_coverage_keep_the_originals_rounding_an
     assert got == round(len({x for r in sample for x in r}) / 7.0 * 100, 2)
     with pytest.raises(ZeroDivisionError):
         recmetrics.prediction_coverage(predicted, [])
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_distinct_ids_on_many_rows_and_every_thread_count_counts_as_a_set(threads):
+    # 6,000 rows (read in parallel, the threads' counts merged): ints about the 2**16 that are kept as bits,
+    # negative and large ints, shared and fresh str objects
+    g = np.random.default_rng(8)
+    pool = [*range(-5, 6), *range(65530, 65542), 2**40, -(2**40), 2**63 - 1, "a", "é", "😀", "id65536"]
+    rows = [[pool[i] for i in g.integers(0, len(pool), int(g.integers(0, 9)))] for _ in range(6000)]
+    rows += [[f"id{v}" for v in g.integers(0, 100, 5)] for _ in range(200)]  # fresh equal str objects
+    assert _core.distinct_ids(rows, threads) == len({x for row in rows for x in row})
+    assert _core.distinct_ids([[65535], [65536], [0], [-1]] * 2000, threads) == 4
