@@ -136,25 +136,8 @@ class StrTable {
     r.meta = static_cast<int32_t>((n << 3) | kind);
     return r;
   }
-  static uint64_t mix(int64_t h) {
-    uint64_t x = static_cast<uint64_t>(h);
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return x;
-  }
-  void rehash(size_t cap) {
-    std::vector<Slot, HugeAlloc<Slot>> old;
-    old.swap(slots_);
-    slots_.assign(cap, Slot{0, nullptr, -1, 0, 0});
-    mask_ = cap - 1;
-    for (const Slot& s : old) {
-      if (s.code < 0) continue;
-      size_t i = static_cast<size_t>(mix(s.hash)) & mask_;
-      while (slots_[i].code >= 0) i = (i + 1) & mask_;
-      slots_[i] = s;
-    }
-  }
+  static uint64_t mix(int64_t h) { return spread_hash(h); }
+  void rehash(size_t cap) { regrow_slots(slots_, cap, Slot{0, nullptr, -1, 0, 0}, mask_); }
   std::vector<Slot, HugeAlloc<Slot>> slots_;
   size_t mask_ = 0, used_ = 0;
 };

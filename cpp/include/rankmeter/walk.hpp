@@ -56,6 +56,31 @@ struct HugeAlloc {
   }
 };
 
+// A hash spread over the 64 bits (Python's int hash is the value itself), for the first slot probed.
+inline uint64_t spread_hash(int64_t h) {
+  uint64_t x = static_cast<uint64_t>(h);
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return x;
+}
+
+// An open-addressing table's slots (each with `hash` and `code`, code < 0: empty) grown to `cap`, a power of two,
+// every entry placed again by linear probing.
+template <class Slot, class Alloc>
+void regrow_slots(std::vector<Slot, Alloc>& slots, size_t cap, const Slot& empty, size_t& mask) {
+  std::vector<Slot, Alloc> old;
+  old.swap(slots);
+  slots.assign(cap, empty);
+  mask = cap - 1;
+  for (const Slot& s : old) {
+    if (s.code < 0) continue;
+    size_t i = static_cast<size_t>(spread_hash(s.hash)) & mask;
+    while (slots[i].code >= 0) i = (i + 1) & mask;
+    slots[i] = s;
+  }
+}
+
 // Open addressing with linear probing over (hash, key) slots; capacity a power of two, load <= 1/2.
 template <class Key, class Eq>
 class Table {
@@ -97,25 +122,8 @@ class Table {
   void prefetch(int64_t h) const { __builtin_prefetch(&slots_[static_cast<size_t>(mix(h)) & mask_]); }
 
  private:
-  static uint64_t mix(int64_t h) {  // Python's int hash is the value itself: spread it
-    uint64_t x = static_cast<uint64_t>(h);
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return x;
-  }
-  void rehash(size_t cap) {
-    std::vector<Slot, HugeAlloc<Slot>> old;
-    old.swap(slots_);
-    slots_.assign(cap, Slot{0, Key{}, -1});
-    mask_ = cap - 1;
-    for (const Slot& s : old) {
-      if (s.code < 0) continue;
-      size_t i = static_cast<size_t>(mix(s.hash)) & mask_;
-      while (slots_[i].code >= 0) i = (i + 1) & mask_;
-      slots_[i] = s;
-    }
-  }
+  static uint64_t mix(int64_t h) { return spread_hash(h); }
+  void rehash(size_t cap) { regrow_slots(slots_, cap, Slot{0, Key{}, -1}, mask_); }
   std::vector<Slot, HugeAlloc<Slot>> slots_;
   size_t mask_ = 0, used_ = 0;
   Eq eq_;
