@@ -136,3 +136,12 @@ def test_an_id_of_another_type_than_str_or_int_is_pytrec_evals_type_error(qrels)
     # pytrec_eval refuses these when the evaluator is made ("Expected string as key."), whatever run comes later
     with pytest.raises(TypeError, match="Expected string as key"):
         pe.RelevanceEvaluator(qrels, {"map"})
+
+
+def test_a_numpy_int_query_id_of_a_query_the_run_lacks_is_not_read():
+    # found by the trec_nested fuzz target: the general path read every qrels query when the run had as many,
+    # and a numpy int query id beside the run's str ids made its reader fail with an internal error
+    np = pytest.importorskip("numpy")
+    qrels = {np.int64(5): {np.int64(7): 1, "a": -1, "d3": -1}}
+    fast, slow = _both(qrels, {"q1": {"d3": -0.0625}}, {"map"}, 1)
+    assert fast == slow == {}

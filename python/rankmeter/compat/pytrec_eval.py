@@ -435,11 +435,10 @@ class RelevanceEvaluator:
                     keys[:] = list(scores.keys())
                     col = {m: np.asarray(vals[j], dtype=np.float64) for j, m in enumerate(self._metrics)}
                     return self._outputs(keys[np.asarray(rows, dtype=np.int64)], col)
-        qrels = self._qrels
-        if len(scores) < len(qrels):
-            # only the run's queries are evaluated: the qrels of the others are not read (an evaluator made
-            # once and called query by query reads one query's qrels per call, as pytrec_eval does)
-            qrels = {q: qrels[q] for q in scores if q in qrels}
+        # only the run's queries are evaluated: the qrels of the others are not read (an evaluator made once and
+        # called query by query reads one query's qrels per call, as pytrec_eval does; the one-call path above
+        # reads the same ones, so both answer alike whatever ids the other queries have)
+        qrels = {q: self._qrels[q] for q in scores if q in self._qrels}
         try:
             truth, recs = to_containers(
                 qrels, scores, float32=True, judged_only=self._judged_only, drop_empty_qrels=True
