@@ -30,6 +30,7 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <optional>
 #include <thread>
 #include <vector>
 #ifdef __linux__
@@ -1018,11 +1019,29 @@ py::object lists_ap(py::handle actual, py::handle predicted, int64_t k, bool den
 // (the caller's set answers). Rows in parallel, each thread with its own tables (str keyed by a hash of their
 // code points, so no str hash is computed or needed), then the tables merged. This thread holds the GIL and runs
 // no Python code while the others only read the objects (as walk_parallel).
-int64_t distinct_ids(py::handle rows_obj, int threads) {
+// pick: the rows to read, by position (repeats allowed; each row is read once), instead of every row.
+int64_t distinct_ids(py::handle rows_obj, int threads, const std::optional<py::array_t<int64_t>>& pick) {
   if (!PyList_CheckExact(rows_obj.ptr())) return -1;
   PyObject* rows = rows_obj.ptr();
-  const Py_ssize_t n = PyList_GET_SIZE(rows);
-  const int T = n < 4096 ? 1 : walk_threads(threads);
+  std::vector<Py_ssize_t> picked;  // the picked rows, each once, in the order of `rows`
+  if (pick) {
+    const Py_ssize_t n_rows = PyList_GET_SIZE(rows);
+    if (pick->ndim() != 1) throw py::value_error("distinct_ids: pick must be one-dimensional");
+    std::vector<uint64_t> met(static_cast<size_t>(n_rows + 63) / 64);
+    const auto p = pick->unchecked<1>();
+    for (py::ssize_t i = 0; i < p.shape(0); ++i) {
+      const int64_t r = p(i);
+      if (r < 0 || r >= n_rows) throw py::index_error("distinct_ids: a picked row is out of range");
+      met[static_cast<size_t>(r) >> 6] |= uint64_t{1} << (r & 63);
+    }
+    // in the order of the rows (a count does not depend on it): the lists are then read from `rows` in order,
+    // and lists made one after another tend to lie in memory in that order too
+    for (size_t w = 0; w < met.size(); ++w)
+      for (uint64_t b = met[w]; b != 0; b &= b - 1)
+        picked.push_back(static_cast<Py_ssize_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(b))));
+  }
+  const Py_ssize_t n = pick ? static_cast<Py_ssize_t>(picked.size()) : PyList_GET_SIZE(rows);
+  const int T = n < (pick ? 512 : 4096) ? 1 : walk_threads(threads);
   constexpr uint64_t kSmall = uint64_t{1} << 16;
   struct Part {
     std::vector<uint64_t> small = std::vector<uint64_t>(kSmall / 64);  // ints 0..kSmall-1 seen, one bit each
@@ -1053,6 +1072,7 @@ int64_t distinct_ids(py::handle rows_obj, int threads) {
     return static_cast<int64_t>(h);
   };
   std::vector<Part> parts(static_cast<size_t>(T));
+  const auto row_at = [&](Py_ssize_t u) { return PyList_GET_ITEM(rows, pick ? picked[static_cast<size_t>(u)] : u); };
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp parallel num_threads(T) if (T > 1)
 #endif
@@ -1067,7 +1087,21 @@ int64_t distinct_ids(py::handle rows_obj, int threads) {
 #endif
     for (Py_ssize_t u = 0; u < n; ++u) {
       if (part.bad) continue;
-      PyObject* v = PyList_GET_ITEM(rows, u);
+      // rows ahead fetched into the cache step by step (a picked row's place in `rows`, the row object, a list's
+      // item array, its ids): picked rows lie anywhere in memory, and each step waits on the one before
+      if (pick && u + 32 < n) __builtin_prefetch(&PyList_GET_ITEM(rows, picked[static_cast<size_t>(u) + 32]));
+      if (u + 16 < n) __builtin_prefetch(row_at(u + 16));
+      if (u + 8 < n) {
+        PyObject* ahead = row_at(u + 8);
+        if (Py_TYPE(ahead) == &PyList_Type) __builtin_prefetch(reinterpret_cast<PyListObject*>(ahead)->ob_item);
+      }
+      if (u + 4 < n) {  // and the ids of a row closer ahead
+        PyObject* const* ids = nullptr;
+        Py_ssize_t len = 0;
+        if (sequence_items(row_at(u + 4), ids, len))
+          for (Py_ssize_t j = 0; j < len; ++j) __builtin_prefetch(ids[j]);
+      }
+      PyObject* v = row_at(u);
       PyObject* const* objs = nullptr;
       Py_ssize_t len = 0;
       if (!sequence_items(v, objs, len)) {
@@ -1115,6 +1149,67 @@ int64_t distinct_ids(py::handle rows_obj, int threads) {
   int64_t n_small = 0;
   for (uint64_t w : all.small) n_small += __builtin_popcountll(w);
   return n_small + static_cast<int64_t>(all.ints.size() + all.strs.size());
+}
+
+// random.choices(population, k=k) of Python's random module without a Python call per draw: `state` is the
+// generator's internal state as Random.getstate() gives it (624 words of MT19937 and the position), n the
+// population's size. Each draw is floor(random() * n), random() being the 53-bit double made of two 32-bit words
+// (a >> 5, b >> 6), as CPython's _random module makes it. Returns (the k positions, the state after the draws),
+// or None when the state is not such a tuple or a position would fall outside the population (the caller's
+// random.choices answers then).
+py::object mt_choices(py::handle state_obj, int64_t n, int64_t k) {
+  constexpr int N = 624, M = 397;
+  PyObject* st = state_obj.ptr();
+  if (!PyTuple_CheckExact(st) || PyTuple_GET_SIZE(st) != N + 1 || n < 1 || k < 0) return py::none();
+  std::vector<uint32_t> mt(N);
+  for (int i = 0; i <= N; ++i) {
+    PyObject* o = PyTuple_GET_ITEM(st, i);
+    if (!PyLong_CheckExact(o)) return py::none();
+    const unsigned long v = PyLong_AsUnsignedLong(o);
+    if (v == static_cast<unsigned long>(-1) && PyErr_Occurred()) {
+      PyErr_Clear();
+      return py::none();
+    }
+    if (i < N) {
+      if (v > 0xffffffffUL) return py::none();
+      mt[static_cast<size_t>(i)] = static_cast<uint32_t>(v);
+    } else if (v > static_cast<unsigned long>(N)) {
+      return py::none();
+    }
+  }
+  int index = static_cast<int>(PyLong_AsLong(PyTuple_GET_ITEM(st, N)));
+  const auto next = [&mt, &index]() {
+    constexpr uint32_t kMatrixA = 0x9908b0dfU, kUpper = 0x80000000U, kLower = 0x7fffffffU;
+    if (index >= N) {  // the next N words at once
+      for (int j = 0; j < N; ++j) {
+        const uint32_t y = (mt[static_cast<size_t>(j)] & kUpper) | (mt[static_cast<size_t>((j + 1) % N)] & kLower);
+        mt[static_cast<size_t>(j)] = mt[static_cast<size_t>((j + M) % N)] ^ (y >> 1) ^ ((y & 1U) ? kMatrixA : 0U);
+      }
+      index = 0;
+    }
+    uint32_t y = mt[static_cast<size_t>(index++)];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680U;
+    y ^= (y << 15) & 0xefc60000U;
+    y ^= y >> 18;
+    return y;
+  };
+  const double nd = static_cast<double>(n);
+  py::array_t<int64_t> out(static_cast<py::ssize_t>(k));
+  int64_t* o = out.mutable_data();
+  for (int64_t i = 0; i < k; ++i) {
+    const uint32_t a = next() >> 5, b = next() >> 6;
+    const double u = (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+    const double f = std::floor(u * nd);
+    if (!(f < nd)) return py::none();
+    o[i] = static_cast<int64_t>(f);
+  }
+  py::tuple after(N + 1);
+  for (int i = 0; i < N; ++i)
+    after[static_cast<size_t>(i)] =
+        py::reinterpret_steal<py::object>(PyLong_FromUnsignedLong(mt[static_cast<size_t>(i)]));
+  after[N] = py::int_(index);
+  return py::make_tuple(out, after);
 }
 
 // A score as trec_eval 9 stores it: rounded to float32 (beyond float32's range: infinite), back in a double.
@@ -1597,8 +1692,11 @@ void bind_walk(py::module_& m) {
         "equal scores in input order.");
   m.def("keys_in_values", &keys_in_values, py::arg("outer"),
         "[q for q, docs in outer.items() if q in docs] for a dict of dicts, or None when it is not one.");
-  m.def("distinct_ids", &distinct_ids, py::arg("rows"), py::arg("threads") = 0,
-        "len(set(chain(*rows))) for a list of lists or tuples of exact str or int ids, or -1 for anything else.");
+  m.def("distinct_ids", &distinct_ids, py::arg("rows"), py::arg("threads") = 0, py::arg("pick") = py::none(),
+        "len(set(chain(*rows))) for a list of lists or tuples of exact str or int ids, or -1 for anything else; "
+        "pick: only the rows at these positions (repeats allowed).");
+  m.def("mt_choices", &mt_choices, py::arg("state"), py::arg("n"), py::arg("k"),
+        "random.choices(range(n), k=k) from the state Random.getstate()[1]: (positions, state after), or None.");
   m.def("lists_ap", &lists_ap, py::arg("actual"), py::arg("predicted"), py::arg("k"), py::arg("den_min_k"),
         py::arg("empty_value"), py::arg("threads") = 0,
         "ml_metrics' apk / recmetrics' _ark of every pair of equal-length lists of lists in one call (float64 per "

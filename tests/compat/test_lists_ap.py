@@ -6,6 +6,7 @@ sorted path, k below and above the lengths, str, int and huge int ids, rows of o
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -128,3 +129,82 @@ def test_distinct_ids_on_many_rows_and_every_thread_count_counts_as_a_set(thread
     rows += [[f"id{v}" for v in g.integers(0, 100, 5)] for _ in range(200)]  # fresh equal str objects
     assert _core.distinct_ids(rows, threads) == len({x for row in rows for x in row})
     assert _core.distinct_ids([[65535], [65536], [0], [-1]] * 2000, threads) == 4
+
+
+def _catalog_coverage_original(predicted, catalog, k):
+    """recmetrics 0.1.5 catalog_coverage restated: random.choices, then the distinct ids of the draws."""
+    sampling = random.choices(predicted, k=k)
+    return round(len({x for row in sampling for x in row}) / (len(catalog) * 1.0) * 100, 2)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(list_pairs(), st.integers(-2, 2000), st.integers(0, 2**32), st.integers(0, 1500))
+def test_catalog_coverage_draws_the_originals_lists_and_leaves_random_where_it_does(pair, k, seed, burn):
+    # the generator's position anywhere in its 624-word block (burn draws first), k across block ends
+    actual, predicted = pair
+    rows = actual + predicted
+    catalog = list(range(len(rows) + 3))
+    random.seed(seed)
+    for _ in range(burn):
+        random.random()
+    state = random.getstate()
+    try:
+        want = _catalog_coverage_original(rows, catalog, k)
+    except IndexError:  # no rows to draw from
+        random.setstate(state)
+        with pytest.raises(IndexError):
+            recmetrics.catalog_coverage(rows, catalog, k)
+        return
+    want_next = random.random()
+    random.setstate(state)
+    assert recmetrics.catalog_coverage(rows, catalog, k) == want
+    assert random.random() == want_next  # the module's generator advanced as by the original
+
+
+def test_catalog_coverage_honours_a_replaced_random_choices_and_other_populations(monkeypatch):
+    rows: list[list[Any]] = [[1, 2], [3], ["a", 1.0], []]
+    catalog = list(range(10))
+    populations: list[Any] = [rows, tuple(rows), [tuple(r) for r in rows], [[1.5, True], [1]]]
+    for population in populations:
+        random.seed(5)
+        want = _catalog_coverage_original(population, catalog, 9)
+        want_next = random.random()
+        random.seed(5)
+        assert recmetrics.catalog_coverage(population, catalog, 9) == want
+        assert random.random() == want_next
+    monkeypatch.setattr(random, "choices", lambda population, k: [population[0]] * k)  # a test's stub is obeyed
+    assert recmetrics.catalog_coverage(rows, catalog, 50) == 20.0
+    with pytest.raises(TypeError):
+        recmetrics.catalog_coverage(rows, catalog, 2.0)  # type: ignore[arg-type]  # repeat(None, 2.0), as the original
+
+
+def test_mt_choices_is_random_choices_from_any_state_and_refuses_other_states():
+    for seed in range(40):
+        random.seed(seed)
+        for _ in range(seed * 31):
+            random.random()
+        state = random.getstate()
+        n = 1 + seed * 997
+        want = random.choices(range(n), k=700)
+        drawn = _core.mt_choices(state[1], n, 700)
+        assert drawn is not None
+        positions, after = drawn
+        assert positions.tolist() == want
+        assert after == random.getstate()[1]
+    internal = random.getstate()[1]
+    assert _core.mt_choices(internal[:-1], 5, 3) is None  # not 625 words
+    assert _core.mt_choices((*internal[:-1], 625), 5, 3) is None  # a position past the block
+    assert _core.mt_choices((2**32, *internal[1:]), 5, 3) is None  # a word over 32 bits
+    assert _core.mt_choices(internal, 0, 3) is None  # nothing to draw from
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_distinct_ids_of_picked_rows_counts_each_picked_row_once(threads):
+    g = np.random.default_rng(4)
+    rows = [[f"s{v}" if v % 3 else int(v) for v in g.integers(0, 3000, int(g.integers(0, 12)))] for _ in range(5000)]
+    for size in (0, 1, 700, 20_000):
+        pick = g.integers(0, len(rows), size)
+        want = len({x for i in pick.tolist() for x in rows[i]})
+        assert _core.distinct_ids(rows, threads, pick=pick) == want
+    with pytest.raises(IndexError):
+        _core.distinct_ids(rows, threads, pick=np.array([5000]))

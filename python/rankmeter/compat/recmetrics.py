@@ -312,7 +312,42 @@ def prediction_coverage(
 
 
 def catalog_coverage(predicted: Sequence[Any], catalog: Sequence[Any], k: int) -> float:
-    """``prediction_coverage`` of ``k`` lists drawn with replacement by ``random.choices`` (as the original)."""
+    """``prediction_coverage`` of ``k`` lists drawn with replacement by ``random.choices`` (as the original).
+
+    The draws are the original's to the bit, and leave the ``random`` module where the original leaves it: on a
+    plain list, the ``k`` positions come from the module's generator state in one C++ call (Python's
+    ``floor(random() * n)`` on its MT19937 words) and the state after them is set back; then the distinct ids of
+    the drawn lists are counted in C++. Anything else (a ``random.choices`` replaced or on a subclass, a
+    population that is not a list, ids that are not str or int) goes through ``random.choices`` itself."""
+    draws = _module_choices(predicted, k)
+    if draws is not None:
+        n_distinct = _core.distinct_ids(predicted, resolve_threads(None), pick=draws)
+        if n_distinct < 0:
+            n_distinct = len(set(chain.from_iterable(predicted[i] for i in draws.tolist())))
+        return round(n_distinct / (len(catalog) * 1.0) * 100, 2)
     sampling = random.choices(predicted, k=k)
     distinct = len(set(chain.from_iterable(sampling)))
     return round(distinct / (len(catalog) * 1.0) * 100, 2)
+
+
+def _module_choices(population: Any, k: Any) -> Optional[np.ndarray]:
+    """The positions ``random.choices(population, k=k)`` would draw, the module's state advanced as it would be;
+    None (nothing drawn, the state untouched) where that call is not the plain one on a non-empty list."""
+    choices = random.choices
+    inst = getattr(choices, "__self__", None)
+    if (
+        type(inst) is not random.Random
+        or getattr(choices, "__func__", None) is not random.Random.choices
+        or type(population) is not list
+        or not population
+        or type(k) is not int
+        or k < 1
+    ):
+        return None
+    version, internal, gauss = inst.getstate()
+    drawn = _core.mt_choices(internal, len(population), k)
+    if drawn is None:
+        return None
+    positions, after = drawn
+    inst.setstate((version, after, gauss))
+    return positions
