@@ -208,3 +208,32 @@ def test_distinct_ids_of_picked_rows_counts_each_picked_row_once(threads):
         assert _core.distinct_ids(rows, threads, pick=pick) == want
     with pytest.raises(IndexError):
         _core.distinct_ids(rows, threads, pick=np.array([5000]))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(list_pairs(), st.sampled_from([1, 2, 3, 10, 64, 65, 200, 0, -1, -3, True, 2.5]))
+def test_apk_of_one_user_equals_the_originals_loop_bit_for_bit(pair, k):
+    # the C function for plain short lists, the original's Python code for the rest (k not a positive int,
+    # lists longer than 64, tuples, ids of other types): the same value either way
+    actual, predicted = pair
+    for a, p in zip(actual, predicted):
+        try:
+            want = _loop(a, p, k, True, 1.0)
+        except (ZeroDivisionError, TypeError) as e:  # k = 0 and a list to divide; a float k slicing
+            with pytest.raises(type(e)):
+                ml_metrics.apk(a, p, k)
+            continue
+        assert ml_metrics.apk(a, p, k) == want
+
+
+def test_apk_c_function_answers_plain_lists_and_declines_the_rest():
+    assert _core.apk_one([1, "a"], ["a", 2, 1], 10) == _loop([1, "a"], ["a", 2, 1], 10, True, 1.0)
+    assert _core.apk_one((1, 2), (2, 2, 1), 2) == _loop([1, 2], [2, 2, 1], 2, True, 1.0)
+    assert _core.apk_one([], [1.5], 3) is None  # a float id: Python's code (1.0 == 1)
+    assert _core.apk_one([1], [1], True) is None  # k a bool
+    assert _core.apk_one([1], [1], 0) is None  # k below 1: the original slices from the end
+    assert _core.apk_one([1], [1], 2**70) is None  # k beyond int64
+    assert _core.apk_one("ab", ["a"], 3) is None  # a str actual (substring membership)
+    assert _core.apk_one(list(range(65)), [1], 3) is None  # more than 64 actual ids
+    with pytest.raises(TypeError):
+        _core.apk_one([1], [1])  # type: ignore[call-arg]
