@@ -10,7 +10,9 @@ the random lists of the engine tests).
 
 ``RANKMETER_HYPOTHESIS_PROFILE=quick`` (set by ``bash .ci/run --quick``) loads the ``quick`` profile,
 which caps every property test at its ``max_examples``, also the tests that ask for more with their own
-``@settings``.
+``@settings``. ``repeat`` (30 examples) does the same for the second and third whole-suite runs of
+``bash .ci/run`` (the scalar paths, the sanitizer build), after the first run has drawn every test's full
+number of examples.
 """
 
 from __future__ import annotations
@@ -35,21 +37,23 @@ with warnings.catch_warnings():
 # tests/conformance/test_lenskit_suite.py; this suite does not collect them (they import lenskit)
 collect_ignore_glob = ["conformance/vendored/*"]
 
-settings.register_profile("quick", max_examples=10)
+_CAPPED = {"quick": 10, "repeat": 30}  # profiles that also cap the tests' own @settings
+for _name, _cap in _CAPPED.items():
+    settings.register_profile(_name, max_examples=_cap)
 _PROFILE = os.environ.get("RANKMETER_HYPOTHESIS_PROFILE")
 if _PROFILE:
     settings.load_profile(_PROFILE)  # an unknown name fails here with Hypothesis' InvalidArgument
 
 
 def pytest_collection_modifyitems(items):
-    """Under the quick profile, lower the examples of tests whose own settings ask for more.
+    """Under the quick and repeat profiles, lower the examples of tests whose own settings ask for more.
 
     A test's ``@settings(max_examples=...)`` outranks any profile; Hypothesis reads a
     test's settings from its ``_hypothesis_internal_use_settings`` when the test runs,
     so the capped copy is put there (a Hypothesis without that attribute: no cap)."""
-    if _PROFILE != "quick":
+    if _PROFILE not in _CAPPED:
         return
-    cap = settings.get_profile("quick").max_examples
+    cap = _CAPPED[_PROFILE]
     for item in items:
         obj = getattr(item, "obj", None)
         test = getattr(obj, "__func__", obj)  # a method's function
