@@ -4,6 +4,7 @@ determinism, context errors and the FCP worked example."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -12,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankmeter as rm
+from rankmeter import _core
 from tests.support import reference_beyond as rb
 from tests.support.same import close
 
@@ -237,6 +239,46 @@ def test_beyond_metrics_match_reference_int_ids(data):
 @given(workload(string_ids=True))
 def test_beyond_metrics_match_reference_string_ids(data):
     _check(data, BEYOND_METRICS)
+
+
+COOC_METRICS = [m for m in BEYOND_METRICS if "cooccurrence" in m]
+
+
+@contextlib.contextmanager
+def _cooc_mode(mode):
+    """The co-occurrence kernels' way to n_ab: -1 by cost, 0 merging user lists, 1 dense counts."""
+    before = _core._set_cooc_dense(mode)
+    try:
+        yield
+    finally:
+        _core._set_cooc_dense(before)
+
+
+@SETTINGS
+@given(workload(), st.sampled_from([0, 1]))
+def test_cooccurrence_metrics_match_reference_by_merges_and_by_dense_counts(data, mode):
+    # small inputs choose the merges by cost; both ways are forced here
+    with _cooc_mode(mode):
+        _check(data, COOC_METRICS)
+
+
+def test_dense_cooccurrence_counts_give_the_merges_bits_on_every_thread_count():
+    # whole 100-item lists over 300 items: the cost rule (-1) takes the dense counts
+    w = rm.datasets.w1(800, n_items=300, seed=9)
+    train = (w.truth_indptr, (w.truth_items + 11) % 300)
+    recs = rm.Recs.from_csr(w.recs_indptr, w.recs_items, np.random.default_rng(9).random(w.recs_items.size))
+    metrics = [
+        *COOC_METRICS,
+        "diversity(similarity=cooccurrence)",
+        "serendipity(relevance=none,similarity=cooccurrence)",
+    ]
+    got = {}
+    for mode in (0, 1, -1):
+        with _cooc_mode(mode):
+            for threads in (1, 3):
+                res = rm.evaluate(w.truth, recs, metrics, train=train, threads=threads)
+                got[(mode, threads)] = {m: res.per_user[m].tobytes() for m in metrics}
+    assert all(v == got[(0, 1)] for v in got.values())
 
 
 @SETTINGS

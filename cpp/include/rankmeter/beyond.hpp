@@ -20,6 +20,7 @@
 // O(m log m + n) per user, no pair visited.
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -825,11 +826,82 @@ inline Status diversity_matrix(const Lists& L, int64_t k, const SimMatrix& S, in
   return st;
 }
 
+namespace beyond_detail {
+// How the co-occurrence kernels find n_ab: -1 by cost (the default), 0 always by merging the two user lists,
+// 1 from the dense counts wherever they fit (tests run both paths through _core._set_cooc_dense).
+inline std::atomic<int>& cooc_dense_mode() {
+  static std::atomic<int> mode{-1};
+  return mode;
+}
+
+// n_ab = |U_a ∩ U_b| of every item pair in one dense matrix (int32, at most 4,096 items: 64 MiB), built where that
+// costs less than the merges of user lists it replaces: Σ_v |I_v|² increments over the train users' item lists,
+// plus the matrix itself, against `merge_cost` (the summed lengths of the lists the kernel would merge). The
+// counts are exact, so a cosine from them is the same double as from a merge. Rows are filled in parallel, each
+// by one thread.
+struct CoocCounts {
+  int64_t n = 0;
+  std::vector<int32_t> c;  // empty: not built, merge per pair
+  bool dense() const { return !c.empty(); }
+  int64_t at(int64_t a, int64_t b) const { return c[static_cast<size_t>(a * n + b)]; }
+};
+
+inline CoocCounts cooc_counts(int64_t n_items, const int64_t* iu_indptr, const int64_t* iu_users, double merge_cost,
+                              int threads) {
+  CoocCounts C;
+  const int mode = cooc_dense_mode().load();
+  if (mode == 0 || n_items < 1 || n_items > 4096) return C;
+  const int64_t nnz = iu_indptr[n_items];
+  int64_t n_users = 0;
+  for (int64_t p = 0; p < nnz; ++p) n_users = std::max(n_users, iu_users[p] + 1);
+  if (n_users > std::numeric_limits<int32_t>::max()) return C;
+  // the train users' item lists (user -> items, each ascending), transposed from item -> users
+  std::vector<int64_t> vi_indptr(static_cast<size_t>(n_users) + 1, 0), vi_items(static_cast<size_t>(nnz));
+  for (int64_t p = 0; p < nnz; ++p) ++vi_indptr[static_cast<size_t>(iu_users[p]) + 1];
+  for (int64_t v = 0; v < n_users; ++v) vi_indptr[static_cast<size_t>(v) + 1] += vi_indptr[static_cast<size_t>(v)];
+  double build = static_cast<double>(n_items) * static_cast<double>(n_items);
+  for (int64_t v = 0; v < n_users; ++v) {
+    const double len = static_cast<double>(vi_indptr[static_cast<size_t>(v) + 1] - vi_indptr[static_cast<size_t>(v)]);
+    build += len * len;
+  }
+  if (mode < 0 && 2.0 * build >= merge_cost) return C;
+  {
+    std::vector<int64_t> fill(vi_indptr.begin(), vi_indptr.end() - 1);
+    for (int64_t a = 0; a < n_items; ++a)
+      for (int64_t p = iu_indptr[a]; p < iu_indptr[a + 1]; ++p)
+        vi_items[static_cast<size_t>(fill[static_cast<size_t>(iu_users[p])]++)] = a;
+  }
+  C.n = n_items;
+  C.c.assign(static_cast<size_t>(n_items * n_items), 0);
+  const int T = effective_threads(threads, n_items);
+#ifdef RANKMETER_HAVE_OPENMP
+#pragma omp parallel for num_threads(T) schedule(dynamic, 16)
+#endif
+  for (int64_t a = 0; a < n_items; ++a) {
+    int32_t* row = C.c.data() + a * n_items;
+    for (int64_t p = iu_indptr[a]; p < iu_indptr[a + 1]; ++p) {
+      const size_t v = static_cast<size_t>(iu_users[p]);
+      for (int64_t q = vi_indptr[v]; q < vi_indptr[v + 1]; ++q) ++row[vi_items[static_cast<size_t>(q)]];
+    }
+  }
+  return C;
+}
+}  // namespace beyond_detail
+
 // Diversity from train co-occurrence: sim(a, b) = n_ab / sqrt(n_a n_b), n_x = train users of x,
-//   n_ab = train users of both; 0 when either is 0. item_users: CSR item -> sorted distinct users.
+//   n_ab = train users of both; 0 when either is 0. item_users: CSR item -> sorted distinct users. n_ab from the
+//   dense counts of cooc_counts where they pay, else by merging the two sorted user lists.
 inline void diversity_cooccurrence(const Lists& L, int64_t k, const int64_t* iu_indptr, const int64_t* iu_users,
                                    int threads, double* out) {
   using namespace beyond_detail;
+  double merge_cost = 0.0;  // Σ_u Σ_{p<q} (n_a + n_c) = Σ_u (n - 1) Σ_p n_{a_p}
+  for (int64_t u = 0; u < L.n_users; ++u) {
+    const int64_t b = L.indptr[u], n = top_len(L.indptr, u, k);
+    double deg = 0.0;
+    for (int64_t p = b; p < b + n; ++p) deg += static_cast<double>(iu_indptr[L.items[p] + 1] - iu_indptr[L.items[p]]);
+    if (n > 1) merge_cost += static_cast<double>(n - 1) * deg;
+  }
+  const CoocCounts C = cooc_counts(L.n_items, iu_indptr, iu_users, merge_cost, threads);
   const int T = effective_threads(threads, L.n_users);
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp parallel for num_threads(T) schedule(dynamic, 64)
@@ -851,6 +923,10 @@ inline void diversity_cooccurrence(const Lists& L, int64_t k, const int64_t* iu_
         const int64_t* c1 = iu_users + iu_indptr[c + 1];
         const int64_t na = a1 - a0, nc = c1 - c0;
         if (na == 0 || nc == 0) continue;
+        if (C.dense()) {
+          s += static_cast<double>(C.at(a, c)) / std::sqrt(static_cast<double>(na) * static_cast<double>(nc));
+          continue;
+        }
         int64_t both = 0;
         const int64_t *x = a0, *y = c0;
         while (x < a1 && y < c1) {
@@ -903,11 +979,13 @@ enum class SerendipityRelevance : int32_t { relevant = 0, all = 1, none = 2 };
 
 namespace beyond_detail {
 // |U_a ∩ U_b| / sqrt(|U_a| |U_b|) over the sorted train users of two items (0 when either has none).
-inline double cooccurrence_cosine(const int64_t* iu_indptr, const int64_t* iu_users, int64_t a, int64_t b) {
+inline double cooccurrence_cosine(const int64_t* iu_indptr, const int64_t* iu_users, const CoocCounts& C, int64_t a,
+                                  int64_t b) {
   const int64_t *x = iu_users + iu_indptr[a], *x1 = iu_users + iu_indptr[a + 1];
   const int64_t *y = iu_users + iu_indptr[b], *y1 = iu_users + iu_indptr[b + 1];
   const int64_t na = x1 - x, nb = y1 - y;
   if (na == 0 || nb == 0) return 0.0;
+  if (C.dense()) return static_cast<double>(C.at(a, b)) / std::sqrt(static_cast<double>(na) * static_cast<double>(nb));
   int64_t both = 0;
   while (x < x1 && y < y1) {
     if (*x < *y) {
@@ -939,6 +1017,23 @@ inline Status serendipity(const Lists& L, int64_t k, const TruthCodes& t, const 
   using namespace beyond_detail;
   const int T = effective_threads(threads, L.n_users);
   const bool cooc = iu_indptr != nullptr;
+  CoocCounts C;
+  if (cooc) {  // the merges a user costs, at most: Σ_{i in top k} Σ_{h in history} (n_i + n_h)
+    double merge_cost = 0.0;
+    for (int64_t u = 0; u < L.n_users; ++u) {
+      const int64_t hr = h_rowmap ? h_rowmap[u] : u;
+      if (hr < 0) continue;
+      const int64_t b = L.indptr[u], n = top_len(L.indptr, u, k);
+      double top_deg = 0.0, hist_deg = 0.0;
+      for (int64_t p = b; p < b + n; ++p)
+        top_deg += static_cast<double>(iu_indptr[L.items[p] + 1] - iu_indptr[L.items[p]]);
+      for (int64_t p = h_indptr[hr]; p < h_indptr[hr + 1]; ++p)
+        hist_deg += static_cast<double>(iu_indptr[h_items[p] + 1] - iu_indptr[h_items[p]]);
+      const double nh = static_cast<double>(h_indptr[hr + 1] - h_indptr[hr]);
+      merge_cost += static_cast<double>(n) * hist_deg + nh * top_deg;
+    }
+    C = cooc_counts(L.n_items, iu_indptr, iu_users, merge_cost, threads);
+  }
   std::vector<Status> tstatus(T);
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp parallel num_threads(T)
@@ -1004,7 +1099,7 @@ inline Status serendipity(const Lists& L, int64_t k, const TruthCodes& t, const 
         if (relevance != SerendipityRelevance::none && !rel.has(it)) continue;
         double sim = 0.0;
         if (cooc) {
-          for (const int64_t h : hist) sim += cooccurrence_cosine(iu_indptr, iu_users, it, h);
+          for (const int64_t h : hist) sim += cooccurrence_cosine(iu_indptr, iu_users, C, it, h);
         } else {
           const double* x = X + it * d;
           for (int64_t j = 0; j < d; ++j) sim += x[j] * hs[j];
