@@ -885,6 +885,22 @@ inline bool direct_eq(const DirectId& x, const DirectId& y) {
 // read the objects (as walk_parallel). false: a row or an id outside this form (the caller walks instead).
 constexpr Py_ssize_t kDirectMax = 64;
 
+// The originals' apk / _ark of one user's ids (lp already cut at k): Σ over the first occurrences of hits of
+// hits-so-far / rank, divided by `den`, in their floating-point operations.
+inline double direct_ap(const DirectId* ai, Py_ssize_t la, const DirectId* pi, Py_ssize_t lp, int64_t den) {
+  double hits = 0.0, score = 0.0;
+  for (Py_ssize_t i = 0; i < lp; ++i) {
+    bool in_a = false, before = false;
+    for (Py_ssize_t j = 0; j < la && !in_a; ++j) in_a = direct_eq(pi[i], ai[j]);
+    if (!in_a) continue;
+    for (Py_ssize_t q = 0; q < i && !before; ++q) before = direct_eq(pi[i], pi[q]);
+    if (before) continue;
+    hits += 1.0;
+    score += hits / (static_cast<double>(i) + 1.0);
+  }
+  return score / static_cast<double>(den);
+}
+
 bool lists_ap_direct(PyObject* actual, PyObject* predicted, int64_t k, bool den_min_k, double empty_value, int threads,
                      std::vector<double>& out) {
   const Py_ssize_t n = PyList_GET_SIZE(actual);
@@ -925,18 +941,7 @@ bool lists_ap_direct(PyObject* actual, PyObject* predicted, int64_t k, bool den_
         out[static_cast<size_t>(u)] = empty_value;
         continue;
       }
-      double hits = 0.0, score = 0.0;
-      for (Py_ssize_t i = 0; i < lp; ++i) {
-        bool in_a = false, before = false;
-        for (Py_ssize_t j = 0; j < la && !in_a; ++j) in_a = direct_eq(pi[i], ai[j]);
-        if (!in_a) continue;
-        for (Py_ssize_t q = 0; q < i && !before; ++q) before = direct_eq(pi[i], pi[q]);
-        if (before) continue;
-        hits += 1.0;
-        score += hits / (static_cast<double>(i) + 1.0);
-      }
-      const int64_t den = den_min_k ? std::min<int64_t>(la, k) : la;
-      out[static_cast<size_t>(u)] = score / static_cast<double>(den);
+      out[static_cast<size_t>(u)] = direct_ap(ai, la, pi, lp, den_min_k ? std::min<int64_t>(la, k) : la);
     }
   }
   return !bad;
@@ -1705,17 +1710,7 @@ PyObject* apk_one(PyObject* /*self*/, PyObject* const* args, Py_ssize_t nargs) {
   for (Py_ssize_t j = 0; j < lp; ++j)
     if (!(pi[j] = direct_id(po[j])).ok) Py_RETURN_NONE;
   if (la == 0) return PyFloat_FromDouble(1.0);
-  double hits = 0.0, score = 0.0;
-  for (Py_ssize_t i = 0; i < lp; ++i) {
-    bool in_a = false, before = false;
-    for (Py_ssize_t j = 0; j < la && !in_a; ++j) in_a = direct_eq(pi[i], ai[j]);
-    if (!in_a) continue;
-    for (Py_ssize_t q = 0; q < i && !before; ++q) before = direct_eq(pi[i], pi[q]);
-    if (before) continue;
-    hits += 1.0;
-    score += hits / (static_cast<double>(i) + 1.0);
-  }
-  return PyFloat_FromDouble(score / static_cast<double>(std::min<long long>(la, k)));
+  return PyFloat_FromDouble(direct_ap(ai, la, pi, lp, static_cast<int64_t>(std::min<long long>(la, k))));
 }
 
 PyMethodDef raw_methods[] = {

@@ -381,15 +381,8 @@ def medium():
     return w, feats, train, recs
 
 
-def test_beyond_bit_identical_across_threads():
-    # 1,500 users (the whole-list co-occurrence metrics cost seconds per thread count on the 6,000 of `medium`),
-    # many chunks of the dynamic schedules still
-    w = rm.datasets.w1(1500, n_items=500, seed=4)
-    rng = np.random.default_rng(4)
-    feats = rng.normal(size=(500, 8))
-    feats[::37] = 0.0
-    train = (w.truth_indptr, (w.truth_items + 7) % 500)
-    recs = rm.Recs.from_csr(w.recs_indptr, w.recs_items, rng.random(w.recs_items.size))
+def test_beyond_bit_identical_across_threads(medium):
+    w, feats, train, recs = medium
     sim = np.tanh(feats @ feats.T)
     base = None
     for threads in (1, 2, 3, 8):
