@@ -6,7 +6,7 @@ process.
 
 W1 lists (rankmeter.datasets.w1: 100-item lists) over ``--items`` items, the truth shifted by 11 items as the
 train. The whole lists are read (no @k): 4,950 pairs per user. Prints the medians of the cost rule (the default,
-which takes the dense counts where they cost less), of the merges forced (``_core._set_cooc_dense(0)``, a test
+which takes the dense counts where they cost less), of the merges forced (``_core.set_cooc_dense(0)``, a test
 hook) and their ratio; the values are checked equal bit for bit.
 """
 
@@ -39,13 +39,13 @@ def main() -> int:
     values: dict[int, bytes] = {}
     for _ in range(args.repeats):
         for mode in (-1, 0):
-            before = _core._set_cooc_dense(mode)
+            before = _core.set_cooc_dense(mode)
             try:
                 t0 = time.perf_counter()
                 res = rm.evaluate(w.truth, recs, METRICS, train=train, threads=args.threads or None)
                 times[mode].append(time.perf_counter() - t0)
             finally:
-                _core._set_cooc_dense(before)
+                _core.set_cooc_dense(before)
             values[mode] = b"".join(res.per_user[m].tobytes() for m in METRICS)
     auto, merged = statistics.median(times[-1]), statistics.median(times[0])
     print(f"{args.users:,} users, {args.items:,} items, whole 100-item lists; medians of {args.repeats}")

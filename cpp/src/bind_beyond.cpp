@@ -694,13 +694,14 @@ void bind_beyond(py::module_& m) {
         py::arg("items").noconvert(), py::arg("iu_indptr").noconvert(), py::arg("iu_users").noconvert(), py::arg("k"),
         py::arg("threads"));
   m.def(
-      "_set_cooc_dense",
+      "set_cooc_dense",
       [](int mode) {
-        if (mode < -1 || mode > 1) throw py::value_error("_set_cooc_dense: mode must be -1, 0 or 1");
+        if (mode < -1 || mode > 1) throw py::value_error("set_cooc_dense: mode must be -1, 0 or 1");
         return beyond_detail::cooc_dense_mode().exchange(mode);
       },
       py::arg("mode"),
-      "Tests only: how the co-occurrence kernels count n_ab (-1 by cost, 0 merging user lists, 1 dense counts "
+      "Tests and benches only: how the co-occurrence kernels count n_ab (-1 by cost, 0 merging user lists, 1 dense "
+      "counts "
       "wherever they fit); returns the mode before.");
   py::enum_<SerendipityRelevance>(m, "SerendipityRelevance",
                                   "The top-k items serendipity counts (relevant, all weighed by relevance, none)")

@@ -247,11 +247,11 @@ COOC_METRICS = [m for m in BEYOND_METRICS if "cooccurrence" in m]
 @contextlib.contextmanager
 def _cooc_mode(mode):
     """The co-occurrence kernels' way to n_ab: -1 by cost, 0 merging user lists, 1 dense counts."""
-    before = _core._set_cooc_dense(mode)
+    before = _core.set_cooc_dense(mode)
     try:
         yield
     finally:
-        _core._set_cooc_dense(before)
+        _core.set_cooc_dense(before)
 
 
 @SETTINGS

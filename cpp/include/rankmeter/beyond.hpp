@@ -828,7 +828,7 @@ inline Status diversity_matrix(const Lists& L, int64_t k, const SimMatrix& S, in
 
 namespace beyond_detail {
 // How the co-occurrence kernels find n_ab: -1 by cost (the default), 0 always by merging the two user lists,
-// 1 from the dense counts wherever they fit (tests run both paths through _core._set_cooc_dense).
+// 1 from the dense counts wherever they fit (tests run both paths through _core.set_cooc_dense).
 inline std::atomic<int>& cooc_dense_mode() {
   static std::atomic<int> mode{-1};
   return mode;
