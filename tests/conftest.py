@@ -10,7 +10,7 @@ the random lists of the engine tests).
 
 ``RANKMETER_HYPOTHESIS_PROFILE=quick`` (set by ``bash .ci/run --quick``) loads the ``quick`` profile,
 which caps every property test at its ``max_examples``, also the tests that ask for more with their own
-``@settings``. ``repeat`` (30 examples) does the same for the second and third whole-suite runs of
+``@settings``. ``repeat`` (20 examples) does the same for the second and third whole-suite runs of
 ``bash .ci/run`` (the scalar paths, the sanitizer build), after the first run has drawn every test's full
 number of examples.
 """
@@ -37,7 +37,7 @@ with warnings.catch_warnings():
 # tests/conformance/test_lenskit_suite.py; this suite does not collect them (they import lenskit)
 collect_ignore_glob = ["conformance/vendored/*"]
 
-_CAPPED = {"quick": 10, "repeat": 30}  # profiles that also cap the tests' own @settings
+_CAPPED = {"quick": 10, "repeat": 20}  # profiles that also cap the tests' own @settings
 for _name, _cap in _CAPPED.items():
     settings.register_profile(_name, max_examples=_cap)
 _PROFILE = os.environ.get("RANKMETER_HYPOTHESIS_PROFILE")
