@@ -1170,6 +1170,7 @@ py::object mt_choices(py::handle state_obj, int64_t n, int64_t k) {
   PyObject* st = state_obj.ptr();
   if (!PyTuple_CheckExact(st) || PyTuple_GET_SIZE(st) != N + 1 || n < 1 || k < 0) return py::none();
   std::vector<uint32_t> mt(N);
+  int index = N;  // the position in the words (N: the next draw makes N new words)
   for (int i = 0; i <= N; ++i) {
     PyObject* o = PyTuple_GET_ITEM(st, i);
     if (!PyLong_CheckExact(o)) return py::none();
@@ -1178,14 +1179,12 @@ py::object mt_choices(py::handle state_obj, int64_t n, int64_t k) {
       PyErr_Clear();
       return py::none();
     }
-    if (i < N) {
-      if (v > 0xffffffffUL) return py::none();
+    if (v > (i < N ? 0xffffffffUL : static_cast<unsigned long>(N))) return py::none();
+    if (i < N)
       mt[static_cast<size_t>(i)] = static_cast<uint32_t>(v);
-    } else if (v > static_cast<unsigned long>(N)) {
-      return py::none();
-    }
+    else
+      index = static_cast<int>(v);
   }
-  int index = static_cast<int>(PyLong_AsLong(PyTuple_GET_ITEM(st, N)));
   const auto next = [&mt, &index]() {
     constexpr uint32_t kMatrixA = 0x9908b0dfU, kUpper = 0x80000000U, kLower = 0x7fffffffU;
     if (index >= N) {  // the next N words at once

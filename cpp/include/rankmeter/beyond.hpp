@@ -886,6 +886,29 @@ inline CoocCounts cooc_counts(int64_t n_items, const int64_t* iu_indptr, const i
   }
   return C;
 }
+
+// |U_a ∩ U_b| / sqrt(|U_a| |U_b|) over the sorted train users of two items (0 when either has none).
+inline double cooccurrence_cosine(const int64_t* iu_indptr, const int64_t* iu_users, const CoocCounts& C, int64_t a,
+                                  int64_t b) {
+  const int64_t *x = iu_users + iu_indptr[a], *x1 = iu_users + iu_indptr[a + 1];
+  const int64_t *y = iu_users + iu_indptr[b], *y1 = iu_users + iu_indptr[b + 1];
+  const int64_t na = x1 - x, nb = y1 - y;
+  if (na == 0 || nb == 0) return 0.0;
+  if (C.dense()) return static_cast<double>(C.at(a, b)) / std::sqrt(static_cast<double>(na) * static_cast<double>(nb));
+  int64_t both = 0;
+  while (x < x1 && y < y1) {
+    if (*x < *y) {
+      ++x;
+    } else if (*y < *x) {
+      ++y;
+    } else {
+      ++both;
+      ++x;
+      ++y;
+    }
+  }
+  return static_cast<double>(both) / std::sqrt(static_cast<double>(na) * static_cast<double>(nb));
+}
 }  // namespace beyond_detail
 
 // Diversity from train co-occurrence: sim(a, b) = n_ab / sqrt(n_a n_b), n_x = train users of x,
@@ -913,36 +936,8 @@ inline void diversity_cooccurrence(const Lists& L, int64_t k, const int64_t* iu_
       continue;
     }
     double s = 0.0;
-    for (int64_t p = b; p < b + n; ++p) {
-      const int64_t a = L.items[p];
-      const int64_t* a0 = iu_users + iu_indptr[a];
-      const int64_t* a1 = iu_users + iu_indptr[a + 1];
-      for (int64_t q = p + 1; q < b + n; ++q) {
-        const int64_t c = L.items[q];
-        const int64_t* c0 = iu_users + iu_indptr[c];
-        const int64_t* c1 = iu_users + iu_indptr[c + 1];
-        const int64_t na = a1 - a0, nc = c1 - c0;
-        if (na == 0 || nc == 0) continue;
-        if (C.dense()) {
-          s += static_cast<double>(C.at(a, c)) / std::sqrt(static_cast<double>(na) * static_cast<double>(nc));
-          continue;
-        }
-        int64_t both = 0;
-        const int64_t *x = a0, *y = c0;
-        while (x < a1 && y < c1) {
-          if (*x < *y) {
-            ++x;
-          } else if (*y < *x) {
-            ++y;
-          } else {
-            ++both;
-            ++x;
-            ++y;
-          }
-        }
-        s += static_cast<double>(both) / std::sqrt(static_cast<double>(na) * static_cast<double>(nc));
-      }
-    }
+    for (int64_t p = b; p < b + n; ++p)
+      for (int64_t q = p + 1; q < b + n; ++q) s += cooccurrence_cosine(iu_indptr, iu_users, C, L.items[p], L.items[q]);
     out[u] = 1.0 - s / (0.5 * static_cast<double>(n) * static_cast<double>(n - 1));
   }
 }
@@ -976,31 +971,6 @@ inline bool empty_value(EmptyPolicy empty, double* v) {
 // The items a Serendipity kernel counts: the relevant top-k items (mean over them), every top-k item weighed by
 // its relevance 0/1 (Σ rel·unexp / top-k length), or every top-k item without reading the truth (mean over the top k).
 enum class SerendipityRelevance : int32_t { relevant = 0, all = 1, none = 2 };
-
-namespace beyond_detail {
-// |U_a ∩ U_b| / sqrt(|U_a| |U_b|) over the sorted train users of two items (0 when either has none).
-inline double cooccurrence_cosine(const int64_t* iu_indptr, const int64_t* iu_users, const CoocCounts& C, int64_t a,
-                                  int64_t b) {
-  const int64_t *x = iu_users + iu_indptr[a], *x1 = iu_users + iu_indptr[a + 1];
-  const int64_t *y = iu_users + iu_indptr[b], *y1 = iu_users + iu_indptr[b + 1];
-  const int64_t na = x1 - x, nb = y1 - y;
-  if (na == 0 || nb == 0) return 0.0;
-  if (C.dense()) return static_cast<double>(C.at(a, b)) / std::sqrt(static_cast<double>(na) * static_cast<double>(nb));
-  int64_t both = 0;
-  while (x < x1 && y < y1) {
-    if (*x < *y) {
-      ++x;
-    } else if (*y < *x) {
-      ++y;
-    } else {
-      ++both;
-      ++x;
-      ++y;
-    }
-  }
-  return static_cast<double>(both) / std::sqrt(static_cast<double>(na) * static_cast<double>(nb));
-}
-}  // namespace beyond_detail
 
 // Serendipity: per top-k item i, unexpectedness 1 - mean_{h∈H} sim(i, h) over the user's train history H.
 //   Features (iu_indptr == nullptr): sim = cos(f_i, f_h) = x_i · (Σ_{h∈H} x_h) / |H|, H = the history items
