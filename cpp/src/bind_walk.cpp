@@ -32,6 +32,7 @@
 #include <new>
 #include <optional>
 #include <thread>
+#include <type_traits>
 #include <vector>
 #ifdef __linux__
 #include <sys/mman.h>
@@ -1019,11 +1020,145 @@ py::object lists_ap(py::handle actual, py::handle predicted, int64_t k, bool den
   return to_array(std::move(out));
 }
 
+// The sets of distinct_ids, one per thread and kept between calls, so that a call allocates nothing and clears
+// little: a slot is taken when its `epoch` is the table's current one (a new table: a new epoch, no clearing).
+// Each call sizes its tables to its own rows (a prefix of the kept memory), so a small call after a large one
+// still probes a table that fits in the cache.
+
+// One open-addressing set of such slots. Key: str (PyObject*, by value) or int64; `h`: the key's hash.
+template <class Key>
+class EpochSet {
+ public:
+  // Empty, with room for `cap` keys before it grows (a power of two); `epoch`: the caller's counter.
+  void start(size_t cap, uint32_t& epoch) {
+    if (slots_.size() < 2 * cap) slots_.resize(2 * cap, Slot{});
+    mask_ = 2 * cap - 1;
+    cur_ = ++epoch;
+    keys_.clear();
+  }
+  void prefetch(uint64_t h) const { __builtin_prefetch(&slots_[fold(h) & mask_]); }
+  // true when `k` was not in the set (and is now)
+  bool add(Key k, uint64_t h, uint32_t& epoch) {
+    if (2 * (keys_.size() + 1) > mask_ + 1) grow(epoch);
+    if (!put(slots_, mask_, cur_, k, fold(h))) return false;
+    keys_.emplace_back(k, h);
+    return true;
+  }
+  const std::vector<std::pair<Key, uint64_t>>& keys() const { return keys_; }
+  size_t size() const { return keys_.size(); }
+  // the epochs made 0 again (the caller's counter restarts)
+  void reset_epochs() {
+    for (Slot& s : slots_) s.epoch = 0;
+    for (Slot& s : next_) s.epoch = 0;
+  }
+  void trim(size_t keep) {
+    if (slots_.capacity() > keep) std::vector<Slot>().swap(slots_);
+    if (next_.capacity() > keep) std::vector<Slot>().swap(next_);
+    if (keys_.capacity() > keep) std::vector<std::pair<Key, uint64_t>>().swap(keys_);
+    mask_ = 0;
+  }
+
+ private:
+  struct Slot {
+    Key k{};
+    uint32_t h = 0;  // the hash folded to 32 bits (its low bits pick the slot)
+    uint32_t epoch = 0;
+  };
+  static uint32_t fold(uint64_t h) { return static_cast<uint32_t>(spread_hash(static_cast<int64_t>(h))); }
+  static bool same(PyObject* a, PyObject* b) { return StrEq{}(a, b); }
+  static bool same(int64_t a, int64_t b) { return a == b; }
+  static bool put(std::vector<Slot>& t, size_t mask, uint32_t e, Key k, uint32_t h) {
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      Slot& s = t[i];
+      if (s.epoch != e) {
+        s = Slot{k, h, e};
+        return true;
+      }
+      if (s.h == h && same(s.k, k)) return false;
+    }
+  }
+  void grow(uint32_t& epoch) {
+    const size_t cap = 2 * (mask_ + 1);
+    if (next_.size() < cap) next_.resize(cap, Slot{});
+    const uint32_t e = ++epoch;
+    for (size_t i = 0; i <= mask_; ++i)
+      if (slots_[i].epoch == cur_) put(next_, cap - 1, e, slots_[i].k, slots_[i].h);
+    slots_.swap(next_);
+    mask_ = cap - 1;
+    cur_ = e;
+  }
+  std::vector<Slot> slots_, next_;
+  std::vector<std::pair<Key, uint64_t>> keys_;
+  size_t mask_ = 0;
+  uint32_t cur_ = 0;
+};
+
+struct DistinctSets {
+  static constexpr uint64_t kSmall = uint64_t{1} << 16;
+  std::vector<PyObject*> filter;  // a direct-mapped cache of the objects met (an object met again is skipped)
+  std::vector<PyObject*> fresh;   // the objects of this call that passed the filter, to be read
+  std::vector<std::pair<PyObject*, uint64_t>> str_ids;  // str of fresh, with their hashes (repeats allowed)
+  EpochSet<PyObject*> direct;   // str read as they came (the filter left): this thread's, any hash
+  EpochSet<PyObject*> mine;     // str of every thread whose hash falls to this one
+  EpochSet<int64_t> ints;       // ints outside 0..kSmall-1
+  std::vector<uint64_t> small;  // ints 0..kSmall-1, one bit each
+  uint32_t epoch = 0;
+  size_t n_small = 0;
+  bool bad = false;
+
+  // Ready for a call whose rows hold about `items` ids (the first table size; tables grow past it).
+  void start(size_t items) {
+    size_t cap = 32;
+    while (cap < items && cap < (size_t{1} << 13)) cap *= 2;
+    size_t fcap = 4096;  // the filter: 16 slots a row's worth of ids, 4,096 to 65,536
+    while (fcap < items && fcap < 65536) fcap *= 2;
+    filter.assign(fcap, nullptr);
+    small.assign(kSmall / 64, 0);
+    n_small = 0;
+    fresh.clear();
+    str_ids.clear();
+    bad = false;
+    // a call takes at most one epoch a table size (64 at most, each set): near the end of the range, every slot
+    // is made free once and the count starts again
+    if (epoch > UINT32_MAX - 1024) {
+      direct.reset_epochs(), mine.reset_epochs(), ints.reset_epochs();
+      epoch = 0;
+    }
+    direct.start(cap, epoch);
+    mine.start(cap, epoch);
+    ints.start(cap, epoch);
+  }
+  void add_int(int64_t v) {
+    if (static_cast<uint64_t>(v) < kSmall) {
+      uint64_t& w = small[static_cast<size_t>(v) >> 6];
+      const uint64_t bit = uint64_t{1} << (v & 63);
+      n_small += (w & bit) == 0;
+      w |= bit;
+      return;
+    }
+    ints.add(v, static_cast<uint64_t>(v), epoch);
+  }
+  // Memory past what a call of some ten thousand rows needs is given back after the call.
+  void trim() {
+    constexpr size_t kKeep = size_t{1} << 16;
+    for (auto* v : {&fresh})
+      if (v->capacity() > kKeep) std::vector<PyObject*>().swap(*v);
+    if (str_ids.capacity() > kKeep) std::vector<std::pair<PyObject*, uint64_t>>().swap(str_ids);
+    direct.trim(kKeep), mine.trim(kKeep), ints.trim(kKeep);
+  }
+};
+
+// This thread's sets (a function, so that the thread-local address is looked up once a call).
+__attribute__((noinline)) DistinctSets& thread_distinct_sets() {
+  thread_local DistinctSets sets;
+  return sets;
+}
+
 // The number of distinct ids in a list of lists (or tuples) of exact str or int ids, as len(set(chain(*rows)))
 // counts them under Python's equality (an int never equals a str), or -1 when a row or an id is outside that form
-// (the caller's set answers). Rows in parallel, each thread with its own tables (str keyed by a hash of their
-// code points, so no str hash is computed or needed), then the tables merged. This thread holds the GIL and runs
-// no Python code while the others only read the objects (as walk_parallel).
+// (the caller's set answers). Rows in parallel, each thread with its own sets (str keyed by a hash of their code
+// points, so no str hash is computed or needed), then the sets merged. This thread holds the GIL and runs no
+// Python code while the others only read the objects (as walk_parallel).
 // pick: the rows to read, by position (repeats allowed; each row is read once), instead of every row.
 int64_t distinct_ids(py::handle rows_obj, int threads, const std::optional<py::array_t<int64_t>>& pick) {
   if (!PyList_CheckExact(rows_obj.ptr())) return -1;
@@ -1046,16 +1181,9 @@ int64_t distinct_ids(py::handle rows_obj, int threads, const std::optional<py::a
         picked.push_back(static_cast<Py_ssize_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(b))));
   }
   const Py_ssize_t n = pick ? static_cast<Py_ssize_t>(picked.size()) : PyList_GET_SIZE(rows);
-  const int T = n < (pick ? 512 : 4096) ? 1 : walk_threads(threads);
-  constexpr uint64_t kSmall = uint64_t{1} << 16;
-  struct Part {
-    std::vector<uint64_t> small = std::vector<uint64_t>(kSmall / 64);  // ints 0..kSmall-1 seen, one bit each
-    Table<int64_t, IntEq> ints;                                        // the other ints
-    Table<PyObject*, StrEq> strs;
-    std::vector<int64_t> int_keys;
-    std::vector<PyObject*> str_keys;
-    bool bad = false;
-  };
+  // one thread below 16,384 picked rows: a second one reads the rows no faster here (measured: 1,000 picked rows
+  // of str ids take longer with two)
+  const int T = n < (pick ? 16384 : 4096) ? 1 : walk_threads(threads);
   const auto str_hash = [](PyObject* o) {  // a multiply-mix over the canonical bytes, 8 at a time (equal str:
                                            // equal kind and bytes)
     const auto* b = static_cast<const unsigned char*>(PyUnicode_DATA(o));
@@ -1068,109 +1196,198 @@ int64_t distinct_ids(py::handle rows_obj, int threads, const std::optional<py::a
       h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
       h ^= h >> 29;
     }
-    if (i < len) {
-      uint64_t w = 0;
-      std::memcpy(&w, b + i, len - i);
+    if (i < len) {  // 1 to 7 bytes left, read in at most two loads that may overlap (the length is mixed in)
+      const size_t r = len - i;
+      uint64_t w;
+      if (r >= 4) {
+        uint32_t lo, hi;
+        std::memcpy(&lo, b + i, 4);
+        std::memcpy(&hi, b + len - 4, 4);
+        w = lo | (uint64_t{hi} << 32);
+      } else {
+        w = b[i] | (uint64_t{b[i + r / 2]} << 8) | (uint64_t{b[len - 1]} << 16);
+      }
       h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
       h ^= h >> 29;
     }
-    return static_cast<int64_t>(h);
+    return h;
   };
-  std::vector<Part> parts(static_cast<size_t>(T));
+  std::vector<DistinctSets*> sets(static_cast<size_t>(T));
   const auto row_at = [&](Py_ssize_t u) { return PyList_GET_ITEM(rows, pick ? picked[static_cast<size_t>(u)] : u); };
 #ifdef RANKMETER_HAVE_OPENMP
 #pragma omp parallel num_threads(T) if (T > 1)
 #endif
   {
-    Part& part = parts[static_cast<size_t>(thread_id())];
-    // the str objects met last, by address: an id object listed again (ids from one vocabulary are one object
-    // each) was counted already and is skipped without hashing it again (the objects live as long as the lists).
-    // 16 slots a row, 4,096 to 65,536 (512 KiB): room for a vocabulary of thousands of ids, cleared in little
-    // time next to the rows' reading
-    size_t kRecent = 4096;
-    while (kRecent < 65536 && kRecent < static_cast<size_t>(n) * 16) kRecent *= 2;
-    std::vector<PyObject*> recent(kRecent, nullptr);
+    DistinctSets& S = thread_distinct_sets();
+    const int tid = thread_id();
+    sets[static_cast<size_t>(tid)] = &S;
+    S.start(static_cast<size_t>((n + T - 1) / T) * 16);
+    const size_t fmask = S.filter.size() - 1;
+    PyObject** const filter = S.filter.data();
+    std::vector<PyObject*>& fresh = S.fresh;
+    bool bad = false, filtering = true;
+    size_t met = 0, taken = 0;  // ids met while filtering; objects of `fresh` read
+    // an id read: an int into this thread's ints, a str kept with its hash for the str phase below; false for an
+    // id outside the form
+    const auto take = [&S, &str_hash](PyObject* o) {
+      const DirectId d = direct_id(o);
+      if (!d.ok) return false;
+      if (d.str)
+        S.str_ids.emplace_back(o, str_hash(o));
+      else
+        S.add_int(d.v);
+      return true;
+    };
+    const auto take_now = [&S, &str_hash](PyObject* o) {  // as take, a str put in `direct` at once
+      const DirectId d = direct_id(o);
+      if (!d.ok) return false;
+      if (d.str)
+        S.direct.add(o, str_hash(o), S.epoch);
+      else
+        S.add_int(d.v);
+      return true;
+    };
 #ifdef RANKMETER_HAVE_OPENMP
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
 #endif
     for (Py_ssize_t u = 0; u < n; ++u) {
-      if (part.bad) continue;
+      if (bad) continue;
       // rows ahead fetched into the cache step by step (a picked row's place in `rows`, the row object, a list's
-      // item array, its ids): picked rows lie anywhere in memory, and each step waits on the one before
-      if (pick && u + 32 < n) __builtin_prefetch(&PyList_GET_ITEM(rows, picked[static_cast<size_t>(u) + 32]));
-      if (u + 16 < n) __builtin_prefetch(row_at(u + 16));
-      if (u + 8 < n) {
-        PyObject* ahead = row_at(u + 8);
+      // item array): picked rows lie anywhere in memory, and each step waits on the one before
+      if (pick && u + 24 < n) __builtin_prefetch(&PyList_GET_ITEM(rows, picked[static_cast<size_t>(u) + 24]));
+      if (u + 12 < n) __builtin_prefetch(row_at(u + 12));
+      if (u + 4 < n) {
+        PyObject* ahead = row_at(u + 4);
         if (Py_TYPE(ahead) == &PyList_Type) __builtin_prefetch(reinterpret_cast<PyListObject*>(ahead)->ob_item);
       }
-      if (u + 4 < n) {  // and the ids of a row closer ahead
-        PyObject* const* ids = nullptr;
-        Py_ssize_t len = 0;
-        if (sequence_items(row_at(u + 4), ids, len))
-          for (Py_ssize_t j = 0; j < len; ++j) __builtin_prefetch(ids[j]);
-      }
-      PyObject* v = row_at(u);
       PyObject* const* objs = nullptr;
       Py_ssize_t len = 0;
-      if (!sequence_items(v, objs, len)) {
-        part.bad = true;
+      if (!sequence_items(row_at(u), objs, len)) {
+        bad = true;
         continue;
       }
-      for (Py_ssize_t j = 0; j < len; ++j) __builtin_prefetch(objs[j]);
-      for (Py_ssize_t j = 0; j < len; ++j) {
-        // a str met just before is skipped (an int is read as it comes: its value is what the table needs)
-        PyObject** seen = nullptr;
-        if (Py_TYPE(objs[j]) == &PyUnicode_Type) {
-          seen = &recent[(reinterpret_cast<uintptr_t>(objs[j]) >> 4) & (kRecent - 1)];
-          if (*seen == objs[j]) continue;
+      // an object met just before (ids of one vocabulary are one object each) is skipped unread: the filter
+      // holds only objects read already (the objects live as long as the lists). Where it skips fewer than one
+      // id in four over the first 4,096, every id is an object of its own (ids read from a file, ints): the
+      // filter is left for the rest
+      if (!filtering) {  // each id read as it comes, the ids of a row ahead fetched meanwhile
+        if (u + 2 < n) {
+          PyObject* const* ids = nullptr;
+          Py_ssize_t l2 = 0;
+          if (sequence_items(row_at(u + 2), ids, l2))
+            for (Py_ssize_t j = 0; j < l2; ++j) __builtin_prefetch(ids[j]);
         }
-        const DirectId d = direct_id(objs[j]);
-        if (!d.ok) {
-          part.bad = true;
-          break;
-        }
-        if (seen) *seen = objs[j];
-        bool added = false;
-        if (d.str) {
-          part.strs.find_or_add(str_hash(d.o), d.o, added);
-          if (added) part.str_keys.push_back(d.o);
-        } else {
-          if (static_cast<uint64_t>(d.v) < kSmall) {
-            part.small[static_cast<size_t>(d.v) >> 6] |= uint64_t{1} << (d.v & 63);
-            continue;
-          }
-          part.ints.find_or_add(d.v, d.v, added);
-          if (added) part.int_keys.push_back(d.v);
-        }
+        for (Py_ssize_t j = 0; j < len && !bad; ++j) bad = !take_now(objs[j]);
+        continue;
       }
+      for (Py_ssize_t j = 0; j < len; ++j) {
+        PyObject*& slot = filter[(reinterpret_cast<uintptr_t>(objs[j]) >> 4) & fmask];
+        if (slot == objs[j]) continue;
+        slot = objs[j];
+        __builtin_prefetch(objs[j]);
+        fresh.push_back(objs[j]);
+      }
+      met += static_cast<size_t>(len);
+      if (met >= 4096) filtering = 4 * (met - fresh.size()) >= met;
+      // the objects that passed, read some 32 objects after they were fetched
+      for (; taken + 32 < fresh.size() && !bad; ++taken) bad = !take(fresh[taken]);
+    }
+    for (const size_t nf = fresh.size(); taken < nf && !bad; ++taken) {
+      if (taken + 16 < nf) __builtin_prefetch(fresh[taken + 16]);
+      bad = !take(fresh[taken]);
+    }
+    S.bad = bad;
+    // The str: each thread puts in its own table those of every thread whose hash falls to it (equal str, equal
+    // hash: the tables hold disjoint sets, whose sizes add up), each slot fetched a few ids ahead
+#ifdef RANKMETER_HAVE_OPENMP
+    if (T > 1) {
+#pragma omp barrier
+    }
+#endif
+    const auto put_mine = [&](const std::vector<std::pair<PyObject*, uint64_t>>& ids) {
+      const size_t m = ids.size();
+      const auto ours = [&](size_t i) { return T == 1 || static_cast<int>((ids[i].second >> 40) % T) == tid; };
+      for (size_t i = 0; i < m; ++i) {
+        if (i + 8 < m && ours(i + 8)) S.mine.prefetch(ids[i + 8].second);
+        if (ours(i)) S.mine.add(ids[i].first, ids[i].second, S.epoch);
+      }
+    };
+    for (int t = 0; t < T; ++t) {
+      put_mine(sets[static_cast<size_t>(t)]->str_ids);
+      put_mine(sets[static_cast<size_t>(t)]->direct.keys());
     }
   }
-  for (const Part& part : parts)
-    if (part.bad) return -1;
-  Part& all = parts[0];
-  for (size_t t = 1; t < parts.size(); ++t) {
-    bool added = false;
-    for (int64_t v : parts[t].int_keys) all.ints.find_or_add(v, v, added);
-    for (size_t w = 0; w < all.small.size(); ++w) all.small[w] |= parts[t].small[w];
-    for (PyObject* o : parts[t].str_keys) all.strs.find_or_add(str_hash(o), o, added);
+  bool bad = false;
+  for (DistinctSets* S : sets) bad = bad || S->bad;
+  int64_t count = -1;
+  if (!bad) {
+    DistinctSets& all = *sets[0];
+    size_t strs = 0;
+    for (DistinctSets* S : sets) strs += S->mine.size();
+    for (size_t t = 1; t < sets.size(); ++t) {  // the ints merged (a few: most are small, one bit each)
+      for (const auto& kv : sets[t]->ints.keys()) all.add_int(kv.first);
+      for (size_t w = 0; w < all.small.size(); ++w) all.small[w] |= sets[t]->small[w];
+    }
+    if (sets.size() > 1) {
+      all.n_small = 0;
+      for (uint64_t w : all.small) all.n_small += static_cast<size_t>(__builtin_popcountll(w));
+    }
+    count = static_cast<int64_t>(all.n_small + all.ints.size() + strs);
   }
-  int64_t n_small = 0;
-  for (uint64_t w : all.small) n_small += __builtin_popcountll(w);
-  return n_small + static_cast<int64_t>(all.ints.size() + all.strs.size());
+  for (DistinctSets* S : sets) S->trim();
+  return count;
 }
+
+// Python's MT19937 (Modules/_randommodule.c): 624 words and the position of the next one.
+struct Mersenne {
+  static constexpr int N = 624, M = 397;
+  uint32_t mt[N];
+  int index = N;  // N: the next draw makes N new words
+  uint32_t next() {
+    constexpr uint32_t kMatrixA = 0x9908b0dfU, kUpper = 0x80000000U, kLower = 0x7fffffffU;
+    if (index >= N) {  // the next N words at once (j + 1 and j + M taken modulo N)
+      const auto twist = [this](int j, int j1, int jm) {
+        const uint32_t y = (mt[j] & kUpper) | (mt[j1] & kLower);
+        mt[j] = mt[jm] ^ (y >> 1) ^ ((y & 1U) ? kMatrixA : 0U);
+      };
+      int j = 0;
+      for (; j < N - M; ++j) twist(j, j + 1, j + M);
+      for (; j < N - 1; ++j) twist(j, j + 1, j + M - N);
+      twist(N - 1, 0, M - 1);
+      index = 0;
+    }
+    uint32_t y = mt[index++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680U;
+    y ^= (y << 15) & 0xefc60000U;
+    y ^= y >> 18;
+    return y;
+  }
+  // random.choices(range(n), k=k): floor(random() * n) k times, random() being the 53-bit double made of two
+  // words (a >> 5, b >> 6) as _random.Random.random makes it. false (the positions unusable) when one would fall
+  // outside the population.
+  bool choices(int64_t n, int64_t k, int64_t* out) {
+    const double nd = static_cast<double>(n);
+    for (int64_t i = 0; i < k; ++i) {
+      const uint32_t a = next() >> 5, b = next() >> 6;
+      const double u = (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+      const double x = u * nd;  // at least 0: its floor is its truncation
+      if (!(x < nd)) return false;
+      out[i] = static_cast<int64_t>(x);
+    }
+    return true;
+  }
+};
 
 // random.choices(population, k=k) of Python's random module without a Python call per draw: `state` is the
 // generator's internal state as Random.getstate() gives it (624 words of MT19937 and the position), n the
-// population's size. Each draw is floor(random() * n), random() being the 53-bit double made of two 32-bit words
-// (a >> 5, b >> 6), as CPython's _random module makes it. Returns (the k positions, the state after the draws),
-// or None when the state is not such a tuple or a position would fall outside the population (the caller's
-// random.choices answers then).
+// population's size. Returns (the k positions, the state after the draws), or None when the state is not such a
+// tuple or a position would fall outside the population (the caller's random.choices answers then).
 py::object mt_choices(py::handle state_obj, int64_t n, int64_t k) {
-  constexpr int N = 624, M = 397;
+  constexpr int N = Mersenne::N;
   PyObject* st = state_obj.ptr();
   if (!PyTuple_CheckExact(st) || PyTuple_GET_SIZE(st) != N + 1 || n < 1 || k < 0) return py::none();
-  std::vector<uint32_t> mt(N);
-  int index = N;  // the position in the words (N: the next draw makes N new words)
+  Mersenne g;
   for (int i = 0; i <= N; ++i) {
     PyObject* o = PyTuple_GET_ITEM(st, i);
     if (!PyLong_CheckExact(o)) return py::none();
@@ -1181,42 +1398,80 @@ py::object mt_choices(py::handle state_obj, int64_t n, int64_t k) {
     }
     if (v > (i < N ? 0xffffffffUL : static_cast<unsigned long>(N))) return py::none();
     if (i < N)
-      mt[static_cast<size_t>(i)] = static_cast<uint32_t>(v);
+      g.mt[i] = static_cast<uint32_t>(v);
     else
-      index = static_cast<int>(v);
+      g.index = static_cast<int>(v);
   }
-  const auto next = [&mt, &index]() {
-    constexpr uint32_t kMatrixA = 0x9908b0dfU, kUpper = 0x80000000U, kLower = 0x7fffffffU;
-    if (index >= N) {  // the next N words at once
-      for (int j = 0; j < N; ++j) {
-        const uint32_t y = (mt[static_cast<size_t>(j)] & kUpper) | (mt[static_cast<size_t>((j + 1) % N)] & kLower);
-        mt[static_cast<size_t>(j)] = mt[static_cast<size_t>((j + M) % N)] ^ (y >> 1) ^ ((y & 1U) ? kMatrixA : 0U);
-      }
-      index = 0;
-    }
-    uint32_t y = mt[static_cast<size_t>(index++)];
-    y ^= y >> 11;
-    y ^= (y << 7) & 0x9d2c5680U;
-    y ^= (y << 15) & 0xefc60000U;
-    y ^= y >> 18;
-    return y;
-  };
-  const double nd = static_cast<double>(n);
   py::array_t<int64_t> out(static_cast<py::ssize_t>(k));
-  int64_t* o = out.mutable_data();
-  for (int64_t i = 0; i < k; ++i) {
-    const uint32_t a = next() >> 5, b = next() >> 6;
-    const double u = (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
-    const double f = std::floor(u * nd);
-    if (!(f < nd)) return py::none();
-    o[i] = static_cast<int64_t>(f);
-  }
+  if (!g.choices(n, k, out.mutable_data())) return py::none();
   py::tuple after(N + 1);
   for (int i = 0; i < N; ++i)
-    after[static_cast<size_t>(i)] =
-        py::reinterpret_steal<py::object>(PyLong_FromUnsignedLong(mt[static_cast<size_t>(i)]));
-  after[N] = py::int_(index);
+    after[static_cast<size_t>(i)] = py::reinterpret_steal<py::object>(PyLong_FromUnsignedLong(g.mt[i]));
+  after[N] = py::int_(g.index);
   return py::make_tuple(out, after);
+}
+
+// A _random.Random object as Modules/_randommodule.c lays it out (CPython 3.8 on).
+struct RandomObjectLayout {
+  PyObject_HEAD int index;
+  uint32_t state[Mersenne::N];
+};
+
+// The generator's words and position, read in place, when `o` is an instance of _random.Random (or of a class
+// made from it in Python) whose layout is the one above: checked once in the process against getstate() of a
+// generator seeded here, then by the type's size. nullptr otherwise, and always on a build without the GIL
+// (there the object has its own lock).
+RandomObjectLayout* random_object(PyObject* o) {
+#ifdef Py_GIL_DISABLED
+  (void)o;
+  return nullptr;
+#else
+  static PyTypeObject* base = nullptr;
+  static int layout = -1;  // -1 not checked yet, 0 other, 1 as RandomObjectLayout
+  if (layout < 0) {
+    layout = 0;
+    try {
+      py::object cls = py::module_::import("_random").attr("Random");
+      auto* t = reinterpret_cast<PyTypeObject*>(cls.ptr());
+      if (PyType_Check(cls.ptr()) && t->tp_basicsize == static_cast<Py_ssize_t>(sizeof(RandomObjectLayout))) {
+        py::object r = cls(20261127);
+        r.attr("random")();
+        py::tuple st = r.attr("getstate")();
+        auto* raw = reinterpret_cast<RandomObjectLayout*>(r.ptr());
+        bool same = PyTuple_GET_SIZE(st.ptr()) == Mersenne::N + 1 &&
+                    py::cast<int64_t>(st[Mersenne::N]) == static_cast<int64_t>(raw->index);
+        for (int i = 0; same && i < Mersenne::N; ++i)
+          same = py::cast<uint64_t>(st[static_cast<size_t>(i)]) == raw->state[i];
+        if (same) {
+          base = t;
+          Py_INCREF(cls.ptr());  // kept for the process's life, as the module keeps it
+          layout = 1;
+        }
+      }
+    } catch (py::error_already_set&) {
+      PyErr_Clear();
+    }
+  }
+  if (layout != 1 || !PyObject_TypeCheck(o, base)) return nullptr;
+  auto* r = reinterpret_cast<RandomObjectLayout*>(o);
+  return r->index >= 0 && r->index <= Mersenne::N ? r : nullptr;
+#endif
+}
+
+// random.choices(range(n), k=k) drawn from the generator `generator` itself (a random.Random): its state
+// advanced as that call advances it, the k positions returned; None (the generator untouched) when its layout is
+// not known here or a position would fall outside the population.
+py::object mt_choices_inplace(py::handle generator, int64_t n, int64_t k) {
+  RandomObjectLayout* r = random_object(generator.ptr());
+  if (r == nullptr || n < 1 || k < 0) return py::none();
+  Mersenne g;
+  std::memcpy(g.mt, r->state, sizeof g.mt);
+  g.index = r->index;
+  py::array_t<int64_t> out(static_cast<py::ssize_t>(k));
+  if (!g.choices(n, k, out.mutable_data())) return py::none();
+  std::memcpy(r->state, g.mt, sizeof g.mt);
+  r->index = g.index;
+  return std::move(out);
 }
 
 // A score as trec_eval 9 stores it: rounded to float32 (beyond float32's range: infinite), back in a double.
@@ -1739,6 +1994,9 @@ void bind_walk(py::module_& m) {
         "pick: only the rows at these positions (repeats allowed).");
   m.def("mt_choices", &mt_choices, py::arg("state"), py::arg("n"), py::arg("k"),
         "random.choices(range(n), k=k) from the state Random.getstate()[1]: (positions, state after), or None.");
+  m.def("mt_choices_inplace", &mt_choices_inplace, py::arg("generator"), py::arg("n"), py::arg("k"),
+        "random.choices(range(n), k=k) drawn from the random.Random `generator` itself (its state advanced): the "
+        "positions, or None (the generator untouched).");
   m.def("lists_ap", &lists_ap, py::arg("actual"), py::arg("predicted"), py::arg("k"), py::arg("den_min_k"),
         py::arg("empty_value"), py::arg("threads") = 0,
         "ml_metrics' apk / recmetrics' _ark of every pair of equal-length lists of lists in one call (float64 per "

@@ -178,6 +178,94 @@ def test_catalog_coverage_honours_a_replaced_random_choices_and_other_population
         recmetrics.catalog_coverage(rows, catalog, 2.0)  # type: ignore[arg-type]  # repeat(None, 2.0), as the original
 
 
+def test_catalog_coverage_honours_a_replaced_random_method(monkeypatch):
+    # random.choices draws through the generator's random(): one replaced on the class or on the module's
+    # instance is obeyed (the draws are then random.choices' own)
+    rows: list[list[Any]] = [[1, 2], [3], ["a", "b"], [4, 5, 6]]
+    catalog = list(range(10))
+    seq = iter([0.0, 0.3, 0.6, 0.9] * 10)
+    monkeypatch.setattr(random.Random, "random", lambda self: next(seq))
+    assert recmetrics.catalog_coverage(rows, catalog, 4) == 80.0  # every row once: 8 ids of 10
+    monkeypatch.undo()
+    monkeypatch.setattr(random._inst, "random", lambda: 0.99)
+    assert recmetrics.catalog_coverage(rows, catalog, 5) == 30.0  # the last row five times
+    monkeypatch.undo()
+    random.seed(2)
+    want = _catalog_coverage_original(rows, catalog, 5)
+    random.seed(2)
+    assert recmetrics.catalog_coverage(rows, catalog, 5) == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(0, 2**32),
+    st.integers(0, 1500),
+    st.sampled_from([1, 2, 5, 997, 100_000, 2**31 + 5, 2**45]),
+    st.integers(0, 3000),
+)
+def test_mt_choices_inplace_draws_as_random_choices_and_advances_the_generator(seed, burn, n, k):
+    want_gen, gen = random.Random(seed), random.Random()
+    for _ in range(burn):
+        want_gen.random()
+    gen.setstate(want_gen.getstate())
+    want = want_gen.choices(range(n), k=k)
+    got = _core.mt_choices_inplace(gen, n, k)
+    assert got is not None
+    assert got.tolist() == want
+    assert gen.getstate() == want_gen.getstate()
+    assert gen.random() == want_gen.random()
+
+
+def test_mt_choices_inplace_refuses_what_it_cannot_draw_from_and_leaves_it_untouched():
+    gen = random.Random(4)
+    state = gen.getstate()
+    assert _core.mt_choices_inplace(gen, 0, 3) is None  # nothing to draw from
+    assert _core.mt_choices_inplace(gen, 5, -1) is None
+    assert gen.getstate() == state
+    assert _core.mt_choices_inplace(object(), 5, 3) is None  # not a generator of the random module
+    assert _core.mt_choices_inplace(3, 5, 3) is None
+
+
+def test_distinct_ids_counts_ids_shared_or_not_across_calls_of_any_size():
+    # the per-thread sets are kept between calls: a call never sees a former call's ids, whatever the sizes
+    # (a large call whose sets are given back after it, then small ones), the id objects shared (a vocabulary,
+    # skipped by address) or each of their own (read one by one once most of them are new), in any order
+    g = np.random.default_rng(11)
+    vocab = [f"w{i}" for i in range(3000)] + list(range(60_000, 63_000)) + ["é" * 3, "😀x", ""]
+
+    def own(x):  # an equal, distinct object
+        return (x + "!")[:-1] if isinstance(x, str) else int(str(x))
+
+    shared = [[vocab[i] for i in g.integers(0, len(vocab), 10)] for _ in range(3000)]
+    fresh = [[own(x) for x in row] for row in shared[:1500]]
+    big = [[f"b{i}" for i in range(j, j + 50)] for j in range(0, 100_000, 50)]  # 100,000 distinct
+    cases = [shared, fresh, shared + fresh, fresh + shared, big, shared[:5], [], [[]], fresh[:3], big[:4]]
+    for threads in (1, 2, 3):
+        for rows in cases:
+            assert _core.distinct_ids(rows, threads) == len({x for row in rows for x in row})
+            pick = g.integers(0, max(len(rows), 1), 20_000 if len(rows) > 100 else 7)
+            if rows:
+                want = len({x for i in pick.tolist() for x in rows[i]})
+                assert _core.distinct_ids(rows, threads, pick=pick) == want
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.text(max_size=12), min_size=1, max_size=40),
+    st.lists(st.lists(st.integers(0, 39), max_size=12), max_size=600),
+    st.booleans(),
+    st.sampled_from([1, 2]),
+)
+def test_distinct_ids_of_str_of_every_kind_and_length_counts_as_a_set(words, rows_at, copies, threads):
+    # str of 0 to 12 code points of any kind (each length's last bytes read apart), listed as one object each or
+    # as equal copies
+    def obj(w):
+        return (w + "!")[:-1] if copies else w
+
+    rows = [[obj(words[i % len(words)]) for i in r] for r in rows_at]
+    assert _core.distinct_ids(rows, threads) == len({x for row in rows for x in row})
+
+
 def test_mt_choices_is_random_choices_from_any_state_and_refuses_other_states():
     for seed in range(40):
         random.seed(seed)

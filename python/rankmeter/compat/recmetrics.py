@@ -59,6 +59,7 @@ functions one ``set`` over the flattened lists, as the originals.
 
 from __future__ import annotations
 
+import _random
 import operator
 import random
 import warnings
@@ -71,6 +72,8 @@ from .. import _core
 from .._options import resolve_threads
 from ..evaluation import evaluate
 from ._lists import _codes, _Fallback, batch, check_k, coded, fused_ap
+
+_C_RANDOM = _random.Random.random  # the generator's own random(), which the draws below repeat
 
 __all__ = [
     "mapk",
@@ -315,10 +318,11 @@ def catalog_coverage(predicted: Sequence[Any], catalog: Sequence[Any], k: int) -
     """``prediction_coverage`` of ``k`` lists drawn with replacement by ``random.choices`` (as the original).
 
     The draws are the original's to the bit, and leave the ``random`` module where the original leaves it: on a
-    plain list, the ``k`` positions come from the module's generator state in one C++ call (Python's
-    ``floor(random() * n)`` on its MT19937 words) and the state after them is set back; then the distinct ids of
-    the drawn lists are counted in C++. Anything else (a ``random.choices`` replaced or on a subclass, a
-    population that is not a list, ids that are not str or int) goes through ``random.choices`` itself."""
+    plain list, the ``k`` positions are drawn from the module's generator itself in one C++ call (Python's
+    ``floor(random() * n)`` on its MT19937 words, which advance as ``random.choices`` advances them); then the
+    distinct ids of the drawn lists are counted in C++. Anything else (a ``random.choices`` or ``random()``
+    replaced, a generator of a subclass, a population that is not a list, ids that are not str or int) goes
+    through ``random.choices`` itself."""
     draws = _module_choices(predicted, k)
     if draws is not None:
         n_distinct = _core.distinct_ids(predicted, resolve_threads(None), pick=draws)
@@ -344,6 +348,11 @@ def _module_choices(population: Any, k: Any) -> Optional[np.ndarray]:
         or k < 1
     ):
         return None
+    if "random" in inst.__dict__ or random.Random.random is not _C_RANDOM:  # random() replaced: its draws
+        return None
+    positions = _core.mt_choices_inplace(inst, len(population), k)  # the generator's own words, advanced
+    if positions is not None:
+        return positions
     version, internal, gauss = inst.getstate()
     drawn = _core.mt_choices(internal, len(population), k)
     if drawn is None:
