@@ -1157,28 +1157,27 @@ __attribute__((noinline)) DistinctSets& thread_distinct_sets() {
 // The number of distinct ids in a list of lists (or tuples) of exact str or int ids, as len(set(chain(*rows)))
 // counts them under Python's equality (an int never equals a str), or -1 when a row or an id is outside that form
 // (the caller's set answers). Rows in parallel, each thread with its own sets (str keyed by a hash of their code
-// points, so no str hash is computed or needed), then the sets merged. This thread holds the GIL and runs no
-// Python code while the others only read the objects (as walk_parallel).
-// pick: the rows to read, by position (repeats allowed; each row is read once), instead of every row.
-int64_t distinct_ids(py::handle rows_obj, int threads, const std::optional<py::array_t<int64_t>>& pick) {
-  if (!PyList_CheckExact(rows_obj.ptr())) return -1;
-  PyObject* rows = rows_obj.ptr();
-  std::vector<Py_ssize_t> picked;  // the picked rows, each once, in the order of `rows`
+// points, so no str hash is computed or needed); then each thread counts the str of every thread whose hash falls
+// to it, and the ints are merged. This thread holds the GIL and runs no Python code while the others only read
+// the objects (as walk_parallel).
+// picks: the rows to read, by position (repeats allowed, each within the list), instead of every row (nullptr).
+int64_t count_distinct(PyObject* rows, const int64_t* picks, size_t n_picks, int threads) {
+  const auto n_rows = static_cast<size_t>(PyList_GET_SIZE(rows));
+  const bool pick = picks != nullptr;
+  std::vector<Py_ssize_t> picked;  // the rows to read
   if (pick) {
-    const Py_ssize_t n_rows = PyList_GET_SIZE(rows);
-    if (pick->ndim() != 1) throw py::value_error("distinct_ids: pick must be one-dimensional");
-    std::vector<uint64_t> met(static_cast<size_t>(n_rows + 63) / 64);
-    const auto p = pick->unchecked<1>();
-    for (py::ssize_t i = 0; i < p.shape(0); ++i) {
-      const int64_t r = p(i);
-      if (r < 0 || r >= n_rows) throw py::index_error("distinct_ids: a picked row is out of range");
-      met[static_cast<size_t>(r) >> 6] |= uint64_t{1} << (r & 63);
+    picked.reserve(n_picks);
+    if (n_picks * 32 < n_rows) {  // a few rows of many: read as drawn (a row drawn twice is read twice)
+      for (size_t i = 0; i < n_picks; ++i) picked.push_back(static_cast<Py_ssize_t>(picks[i]));
+    } else {
+      // each once, in the order of the rows (a count does not depend on it): the lists are then read from `rows`
+      // in order, and lists made one after another tend to lie in memory in that order too
+      std::vector<uint64_t> met((n_rows + 63) / 64);
+      for (size_t i = 0; i < n_picks; ++i) met[static_cast<size_t>(picks[i]) >> 6] |= uint64_t{1} << (picks[i] & 63);
+      for (size_t w = 0; w < met.size(); ++w)
+        for (uint64_t b = met[w]; b != 0; b &= b - 1)
+          picked.push_back(static_cast<Py_ssize_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(b))));
     }
-    // in the order of the rows (a count does not depend on it): the lists are then read from `rows` in order,
-    // and lists made one after another tend to lie in memory in that order too
-    for (size_t w = 0; w < met.size(); ++w)
-      for (uint64_t b = met[w]; b != 0; b &= b - 1)
-        picked.push_back(static_cast<Py_ssize_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(b))));
   }
   const Py_ssize_t n = pick ? static_cast<Py_ssize_t>(picked.size()) : PyList_GET_SIZE(rows);
   // one thread below 16,384 picked rows: a second one reads the rows no faster here (measured: 1,000 picked rows
@@ -1306,7 +1305,9 @@ int64_t distinct_ids(py::handle rows_obj, int threads, const std::optional<py::a
 #endif
     const auto put_mine = [&](const std::vector<std::pair<PyObject*, uint64_t>>& ids) {
       const size_t m = ids.size();
-      const auto ours = [&](size_t i) { return T == 1 || static_cast<int>((ids[i].second >> 40) % T) == tid; };
+      const auto ours = [&](size_t i) {  // the thread of a hash: its top 32 bits scaled to T (no division)
+        return T == 1 || static_cast<int>(((ids[i].second >> 32) * static_cast<uint64_t>(T)) >> 32) == tid;
+      };
       for (size_t i = 0; i < m; ++i) {
         if (i + 8 < m && ours(i + 8)) S.mine.prefetch(ids[i + 8].second);
         if (ours(i)) S.mine.add(ids[i].first, ids[i].second, S.epoch);
@@ -1336,6 +1337,21 @@ int64_t distinct_ids(py::handle rows_obj, int threads, const std::optional<py::a
   }
   for (DistinctSets* S : sets) S->trim();
   return count;
+}
+
+int64_t distinct_ids(py::handle rows_obj, int threads, const std::optional<py::array_t<int64_t>>& pick) {
+  if (!PyList_CheckExact(rows_obj.ptr())) return -1;
+  if (!pick) return count_distinct(rows_obj.ptr(), nullptr, 0, threads);
+  if (pick->ndim() != 1) throw py::value_error("distinct_ids: pick must be one-dimensional");
+  const Py_ssize_t n_rows = PyList_GET_SIZE(rows_obj.ptr());
+  const auto p = pick->unchecked<1>();
+  std::vector<int64_t> picks(static_cast<size_t>(p.shape(0)));
+  for (py::ssize_t i = 0; i < p.shape(0); ++i) {
+    const int64_t r = p(i);
+    if (r < 0 || r >= n_rows) throw py::index_error("distinct_ids: a picked row is out of range");
+    picks[static_cast<size_t>(i)] = r;
+  }
+  return count_distinct(rows_obj.ptr(), picks.data(), picks.size(), threads);
 }
 
 // Python's MT19937 (Modules/_randommodule.c): 624 words and the position of the next one.
@@ -1472,6 +1488,28 @@ py::object mt_choices_inplace(py::handle generator, int64_t n, int64_t k) {
   std::memcpy(r->state, g.mt, sizeof g.mt);
   r->index = g.index;
   return std::move(out);
+}
+
+// recmetrics' catalog_coverage in one call: the number of distinct ids of the k rows random.choices(rows, k=k)
+// draws from the random.Random `generator` (as count_distinct counts them), the generator advanced as that call
+// advances it. None, the generator untouched, where the generator's layout is not known here, `rows` is not a
+// non-empty list, k < 1, or an id or a row is outside count_distinct's form (the caller draws and counts in
+// Python then).
+py::object draw_distinct(py::handle generator, py::handle rows, int64_t k, int threads) {
+  RandomObjectLayout* r = random_object(generator.ptr());
+  if (r == nullptr || !PyList_CheckExact(rows.ptr()) || k < 1) return py::none();
+  const Py_ssize_t n = PyList_GET_SIZE(rows.ptr());
+  if (n < 1) return py::none();
+  Mersenne g;
+  std::memcpy(g.mt, r->state, sizeof g.mt);
+  g.index = r->index;
+  std::vector<int64_t> picks(static_cast<size_t>(k));
+  if (!g.choices(n, k, picks.data())) return py::none();
+  const int64_t count = count_distinct(rows.ptr(), picks.data(), picks.size(), threads);
+  if (count < 0) return py::none();
+  std::memcpy(r->state, g.mt, sizeof g.mt);
+  r->index = g.index;
+  return py::int_(count);
 }
 
 // A score as trec_eval 9 stores it: rounded to float32 (beyond float32's range: infinite), back in a double.
@@ -1994,6 +2032,9 @@ void bind_walk(py::module_& m) {
         "pick: only the rows at these positions (repeats allowed).");
   m.def("mt_choices", &mt_choices, py::arg("state"), py::arg("n"), py::arg("k"),
         "random.choices(range(n), k=k) from the state Random.getstate()[1]: (positions, state after), or None.");
+  m.def("draw_distinct", &draw_distinct, py::arg("generator"), py::arg("rows"), py::arg("k"), py::arg("threads") = 0,
+        "distinct_ids of the k rows random.choices(rows, k=k) draws from the random.Random `generator` (advanced "
+        "as that call advances it), or None (the generator untouched).");
   m.def("mt_choices_inplace", &mt_choices_inplace, py::arg("generator"), py::arg("n"), py::arg("k"),
         "random.choices(range(n), k=k) drawn from the random.Random `generator` itself (its state advanced): the "
         "positions, or None (the generator untouched).");

@@ -323,6 +323,11 @@ def catalog_coverage(predicted: Sequence[Any], catalog: Sequence[Any], k: int) -
     distinct ids of the drawn lists are counted in C++. Anything else (a ``random.choices`` or ``random()``
     replaced, a generator of a subclass, a population that is not a list, ids that are not str or int) goes
     through ``random.choices`` itself."""
+    inst = _plain_generator(predicted, k)
+    if inst is not None:  # drawn and counted in one C++ call (None: ids or rows it does not read)
+        n_distinct = _core.draw_distinct(inst, predicted, k, resolve_threads(None))
+        if n_distinct is not None:
+            return round(n_distinct / (len(catalog) * 1.0) * 100, 2)
     draws = _module_choices(predicted, k)
     if draws is not None:
         n_distinct = _core.distinct_ids(predicted, resolve_threads(None), pick=draws)
@@ -334,9 +339,9 @@ def catalog_coverage(predicted: Sequence[Any], catalog: Sequence[Any], k: int) -
     return round(distinct / (len(catalog) * 1.0) * 100, 2)
 
 
-def _module_choices(population: Any, k: Any) -> Optional[np.ndarray]:
-    """The positions ``random.choices(population, k=k)`` would draw, the module's state advanced as it would be;
-    None (nothing drawn, the state untouched) where that call is not the plain one on a non-empty list."""
+def _plain_generator(population: Any, k: Any) -> Optional[random.Random]:
+    """The module's generator where ``random.choices(population, k=k)`` is the plain call on a non-empty list
+    (``random.choices`` and ``random()`` as the random module has them, k a positive int); None otherwise."""
     choices = random.choices
     inst = getattr(choices, "__self__", None)
     if (
@@ -349,6 +354,15 @@ def _module_choices(population: Any, k: Any) -> Optional[np.ndarray]:
     ):
         return None
     if "random" in inst.__dict__ or random.Random.random is not _C_RANDOM:  # random() replaced: its draws
+        return None
+    return inst
+
+
+def _module_choices(population: Any, k: Any) -> Optional[np.ndarray]:
+    """The positions ``random.choices(population, k=k)`` would draw, the module's state advanced as it would be;
+    None (nothing drawn, the state untouched) where that call is not the plain one on a non-empty list."""
+    inst = _plain_generator(population, k)
+    if inst is None:
         return None
     positions = _core.mt_choices_inplace(inst, len(population), k)  # the generator's own words, advanced
     if positions is not None:
