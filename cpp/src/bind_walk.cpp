@@ -1029,17 +1029,17 @@ py::object lists_ap(py::handle actual, py::handle predicted, int64_t k, bool den
 template <class Key>
 class EpochSet {
  public:
-  // Empty, with room for `cap` keys before it grows (a power of two); `epoch`: the caller's counter.
-  void start(size_t cap, uint32_t& epoch) {
-    if (slots_.size() < 2 * cap) slots_.resize(2 * cap, Slot{});
-    mask_ = 2 * cap - 1;
+  // Empty, with `n_slots` slots (a power of two; it grows past three quarters full); `epoch`: the caller's counter.
+  void start(size_t n_slots, uint32_t& epoch) {
+    if (slots_.size() < n_slots) slots_.resize(n_slots, Slot{});
+    mask_ = n_slots - 1;
     cur_ = ++epoch;
     keys_.clear();
   }
   void prefetch(uint64_t h) const { __builtin_prefetch(&slots_[fold(h) & mask_]); }
   // true when `k` was not in the set (and is now)
   bool add(Key k, uint64_t h, uint32_t& epoch) {
-    if (2 * (keys_.size() + 1) > mask_ + 1) grow(epoch);
+    if (4 * (keys_.size() + 1) > 3 * (mask_ + 1)) grow(epoch);
     if (!put(slots_, mask_, cur_, k, fold(h))) return false;
     keys_.emplace_back(k, h);
     return true;
@@ -1104,16 +1104,16 @@ struct DistinctSets {
   std::vector<uint64_t> small;  // ints 0..kSmall-1, one bit each
   uint32_t epoch = 0;
   size_t n_small = 0;
-  bool bad = false;
+  bool bad = false, small_live = false;  // small_live: `small` cleared for this call
 
-  // Ready for a call whose rows hold about `items` ids (the first table size; tables grow past it).
-  void start(size_t items) {
-    size_t cap = 32;
-    while (cap < items && cap < (size_t{1} << 13)) cap *= 2;
-    size_t fcap = 4096;  // the filter: 16 slots a row's worth of ids, 4,096 to 65,536
-    while (fcap < items && fcap < 65536) fcap *= 2;
+  // Ready for a call of `rows` rows (the first table size; tables grow past it).
+  void start(size_t rows) {
+    size_t cap = 64;  // slots for 6 ids a row, up to 8,192 slots
+    while (cap < rows * 8 && cap < (size_t{1} << 13)) cap *= 2;
+    size_t fcap = 4096;  // the filter: 8 slots a row, 4,096 to 65,536
+    while (fcap < rows * 8 && fcap < 65536) fcap *= 2;
     filter.assign(fcap, nullptr);
-    small.assign(kSmall / 64, 0);
+    small_live = false;
     n_small = 0;
     fresh.clear();
     str_ids.clear();
@@ -1130,6 +1130,10 @@ struct DistinctSets {
   }
   void add_int(int64_t v) {
     if (static_cast<uint64_t>(v) < kSmall) {
+      if (!small_live) {  // cleared when first needed
+        small.assign(kSmall / 64, 0);
+        small_live = true;
+      }
       uint64_t& w = small[static_cast<size_t>(v) >> 6];
       const uint64_t bit = uint64_t{1} << (v & 63);
       n_small += (w & bit) == 0;
@@ -1160,10 +1164,13 @@ __attribute__((noinline)) DistinctSets& thread_distinct_sets() {
 // points, so no str hash is computed or needed); then each thread counts the str of every thread whose hash falls
 // to it, and the ints are merged. This thread holds the GIL and runs no Python code while the others only read
 // the objects (as walk_parallel).
-// picks: the rows to read, by position (repeats allowed, each within the list), instead of every row (nullptr).
-int64_t count_distinct(PyObject* rows, const int64_t* picks, size_t n_picks, int threads) {
+// picked_rows: the rows to read, by position (repeats allowed, each within the list), instead of every row
+// (nullptr).
+int64_t count_distinct(PyObject* rows, const std::vector<int64_t>* picked_rows, int threads) {
   const auto n_rows = static_cast<size_t>(PyList_GET_SIZE(rows));
-  const bool pick = picks != nullptr;
+  const bool pick = picked_rows != nullptr;
+  const int64_t* picks = pick ? picked_rows->data() : nullptr;
+  const size_t n_picks = pick ? picked_rows->size() : 0;
   std::vector<Py_ssize_t> picked;  // the rows to read
   if (pick) {
     picked.reserve(n_picks);
@@ -1220,7 +1227,7 @@ int64_t count_distinct(PyObject* rows, const int64_t* picks, size_t n_picks, int
     DistinctSets& S = thread_distinct_sets();
     const int tid = thread_id();
     sets[static_cast<size_t>(tid)] = &S;
-    S.start(static_cast<size_t>((n + T - 1) / T) * 16);
+    S.start(static_cast<size_t>((n + T - 1) / T));
     const size_t fmask = S.filter.size() - 1;
     PyObject** const filter = S.filter.data();
     std::vector<PyObject*>& fresh = S.fresh;
@@ -1280,7 +1287,7 @@ int64_t count_distinct(PyObject* rows, const int64_t* picks, size_t n_picks, int
         continue;
       }
       for (Py_ssize_t j = 0; j < len; ++j) {
-        PyObject*& slot = filter[(reinterpret_cast<uintptr_t>(objs[j]) >> 4) & fmask];
+        PyObject*& slot = filter[(reinterpret_cast<uintptr_t>(objs[j]) >> 6) & fmask];
         if (slot == objs[j]) continue;
         slot = objs[j];
         __builtin_prefetch(objs[j]);
@@ -1319,6 +1326,7 @@ int64_t count_distinct(PyObject* rows, const int64_t* picks, size_t n_picks, int
     }
   }
   bool bad = false;
+  constexpr size_t kSmallWords = DistinctSets::kSmall / 64;
   for (DistinctSets* S : sets) bad = bad || S->bad;
   int64_t count = -1;
   if (!bad) {
@@ -1327,11 +1335,14 @@ int64_t count_distinct(PyObject* rows, const int64_t* picks, size_t n_picks, int
     for (DistinctSets* S : sets) strs += S->mine.size();
     for (size_t t = 1; t < sets.size(); ++t) {  // the ints merged (a few: most are small, one bit each)
       for (const auto& kv : sets[t]->ints.keys()) all.add_int(kv.first);
-      for (size_t w = 0; w < all.small.size(); ++w) all.small[w] |= sets[t]->small[w];
+      if (!sets[t]->small_live) continue;
+      if (!all.small_live) all.small.assign(kSmallWords, 0), all.small_live = true;
+      for (size_t w = 0; w < kSmallWords; ++w) all.small[w] |= sets[t]->small[w];
     }
     if (sets.size() > 1) {
       all.n_small = 0;
-      for (uint64_t w : all.small) all.n_small += static_cast<size_t>(__builtin_popcountll(w));
+      if (all.small_live)
+        for (uint64_t w : all.small) all.n_small += static_cast<size_t>(__builtin_popcountll(w));
     }
     count = static_cast<int64_t>(all.n_small + all.ints.size() + strs);
   }
@@ -1341,7 +1352,7 @@ int64_t count_distinct(PyObject* rows, const int64_t* picks, size_t n_picks, int
 
 int64_t distinct_ids(py::handle rows_obj, int threads, const std::optional<py::array_t<int64_t>>& pick) {
   if (!PyList_CheckExact(rows_obj.ptr())) return -1;
-  if (!pick) return count_distinct(rows_obj.ptr(), nullptr, 0, threads);
+  if (!pick) return count_distinct(rows_obj.ptr(), nullptr, threads);
   if (pick->ndim() != 1) throw py::value_error("distinct_ids: pick must be one-dimensional");
   const Py_ssize_t n_rows = PyList_GET_SIZE(rows_obj.ptr());
   const auto p = pick->unchecked<1>();
@@ -1351,7 +1362,7 @@ int64_t distinct_ids(py::handle rows_obj, int threads, const std::optional<py::a
     if (r < 0 || r >= n_rows) throw py::index_error("distinct_ids: a picked row is out of range");
     picks[static_cast<size_t>(i)] = r;
   }
-  return count_distinct(rows_obj.ptr(), picks.data(), picks.size(), threads);
+  return count_distinct(rows_obj.ptr(), &picks, threads);
 }
 
 // Python's MT19937 (Modules/_randommodule.c): 624 words and the position of the next one.
@@ -1505,7 +1516,7 @@ py::object draw_distinct(py::handle generator, py::handle rows, int64_t k, int t
   g.index = r->index;
   std::vector<int64_t> picks(static_cast<size_t>(k));
   if (!g.choices(n, k, picks.data())) return py::none();
-  const int64_t count = count_distinct(rows.ptr(), picks.data(), picks.size(), threads);
+  const int64_t count = count_distinct(rows.ptr(), &picks, threads);
   if (count < 0) return py::none();
   std::memcpy(r->state, g.mt, sizeof g.mt);
   r->index = g.index;

@@ -226,6 +226,31 @@ def test_mt_choices_inplace_refuses_what_it_cannot_draw_from_and_leaves_it_untou
     assert _core.mt_choices_inplace(3, 5, 3) is None
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(list_pairs(), st.integers(0, 2**32), st.integers(1, 5000), st.sampled_from([1, 2]))
+def test_draw_distinct_counts_the_rows_random_choices_draws_and_advances_the_generator(pair, seed, k, threads):
+    actual, predicted = pair
+    rows = actual + predicted
+    want_gen, gen = random.Random(seed), random.Random(seed)
+    if not rows:
+        assert _core.draw_distinct(gen, rows, k, threads) is None
+        return
+    want = len({x for row in want_gen.choices(rows, k=k) for x in row})
+    assert _core.draw_distinct(gen, rows, k, threads) == want
+    assert gen.getstate() == want_gen.getstate()
+
+
+def test_draw_distinct_declines_and_leaves_the_generator_untouched():
+    gen = random.Random(9)
+    state = gen.getstate()
+    assert _core.draw_distinct(gen, [[1], [2.0]], 50) is None  # a float id (2.0 == 2): the caller's set
+    assert _core.draw_distinct(gen, [[1], "ab"], 50) is None  # a str row
+    assert _core.draw_distinct(gen, ([1], [2]), 5) is None  # not a list
+    assert _core.draw_distinct(gen, [[1]], 0) is None
+    assert gen.getstate() == state
+    assert _core.draw_distinct(object(), [[1]], 3) is None
+
+
 def test_distinct_ids_counts_ids_shared_or_not_across_calls_of_any_size():
     # the per-thread sets are kept between calls: a call never sees a former call's ids, whatever the sizes
     # (a large call whose sets are given back after it, then small ones), the id objects shared (a vocabulary,
