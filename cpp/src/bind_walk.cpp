@@ -1187,9 +1187,22 @@ int64_t count_distinct(PyObject* rows, const std::vector<int64_t>* picked_rows, 
     }
   }
   const Py_ssize_t n = pick ? static_cast<Py_ssize_t>(picked.size()) : PyList_GET_SIZE(rows);
-  // one thread below 16,384 picked rows: a second one reads the rows no faster here (measured: 1,000 picked rows
-  // of str ids take longer with two)
-  const int T = n < (pick ? 16384 : 4096) ? 1 : walk_threads(threads);
+  // Picked rows of str ids: one thread below 16,384 rows (a vocabulary's str are read by both threads, and the
+  // split of them costs more than a second thread saves: measured on 1,000 rows). Of ints (each id an object of
+  // its own, read once): two threads from 512 rows on. The first id of the first rows tells which.
+  Py_ssize_t min_rows = 4096;
+  if (pick) {
+    min_rows = 16384;
+    for (Py_ssize_t u = 0; u < std::min<Py_ssize_t>(n, 4); ++u) {
+      PyObject* const* ids = nullptr;
+      Py_ssize_t len = 0;
+      if (sequence_items(PyList_GET_ITEM(rows, picked[static_cast<size_t>(u)]), ids, len) && len > 0) {
+        if (PyLong_CheckExact(ids[0])) min_rows = 512;
+        break;
+      }
+    }
+  }
+  const int T = n < min_rows ? 1 : walk_threads(threads);
   const auto str_hash = [](PyObject* o) {  // a multiply-mix over the canonical bytes, 8 at a time (equal str:
                                            // equal kind and bytes)
     const auto* b = static_cast<const unsigned char*>(PyUnicode_DATA(o));
@@ -1233,24 +1246,26 @@ int64_t count_distinct(PyObject* rows, const std::vector<int64_t>* picked_rows, 
     std::vector<PyObject*>& fresh = S.fresh;
     bool bad = false, filtering = true;
     size_t met = 0;  // ids met while filtering
-    // an id read: an int into this thread's ints, a str kept with its hash for the str phase below; false for an
-    // id outside the form
-    const auto take = [&S, &str_hash](PyObject* o) {
+    // an id read: an int into this thread's ints, a str into `mine` (one thread) or kept with its hash for the
+    // split below (more); false for an id outside the form
+    const auto take = [&S, &str_hash, T](PyObject* o) {
       const DirectId d = direct_id(o);
       if (!d.ok) return false;
-      if (d.str)
-        S.str_ids.emplace_back(o, str_hash(o));
-      else
+      if (!d.str)
         S.add_int(d.v);
+      else if (T == 1)
+        S.mine.add(o, str_hash(o), S.epoch);
+      else
+        S.str_ids.emplace_back(o, str_hash(o));
       return true;
     };
-    const auto take_now = [&S, &str_hash](PyObject* o) {  // as take, a str put in `direct` at once
+    const auto take_now = [&S, &str_hash, T](PyObject* o) {  // as take, a str put in `direct` at once
       const DirectId d = direct_id(o);
       if (!d.ok) return false;
-      if (d.str)
-        S.direct.add(o, str_hash(o), S.epoch);
-      else
+      if (!d.str)
         S.add_int(d.v);
+      else
+        (T == 1 ? S.mine : S.direct).add(o, str_hash(o), S.epoch);
       return true;
     };
 #ifdef RANKMETER_HAVE_OPENMP
