@@ -1276,19 +1276,19 @@ int64_t count_distinct(PyObject* rows, const std::vector<int64_t>* picked_rows, 
       // rows ahead fetched into the cache step by step (a picked row's place in `rows`, the row object, a list's
       // item array): picked rows lie anywhere in memory, and each step waits on the one before
       if (pick && u + 24 < n) __builtin_prefetch(&PyList_GET_ITEM(rows, picked[static_cast<size_t>(u) + 24]));
-      // (both cache lines a list object or a short item array may straddle)
-      if (u + 12 < n) {
-        const char* obj = reinterpret_cast<const char*>(row_at(u + 12));
-        __builtin_prefetch(obj);
-        __builtin_prefetch(obj + sizeof(PyListObject) - 1);
-      }
+      // (both cache lines a list object or a short item array may straddle; addresses as integers, so that no
+      // pointer is moved outside its object)
+      const auto fetch2 = [](const void* p, size_t last) {
+        const auto a = reinterpret_cast<uintptr_t>(p);
+        __builtin_prefetch(reinterpret_cast<const void*>(a));
+        __builtin_prefetch(reinterpret_cast<const void*>(a + last));
+      };
+      if (u + 12 < n) fetch2(row_at(u + 12), sizeof(PyListObject) - 1);
       if (u + 4 < n) {
         PyObject* ahead = row_at(u + 4);
-        if (Py_TYPE(ahead) == &PyList_Type) {
-          const auto* items = reinterpret_cast<const char*>(reinterpret_cast<PyListObject*>(ahead)->ob_item);
-          __builtin_prefetch(items);
-          __builtin_prefetch(items + std::min<Py_ssize_t>(PyList_GET_SIZE(ahead), 16) * 8 - 1);
-        }
+        if (Py_TYPE(ahead) == &PyList_Type && PyList_GET_SIZE(ahead) > 0)
+          fetch2(reinterpret_cast<PyListObject*>(ahead)->ob_item,
+                 static_cast<size_t>(std::min<Py_ssize_t>(PyList_GET_SIZE(ahead), 16)) * sizeof(PyObject*) - 1);
       }
       PyObject* const* objs = nullptr;
       Py_ssize_t len = 0;
@@ -1323,8 +1323,9 @@ int64_t count_distinct(PyObject* rows, const std::vector<int64_t>* picked_rows, 
     // within the loop above, a few rows later, measured slower)
     for (size_t i = 0, nf = fresh.size(); i < nf && !bad; ++i) {
       if (i + 16 < nf) {  // an object's header and the first bytes of a str's code points, often on the next line
-        __builtin_prefetch(fresh[i + 16]);
-        __builtin_prefetch(reinterpret_cast<const char*>(fresh[i + 16]) + sizeof(PyASCIIObject) + 7);
+        const auto a = reinterpret_cast<uintptr_t>(fresh[i + 16]);
+        __builtin_prefetch(reinterpret_cast<const void*>(a));
+        __builtin_prefetch(reinterpret_cast<const void*>(a + sizeof(PyASCIIObject) + 7));
       }
       bad = !take(fresh[i]);
     }
